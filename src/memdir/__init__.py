@@ -1,0 +1,1 @@
+"""memdir: layered, file-based, typed memory for LLM agents."""

@@ -1,0 +1,193 @@
+"""MEMORY.md, the index: one ``- [Title](file.md) — hook`` line per memory.
+
+The index is loaded into every session, so it is truncated to a line and a
+character limit (first the lines, then at the last newline before the size
+limit) with a warning that names which limit fired, judged on the original.
+Editing functions work on the text and keep every line they do not own
+(headings, notes an agent wrote) exactly as it was.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = [
+    "INDEX_NAME",
+    "MAX_INDEX_CHARS",
+    "MAX_INDEX_LINES",
+    "MAX_LINE_CHARS",
+    "IndexEntry",
+    "Truncation",
+    "format_entry",
+    "parse_entries",
+    "remove_entry",
+    "truncate_index",
+    "upsert_entry",
+]
+
+INDEX_NAME = "MEMORY.md"
+MAX_INDEX_LINES = 200
+MAX_INDEX_CHARS = 25_000
+MAX_LINE_CHARS = 150
+
+# `- [Title](file.md) — hook`; the hook and its dash are optional, and agents
+# write `-`, `–` or `:` as separator, or `*` as the bullet.
+_ENTRY = re.compile(
+    r"^\s*[-*+]\s+\[(?P<title>(?:[^\]\\]|\\.)*)\]\((?P<file><[^>]*>|[^)\s]*)\)"
+    r"(?:\s*(?:—|–|-|:)\s*(?P<hook>.*))?\s*$"
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class IndexEntry:
+    """One pointer line of the index; ``line`` is its 0-based position."""
+
+    title: str
+    file: str
+    hook: str
+    line: int
+    raw: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Truncation:
+    """The index as loaded into a prompt, and what truncation did to it."""
+
+    content: str
+    line_count: int
+    char_count: int
+    lines_truncated: bool
+    chars_truncated: bool
+
+    @property
+    def truncated(self) -> bool:
+        return self.lines_truncated or self.chars_truncated
+
+
+def _format_size(chars: int) -> str:
+    if chars < 1024:
+        return f"{chars} B"
+    return f"{chars / 1024:.1f} KB"
+
+
+def truncate_index(
+    raw: str,
+    *,
+    max_lines: int = MAX_INDEX_LINES,
+    max_chars: int = MAX_INDEX_CHARS,
+    name: str = INDEX_NAME,
+) -> Truncation:
+    """Trim ``raw`` and cut it to ``max_lines`` lines, then ``max_chars`` characters.
+
+    Both limits are judged on the trimmed original; the cut by size falls on
+    the last newline before the limit. A warning naming the limit(s) that
+    fired is appended to the content.
+    """
+    trimmed = raw.strip()
+    lines = trimmed.split("\n")
+    line_count, char_count = len(lines), len(trimmed)
+    over_lines = line_count > max_lines
+    over_chars = char_count > max_chars
+    if not over_lines and not over_chars:
+        return Truncation(
+            content=trimmed,
+            line_count=line_count,
+            char_count=char_count,
+            lines_truncated=False,
+            chars_truncated=False,
+        )
+    text = "\n".join(lines[:max_lines]) if over_lines else trimmed
+    if len(text) > max_chars:
+        cut = text.rfind("\n", 0, max_chars)
+        text = text[: cut if cut > 0 else max_chars]
+    if over_chars and not over_lines:
+        reason = (
+            f"{_format_size(char_count)} (limit: {_format_size(max_chars)}) — "
+            "index entries are too long"
+        )
+    elif over_lines and not over_chars:
+        reason = f"{line_count} lines (limit: {max_lines})"
+    else:
+        reason = f"{line_count} lines and {_format_size(char_count)}"
+    warning = (
+        f"> WARNING: {name} is {reason}. Only part of it was loaded. Keep each index "
+        "entry to one short line (under ~150 characters) and move detail into topic files."
+    )
+    return Truncation(
+        content=f"{text}\n\n{warning}",
+        line_count=line_count,
+        char_count=char_count,
+        lines_truncated=over_lines,
+        chars_truncated=over_chars,
+    )
+
+
+def _clean(text: str) -> str:
+    return " ".join(text.split())
+
+
+def format_entry(title: str, file: str, hook: str) -> str:
+    """One index line for a memory; brackets in the title are escaped."""
+    title = _clean(title).replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    target = f"<{file}>" if (" " in file or ")" in file) else file
+    hook = _clean(hook)
+    return f"- [{title}]({target}) — {hook}" if hook else f"- [{title}]({target})"
+
+
+def _unescape(title: str) -> str:
+    return re.sub(r"\\(.)", r"\1", title)
+
+
+def parse_entries(text: str) -> list[IndexEntry]:
+    """Every pointer line of an index, in order; other lines are ignored."""
+    entries: list[IndexEntry] = []
+    for number, line in enumerate(text.splitlines()):
+        match = _ENTRY.match(line)
+        if match is None:
+            continue
+        file = match.group("file")
+        if file.startswith("<") and file.endswith(">"):
+            file = file[1:-1]
+        entries.append(
+            IndexEntry(
+                title=_unescape(match.group("title")),
+                file=file,
+                hook=(match.group("hook") or "").strip(),
+                line=number,
+                raw=line,
+            )
+        )
+    return entries
+
+
+def _join(lines: list[str]) -> str:
+    return "\n".join(lines).strip("\n") + "\n" if any(s.strip() for s in lines) else ""
+
+
+def upsert_entry(text: str, *, title: str, file: str, hook: str) -> str:
+    """Point the index at ``file``: replace its line(s) in place, or append one.
+
+    Duplicate lines for the same file collapse into the first.
+    """
+    new_line = format_entry(title, file, hook)
+    lines = text.splitlines()
+    positions = [e.line for e in parse_entries(text) if e.file == file]
+    if not positions:
+        while lines and not lines[-1].strip():
+            lines.pop()
+        lines.append(new_line)
+        return _join(lines)
+    lines[positions[0]] = new_line
+    for pos in reversed(positions[1:]):
+        del lines[pos]
+    return _join(lines)
+
+
+def remove_entry(text: str, *, file: str) -> str:
+    """Drop every line that points at ``file``; the rest is kept as it was."""
+    positions = {e.line for e in parse_entries(text) if e.file == file}
+    if not positions:
+        return text
+    lines = [line for n, line in enumerate(text.splitlines()) if n not in positions]
+    return _join(lines)
