@@ -17,6 +17,7 @@ never branches on message text::
     ├── LimitExceeded          a size or count limit
     ├── SecretDetected         a secret in content bound for team memory
     ├── LockTimeout            a lock could not be taken in time
+    ├── TranscriptError        a transcript file cannot be opened or read
     ├── SyncError              team git sync failed; local state is intact
     └── ProviderError          a language-model provider failed
         ├── ProviderAuthError  credentials missing or refused (never retried)
@@ -43,6 +44,7 @@ __all__ = [
     "ProviderError",
     "SecretDetected",
     "SyncError",
+    "TranscriptError",
     "UnsafePath",
 ]
 
@@ -154,6 +156,10 @@ class SecretDetected(MemdirError):
 
 class LockTimeout(MemdirError):
     """A file lock could not be acquired in time."""
+
+
+class TranscriptError(MemdirError):
+    """A transcript file could not be opened or read."""
 
 
 class SyncError(MemdirError):

@@ -136,13 +136,15 @@ def format_entry(title: str, file: str, hook: str) -> str:
 
 
 def _unescape(title: str) -> str:
-    return re.sub(r"\\(.)", r"\1", title)
+    return re.sub(r"\\(.)", r"\1", title) if "\\" in title else title
 
 
 def parse_entries(text: str) -> list[IndexEntry]:
     """Every pointer line of an index, in order; other lines are ignored."""
     entries: list[IndexEntry] = []
     for number, line in enumerate(text.splitlines()):
+        if "](" not in line:  # cheap pre-check: most indexes are long
+            continue
         match = _ENTRY.match(line)
         if match is None:
             continue

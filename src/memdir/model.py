@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["KNOWN_FIELDS", "Memory", "MemoryRecord", "MemoryType", "Scope"]
+__all__ = ["KNOWN_FIELDS", "Memory", "MemoryRecord", "MemoryType", "Scope", "normalize_body"]
 
 
 class MemoryType(StrEnum):
@@ -68,8 +68,24 @@ class Memory:
     review_after: dt.date | None = None
     extra: dict[str, Any] = field(default_factory=dict, compare=True, hash=False)
 
+    def __post_init__(self) -> None:
+        # Canonical forms, so that a memory read back from its file is equal to
+        # the one written: one-line name and description, body without leading
+        # blank lines and with exactly one final newline.
+        object.__setattr__(self, "name", " ".join(self.name.split()))
+        object.__setattr__(self, "description", " ".join(self.description.split()))
+        object.__setattr__(self, "body", normalize_body(self.body))
+        object.__setattr__(self, "anchors", tuple(self.anchors))
+        object.__setattr__(self, "supersedes", tuple(self.supersedes))
+
     def __hash__(self) -> int:
         return hash((self.name, self.description, self.type, self.body))
+
+
+def normalize_body(body: str) -> str:
+    """A body without leading blank lines, ending in exactly one newline (or empty)."""
+    body = body.replace("\r\n", "\n").lstrip("\n").rstrip("\n")
+    return body + "\n" if body.strip() else ""
 
 
 @dataclass(frozen=True, kw_only=True)

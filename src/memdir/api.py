@@ -1,0 +1,148 @@
+"""The Memdir facade: one object that opens a project's memory.
+
+``Memdir.open(project=".")`` is a composition root: it reads the settings,
+works out the project's layout, claims the project folder, creates the
+memory directories (so agents never spend a turn on ``mkdir``), and wires the
+private and team stores. Everything else in memdir receives what it needs
+from here.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from .config import Settings, load_settings
+from .errors import InvalidMemory
+from .model import Memory, MemoryRecord, MemoryType, Scope
+from .paths import Layout, make_layout
+from .store import MemoryStore, WriteGuard, WriteResult
+
+__all__ = ["Memdir"]
+
+# Subtrees of the memory directory that the private scope does not own.
+_PRIVATE_EXCLUDED = ("team", "logs")
+
+
+class Memdir:
+    """A project's memory: its layout, settings, and private and team stores."""
+
+    def __init__(
+        self,
+        *,
+        layout: Layout,
+        settings: Settings,
+        team_guard: WriteGuard | None = None,
+        private_guard: WriteGuard | None = None,
+    ) -> None:
+        self.layout = layout
+        self.settings = settings
+        self.private = MemoryStore(
+            root=layout.memory_dir,
+            scope=Scope.PRIVATE,
+            settings=settings,
+            lock_path=layout.lock_dir / "private.lock",
+            trash_dir=layout.trash_dir,
+            excluded=_PRIVATE_EXCLUDED,
+            guard=private_guard,
+        )
+        self.team = MemoryStore(
+            root=layout.team_dir,
+            scope=Scope.TEAM,
+            settings=settings,
+            lock_path=layout.lock_dir / "team.lock",
+            trash_dir=layout.trash_dir,
+            guard=team_guard,
+        )
+
+    @classmethod
+    def open(
+        cls,
+        project: str | Path = ".",
+        *,
+        home: str | Path | None = None,
+        profile: str | None = None,
+        env: Mapping[str, str] | None = None,
+        **settings: Any,
+    ) -> Memdir:
+        """Open (creating its folders) the memory of the project containing ``project``."""
+        env = os.environ if env is None else env
+        loaded = load_settings(env, home=home, profile=profile, **settings)
+        layout = make_layout(loaded.home, project)
+        layout.claim()
+        memdir = cls(
+            layout=layout,
+            settings=loaded,
+            team_guard=_team_guard(),
+            private_guard=_private_guard(),
+        )
+        memdir.private.ensure()
+        memdir.team.ensure()
+        return memdir
+
+    def store(self, scope: Scope | str) -> MemoryStore:
+        """The store of ``scope`` (``"private"`` or ``"team"``)."""
+        try:
+            scope = Scope(scope)
+        except ValueError:
+            raise InvalidMemory(
+                f"unknown scope {scope!r}", hint="use 'private' or 'team'"
+            ) from None
+        return self.private if scope is Scope.PRIVATE else self.team
+
+    def write(
+        self,
+        *,
+        name: str,
+        description: str,
+        type: MemoryType | str,
+        body: str = "",
+        scope: Scope | str = Scope.PRIVATE,
+        file: str | None = None,
+        expected_version: str | None = None,
+        **fields: Any,
+    ) -> WriteResult:
+        """Create or update a memory in ``scope`` (see :meth:`MemoryStore.write`)."""
+        try:
+            kind = MemoryType(type)
+        except ValueError:
+            raise InvalidMemory(
+                f"unknown memory type {type!r}",
+                hint="one of user, feedback, project, reference",
+            ) from None
+        memory = Memory(name=name, description=description, type=kind, body=body, **fields)
+        return self.store(scope).write(memory, file=file, expected_version=expected_version)
+
+    def get(self, ref: str, *, scope: Scope | str | None = None) -> MemoryRecord:
+        """A memory by file or name; without ``scope``, private first, then team."""
+        if scope is not None:
+            return self.store(scope).get(ref)
+        found = self.private.find(ref) or self.team.find(ref)
+        return found if found is not None else self.private.get(ref)
+
+    def list(self, *, scope: Scope | str | None = None) -> list[MemoryRecord]:
+        """Every memory, private then team (or of one scope)."""
+        stores = [self.store(scope)] if scope is not None else [self.private, self.team]
+        return [record for store in stores for record in store.list()]
+
+    def delete(self, ref: str, *, scope: Scope | str | None = None) -> Path:
+        """Move a memory to the trash; returns where it went."""
+        record = self.get(ref, scope=scope)
+        return self.store(record.scope).delete(record.file)
+
+    @property
+    def team_enabled(self) -> bool:
+        """Team memory is on when set, else when the team folder holds memories."""
+        if self.settings.team is not None:
+            return self.settings.team
+        return bool(self.team.files()) or self.team.index_path.exists()
+
+
+def _team_guard() -> WriteGuard | None:
+    return None
+
+
+def _private_guard() -> WriteGuard | None:
+    return None

@@ -1,0 +1,145 @@
+"""Settings: one frozen value, read in one place.
+
+Only composition roots (the :class:`~memdir.api.Memdir` facade, the CLI, the
+MCP server) call :func:`load_settings`; everything else receives a
+``Settings``. Sources, later winning: defaults, ``<memdir home>/config.toml``
+(or ``MEMDIR_CONFIG``), environment variables, explicit overrides.
+
+``MEMDIR_HOME`` moves all state; the Claude Code profile
+(``MEMDIR_PROFILE=claude``) puts memory where Claude Code keeps it:
+``CLAUDE_CONFIG_DIR`` or ``~/.claude``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+__all__ = ["PROFILES", "Settings", "load_settings", "memdir_home"]
+
+PROFILES = ("memdir", "claude")
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Settings:
+    """Every tunable number and switch of memdir, with its default."""
+
+    home: Path
+    profile: str = "memdir"
+    enabled: bool | None = None  # None: decided by the enable chain (default on)
+    team: bool | None = None  # None: on when the team folder holds memories
+    daily_log: bool = False
+    extra_guidelines: tuple[str, ...] = ()
+    # index (MEMORY.md)
+    max_index_lines: int = 200
+    max_index_chars: int = 25_000
+    max_index_line_chars: int = 150
+    # store limits
+    max_memory_bytes: int = 256 * 1024
+    max_files: int = 100_000
+    max_view_bytes: int = 256 * 1024
+    lock_timeout: float = 120.0
+    # recall
+    recall_max_memories: int = 5
+    recall_max_lines: int = 200
+    recall_max_bytes: int = 4096
+    recall_session_budget: int = 60 * 1024
+    manifest_max_entries: int = 200
+    # session memory
+    session_min_tokens_to_init: int = 4000
+    session_min_tokens_between_updates: int = 2000
+    session_tool_calls_between_updates: int = 5
+    session_max_section_tokens: int = 2000
+    session_max_total_tokens: int = 12_000
+    # consolidation
+    consolidate_min_hours: float = 24.0
+    consolidate_scan_throttle_minutes: float = 10.0
+    consolidate_min_sessions: int = 5
+    consolidate_lock_stale_minutes: float = 60.0
+    # models
+    provider: str | None = None
+    model: str | None = None
+
+
+def memdir_home(env: Mapping[str, str]) -> Path:
+    """memdir's own home: ``MEMDIR_HOME`` or ``~/.memdir``."""
+    raw = env.get("MEMDIR_HOME", "").strip()
+    return Path(raw).expanduser() if raw else Path.home() / ".memdir"
+
+
+def _parse_bool(name: str, raw: str) -> bool:
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ConfigError(f"{name}={raw!r} is not a boolean", hint="use 1/0, true/false or on/off")
+
+
+def _read_file(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except FileNotFoundError:
+        return {}
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read settings: {exc}", path=path) from None
+
+
+def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    if env.get("MEMDIR_PROFILE"):
+        values["profile"] = env["MEMDIR_PROFILE"].strip()
+    for var, key in (("MEMDIR_TEAM", "team"), ("MEMDIR_DAILY_LOG", "daily_log")):
+        if env.get(var, "").strip():
+            values[key] = _parse_bool(var, env[var])
+    if env.get("MEMDIR_EXTRA_GUIDELINES", "").strip():
+        values["extra_guidelines"] = (env["MEMDIR_EXTRA_GUIDELINES"].strip(),)
+    if env.get("MEMDIR_MODEL", "").strip():
+        values["model"] = env["MEMDIR_MODEL"].strip()
+    if env.get("MEMDIR_PROVIDER", "").strip():
+        values["provider"] = env["MEMDIR_PROVIDER"].strip()
+    return values
+
+
+def _coerce(values: dict[str, Any], source: str) -> dict[str, Any]:
+    fields = {f.name: f for f in dataclasses.fields(Settings)}
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        if key not in fields:
+            raise ConfigError(f"unknown setting {key!r}", path=source, hint="check its spelling")
+        if key == "home":
+            value = Path(str(value)).expanduser()
+        elif key == "extra_guidelines":
+            value = (value,) if isinstance(value, str) else tuple(str(v) for v in value)
+        out[key] = value
+    return out
+
+
+def load_settings(env: Mapping[str, str] | None = None, **overrides: Any) -> Settings:
+    """Settings from defaults, the settings file, the environment and ``overrides``."""
+    env = os.environ if env is None else env
+    base_home = memdir_home(env)
+    config_path = Path(env.get("MEMDIR_CONFIG", "") or base_home / "config.toml")
+    values = _coerce(_read_file(config_path), str(config_path))
+    values.update(_from_env(env))
+    values.update(_coerce({k: v for k, v in overrides.items() if v is not None}, "arguments"))
+    profile = values.get("profile", "memdir")
+    if profile not in PROFILES:
+        raise ConfigError(f"unknown profile {profile!r}", hint=f"use one of {', '.join(PROFILES)}")
+    if "home" not in values:
+        if profile == "claude":
+            claude = env.get("CLAUDE_CONFIG_DIR", "").strip()
+            values["home"] = Path(claude).expanduser() if claude else Path.home() / ".claude"
+        else:
+            values["home"] = base_home
+    return Settings(**values)

@@ -1,0 +1,416 @@
+"""MemoryStore: one scope's memory files and their index, kept in step.
+
+Every write, rename and delete takes the scope's inter-process lock, writes
+atomically, and updates ``MEMORY.md`` before the lock is released, so the
+index never points at a file that is not there nor misses one memdir wrote.
+A writer that passes the version (content hash) it read gets
+:class:`~memdir.errors.Conflict` instead of overwriting someone else's edit.
+Deleted memories move to a dated trash folder: nothing is lost by a delete.
+
+A scope may exclude subtrees (the private scope excludes ``team/`` and
+``logs/``, which belong to other owners); dot-folders are never memories.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+import re
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .codec import parse_memory, render_memory
+from .config import Settings
+from .errors import (
+    Conflict,
+    InvalidMemory,
+    LimitExceeded,
+    MemdirError,
+    MemoryExists,
+    MemoryNotFound,
+    ParseError,
+)
+from .fs import atomic_write, ensure_dir, file_lock, safe_join
+from .index import INDEX_NAME, format_entry, parse_entries, remove_entry, upsert_entry
+from .model import Memory, MemoryRecord, MemoryType, Scope
+
+__all__ = ["MemoryStore", "ScanResult", "WriteGuard", "WriteResult", "content_version"]
+
+# A guard sees the text about to be written and the file name; it returns
+# warnings, or raises a MemdirError to refuse the write (team secret scanning).
+WriteGuard = Callable[[str, str], list[str]]
+
+_FILE_CHARS = re.compile(r"[^\w]+")
+_MAX_STEM = 60
+
+
+def content_version(data: bytes) -> str:
+    """The version a compare-and-swap writer passes back: a short content hash."""
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+@dataclass(frozen=True, kw_only=True)
+class WriteResult:
+    """What a write did: the stored record, whether it created the file, warnings."""
+
+    record: MemoryRecord
+    created: bool
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScanResult:
+    """Every memory file of a scope: the ones that parse, and the errors of the rest."""
+
+    records: tuple[MemoryRecord, ...]
+    problems: tuple[ParseError, ...]
+
+
+class MemoryStore:
+    """The memories of one scope (private or team) under ``root``."""
+
+    def __init__(
+        self,
+        *,
+        root: Path,
+        scope: Scope,
+        settings: Settings,
+        lock_path: Path,
+        trash_dir: Path,
+        excluded: tuple[str, ...] = (),
+        guard: WriteGuard | None = None,
+    ) -> None:
+        self.root = root
+        self.scope = scope
+        self.settings = settings
+        self._lock_path = lock_path
+        self._trash_dir = trash_dir
+        self._excluded = frozenset(excluded)
+        self._guard = guard
+
+    # -- reading ---------------------------------------------------------
+
+    @property
+    def index_path(self) -> Path:
+        return self.root / INDEX_NAME
+
+    def ensure(self) -> None:
+        """Create the scope's folder (0700) so that agents can write straight away."""
+        ensure_dir(self.root)
+
+    def read_index(self) -> str:
+        """The index text, or ``""`` when there is none yet."""
+        try:
+            return self.index_path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return ""
+
+    def files(self) -> list[str]:
+        """Relative paths of every memory file (``*.md`` but the index), sorted."""
+        if not self.root.is_dir():
+            return []
+        return sorted(self._walk(str(self.root), ""))
+
+    def _walk(self, directory: str, prefix: str) -> Iterator[str]:
+        # Plain strings and scandir: this runs over every file on every listing.
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                name = entry.name
+                if name.startswith("."):
+                    continue
+                rel = prefix + name
+                if entry.is_dir(follow_symlinks=False):
+                    if rel not in self._excluded:
+                        yield from self._walk(entry.path, rel + "/")
+                elif (
+                    name.endswith(".md")
+                    and rel != INDEX_NAME
+                    and entry.is_file(follow_symlinks=False)
+                ):
+                    yield rel
+
+    def scan(self) -> ScanResult:
+        """Read every memory file; unparseable ones are reported, not dropped."""
+        records: list[MemoryRecord] = []
+        problems: list[ParseError] = []
+        for rel in self.files():
+            try:
+                records.append(self._read(rel, self.root / rel))
+            except ParseError as exc:
+                problems.append(exc)
+            except FileNotFoundError:
+                continue  # deleted while we listed
+        return ScanResult(records=tuple(records), problems=tuple(problems))
+
+    def _read(self, rel: str, path: Path) -> MemoryRecord:
+        data = path.read_bytes()
+        text = data.decode("utf-8", errors="replace")
+        memory = parse_memory(text, path=path)
+        return MemoryRecord(
+            scope=self.scope,
+            file=rel,
+            memory=memory,
+            version=content_version(data),
+            mtime=path.stat().st_mtime,
+        )
+
+    def _resolve(self, file: str) -> tuple[str, Path]:
+        path = safe_join(self.root, file)
+        rel = path.relative_to(Path(os.path.realpath(self.root))).as_posix()
+        top = rel.split("/", 1)[0]
+        if "/" in rel and top in self._excluded:
+            raise InvalidMemory(
+                f"{rel!r} is inside {top}/, which is not part of the {self.scope} scope",
+                path=path,
+                hint="choose a file name outside that folder",
+            )
+        if not rel.endswith(".md") or rel == INDEX_NAME:
+            raise InvalidMemory(
+                f"{rel!r} is not a memory file name",
+                path=path,
+                hint="memory files end in .md and are not MEMORY.md",
+            )
+        return rel, path
+
+    def find(self, ref: str, *, thorough: bool = True) -> MemoryRecord | None:
+        """The memory at file ``ref`` (``.md`` optional) or named ``ref``, else None.
+
+        Names are looked up through the index and the file names derived from
+        them first; ``thorough`` then reads every file (hand-written ones).
+        """
+        for candidate in (ref, f"{ref}.md"):
+            record = self._read_if_memory(candidate)
+            if record is not None:
+                return record
+        wanted = " ".join(ref.split()).casefold()
+        for file in self._name_candidates(ref, wanted):
+            record = self._read_if_memory(file)
+            if record is not None and record.memory.name.casefold() == wanted:
+                return record
+        if thorough:
+            for record in self.scan().records:
+                if record.memory.name.casefold() == wanted:
+                    return record
+        return None
+
+    def _name_candidates(self, ref: str, wanted: str) -> Iterator[str]:
+        entries = parse_entries(self.read_index())
+        yield from (e.file for e in entries if " ".join(e.title.split()).casefold() == wanted)
+        stem = self._file_stem(ref)
+        yield f"{stem}.md"
+        n = 2
+        while (self.root / f"{stem}_{n}.md").exists():
+            yield f"{stem}_{n}.md"
+            n += 1
+
+    def _read_if_memory(self, file: str) -> MemoryRecord | None:
+        if not file.endswith(".md"):
+            return None
+        try:
+            rel, path = self._resolve(file)
+        except MemdirError:
+            return None
+        if not path.is_file():
+            return None
+        try:
+            return self._read(rel, path)
+        except (ParseError, FileNotFoundError):
+            return None
+
+    def get(self, ref: str) -> MemoryRecord:
+        """Like :meth:`find`, but raises :class:`MemoryNotFound`."""
+        record = self.find(ref)
+        if record is None:
+            raise MemoryNotFound(
+                f"no {self.scope} memory named {ref!r}",
+                path=self.root,
+                hint="run `memdir list` to see the memories and their files",
+            )
+        return record
+
+    # -- writing ---------------------------------------------------------
+
+    def _lock(self) -> AbstractContextManager[None]:
+        return file_lock(self._lock_path, timeout=self.settings.lock_timeout)
+
+    def _validate(self, memory: Memory) -> None:
+        if not memory.name:
+            raise InvalidMemory("a memory needs a name", hint="pass name='Short title'")
+        if not memory.description:
+            raise InvalidMemory(
+                f"memory {memory.name!r} needs a one-line description",
+                hint="the description is what recall matches on: make it specific",
+            )
+        if memory.type is None:
+            raise InvalidMemory(
+                f"memory {memory.name!r} needs a type",
+                hint="one of user, feedback, project, reference",
+            )
+        if memory.type is MemoryType.USER and self.scope is Scope.TEAM:
+            raise InvalidMemory(
+                f"memory {memory.name!r} is a user memory: user memories are always private",
+                hint="write it to the private scope",
+            )
+
+    @staticmethod
+    def _file_stem(name: str) -> str:
+        stem = _FILE_CHARS.sub("_", name.casefold()).strip("_")[:_MAX_STEM].strip("_")
+        return stem or "memory"
+
+    def _new_file_name(self, name: str) -> str:
+        stem = self._file_stem(name)
+        candidate, n = f"{stem}.md", 2
+        while (self.root / candidate).exists():
+            candidate, n = f"{stem}_{n}.md", n + 1
+        return candidate
+
+    def _check_count(self) -> None:
+        if len(self.files()) >= self.settings.max_files:
+            raise LimitExceeded(
+                f"the {self.scope} scope already holds {self.settings.max_files} memories",
+                path=self.root,
+                hint="consolidate or delete memories, or raise max_files",
+            )
+
+    def _hook(self, title: str, file: str, description: str) -> str:
+        budget = self.settings.max_index_line_chars - len(format_entry(title, file, ""))
+        budget -= 3  # " — "
+        if len(description) <= budget:
+            return description
+        return description[: max(budget - 1, 0)].rstrip() + "…"
+
+    def _update_index(self, title: str, file: str, description: str) -> None:
+        text = upsert_entry(
+            self.read_index(), title=title, file=file, hook=self._hook(title, file, description)
+        )
+        atomic_write(self.index_path, text)
+
+    def write(
+        self,
+        memory: Memory,
+        *,
+        file: str | None = None,
+        expected_version: str | None = None,
+        stamp: bool = True,
+    ) -> WriteResult:
+        """Create or update a memory and its index line.
+
+        Without ``file``, a memory with the same name is updated, else a file
+        name is derived from the name. ``expected_version`` makes the write a
+        compare-and-swap (``""`` means "must not exist yet"). With ``stamp``,
+        ``created`` is kept (or set) and ``updated`` becomes today.
+        """
+        self._validate(memory)
+        self.ensure()
+        with self._lock():
+            if file is None:
+                existing = self.find(memory.name, thorough=False)
+                file = existing.file if existing is not None else self._new_file_name(memory.name)
+            rel, path = self._resolve(file)
+            current = path.read_bytes() if path.is_file() else None
+            self._check_version(rel, path, current, expected_version)
+            if current is None:
+                self._check_count()
+            memory = self._stamped(memory, current, path) if stamp else memory
+            text = render_memory(memory)
+            self._check_size(rel, text)
+            warnings = tuple(self._guard(text, rel)) if self._guard else ()
+            atomic_write(path, text)
+            self._update_index(memory.name, rel, memory.description)
+            record = self._read(rel, path)
+        return WriteResult(record=record, created=current is None, warnings=warnings)
+
+    def _check_version(
+        self, rel: str, path: Path, current: bytes | None, expected: str | None
+    ) -> None:
+        if expected is None:
+            return
+        actual = "" if current is None else content_version(current)
+        if actual != expected:
+            raise Conflict(
+                f"{rel} changed since it was read (version {actual or 'absent'}, "
+                f"expected {expected or 'absent'})",
+                path=path,
+                hint="read the memory again and re-apply your change",
+                expected=expected,
+                actual=actual,
+            )
+
+    def _check_size(self, rel: str, text: str) -> None:
+        size = len(text.encode("utf-8"))
+        if size > self.settings.max_memory_bytes:
+            raise LimitExceeded(
+                f"{rel} would be {size} bytes; the limit is {self.settings.max_memory_bytes}",
+                path=self.root / rel,
+                hint="keep one memory short and specific, or split it into several",
+            )
+
+    def _stamped(self, memory: Memory, current: bytes | None, path: Path) -> Memory:
+        today = dt.date.today()
+        created = memory.created
+        if current is not None and created is None:
+            try:
+                created = parse_memory(current.decode("utf-8", "replace"), path=path).created
+            except ParseError:
+                created = None
+        return replace(memory, created=created or today, updated=today)
+
+    def delete(self, ref: str, *, expected_version: str | None = None) -> Path:
+        """Move a memory to the trash and drop its index line; returns the trash path."""
+        with self._lock():
+            record = self.get(ref)
+            path = self.root / record.file
+            if expected_version is not None and expected_version != record.version:
+                self._check_version(record.file, path, path.read_bytes(), expected_version)
+            target = self._trash_target(record.file)
+            ensure_dir(target.parent)
+            os.replace(path, target)
+            atomic_write(self.index_path, remove_entry(self.read_index(), file=record.file))
+        return target
+
+    def _trash_target(self, rel: str) -> Path:
+        base = self._trash_dir / dt.date.today().isoformat() / self.scope.value
+        target, n = base / rel, 2
+        while target.exists():
+            target, n = base / f"{rel.removesuffix('.md')}.{n}.md", n + 1
+        return target
+
+    def rename(self, ref: str, new_file: str) -> MemoryRecord:
+        """Move a memory to another file name; its index line follows it."""
+        with self._lock():
+            record = self.get(ref)
+            new_rel, new_path = self._resolve(new_file)
+            if new_path.exists():
+                raise MemoryExists(
+                    f"{new_rel} already exists", path=new_path, hint="choose another file name"
+                )
+            ensure_dir(new_path.parent)
+            os.rename(self.root / record.file, new_path)
+            index = remove_entry(self.read_index(), file=record.file)
+            atomic_write(
+                self.index_path,
+                upsert_entry(
+                    index,
+                    title=record.memory.name,
+                    file=new_rel,
+                    hook=self._hook(record.memory.name, new_rel, record.memory.description),
+                ),
+            )
+            return self._read(new_rel, new_path)
+
+    def write_index(self, text: str) -> None:
+        """Replace the index (used by doctor's repairs), under the scope lock."""
+        with self._lock():
+            atomic_write(self.index_path, text)
+
+    def index_entries(self) -> list[str]:
+        """The files the index points at, in order (duplicates kept)."""
+        return [entry.file for entry in parse_entries(self.read_index())]
+
+    # Defined last: inside the class body the name `list` would shadow the builtin.
+    def list(self) -> list[MemoryRecord]:
+        """Every memory of the scope that parses, by file name."""
+        return list(self.scan().records)

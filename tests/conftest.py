@@ -1,0 +1,68 @@
+"""Shared fixtures: every test runs against a fresh memory home and a fresh project."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memdir.api import Memdir
+
+# Tests never reach a hosted model: real providers refuse unless the endpoint is loopback.
+os.environ.setdefault("MEMDIR_BLOCK_REAL_PROVIDERS", "1")
+
+
+@pytest.fixture(autouse=True)
+def memdir_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Point MEMDIR_HOME at a temp folder and clear variables that change behaviour."""
+    home = tmp_path / "memdir-home"
+    monkeypatch.setenv("MEMDIR_HOME", str(home))
+    for var in (
+        "MEMDIR_PROFILE",
+        "MEMDIR_DISABLE",
+        "MEMDIR_TEAM",
+        "MEMDIR_DAILY_LOG",
+        "MEMDIR_EXTRA_GUIDELINES",
+        "MEMDIR_CONFIG",
+        "CLAUDE_CONFIG_DIR",
+    ):
+        monkeypatch.delenv(var, raising=False)
+    yield home
+
+
+def git(cwd: Path, *args: str) -> str:
+    """Run git in ``cwd`` with a fixed identity; return its stdout."""
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "Test",
+        "GIT_AUTHOR_EMAIL": "test@example.com",
+        "GIT_COMMITTER_NAME": "Test",
+        "GIT_COMMITTER_EMAIL": "test@example.com",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "HOME": str(cwd),
+    }
+    result = subprocess.run(
+        ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
+    )
+    return result.stdout
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A git repository with one commit."""
+    root = tmp_path / "project"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "README.md").write_text("hello\n")
+    git(root, "add", "README.md")
+    git(root, "commit", "-q", "-m", "init")
+    return root
+
+
+@pytest.fixture
+def mem(project: Path, memdir_home: Path) -> Memdir:
+    """An opened Memdir for ``project``."""
+    return Memdir.open(project)

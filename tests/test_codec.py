@@ -1,0 +1,101 @@
+"""The memory file codec: round trips, legacy files, broken frontmatter."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memdir.codec import parse_memory, read_frontmatter_head, render_memory
+from memdir.errors import ParseError
+from memdir.model import KNOWN_FIELDS, Memory, MemoryType
+
+line_text = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), max_size=80
+)
+dates = st.none() | st.dates(min_value=dt.date(1970, 1, 1), max_value=dt.date(2200, 1, 1))
+scalars = st.none() | st.booleans() | st.integers(-(10**9), 10**9) | line_text
+extra_values: st.SearchStrategy[Any] = scalars | st.lists(scalars, max_size=4)
+extra_keys = st.from_regex(r"[a-z][a-z0-9_]{0,15}", fullmatch=True).filter(
+    lambda k: k not in KNOWN_FIELDS
+)
+bodies = st.text(
+    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\x85\x0b\x0c"),
+    max_size=300,
+)
+
+
+@st.composite
+def memories(draw: st.DrawFn) -> Memory:
+    return Memory(
+        name=draw(line_text),
+        description=draw(line_text),
+        type=draw(st.none() | st.sampled_from(list(MemoryType))),
+        body=draw(bodies),
+        created=draw(dates),
+        updated=draw(dates),
+        verified=draw(dates),
+        review_after=draw(dates),
+        source=draw(st.none() | line_text.filter(bool)),
+        anchors=tuple(draw(st.lists(line_text.filter(lambda s: s.strip()), max_size=3))),
+        supersedes=tuple(draw(st.lists(line_text.filter(lambda s: s.strip()), max_size=2))),
+        extra=draw(st.dictionaries(extra_keys, extra_values.filter(lambda v: v is not None))),
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(memories())
+def test_any_valid_memory_survives_render_and_parse(memory: Memory) -> None:
+    text = render_memory(memory)
+    assert parse_memory(text) == memory
+
+
+@settings(max_examples=100, deadline=None)
+@given(memories())
+def test_unknown_fields_keep_their_order_on_rewrite(memory: Memory) -> None:
+    again = parse_memory(render_memory(parse_memory(render_memory(memory))))
+    assert list(again.extra) == list(memory.extra)
+
+
+def test_legacy_file_without_type_is_read() -> None:
+    memory = parse_memory("---\nname: Old\ndescription: from before types\n---\nbody\n")
+    assert memory.type is None and memory.name == "Old" and memory.body == "body\n"
+
+
+def test_unknown_type_is_kept_verbatim_for_doctor() -> None:
+    text = "---\nname: X\ndescription: d\ntype: opinion\n---\n"
+    memory = parse_memory(text)
+    assert memory.type is None
+    assert "type: opinion" in render_memory(memory)
+
+
+def test_frontmatter_with_bare_colons_is_retried_with_values_quoted() -> None:
+    text = "---\nname: Deploy: staging first\ndescription: see: the runbook\ntype: project\n---\n"
+    memory = parse_memory(text)
+    assert memory.name == "Deploy: staging first"
+    assert memory.description == "see: the runbook"
+
+
+def test_frontmatter_that_cannot_be_read_names_the_file_and_line() -> None:
+    text = "---\nname: ok\ndescription: [unclosed\ntype: user\n  - : :\n---\nbody\n"
+    with pytest.raises(ParseError) as info:
+        parse_memory(text, path="memory/broken.md")
+    assert info.value.line is not None
+    assert str(info.value).startswith(f"memory/broken.md:{info.value.line}:")
+
+
+def test_frontmatter_that_is_not_a_mapping_is_a_parse_error() -> None:
+    with pytest.raises(ParseError):
+        parse_memory("---\n- a\n- b\n---\nbody\n")
+
+
+def test_head_reader_sees_only_the_first_lines(tmp_path: Any) -> None:
+    path = tmp_path / "m.md"
+    path.write_text("---\nname: A\ndescription: B\ntype: user\n---\n" + "x\n" * 1000)
+    assert read_frontmatter_head(path)["name"] == "A"
+    late = tmp_path / "late.md"
+    late.write_text("\n" * 40 + "---\nname: A\n---\n")
+    assert read_frontmatter_head(late) == {}

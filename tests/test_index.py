@@ -1,0 +1,127 @@
+"""MEMORY.md: truncation at the line and size limits, and entry editing."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memdir.index import (
+    MAX_INDEX_CHARS,
+    MAX_INDEX_LINES,
+    format_entry,
+    parse_entries,
+    remove_entry,
+    truncate_index,
+    upsert_entry,
+)
+
+
+def lines_of(n: int, width: int = 20) -> str:
+    return "\n".join(f"- [m{i}](m{i}.md) — " + "x" * width for i in range(n))
+
+
+def test_index_within_both_limits_is_only_trimmed() -> None:
+    raw = "\n\n" + lines_of(10) + "\n\n"
+    result = truncate_index(raw)
+    assert result.content == lines_of(10)
+    assert not result.truncated
+
+
+def test_truncation_warns_when_only_the_line_limit_fires() -> None:
+    result = truncate_index(lines_of(250))
+    assert result.lines_truncated and not result.chars_truncated
+    kept, warning = result.content.split("\n\n> WARNING: ")
+    assert kept == lines_of(200)
+    assert "250 lines (limit: 200)" in warning
+    assert "move detail into topic files" in warning
+
+
+def test_truncation_warns_when_only_the_size_limit_fires() -> None:
+    raw = lines_of(100, width=300)
+    result = truncate_index(raw)
+    assert result.chars_truncated and not result.lines_truncated
+    kept = result.content.split("\n\n> WARNING: ")[0]
+    assert len(kept) <= MAX_INDEX_CHARS
+    assert raw.startswith(kept) and raw[len(kept)] == "\n"  # cut at a newline
+    assert "index entries are too long" in result.content
+
+
+def test_truncation_names_both_limits_when_both_fire() -> None:
+    raw = lines_of(400, width=200)
+    result = truncate_index(raw)
+    assert result.lines_truncated and result.chars_truncated
+    assert "400 lines and" in result.content
+    assert len(result.content.split("\n\n> WARNING: ")[0]) <= MAX_INDEX_CHARS
+
+
+@pytest.mark.parametrize("n", [MAX_INDEX_LINES - 1, MAX_INDEX_LINES])
+def test_index_at_exactly_the_line_limit_is_not_truncated(n: int) -> None:
+    assert not truncate_index(lines_of(n)).truncated
+
+
+def test_index_one_line_over_the_limit_is_truncated() -> None:
+    assert truncate_index(lines_of(MAX_INDEX_LINES + 1)).lines_truncated
+
+
+def test_index_of_exactly_the_size_limit_is_not_truncated() -> None:
+    raw = "x" * (MAX_INDEX_CHARS - 11) + "\n" + "y" * 10
+    assert len(raw) == MAX_INDEX_CHARS
+    assert not truncate_index(raw).truncated
+    assert truncate_index(raw + "z").chars_truncated
+
+
+def test_a_197_kb_index_of_few_lines_is_cut_to_the_size_limit() -> None:
+    raw = "\n".join("- [m](m.md) — " + "w" * 1500 for _ in range(135))
+    assert len(raw) > 197_000 and raw.count("\n") < 200
+    result = truncate_index(raw)
+    kept = result.content.split("\n\n> WARNING: ")[0]
+    assert result.chars_truncated and not result.lines_truncated
+    assert 0 < len(kept) <= MAX_INDEX_CHARS
+    assert kept.endswith("w")  # whole lines only
+
+
+def test_single_line_over_the_size_limit_is_cut_at_the_limit() -> None:
+    result = truncate_index("x" * 30_000)
+    assert len(result.content.split("\n\n> WARNING: ")[0]) == MAX_INDEX_CHARS
+
+
+def test_upsert_replaces_in_place_and_keeps_other_lines() -> None:
+    text = "# My notes\n- [A](a.md) — first\nfree text\n- [B](b.md) — second\n"
+    out = upsert_entry(text, title="A2", file="a.md", hook="changed")
+    assert out == "# My notes\n- [A2](a.md) — changed\nfree text\n- [B](b.md) — second\n"
+
+
+def test_upsert_collapses_duplicates_and_appends_new() -> None:
+    text = "- [A](a.md) — 1\n- [A again](a.md) — 2\n"
+    out = upsert_entry(text, title="A", file="a.md", hook="one")
+    assert out == "- [A](a.md) — one\n"
+    out = upsert_entry(out, title="C", file="c.md", hook="")
+    assert out.splitlines()[-1] == "- [C](c.md)"
+
+
+def test_remove_drops_only_that_file() -> None:
+    text = "- [A](a.md) — 1\n- [B](b.md) — 2\n"
+    assert remove_entry(text, file="a.md") == "- [B](b.md) — 2\n"
+    assert remove_entry(text, file="zzz.md") == text
+
+
+def test_entries_written_by_agents_in_looser_forms_are_parsed() -> None:
+    text = "* [A](a.md): hook\n- [B](<b c.md>) - hook\n- [C](c.md)\nnot an entry\n"
+    assert [(e.title, e.file, e.hook) for e in parse_entries(text)] == [
+        ("A", "a.md", "hook"),
+        ("B", "b c.md", "hook"),
+        ("C", "c.md", ""),
+    ]
+
+
+@given(
+    st.text(min_size=1, max_size=40).filter(lambda t: t.strip()),
+    st.from_regex(r"[a-z0-9_/ ()]{1,30}\.md", fullmatch=True),
+    st.text(max_size=60),
+)
+def test_formatted_entries_parse_back(title: str, file: str, hook: str) -> None:
+    (entry,) = parse_entries(format_entry(title, file, hook))
+    assert entry.title == " ".join(title.split())
+    assert entry.file == file
+    assert entry.hook == " ".join(hook.split())
