@@ -1,0 +1,497 @@
+"""The memory section of an agent's system prompt, in all its modes.
+
+:func:`build_prompt` is pure: it takes the index texts as arguments and reads
+nothing, so every variant can be pinned by an exact expected text. The prompt
+is assembled from section builders; a variant (mode, tool style, index-less)
+changes the words inside a section, never the order of sections:
+
+    intro, [daily log], types, what not to save, [how to save], when to access,
+    before recommending, searching, other persistence, extra guidelines, index
+
+Extra guidelines come before the index so that every instruction precedes the
+data. :func:`load_prompt` is the thin convenience that reads the indexes from
+disk; :func:`memory_enabled` and :func:`resolve_mode` are the enable chain and
+the mode priority of SPEC §4, kept apart so that only composition roots read
+the environment.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import shlex
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Literal, get_args
+
+from .errors import ConfigError, MemdirError
+from .index import INDEX_NAME, MAX_INDEX_CHARS, MAX_INDEX_LINES, truncate_index
+
+__all__ = [
+    "BEFORE_RECOMMENDING",
+    "DRIFT_CAVEAT",
+    "MEMORY_AND_OTHER_PERSISTENCE",
+    "WHAT_NOT_TO_SAVE",
+    "PromptMode",
+    "PromptTools",
+    "build_prompt",
+    "load_prompt",
+    "memory_enabled",
+    "resolve_mode",
+]
+
+PromptMode = Literal["individual", "combined", "daily-log"]
+PromptTools = Literal["files", "memdir"]
+
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
+
+# The drift caveat stands alone so that recall can attach it to what it returns.
+DRIFT_CAVEAT = (
+    "A memory is a point-in-time record and can go stale. Before answering from it or "
+    "building on it, verify it against the current state of the files or resources it "
+    "names. If it conflicts with what you observe now, trust the present, and fix or "
+    "remove the memory instead of acting on it."
+)
+
+WHAT_NOT_TO_SAVE = """\
+## What not to save
+
+- Code patterns, conventions, architecture, file paths or project structure: read them \
+from the project.
+- Git history, recent changes, who changed what: `git log` and `git blame` are \
+authoritative.
+- Debugging solutions and fix recipes: the fix is in the code, its context in the commit \
+message.
+- Anything the project's instruction files (CLAUDE.md, AGENTS.md) already say.
+- Ephemeral task details: work in progress, temporary state, this conversation's context.
+
+These exclusions hold even when the user explicitly asks you to save such things. If \
+they ask you to remember a PR list or an activity summary, ask what in it was surprising \
+or non-obvious: that part is worth saving."""
+
+BEFORE_RECOMMENDING = """\
+## Before recommending from memory
+
+A memory that names a file, function or flag claims it existed when the memory was \
+written; it may since have been renamed, removed, or never merged. Before recommending it:
+
+- a file path: check that the file exists;
+- a function or flag: grep for it;
+- if the user is about to act on your answer (not just asking about history): verify \
+first.
+
+"Memory says X exists" is not "X exists now". A memory that summarises repository state \
+(an activity log, an architecture snapshot) is frozen in time: for recent or current \
+state, prefer `git log` or the code itself."""
+
+MEMORY_AND_OTHER_PERSISTENCE = """\
+## Memory and other persistence
+
+Plans and task lists are for the current conversation: agreeing on an approach, tracking \
+progress. Memory is for future conversations. Don't save a plan or a task list; when one \
+settles something lasting (a decision, a surprising constraint), save that."""
+
+_SCOPES = {
+    "user": "always private.",
+    "feedback": "private by default; team when it is a convention for everyone on the project.",
+    "project": "team, unless it concerns only this user's own work.",
+    "reference": "usually team.",
+}
+
+
+def _types_section(*, mode: PromptMode, today: dt.date) -> str:
+    combined = mode == "combined"
+    daily = mode == "daily-log"
+
+    def scope(kind: str) -> str:
+        return f"\n- Scope: {_SCOPES[kind]}" if combined else ""
+
+    def label(kind: str, where: str) -> str:
+        return f"{where} {kind} memory" if combined else f"{kind} memory"
+
+    dates = (
+        "Convert relative dates to absolute ones, so the entry still reads correctly later."
+        if daily
+        else f"Convert relative dates to absolute ones (today is {today.isoformat()}), so the "
+        "memory still reads correctly later."
+    )
+    lead = (
+        "Log what fits one of these four types; consolidation files each entry under its type."
+        if daily
+        else "Each memory has one of four types."
+    )
+    structure = (
+        ""
+        if daily
+        else "\n\nFeedback and project bodies: the rule or fact first, then a **Why:** line (the "
+        "reason: often a past incident, a constraint or a strong preference) and a "
+        "**How to apply:** line (when and where it applies)."
+    )
+    return f"""\
+## Types of memory
+
+{lead}
+
+### user
+Who the user is: role, goals, responsibilities, expertise, preferences.{scope("user")}
+- Save: when you learn something about the user that should change how you work with them.
+- Use: to fit explanations and suggestions to their background and knowledge.
+- Example: "I've written Go for ten years, but this is my first time in the React side of \
+this repo" → {label("user", "private")}: deep Go expertise, new to React and this \
+frontend; explain frontend ideas through backend analogies.
+
+### feedback
+How the user wants you to work: what to avoid and what to keep doing. Record corrections, \
+and also approaches the user confirmed: those are easy to miss.{scope("feedback")}
+- Save: when the user corrects you or approves a non-obvious choice. Keep the reason, so \
+you can judge edge cases instead of following the rule blindly.
+- Use: so the user never has to give the same guidance twice.
+- Example: "Don't mock the database in these tests: mocked tests passed last quarter while \
+the production migration failed" → {label("feedback", "team")}:
+  Integration tests must hit a real database, never mocks.
+  **Why:** mocked tests hid a broken production migration.
+  **How to apply:** every test that touches the database.
+
+### project
+Ongoing work, goals, decisions, deadlines, incidents: the context that neither the code \
+nor git history shows.{scope("project")}
+- Save: when you learn who is doing what, why, or by when. {dates}
+- Use: to understand the motivation behind requests and fit suggestions to the \
+constraints. Project facts age fast; the reason tells a later reader whether one still \
+matters.
+- Example: "We freeze non-critical merges after Thursday; mobile is cutting a release \
+branch" → {label("project", "team")}: merge freeze from 2026-03-05 for the mobile \
+release cut; flag non-critical PR work scheduled after that date.
+
+### reference
+Where information lives outside the project: trackers, dashboards, channels, \
+documents.{scope("reference")}
+- Save: when you learn where to look for something, and what it is for.
+- Use: when the user mentions that system, or you need the current information it holds.
+- Example: "Pipeline bugs are tracked in the Linear project INGEST" → \
+{label("reference", "team")}: pipeline bugs live in Linear project INGEST.{structure}"""
+
+
+def _code(path: Path) -> str:
+    return f"`{path}`"
+
+
+def _intro(*, mode: PromptMode, memory_dir: Path, team_dir: Path | None, skip_index: bool) -> str:
+    purpose = (
+        "Build up your memory over time, so that future conversations know who the user is, "
+        "how they like to work with you, what to avoid and what to repeat, and the context "
+        "behind the work."
+    )
+    recall = (
+        "\n\nMemories relevant to a request may be shown to you along with it; search for "
+        "others when you need them."
+        if skip_index
+        else ""
+    )
+    if mode != "combined" or team_dir is None:
+        exists = (
+            "The directory already exists."
+            if mode == "daily-log"
+            else "The directory already exists: write to it directly, without checking for "
+            "it or creating it."
+        )
+        return (
+            f"# Memory\n\nYou have a persistent, file-based memory at {_code(memory_dir)}. "
+            f"{exists}\n\n{purpose}{recall}"
+        )
+    nested = (
+        " The team directory sits inside the private one; whatever is written under it is shared."
+        if team_dir.is_relative_to(memory_dir)
+        else ""
+    )
+    return f"""\
+# Memory
+
+You have two persistent, file-based memory directories:
+
+- private: {_code(memory_dir)}, for you and this user only;
+- team: {_code(team_dir)}, shared with everyone on the project.
+
+Both already exist: write to them directly, without checking for them or creating \
+them.{nested} Never put secrets (API keys, tokens, passwords, credentials) in team memory: \
+everyone on the project reads it.
+
+{purpose}{recall}"""
+
+
+_FRONTMATTER = """\
+```markdown
+---
+name: <short title>
+description: <one specific line: future conversations decide relevance from it>
+type: <user | feedback | project | reference>
+---
+<the memory; for feedback and project, structured as above>
+```"""
+
+_UPKEEP = (
+    "Before saving, look for an existing memory on the topic and update it instead of adding "
+    "a duplicate."
+)
+
+
+def _save_with_files(*, mode: PromptMode, memory_dir: Path, skip_index: bool) -> str:
+    where = (
+        "in the private or the team directory, as its type's scope says"
+        if mode == "combined"
+        else f"in {_code(memory_dir)}"
+    )
+    write = (
+        f"own file {where}, named for its topic (e.g. `feedback_testing.md`), with this "
+        f"frontmatter:\n\n{_FRONTMATTER}"
+    )
+    if skip_index:
+        return (
+            f"## How to save\n\nWrite each memory to its {write}\n\n{_UPKEEP} Fix or delete "
+            "a memory that turns out wrong."
+        )
+    index = "that directory's `MEMORY.md`" if mode == "combined" else "`MEMORY.md`"
+    return f"""\
+## How to save
+
+Saving takes two steps:
+
+1. Write the memory to its {write}
+
+2. Add a pointer to it in {index}, one line: `- [Title](file.md) — one-line hook`. \
+MEMORY.md is an index, loaded into every conversation and cut off when long: keep each \
+entry under ~150 characters, with no frontmatter and no memory content.
+
+{_UPKEEP} Fix or delete a memory that turns out wrong, together with its pointer."""
+
+
+def _save_with_memdir(*, mode: PromptMode, skip_index: bool) -> str:
+    scope = ", its scope (private or team)" if mode == "combined" else ""
+    index = "" if skip_index else " They keep MEMORY.md in step: never edit it yourself."
+    return (
+        "## How to save\n\nSave through memdir's memory tools rather than by writing files: "
+        "give each memory a short name, a one-line description (specific: future "
+        f"conversations decide relevance from it), its type{scope} and the body.{index}\n\n"
+        f"{_UPKEEP} Delete a memory that turns out wrong."
+    )
+
+
+def _daily_log(*, memory_dir: Path, tools: PromptTools, today: dt.date, skip_index: bool) -> str:
+    distilled = "topic files" if skip_index else "topic files and the index"
+    pattern = memory_dir / "logs" / "YYYY" / "MM" / "YYYY-MM-DD.md"
+    how = (
+        "Append through memdir's log tool: it stamps the time and creates the day's file."
+        if tools == "memdir"
+        else "Write each entry as one timestamped bullet, `- HH:MM:SS text`, with the reason "
+        "where there is one. Create the file (and its folders) on first write. Never rewrite "
+        "or reorganise a log."
+    )
+    return f"""\
+## How to save: the daily log
+
+This session is long-lived. Record anything worth remembering by appending to the day's \
+log file:
+
+{_code(pattern)}
+
+Fill in the current local date. This session started on {today.isoformat()}; when the date \
+changes, start appending to the new day's file. {how} A separate consolidation later \
+distils the logs into {distilled}."""
+
+
+def _when_to_access(*, skip_index: bool) -> str:
+    empty = "the memory directory were empty" if skip_index else "MEMORY.md were empty"
+    return f"""\
+## When to access memory
+
+- When a memory looks relevant, or the user refers to work from an earlier conversation.
+- You MUST access memory when the user asks you to check, recall or remember something.
+- If the user says to ignore or not use memory, proceed as if {empty}.
+- {DRIFT_CAVEAT}"""
+
+
+def _searching(
+    *, mode: PromptMode, memory_dir: Path, team_dir: Path | None, command: str | None
+) -> str:
+    roots = [memory_dir]
+    if mode == "combined" and team_dir is not None and not team_dir.is_relative_to(memory_dir):
+        roots.append(team_dir)
+    grep = f'grep -rn "<term>" {" ".join(shlex.quote(str(r)) for r in roots)} --include="*.md"'
+    if command:
+        search = f'```\n{command} "<term>"\n```\n\nor, for exact text: `{grep}`'
+    else:
+        search = f"```\n{grep}\n```"
+    return f"""\
+## Searching past context
+
+Search the memory files first, with narrow terms (an error message, a file path, a \
+function name) rather than broad keywords:
+
+{search}
+
+Past conversation transcripts come last: they are large and slow to search."""
+
+
+def _extra(guidelines: Sequence[str]) -> str | None:
+    kept = [g.strip() for g in guidelines if g.strip()]
+    if not kept:
+        return None
+    return "## Additional guidelines\n\n" + "\n\n".join(kept)
+
+
+def _index_block(heading: str, raw: str | None, *, max_lines: int, max_chars: int) -> str:
+    if raw is None or not raw.strip():
+        return f"## {heading}\n\n{INDEX_NAME} is empty: no memories saved yet."
+    content = truncate_index(raw, max_lines=max_lines, max_chars=max_chars).content
+    return f"## {heading}\n\n{content}"
+
+
+def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ConfigError(
+            f"unknown prompt {name} {value!r}", hint=f"use one of {', '.join(allowed)}"
+        )
+
+
+def build_prompt(
+    *,
+    mode: PromptMode,
+    memory_dir: Path,
+    team_dir: Path | None,
+    private_index: str | None,
+    team_index: str | None,
+    skip_index: bool = False,
+    extra_guidelines: Sequence[str] = (),
+    tools: PromptTools = "files",
+    search_command: str | None = None,
+    today: dt.date,
+    max_index_lines: int = MAX_INDEX_LINES,
+    max_index_chars: int = MAX_INDEX_CHARS,
+) -> str:
+    """The memory section of a system prompt; pure: the index texts are passed in.
+
+    ``private_index``/``team_index`` are the raw MEMORY.md texts (``None`` when
+    missing); ``skip_index`` drops the index and every mention of it. ``today``
+    only dates the guidance (daily-log mode names the path pattern, not the
+    day's file). Raises :class:`ConfigError` for an unknown mode or tools style,
+    or combined mode without a team directory.
+    """
+    _check_choice("mode", mode, get_args(PromptMode))
+    _check_choice("tools", tools, get_args(PromptTools))
+    if mode == "combined" and team_dir is None:
+        raise ConfigError(
+            "combined memory prompt needs a team directory",
+            hint="pass team_dir, or use mode 'individual'",
+        )
+    sections: list[str | None] = [
+        _intro(mode=mode, memory_dir=memory_dir, team_dir=team_dir, skip_index=skip_index),
+        _daily_log(memory_dir=memory_dir, tools=tools, today=today, skip_index=skip_index)
+        if mode == "daily-log"
+        else None,
+        _types_section(mode=mode, today=today),
+        WHAT_NOT_TO_SAVE,
+        None if mode == "daily-log" else _save_section(mode, memory_dir, tools, skip_index),
+        _when_to_access(skip_index=skip_index),
+        BEFORE_RECOMMENDING,
+        _searching(mode=mode, memory_dir=memory_dir, team_dir=team_dir, command=search_command),
+        MEMORY_AND_OTHER_PERSISTENCE,
+        _extra(extra_guidelines),
+    ]
+    if not skip_index:
+        limits = {"max_lines": max_index_lines, "max_chars": max_index_chars}
+        if mode == "combined":
+            sections.append(_index_block("Private MEMORY.md", private_index, **limits))
+            sections.append(
+                _index_block("Team MEMORY.md (shared with your teammates)", team_index, **limits)
+            )
+        else:
+            sections.append(_index_block(INDEX_NAME, private_index, **limits))
+    return "\n\n".join(s for s in sections if s) + "\n"
+
+
+def _save_section(mode: PromptMode, memory_dir: Path, tools: PromptTools, skip_index: bool) -> str:
+    if tools == "memdir":
+        return _save_with_memdir(mode=mode, skip_index=skip_index)
+    return _save_with_files(mode=mode, memory_dir=memory_dir, skip_index=skip_index)
+
+
+def _read_index(directory: Path) -> str | None:
+    path = directory / INDEX_NAME
+    try:
+        return path.read_text(encoding="utf-8", errors="replace")
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return None
+    except OSError as exc:
+        raise MemdirError(
+            f"cannot read the memory index: {exc.strerror}",
+            path=path,
+            hint="check the file's permissions",
+        ) from None
+
+
+def load_prompt(
+    *,
+    mode: PromptMode,
+    memory_dir: Path,
+    team_dir: Path | None = None,
+    skip_index: bool = False,
+    extra_guidelines: Sequence[str] = (),
+    tools: PromptTools = "files",
+    search_command: str | None = None,
+    today: dt.date | None = None,
+    max_index_lines: int = MAX_INDEX_LINES,
+    max_index_chars: int = MAX_INDEX_CHARS,
+) -> str:
+    """:func:`build_prompt` with the MEMORY.md files read from disk (missing: empty)."""
+    read = not skip_index
+    return build_prompt(
+        mode=mode,
+        memory_dir=memory_dir,
+        team_dir=team_dir,
+        private_index=_read_index(memory_dir) if read else None,
+        team_index=_read_index(team_dir) if read and team_dir is not None else None,
+        skip_index=skip_index,
+        extra_guidelines=extra_guidelines,
+        tools=tools,
+        search_command=search_command,
+        today=today or dt.date.today(),
+        max_index_lines=max_index_lines,
+        max_index_chars=max_index_chars,
+    )
+
+
+def memory_enabled(env: Mapping[str, str], setting: bool | None) -> bool:
+    """The enable chain: MEMDIR_DISABLE, then the setting, then on.
+
+    ``MEMDIR_DISABLE`` set to 1/true/yes/on turns memory off; set explicitly to
+    0/false/no/off it forces memory on whatever the setting says. Any other
+    non-empty value is a :class:`ConfigError`.
+    """
+    raw = env.get("MEMDIR_DISABLE", "")
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return False
+    if value in _FALSE:
+        return True
+    if value:
+        raise ConfigError(
+            f"MEMDIR_DISABLE={raw!r} is not a boolean",
+            hint="use 1/true/yes/on to disable memory, 0/false/no/off to force it on",
+        )
+    return True if setting is None else setting
+
+
+def resolve_mode(
+    requested: PromptMode | Literal["auto"], *, team_enabled: bool, daily_log_active: bool
+) -> PromptMode:
+    """The prompt mode: an explicit request wins; 'auto' takes the first that applies.
+
+    Priority for 'auto': daily-log (a long-lived session is logging), then
+    combined (team memory is on), then individual.
+    """
+    if requested == "auto":
+        if daily_log_active:
+            return "daily-log"
+        return "combined" if team_enabled else "individual"
+    _check_choice("mode", requested, (*get_args(PromptMode), "auto"))
+    return requested
