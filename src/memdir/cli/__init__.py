@@ -1,0 +1,31 @@
+"""The ``memdir`` command line: one module per area, registered here."""
+
+from __future__ import annotations
+
+import click
+
+from ..config import PROFILES
+from ._common import MemdirGroup
+from .demo import demo
+from .memory import COMMANDS as MEMORY_COMMANDS
+
+__all__ = ["main"]
+
+
+@click.group(cls=MemdirGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--profile",
+    type=click.Choice(PROFILES),
+    default=None,
+    envvar="MEMDIR_PROFILE",
+    help="'claude' reads and writes Claude Code's own memory folders.",
+)
+@click.version_option(package_name="memdir")
+@click.pass_context
+def main(ctx: click.Context, profile: str | None) -> None:
+    """memdir: layered, file-based memory for LLM agents."""
+    ctx.obj = {"profile": profile}
+
+
+for _command in [*MEMORY_COMMANDS, demo]:
+    main.add_command(_command)

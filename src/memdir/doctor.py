@@ -1,0 +1,264 @@
+"""doctor: find, and where it is safe, repair what agents break.
+
+Agents save a memory in two steps (write the file, add the index line) and
+sometimes stop after one. doctor compares each scope's files with its index
+and reports orphan files, dangling pointers, duplicate lines, over-long
+lines, entries that truncation would drop, unparseable files, missing or
+unknown types, memories in a scope they do not belong to, and (on request)
+memories whose claims about the code have drifted.
+
+``fix=True`` repairs only the index: it adds missing lines, drops dangling
+and duplicate ones, and shortens long ones. It never deletes, moves or
+rewrites a memory file.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+from .api import Memdir
+from .codec import read_frontmatter_head
+from .drift import DriftChecker
+from .errors import MemdirError
+from .index import parse_entries, remove_entry, truncate_index, upsert_entry
+from .model import MemoryRecord, MemoryType, Scope
+from .store import MemoryStore
+
+__all__ = ["DoctorReport", "Finding", "Problem", "diagnose"]
+
+
+class Problem(StrEnum):
+    """The kinds of trouble doctor reports."""
+
+    ORPHAN = "orphan"  # a memory file the index does not point at
+    DANGLING = "dangling"  # an index line pointing at no file
+    DUPLICATE = "duplicate"  # two index lines for one file
+    LONG_LINE = "long-line"  # an index line over the length limit
+    TRUNCATED = "truncated"  # an entry past the index's load limits
+    UNPARSEABLE = "unparseable"  # frontmatter that cannot be read
+    MISSING_TYPE = "missing-type"  # legacy file without a type
+    UNKNOWN_TYPE = "unknown-type"
+    MISSING_FIELD = "missing-field"  # no name or no description
+    WRONG_SCOPE = "wrong-scope"  # e.g. a user memory in team memory
+    DRIFT = "drift"  # a path or symbol the memory names is gone
+
+
+_FIXABLE = {Problem.ORPHAN, Problem.DANGLING, Problem.DUPLICATE, Problem.LONG_LINE}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Finding:
+    """One problem in one scope; ``file`` is relative to that scope's folder."""
+
+    problem: Problem
+    scope: Scope
+    file: str | None
+    message: str
+    fixed: bool = False
+
+    @property
+    def fixable(self) -> bool:
+        return self.problem in _FIXABLE
+
+
+@dataclass(frozen=True, kw_only=True)
+class DoctorReport:
+    """Everything doctor found (and fixed)."""
+
+    findings: tuple[Finding, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not any(not f.fixed for f in self.findings)
+
+    def count(self, problem: Problem) -> int:
+        return sum(1 for f in self.findings if f.problem is problem)
+
+
+def _file_findings(store: MemoryStore, records: list[MemoryRecord]) -> list[Finding]:
+    out: list[Finding] = []
+    for record in records:
+        memory, scope = record.memory, store.scope
+        if memory.type is None:
+            raw = memory.extra.get("type")
+            problem = Problem.MISSING_TYPE if raw is None else Problem.UNKNOWN_TYPE
+            what = "has no type" if raw is None else f"has unknown type {raw!r}"
+            message = f"{what}; add type: user, feedback, project or reference"
+            out.append(Finding(problem=problem, scope=scope, file=record.file, message=message))
+        if not memory.name or not memory.description:
+            missing = "name" if not memory.name else "description"
+            out.append(
+                Finding(
+                    problem=Problem.MISSING_FIELD,
+                    scope=scope,
+                    file=record.file,
+                    message=f"has no {missing} in its frontmatter",
+                )
+            )
+        if memory.type is MemoryType.USER and scope is Scope.TEAM:
+            out.append(
+                Finding(
+                    problem=Problem.WRONG_SCOPE,
+                    scope=scope,
+                    file=record.file,
+                    message="is a user memory in team memory; user memories are always private",
+                )
+            )
+    return out
+
+
+def _index_findings(store: MemoryStore, files: set[str]) -> list[Finding]:
+    text, scope = store.read_index(), store.scope
+    entries = parse_entries(text)
+    out: list[Finding] = []
+    counts = Counter(e.file for e in entries)
+    for file, n in counts.items():
+        if n > 1:
+            out.append(
+                Finding(
+                    problem=Problem.DUPLICATE,
+                    scope=scope,
+                    file=file,
+                    message=f"is listed {n} times in the index",
+                )
+            )
+        if file not in files:
+            out.append(
+                Finding(
+                    problem=Problem.DANGLING,
+                    scope=scope,
+                    file=file,
+                    message="is listed in the index but does not exist",
+                )
+            )
+    for file in sorted(files - set(counts)):
+        out.append(
+            Finding(
+                problem=Problem.ORPHAN,
+                scope=scope,
+                file=file,
+                message="is not listed in the index",
+            )
+        )
+    limit = store.settings.max_index_line_chars
+    for entry in entries:
+        if len(entry.raw) > limit and entry.file in files:
+            out.append(
+                Finding(
+                    problem=Problem.LONG_LINE,
+                    scope=scope,
+                    file=entry.file,
+                    message=f"index line is {len(entry.raw)} characters (limit {limit})",
+                )
+            )
+    out += _truncation_findings(store, text)
+    return out
+
+
+def _truncation_findings(store: MemoryStore, text: str) -> list[Finding]:
+    settings = store.settings
+    kept = truncate_index(
+        text, max_lines=settings.max_index_lines, max_chars=settings.max_index_chars
+    )
+    if not kept.truncated:
+        return []
+    visible = {e.file for e in parse_entries(kept.content)}
+    return [
+        Finding(
+            problem=Problem.TRUNCATED,
+            scope=store.scope,
+            file=entry.file,
+            message="is past the index's load limits: agents will not see this entry "
+            "(shorten or merge index lines)",
+        )
+        for entry in parse_entries(text.strip())
+        if entry.file not in visible
+    ]
+
+
+def _hook_for(store: MemoryStore, file: str, records: dict[str, MemoryRecord]) -> tuple[str, str]:
+    record = records.get(file)
+    if record is not None:
+        return record.memory.name or file, record.memory.description
+    try:
+        head = read_frontmatter_head(store.root / file)
+    except (MemdirError, OSError):
+        head = {}
+    return str(head.get("name") or file), str(head.get("description") or "")
+
+
+def _repair(store: MemoryStore, findings: list[Finding], records: list[MemoryRecord]) -> str:
+    by_file = {r.file: r for r in records}
+    text = store.read_index()
+    for finding in findings:
+        file = finding.file or ""
+        if finding.problem is Problem.DANGLING:
+            text = remove_entry(text, file=file)
+        elif finding.problem in (Problem.ORPHAN, Problem.DUPLICATE, Problem.LONG_LINE):
+            title, description = _hook_for(store, file, by_file)
+            hook = store.index_hook(title, file, description)
+            text = upsert_entry(text, title=title, file=file, hook=hook)
+    return text
+
+
+def _drift_findings(memdir: Memdir, records: list[MemoryRecord]) -> list[Finding]:
+    checker = DriftChecker(memdir.layout.project_root)
+    out = []
+    for record in records:
+        for finding in checker.check_memory(record.memory):
+            out.append(
+                Finding(
+                    problem=Problem.DRIFT,
+                    scope=record.scope,
+                    file=record.file,
+                    message=finding.message,
+                )
+            )
+    return out
+
+
+def _diagnose_scope(store: MemoryStore, *, fix: bool) -> tuple[list[Finding], list[MemoryRecord]]:
+    scan = store.scan()
+    records = list(scan.records)
+    files = set(store.files())
+    findings = [
+        Finding(problem=Problem.UNPARSEABLE, scope=store.scope, file=_rel(store, p), message=str(p))
+        for p in scan.problems
+    ]
+    findings += _file_findings(store, records)
+    index_findings = _index_findings(store, files)
+    if fix and any(f.fixable for f in index_findings):
+        store.write_index(_repair(store, [f for f in index_findings if f.fixable], records))
+        index_findings = [
+            Finding(problem=f.problem, scope=f.scope, file=f.file, message=f.message, fixed=True)
+            if f.fixable
+            else f
+            for f in index_findings
+        ]
+        # Fixing lines can bring entries back under the load limits: judge again.
+        index_findings = [f for f in index_findings if f.problem is not Problem.TRUNCATED]
+        index_findings += _truncation_findings(store, store.read_index())
+    return findings + index_findings, records
+
+
+def _rel(store: MemoryStore, error: MemdirError) -> str | None:
+    if error.path is None:
+        return None
+    try:
+        return Path(error.path).relative_to(store.root).as_posix()
+    except ValueError:
+        return error.path
+
+
+def diagnose(memdir: Memdir, *, fix: bool = False, drift: bool = False) -> DoctorReport:
+    """Check both scopes; with ``fix``, repair the index where that is safe."""
+    findings: list[Finding] = []
+    for store in (memdir.private, memdir.team):
+        scope_findings, records = _diagnose_scope(store, fix=fix)
+        findings += scope_findings
+        if drift:
+            findings += _drift_findings(memdir, records)
+    return DoctorReport(findings=tuple(findings))
