@@ -15,6 +15,7 @@ from memdir.errors import (
     LimitExceeded,
     MemoryExists,
     MemoryNotFound,
+    SecretDetected,
 )
 from memdir.index import parse_entries
 from memdir.model import MemoryType, Scope
@@ -204,3 +205,23 @@ def test_unparseable_files_are_reported_by_scan_not_dropped(mem: Memdir) -> None
 def test_type_values_are_enums_in_records(mem: Memdir) -> None:
     write(mem, "T", type="reference")
     assert mem.get("T").memory.type is MemoryType.REFERENCE
+
+
+def fake_token() -> str:
+    return "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+
+
+def test_a_team_write_with_a_secret_is_refused_without_echoing_it(mem: Memdir) -> None:
+    token = fake_token()
+    with pytest.raises(SecretDetected) as info:
+        mem.write(
+            name="CI token", description="d", type="reference", scope="team", body=f"x {token}"
+        )
+    assert token not in str(info.value) and info.value.labels == ("GitHub personal access token",)
+    assert mem.team.files() == [] and mem.team.read_index() == ""
+
+
+def test_a_private_write_with_a_secret_is_written_with_a_warning(mem: Memdir) -> None:
+    result = mem.write(name="Token", description="d", type="reference", body=fake_token())
+    assert result.record.file == "token.md"
+    assert len(result.warnings) == 1 and fake_token() not in result.warnings[0]

@@ -19,6 +19,7 @@ from .errors import InvalidMemory
 from .model import Memory, MemoryRecord, MemoryType, Scope
 from .paths import Layout, make_layout
 from .store import MemoryStore, WriteGuard, WriteResult
+from .team.secrets import ensure_no_secrets, scan_text
 
 __all__ = ["Memdir"]
 
@@ -140,9 +141,20 @@ class Memdir:
         return bool(self.team.files()) or self.team.index_path.exists()
 
 
-def _team_guard() -> WriteGuard | None:
-    return None
+def _team_guard() -> WriteGuard:
+    def refuse_secrets(text: str, file: str) -> list[str]:
+        ensure_no_secrets(text, path=f"team/{file}")
+        return []
+
+    return refuse_secrets
 
 
-def _private_guard() -> WriteGuard | None:
-    return None
+def _private_guard() -> WriteGuard:
+    def warn_on_secrets(text: str, file: str) -> list[str]:
+        return [
+            f"{file}:{f.line}: likely {f.label} ({f.rule_id}); private memory stays on this "
+            "machine, but a secret is better kept in a secret manager"
+            for f in scan_text(text)
+        ]
+
+    return warn_on_secrets
