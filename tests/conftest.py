@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from gitutil import git
 from memdir.api import Memdir
 
 # Tests never reach a hosted model: real providers refuse unless the endpoint is loopback.
@@ -31,23 +31,6 @@ def memdir_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
     ):
         monkeypatch.delenv(var, raising=False)
     yield home
-
-
-def git(cwd: Path, *args: str) -> str:
-    """Run git in ``cwd`` with a fixed identity; return its stdout."""
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "Test",
-        "GIT_AUTHOR_EMAIL": "test@example.com",
-        "GIT_COMMITTER_NAME": "Test",
-        "GIT_COMMITTER_EMAIL": "test@example.com",
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "HOME": str(cwd),
-    }
-    result = subprocess.run(
-        ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
-    )
-    return result.stdout
 
 
 @pytest.fixture

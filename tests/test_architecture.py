@@ -1,0 +1,153 @@
+"""The shape of the package: public surface, dependency direction, CLI help."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import pkgutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import memdir
+from memdir.cli import main
+
+SRC = Path(memdir.__file__).parent
+
+PUBLIC = {
+    "ConfigError", "Conflict", "InvalidMemory", "LimitExceeded", "LockTimeout", "Memdir",
+    "MemdirError", "Memory", "MemoryExists", "MemoryNotFound", "MemoryRecord", "MemoryStore",
+    "MemoryType", "ParseError", "ProjectMismatch", "ProviderError", "Scope", "SecretDetected",
+    "Settings", "SyncError", "UnsafePath", "WriteResult", "load_settings",
+}  # fmt: skip
+
+
+def test_public_names_are_exactly_the_guarded_list() -> None:
+    assert set(memdir.__all__) == PUBLIC
+    for name in memdir.__all__:
+        assert getattr(memdir, name) is not None
+
+
+def test_every_public_error_derives_from_memdir_error() -> None:
+    for name in memdir.__all__:
+        value = getattr(memdir, name)
+        if isinstance(value, type) and issubclass(value, Exception):
+            assert issubclass(value, memdir.MemdirError), name
+
+
+# Layers, lowest first: a module may import its own layer or lower ones only.
+LAYERS = {
+    "values": {"errors", "model"},
+    "storage": {"fs", "codec", "index", "paths", "config", "store", "catalog", "transcript",
+                "dailylog", "textproc", "embeddings"},
+    "behaviour": {"api", "search", "recall", "manifest", "age", "prompt", "drift", "doctor",
+                  "session", "session_template", "extract", "consolidate", "team", "llm",
+                  "agent", "selector", "host", "testing"},
+    "adapters": {"cli", "mcp", "integrations"},
+}  # fmt: skip
+ORDER = ["values", "storage", "behaviour", "adapters"]
+# Third-party packages each allowed only inside one area.
+OWNED_IMPORTS = {"click": "cli", "mcp": "mcp", "anthropic": "llm", "openai": "llm"}
+
+
+def layer_of(module: str) -> str:
+    top = module.split(".")[0]
+    for layer, names in LAYERS.items():
+        if top in names:
+            return layer
+    raise AssertionError(f"module memdir.{module} has no layer: add it to LAYERS")
+
+
+def modules() -> list[tuple[str, Path]]:
+    out = []
+    for path in SRC.rglob("*.py"):
+        rel = path.relative_to(SRC).with_suffix("")
+        parts = [p for p in rel.parts if p != "__init__"]
+        if parts:
+            out.append((".".join(parts), path))
+    return out
+
+
+def imported(module: str, path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = module.split(".")[:-1] if path.name != "__init__.py" else module.split(".")
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[: len(package) - node.level + 1]
+                name = ".".join([*base, node.module] if node.module else base)
+                found.add("memdir." + name if name else "memdir")
+            elif node.module:
+                found.add(node.module)
+    return found
+
+
+@pytest.mark.parametrize(("module", "path"), modules(), ids=lambda v: str(v))
+def test_imports_point_down_the_layers(module: str, path: Path) -> None:
+    mine = layer_of(module)
+    for name in imported(module, path):
+        if name.startswith("memdir."):
+            target = name.removeprefix("memdir.")
+            assert ORDER.index(layer_of(target)) <= ORDER.index(mine), (
+                f"memdir.{module} ({mine}) imports memdir.{target} ({layer_of(target)})"
+            )
+            if mine == "adapters" and layer_of(target) == "adapters":
+                assert target.split(".")[0] == module.split(".")[0], (
+                    f"adapters import each other: memdir.{module} -> memdir.{target}"
+                )
+        top = name.split(".")[0]
+        if top in OWNED_IMPORTS:
+            assert module.split(".")[0] == OWNED_IMPORTS[top], (
+                f"memdir.{module} imports {top}, which only memdir.{OWNED_IMPORTS[top]} may"
+            )
+
+
+def test_importing_the_core_does_not_import_click_or_sdks() -> None:
+    code = (
+        "import sys, memdir, memdir.api, memdir.prompt, memdir.store;"
+        "print(sorted(m for m in ('click','mcp','anthropic','openai') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_every_module_opens_with_a_docstring() -> None:
+    for module, path in modules():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        assert ast.get_docstring(tree), f"memdir.{module} has no module docstring"
+
+
+def test_every_module_imports() -> None:
+    for info in pkgutil.walk_packages([str(SRC)], prefix="memdir."):
+        try:
+            importlib.import_module(info.name)
+        except ImportError as exc:  # an optional extra that is not installed
+            assert exc.name in {"mcp", "anthropic", "openai", "sentence_transformers", "torch"}, (
+                f"{info.name}: {exc}"
+            )
+
+
+def all_commands() -> list[list[str]]:
+    paths: list[list[str]] = []
+
+    def walk(group: object, prefix: list[str]) -> None:
+        for name, command in getattr(group, "commands", {}).items():
+            paths.append([*prefix, name])
+            walk(command, [*prefix, name])
+
+    walk(main, [])
+    return paths
+
+
+@pytest.mark.parametrize("command", all_commands(), ids=" ".join)
+def test_every_command_has_help(command: list[str]) -> None:
+    result = CliRunner().invoke(main, [*command, "--help"])
+    assert result.exit_code == 0, result.output
+    assert "Usage:" in result.output
+    assert len(result.output.splitlines()) > 3
