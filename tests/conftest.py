@@ -49,3 +49,9 @@ def project(tmp_path: Path) -> Path:
 def mem(project: Path, memdir_home: Path) -> Memdir:
     """An opened Memdir for ``project``."""
     return Memdir.open(project)
+
+
+@pytest.fixture
+def project_path_mem(project: Path) -> Memdir:
+    """A Memdir whose index is limited to 10 lines, to exercise truncation."""
+    return Memdir.open(project, max_index_lines=10)

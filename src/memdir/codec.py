@@ -74,7 +74,11 @@ def _load_yaml(block: str) -> Any:
     return yaml.load(block, Loader=_StringDateLoader)
 
 
-class _StringDateLoader(yaml.SafeLoader):
+# libyaml's parser when PyYAML was built with it: ten times faster on listings.
+_BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _StringDateLoader(_BaseLoader):  # type: ignore[valid-type,misc]
     """SafeLoader that leaves timestamps as text, so unknown fields round-trip."""
 
 

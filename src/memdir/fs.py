@@ -140,8 +140,14 @@ def _fsync_dir(directory: Path) -> None:
             os.close(fd)
 
 
-def atomic_write(path: Path, data: str | bytes, *, mode: int = FILE_MODE) -> None:
-    """Replace ``path`` with ``data`` atomically (temp file, fsync, rename, fsync dir)."""
+def atomic_write(
+    path: Path, data: str | bytes, *, mode: int = FILE_MODE, sync_dir: bool = True
+) -> None:
+    """Replace ``path`` with ``data`` atomically (temp file, fsync, rename, fsync dir).
+
+    ``sync_dir=False`` leaves the directory fsync to the caller's next write
+    in the same directory (one fsync makes both renames durable).
+    """
     payload = data.encode("utf-8") if isinstance(data, str) else data
     ensure_dir(path.parent)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -156,7 +162,8 @@ def atomic_write(path: Path, data: str | bytes, *, mode: int = FILE_MODE) -> Non
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _fsync_dir(path.parent)
+    if sync_dir:
+        _fsync_dir(path.parent)
 
 
 @contextlib.contextmanager

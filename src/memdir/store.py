@@ -318,7 +318,8 @@ class MemoryStore:
             text = render_memory(memory)
             self._check_size(rel, text)
             warnings = tuple(self._guard(text, rel)) if self._guard else ()
-            atomic_write(path, text)
+            # The index write below fsyncs the root folder; nested files sync their own.
+            atomic_write(path, text, sync_dir=path.parent != self.root)
             self._update_index(memory.name, rel, memory.description)
             record = self._read(rel, path)
         return WriteResult(record=record, created=current is None, warnings=warnings)
@@ -342,7 +343,8 @@ class MemoryStore:
                 self._check_count()
             self._check_size(rel, text)
             warnings = tuple(self._guard(text, rel)) if self._guard else ()
-            atomic_write(path, text)
+            # The index write below fsyncs the root folder; nested files sync their own.
+            atomic_write(path, text, sync_dir=path.parent != self.root)
             self._update_index(memory.name, rel, memory.description)
             record = self._read(rel, path)
         return WriteResult(record=record, created=current is None, warnings=warnings)

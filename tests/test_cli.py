@@ -1,0 +1,131 @@
+"""The memdir command line: parse, one API call, render; exit codes."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from memdir import Memdir
+from memdir.cli import main
+
+
+def run(*args: str, input: str | None = None) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args), input=input)
+    return result.exit_code, result.stdout, result.stderr
+
+
+def add(project: Path, name: str, *extra: str) -> tuple[int, str, str]:
+    return run(
+        "add", "--project", str(project), "--type", "project", "--name", name,
+        "--description", f"about {name}", *extra,
+    )  # fmt: skip
+
+
+def test_add_then_list_and_show_as_json(project: Path) -> None:
+    code, out, _ = add(project, "Release plan", "--body", "Ship on Friday.")
+    assert code == 0 and "created private:release_plan.md" in out
+    code, out, _ = run("list", "--project", str(project), "--json")
+    listed = json.loads(out)
+    assert [(m["file"], m["type"], m["scope"]) for m in listed] == [
+        ("release_plan.md", "project", "private")
+    ]
+    code, out, _ = run("show", "release_plan", "--project", str(project), "--json")
+    assert json.loads(out)["body"] == "Ship on Friday.\n"
+    code, out, _ = run("show", "Release plan", "--project", str(project))
+    assert out.startswith("---\nname: Release plan\n")
+
+
+def test_add_reads_the_body_from_stdin_and_honours_file_and_scope(project: Path) -> None:
+    code, out, _ = add(project, "Board", "--body", "-", "--scope", "team", "--file", "b.md")
+    assert code == 0
+    code, _, _ = run("add", "--project", str(project), "--type", "reference", "--name", "B",
+                       "--description", "d", "--body", "-", "--file", "b2.md",
+                       input="from stdin\n")  # fmt: skip
+    assert Memdir.open(project).get("b2.md").memory.body == "from stdin\n"
+    assert Memdir.open(project).get("b.md", scope="team").scope.value == "team"
+
+
+def test_domain_errors_exit_1_naming_the_problem(project: Path) -> None:
+    code, _, err = run("show", "missing", "--project", str(project))
+    assert code == 1 and "no private memory named 'missing'" in err and "memdir list" in err
+    code, _, err = add(project, "x", "--file", "../escape.md")
+    assert code == 1 and "unsafe path" in err
+
+
+def test_usage_errors_exit_2(project: Path) -> None:
+    code, _, err = run("add", "--project", str(project), "--type", "opinion", "--name", "n",
+                       "--description", "d")  # fmt: skip
+    assert code == 2 and "opinion" in err
+    assert run("nonsense")[0] == 2
+
+
+def test_rm_moves_to_trash(project: Path) -> None:
+    add(project, "Gone")
+    code, out, _ = run("rm", "Gone", "--project", str(project), "--json")
+    trashed = Path(json.loads(out)["trashed"])
+    assert code == 0 and trashed.is_file() and ".trash" in trashed.parts
+
+
+def test_doctor_reports_then_fixes_and_exits_by_health(project: Path) -> None:
+    add(project, "Kept")
+    mem = Memdir.open(project)
+    (mem.layout.memory_dir / "orphan.md").write_text(
+        "---\nname: Orphan\ndescription: no line\ntype: user\n---\nx\n"
+    )
+    code, out, _ = run("doctor", "--project", str(project))
+    assert code == 1 and "[orphan] private:orphan.md" in out
+    code, out, _ = run("doctor", "--fix", "--project", str(project), "--json")
+    assert code == 0 and json.loads(out)["findings"][0]["fixed"] is True
+    assert run("doctor", "--project", str(project))[1].strip() == "all good"
+
+
+def test_path_prints_the_memory_directory(project: Path) -> None:
+    code, out, _ = run("path", "--project", str(project))
+    assert code == 0
+    assert Path(out.strip()) == Memdir.open(project).layout.memory_dir
+    data = json.loads(run("path", "--project", str(project), "--json")[1])
+    assert Path(data["project_root"]) == project.resolve()
+
+
+def test_edit_saves_a_valid_change_through_the_editor(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add(project, "Editable")
+    editor = tmp_path / "editor.py"
+    editor.write_text(
+        "import sys, pathlib\np = pathlib.Path(sys.argv[1])\n"
+        "p.write_text(p.read_text().replace('about Editable', 'edited hook'))\n"
+    )
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {editor}")
+    code, out, _ = run("edit", "Editable", "--project", str(project))
+    assert code == 0 and "saved" in out
+    mem = Memdir.open(project)
+    assert mem.get("Editable").memory.description == "edited hook"
+    assert "edited hook" in mem.private.read_index()
+
+
+def test_edit_that_breaks_the_frontmatter_is_not_saved(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add(project, "Fragile")
+    before = Memdir.open(project).get("Fragile")
+    editor = tmp_path / "editor.py"
+    editor.write_text(
+        "import sys, pathlib\n"
+        "pathlib.Path(sys.argv[1]).write_text('---\\nname: [x\\n  - : :\\n---\\n')\n"
+    )
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {editor}")
+    code, _, err = run("edit", "Fragile", "--project", str(project))
+    assert code == 1 and "not saved" in err and "your edit is kept in" in err
+    assert Memdir.open(project).get("Fragile").version == before.version
+
+
+def test_demo_runs_end_to_end_and_cleans_up() -> None:
+    code, out, _ = run("demo")
+    assert code == 0
+    for marker in ("user_role.md", "merge_freeze.md", "forgotten.md", "all good"):
+        assert marker in out
