@@ -40,7 +40,7 @@ def test_add_then_list_and_show_as_json(project: Path) -> None:
 
 
 def test_add_reads_the_body_from_stdin_and_honours_file_and_scope(project: Path) -> None:
-    code, out, _ = add(project, "Board", "--body", "-", "--scope", "team", "--file", "b.md")
+    code, _, _ = add(project, "Board", "--body", "-", "--scope", "team", "--file", "b.md")
     assert code == 0
     code, _, _ = run("add", "--project", str(project), "--type", "reference", "--name", "B",
                        "--description", "d", "--body", "-", "--file", "b2.md",
