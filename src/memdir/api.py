@@ -9,15 +9,18 @@ from here.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from .config import Settings, load_settings
+from .dailylog import append_log
 from .errors import InvalidMemory
 from .model import Memory, MemoryRecord, MemoryType, Scope
 from .paths import Layout, make_layout
+from .prompt import PromptMode, PromptTools, load_prompt, memory_enabled, resolve_mode
 from .store import MemoryStore, WriteGuard, WriteResult
 from .team.secrets import ensure_no_secrets, scan_text
 
@@ -35,11 +38,13 @@ class Memdir:
         *,
         layout: Layout,
         settings: Settings,
+        env: Mapping[str, str] | None = None,
         team_guard: WriteGuard | None = None,
         private_guard: WriteGuard | None = None,
     ) -> None:
         self.layout = layout
         self.settings = settings
+        self.env: Mapping[str, str] = dict(os.environ if env is None else env)
         self.private = MemoryStore(
             root=layout.memory_dir,
             scope=Scope.PRIVATE,
@@ -76,6 +81,7 @@ class Memdir:
         memdir = cls(
             layout=layout,
             settings=loaded,
+            env=env,
             team_guard=_team_guard(),
             private_guard=_private_guard(),
         )
@@ -132,6 +138,42 @@ class Memdir:
         """Move a memory to the trash; returns where it went."""
         record = self.get(ref, scope=scope)
         return self.store(record.scope).delete(record.file)
+
+    @property
+    def enabled(self) -> bool:
+        """The enable chain: MEMDIR_DISABLE, then the setting, then on."""
+        return memory_enabled(self.env, self.settings.enabled)
+
+    def prompt(
+        self,
+        *,
+        mode: PromptMode | Literal["auto"] = "auto",
+        skip_index: bool = False,
+        tools: PromptTools = "files",
+        extra_guidelines: Sequence[str] = (),
+        today: dt.date | None = None,
+    ) -> str | None:
+        """The memory section of an agent's system prompt, or None when memory is off."""
+        if not self.enabled:
+            return None
+        resolved = resolve_mode(
+            mode, team_enabled=self.team_enabled, daily_log_active=self.settings.daily_log
+        )
+        return load_prompt(
+            mode=resolved,
+            memory_dir=self.layout.memory_dir,
+            team_dir=self.layout.team_dir if resolved == "combined" else None,
+            skip_index=skip_index,
+            extra_guidelines=(*extra_guidelines, *self.settings.extra_guidelines),
+            tools=tools,
+            today=today,
+            max_index_lines=self.settings.max_index_lines,
+            max_index_chars=self.settings.max_index_chars,
+        )
+
+    def log(self, text: str, *, now: dt.datetime | None = None) -> Path:
+        """Append a timestamped entry to today's daily log; returns the log file."""
+        return append_log(self.layout.logs_dir, text, now=now, lock_dir=self.layout.lock_dir)
 
     @property
     def team_enabled(self) -> bool:

@@ -8,6 +8,7 @@ from ..config import PROFILES
 from ._common import MemdirGroup
 from .demo import demo
 from .memory import COMMANDS as MEMORY_COMMANDS
+from .prompt import COMMANDS as PROMPT_COMMANDS
 
 __all__ = ["main"]
 
@@ -27,5 +28,5 @@ def main(ctx: click.Context, profile: str | None) -> None:
     ctx.obj = {"profile": profile}
 
 
-for _command in [*MEMORY_COMMANDS, demo]:
+for _command in [*MEMORY_COMMANDS, *PROMPT_COMMANDS, demo]:
     main.add_command(_command)

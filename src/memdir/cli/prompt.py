@@ -1,0 +1,61 @@
+"""Commands that feed an agent's context: prompt and log."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ._common import emit, json_option, open_memdir, project_option
+
+__all__ = ["COMMANDS"]
+
+
+@click.command()
+@click.option(
+    "--mode",
+    type=click.Choice(["auto", "individual", "combined", "daily-log"]),
+    default="auto",
+    show_default=True,
+    help="auto: daily-log if on, else combined if team memory is on, else individual.",
+)
+@click.option("--skip-index", is_flag=True, help="Leave out MEMORY.md and every mention of it.")
+@click.option(
+    "--tools",
+    type=click.Choice(["files", "memdir"]),
+    default="files",
+    show_default=True,
+    help="files: the agent writes files itself; memdir: through memdir's tools.",
+)
+@project_option
+@json_option
+def prompt(mode: str, skip_index: bool, tools: str, project: Path, as_json: bool) -> None:
+    """Print the memory section of an agent's system prompt."""
+    text = open_memdir(project).prompt(
+        mode=mode,  # type: ignore[arg-type]
+        skip_index=skip_index,
+        tools=tools,  # type: ignore[arg-type]
+    )
+
+    def human() -> None:
+        if text is None:
+            click.echo("memory is disabled (MEMDIR_DISABLE or the 'enabled' setting)", err=True)
+        else:
+            click.echo(text)
+
+    emit(as_json, {"enabled": text is not None, "prompt": text}, human)
+
+
+@click.command()
+@click.argument("text", required=False)
+@project_option
+@json_option
+def log(text: str | None, project: Path, as_json: bool) -> None:
+    """Append a timestamped entry to today's daily log (TEXT, or standard input)."""
+    entry = text if text is not None else sys.stdin.read()
+    path = open_memdir(project).log(entry)
+    emit(as_json, {"log": path}, lambda: click.echo(f"logged to {path}"))
+
+
+COMMANDS = [prompt, log]

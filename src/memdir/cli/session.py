@@ -1,0 +1,130 @@
+"""Commands on session notes: ``session show`` and ``session update``.
+
+``memdir session show [--session ID]`` prints a session's notes (without an
+id, the most recently updated session's). ``memdir session update --session ID
+--transcript PATH`` reads a transcript and runs one notes update now, with
+the provider the environment configures; without one it says how to set one
+(exit status 1).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from ..errors import ConfigError, MemdirError
+from ..llm.base import Provider
+from ..llm.factory import provider_from_env
+from ..paths import Layout
+from ..session import SessionNotes
+from ..transcript import read_transcript
+from ._common import emit, json_option, open_memdir, project_option, to_jsonable
+
+__all__ = ["COMMANDS", "session"]
+
+_NO_PROVIDER_HINT = (
+    "set MEMDIR_PROVIDER=anthropic with ANTHROPIC_API_KEY, MEMDIR_PROVIDER=openai with "
+    "OPENAI_API_KEY (or OPENAI_BASE_URL), or MEMDIR_PROVIDER=local for a llama.cpp server "
+    "on 127.0.0.1:8080"
+)
+
+
+@click.group()
+def session() -> None:
+    """Session notes: the running summary of a conversation."""
+
+
+def _latest_session(layout: Layout) -> str | None:
+    found = sorted(
+        layout.sessions_dir.glob("*/session-memory/summary.md"),
+        key=lambda p: p.stat().st_mtime,
+        reverse=True,
+    )
+    return found[0].parent.parent.name if found else None
+
+
+@session.command(name="show")
+@click.option("--session", "session_id", default=None, help="Session id (default: the latest).")
+@project_option
+@json_option
+def show(session_id: str | None, project: Path, as_json: bool) -> None:
+    """Print a session's notes."""
+    mem = open_memdir(project)
+    session_id = session_id or _latest_session(mem.layout)
+    if session_id is None:
+        raise MemdirError(
+            "no session has notes yet",
+            path=mem.layout.sessions_dir,
+            hint="run `memdir session update --session ID --transcript PATH`",
+        )
+    path = mem.layout.session_notes_path(session_id)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise MemdirError(
+            f"session {session_id!r} has no notes yet",
+            path=path,
+            hint="run `memdir session update` for it first",
+        ) from None
+    data = {"session": session_id, "path": path, "notes": text}
+    emit(as_json, data, lambda: click.echo(text, nl=False))
+
+
+def _provider(settings_provider: str | None, settings_model: str | None) -> Provider:
+    env = dict(os.environ)
+    if settings_provider and not env.get("MEMDIR_PROVIDER"):
+        env["MEMDIR_PROVIDER"] = settings_provider
+    if settings_model and not env.get("MEMDIR_MODEL"):
+        env["MEMDIR_MODEL"] = settings_model
+    provider = provider_from_env(env)
+    if provider is None:
+        raise ConfigError("no model provider is configured", hint=_NO_PROVIDER_HINT)
+    return provider
+
+
+@session.command(name="update")
+@click.option("--session", "session_id", required=True, help="Session id.")
+@click.option(
+    "--transcript",
+    "transcript",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The conversation: Claude Code or plain JSONL.",
+)
+@project_option
+@json_option
+def update(session_id: str, transcript: Path, project: Path, as_json: bool) -> None:
+    """Run one notes update from a transcript, with the configured model."""
+    mem = open_memdir(project)
+    provider = _provider(mem.settings.provider, mem.settings.model)
+    turns = read_transcript(transcript).turns
+    notes = SessionNotes.for_session(
+        layout=mem.layout, settings=mem.settings, provider=provider, session_id=session_id
+    )
+    result = notes.update(turns)
+    run = result.run
+
+    def human() -> None:
+        if run is None:
+            click.echo(f"nothing new to summarise; notes at {result.path}")
+            return
+        verdict = "updated" if result.accepted else "not updated"
+        click.echo(
+            f"notes {verdict}: {result.path}\n"
+            f"{result.messages} messages, {run.turns} model turns, {run.tool_calls} tool calls "
+            f"({run.refused} refused), {run.usage.input_tokens} tokens in, "
+            f"{run.usage.output_tokens} out, stopped: {run.stop_reason.value}"
+        )
+        if result.missing:
+            click.echo(f"rejected: the run dropped {', '.join(result.missing)}", err=True)
+        if run.error:
+            click.echo(f"error: {run.error}", err=True)
+
+    emit(as_json, to_jsonable(result), human)
+    if not result.accepted:
+        raise click.exceptions.Exit(1)
+
+
+COMMANDS = [session]

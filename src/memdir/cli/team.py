@@ -1,0 +1,104 @@
+"""Commands on team memory's git sync: ``team init``, ``team sync``, ``team status``.
+
+``memdir team init --remote URL [--hook]`` makes the team folder a git work
+tree of the remote (its memories are kept and published); ``memdir team
+sync`` commits, merges, re-scans and pushes; ``memdir team status`` shows
+ahead/behind and the files not yet pushed. Each is one call into
+:mod:`memdir.team.sync`, rendered as text or ``--json``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ..team.sync import SyncReport, init_team, sync_team, team_status
+from ._common import MemdirGroup, emit, json_option, open_memdir, project_option
+
+__all__ = ["team"]
+
+
+@click.group(cls=MemdirGroup)
+def team() -> None:
+    """Team memory shared through a git remote."""
+
+
+@team.command(name="init")
+@click.option("--remote", required=True, help="The team's git remote (URL or path).")
+@click.option("--hook", is_flag=True, help="Install a pre-commit hook that refuses secrets.")
+@project_option
+@json_option
+def init(remote: str, hook: bool, project: Path, as_json: bool) -> None:
+    """Set up the team folder to sync with REMOTE (nothing local is lost)."""
+    mem = open_memdir(project)
+    result = init_team(mem, remote, hook=hook)
+
+    def human() -> None:
+        if result.already:
+            click.echo(f"team memory already syncs with {result.remote} ({result.branch})")
+        elif result.published:
+            click.echo(f"team memory published to {result.remote} ({result.branch})")
+        else:
+            click.echo(f"team memory joined {result.remote} ({result.branch})")
+        _render(result.sync)
+        if result.hook is not None:
+            click.echo(f"pre-commit secret scan installed: {result.hook}")
+
+    emit(as_json, result, human)
+
+
+@team.command(name="sync")
+@project_option
+@json_option
+def sync(project: Path, as_json: bool) -> None:
+    """Commit local changes, merge the remote's, re-scan, push."""
+    report = sync_team(open_memdir(project))
+    emit(as_json, report, lambda: _render(report))
+
+
+@team.command(name="status")
+@click.option("--no-fetch", is_flag=True, help="Compare with the last fetched state only.")
+@project_option
+@json_option
+def status(no_fetch: bool, project: Path, as_json: bool) -> None:
+    """Show commits ahead of and behind the remote, and unsynced files."""
+    state = team_status(open_memdir(project), fetch=not no_fetch)
+
+    def human() -> None:
+        if not state.initialized:
+            click.echo("team memory is not synced: run `memdir team init --remote URL`")
+        else:
+            stale = "" if state.fetched else " (remote not reached: last known state)"
+            click.echo(
+                f"{state.remote} ({state.branch}): {state.ahead} ahead, "
+                f"{state.behind} behind{stale}"
+            )
+        for file in state.unsynced_files:
+            click.echo(f"  unsynced: {file}")
+
+    emit(as_json, state, human)
+
+
+def _render(report: SyncReport) -> None:
+    for label, files in (
+        ("committed", report.committed),
+        ("pulled", report.pulled),
+        ("deleted", report.deleted),
+    ):
+        for file in files:
+            click.echo(f"  {label}: {file}")
+    for conflict in report.conflicts:
+        where = f" -> {conflict.copy}" if conflict.copy else ""
+        click.echo(f"  conflict: {conflict.file}{where}: {conflict.reason}")
+    for item in report.quarantined:
+        click.echo(
+            f"  quarantined: {item.file} ({', '.join(item.labels)}) -> {item.moved_to}; "
+            "it stays in the remote's history: rotate the secret",
+            err=True,
+        )
+    if report.pushed:
+        retried = f" after {report.retries} retries" if report.retries else ""
+        click.echo(f"pushed to {report.remote} ({report.branch}){retried}")
+    else:
+        click.echo(f"up to date with {report.remote} ({report.branch})")
