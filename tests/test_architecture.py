@@ -44,13 +44,19 @@ LAYERS = {
     "storage": {"fs", "codec", "index", "paths", "config", "store", "catalog", "transcript",
                 "dailylog", "textproc", "embeddings"},
     "behaviour": {"api", "search", "recall", "manifest", "age", "prompt", "drift", "doctor",
-                  "session", "session_template", "extract", "consolidate", "team", "llm",
+                  "session", "session_template", "extract", "consolidate", "consolidate_lock", "team", "llm",
                   "agent", "selector", "host", "testing"},
     "adapters": {"cli", "mcp", "integrations"},
 }  # fmt: skip
 ORDER = ["values", "storage", "behaviour", "adapters"]
-# Third-party packages each allowed only inside one area.
-OWNED_IMPORTS = {"click": "cli", "mcp": "mcp", "anthropic": "llm", "openai": "llm"}
+# Third-party packages each allowed only inside some areas: the Anthropic memory
+# tool backend subclasses the SDK's own abstract memory tool.
+OWNED_IMPORTS = {
+    "click": {"cli"},
+    "mcp": {"mcp"},
+    "anthropic": {"llm", "integrations"},
+    "openai": {"llm"},
+}
 
 
 def layer_of(module: str) -> str:
@@ -98,13 +104,16 @@ def test_imports_point_down_the_layers(module: str, path: Path) -> None:
                 f"memdir.{module} ({mine}) imports memdir.{target} ({layer_of(target)})"
             )
             if mine == "adapters" and layer_of(target) == "adapters":
-                assert target.split(".")[0] == module.split(".")[0], (
+                # The CLI is the outermost entry point (it starts the MCP server and
+                # runs the hooks); the other adapters never import each other.
+                source, dest = module.split(".")[0], target.split(".")[0]
+                assert source in (dest, "cli"), (
                     f"adapters import each other: memdir.{module} -> memdir.{target}"
                 )
         top = name.split(".")[0]
         if top in OWNED_IMPORTS:
-            assert module.split(".")[0] == OWNED_IMPORTS[top], (
-                f"memdir.{module} imports {top}, which only memdir.{OWNED_IMPORTS[top]} may"
+            assert module.split(".")[0] in OWNED_IMPORTS[top], (
+                f"memdir.{module} imports {top}, which only {sorted(OWNED_IMPORTS[top])} may"
             )
 
 
