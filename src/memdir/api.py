@@ -17,10 +17,13 @@ from typing import Any, Literal
 
 from .config import Settings, load_settings
 from .dailylog import append_log
+from .drift import DriftChecker
 from .errors import InvalidMemory
+from .manifest import Manifest, build_manifest
 from .model import Memory, MemoryRecord, MemoryType, Scope
 from .paths import Layout, make_layout
 from .prompt import PromptMode, PromptTools, load_prompt, memory_enabled, resolve_mode
+from .recall import RecallResult, Selector, recall
 from .store import MemoryStore, WriteGuard, WriteResult
 from .team.secrets import ensure_no_secrets, scan_text
 
@@ -45,6 +48,7 @@ class Memdir:
         self.layout = layout
         self.settings = settings
         self.env: Mapping[str, str] = dict(os.environ if env is None else env)
+        self._drift_checker: DriftChecker | None = None
         self.private = MemoryStore(
             root=layout.memory_dir,
             scope=Scope.PRIVATE,
@@ -170,6 +174,32 @@ class Memdir:
             max_index_lines=self.settings.max_index_lines,
             max_index_chars=self.settings.max_index_chars,
         )
+
+    def recall(
+        self,
+        query: str,
+        *,
+        session: str | None = None,
+        selector: Selector | None = None,
+        today: dt.date | None = None,
+    ) -> RecallResult:
+        """The few memories that may help with ``query`` (see :func:`memdir.recall.recall`)."""
+        if self._drift_checker is None:
+            # One scan of the project's files per Memdir, shared by every recall.
+            self._drift_checker = DriftChecker(self.layout.project_root)
+        return recall(
+            self,
+            query,
+            session=session,
+            selector=selector,
+            today=today,
+            enabled=self.enabled,
+            checker=self._drift_checker,
+        )
+
+    def manifest(self, *, query: str | None = None, limit: int | None = None) -> Manifest:
+        """One line per memory: newest first, or ranked for ``query``."""
+        return build_manifest(self, query=query, limit=limit)
 
     def log(self, text: str, *, now: dt.datetime | None = None) -> Path:
         """Append a timestamped entry to today's daily log; returns the log file."""

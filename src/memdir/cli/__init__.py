@@ -9,6 +9,7 @@ from ._common import MemdirGroup
 from .demo import demo
 from .memory import COMMANDS as MEMORY_COMMANDS
 from .prompt import COMMANDS as PROMPT_COMMANDS
+from .recall import COMMANDS as RECALL_COMMANDS
 from .team import team
 
 __all__ = ["main"]
@@ -29,5 +30,5 @@ def main(ctx: click.Context, profile: str | None) -> None:
     ctx.obj = {"profile": profile}
 
 
-for _command in [*MEMORY_COMMANDS, *PROMPT_COMMANDS, team, demo]:
+for _command in [*MEMORY_COMMANDS, *PROMPT_COMMANDS, *RECALL_COMMANDS, team, demo]:
     main.add_command(_command)

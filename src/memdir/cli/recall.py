@@ -8,14 +8,10 @@ newest first, or ranked for ``--query``.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
 
-from ..manifest import build_manifest
-from ..prompt import memory_enabled
-from ..recall import recall
 from ._common import emit, json_option, open_memdir, project_option, to_jsonable
 
 __all__ = ["COMMANDS"]
@@ -32,9 +28,7 @@ __all__ = ["COMMANDS"]
 @json_option
 def recall_command(query: str, session: str | None, project: Path, as_json: bool) -> None:
     """Print the memories that may help with QUERY (at most 5)."""
-    mem = open_memdir(project)
-    enabled = memory_enabled(os.environ, mem.settings.enabled)
-    result = recall(mem, query, session=session, enabled=enabled)
+    result = open_memdir(project).recall(query, session=session)
 
     def human() -> None:
         if result.items:
@@ -52,7 +46,7 @@ def recall_command(query: str, session: str | None, project: Path, as_json: bool
 @json_option
 def manifest_command(query: str | None, limit: int | None, project: Path, as_json: bool) -> None:
     """List memories one per line: [type] file (date): description."""
-    result = build_manifest(open_memdir(project), query=query, limit=limit)
+    result = open_memdir(project).manifest(query=query, limit=limit)
 
     def human() -> None:
         if result.text:

@@ -1,0 +1,532 @@
+"""Recall: the few memories worth putting in front of an agent for one request.
+
+:func:`recall` runs in five steps. It skips queries of a single word (too
+vague to choose on) and sessions whose byte budget is spent. It scans the
+memory files and drops those this session has already seen *before*
+ranking, so they cannot crowd out the rest. It ranks the remaining files
+against the query (the search catalog, or memdir's own BM25F: see
+:mod:`memdir.manifest`) into a pool of candidates, the matches first and the
+newest others after them, and hands the pool to a :class:`Selector` that
+names at most ``recall_max_memories``. :class:`LexicalSelector` takes the
+matches in rank order; a model-based selector implements the same Protocol
+and sees names, descriptions, types and ages, never bodies.
+
+Each chosen memory becomes a ``<memory …>`` block: its file, scope, type and
+age in the header, a staleness note when it is over a day old, what the
+drift checker found about the paths and symbols it names, then its body capped
+at a line boundary (``recall_max_lines`` / ``recall_max_bytes``) with a note
+saying where the rest is. Blocks stop where the session budget would be
+exceeded. What a session has seen and spent is a small JSON file under its
+session folder, updated under a file lock, so separate processes that share
+a session id never surface one memory twice.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import html
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Protocol
+
+from .age import Age, age_of, memory_age
+from .codec import parse_memory
+from .drift import DriftChecker, DriftFinding
+from .errors import MemdirError
+from .fs import atomic_write, file_lock
+from .manifest import (
+    CatalogChoice,
+    ManifestEntry,
+    MemdirLike,
+    MemoryFile,
+    newest,
+    rank_files,
+    read_entry,
+    scan_memory_files,
+)
+from .model import Memory, MemoryType, Scope
+from .paths import Layout
+from .prompt import DRIFT_CAVEAT
+
+__all__ = [
+    "STATE_NAME",
+    "Candidate",
+    "CappedBody",
+    "LexicalSelector",
+    "RecallItem",
+    "RecallResult",
+    "Selector",
+    "SessionState",
+    "SkipReason",
+    "cap_body",
+    "read_session_state",
+    "recall",
+    "render_block",
+    "session_state_path",
+]
+
+STATE_NAME = "recall.json"
+_STATE_VERSION = 1
+# A block cut below this many body bytes to fit the budget says too little to be worth it.
+_MIN_BODY_BYTES = 256
+
+
+class SkipReason(StrEnum):
+    """Why a recall returned nothing."""
+
+    DISABLED = "disabled"
+    SINGLE_WORD = "single-word"
+    BUDGET_SPENT = "budget-spent"
+    NO_MEMORIES = "no-memories"
+    NO_MATCH = "no-match"
+    NONE_SELECTED = "none-selected"
+
+
+_REASONS = {
+    SkipReason.DISABLED: "memory is disabled",
+    SkipReason.SINGLE_WORD: "the query is a single word: too vague to choose memories on",
+    SkipReason.BUDGET_SPENT: "this session's recall budget is spent",
+    SkipReason.NO_MEMORIES: "there are no memories this session has not seen yet",
+    SkipReason.NO_MATCH: "no memory matches the query",
+    SkipReason.NONE_SELECTED: "no memory was selected as helpful for the query",
+}
+
+
+# --- selection ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class Candidate:
+    """What a selector sees of one memory; ``ref`` is what it answers with.
+
+    ``ref`` is the path from the memory directory (``team/x.md`` for team
+    memories), ``file`` the path inside its scope. ``score`` is the
+    pre-ranking's (0 for memories that did not match the query).
+    """
+
+    ref: str
+    file: str
+    scope: Scope
+    name: str
+    description: str
+    type: MemoryType | None
+    age_days: int
+    age_label: str
+    score: float
+
+
+class Selector(Protocol):
+    """Chooses at most ``limit`` candidates that will help with ``query``.
+
+    Candidates come best-ranked first. Return their refs, most useful first;
+    an empty list is a fine answer. Unknown refs are ignored.
+    """
+
+    def select(self, query: str, candidates: Sequence[Candidate], limit: int) -> list[str]: ...
+
+
+class LexicalSelector:
+    """Without a model: the candidates that matched the query, in rank order.
+
+    A match scoring under ``min_share`` of the best one is a passing mention
+    (one common query word in a long body) and is left out: an agent is
+    better served by two memories that fit than by five that merely share a word.
+    """
+
+    def __init__(self, *, min_share: float = 0.3) -> None:
+        self.min_share = min_share
+
+    def select(self, query: str, candidates: Sequence[Candidate], limit: int) -> list[str]:
+        """The first ``limit`` matches scoring at least ``min_share`` of the best."""
+        best = max((c.score for c in candidates), default=0.0)
+        if best <= 0:
+            return []
+        floor = best * self.min_share
+        return [c.ref for c in candidates if c.score > 0 and c.score >= floor][:limit]
+
+
+# --- results --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecallItem:
+    """One recalled memory: where it is, its block of text, and what that cost."""
+
+    ref: str
+    file: str
+    scope: Scope
+    path: Path
+    name: str
+    type: MemoryType | None
+    text: str
+    bytes: int
+    age_days: int
+    age_label: str
+    truncated: bool
+    drift: tuple[DriftFinding, ...]
+
+
+@dataclass(frozen=True, kw_only=True)
+class RecallResult:
+    """What a recall returned, or why it returned nothing, and the session's budget."""
+
+    query: str
+    items: tuple[RecallItem, ...]
+    skipped: SkipReason | None
+    reason: str | None
+    budget_used: int
+    budget_left: int
+    session: str | None = None
+
+    def render(self) -> str:
+        """The text an agent gets: the blocks and the drift caveat, or ``""``."""
+        if not self.items:
+            return ""
+        blocks = "\n\n".join(item.text for item in self.items)
+        return f"Memories recalled for this request:\n\n{blocks}\n\n{DRIFT_CAVEAT}\n"
+
+
+# --- body caps and blocks -------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class CappedBody:
+    """A body cut to its first lines, with the counts the truncation note gives."""
+
+    text: str
+    truncated: bool
+    shown_lines: int
+    total_lines: int
+    shown_bytes: int
+    total_bytes: int
+
+
+def cap_body(body: str, *, max_lines: int, max_bytes: int) -> CappedBody:
+    """The first lines of ``body`` within ``max_lines`` and ``max_bytes``.
+
+    The cut falls at a line boundary; only a first line longer than
+    ``max_bytes`` is cut inside (at a character boundary).
+    """
+    lines = body.splitlines(keepends=True)
+    total = len(body.encode("utf-8"))
+    kept: list[str] = []
+    size = 0
+    for line in lines[: max(max_lines, 0)]:
+        width = len(line.encode("utf-8"))
+        if size + width > max_bytes:
+            break
+        kept.append(line)
+        size += width
+    if not kept and lines and max_lines > 0 and max_bytes > 0:
+        head = lines[0].encode("utf-8")[:max_bytes].decode("utf-8", "ignore")
+        kept, size = [head.rstrip("\n") + "\n"], len(head.encode("utf-8"))
+    text = "".join(kept)
+    if text and not text.endswith("\n"):
+        text += "\n"
+    return CappedBody(
+        text=text,
+        truncated=size < total,
+        shown_lines=len(kept),
+        total_lines=len(lines),
+        shown_bytes=size,
+        total_bytes=total,
+    )
+
+
+def _show_command(file: str, scope: Scope) -> str:
+    return f"memdir show {file}" + (" --scope team" if scope is Scope.TEAM else "")
+
+
+def render_block(
+    *,
+    ref: str,
+    file: str,
+    scope: Scope,
+    path: Path,
+    memory: Memory,
+    age: Age,
+    drift: Sequence[DriftFinding],
+    body: CappedBody,
+) -> str:
+    """One recalled memory as the agent reads it (see the module docstring)."""
+    kind = memory.type.value if memory.type is not None else "untyped"
+    attrs = {"file": ref, "scope": scope.value, "type": kind, "saved": age.label}
+    head = " ".join(f'{k}="{html.escape(v, quote=True)}"' for k, v in attrs.items())
+    lines = [f"<memory {head}>", f"{memory.name}: {memory.description}"]
+    if age.note:
+        lines.append(age.note)
+    if drift:
+        lines.append("Checked against the project now:")
+        lines.extend(f"- {finding.message}" for finding in drift)
+    lines.append("")
+    text = "\n".join(lines) + "\n" + body.text
+    if body.truncated:
+        text += (
+            f"[Truncated: {body.shown_lines} of {body.total_lines} lines shown "
+            f"({body.shown_bytes:,} of {body.total_bytes:,} bytes). Read the rest with "
+            f"`{_show_command(file, scope)}` or open {path}]\n"
+        )
+    return text + "</memory>"
+
+
+# --- session state --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class SessionState:
+    """What one session has been shown (refs, in order) and the bytes it spent."""
+
+    surfaced: tuple[str, ...] = ()
+    bytes_used: int = 0
+
+
+def session_state_path(layout: Layout, session_id: str) -> Path:
+    """``<sessions>/<session-id>/recall.json``; the id is confined to the sessions folder."""
+    return layout.session_dir(session_id) / STATE_NAME
+
+
+def _load_state(path: Path) -> SessionState:
+    try:
+        data: Any = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return SessionState()
+    except (OSError, ValueError):
+        # Trigger: a damaged state file. Why: it only throttles recall; refusing
+        # to recall would hurt more than showing a memory twice. Outcome: start over.
+        return SessionState()
+    if not isinstance(data, dict):
+        return SessionState()
+    surfaced = data.get("surfaced", [])
+    used = data.get("bytes_used", 0)
+    return SessionState(
+        surfaced=tuple(str(r) for r in surfaced) if isinstance(surfaced, list) else (),
+        bytes_used=used if isinstance(used, int) and used >= 0 else 0,
+    )
+
+
+def read_session_state(layout: Layout, session_id: str) -> SessionState:
+    """The recall state of a session (empty when it has none yet)."""
+    return _load_state(session_state_path(layout, session_id))
+
+
+def _save_state(path: Path, state: SessionState) -> None:
+    data = {
+        "version": _STATE_VERSION,
+        "surfaced": list(state.surfaced),
+        "bytes_used": state.bytes_used,
+    }
+    atomic_write(path, json.dumps(data, indent=1) + "\n")
+
+
+# --- recall ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Context:
+    memdir: MemdirLike
+    query: str
+    selector: Selector
+    today: dt.date
+    catalog: CatalogChoice
+    checker: DriftChecker
+    session: str | None
+    enabled: bool
+
+
+def recall(
+    memdir: MemdirLike,
+    query: str,
+    *,
+    session: str | None = None,
+    selector: Selector | None = None,
+    today: dt.date | None = None,
+    catalog: CatalogChoice = "auto",
+    checker: DriftChecker | None = None,
+    enabled: bool | None = None,
+) -> RecallResult:
+    """The memories that may help with ``query`` (at most ``recall_max_memories``).
+
+    With ``session``, memories that session already saw are left out and the
+    bytes returned count against its budget (``recall_session_budget``); the
+    record persists across processes. ``selector`` defaults to
+    :class:`LexicalSelector`; ``catalog`` to the project's catalog when one
+    exists; ``checker`` to a drift checker over the project root. ``enabled``
+    is the outcome of the enable chain, which composition roots work out
+    (:func:`memdir.prompt.memory_enabled`); ``None`` reads ``settings.enabled``.
+    Nothing found is a result with ``skipped`` set, not an exception.
+    """
+    ctx = _Context(
+        memdir=memdir,
+        query=query,
+        selector=selector or LexicalSelector(),
+        today=today or dt.date.today(),
+        catalog=catalog,
+        checker=checker or DriftChecker(memdir.layout.project_root),
+        session=session,
+        enabled=memdir.settings.enabled is not False if enabled is None else enabled,
+    )
+    if session is None:
+        result, _ = _recall(ctx, SessionState())
+        return result
+    path = session_state_path(memdir.layout, session)
+    if not ctx.enabled or len(query.split()) < 2:
+        result, _ = _recall(ctx, _load_state(path))
+        return result
+    with file_lock(path.with_name("recall.lock"), timeout=memdir.settings.lock_timeout):
+        result, state = _recall(ctx, _load_state(path))
+        if result.items:
+            _save_state(path, state)
+    return result
+
+
+def _skip(ctx: _Context, reason: SkipReason, state: SessionState) -> RecallResult:
+    budget = ctx.memdir.settings.recall_session_budget
+    return RecallResult(
+        query=ctx.query,
+        items=(),
+        skipped=reason,
+        reason=_REASONS[reason],
+        budget_used=state.bytes_used,
+        budget_left=max(budget - state.bytes_used, 0),
+        session=ctx.session,
+    )
+
+
+def _recall(ctx: _Context, state: SessionState) -> tuple[RecallResult, SessionState]:
+    settings = ctx.memdir.settings
+    if not ctx.enabled:
+        return _skip(ctx, SkipReason.DISABLED, state), state
+    if len(ctx.query.split()) < 2:
+        return _skip(ctx, SkipReason.SINGLE_WORD, state), state
+    remaining = settings.recall_session_budget - state.bytes_used
+    if remaining <= 0:
+        return _skip(ctx, SkipReason.BUDGET_SPENT, state), state
+    seen = set(state.surfaced)
+    files = [f for f in scan_memory_files(ctx.memdir) if f.ref not in seen]
+    if not files:
+        return _skip(ctx, SkipReason.NO_MEMORIES, state), state
+    candidates = _candidates(ctx, files)
+    chosen = _validated(
+        ctx.selector.select(ctx.query, candidates, settings.recall_max_memories),
+        candidates,
+        settings.recall_max_memories,
+    )
+    if not chosen:
+        matched = any(c.score > 0 for c in candidates)
+        return _skip(
+            ctx, SkipReason.NONE_SELECTED if matched else SkipReason.NO_MATCH, state
+        ), state
+    items = _items(ctx, chosen, {f.ref: f for f in files}, remaining)
+    if not items:
+        return _skip(ctx, SkipReason.BUDGET_SPENT, state), state
+    spent = state.bytes_used + sum(item.bytes for item in items)
+    state = SessionState(surfaced=(*state.surfaced, *(i.ref for i in items)), bytes_used=spent)
+    result = RecallResult(
+        query=ctx.query,
+        items=tuple(items),
+        skipped=None,
+        reason=None,
+        budget_used=spent,
+        budget_left=max(settings.recall_session_budget - spent, 0),
+        session=ctx.session,
+    )
+    return result, state
+
+
+def _candidates(ctx: _Context, files: Sequence[MemoryFile]) -> list[Candidate]:
+    """The pool a selector chooses from: matches best first, then the newest others."""
+    pool_size = ctx.memdir.settings.manifest_max_entries
+    matches = rank_files(
+        files, ctx.query, layout=ctx.memdir.layout, catalog=ctx.catalog, limit=pool_size
+    )
+    taken = {found.ref for found, _ in matches}
+    others = newest([f for f in files if f.ref not in taken], pool_size - len(matches))
+    pool = [*matches, *((found, 0.0) for found in others)]
+    return [_candidate(read_entry(found), score, ctx.today) for found, score in pool]
+
+
+def _candidate(entry: ManifestEntry, score: float, today: dt.date) -> Candidate:
+    age = memory_age(today=today, mtime=entry.mtime, verified=entry.verified, updated=entry.updated)
+    return Candidate(
+        ref=entry.ref,
+        file=entry.file,
+        scope=entry.scope,
+        name=entry.name,
+        description=entry.description,
+        type=entry.type,
+        age_days=age.days,
+        age_label=age.label,
+        score=score,
+    )
+
+
+def _validated(refs: Sequence[str], candidates: Sequence[Candidate], limit: int) -> list[str]:
+    known = {c.ref for c in candidates}
+    return list(dict.fromkeys(r for r in refs if r in known))[:limit]
+
+
+def _items(
+    ctx: _Context, chosen: Sequence[str], files: dict[str, MemoryFile], remaining: int
+) -> list[RecallItem]:
+    items: list[RecallItem] = []
+    for ref in chosen:
+        found = files[ref]
+        memory = _read_memory(found)
+        if memory is None:
+            continue  # unreadable or removed since the scan: nothing to show
+        item = _item(ctx, found, memory, remaining)
+        if item is None:
+            break  # the budget cannot hold another block
+        items.append(item)
+        remaining -= item.bytes
+    return items
+
+
+def _read_memory(found: MemoryFile) -> Memory | None:
+    try:
+        return parse_memory(found.path.read_text(encoding="utf-8", errors="replace"))
+    except (MemdirError, OSError):
+        return None
+
+
+def _item(ctx: _Context, found: MemoryFile, memory: Memory, remaining: int) -> RecallItem | None:
+    settings = ctx.memdir.settings
+    age = age_of(memory, mtime=found.mtime, today=ctx.today)
+    drift = tuple(ctx.checker.check_memory(memory))
+    max_bytes = settings.recall_max_bytes
+    while True:
+        body = cap_body(memory.body, max_lines=settings.recall_max_lines, max_bytes=max_bytes)
+        text = render_block(
+            ref=found.ref,
+            file=found.file,
+            scope=found.scope,
+            path=found.path,
+            memory=memory,
+            age=age,
+            drift=drift,
+            body=body,
+        )
+        size = len(text.encode("utf-8"))
+        if size <= remaining:
+            break
+        # Too big for what is left of the budget: show less of the body, if that helps.
+        max_bytes = body.shown_bytes - (size - remaining)
+        if max_bytes < _MIN_BODY_BYTES:
+            return None
+    return RecallItem(
+        ref=found.ref,
+        file=found.file,
+        scope=found.scope,
+        path=found.path,
+        name=memory.name,
+        type=memory.type,
+        text=text,
+        bytes=size,
+        age_days=age.days,
+        age_label=age.label,
+        truncated=body.truncated,
+        drift=drift,
+    )
