@@ -9,12 +9,14 @@ from here.
 
 from __future__ import annotations
 
+import builtins
 import datetime as dt
 import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from .catalog import Catalog, Hit, Progress, RefreshStats
 from .config import Settings, load_settings
 from .dailylog import append_log
 from .drift import DriftChecker
@@ -24,6 +26,7 @@ from .model import Memory, MemoryRecord, MemoryType, Scope
 from .paths import Layout, make_layout
 from .prompt import PromptMode, PromptTools, load_prompt, memory_enabled, resolve_mode
 from .recall import RecallResult, Selector, recall
+from .search import GrepHit, grep, search
 from .store import MemoryStore, WriteGuard, WriteResult
 from .team.secrets import ensure_no_secrets, scan_text
 
@@ -200,6 +203,58 @@ class Memdir:
     def manifest(self, *, query: str | None = None, limit: int | None = None) -> Manifest:
         """One line per memory: newest first, or ranked for ``query``."""
         return build_manifest(self, query=query, limit=limit)
+
+    def search(
+        self,
+        query: str,
+        *,
+        kinds: Sequence[str] | None = None,
+        limit: int = 10,
+        types: Sequence[MemoryType | str] | None = None,
+        scope: Scope | str | None = None,
+        since: dt.date | None = None,
+        until: dt.date | None = None,
+    ) -> builtins.list[Hit]:
+        """Ranked search over memories, logs, session notes and added transcripts."""
+        return search(
+            self.layout,
+            query,
+            kinds=kinds,
+            limit=limit,
+            types=types,
+            scope=scope,
+            since=since,
+            until=until,
+        )
+
+    def grep(
+        self,
+        pattern: str,
+        *,
+        regex: bool = False,
+        ignore_case: bool = False,
+        transcripts: str | Path | None = None,
+    ) -> builtins.list[GrepHit]:
+        """Lines of memory files (and transcript turns) matching ``pattern``, like grep -rn."""
+        return grep(
+            self.layout.memory_dir,
+            pattern,
+            regex=regex,
+            ignore_case=ignore_case,
+            include_transcripts_dir=transcripts,
+        )
+
+    def reindex(self, *, progress: Progress | None = None) -> RefreshStats:
+        """Rebuild the derived search index from the files."""
+        with Catalog.open(self.layout) as catalog:
+            return catalog.rebuild(progress=progress)
+
+    def add_transcripts(
+        self, path: str | Path, *, progress: Progress | None = None
+    ) -> RefreshStats:
+        """Index a transcript file or a folder of ``.jsonl`` transcripts for search."""
+        with Catalog.open(self.layout) as catalog:
+            return catalog.add_transcripts(path, progress=progress)
 
     def log(self, text: str, *, now: dt.datetime | None = None) -> Path:
         """Append a timestamped entry to today's daily log; returns the log file."""

@@ -10,6 +10,7 @@ from .demo import demo
 from .memory import COMMANDS as MEMORY_COMMANDS
 from .prompt import COMMANDS as PROMPT_COMMANDS
 from .recall import COMMANDS as RECALL_COMMANDS
+from .search import COMMANDS as SEARCH_COMMANDS
 from .team import team
 
 __all__ = ["main"]
@@ -30,5 +31,12 @@ def main(ctx: click.Context, profile: str | None) -> None:
     ctx.obj = {"profile": profile}
 
 
-for _command in [*MEMORY_COMMANDS, *PROMPT_COMMANDS, *RECALL_COMMANDS, team, demo]:
+for _command in [
+    *MEMORY_COMMANDS,
+    *PROMPT_COMMANDS,
+    *RECALL_COMMANDS,
+    *SEARCH_COMMANDS,
+    team,
+    demo,
+]:
     main.add_command(_command)

@@ -1,0 +1,114 @@
+"""Search commands: ranked search or grep, reindex, and adding transcripts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import Progress
+
+from ..catalog import Progress as CatalogProgress
+from ..catalog import RefreshStats
+from ._common import emit, json_option, open_memdir, project_option
+
+__all__ = ["COMMANDS"]
+
+_KINDS = click.Choice(["memory", "log", "notes", "transcript"])
+
+
+@click.command()
+@click.argument("query", required=False)
+@click.option("--kind", "kinds", type=_KINDS, multiple=True, help="Only these kinds (repeatable).")
+@click.option("-k", "--limit", type=click.IntRange(min=1), default=10, show_default=True)
+@click.option("--grep", "pattern", default=None, help="Literal grep instead of ranked search.")
+@click.option("--regex", is_flag=True, help="With --grep: the pattern is a regular expression.")
+@click.option("-i", "--ignore-case", is_flag=True, help="With --grep: ignore case.")
+@click.option(
+    "--transcripts",
+    type=click.Path(exists=True, path_type=Path),
+    default=None,
+    help="With --grep: also search the .jsonl transcripts in this folder.",
+)
+@project_option
+@json_option
+def search(
+    query: str | None,
+    kinds: tuple[str, ...],
+    limit: int,
+    pattern: str | None,
+    regex: bool,
+    ignore_case: bool,
+    transcripts: Path | None,
+    project: Path,
+    as_json: bool,
+) -> None:
+    """Ranked search for QUERY, or `--grep PATTERN` for matching lines."""
+    mem = open_memdir(project)
+    if pattern is not None:
+        lines = mem.grep(pattern, regex=regex, ignore_case=ignore_case, transcripts=transcripts)
+        text = "\n".join(f"{h.path}:{h.line}:{h.text}" for h in lines)
+        emit(as_json, lines, lambda: click.echo(text) if lines else None)
+        return
+    if not query:
+        raise click.UsageError("give a QUERY, or --grep PATTERN")
+    hits = mem.search(query, kinds=kinds or None, limit=limit)
+
+    def human() -> None:
+        if not hits:
+            click.echo("no results", err=True)
+        for hit in hits:
+            when = f" {hit.date:%Y-%m-%d}" if hit.date else ""
+            click.echo(f"{hit.score:6.2f} [{hit.kind}{when}] {hit.ref} — {hit.title}")
+            if hit.snippet:
+                click.echo(f"       {hit.snippet}")
+
+    emit(as_json, hits, human)
+
+
+def _with_progress(label: str, work: Callable[[CatalogProgress], RefreshStats]) -> RefreshStats:
+    console = Console(stderr=True)  # progress never mixes with the output
+    with Progress(transient=True, console=console, disable=not console.is_terminal) as bar:
+        task = bar.add_task(label, total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        return work(progress)
+
+
+@click.command()
+@project_option
+@json_option
+def reindex(project: Path, as_json: bool) -> None:
+    """Rebuild the search index from the files (it is derived: nothing is lost)."""
+    mem = open_memdir(project)
+    stats = _with_progress("indexing", lambda p: mem.reindex(progress=p))
+    emit(as_json, stats, lambda: click.echo(_summary(stats)))
+
+
+def _summary(stats: RefreshStats) -> str:
+    return (
+        f"indexed: {stats.added} added, {stats.updated} updated, {stats.removed} removed "
+        f"in {stats.seconds:.1f} s"
+    )
+
+
+@click.group()
+def index() -> None:
+    """Manage what the search index holds."""
+
+
+@index.command(name="add-transcripts")
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@project_option
+@json_option
+def add_transcripts(path: Path, project: Path, as_json: bool) -> None:
+    """Index a transcript (.jsonl) or a folder of them for search."""
+    mem = open_memdir(project)
+    stats = _with_progress("indexing transcripts", lambda p: mem.add_transcripts(path, progress=p))
+    emit(as_json, stats, lambda: click.echo(_summary(stats)))
+
+
+COMMANDS = [search, reindex, index]
