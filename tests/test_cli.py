@@ -127,5 +127,15 @@ def test_edit_that_breaks_the_frontmatter_is_not_saved(
 def test_demo_runs_end_to_end_and_cleans_up() -> None:
     code, out, _ = run("demo")
     assert code == 0
-    for marker in ("user_role.md", "merge_freeze.md", "forgotten.md", "all good"):
+    markers = (
+        "user_role.md",
+        "merge_freeze.md",
+        "forgotten.md",
+        "all good",
+        "## Team MEMORY.md",
+        "8 days ago",
+        "`docs/release.md` no longer exists",
+        "Linear project INGEST",
+    )
+    for marker in markers:
         assert marker in out

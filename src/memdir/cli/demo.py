@@ -9,6 +9,7 @@ canned: every output is produced by memdir on the spot.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import shutil
 import subprocess
@@ -85,6 +86,117 @@ def _throwaway(keep: bool) -> Iterator[tuple[Path, Path]]:
             shutil.rmtree(base, ignore_errors=True)
 
 
+SAMPLE_CONVERSATION = [
+    (
+        "2026-03-02T09:00:00Z",
+        "user",
+        "I'm a data scientist; I've written Go for ten years but "
+        "never touched this repo's React front end.",
+    ),
+    ("2026-03-02T09:00:20Z", "assistant", "Noted. I'll explain the front end in back-end terms."),
+    (
+        "2026-03-02T09:05:00Z",
+        "user",
+        "Also stop summarising at the end of every reply, I read the diff.",
+    ),
+    (
+        "2026-03-04T14:00:00Z",
+        "user",
+        "Heads-up: non-critical merges freeze after Thursday, "
+        "mobile is cutting the release branch. The freeze list is in docs/release.md.",
+    ),
+    ("2026-03-04T14:00:30Z", "assistant", "Understood: freeze from 2026-03-05."),
+    ("2026-03-04T14:02:00Z", "user", "Pipeline bugs live in the Linear project INGEST."),
+]
+
+
+def _write_transcript(path: Path) -> None:
+    lines = [
+        json.dumps({"role": role, "content": text, "timestamp": when})
+        for when, role, text in SAMPLE_CONVERSATION
+    ]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _save_memories(mem: Memdir) -> None:
+    _step("1. A two-session conversation becomes typed memories, each in its scope")
+    for spec in SAMPLE_MEMORIES:
+        result = mem.write(**spec)  # type: ignore[arg-type]
+        click.echo(f"  {result.record.scope.value:7} {result.record.file}")
+    _step(f"2. The indexes ({INDEX_NAME}) memdir keeps in step with every write")
+    for store in (mem.private, mem.team):
+        click.echo(f"  [{store.scope.value}] {store.index_path}")
+        for line in store.read_index().splitlines():
+            click.echo(f"    {line}")
+
+
+def _doctor(mem: Memdir) -> None:
+    _step("3. doctor: an agent wrote a file but forgot its index line")
+    stray = mem.layout.memory_dir / "forgotten.md"
+    stray.write_text(
+        "---\nname: Forgotten\ndescription: written by hand, never indexed\n"
+        "type: feedback\n---\nAlways run the linters before committing.\n",
+        encoding="utf-8",
+    )
+    for finding in diagnose(mem).findings:
+        click.echo(f"  found: {finding.scope.value}:{finding.file} {finding.message}")
+    fixed = diagnose(mem, fix=True)
+    healthy = "all good" if diagnose(mem).ok else "problems remain"
+    click.echo(f"  fixed {sum(f.fixed for f in fixed.findings)}; now: {healthy}")
+
+
+def _prompt(mem: Memdir) -> None:
+    _step("4. The memory section of the next session's system prompt")
+    text = mem.prompt() or ""
+    headings = [line for line in text.splitlines() if line.startswith("#")]
+    click.echo(f"  {len(text):,} characters, {len(text.splitlines())} lines; sections:")
+    for heading in headings:
+        click.echo(f"    {heading}")
+
+
+def _recall(mem: Memdir, project: Path) -> None:
+    later = dt.date.today() + dt.timedelta(days=8)
+    (project / "docs" / "release.md").unlink()
+    _step(f"5. Recall, eight days later ({later}), after docs/release.md was deleted")
+    query = "can I merge my refactor during the mobile release freeze?"
+    click.echo(f"  query: {query}")
+    result = mem.recall(query, session="demo-session", today=later)
+    for line in result.render().splitlines():
+        click.echo(f"  | {line}")
+    again = mem.recall(query, session="demo-session", today=later)
+    click.echo(
+        f"  same query again in this session: {len(again.items)} memories "
+        "(what a session has seen is not repeated)"
+    )
+
+
+def _search(mem: Memdir, base: Path) -> None:
+    _step("6. Search over the conversation transcript (turn level, with dates)")
+    transcript = base / "conversation.jsonl"
+    _write_transcript(transcript)
+    stats = mem.add_transcripts(transcript)
+    click.echo(f"  indexed {transcript.name}: {stats.added} added")
+    for hit in mem.search("Linear project for pipeline bugs", kinds=["transcript"], limit=2):
+        when = f"{hit.date:%Y-%m-%d}" if hit.date else "?"
+        turn = hit.ref.rsplit("#", 1)[1]
+        click.echo(f"  {hit.score:5.2f} {when} turn {turn} ({hit.title}): {hit.snippet}")
+
+
+def _where(mem: Memdir, keep: bool) -> None:
+    _step("Where everything lives")
+    layout = mem.layout
+    for label, where in (
+        ("project root", layout.project_root),
+        ("private memory", layout.memory_dir),
+        ("team memory", layout.team_dir),
+        ("daily logs", layout.logs_dir),
+        ("derived state", layout.state_dir),
+    ):
+        click.echo(f"  {label:15} {where}")
+    if not keep:
+        click.echo("  (a throwaway home: removed when the demo ends; --keep keeps it)")
+
+
 @click.command()
 @click.option("--keep", is_flag=True, help="Keep the throwaway project and memory home.")
 def demo(keep: bool) -> None:
@@ -92,39 +204,10 @@ def demo(keep: bool) -> None:
     started = time.monotonic()
     with _throwaway(keep) as (project, home):
         mem = Memdir.open(project, home=home, env={**os.environ, "MEMDIR_HOME": str(home)})
-        _step("1. Save one memory of each type, in the scope it belongs to")
-        for spec in SAMPLE_MEMORIES:
-            result = mem.write(**spec)  # type: ignore[arg-type]
-            click.echo(f"  {result.record.scope.value:7} {result.record.file}")
-        _step(f"2. The indexes ({INDEX_NAME}) an agent loads at session start")
-        for store in (mem.private, mem.team):
-            click.echo(f"  [{store.scope.value}] {store.index_path}")
-            for line in store.read_index().splitlines():
-                click.echo(f"    {line}")
-        _step("3. doctor: an agent wrote a file but forgot its index line")
-        stray = mem.layout.memory_dir / "forgotten.md"
-        stray.write_text(
-            "---\nname: Forgotten\ndescription: written by hand, never indexed\n"
-            "type: feedback\n---\nAlways run the linters before committing.\n",
-            encoding="utf-8",
-        )
-        for finding in diagnose(mem).findings:
-            click.echo(f"  found: {finding.scope.value}:{finding.file} {finding.message}")
-        fixed = diagnose(mem, fix=True)
-        click.echo(
-            f"  fixed {sum(f.fixed for f in fixed.findings)}; now: "
-            f"{'all good' if diagnose(mem).ok else 'problems remain'}"
-        )
-        _step("Where everything lives")
-        layout = mem.layout
-        for label, where in (
-            ("project root", layout.project_root),
-            ("private memory", layout.memory_dir),
-            ("team memory", layout.team_dir),
-            ("daily logs", layout.logs_dir),
-            ("derived state", layout.state_dir),
-        ):
-            click.echo(f"  {label:15} {where}")
-        if not keep:
-            click.echo("  (a throwaway home: removed when the demo ends; --keep keeps it)")
-    click.echo(f"\ndemo finished in {time.monotonic() - started:.1f} s on {dt.date.today()}")
+        _save_memories(mem)
+        _doctor(mem)
+        _prompt(mem)
+        _recall(mem, project)
+        _search(mem, project.parent)
+        _where(mem, keep)
+    click.echo(f"\ndemo finished in {time.monotonic() - started:.1f} s")
