@@ -1,0 +1,97 @@
+"""provider_from_env: which provider the environment configures, and when none."""
+
+from __future__ import annotations
+
+import pytest
+
+from memdir.errors import ConfigError
+from memdir.llm import AnthropicProvider, OpenAICompatProvider, provider_from_env
+
+
+def test_nothing_configured_means_no_provider() -> None:
+    assert provider_from_env({}) is None
+
+
+def test_explicit_none_wins_over_keys() -> None:
+    assert provider_from_env({"MEMDIR_PROVIDER": "none", "ANTHROPIC_API_KEY": "k"}) is None
+
+
+def test_an_anthropic_key_alone_selects_anthropic_with_its_default_model() -> None:
+    provider = provider_from_env({"ANTHROPIC_API_KEY": "k"})
+    assert isinstance(provider, AnthropicProvider)
+    assert provider.model == "claude-haiku-4-5"
+    assert provider.base_url == "https://api.anthropic.com"
+
+
+def test_an_openai_key_selects_openai_and_memdir_model_names_the_model() -> None:
+    provider = provider_from_env({"OPENAI_API_KEY": "k", "MEMDIR_MODEL": "gpt-x"})
+    assert isinstance(provider, OpenAICompatProvider)
+    assert provider.model == "gpt-x"
+    assert provider.dialect == "json_schema"
+
+
+def test_an_openai_base_url_without_a_key_selects_that_server() -> None:
+    provider = provider_from_env({"OPENAI_BASE_URL": "http://127.0.0.1:8000/v1"})
+    assert isinstance(provider, OpenAICompatProvider)
+    assert provider.base_url == "http://127.0.0.1:8000/v1"
+    assert provider.dialect == "json_object"
+
+
+def test_local_uses_the_loopback_server_and_an_explicit_dialect() -> None:
+    env = {
+        "MEMDIR_PROVIDER": "local",
+        "MEMDIR_LOCAL_BASE_URL": "http://127.0.0.1:9999/v1",
+        "MEMDIR_LLM_DIALECT": "prompt",
+    }
+    provider = provider_from_env(env)
+    assert isinstance(provider, OpenAICompatProvider)
+    assert provider.base_url == "http://127.0.0.1:9999/v1"
+    assert provider.dialect == "prompt"
+
+
+def test_local_defaults_to_llama_cpp_on_port_8080() -> None:
+    provider = provider_from_env({"MEMDIR_PROVIDER": "local"})
+    assert isinstance(provider, OpenAICompatProvider)
+    assert provider.base_url == "http://127.0.0.1:8080/v1"
+
+
+def test_provider_name_is_case_insensitive() -> None:
+    assert isinstance(
+        provider_from_env({"MEMDIR_PROVIDER": "Anthropic", "ANTHROPIC_API_KEY": "k"}),
+        AnthropicProvider,
+    )
+
+
+@pytest.mark.parametrize(
+    ("env", "needle"),
+    [
+        ({"MEMDIR_PROVIDER": "gemini"}, "not a provider"),
+        ({"MEMDIR_PROVIDER": "anthropic"}, "ANTHROPIC_API_KEY is not set"),
+        ({"MEMDIR_PROVIDER": "openai"}, "neither OPENAI_API_KEY"),
+        ({"OPENAI_API_KEY": "k", "MEMDIR_LLM_TIMEOUT": "soon"}, "MEMDIR_LLM_TIMEOUT"),
+        ({"OPENAI_API_KEY": "k", "MEMDIR_LLM_TIMEOUT": "0"}, "MEMDIR_LLM_TIMEOUT"),
+        ({"OPENAI_API_KEY": "k", "MEMDIR_LLM_DIALECT": "yaml"}, "dialect"),
+    ],
+)
+def test_misconfiguration_is_a_config_error_with_a_hint(env: dict[str, str], needle: str) -> None:
+    with pytest.raises(ConfigError, match=needle) as caught:
+        provider_from_env(env)
+    assert caught.value.hint
+
+
+def test_the_key_never_appears_in_a_config_error() -> None:
+    with pytest.raises(ConfigError) as caught:
+        provider_from_env({"OPENAI_API_KEY": "sk-very-secret", "MEMDIR_LLM_TIMEOUT": "x"})
+    assert "sk-very-secret" not in str(caught.value)
+
+
+def test_importing_memdir_llm_imports_no_sdk() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, memdir.llm, memdir.testing; "
+        "print('openai' in sys.modules, 'anthropic' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
