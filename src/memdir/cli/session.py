@@ -84,6 +84,13 @@ def _provider(settings_provider: str | None, settings_model: str | None) -> Prov
     return provider
 
 
+def _close(provider: Provider) -> None:
+    # Providers that hold a connection pool may offer close(); the Protocol does not require it.
+    close = getattr(provider, "close", None)
+    if callable(close):
+        close()
+
+
 @session.command(name="update")
 @click.option("--session", "session_id", required=True, help="Session id.")
 @click.option(
@@ -103,7 +110,10 @@ def update(session_id: str, transcript: Path, project: Path, as_json: bool) -> N
     notes = SessionNotes.for_session(
         layout=mem.layout, settings=mem.settings, provider=provider, session_id=session_id
     )
-    result = notes.update(turns)
+    try:
+        result = notes.update(turns)
+    finally:
+        _close(provider)
     run = result.run
 
     def human() -> None:

@@ -1,0 +1,414 @@
+"""Durable memory extraction: after a finished turn, save what is worth keeping.
+
+When the agent gives a final answer (an assistant turn without tool calls), a
+background sub-agent reads the messages since the extraction cursor and the
+manifest of existing memories, and writes or updates memories through
+:class:`~memdir.store.MemoryStore` (so confinement, locks, the index and the
+team secret scan all apply). Its tools: list, read and search inside the memory
+directory, and ``write_memory``; anything else (deleting included) is refused
+back to the model. At most five model turns.
+
+The run is skipped when the main agent already wrote memory since the cursor
+(:func:`wrote_memory`: a file-writing tool call whose path is inside the memory
+directory, or a memdir write tool). One run at a time; submissions mid-run
+coalesce into one trailing run; the cursor (``extract.json`` in the session
+folder) moves only when the run succeeds. Errors are logged and reported,
+never raised into the agent.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .agent import (
+    AgentStop,
+    AgentTool,
+    RunReport,
+    SerialRunner,
+    ToolPolicy,
+    format_conversation,
+    run_agent,
+)
+from .api import Memdir
+from .errors import InvalidMemory, MemdirError
+from .fs import atomic_write, safe_join
+from .llm.base import Provider, ToolSpec
+from .manifest import build_manifest
+from .model import MemoryType, Scope
+from .prompt import WHAT_NOT_TO_SAVE
+from .search import grep
+from .session import Cursor, turns_since
+from .transcript import Turn, last_assistant_has_tool_calls
+
+__all__ = [
+    "ExtractionReport",
+    "MemoryExtractor",
+    "extraction_policy",
+    "wrote_memory",
+]
+
+log = logging.getLogger("memdir.extract")
+
+STATE_NAME = "extract.json"
+DEFAULT_MAX_TURNS = 5
+DEFAULT_TOKEN_BUDGET = 150_000
+DEFAULT_MAX_TOKENS = 4096
+_MAX_GREP_HITS = 50
+
+# Tools of coding agents that write a file named by one of these arguments.
+_FILE_WRITE_TOOLS = frozenset(
+    {"Write", "Edit", "MultiEdit", "NotebookEdit", "write_file", "edit_file", "create_file"}
+)
+_PATH_KEYS = ("file_path", "path", "notebook_path")
+# memdir's own write tools (MCP names carry a server prefix, e.g. mcp__memdir__write).
+_MEMDIR_WRITE_VERBS = ("write", "edit", "create", "str_replace", "insert", "rename", "delete")
+# The Anthropic memory tool: these commands change files.
+_MEMORY_TOOL_WRITES = frozenset({"create", "str_replace", "insert", "delete", "rename"})
+
+SYSTEM_PROMPT = f"""\
+You are memdir's memory extractor, a background job: you do not talk to the user. You \
+read the latest part of a conversation between a user and an AI agent and save what \
+future conversations should know, as memories, with the tools you have.
+
+Each memory has one of four types:
+- user: who the user is (role, expertise, preferences) — always private.
+- feedback: how the user wants the agent to work; corrections and confirmed approaches.
+- project: facts about the work not derivable from the code: goals, decisions, deadlines.
+- reference: where information lives outside the project (dashboards, tickets, docs).
+Feedback and project bodies: the rule or fact first, then a **Why:** line and a \
+**How to apply:** line. Convert relative dates to absolute ones.
+Scope: "private" (this user only) or "team" (shared with the project's contributors): \
+user memories are always private.
+
+{WHAT_NOT_TO_SAVE}
+
+Update an existing memory (pass its file) rather than writing a near-duplicate. Save \
+nothing when nothing is worth saving. You have few turns: read what you need in one \
+reply, write everything in the next, then answer with a one-line summary and no tool \
+calls."""
+
+
+def wrote_memory(turns: Sequence[Turn], memory_dir: Path) -> bool:
+    """Whether any assistant turn in ``turns`` wrote into ``memory_dir`` itself."""
+    root = os.path.realpath(memory_dir)
+    for turn in turns:
+        if turn.role != "assistant" or turn.is_sidechain:
+            continue
+        for call in turn.tool_calls:
+            if _is_memory_write(call.name, call.input, root):
+                return True
+    return False
+
+
+def _is_memory_write(name: str, args: Mapping[str, Any], root: str) -> bool:
+    if name in _FILE_WRITE_TOOLS:
+        return any(_inside(args.get(key), root) for key in _PATH_KEYS)
+    parts = name.split("__")
+    if len(parts) >= 3 and parts[0] == "mcp" and "memdir" in parts[1]:
+        return any(verb in parts[-1] for verb in _MEMDIR_WRITE_VERBS)
+    if name == "memory":
+        return args.get("command") in _MEMORY_TOOL_WRITES
+    return False
+
+
+def _inside(value: Any, root: str) -> bool:
+    if not isinstance(value, str) or not value:
+        return False
+    path = os.path.realpath(os.path.expanduser(value))
+    return path == root or path.startswith(root + os.sep)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExtractionReport:
+    """What one extraction did: the run, what it saved, or why it was skipped."""
+
+    run: RunReport | None = None
+    saved: tuple[str, ...] = ()  # refs from the memory directory, team ones as team/<file>
+    team: int = 0
+    skipped: str | None = None
+    error: str | None = None
+    cursor: Cursor | None = None
+
+    @property
+    def message(self) -> str:
+        """``Saved N memories (M team)``, or why nothing ran."""
+        if self.skipped is not None:
+            return f"Extraction skipped: {self.skipped}"
+        if self.error is not None:
+            return f"Extraction failed: {self.error}"
+        noun = "memory" if len(self.saved) == 1 else "memories"
+        return f"Saved {len(self.saved)} {noun} ({self.team} team)"
+
+
+class _Writes:
+    """The memories one run wrote, in order, without repeats."""
+
+    def __init__(self) -> None:
+        self.refs: list[str] = []
+        self.team = 0
+
+    def add(self, scope: Scope, file: str) -> None:
+        ref = f"team/{file}" if scope is Scope.TEAM else file
+        if ref not in self.refs:
+            self.refs.append(ref)
+            self.team += scope is Scope.TEAM
+
+
+def extraction_policy(memdir: Memdir, writes: _Writes | None = None) -> ToolPolicy:
+    """Tools of an extraction: list, read, search inside the memory directory; write_memory."""
+    writes = writes if writes is not None else _Writes()
+    root = memdir.layout.memory_dir
+    tools = (
+        AgentTool(spec=_LIST_SPEC, run=lambda args: build_manifest(memdir).text or "(none)"),
+        AgentTool(spec=_READ_SPEC, run=lambda args: _read(memdir, args), check=_path_check(root)),
+        AgentTool(spec=_SEARCH_SPEC, run=lambda args: _search(root, args)),
+        AgentTool(
+            spec=_WRITE_SPEC,
+            run=lambda args: _write(memdir, args, writes),
+            check=_write_check(memdir),
+        ),
+    )
+    return ToolPolicy(
+        tools=tools,
+        allowed=(
+            "only list_memories, read_memory, search_memories and write_memory, "
+            f"inside {root}, are allowed (deleting is not)"
+        ),
+    )
+
+
+def _path_check(root: Path) -> Callable[[Mapping[str, Any]], str | None]:
+    def check(args: Mapping[str, Any]) -> str | None:
+        file = args.get("file")
+        if not isinstance(file, str):
+            return "file must be a path relative to the memory directory"
+        try:
+            safe_join(root, file)
+        except MemdirError as exc:
+            return exc.message
+        return None
+
+    return check
+
+
+def _write_check(memdir: Memdir) -> Callable[[Mapping[str, Any]], str | None]:
+    def check(args: Mapping[str, Any]) -> str | None:
+        scope = args.get("scope") or Scope.PRIVATE.value
+        if scope not in {s.value for s in Scope}:
+            return f"scope {scope!r} is neither 'private' nor 'team'"
+        file = args.get("file")
+        if file is None or file == "":
+            return None
+        if not isinstance(file, str):
+            return "file must be a file name such as 'topic.md'"
+        try:
+            safe_join(memdir.store(scope).root, file)
+        except MemdirError as exc:
+            return exc.message
+        return None
+
+    return check
+
+
+def _read(memdir: Memdir, args: Mapping[str, Any]) -> str:
+    path = safe_join(memdir.layout.memory_dir, str(args["file"]))
+    data = path.read_bytes()
+    limit = memdir.settings.max_view_bytes
+    text = data[:limit].decode("utf-8", errors="replace")
+    return text if len(data) <= limit else text + f"\n[… {len(data) - limit} more bytes]"
+
+
+def _search(root: Path, args: Mapping[str, Any]) -> str:
+    query = args.get("query")
+    if not isinstance(query, str) or not query.strip():
+        raise ValueError("query must be a non-empty string")
+    hits = grep(root, query, ignore_case=True)
+    if not hits:
+        return "no matches"
+    lines = [f"{h.path.relative_to(root).as_posix()}:{h.line}: {h.text}" for h in hits]
+    extra = len(lines) - _MAX_GREP_HITS
+    return "\n".join(lines[:_MAX_GREP_HITS]) + (f"\n[{extra} more matches]" if extra > 0 else "")
+
+
+def _write(memdir: Memdir, args: Mapping[str, Any], writes: _Writes) -> str:
+    scope = Scope(str(args.get("scope") or "private"))
+    if scope is Scope.TEAM and not memdir.team_enabled:
+        raise InvalidMemory("team memory is off for this project", hint="use scope 'private'")
+    try:
+        kind = MemoryType(str(args.get("type")))
+    except ValueError:
+        raise InvalidMemory(
+            f"unknown type {args.get('type')!r}", hint="one of user, feedback, project, reference"
+        ) from None
+    result = memdir.write(
+        name=str(args.get("name") or ""),
+        description=str(args.get("description") or ""),
+        type=kind,
+        body=str(args.get("body") or ""),
+        scope=scope,
+        file=str(args["file"]) if args.get("file") else None,
+    )
+    writes.add(scope, result.record.file)
+    verb = "created" if result.created else "updated"
+    warnings = "".join(f"\nwarning: {w}" for w in result.warnings)
+    return f"{verb} {scope.value}:{result.record.file}{warnings}"
+
+
+_FILE_ARG = {"type": "string", "description": "path inside the memory directory, e.g. topic.md"}
+_LIST_SPEC = ToolSpec(
+    name="list_memories",
+    description="List every memory: [type] file (date): description. Team files start team/.",
+)
+_READ_SPEC = ToolSpec(
+    name="read_memory",
+    description="Read one file of the memory directory (a memory, MEMORY.md, a daily log).",
+    input_schema={"type": "object", "properties": {"file": _FILE_ARG}, "required": ["file"]},
+)
+_SEARCH_SPEC = ToolSpec(
+    name="search_memories",
+    description="Case-insensitive literal search over the memory files; returns file:line: text.",
+    input_schema={
+        "type": "object",
+        "properties": {"query": {"type": "string"}},
+        "required": ["query"],
+    },
+)
+_WRITE_SPEC = ToolSpec(
+    name="write_memory",
+    description=(
+        "Create a memory, or update one: pass the file of an existing memory to replace it. "
+        "The index (MEMORY.md) is kept up to date for you."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "description": "a short title"},
+            "description": {"type": "string", "description": "one specific line recall matches"},
+            "type": {"type": "string", "enum": [t.value for t in MemoryType]},
+            "body": {"type": "string"},
+            "scope": {"type": "string", "enum": [s.value for s in Scope]},
+            "file": {"type": "string", "description": "existing file to update (optional)"},
+        },
+        "required": ["name", "description", "type", "body"],
+    },
+)
+
+
+class MemoryExtractor:
+    """Extraction for one session of one project; owns its background runs."""
+
+    def __init__(
+        self,
+        memdir: Memdir,
+        provider: Provider,
+        session_id: str,
+        *,
+        max_turns: int = DEFAULT_MAX_TURNS,
+        token_budget: int | None = DEFAULT_TOKEN_BUDGET,
+        max_tokens: int = DEFAULT_MAX_TOKENS,
+    ) -> None:
+        self.memdir = memdir
+        self.provider = provider
+        self.session_id = session_id
+        self.state_path = memdir.layout.session_dir(session_id) / STATE_NAME
+        self.max_turns = max_turns
+        self.token_budget = token_budget
+        self.max_tokens = max_tokens
+        self._lock = threading.Lock()
+        self.history: list[ExtractionReport] = []  # every run of this object, oldest first
+        self.runner: SerialRunner[Sequence[Turn]] = SerialRunner(
+            self.extract, name=f"memdir-extract-{session_id}"
+        )
+
+    def cursor(self) -> Cursor | None:
+        """The last turn already considered, or ``None``."""
+        try:
+            data = json.loads(self.state_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        value = data.get("cursor") if isinstance(data, dict) else None
+        return value if isinstance(value, str | int) and not isinstance(value, bool) else None
+
+    def _save_cursor(self, turns: Sequence[Turn]) -> Cursor | None:
+        last = turns[-1] if turns else None
+        if last is None:
+            return None
+        cursor: Cursor = last.uuid if last.uuid else last.index
+        atomic_write(self.state_path, json.dumps({"cursor": cursor}) + "\n")
+        return cursor
+
+    def should_run(self, turns: Sequence[Turn]) -> bool:
+        """A finished turn (final answer, no tool calls) with something new since the cursor."""
+        main = [t for t in turns if not t.is_sidechain]
+        if not main or main[-1].role != "assistant" or last_assistant_has_tool_calls(main):
+            return False
+        return bool(turns_since(turns, self.cursor()))
+
+    def submit(self, turns: Sequence[Turn]) -> bool:
+        """Extract in the background; mid-run submissions coalesce into one trailing run."""
+        return self.runner.submit(tuple(turns))
+
+    def drain(self, timeout: float | None = None) -> bool:
+        """Wait for background runs to finish."""
+        return self.runner.drain(timeout)
+
+    def extract(self, turns: Sequence[Turn]) -> ExtractionReport:
+        """Run one extraction now; never raises for model, provider or memory errors."""
+        with self._lock:
+            try:
+                report = self._extract(list(turns))
+            except (MemdirError, OSError) as exc:
+                log.warning("memory extraction failed: %s", exc)
+                report = ExtractionReport(error=str(exc))
+            self.history.append(report)
+        log.info("%s", report.message)
+        return report
+
+    def _extract(self, turns: list[Turn]) -> ExtractionReport:
+        fresh = turns_since(turns, self.cursor())
+        if not fresh:
+            return ExtractionReport(skipped="nothing new since the last extraction")
+        if wrote_memory(fresh, self.memdir.layout.memory_dir):
+            # The agent saved memory itself: a second writer would duplicate it.
+            cursor = self._save_cursor(turns)
+            return ExtractionReport(skipped="the agent wrote memory itself", cursor=cursor)
+        writes = _Writes()
+        report = run_agent(
+            self.provider,
+            job="extract",
+            system=SYSTEM_PROMPT,
+            prompt=self._prompt(fresh),
+            policy=extraction_policy(self.memdir, writes),
+            max_turns=self.max_turns,
+            token_budget=self.token_budget,
+            max_tokens=self.max_tokens,
+        )
+        # Trigger: the turn limit ends a run that already wrote. Why: five turns is the
+        # design's cap, and the writes stand. Outcome: count it as done.
+        done = report.ok or (report.stop_reason is AgentStop.MAX_TURNS and bool(writes.refs))
+        cursor = self._save_cursor(turns) if done else None
+        return ExtractionReport(
+            run=report,
+            saved=tuple(writes.refs),
+            team=writes.team,
+            error=None if done else (report.error or f"run stopped: {report.stop_reason}"),
+            cursor=cursor,
+        )
+
+    def _prompt(self, fresh: Sequence[Turn]) -> str:
+        manifest = build_manifest(self.memdir)
+        listing = manifest.text.strip() or "(no memories yet)"
+        team = "on" if self.memdir.team_enabled else "off (write private memories only)"
+        return (
+            f"<conversation>\n{format_conversation(fresh)}\n</conversation>\n\n"
+            f"Existing memories:\n{listing}\n\nTeam memory is {team}.\n"
+            "Save what this part of the conversation teaches that future conversations "
+            "need, if anything."
+        )

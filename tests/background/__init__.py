@@ -1,0 +1,1 @@
+"""Shared helpers for the background-agent tests (session notes, extraction, host)."""

@@ -1,0 +1,73 @@
+"""Turns, scripted edits and a routing provider for the background-agent tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from memdir.llm import Completion, Request
+from memdir.testing import ScriptedProvider, tool_use
+from memdir.transcript import ToolCall, Turn
+
+
+def turn(
+    index: int,
+    role: str,
+    text: str = "",
+    *,
+    uuid: str | None = None,
+    calls: Iterable[str] = (),
+    results: Iterable[str] = (),
+) -> Turn:
+    """A turn; ``calls`` are tool-call ids made by an assistant turn."""
+    tool_calls = tuple(ToolCall(id=c, name="Bash", input={"command": "ls"}) for c in calls)
+    return Turn(
+        index=index,
+        uuid=uuid if uuid is not None else f"u{index}",
+        parent_uuid=None,
+        role=role,  # type: ignore[arg-type]
+        text=text,
+        tool_calls=tool_calls,
+        tool_results=tuple(results),
+    )
+
+
+def chat(*texts: str) -> list[Turn]:
+    """A plain conversation, alternating user and assistant, no tools."""
+    return [turn(i, "user" if i % 2 == 0 else "assistant", t) for i, t in enumerate(texts)]
+
+
+def edit(path: Path, old: str, new: str) -> Completion:
+    """The model asks to replace ``old`` by ``new`` in the notes file."""
+    return tool_use("edit_file", {"file_path": str(path), "old_string": old, "new_string": new})
+
+
+def prompt_of(request: Request) -> str:
+    """The first user message of a request (the job's prompt)."""
+    return request.messages[0].text
+
+
+class Router:
+    """A provider that sends each job to its own scripted provider, by system prompt."""
+
+    def __init__(self, **by_keyword: ScriptedProvider) -> None:
+        self.by_keyword = by_keyword
+
+    def complete(self, request: Request) -> Completion:
+        for keyword, provider in self.by_keyword.items():
+            if keyword in request.system:
+                return provider.complete(request)
+        raise AssertionError(f"no scripted provider for system prompt {request.system[:60]!r}")
+
+
+def tool_results(request: Request) -> list[Any]:
+    """Every tool result sent back to the model in ``request``."""
+    return [r for m in request.messages for r in m.tool_results]
+
+
+# The Current State header and its italic line, as the default template has them.
+CURRENT = (
+    "# Current State\n_What is being worked on right now? Pending tasks not yet done. "
+    "The immediate next steps._\n"
+)
