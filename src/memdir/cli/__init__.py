@@ -7,10 +7,13 @@ import click
 from ..config import PROFILES
 from ._common import MemdirGroup
 from .demo import demo
+from .hook import COMMANDS as HOOK_COMMANDS
 from .memory import COMMANDS as MEMORY_COMMANDS
 from .prompt import COMMANDS as PROMPT_COMMANDS
 from .recall import COMMANDS as RECALL_COMMANDS
 from .search import COMMANDS as SEARCH_COMMANDS
+from .serve import COMMANDS as SERVE_COMMANDS
+from .session import COMMANDS as SESSION_COMMANDS
 from .team import team
 
 __all__ = ["main"]
@@ -37,6 +40,9 @@ for _command in [
     *RECALL_COMMANDS,
     *SEARCH_COMMANDS,
     team,
+    *SERVE_COMMANDS,
+    *HOOK_COMMANDS,
+    *SESSION_COMMANDS,
     demo,
 ]:
     main.add_command(_command)

@@ -1,0 +1,61 @@
+"""``memdir serve``: the MCP server on stdio, or on streamable HTTP with ``--http``.
+
+Parse, build the server for the project, run it. HTTP binds to loopback
+unless ``--host`` says otherwise and always requires a bearer token:
+``--token``/``MEMDIR_MCP_TOKEN``, else the one stored (0600) in the memdir
+home, generated on first use. The server needs the ``memdir[mcp]`` extra;
+without it the command says how to install it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from ._common import open_memdir, project_option
+
+__all__ = ["COMMANDS", "serve"]
+
+_LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+
+
+@click.command()
+@click.option("--http", "use_http", is_flag=True, help="Serve streamable HTTP instead of stdio.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (HTTP).")
+@click.option(
+    "--port", type=click.IntRange(1, 65535), default=8765, show_default=True, help="Port (HTTP)."
+)
+@click.option(
+    "--token",
+    envvar="MEMDIR_MCP_TOKEN",
+    default=None,
+    help="Bearer token clients must send (HTTP); default: the one stored in the memdir home.",
+)
+@project_option
+def serve(use_http: bool, host: str, port: int, token: str | None, project: Path) -> None:
+    """Run memdir's MCP server for this project (stdio unless --http)."""
+    try:
+        from ..mcp.http import TOKEN_FILE, resolve_token, serve_http
+        from ..mcp.server import build_server
+    except ImportError as exc:
+        if exc.name != "mcp" and not (exc.name or "").startswith("mcp."):
+            raise
+        raise click.ClickException(
+            "the MCP server needs the mcp extra: pip install 'memdir[mcp]'"
+        ) from None
+    mem = open_memdir(project)  # fail here, with a clear error, rather than in the server
+    profile = (click.get_current_context().find_root().obj or {}).get("profile")
+    server = build_server(mem.layout.project_root, profile=profile)
+    if not use_http:
+        server.run("stdio")
+        return
+    secret = resolve_token(mem.settings.home, token)
+    if host not in _LOOPBACK:
+        click.echo(f"memdir: warning: serving on {host}, reachable beyond this machine", err=True)
+    where = "the --token value" if token else f"{mem.settings.home / TOKEN_FILE}"
+    click.echo(f"memdir MCP server on http://{host}:{port}/mcp (bearer token: {where})", err=True)
+    serve_http(server, token=secret, host=host, port=port)
+
+
+COMMANDS = [serve]

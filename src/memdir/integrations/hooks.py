@@ -1,0 +1,422 @@
+"""Coding-agent hooks: the memory prompt at session start, memory work at stop.
+
+Claude Code runs a hook command with a JSON object on stdin (``session_id``,
+``transcript_path``, ``cwd``, ``hook_event_name``, and ``source`` or
+``trigger``). Two kinds of hook live here:
+
+- **session start** returns the memory prompt in the shape Claude Code adds
+  to the context: ``{"hookSpecificOutput": {"hookEventName": "SessionStart",
+  "additionalContext": "..."}}`` (nothing when memory is disabled);
+- **stop** and **pre-compact** start a detached background process
+  (``python -m memdir.integrations.hooks run ...``, its own session, output
+  to a log under the state folder) and return at once: the agent never waits
+  for a model call.
+
+The background job reads the transcript, then updates the session notes and
+runs extraction through :class:`~memdir.host.MemoryHost`; without a
+configured provider it records that it skipped the model steps. One job
+per session at a time: a job that finds the session's lock taken leaves its
+request in a pending file and exits; the holder runs the pending request as
+one trailing run before it lets go. A start is recorded in
+``<state>/hooks/runs/<run-id>.json`` (with the pid); every job, run or
+coalesced, ends with a completion marker ``<run-id>.done`` beside it (JSON).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import re
+import subprocess
+import sys
+import uuid
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import filelock
+
+from ..api import Memdir
+from ..errors import ConfigError, MemdirError
+from ..fs import FILE_MODE, atomic_write, ensure_dir, file_lock
+from ..paths import Layout, slugify
+from ..transcript import read_transcript
+
+if TYPE_CHECKING:
+    from ..llm.base import Provider
+
+__all__ = [
+    "BackgroundRun",
+    "HookInput",
+    "JobReport",
+    "JobRequest",
+    "hooks_dir",
+    "main",
+    "parse_hook_input",
+    "run_job",
+    "run_serialised",
+    "session_start_output",
+    "start_background",
+]
+
+Event = Literal["stop", "pre-compact"]
+_SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+_NO_PROVIDER = (
+    "no model provider configured: session notes and extraction skipped "
+    "(set MEMDIR_PROVIDER, or ANTHROPIC_API_KEY / OPENAI_API_KEY)"
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class HookInput:
+    """The fields of a hook's stdin JSON that memdir uses."""
+
+    session_id: str | None = None
+    transcript_path: str | None = None
+    cwd: str | None = None
+    hook_event_name: str | None = None
+    source: str | None = None
+    trigger: str | None = None
+
+
+def parse_hook_input(text: str) -> HookInput:
+    """Read the JSON object a hook gets on stdin; unknown keys are ignored."""
+    try:
+        data = json.loads(text) if text.strip() else None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"the hook input is not JSON ({exc.msg})",
+            hint="run this command from a coding agent's hook: it passes JSON on stdin",
+        ) from None
+    if not isinstance(data, dict):
+        raise ConfigError(
+            "the hook input is not a JSON object",
+            hint="run this command from a coding agent's hook: it passes JSON on stdin",
+        )
+    fields = ("session_id", "transcript_path", "cwd", "hook_event_name", "source", "trigger")
+    return HookInput(**{k: data[k] for k in fields if isinstance(data.get(k), str)})
+
+
+# -- session start -----------------------------------------------------------------------
+
+
+def session_start_output(payload: HookInput, *, env: Mapping[str, str]) -> str:
+    """The JSON to print for a SessionStart hook, or ``""`` when memory is disabled."""
+    prompt = Memdir.open(payload.cwd or ".", env=env).prompt(tools="files")
+    if prompt is None:
+        return ""
+    output = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": prompt}}
+    return json.dumps(output, ensure_ascii=False)
+
+
+# -- stop / pre-compact: the detached start ----------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class BackgroundRun:
+    """A background job just started: its id, process, and where its marker will be."""
+
+    run_id: str
+    pid: int
+    marker: Path
+    log: Path
+    process: subprocess.Popen[bytes] | None = field(default=None, repr=False, compare=False)
+
+
+def hooks_dir(layout: Layout) -> Path:
+    """Where hook jobs keep their state: locks, pending requests, logs, markers."""
+    return layout.state_dir / "hooks"
+
+
+def _check_session(session_id: str | None) -> str:
+    if not session_id or not _SESSION_ID.match(session_id):
+        raise ConfigError(
+            f"the hook input has no usable session_id ({session_id!r})",
+            hint="session ids are letters, digits, '.', '_' and '-'",
+        )
+    return session_id
+
+
+def start_background(
+    event: Event,
+    payload: HookInput,
+    *,
+    env: Mapping[str, str],
+    python: str = sys.executable,
+    keep_process: bool = False,
+) -> BackgroundRun:
+    """Start the job for ``event`` detached from the agent, and return without waiting.
+
+    ``keep_process`` keeps the :class:`subprocess.Popen` handle in the result
+    (to wait on it); by default it is let go, as the job outlives the hook.
+    """
+    session_id = _check_session(payload.session_id)
+    mem = Memdir.open(payload.cwd or ".", env=env)
+    base = hooks_dir(mem.layout)
+    run_id = f"{dt.datetime.now():%Y%m%dT%H%M%S}-{uuid.uuid4().hex[:8]}"
+    log_path = ensure_dir(base / "logs") / f"{session_id}.log"
+    command = [
+        python,
+        "-m",
+        "memdir.integrations.hooks",
+        "run",
+        f"--event={event}",
+        f"--session={session_id}",
+        f"--project={payload.cwd or mem.layout.project_root}",
+        f"--run-id={run_id}",
+    ]
+    if payload.transcript_path:
+        command.append(f"--transcript={payload.transcript_path}")
+    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, FILE_MODE)
+    with os.fdopen(fd, "ab") as log:
+        process = subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            env=dict(env),
+            cwd=str(mem.layout.project_root),
+            start_new_session=True,  # survives the agent's process group; no terminal signals
+            close_fds=True,
+        )
+    pid = process.pid
+    started = {"run_id": run_id, "pid": pid, "event": event, "session_id": session_id}
+    atomic_write(base / "runs" / f"{run_id}.json", json.dumps(started) + "\n")
+    kept = process if keep_process else None
+    if not keep_process:
+        # Trigger: dropping the handle of a child that is still running. Why: Popen
+        # then warns (ResourceWarning), but outliving the hook is this job's purpose.
+        # Outcome: let go of it here, with that one warning silenced.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ResourceWarning)
+            del process
+    return BackgroundRun(
+        run_id=run_id, pid=pid, marker=base / "runs" / f"{run_id}.done", log=log_path, process=kept
+    )
+
+
+# -- the background job ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobReport:
+    """What one background job did: ``done``, ``skipped`` or ``failed``, and its steps."""
+
+    status: Literal["done", "skipped", "failed"]
+    event: str
+    session_id: str
+    steps: tuple[str, ...] = ()
+    run_ids: tuple[str, ...] = ()
+    finished: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class JobRequest:
+    """One request for a job; ``run_ids`` are the starts it answers (coalesced ones too)."""
+
+    event: Event
+    session_id: str
+    project: str
+    transcript: str | None
+    run_ids: tuple[str, ...]
+
+
+def run_job(
+    *,
+    event: Event,
+    session_id: str,
+    project: str | Path,
+    transcript: str | Path | None,
+    env: Mapping[str, str],
+    provider: Provider | Literal["env"] | None = "env",
+) -> JobReport:
+    """Read the transcript and run session notes + extraction; never raises memdir errors."""
+    steps: list[str] = []
+
+    def report(status: Literal["done", "skipped", "failed"], note: str) -> JobReport:
+        return JobReport(status=status, event=event, session_id=session_id, steps=(*steps, note))
+
+    try:
+        mem = Memdir.open(project, env=env)
+        if not mem.enabled:
+            return report("skipped", "memory is disabled")
+        path = find_transcript(transcript, session_id=session_id, cwd=project, env=env)
+        if path is None:
+            return report("skipped", "no transcript found for this session")
+        turns = list(read_transcript(path).turns)
+        steps.append(f"read {len(turns)} turns from the transcript")
+        # Imported here: the hook commands load this module and must answer fast;
+        # only the background job needs the model layer.
+        from ..llm.factory import provider_from_env
+
+        model = provider_from_env(env) if provider == "env" else provider
+        if model is None:
+            return report("skipped", _NO_PROVIDER)
+        steps.extend(_model_steps(mem, model, session_id, event, turns))
+    except MemdirError as exc:
+        return report("failed", f"{type(exc).__name__}: {exc}")
+    return JobReport(status="done", event=event, session_id=session_id, steps=tuple(steps))
+
+
+def _model_steps(
+    mem: Memdir, provider: Provider, session_id: str, event: Event, turns: Sequence[Any]
+) -> list[str]:
+    from ..host import MemoryHost
+
+    with MemoryHost(mem, provider, session_id) as host:
+        if event == "pre-compact":
+            # Compaction is about to drop messages: bring the notes up to date now.
+            host.notes.update(turns)
+            if host.extractor.should_run(turns):
+                host.extractor.extract(turns)
+        else:
+            host.after_turn(turns)
+    steps = [
+        f"session notes {'updated' if u.accepted else 'update rejected'}"
+        for u in host.notes_updates
+    ]
+    steps += [r.message for r in host.extractions]
+    return steps or ["nothing was due (session notes and extraction triggers not met)"]
+
+
+def find_transcript(
+    given: str | Path | None, *, session_id: str, cwd: str | Path, env: Mapping[str, str]
+) -> Path | None:
+    """The transcript file: the one the hook named, else Claude Code's file for the session."""
+    if given and Path(given).is_file():
+        return Path(given)
+    config = env.get("CLAUDE_CONFIG_DIR", "").strip()
+    base = Path(config).expanduser() if config else Path.home() / ".claude"
+    candidate = base / "projects" / slugify(os.path.realpath(cwd)) / f"{session_id}.jsonl"
+    return candidate if candidate.is_file() else None
+
+
+def run_serialised(request: JobRequest, *, env: Mapping[str, str]) -> list[JobReport]:
+    """Run ``request`` unless the session's job is running; then leave it pending.
+
+    The holder of the session lock runs every pending request (one trailing
+    run) before releasing it, and checks once more after releasing, so a
+    request is never stranded.
+    """
+    base = hooks_dir(Memdir.open(request.project, env=env).layout)
+    lock = filelock.FileLock(
+        str(ensure_dir(base / "locks") / f"{request.session_id}.lock"), mode=FILE_MODE
+    )
+    reports: list[JobReport] = []
+    todo: JobRequest | None = request
+    while True:
+        try:
+            lock.acquire(timeout=0)
+        except filelock.Timeout:
+            if todo is not None:
+                _add_pending(base, todo)
+            return reports
+        try:
+            while todo is not None:
+                reports.append(_run_and_mark(base, todo, env=env))
+                todo = _take_pending(base, request.session_id)
+        finally:
+            lock.release()
+        todo = _take_pending_if_any(base, request.session_id)
+        if todo is None:
+            return reports
+
+
+def _run_and_mark(base: Path, request: JobRequest, *, env: Mapping[str, str]) -> JobReport:
+    try:
+        report = run_job(
+            event=request.event,
+            session_id=request.session_id,
+            project=request.project,
+            transcript=request.transcript,
+            env=env,
+        )
+    except Exception as exc:  # a background job reports, it never dies silently
+        note = f"unexpected {type(exc).__name__}: {exc}"
+        report = JobReport(
+            status="failed", event=request.event, session_id=request.session_id, steps=(note,)
+        )
+    report = JobReport(
+        status=report.status,
+        event=report.event,
+        session_id=report.session_id,
+        steps=report.steps,
+        run_ids=request.run_ids,
+        finished=dt.datetime.now().isoformat(timespec="seconds"),
+    )
+    for run_id in request.run_ids:
+        atomic_write(base / "runs" / f"{run_id}.done", json.dumps(asdict(report), indent=2) + "\n")
+    return report
+
+
+def _pending_path(base: Path, session_id: str) -> Path:
+    return base / "pending" / f"{session_id}.json"
+
+
+def _add_pending(base: Path, request: JobRequest) -> None:
+    path = _pending_path(base, request.session_id)
+    with file_lock(path.with_suffix(".lock"), timeout=30):
+        previous = _load_pending(path)
+        run_ids = (*(previous.run_ids if previous else ()), *request.run_ids)
+        # The latest request wins (its transcript is the longest); every id gets a marker.
+        merged = JobRequest(**{**asdict(request), "run_ids": run_ids})
+        atomic_write(path, json.dumps(asdict(merged)) + "\n")
+
+
+def _take_pending(base: Path, session_id: str) -> JobRequest | None:
+    path = _pending_path(base, session_id)
+    with file_lock(path.with_suffix(".lock"), timeout=30):
+        request = _load_pending(path)
+        if request is not None:
+            path.unlink()
+        return request
+
+
+def _take_pending_if_any(base: Path, session_id: str) -> JobRequest | None:
+    return _take_pending(base, session_id) if _pending_path(base, session_id).exists() else None
+
+
+def _load_pending(path: Path) -> JobRequest | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (FileNotFoundError, ValueError):
+        return None
+    data["run_ids"] = tuple(data.get("run_ids", ()))
+    return JobRequest(**data)
+
+
+# -- the background entry point ----------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m memdir.integrations.hooks run ...``: the detached job (exit 0 always)."""
+    parser = argparse.ArgumentParser(prog="python -m memdir.integrations.hooks")
+    sub = parser.add_subparsers(dest="action", required=True)
+    run = sub.add_parser("run", help="run a stop or pre-compact job now")
+    run.add_argument("--event", choices=("stop", "pre-compact"), required=True)
+    run.add_argument("--session", required=True)
+    run.add_argument("--project", required=True)
+    run.add_argument("--transcript", default=None)
+    run.add_argument("--run-id", required=True)
+    args = parser.parse_args(argv)
+    request = JobRequest(
+        event=args.event,
+        session_id=_check_session(args.session),
+        project=args.project,
+        transcript=args.transcript,
+        run_ids=(args.run_id,),
+    )
+    try:
+        for report in run_serialised(request, env=os.environ):
+            print(json.dumps(asdict(report)), flush=True)
+    except Exception as exc:  # the log is the only witness of a background failure
+        print(f"memdir hook job failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,120 @@
+"""The MCP server on streamable HTTP, behind a bearer token.
+
+The server binds to loopback unless told otherwise, and every HTTP request
+must carry ``Authorization: Bearer <token>``; anything else gets 401 before
+it reaches the MCP app. The token is compared in constant time. When none is
+given (``--token``, ``MEMDIR_MCP_TOKEN``), one is generated with
+:func:`secrets.token_urlsafe` and kept in ``<memdir home>/mcp-token`` (0600),
+so clients configured once keep working across restarts.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import secrets
+import socket
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from ..fs import FILE_MODE, atomic_write
+from .server import MemdirContext
+
+__all__ = [
+    "DEFAULT_HOST",
+    "DEFAULT_PORT",
+    "MCP_PATH",
+    "TOKEN_FILE",
+    "BearerAuth",
+    "http_app",
+    "resolve_token",
+    "serve_http",
+]
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8765
+MCP_PATH = "/mcp"
+TOKEN_FILE = "mcp-token"
+
+
+def resolve_token(home: Path, given: str | None = None) -> str:
+    """``given`` when set, else the stored token, else a new one stored 0600 under ``home``."""
+    if given and given.strip():
+        return given.strip()
+    path = home / TOKEN_FILE
+    try:
+        stored = path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        stored = ""
+    if stored:
+        return stored
+    token = secrets.token_urlsafe(32)
+    atomic_write(path, token + "\n", mode=FILE_MODE)
+    return token
+
+
+class BearerAuth:
+    """ASGI middleware: HTTP requests without the right bearer token get 401."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        if not token:
+            raise ValueError("an empty bearer token would let anyone in")
+        self.app = app
+        self._expected = token.encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and not self._authorised(scope):
+            await _unauthorised(send)
+            return
+        await self.app(scope, receive, send)
+
+    def _authorised(self, scope: Scope) -> bool:
+        headers: list[tuple[bytes, bytes]] = scope.get("headers", [])
+        given = next((v for k, v in headers if k.lower() == b"authorization"), b"")
+        scheme, _, value = given.partition(b" ")
+        # compare_digest takes as long whatever the first differing byte.
+        matches = hmac.compare_digest(value, self._expected)
+        return scheme.lower() == b"bearer" and matches
+
+
+async def _unauthorised(send: Send) -> None:
+    body = json.dumps(
+        {"error": "unauthorized", "hint": "send 'Authorization: Bearer <token>'"}
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 401,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+                (b"www-authenticate", b'Bearer realm="memdir"'),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
+def http_app(server: MCPServer[MemdirContext], token: str, *, host: str = DEFAULT_HOST) -> ASGIApp:
+    """The server's streamable HTTP app at :data:`MCP_PATH`, wrapped in :class:`BearerAuth`."""
+    app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
+    return BearerAuth(app, token)
+
+
+def serve_http(
+    server: MCPServer[MemdirContext],
+    *,
+    token: str,
+    host: str = DEFAULT_HOST,
+    port: int = DEFAULT_PORT,
+    sock: socket.socket | None = None,
+) -> None:
+    """Serve until interrupted (``sock``: an already bound listening socket to use)."""
+    import uvicorn
+
+    config = uvicorn.Config(
+        http_app(server, token, host=host), host=host, port=port, log_level="warning"
+    )
+    uvicorn.Server(config).run(sockets=[sock] if sock is not None else None)

@@ -1,0 +1,518 @@
+"""memdir's MCP server: thin, typed tools over the memdir API.
+
+:func:`build_server` returns an :class:`~mcp.server.mcpserver.MCPServer` whose
+lifespan opens the project's :class:`~memdir.api.Memdir` once into a typed
+:class:`MemdirContext`. Each tool is a plain typed function (the type hints
+are the input schema, the docstring the description the model reads) that
+makes one call into memdir and renders text. Argument names models often
+guess (``file_path`` for ``path``, ``content`` for ``body``...) are accepted
+as validation aliases, so the published schema keeps one name per argument.
+
+Errors are the agent's to act on: a :class:`~memdir.errors.MemdirError`
+becomes a tool error saying what went wrong and what to call next, with host
+paths rewritten relative to the memory directory; anything else becomes a
+generic message that carries neither a path nor a traceback.
+
+Resources: ``memdir://index/private`` and ``memdir://index/team`` (the two
+MEMORY.md files). Prompt: ``memory``, the memory section of a system prompt
+in its ``tools='memdir'`` variant.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Annotated, Any, Literal, ParamSpec, TypeVar
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import AliasChoices, Field
+
+from ..api import Memdir
+from ..errors import InvalidMemory, LimitExceeded, MemdirError, UnsafePath
+from ..fs import safe_join
+from ..model import MemoryRecord, Scope
+from ..recall import recall as recall_memories
+from ..search import grep
+from ..search import search as ranked_search
+from ._text import Scrubber, agent_error, listing, numbered
+
+__all__ = ["TOOL_NAMES", "MemdirContext", "build_server"]
+
+logger = logging.getLogger("memdir.mcp")
+
+TOOL_NAMES = ("view", "search", "recall", "write", "edit", "delete", "log")
+_ROOT_NAMES = frozenset({"", ".", "./", "/"})
+_SEARCH_KINDS = ("memory", "log")
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+@dataclass(frozen=True, kw_only=True)
+class MemdirContext:
+    """What the lifespan opens once for every request: the project's memory."""
+
+    memdir: Memdir
+    scrub: Scrubber
+
+
+MemdirCtx = Context[MemdirContext, Any]
+
+
+def _alias(*names: str, description: str) -> Any:
+    """A field accepting ``names[0]`` (the published name) or any of the others."""
+    return Field(validation_alias=AliasChoices(*names), description=description)
+
+
+PathArg = Annotated[
+    str,
+    _alias(
+        "path",
+        "file",
+        "file_path",
+        "filename",
+        description="Path relative to the memory directory, e.g. 'testing_policy.md' or "
+        "'team/deploys.md'. Omit (or '') for the index; a folder ('team/') for a listing.",
+    ),
+]
+RefArg = Annotated[
+    str,
+    _alias(
+        "path",
+        "file",
+        "file_path",
+        "filename",
+        "name",
+        "memory",
+        description="The memory's file ('testing_policy.md', 'team/deploys.md') or its name.",
+    ),
+]
+QueryArg = Annotated[
+    str,
+    _alias("query", "q", "pattern", "search", description="What to look for."),
+]
+BodyArg = Annotated[
+    str,
+    _alias(
+        "body",
+        "content",
+        "text",
+        description="The memory itself in markdown. For feedback and project memories: the "
+        "rule or fact, then a '**Why:**' line and a '**How to apply:**' line.",
+    ),
+]
+ScopeArg = Literal["private", "team"]
+TypeArg = Literal["user", "feedback", "project", "reference"]
+
+
+# -- plumbing --------------------------------------------------------------------------
+
+
+def _agent_errors(fn: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Turn every exception into a :class:`ToolError` an agent can act on."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        ctx = kwargs.get("ctx")  # the SDK passes the context by its parameter name
+        try:
+            return fn(*args, **kwargs)
+        except MemdirError as exc:
+            if not isinstance(ctx, Context):
+                raise
+            raise ToolError(agent_error(exc, _state(ctx).scrub)) from None
+        except ToolError:
+            raise
+        except Exception:
+            logger.exception("memdir tool %s failed", fn.__name__)
+            raise ToolError(
+                "memdir hit an unexpected error and may not have finished. Next: view the "
+                "memory to check its state, retry once, and if it fails again ask the user "
+                "to run `memdir doctor`."
+            ) from None
+
+    return wrapper
+
+
+def _state(ctx: MemdirCtx) -> MemdirContext:
+    return ctx.request_context.lifespan_context
+
+
+def _mem(ctx: MemdirCtx) -> Memdir:
+    return _state(ctx).memdir
+
+
+def _shown(record: MemoryRecord) -> str:
+    """A record's path relative to the memory directory (team files under ``team/``)."""
+    return f"team/{record.file}" if record.scope is Scope.TEAM else record.file
+
+
+def _locate(mem: Memdir, ref: str, scope: ScopeArg | None) -> MemoryRecord:
+    ref = ref.strip().removeprefix("./")
+    if scope is None and ref.startswith("team/"):
+        return mem.get(ref.removeprefix("team/"), scope=Scope.TEAM)
+    return mem.get(ref, scope=scope)
+
+
+# -- tools -----------------------------------------------------------------------------
+
+
+@_agent_errors
+def view(
+    ctx: MemdirCtx,
+    path: PathArg = "",
+    start_line: int = 1,
+    end_line: int | None = None,
+) -> str:
+    """Read memory: the index, a folder listing, or one memory file with line numbers.
+
+    Call with no path first: it returns MEMORY.md, the one-line index of every
+    memory (private, then team when team memory is on). Pass a file path from the
+    index to read that memory; for long files pass start_line/end_line (1-based,
+    inclusive). A folder path ('team/', 'logs/2026/') lists its files with each
+    memory's type and description. A memory's name also works as the path.
+    """
+    mem = _mem(ctx)
+    if path.strip() in _ROOT_NAMES:
+        return _view_index(mem)
+    rel = path.strip().removeprefix("./").rstrip("/")
+    if any(part.startswith(".") and part.strip(".") for part in rel.split("/")):
+        raise UnsafePath(
+            f"{path!r} names a hidden file", hint="hidden files are memdir's own state"
+        )
+    target = safe_join(mem.layout.memory_dir, rel)
+    if target.is_dir():
+        lines = listing(target, f"{rel}/")
+        return f"{rel}/ holds:\n" + "\n".join(lines) if lines else f"{rel}/ is empty."
+    if not target.is_file():
+        record = _locate(mem, path, None)  # a memory's name, else MemoryNotFound
+        rel, target = _shown(record), mem.layout.memory_dir / _shown(record)
+    return _view_file(mem, rel, target, start_line, end_line)
+
+
+def _view_index(mem: Memdir) -> str:
+    parts = [f"# MEMORY.md (private)\n\n{mem.private.read_index().strip() or '(empty)'}"]
+    if mem.team_enabled:
+        parts.append(f"# team/MEMORY.md (team)\n\n{mem.team.read_index().strip() or '(empty)'}")
+    return "\n\n".join(parts) + "\n"
+
+
+def _view_file(mem: Memdir, rel: str, target: Path, start: int, end: int | None) -> str:
+    text = target.read_text(encoding="utf-8", errors="replace")
+    shown, total = numbered(text, start=start, end=end)
+    limit = mem.settings.max_view_bytes
+    if len(shown.encode("utf-8")) > limit:
+        raise LimitExceeded(
+            f"{rel} lines {start}-{end or total} are more than {limit} bytes",
+            hint="pass start_line and end_line to read a smaller part",
+        )
+    return f"{rel} ({total} lines):\n{shown}\n"
+
+
+@_agent_errors
+def search(
+    ctx: MemdirCtx,
+    query: QueryArg,
+    mode: Literal["ranked", "grep"] = "ranked",
+    scope: ScopeArg | None = None,
+    limit: int = 10,
+    regex: bool = False,
+) -> str:
+    """Search memories and daily logs.
+
+    mode='ranked' (default) finds the best matches for a few specific words
+    (an error message, a file or function name, a topic) and returns each hit's
+    path, title and a snippet. mode='grep' finds lines containing the exact text
+    (or a regular expression with regex=true), case-insensitive, with line
+    numbers. Use view on a path from the results to read the whole memory.
+    """
+    mem = _mem(ctx)
+    limit = max(1, min(limit, 100))
+    if mode == "grep":
+        return _grep(mem, query, scope=scope, limit=limit, regex=regex)
+    hits = ranked_search(mem.layout, query, kinds=_SEARCH_KINDS, limit=limit, scope=scope)
+    if not hits:
+        return (
+            f"No memory matches {query!r}. Try other specific words, or mode='grep' for exact text."
+        )
+    lines = []
+    for hit in hits:
+        kind = hit.type.value if hit.type is not None else hit.kind
+        when = f" ({hit.date:%Y-%m-%d})" if hit.date is not None else ""
+        snippet = " ".join(hit.snippet.split())
+        lines.append(f"- {hit.ref} [{kind}]{when} {hit.title}: {snippet}")
+    return "\n".join(lines) + "\n"
+
+
+def _grep(mem: Memdir, query: str, *, scope: ScopeArg | None, limit: int, regex: bool) -> str:
+    root = mem.layout.memory_dir
+    found = []
+    for hit in grep(root, query, regex=regex, ignore_case=True):
+        rel = hit.path.relative_to(root).as_posix()
+        in_team = rel.startswith("team/")
+        if (scope == "team" and not in_team) or (scope == "private" and in_team):
+            continue
+        found.append(f"{rel}:{hit.line}: {hit.text.strip()}")
+    if not found:
+        return f"No line contains {query!r}. Try a shorter or different string."
+    more = f"\n({len(found) - limit} more lines: narrow the search)" if len(found) > limit else ""
+    return "\n".join(found[:limit]) + more + "\n"
+
+
+@_agent_errors
+def recall(ctx: MemdirCtx, query: QueryArg, session: str | None = None) -> str:
+    """Recall the few memories most likely to help with a request.
+
+    Pass the user's request (a sentence, not one word). Returns at most a few
+    memories, each with its age and what no longer matches the project; an
+    empty answer is normal. Pass session (any stable id for this conversation)
+    so that memories already recalled in it are not repeated.
+    """
+    state = _state(ctx)
+    result = recall_memories(state.memdir, query, session=session, enabled=state.memdir.enabled)
+    if not result.items:
+        return f"No memory recalled: {result.reason or 'nothing relevant'}."
+    return state.scrub(result.render())
+
+
+@_agent_errors
+def write(
+    ctx: MemdirCtx,
+    name: Annotated[str, _alias("name", "title", description="A short title.")],
+    description: Annotated[
+        str,
+        _alias(
+            "description",
+            "summary",
+            description="One specific line: future conversations decide from it whether "
+            "the memory is relevant.",
+        ),
+    ],
+    type: Annotated[
+        TypeArg,
+        _alias(
+            "type",
+            "memory_type",
+            "kind",
+            description="user: who the user is; feedback: how to work (corrections, "
+            "confirmed choices); project: ongoing work, decisions, deadlines; reference: "
+            "where information lives outside the project.",
+        ),
+    ],
+    body: BodyArg = "",
+    scope: ScopeArg = "private",
+    file: Annotated[
+        str | None,
+        _alias(
+            "file",
+            "path",
+            "file_path",
+            "filename",
+            description="File name to use; omit to derive it from the name.",
+        ),
+    ] = None,
+) -> str:
+    """Save a memory, or update the one with the same name (the index follows).
+
+    Save what will matter in future conversations and cannot be read from the
+    project itself: who the user is, how they want you to work, decisions and
+    deadlines, where things live. Never save code patterns, git history, fix
+    recipes or temporary task state. scope='team' shares the memory with the
+    whole team (never put secrets there; user memories are always private).
+    To change a few words of an existing memory, prefer edit.
+    """
+    result = _mem(ctx).write(
+        name=name, description=description, type=type, body=body, scope=scope, file=file
+    )
+    verb = "Created" if result.created else "Updated"
+    record = result.record
+    text = f"{verb} {record.scope.value} memory {record.name!r} in {_shown(record)}; index updated."
+    return "\n".join([text, *(f"Warning: {w}" for w in result.warnings)])
+
+
+@_agent_errors
+def edit(
+    ctx: MemdirCtx,
+    path: RefArg,
+    old_str: Annotated[
+        str,
+        _alias(
+            "old_str",
+            "old_string",
+            "old_text",
+            "old",
+            description="Exact text in the body to replace; must occur exactly once.",
+        ),
+    ],
+    new_str: Annotated[
+        str,
+        _alias("new_str", "new_string", "new_text", "new", description="Replacement text."),
+    ],
+    scope: ScopeArg | None = None,
+) -> str:
+    """Replace one exact, unique piece of text in a memory's body.
+
+    old_str must appear exactly once in the body (copy it from view, whitespace
+    included); new_str replaces it. To change the name, description or type,
+    use write instead. The edit is refused if the memory changed meanwhile.
+    """
+    mem = _mem(ctx)
+    record = _locate(mem, path, scope)
+    body = record.memory.body
+    if not old_str:
+        raise InvalidMemory("old_str is empty", hint="pass the exact text to replace")
+    count = body.count(old_str)
+    if count != 1:
+        raise InvalidMemory(_edit_mismatch(_shown(record), body, old_str, count))
+    memory = replace(record.memory, body=body.replace(old_str, new_str, 1))
+    mem.store(record.scope).write(memory, file=record.file, expected_version=record.version)
+    return f"Edited {_shown(record)}: 1 replacement."
+
+
+def _edit_mismatch(shown: str, body: str, old: str, count: int) -> str:
+    if count == 0:
+        return (
+            f"old_str was not found in the body of {shown}. Next: view {shown} and copy the "
+            "text exactly, whitespace included; to change name, description or type use write"
+        )
+    starts = [i for i in range(len(body)) if body.startswith(old, i)]
+    lines = ", ".join(str(body.count("\n", 0, i) + 1) for i in starts)
+    return (
+        f"old_str occurs {count} times in the body of {shown} (body lines {lines}). Next: "
+        "include more of the surrounding text so that it matches exactly once"
+    )
+
+
+@_agent_errors
+def delete(ctx: MemdirCtx, path: RefArg, scope: ScopeArg | None = None) -> str:
+    """Delete a memory that turned out wrong or obsolete; its index line goes too.
+
+    The file moves to memdir's trash, so the user can restore it. Pass the file
+    (from the index) or the memory's name.
+    """
+    mem = _mem(ctx)
+    record = _locate(mem, path, scope)
+    mem.store(record.scope).delete(record.file, expected_version=record.version)
+    return f"Deleted {_shown(record)} (moved to the trash); index updated."
+
+
+@_agent_errors
+def log(
+    ctx: MemdirCtx,
+    text: Annotated[
+        str,
+        _alias(
+            "text",
+            "entry",
+            "content",
+            "message",
+            description="What happened or was learned, with the reason when there is one.",
+        ),
+    ],
+) -> str:
+    """Append a timestamped entry to today's daily log.
+
+    For long-lived sessions: note decisions, surprises and facts worth keeping
+    as they happen; a later consolidation distils the logs into memories. Logs
+    are append-only: entries are never rewritten.
+    """
+    mem = _mem(ctx)
+    written = mem.log(text)
+    return f"Logged to {written.relative_to(mem.layout.memory_dir).as_posix()}."
+
+
+def _annotations(*, read_only: bool, destructive: bool, idempotent: bool) -> ToolAnnotations:
+    return ToolAnnotations(
+        read_only_hint=read_only,
+        destructive_hint=destructive,
+        idempotent_hint=idempotent,
+        open_world_hint=False,
+    )
+
+
+_TOOLS: tuple[tuple[Callable[..., str], ToolAnnotations], ...] = (
+    (view, _annotations(read_only=True, destructive=False, idempotent=True)),
+    (search, _annotations(read_only=True, destructive=False, idempotent=True)),
+    # Recall records what a session has seen, so a repeat returns less: not idempotent.
+    (recall, _annotations(read_only=True, destructive=False, idempotent=False)),
+    (write, _annotations(read_only=False, destructive=False, idempotent=True)),
+    (edit, _annotations(read_only=False, destructive=False, idempotent=False)),
+    (delete, _annotations(read_only=False, destructive=True, idempotent=False)),
+    (log, _annotations(read_only=False, destructive=False, idempotent=False)),
+)
+
+
+# -- the server ------------------------------------------------------------------------
+
+
+def build_server(
+    project: str | Path = ".",
+    *,
+    home: str | Path | None = None,
+    profile: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> MCPServer[MemdirContext]:
+    """The MCP server for the project containing ``project``; nothing opens until it runs."""
+    holder: dict[str, MemdirContext] = {}
+    environ = os.environ if env is None else env
+
+    @asynccontextmanager
+    async def lifespan(_: MCPServer[MemdirContext]) -> AsyncIterator[MemdirContext]:
+        memdir = Memdir.open(project, home=home, profile=profile, env=environ)
+        state = MemdirContext(
+            memdir=memdir,
+            scrub=Scrubber(memdir.layout.memory_dir, [(memdir.layout.home, "<memdir home>")]),
+        )
+        holder["state"] = state
+        yield state
+
+    server: MCPServer[MemdirContext] = MCPServer(
+        "memdir",
+        instructions="Persistent, file-based memory for this project. Call view with no "
+        "path to read the index, search or recall to find memories, write/edit/delete to "
+        "keep them current.",
+        lifespan=lifespan,
+        log_level="WARNING",
+    )
+    for fn, hints in _TOOLS:
+        server.add_tool(fn, annotations=hints, structured_output=False)
+    _add_resources(server, holder)
+    _add_prompt(server)
+    return server
+
+
+def _add_resources(server: MCPServer[MemdirContext], holder: dict[str, MemdirContext]) -> None:
+    # Static resources get no request context in the SDK, so they read the
+    # Memdir the lifespan stored in ``holder``.
+    for scope in Scope:
+        server.resource(
+            f"memdir://index/{scope.value}",
+            name=f"{scope.value}-index",
+            title=f"{scope.value.capitalize()} MEMORY.md",
+            description=f"The index of the {scope.value} memories: one line per memory.",
+            mime_type="text/markdown",
+        )(_index_reader(holder, scope))
+
+
+def _index_reader(holder: dict[str, MemdirContext], scope: Scope) -> Callable[[], str]:
+    def read() -> str:
+        state = holder.get("state")
+        if state is None:
+            return "(the memory is not open yet)\n"
+        return state.memdir.store(scope).read_index() or "(empty)\n"
+
+    return read
+
+
+def _add_prompt(server: MCPServer[MemdirContext]) -> None:
+    def memory(ctx: MemdirCtx) -> str:
+        """The memory section of a system prompt, for agents that use memdir's tools."""
+        text = _mem(ctx).prompt(tools="memdir")
+        return text if text is not None else "Memory is disabled for this project."
+
+    server.prompt(name="memory", title="memdir memory prompt")(memory)

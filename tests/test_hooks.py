@@ -1,0 +1,290 @@
+"""Coding-agent hooks fed recorded hook JSON, and the settings installer."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import threading
+from pathlib import Path
+from typing import Any
+
+import filelock
+import pytest
+from click.testing import CliRunner, Result
+
+from memdir.api import Memdir
+from memdir.cli._common import MemdirGroup
+from memdir.cli.hook import hook
+from memdir.integrations.claude_settings import hook_commands, install_claude_hooks
+from memdir.integrations.hooks import (
+    JobRequest,
+    find_transcript,
+    hooks_dir,
+    parse_hook_input,
+    run_job,
+    run_serialised,
+    start_background,
+)
+from memdir.testing import ScriptedProvider
+
+FIXTURES = Path(__file__).parent / "fixtures"
+SESSION = "0b5c7f6e-3c1a-4d7e-9a51-2f0c6f4b8e21"
+DEADLINE = 120.0
+
+
+@pytest.fixture(autouse=True)
+def no_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Background jobs started by these tests never find a model provider."""
+    monkeypatch.setenv("MEMDIR_PROVIDER", "none")
+
+
+@pytest.fixture
+def transcript(tmp_path: Path) -> Path:
+    target = tmp_path / "transcripts" / f"{SESSION}.jsonl"
+    target.parent.mkdir()
+    shutil.copy(FIXTURES / "transcripts" / "claude-code-session.jsonl", target)
+    return target
+
+
+def recorded(event: str, **overrides: Any) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((FIXTURES / "hooks" / f"{event}.json").read_text())
+    return {**data, **overrides}
+
+
+def invoke(args: list[str], payload: dict[str, Any] | str | None = None) -> Result:
+    cli = MemdirGroup(commands={"hook": hook})
+    stdin = payload if isinstance(payload, str) or payload is None else json.dumps(payload)
+    return CliRunner().invoke(cli, ["hook", *args], input=stdin)
+
+
+def wait_for_exit(pid: int) -> None:
+    """Wait for a child process started by the code under test, within the deadline."""
+
+    def reap() -> None:
+        with contextlib.suppress(ChildProcessError):  # reaped already: it has exited
+            os.waitpid(pid, 0)
+
+    waiter = threading.Thread(target=reap, daemon=True)
+    waiter.start()
+    waiter.join(DEADLINE)
+    assert not waiter.is_alive(), f"background job {pid} still running"
+
+
+def started_runs(mem: Memdir) -> list[dict[str, Any]]:
+    runs = hooks_dir(mem.layout) / "runs"
+    return [json.loads(p.read_text()) for p in sorted(runs.glob("*.json"))]
+
+
+def test_the_recorded_inputs_parse_into_the_fields_memdir_uses() -> None:
+    start = parse_hook_input(json.dumps(recorded("session-start")))
+    assert (start.session_id, start.hook_event_name, start.source) == (
+        SESSION, "SessionStart", "startup"
+    )  # fmt: skip
+    assert start.cwd == "/home/dev/shop"
+    compact = parse_hook_input(json.dumps(recorded("pre-compact")))
+    assert (compact.hook_event_name, compact.trigger) == ("PreCompact", "auto")
+    assert parse_hook_input(json.dumps(recorded("stop"))).transcript_path.endswith(".jsonl")  # type: ignore[union-attr]
+
+
+def test_session_start_prints_the_prompt_as_additional_context(mem: Memdir, project: Path) -> None:
+    mem.write(name="Deploy window", description="Deploys on Tuesdays", type="project")
+    result = invoke(["session-start"], recorded("session-start", cwd=str(project)))
+    assert result.exit_code == 0
+    assert result.stderr == ""
+    output = json.loads(result.stdout)
+    assert output == {
+        "hookSpecificOutput": {
+            "hookEventName": "SessionStart",
+            "additionalContext": mem.prompt(tools="files"),
+        }
+    }
+    assert "[Deploy window](deploy_window.md)" in output["hookSpecificOutput"]["additionalContext"]
+
+
+def test_session_start_prints_nothing_when_memory_is_disabled(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMDIR_DISABLE", "1")
+    result = invoke(["session-start"], recorded("session-start", cwd=str(project)))
+    assert (result.exit_code, result.stdout) == (0, "")
+
+
+@pytest.mark.parametrize("command", ["session-start", "stop", "pre-compact"])
+@pytest.mark.parametrize("stdin", ["not json", "[1, 2]", ""])
+def test_a_hook_with_bad_input_exits_0_with_a_note(command: str, stdin: str) -> None:
+    result = invoke([command], stdin)
+    assert result.exit_code == 0
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"memdir: hook {command}: the hook input is not")
+
+
+def test_stop_without_a_session_id_starts_nothing(project: Path, mem: Memdir) -> None:
+    payload = recorded("stop", cwd=str(project))
+    del payload["session_id"]
+    result = invoke(["stop"], payload)
+    assert result.exit_code == 0
+    assert "no usable session_id" in result.stderr
+    assert started_runs(mem) == []
+
+
+@pytest.mark.parametrize("event", ["stop", "pre-compact"])
+def test_the_hook_returns_at_once_and_its_background_job_records_it_skipped_the_model(
+    project: Path, mem: Memdir, transcript: Path, event: str
+) -> None:
+    payload = recorded(event, cwd=str(project), transcript_path=str(transcript))
+    result = invoke([event], payload)
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
+    [run] = started_runs(mem)
+    assert (run["event"], run["session_id"]) == (event, SESSION)
+    wait_for_exit(run["pid"])
+    marker = hooks_dir(mem.layout) / "runs" / f"{run['run_id']}.done"
+    report = json.loads(marker.read_text())
+    assert report["status"] == "skipped"
+    assert report["run_ids"] == [run["run_id"]]
+    assert report["steps"][0].startswith("read ") and report["steps"][0].endswith(
+        " turns from the transcript"
+    )
+    assert report["steps"][-1].startswith("no model provider configured")
+
+
+def test_pre_compact_runs_detached_in_its_own_session(
+    project: Path, mem: Memdir, transcript: Path
+) -> None:
+    payload = parse_hook_input(
+        json.dumps(recorded("pre-compact", cwd=str(project), transcript_path=str(transcript)))
+    )
+    run = start_background("pre-compact", payload, env=os.environ, keep_process=True)
+    assert os.getsid(run.pid) == run.pid  # start_new_session: not in the agent's process group
+    assert run.process is not None
+    assert run.process.wait(timeout=DEADLINE) == 0
+    report = json.loads(run.marker.read_text())
+    assert (report["event"], report["status"]) == ("pre-compact", "skipped")
+    assert run.log.is_file() and run.log.stat().st_mode & 0o077 == 0
+
+
+def test_the_transcript_is_found_in_claudes_folder_when_the_hook_names_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, transcript: Path, project: Path
+) -> None:
+    from memdir.paths import slugify
+
+    claude = tmp_path / "claude-config"
+    folder = claude / "projects" / slugify(os.path.realpath(project))
+    folder.mkdir(parents=True)
+    shutil.copy(transcript, folder / f"{SESSION}.jsonl")
+    env = {**os.environ, "CLAUDE_CONFIG_DIR": str(claude)}
+    found = find_transcript("/nowhere.jsonl", session_id=SESSION, cwd=project, env=env)
+    assert found == folder / f"{SESSION}.jsonl"
+    assert find_transcript(None, session_id="other", cwd=project, env=env) is None
+
+
+def test_a_job_without_a_transcript_is_skipped(project: Path) -> None:
+    report = run_job(
+        event="stop", session_id=SESSION, project=project, transcript=None,
+        env={**os.environ, "CLAUDE_CONFIG_DIR": str(project / "none")},
+    )  # fmt: skip
+    assert (report.status, report.steps) == ("skipped", ("no transcript found for this session",))
+
+
+def test_a_job_with_a_provider_updates_the_session_notes(
+    project: Path, mem: Memdir, transcript: Path
+) -> None:
+    provider = ScriptedProvider(*["Nothing more to record."] * 6)
+    report = run_job(
+        event="pre-compact", session_id=SESSION, project=project, transcript=transcript,
+        env=os.environ, provider=provider,
+    )  # fmt: skip
+    assert report.status == "done", report.steps
+    assert report.steps[0].startswith("read ")
+    assert any(step.startswith("session notes") for step in report.steps)
+    assert mem.layout.session_notes_path(SESSION).is_file()
+    assert provider.pending < 6
+
+
+def test_a_job_arriving_mid_run_is_coalesced_into_one_trailing_run(
+    project: Path, mem: Memdir, transcript: Path
+) -> None:
+    base = hooks_dir(mem.layout)
+    request = JobRequest(
+        event="stop", session_id=SESSION, project=str(project),
+        transcript=str(transcript), run_ids=("first",),
+    )  # fmt: skip
+    holder = filelock.FileLock(str(base / "locks" / f"{SESSION}.lock"))
+    (base / "locks").mkdir(parents=True)
+    with holder:  # a job of this session is running
+        assert run_serialised(request, env=os.environ) == []
+        second = JobRequest(**{**request.__dict__, "run_ids": ("second",)})
+        assert run_serialised(second, env=os.environ) == []
+    assert not (base / "runs" / "first.done").exists()
+    third = JobRequest(**{**request.__dict__, "run_ids": ("third",)})
+    reports = run_serialised(third, env=os.environ)
+    assert [r.run_ids for r in reports] == [("third",), ("first", "second")]
+    for run_id in ("first", "second", "third"):
+        assert json.loads((base / "runs" / f"{run_id}.done").read_text())["status"] == "skipped"
+
+
+# -- hook install ------------------------------------------------------------------------
+
+
+def existing_settings(project: Path) -> Path:
+    path = project / ".claude" / "settings.json"
+    path.parent.mkdir()
+    shutil.copy(FIXTURES / "hooks" / "settings-existing.json", path)
+    return path
+
+
+def test_install_keeps_every_existing_key_and_hook(project: Path) -> None:
+    path = existing_settings(project)
+    before = json.loads(path.read_text())
+    result = invoke(["install", "claude", "--project", str(project)])
+    assert result.exit_code == 0, result.output
+    after = json.loads(path.read_text())
+    for key in ("permissions", "env", "model", "statusLine"):
+        assert after[key] == before[key]
+    assert after["hooks"]["PreToolUse"] == before["hooks"]["PreToolUse"]
+    assert after["hooks"]["Stop"][0] == before["hooks"]["Stop"][0]
+    commands = hook_commands()
+    assert after["hooks"]["Stop"][1]["hooks"][0]["command"] == commands["Stop"]
+    assert after["hooks"]["SessionStart"][0]["hooks"][0]["command"] == commands["SessionStart"]
+    assert after["hooks"]["PreCompact"][0]["hooks"][0]["command"] == commands["PreCompact"]
+    assert list(after) == list(before)
+    assert path.read_text().startswith('{\n    "permissions"')  # its 4-space indent kept
+
+
+def test_install_twice_changes_nothing_the_second_time(project: Path) -> None:
+    path = existing_settings(project)
+    invoke(["install", "claude", "--project", str(project)])
+    first = path.read_bytes()
+    result = invoke(["install", "claude", "--project", str(project)])
+    assert result.exit_code == 0
+    assert "already installed" in result.stdout
+    assert path.read_bytes() == first
+
+
+def test_install_dry_run_prints_the_diff_and_writes_nothing(project: Path) -> None:
+    path = existing_settings(project)
+    before = path.read_bytes()
+    result = invoke(["install", "claude", "--dry-run", "--project", str(project)])
+    assert result.exit_code == 0
+    assert result.stdout.startswith("--- a/.claude/settings.json\n+++ b/.claude/settings.json\n")
+    assert '+                        "command": "memdir hook session-start",' in result.stdout
+    assert path.read_bytes() == before
+
+
+def test_install_creates_the_settings_file_when_there_is_none(project: Path) -> None:
+    result = install_claude_hooks(project, executable="/opt/bin/memdir")
+    settings = json.loads(result.path.read_text())
+    assert set(settings) == {"hooks"}
+    assert settings["hooks"]["Stop"][0]["hooks"][0]["command"] == "/opt/bin/memdir hook stop"
+    assert result.added == ("SessionStart", "Stop", "PreCompact")
+
+
+def test_install_refuses_settings_it_cannot_read(project: Path) -> None:
+    path = project / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text('{"model": "x",,}')
+    result = invoke(["install", "claude", "--project", str(project)])
+    assert result.exit_code == 1
+    assert "is not valid JSON" in result.stderr
+    assert path.read_text() == '{"model": "x",,}'

@@ -1,0 +1,128 @@
+"""The MCP server over real transports: streamable HTTP behind a bearer token, and stdio."""
+
+from __future__ import annotations
+
+import os
+import socket
+import stat
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import pytest
+
+pytest.importorskip("mcp")
+import httpx2
+import uvicorn
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from memdir.api import Memdir
+from memdir.mcp.http import MCP_PATH, TOKEN_FILE, http_app, resolve_token
+from memdir.mcp.server import build_server
+
+TOKEN = "right-token-for-tests"
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "0"},
+    },
+}
+HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+
+
+@pytest.fixture
+def url(project: Path, mem: Memdir) -> Iterator[str]:
+    """The server running in a thread on a free loopback port."""
+    mem.write(name="Deploy window", description="Deploys on Tuesdays", type="project")
+    # The socket listens before the server starts, so a client that connects
+    # early waits in the backlog: no polling for readiness.
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    port = sock.getsockname()[1]
+    app = http_app(build_server(project), TOKEN)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{port}{MCP_PATH}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        sock.close()
+    assert not thread.is_alive()
+
+
+def post(url: str, headers: dict[str, str]) -> httpx2.Response:
+    return httpx2.post(url, json=INIT, headers={**HEADERS, **headers}, timeout=30)
+
+
+def test_a_request_without_a_token_is_refused_with_401(url: str) -> None:
+    response = post(url, {})
+    assert response.status_code == 401
+    assert response.headers["www-authenticate"].startswith("Bearer")
+
+
+@pytest.mark.parametrize(
+    "header",
+    ["Bearer wrong", f"Bearer {TOKEN}x", f"Bearer {TOKEN[:-1]}", TOKEN, f"Basic {TOKEN}",
+     f"bearer  {TOKEN}"],
+)  # fmt: skip
+def test_a_wrong_token_is_refused_with_401(url: str, header: str) -> None:
+    assert post(url, {"authorization": header}).status_code == 401
+
+
+def test_the_scheme_is_case_insensitive(url: str) -> None:
+    assert post(url, {"authorization": f"bearer {TOKEN}"}).status_code == 200
+
+
+def test_the_right_token_reaches_the_tools(url: str) -> None:
+    async def main() -> str:
+        async with (
+            httpx2.AsyncClient(headers={"authorization": f"Bearer {TOKEN}"}, timeout=30) as http,
+            Client(streamable_http_client(url, http_client=http)) as client,
+        ):
+            result = await client.call_tool("view", {})
+            block = result.content[0]
+            assert block.type == "text"
+            return block.text
+
+    assert "[Deploy window](deploy_window.md)" in anyio.run(main)
+
+
+def test_a_generated_token_is_stored_0600_and_reused(memdir_home: Path) -> None:
+    first = resolve_token(memdir_home)
+    path = memdir_home / TOKEN_FILE
+    assert len(first) >= 32
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert resolve_token(memdir_home) == first
+    assert resolve_token(memdir_home, "given") == "given"
+    assert path.read_text().strip() == first
+
+
+def test_serve_on_stdio_answers_a_client(project: Path, mem: Memdir) -> None:
+    from mcp import StdioServerParameters
+
+    mem.write(name="Deploy window", description="Deploys on Tuesdays", type="project")
+    code = "import sys; from memdir.cli.serve import serve; serve(sys.argv[1:])"
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=["-c", code, "--project", str(project)],
+        env={**os.environ},
+    )
+
+    async def main() -> str:
+        async with Client(params) as client:
+            result = await client.call_tool("search", {"query": "deploys tuesdays"})
+            block = result.content[0]
+            assert block.type == "text"
+            return block.text
+
+    assert anyio.run(main).startswith("- deploy_window.md [project]")
