@@ -11,6 +11,7 @@ from .hook import COMMANDS as HOOK_COMMANDS
 from .memory import COMMANDS as MEMORY_COMMANDS
 from .prompt import COMMANDS as PROMPT_COMMANDS
 from .recall import COMMANDS as RECALL_COMMANDS
+from .scan import COMMANDS as SCAN_COMMANDS
 from .search import COMMANDS as SEARCH_COMMANDS
 from .serve import COMMANDS as SERVE_COMMANDS
 from .session import COMMANDS as SESSION_COMMANDS
@@ -39,6 +40,7 @@ for _command in [
     *PROMPT_COMMANDS,
     *RECALL_COMMANDS,
     *SEARCH_COMMANDS,
+    *SCAN_COMMANDS,
     team,
     *SERVE_COMMANDS,
     *HOOK_COMMANDS,
