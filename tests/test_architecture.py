@@ -44,8 +44,8 @@ LAYERS = {
     "storage": {"fs", "codec", "index", "paths", "config", "store", "catalog", "transcript",
                 "dailylog", "textproc", "embeddings"},
     "behaviour": {"api", "search", "recall", "manifest", "age", "prompt", "drift", "doctor",
-                  "session", "session_template", "extract", "consolidate", "consolidate_lock", "team", "llm",
-                  "agent", "selector", "host", "testing"},
+                  "session", "session_template", "extract", "consolidate", "consolidate_lock",
+                  "team", "llm", "agent", "selector", "host", "testing"},
     "adapters": {"cli", "mcp", "integrations"},
 }  # fmt: skip
 ORDER = ["values", "storage", "behaviour", "adapters"]

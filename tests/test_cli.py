@@ -124,7 +124,11 @@ def test_edit_that_breaks_the_frontmatter_is_not_saved(
     assert Memdir.open(project).get("Fragile").version == before.version
 
 
-def test_demo_runs_end_to_end_and_cleans_up() -> None:
+def test_demo_runs_end_to_end_and_says_which_model_steps_it_skipped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "MEMDIR_PROVIDER"):
+        monkeypatch.delenv(var, raising=False)
     code, out, _ = run("demo")
     assert code == 0
     markers = (
@@ -136,6 +140,9 @@ def test_demo_runs_end_to_end_and_cleans_up() -> None:
         "8 days ago",
         "`docs/release.md` no longer exists",
         "Linear project INGEST",
+        "skipped: no language model is configured",
+        "tools/call search",
+        "team/merge_freeze.md [project]",
     )
     for marker in markers:
         assert marker in out

@@ -9,10 +9,12 @@ canned: every output is produced by memdir on the spot.
 from __future__ import annotations
 
 import datetime as dt
+import importlib.util
 import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -23,7 +25,11 @@ import click
 
 from ..api import Memdir
 from ..doctor import diagnose
+from ..extract import MemoryExtractor
 from ..index import INDEX_NAME
+from ..llm import provider_from_env
+from ..session import SessionNotes
+from ..transcript import read_transcript
 
 __all__ = ["demo"]
 
@@ -182,6 +188,44 @@ def _search(mem: Memdir, base: Path) -> None:
         click.echo(f"  {hit.score:5.2f} {when} turn {turn} ({hit.title}): {hit.snippet}")
 
 
+def _model_steps(mem: Memdir, base: Path) -> None:
+    _step("7. Model steps: session notes and memory extraction from the conversation")
+    provider = provider_from_env(os.environ)
+    if provider is None:
+        click.echo("  skipped: no language model is configured, so no session notes were")
+        click.echo("  written and nothing was extracted. To run these steps, set one of:")
+        click.echo("    ANTHROPIC_API_KEY=...                 (Anthropic)")
+        click.echo("    OPENAI_API_KEY=... [OPENAI_BASE_URL]  (OpenAI or a compatible server)")
+        click.echo("    MEMDIR_PROVIDER=local MEMDIR_LOCAL_BASE_URL=http://127.0.0.1:8080/v1")
+        return
+    turns = read_transcript(base / "conversation.jsonl").turns
+    notes = SessionNotes.for_session(
+        layout=mem.layout, settings=mem.settings, provider=provider, session_id="demo-session"
+    )
+    update = notes.update(turns)
+    usage = update.run.usage if update.run else None
+    verdict = "accepted" if update.accepted else "rejected, previous notes kept"
+    click.echo(f"  session notes ({verdict}; tokens: {usage}): {update.path}")
+    for line in (notes.read() or "").splitlines()[:12]:
+        click.echo(f"    {line}")
+    report = MemoryExtractor(mem, provider, "demo-session").extract(turns)
+    click.echo(f"  extraction: {report.message}")
+
+
+def _mcp(mem: Memdir) -> None:
+    _step("8. An MCP client calls memdir's server over stdio")
+    if importlib.util.find_spec("mcp") is None:
+        click.echo("  skipped: the MCP server needs the extra: pip install 'memdir[mcp]'")
+        return
+    from ..mcp.client import call_tool_over_stdio
+
+    command = [sys.executable, "-m", "memdir", "serve", "--project", str(mem.layout.project_root)]
+    answer = call_tool_over_stdio(command, "search", {"query": "merge freeze"}, env={**mem.env})
+    click.echo("  tools/call search {query: 'merge freeze'} ->")
+    for line in answer.splitlines()[:6]:
+        click.echo(f"    {line}")
+
+
 def _where(mem: Memdir, keep: bool) -> None:
     _step("Where everything lives")
     layout = mem.layout
@@ -209,5 +253,7 @@ def demo(keep: bool) -> None:
         _prompt(mem)
         _recall(mem, project)
         _search(mem, project.parent)
+        _model_steps(mem, project.parent)
+        _mcp(mem)
         _where(mem, keep)
     click.echo(f"\ndemo finished in {time.monotonic() - started:.1f} s")

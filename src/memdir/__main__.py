@@ -1,0 +1,5 @@
+"""``python -m memdir``: the command line, for when the ``memdir`` script is not on PATH."""
+
+from memdir.cli import main
+
+main()
