@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from pathlib import Path
 
@@ -129,8 +130,12 @@ def test_demo_runs_end_to_end_and_says_which_model_steps_it_skipped(
 ) -> None:
     for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "MEMDIR_PROVIDER"):
         monkeypatch.delenv(var, raising=False)
-    code, out, _ = run("demo")
-    assert code == 0
+    # A real process: the MCP step starts a server whose stderr needs a real file.
+    done = subprocess.run(
+        [sys.executable, "-m", "memdir", "demo"], capture_output=True, text=True, timeout=300
+    )
+    out = done.stdout
+    assert done.returncode == 0, done.stderr
     markers = (
         "user_role.md",
         "merge_freeze.md",
