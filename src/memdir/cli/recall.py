@@ -8,10 +8,14 @@ newest first, or ranked for ``--query``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 import click
 
+from ..errors import ConfigError
+from ..llm import provider_from_env
+from ..selector import ModelSelector
 from ._common import emit, json_option, open_memdir, project_option, to_jsonable
 
 __all__ = ["COMMANDS"]
@@ -24,11 +28,21 @@ __all__ = ["COMMANDS"]
     default=None,
     help="Session id: memories it has seen are not repeated, and its byte budget applies.",
 )
+@click.option(
+    "--model",
+    "use_model",
+    is_flag=True,
+    help="Let the configured language model choose (falls back to lexical ranking).",
+)
 @project_option
 @json_option
-def recall_command(query: str, session: str | None, project: Path, as_json: bool) -> None:
+def recall_command(
+    query: str, session: str | None, use_model: bool, project: Path, as_json: bool
+) -> None:
     """Print the memories that may help with QUERY (at most 5)."""
-    result = open_memdir(project).recall(query, session=session)
+    mem = open_memdir(project)
+    selector = _model_selector(mem.env) if use_model else None
+    result = mem.recall(query, session=session, selector=selector)
 
     def human() -> None:
         if result.items:
@@ -37,6 +51,16 @@ def recall_command(query: str, session: str | None, project: Path, as_json: bool
             click.echo(f"nothing recalled: {result.reason}", err=True)
 
     emit(as_json, {**to_jsonable(result), "rendered": result.render()}, human)
+
+
+def _model_selector(env: Mapping[str, str]) -> ModelSelector:
+    provider = provider_from_env(env)
+    if provider is None:
+        raise ConfigError(
+            "--model needs a language model, and none is configured",
+            hint="set ANTHROPIC_API_KEY, OPENAI_API_KEY, or MEMDIR_PROVIDER=local",
+        )
+    return ModelSelector(provider)
 
 
 @click.command(name="manifest")
