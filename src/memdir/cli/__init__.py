@@ -6,6 +6,7 @@ import click
 
 from ..config import PROFILES
 from ._common import MemdirGroup
+from .consolidate import COMMANDS as CONSOLIDATE_COMMANDS
 from .demo import demo
 from .hook import COMMANDS as HOOK_COMMANDS
 from .memory import COMMANDS as MEMORY_COMMANDS
@@ -45,6 +46,7 @@ for _command in [
     *SERVE_COMMANDS,
     *HOOK_COMMANDS,
     *SESSION_COMMANDS,
+    *CONSOLIDATE_COMMANDS,
     demo,
 ]:
     main.add_command(_command)

@@ -1,0 +1,135 @@
+"""``memdir consolidate``: distil daily logs and sessions into the topic memories.
+
+``memdir consolidate`` runs the gates and, when they pass, one consolidation
+with the model the environment configures; ``--force`` skips the time and
+session gates (never the lock); ``--dry-run`` runs on a scratch copy and
+prints the unified diff of what would change; ``--status`` prints the gates
+and runs nothing. Without a configured model it says how to set one (exit 1).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from pathlib import Path
+
+import click
+
+from ..config import Settings
+from ..consolidate import (
+    ConsolidationReport,
+    GateStatus,
+    consolidate,
+    consolidation_status,
+    preview_consolidation,
+)
+from ..errors import ConfigError
+from ..llm.base import Provider
+from ..llm.factory import provider_from_env
+from ..prompt import memory_enabled
+from ._common import emit, json_option, open_memdir, project_option, to_jsonable
+
+__all__ = ["COMMANDS", "consolidate_command"]
+
+NO_PROVIDER_HINT = (
+    "set MEMDIR_PROVIDER=anthropic with ANTHROPIC_API_KEY, MEMDIR_PROVIDER=openai with "
+    "OPENAI_API_KEY (or OPENAI_BASE_URL for any OpenAI-compatible server), or "
+    "MEMDIR_PROVIDER=local for a llama.cpp server on 127.0.0.1:8080"
+)
+
+
+def _provider(settings: Settings) -> Provider:
+    env = dict(os.environ)
+    if settings.provider and not env.get("MEMDIR_PROVIDER"):
+        env["MEMDIR_PROVIDER"] = settings.provider
+    if settings.model and not env.get("MEMDIR_MODEL"):
+        env["MEMDIR_MODEL"] = settings.model
+    provider = provider_from_env(env)
+    if provider is None:
+        raise ConfigError("no model provider is configured", hint=NO_PROVIDER_HINT)
+    return provider
+
+
+@click.command(name="consolidate")
+@click.option("--force", is_flag=True, help="Skip the time and session gates (not the lock).")
+@click.option(
+    "--dry-run", is_flag=True, help="Run on a scratch copy and print the diff; change nothing."
+)
+@click.option("--status", is_flag=True, help="Show the gates and run nothing.")
+@click.option("--session", "session_id", default=None, help="The current session (not counted).")
+@project_option
+@json_option
+def consolidate_command(
+    force: bool, dry_run: bool, status: bool, session_id: str | None, project: Path, as_json: bool
+) -> None:
+    """Merge, date and prune memories from the daily logs and past sessions."""
+    mem = open_memdir(project)
+    enabled = memory_enabled(os.environ, mem.settings.enabled)
+    if status:
+        gates = consolidation_status(mem, current_session=session_id, enabled=enabled)
+        emit(as_json, {**to_jsonable(gates), "ready": gates.ready}, lambda: _print_status(gates))
+        return
+    provider = _provider(mem.settings)
+    if dry_run:
+        preview = preview_consolidation(mem, provider, enabled=enabled)
+        data = {**_report_dict(preview.report), "diff": preview.diff}
+        emit(as_json, data, lambda: _print_preview(preview.report, preview.diff))
+        if preview.report.error is not None:
+            raise click.exceptions.Exit(1)
+        return
+    report = consolidate(mem, provider, force=force, current_session=session_id, enabled=enabled)
+    emit(as_json, _report_dict(report), lambda: _print_report(report))
+    if report.error is not None:
+        raise click.exceptions.Exit(1)
+
+
+def _report_dict(report: ConsolidationReport) -> dict[str, object]:
+    return {**to_jsonable(report), "improved": report.improved, "message": report.message}
+
+
+def _local(moment: dt.datetime | None) -> str:
+    return "never" if moment is None else moment.astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
+
+
+def _print_status(gates: GateStatus) -> None:
+    ago = "" if gates.hours_since is None else f" ({gates.hours_since:.1f} h ago)"
+    holder = "none"
+    if gates.lock_holder is not None:
+        holder = f"PID {gates.lock_holder} ({'alive' if gates.holder_alive else 'not running'})"
+    lines = [
+        f"memory enabled:  {'yes' if gates.enabled else 'no'}",
+        f"last run:        {_local(gates.last_run)}{ago}; at most every {gates.min_hours:g} h",
+        f"last scan:       {_local(gates.last_scan)} (throttle {gates.throttle_minutes:g} min)",
+        f"sessions since:  {gates.sessions_since} (needs {gates.min_sessions})",
+        f"lock holder:     {holder}{' (held)' if gates.lock_held else ''}",
+    ]
+    blocked = gates.blocked_by
+    verdict = "ready to run" if blocked is None else f"blocked by the {blocked.value} gate"
+    click.echo("\n".join([*lines, f"verdict:         {verdict}"]))
+    for check in gates.checks:
+        click.echo(f"  {'ok ' if check.passed else 'no '} {check.gate.value}: {check.detail}")
+
+
+def _print_report(report: ConsolidationReport) -> None:
+    click.echo(report.message)
+    for problem in report.index_problems:
+        click.echo(f"warning: {problem}", err=True)
+    if report.run is not None and report.error is None:
+        run = report.run
+        click.echo(
+            f"{run.turns} model turns, {run.tool_calls} tool calls ({run.refused} refused), "
+            f"{report.usage.input_tokens} tokens in, {report.usage.output_tokens} out, "
+            f"stopped: {run.stop_reason.value}",
+            err=True,
+        )
+
+
+def _print_preview(report: ConsolidationReport, diff: str) -> None:
+    if report.skipped_reason is not None or report.error is not None:
+        click.echo(report.message, err=True)
+        return
+    click.echo(diff if diff else "(no changes)", nl=not diff)
+    click.echo(f"dry run: {report.message}; nothing was changed", err=True)
+
+
+COMMANDS = [consolidate_command]

@@ -1,0 +1,707 @@
+"""Consolidation ("dream"): distil daily logs and sessions into tidy topic memories.
+
+:func:`consolidate` runs the gates of :mod:`memdir.consolidate_lock`, cheapest
+first (enabled, 24 h since the last run, the 10-minute scan throttle, 5
+sessions since the last run, the lock), then one restricted sub-agent run
+(:func:`memdir.agent.run_agent`) whose prompt walks four phases: orient (the
+index, the memories), gather (daily logs first, each entry with its date, then
+the drift findings memdir computed, then narrow transcript searches),
+consolidate (merge near-duplicates, absolute dates, drop contradicted facts),
+prune and index. The model works only through tools that go through the
+store, so confinement, locks, index upkeep and secret scanning apply, and a
+delete moves the file to the dated trash. Afterwards memdir repairs the index
+itself (``doctor.diagnose(fix=True)``) and reports what is still over the
+index's limits.
+
+A run that errors or is cancelled puts the lock's mtime back, so the next
+attempt is not pushed back a day. :func:`preview_consolidation` runs the same
+job on a scratch copy of the memory directory and returns the unified diff;
+nothing real is touched. Every function takes the clock as ``now``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import difflib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .agent import AgentStop, AgentTool, RunReport, ToolPolicy, run_agent
+from .api import Memdir
+from .config import Settings
+from .consolidate_lock import (
+    LOCK_NAME,
+    Gate,
+    GateCheck,
+    GateStatus,
+    as_datetime,
+    clock,
+    consolidation_status,
+    enabled_gate,
+    gate_steps,
+    lock_gate,
+    read_memdir_lock,
+    release_lock,
+    rollback_lock,
+    take_lock,
+)
+from .dailylog import LogEntry, iter_logs, log_path, read_log
+from .doctor import diagnose
+from .drift import DriftChecker
+from .errors import InvalidMemory, MemdirError
+from .extract import extraction_policy
+from .fs import safe_join
+from .index import truncate_index
+from .llm.base import Provider, ToolSpec, Usage
+from .manifest import build_manifest
+from .model import MemoryType, Scope
+from .paths import Layout
+from .search import grep
+
+__all__ = [
+    "ConsolidationPreview",
+    "ConsolidationReport",
+    "Gate",
+    "GateCheck",
+    "GateStatus",
+    "consolidate",
+    "consolidation_policy",
+    "consolidation_prompt",
+    "consolidation_status",
+    "format_log_entry",
+    "index_over_limits",
+    "preview_consolidation",
+    "tree_diff",
+]
+
+DEFAULT_MAX_TURNS = 30
+DEFAULT_TOKEN_BUDGET = 400_000
+DEFAULT_MAX_TOKENS = 8192
+_LOG_BUDGET_CHARS = 40_000
+_INDEX_BUDGET_CHARS = 30_000
+_MAX_DRIFT = 40
+_MAX_TRANSCRIPT_HITS = 30
+_MAX_HIT_CHARS = 300
+_MIN_QUERY_CHARS = 3
+_MAX_LISTED_LOGS = 90
+_NO_NEWLINE = "\\ No newline at end of file"
+
+SYSTEM_PROMPT = """\
+You are memdir's memory consolidation, a background job: you do not talk to anyone. \
+You tidy a project's file-based memory so that future conversations find a small set \
+of accurate, well-named memories and a short index (MEMORY.md) pointing at them.
+
+Work in four phases:
+1. Orient: read the index and the list of memories below; read the topic files you may \
+change.
+2. Gather: the daily logs first (given below, each entry with its date), then the \
+memories whose claims drifted from the code (findings below), then, only for a \
+specific open question, a narrow search of past transcripts (an error message, a file \
+name, a flag; never a broad word).
+3. Consolidate: fold what the logs teach into the memories. Merge into an existing \
+memory rather than writing a near-duplicate: when two memories say the same thing, \
+update one with everything worth keeping and delete the other. Convert relative dates \
+to absolute ones: "yesterday" in an entry dated 2026-03-04 means 2026-03-03. When a \
+newer fact contradicts an older one, keep the newer and remove the old claim. A memory \
+whose code drifted: correct it if the logs or the code say what is true now, else \
+delete it.
+4. Prune and index: the index is rebuilt from each memory's name and description, one \
+line each, and is loaded only up to its line and size limits, so keep descriptions to \
+one specific line and delete memories that are stale, trivial or derivable from the \
+code or git history.
+
+Memory types: user (who the user is; always private), feedback (how to work: the rule, \
+then a **Why:** line and a **How to apply:** line), project (decisions, deadlines, \
+incidents not visible in the code: the fact, then **Why:** and **How to apply:**), \
+reference (where information lives outside the project). Never put secrets in team \
+memory. Do not save code patterns, architecture, file paths or fix recipes the code \
+already shows.
+
+Rules: change memories only with write_memory and delete_memory; deleted memories go to \
+a trash folder and can be recovered, but delete only what is merged, contradicted or \
+useless. The daily logs are append-only: never rewrite them. Change nothing when \
+nothing needs changing. Finish with a one-line summary of what you changed and no tool \
+calls."""
+
+
+# --- values ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConsolidationReport:
+    """What a consolidation did, or why it did not run.
+
+    ``checks`` lists the gates evaluated, in order (a gate after a failing one
+    is not evaluated). ``created``, ``updated`` and ``deleted`` are files of
+    the memory directory (team ones as ``team/<file>``); ``repaired`` lists the
+    index repairs memdir made afterwards; ``index_problems`` what is still over
+    the index's limits.
+    """
+
+    ran: bool = False
+    skipped_reason: str | None = None
+    blocked_by: Gate | None = None
+    checks: tuple[GateCheck, ...] = ()
+    created: tuple[str, ...] = ()
+    updated: tuple[str, ...] = ()
+    deleted: tuple[str, ...] = ()
+    usage: Usage = field(default_factory=Usage)
+    run: RunReport | None = None
+    error: str | None = None
+    repaired: tuple[str, ...] = ()
+    index_problems: tuple[str, ...] = ()
+
+    @property
+    def improved(self) -> int:
+        """How many memories the run created, updated or deleted."""
+        return len(self.created) + len(self.updated) + len(self.deleted)
+
+    @property
+    def message(self) -> str:
+        """``Improved N memories (...)``, or why nothing ran, or what failed."""
+        if self.skipped_reason is not None:
+            return f"Consolidation skipped: {self.skipped_reason}"
+        if self.error is not None:
+            return f"Consolidation failed: {self.error}"
+        noun = "memory" if self.improved == 1 else "memories"
+        touched = [
+            f"{verb} {', '.join(files)}"
+            for verb, files in (
+                ("created", self.created),
+                ("updated", self.updated),
+                ("deleted", self.deleted),
+            )
+            if files
+        ]
+        return f"Improved {self.improved} {noun}" + (f" ({'; '.join(touched)})" if touched else "")
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConsolidationPreview:
+    """A dry run: what consolidation would do, as a report and a unified diff."""
+
+    report: ConsolidationReport
+    diff: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Limits:
+    max_turns: int = DEFAULT_MAX_TURNS
+    token_budget: int | None = DEFAULT_TOKEN_BUDGET
+    max_tokens: int = DEFAULT_MAX_TOKENS
+
+
+def consolidate(
+    memdir: Memdir,
+    provider: Provider,
+    *,
+    force: bool = False,
+    now: dt.datetime | None = None,
+    current_session: str | None = None,
+    enabled: bool = True,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    token_budget: int | None = DEFAULT_TOKEN_BUDGET,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+) -> ConsolidationReport:
+    """Run the gates, then (if they pass) one consolidation; never raises for model errors.
+
+    ``force`` skips the time, throttle and session gates, never the lock.
+    ``enabled`` is the enable chain's verdict, decided by the caller.
+    """
+    now = clock(now)
+    checks: list[GateCheck] = []
+    for step in gate_steps(
+        memdir, now, force=force, enabled=enabled, current_session=current_session
+    ):
+        checks.append(step())
+        if not checks[-1].passed:
+            return _skipped(checks)
+    attempt = take_lock(memdir, now)
+    checks.append(lock_gate(attempt.seen, acquired=attempt.lease is not None))
+    if attempt.lease is None:
+        return _skipped(checks)
+    limits = _Limits(max_turns=max_turns, token_budget=token_budget, max_tokens=max_tokens)
+    try:
+        report = _execute(
+            memdir,
+            provider,
+            now=now,
+            last_run=attempt.lease.prior_mtime,
+            sources=memdir.layout,
+            limits=limits,
+        )
+    except BaseException:
+        rollback_lock(attempt.lease)  # failure or cancel: the next attempt must not wait a day
+        raise
+    if report.error is not None:
+        rollback_lock(attempt.lease)
+    else:
+        release_lock(attempt.lease)
+    return dataclasses.replace(report, checks=tuple(checks))
+
+
+def _skipped(checks: list[GateCheck]) -> ConsolidationReport:
+    failed = checks[-1]
+    return ConsolidationReport(
+        skipped_reason=f"{failed.gate.value} gate: {failed.detail}",
+        blocked_by=failed.gate,
+        checks=tuple(checks),
+    )
+
+
+# --- the run -----------------------------------------------------------------------
+
+
+def _execute(
+    memdir: Memdir,
+    provider: Provider,
+    *,
+    now: dt.datetime,
+    last_run: float | None,
+    sources: Layout,
+    limits: _Limits,
+) -> ConsolidationReport:
+    changes = _Changes()
+    prompt = consolidation_prompt(memdir, now=now, last_run=last_run, sources=sources)
+    run = run_agent(
+        provider,
+        job="consolidate",
+        system=SYSTEM_PROMPT,
+        prompt=prompt,
+        policy=consolidation_policy(memdir, changes, sources=sources),
+        max_turns=limits.max_turns,
+        token_budget=limits.token_budget,
+        max_tokens=limits.max_tokens,
+    )
+    doctor = diagnose(memdir, fix=True)
+    # Trigger: the turn limit or the budget ends a run. Why: a retry would hit the
+    # same limit and spend again, and what the run changed stands. Outcome: only a
+    # provider error counts as a failure (and rolls the lock back).
+    error = (run.error or "the model call failed") if run.stop_reason is AgentStop.ERROR else None
+    return ConsolidationReport(
+        ran=True,
+        created=changes.files("created"),
+        updated=changes.files("updated"),
+        deleted=changes.files("deleted"),
+        usage=run.usage,
+        run=run,
+        error=error,
+        repaired=tuple(
+            f"{f.scope.value}:{f.file}: {f.message}" for f in doctor.findings if f.fixed
+        ),
+        index_problems=index_over_limits(memdir),
+    )
+
+
+def index_over_limits(memdir: Memdir) -> tuple[str, ...]:
+    """A sentence for each index that is still over its line or size limit."""
+    settings = memdir.settings
+    problems = []
+    for store, name in ((memdir.private, "MEMORY.md"), (memdir.team, "team/MEMORY.md")):
+        cut = truncate_index(
+            store.read_index(),
+            max_lines=settings.max_index_lines,
+            max_chars=settings.max_index_chars,
+        )
+        if cut.truncated:
+            problems.append(
+                f"{name} is {cut.line_count} lines and {cut.char_count} characters "
+                f"(limits {settings.max_index_lines} lines, {settings.max_index_chars} "
+                "characters): entries past them are not loaded; merge or delete memories"
+            )
+    return tuple(problems)
+
+
+class _Changes:
+    """What one run did to each file, in the order first touched."""
+
+    def __init__(self) -> None:
+        self._kind: dict[str, str] = {}
+
+    def wrote(self, ref: str, *, created: bool) -> None:
+        before = self._kind.get(ref)
+        if before is None:
+            self._kind[ref] = "created" if created else "updated"
+        elif before == "deleted":
+            self._kind[ref] = "updated"  # deleted, then written again: it was there before
+
+    def deleted(self, ref: str) -> None:
+        self._kind[ref] = "deleted"
+
+    def files(self, kind: str) -> tuple[str, ...]:
+        return tuple(ref for ref, k in self._kind.items() if k == kind)
+
+
+# --- the prompt --------------------------------------------------------------------
+
+
+def consolidation_prompt(
+    memdir: Memdir, *, now: dt.datetime, last_run: float | None, sources: Layout | None = None
+) -> str:
+    """The job's first message: dates, index, memories, daily logs, drift findings."""
+    today = now.astimezone().date()
+    since = as_datetime(last_run)
+    since_day = since.astimezone().date() if since is not None else None
+    parts = [
+        f"Today is {today.isoformat()} ({today:%A}). "
+        + (
+            f"The last consolidation ran on {since_day.isoformat()}."
+            if since_day is not None
+            else "This memory has never been consolidated."
+        ),
+        _index_section(memdir),
+        "## Memories\n\n" + (build_manifest(memdir).text.strip() or "(no memories yet)"),
+        _logs_section(memdir.layout.logs_dir, since_day),
+        _drift_section(memdir),
+        _transcripts_section(sources or memdir.layout),
+        "Team memory is "
+        + ("on." if memdir.team_enabled else "off: write private memories only.")
+        + " Now consolidate, phase by phase.",
+    ]
+    return "\n\n".join(parts)
+
+
+def _index_section(memdir: Memdir) -> str:
+    settings = memdir.settings
+    out = []
+    for store, name in ((memdir.private, "MEMORY.md"), (memdir.team, "team/MEMORY.md")):
+        text = store.read_index().strip()
+        if not text and store is memdir.team:
+            continue
+        lines = len(text.splitlines())
+        shown = text[:_INDEX_BUDGET_CHARS] or "(empty)"
+        more = "\n[… index cut here]" if len(text) > _INDEX_BUDGET_CHARS else ""
+        out.append(
+            f"## {name} ({lines} lines, {len(text)} characters; loaded up to "
+            f"{settings.max_index_lines} lines and {settings.max_index_chars} characters)"
+            f"\n\n{shown}{more}"
+        )
+    return "\n\n".join(out)
+
+
+def format_log_entry(entry: LogEntry) -> str:
+    """An entry with its full date, so relative dates in it can be resolved."""
+    stamp = f"{entry.at:%Y-%m-%d %H:%M:%S}" if entry.at is not None else entry.day.isoformat()
+    first, *rest = entry.text.split("\n")
+    return "\n".join([f"- {stamp} {first}", *(f"  {line}" for line in rest)])
+
+
+def _logs_section(logs_dir: Path, since: dt.date | None) -> str:
+    head = "## Daily logs" + (f" since {since.isoformat()}" if since else "")
+    blocks: list[str] = []
+    left_out: list[str] = []
+    used = 0
+    for day, path in iter_logs(logs_dir, since=since):
+        try:
+            entries = read_log(path)
+        except MemdirError:
+            continue
+        block = f"### {day.isoformat()} ({day:%A})\n" + "\n".join(map(format_log_entry, entries))
+        if used + len(block) > _LOG_BUDGET_CHARS:
+            left_out.append(day.isoformat())
+            continue
+        blocks.append(block)
+        used += len(block)
+    if not blocks and not left_out:
+        return f"{head}\n\n(no daily-log entries)"
+    note = (
+        f"\n\nNot shown for length (read them with read_log): {', '.join(left_out)}"
+        if left_out
+        else ""
+    )
+    intro = "Each entry carries its date: relative dates in it are relative to that date."
+    return f"{head}\n\n{intro}\n\n" + "\n\n".join(blocks) + note
+
+
+def _drift_section(memdir: Memdir) -> str:
+    checker = DriftChecker(memdir.layout.project_root)
+    lines = []
+    for record in memdir.list():
+        ref = f"team/{record.file}" if record.scope is Scope.TEAM else record.file
+        lines += [f"- {ref}: {finding.message}" for finding in checker.check_memory(record.memory)]
+    if not lines:
+        return "## Drifted memories\n\n(none: every path and symbol they name still exists)"
+    more = f"\n[{len(lines) - _MAX_DRIFT} more]" if len(lines) > _MAX_DRIFT else ""
+    return "## Drifted memories\n\n" + "\n".join(lines[:_MAX_DRIFT]) + more
+
+
+def _transcripts_section(layout: Layout) -> str:
+    count = sum(1 for _ in layout.project_dir.glob("*.jsonl")) if layout.project_dir.is_dir() else 0
+    return (
+        f"## Past sessions\n\n{count} transcripts and the session notes can be searched "
+        "with search_transcripts: use it last, with a narrow term."
+    )
+
+
+# --- tools -------------------------------------------------------------------------
+
+
+def consolidation_policy(
+    memdir: Memdir, changes: _Changes | None = None, *, sources: Layout | None = None
+) -> ToolPolicy:
+    """Tools of a consolidation: extraction's readers, write and delete, logs, transcripts.
+
+    Writes and deletes go through the store; ``sources`` is where transcripts
+    and session notes are searched (the real project, also in a dry run).
+    """
+    changes = changes if changes is not None else _Changes()
+    sources = sources if sources is not None else memdir.layout
+    base = {tool.spec.name: tool for tool in extraction_policy(memdir).tools}
+    write = base["write_memory"]
+    tools = (
+        base["list_memories"],
+        base["read_memory"],
+        base["search_memories"],
+        AgentTool(spec=write.spec, run=lambda a: _write(memdir, a, changes), check=write.check),
+        AgentTool(spec=_DELETE_SPEC, run=lambda a: _delete(memdir, a, changes), check=_file_check),
+        AgentTool(spec=_LIST_LOGS_SPEC, run=lambda a: _list_logs(memdir.layout.logs_dir)),
+        AgentTool(spec=_READ_LOG_SPEC, run=lambda a: _read_log(memdir.layout.logs_dir, a)),
+        AgentTool(spec=_TRANSCRIPTS_SPEC, run=lambda a: _search_transcripts(sources, a)),
+    )
+    names = ", ".join(tool.spec.name for tool in tools)
+    return ToolPolicy(
+        tools=tools,
+        allowed=f"only {names} are allowed, on files inside {memdir.layout.memory_dir}",
+    )
+
+
+def _target(memdir: Memdir, args: Mapping[str, Any]) -> tuple[Scope, str | None]:
+    """The scope and scope-relative file of a call; ``team/x.md`` means the team scope."""
+    file = str(args["file"]) if args.get("file") else None
+    scope = Scope(str(args.get("scope") or "private"))
+    if file is not None and file.startswith("team/"):
+        scope, file = Scope.TEAM, file.removeprefix("team/")
+    if scope is Scope.TEAM and not memdir.team_enabled:
+        raise InvalidMemory("team memory is off for this project", hint="use scope 'private'")
+    return scope, file
+
+
+def _ref(scope: Scope, file: str) -> str:
+    return f"team/{file}" if scope is Scope.TEAM else file
+
+
+def _write(memdir: Memdir, args: Mapping[str, Any], changes: _Changes) -> str:
+    scope, file = _target(memdir, args)
+    try:
+        kind = MemoryType(str(args.get("type")))
+    except ValueError:
+        raise InvalidMemory(
+            f"unknown type {args.get('type')!r}", hint="one of user, feedback, project, reference"
+        ) from None
+    result = memdir.write(
+        name=str(args.get("name") or ""),
+        description=str(args.get("description") or ""),
+        type=kind,
+        body=str(args.get("body") or ""),
+        scope=scope,
+        file=file,
+    )
+    ref = _ref(scope, result.record.file)
+    changes.wrote(ref, created=result.created)
+    warnings = "".join(f"\nwarning: {w}" for w in result.warnings)
+    return f"{'created' if result.created else 'updated'} {ref}{warnings}"
+
+
+def _delete(memdir: Memdir, args: Mapping[str, Any], changes: _Changes) -> str:
+    scope, file = _target(memdir, args)
+    if file is None:
+        raise ValueError("file is required")
+    store = memdir.store(scope)
+    record = store.get(file)
+    store.delete(record.file)
+    ref = _ref(scope, record.file)
+    changes.deleted(ref)
+    return f"moved {ref} to the trash; its index line is gone"
+
+
+def _file_check(args: Mapping[str, Any]) -> str | None:
+    file = args.get("file")
+    if not isinstance(file, str) or not file:
+        return "file must be a memory file as listed, e.g. 'topic.md' or 'team/topic.md'"
+    try:
+        safe_join(Path("/memory"), file)  # the text rules; the store checks the real root
+    except MemdirError as exc:
+        return exc.message
+    return None
+
+
+def _list_logs(logs_dir: Path) -> str:
+    days = list(iter_logs(logs_dir))[-_MAX_LISTED_LOGS:]
+    if not days:
+        return "no daily logs"
+    return "\n".join(
+        f"{day.isoformat()}: {path.relative_to(logs_dir.parent).as_posix()}" for day, path in days
+    )
+
+
+def _read_log(logs_dir: Path, args: Mapping[str, Any]) -> str:
+    raw = str(args.get("date") or "")
+    try:
+        day = dt.date.fromisoformat(raw)
+    except ValueError:
+        raise ValueError(f"date must be YYYY-MM-DD, got {raw!r}") from None
+    entries = read_log(log_path(logs_dir, day))
+    if not entries:
+        return f"no log entries for {day.isoformat()}"
+    return "\n".join(map(format_log_entry, entries))
+
+
+def _search_transcripts(sources: Layout, args: Mapping[str, Any]) -> str:
+    query = str(args.get("query") or "").strip()
+    if len(query) < _MIN_QUERY_CHARS:
+        raise ValueError(f"query must be a narrow term of at least {_MIN_QUERY_CHARS} characters")
+    hits = grep(
+        sources.sessions_dir, query, ignore_case=True, include_transcripts_dir=sources.project_dir
+    )
+    if not hits:
+        return "no matches"
+    lines = [
+        f"{_relative(h.path, sources.project_dir)}:{h.line}: {h.text.strip()[:_MAX_HIT_CHARS]}"
+        for h in hits[:_MAX_TRANSCRIPT_HITS]
+    ]
+    extra = len(hits) - _MAX_TRANSCRIPT_HITS
+    return "\n".join(lines) + (f"\n[{extra} more matches: narrow the term]" if extra > 0 else "")
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.name
+
+
+_FILE_ARG = {"type": "string", "description": "a memory file as listed, e.g. topic.md"}
+_DELETE_SPEC = ToolSpec(
+    name="delete_memory",
+    description=(
+        "Delete a memory that was merged into another, contradicted, or is useless. The file "
+        "moves to a trash folder (recoverable) and its index line is removed."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {"file": _FILE_ARG, "scope": {"type": "string", "enum": ["private", "team"]}},
+        "required": ["file"],
+    },
+)
+_LIST_LOGS_SPEC = ToolSpec(
+    name="list_logs", description="List the daily logs, oldest first: date and file."
+)
+_READ_LOG_SPEC = ToolSpec(
+    name="read_log",
+    description="Read one day's log: each entry with its date and time.",
+    input_schema={
+        "type": "object",
+        "properties": {"date": {"type": "string", "description": "YYYY-MM-DD"}},
+        "required": ["date"],
+    },
+)
+_TRANSCRIPTS_SPEC = ToolSpec(
+    name="search_transcripts",
+    description=(
+        "Case-insensitive literal search of past conversation transcripts and session notes; "
+        "returns file:turn: text. Use narrow terms (an error message, a file name)."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {"query": {"type": "string"}},
+        "required": ["query"],
+    },
+)
+
+
+# --- dry run -----------------------------------------------------------------------
+
+
+def preview_consolidation(
+    memdir: Memdir,
+    provider: Provider,
+    *,
+    now: dt.datetime | None = None,
+    enabled: bool = True,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    token_budget: int | None = DEFAULT_TOKEN_BUDGET,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+) -> ConsolidationPreview:
+    """Run consolidation on a scratch copy of the memory directory; return the diff.
+
+    Nothing real is written: not the memories, the index, the trash, the lock
+    or the scan time. The gates are not applied (a preview is asked for now),
+    except ``enabled``.
+    """
+    now = clock(now)
+    check = enabled_gate(enabled)
+    if not check.passed:
+        return ConsolidationPreview(report=_skipped([check]), diff="")
+    last_run = read_memdir_lock(memdir, now).mtime
+    limits = _Limits(max_turns=max_turns, token_budget=token_budget, max_tokens=max_tokens)
+    with tempfile.TemporaryDirectory(prefix="memdir-dry-run-") as tmp:
+        scratch = _scratch_copy(memdir, Path(tmp))
+        report = _execute(
+            scratch, provider, now=now, last_run=last_run, sources=memdir.layout, limits=limits
+        )
+        diff = tree_diff(memdir.layout.memory_dir, scratch.layout.memory_dir)
+    return ConsolidationPreview(report=dataclasses.replace(report, checks=(check,)), diff=diff)
+
+
+def _scratch_copy(memdir: Memdir, home: Path) -> Memdir:
+    """A Memdir with the same project and settings under ``home``, memories copied in."""
+    overrides = {f.name: getattr(memdir.settings, f.name) for f in dataclasses.fields(Settings)}
+    overrides["home"] = home
+    # An empty settings file: every setting is passed explicitly, none is read again.
+    scratch = Memdir.open(
+        memdir.layout.project_root, env={"MEMDIR_CONFIG": os.devnull}, **overrides
+    )
+    shutil.copytree(
+        memdir.layout.memory_dir,
+        scratch.layout.memory_dir,
+        symlinks=True,  # links stay links; the store's confinement refuses any that escape
+        dirs_exist_ok=True,
+        ignore=shutil.ignore_patterns(LOCK_NAME, ".*.tmp", ".git"),
+    )
+    return scratch
+
+
+def tree_diff(before: Path, after: Path) -> str:
+    """The unified diff from ``before`` to ``after`` (dot-files and dot-folders left out)."""
+    files = sorted(set(_tree_files(before)) | set(_tree_files(after)))
+    chunks = [_file_diff(before, after, rel) for rel in files]
+    return "".join(chunk for chunk in chunks if chunk)
+
+
+def _tree_files(root: Path) -> Iterator[str]:
+    for path in root.rglob("*"):
+        rel = path.relative_to(root)
+        if path.is_file() and not any(part.startswith(".") for part in rel.parts):
+            yield rel.as_posix()
+
+
+def _file_diff(before: Path, after: Path, rel: str) -> str:
+    old, new = _read_or_none(before / rel), _read_or_none(after / rel)
+    if old == new:
+        return ""
+    if old is not None and new is not None and (b"\0" in old or b"\0" in new):
+        return f"Binary files a/{rel} and b/{rel} differ\n"
+    lines = difflib.unified_diff(
+        _lines(old),
+        _lines(new),
+        fromfile=f"a/{rel}" if old is not None else "/dev/null",
+        tofile=f"b/{rel}" if new is not None else "/dev/null",
+    )
+    return "".join(line if line.endswith("\n") else f"{line}\n{_NO_NEWLINE}\n" for line in lines)
+
+
+def _read_or_none(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError):
+        return None
+
+
+def _lines(data: bytes | None) -> list[str]:
+    return [] if data is None else data.decode("utf-8", "replace").splitlines(keepends=True)
