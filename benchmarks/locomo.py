@@ -7,8 +7,9 @@ user/assistant by speaker, ``content`` = ``"Speaker: text"`` plus
 ``[shares <image caption>]`` when the turn shared a photo, ``timestamp`` = the
 session's date. Nothing else of a sample is stored (never qa, observation,
 session_summary or event_summary). The transcripts are registered with
-``Catalog.add_transcripts``; every question is answered with
-``catalog.search(question, kinds=("transcript",))`` and the turn hits are
+``Memdir.add_transcripts``; every question is answered with
+``Memdir.search(question, kinds=("transcript",))`` (a ``Catalog`` with other
+ranking options when flags change them) and the turn hits are
 mapped back to dia_ids. The run is scored by ``locomo_eval.py``.
 
     .venv/bin/python benchmarks/locomo.py [--data PATH] [--out RUN.jsonl] [--embed]

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gitutil import git
 from memdir.drift import (
     Claim,
     ClaimKind,
@@ -35,16 +34,7 @@ class Loader:
 
 
 def run_git(cwd: Path, *args: str) -> None:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "Test",
-        "GIT_AUTHOR_EMAIL": "test@example.com",
-        "GIT_COMMITTER_NAME": "Test",
-        "GIT_COMMITTER_EMAIL": "test@example.com",
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "HOME": str(cwd),
-    }
-    subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
+    git(cwd, *args)
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -15,6 +14,7 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
+from gitutil import git
 from memdir.api import Memdir
 from memdir.catalog import CATALOG_NAME, Catalog
 from memdir.cli._common import MemdirGroup
@@ -36,16 +36,7 @@ TODAY = dt.date(2026, 3, 10)
 
 
 def run_git(cwd: Path, *args: str) -> None:
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "Test",
-        "GIT_AUTHOR_EMAIL": "test@example.com",
-        "GIT_COMMITTER_NAME": "Test",
-        "GIT_COMMITTER_EMAIL": "test@example.com",
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "HOME": str(cwd),
-    }
-    subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
+    git(cwd, *args)
 
 
 def save(

@@ -55,12 +55,12 @@ from .dailylog import LogEntry, iter_logs, log_path, read_log
 from .doctor import diagnose
 from .drift import DriftChecker
 from .errors import InvalidMemory, MemdirError
-from .extract import extraction_policy
+from .extract import extraction_policy, write_from_args
 from .fs import safe_join
 from .index import truncate_index
 from .llm.base import Provider, ToolSpec, Usage
 from .manifest import build_manifest
-from .model import MemoryType, Scope
+from .model import Scope
 from .paths import Layout
 from .search import grep
 
@@ -488,20 +488,7 @@ def _ref(scope: Scope, file: str) -> str:
 
 def _write(memdir: Memdir, args: Mapping[str, Any], changes: _Changes) -> str:
     scope, file = _target(memdir, args)
-    try:
-        kind = MemoryType(str(args.get("type")))
-    except ValueError:
-        raise InvalidMemory(
-            f"unknown type {args.get('type')!r}", hint="one of user, feedback, project, reference"
-        ) from None
-    result = memdir.write(
-        name=str(args.get("name") or ""),
-        description=str(args.get("description") or ""),
-        type=kind,
-        body=str(args.get("body") or ""),
-        scope=scope,
-        file=file,
-    )
+    result = write_from_args(memdir, args, scope=scope, file=file)
     ref = _ref(scope, result.record.file)
     changes.wrote(ref, created=result.created)
     warnings = "".join(f"\nwarning: {w}" for w in result.warnings)

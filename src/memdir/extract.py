@@ -45,6 +45,7 @@ from .model import MemoryType, Scope
 from .prompt import WHAT_NOT_TO_SAVE
 from .search import grep
 from .session import Cursor, turns_since
+from .store import WriteResult
 from .transcript import Turn, last_assistant_has_tool_calls
 
 __all__ = [
@@ -237,24 +238,32 @@ def _search(root: Path, args: Mapping[str, Any]) -> str:
     return "\n".join(lines[:_MAX_GREP_HITS]) + (f"\n[{extra} more matches]" if extra > 0 else "")
 
 
-def _write(memdir: Memdir, args: Mapping[str, Any], writes: _Writes) -> str:
-    scope = Scope(str(args.get("scope") or "private"))
-    if scope is Scope.TEAM and not memdir.team_enabled:
-        raise InvalidMemory("team memory is off for this project", hint="use scope 'private'")
+def write_from_args(
+    memdir: Memdir, args: Mapping[str, Any], *, scope: Scope, file: str | None
+) -> WriteResult:
+    """Write the memory a model's ``write_memory`` call describes, through the store."""
     try:
         kind = MemoryType(str(args.get("type")))
     except ValueError:
         raise InvalidMemory(
             f"unknown type {args.get('type')!r}", hint="one of user, feedback, project, reference"
         ) from None
-    result = memdir.write(
+    return memdir.write(
         name=str(args.get("name") or ""),
         description=str(args.get("description") or ""),
         type=kind,
         body=str(args.get("body") or ""),
         scope=scope,
-        file=str(args["file"]) if args.get("file") else None,
+        file=file,
     )
+
+
+def _write(memdir: Memdir, args: Mapping[str, Any], writes: _Writes) -> str:
+    scope = Scope(str(args.get("scope") or "private"))
+    if scope is Scope.TEAM and not memdir.team_enabled:
+        raise InvalidMemory("team memory is off for this project", hint="use scope 'private'")
+    file = str(args["file"]) if args.get("file") else None
+    result = write_from_args(memdir, args, scope=scope, file=file)
     writes.add(scope, result.record.file)
     verb = "created" if result.created else "updated"
     warnings = "".join(f"\nwarning: {w}" for w in result.warnings)

@@ -310,19 +310,9 @@ class MemoryStore:
                 existing = self.find(memory.name, thorough=False)
                 file = existing.file if existing is not None else self._new_file_name(memory.name)
             rel, path = self._resolve(file)
-            current = path.read_bytes() if path.is_file() else None
-            self._check_version(rel, path, current, expected_version)
-            if current is None:
-                self._check_count()
+            current = self._current(rel, path, expected_version)
             memory = self._stamped(memory, current, path) if stamp else memory
-            text = render_memory(memory)
-            self._check_size(rel, text)
-            warnings = tuple(self._guard(text, rel)) if self._guard else ()
-            # The index write below fsyncs the root folder; nested files sync their own.
-            atomic_write(path, text, sync_dir=path.parent != self.root)
-            self._update_index(memory.name, rel, memory.description)
-            record = self._read(rel, path)
-        return WriteResult(record=record, created=current is None, warnings=warnings)
+            return self._commit(rel, path, memory, render_memory(memory), created=current is None)
 
     def write_text(
         self, file: str, text: str, *, expected_version: str | None = None
@@ -337,17 +327,27 @@ class MemoryStore:
             rel, path = self._resolve(file)
             memory = parse_memory(text, path=path)
             self._validate(memory)
-            current = path.read_bytes() if path.is_file() else None
-            self._check_version(rel, path, current, expected_version)
-            if current is None:
-                self._check_count()
-            self._check_size(rel, text)
-            warnings = tuple(self._guard(text, rel)) if self._guard else ()
-            # The index write below fsyncs the root folder; nested files sync their own.
-            atomic_write(path, text, sync_dir=path.parent != self.root)
-            self._update_index(memory.name, rel, memory.description)
-            record = self._read(rel, path)
-        return WriteResult(record=record, created=current is None, warnings=warnings)
+            current = self._current(rel, path, expected_version)
+            return self._commit(rel, path, memory, text, created=current is None)
+
+    def _current(self, rel: str, path: Path, expected_version: str | None) -> bytes | None:
+        """The file's bytes (None if absent), checked against the caller's version."""
+        current = path.read_bytes() if path.is_file() else None
+        self._check_version(rel, path, current, expected_version)
+        if current is None:
+            self._check_count()
+        return current
+
+    def _commit(
+        self, rel: str, path: Path, memory: Memory, text: str, *, created: bool
+    ) -> WriteResult:
+        """Size check, guard, atomic write and index line: the tail of every write."""
+        self._check_size(rel, text)
+        warnings = tuple(self._guard(text, rel)) if self._guard else ()
+        # The index write below fsyncs the root folder; nested files sync their own.
+        atomic_write(path, text, sync_dir=path.parent != self.root)
+        self._update_index(memory.name, rel, memory.description)
+        return WriteResult(record=self._read(rel, path), created=created, warnings=warnings)
 
     def _check_version(
         self, rel: str, path: Path, current: bytes | None, expected: str | None
