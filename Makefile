@@ -4,7 +4,7 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-EXTRAS ?= dev,anthropic,openai,mcp
+EXTRAS ?= dev,anthropic,openai,mcp,embeddings
 
 .PHONY: demo test lint typecheck pytest bench clean
 
@@ -12,14 +12,17 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# The runtime install: what `make demo` needs.
+# The runtime install: what `make demo` needs (the MCP extra for its MCP step).
 $(VENV)/.installed-core: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(BIN)/python -m pip install --quiet -e '.[mcp]'
 	touch $@
 
-# Everything the tests exercise: dev tools, provider SDKs, the MCP SDK, and the
-# real local model (llama.cpp's server with a 135M model; a source build the first time).
+# Everything the tests exercise: dev tools, provider SDKs, the MCP SDK, embeddings
+# (torch pinned first: its CPU build; an unpinned torch would pull a multi-GB GPU
+# build), and the real local model (llama.cpp's server with a 135M model; a source
+# build the first time).
 $(VENV)/.installed-dev: pyproject.toml scripts/install-local-model.sh | $(BIN)/python
+	$(BIN)/python -m pip install --quiet 'torch==2.13.0'
 	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'
 	bash scripts/install-local-model.sh $(BIN)/python
 	touch $@
