@@ -42,7 +42,7 @@ def test_every_public_error_derives_from_memdir_error() -> None:
 LAYERS = {
     "values": {"errors", "model"},
     "storage": {"fs", "codec", "index", "paths", "config", "store", "catalog", "transcript",
-                "dailylog", "textproc", "embeddings"},
+                "dailylog", "textproc", "textindex", "embeddings"},
     "behaviour": {"api", "search", "recall", "manifest", "age", "prompt", "drift", "doctor",
                   "session", "session_template", "extract", "consolidate", "consolidate_lock",
                   "team", "llm", "agent", "selector", "host", "testing"},
