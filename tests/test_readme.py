@@ -1,0 +1,31 @@
+"""The README's code runs, and its quickstart is exactly the two Makefile targets."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def test_the_python_example_runs(
+    project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (code,) = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+    monkeypatch.chdir(project)
+    namespace: dict[str, object] = {}
+    exec(compile(code, str(README), "exec"), namespace)
+    assert "Testing policy" in capsys.readouterr().out
+    assert "Integration tests hit a real database" in str(namespace["system_prompt"])
+    assert namespace["hits"]
+
+
+def test_the_quickstart_shows_exactly_two_commands() -> None:
+    text = README.read_text()
+    block = text.split("## Quickstart", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    commands = [line.split("#")[0].strip() for line in block.strip().splitlines()]
+    assert commands == ["make demo", "make test"]
+    makefile = (README.parent / "Makefile").read_text()
+    assert re.search(r"^demo:", makefile, re.M) and re.search(r"^test:", makefile, re.M)
