@@ -204,8 +204,9 @@ def _model_steps(mem: Memdir, base: Path) -> None:
     )
     update = notes.update(turns)
     usage = update.run.usage if update.run else None
+    spent = f"{usage.input_tokens} in, {usage.output_tokens} out" if usage else "no call"
     verdict = "accepted" if update.accepted else "rejected, previous notes kept"
-    click.echo(f"  session notes ({verdict}; tokens: {usage}): {update.path}")
+    click.echo(f"  session notes ({verdict}; tokens {spent}): {update.path}")
     for line in (notes.read() or "").splitlines()[:12]:
         click.echo(f"    {line}")
     report = MemoryExtractor(mem, provider, "demo-session").extract(turns)
