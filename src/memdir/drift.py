@@ -23,6 +23,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+import stat
 import subprocess
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -327,9 +328,10 @@ class DriftChecker:
         return self._tokens
 
     def _read_text_file(self, path: Path) -> bytes | None:
-        # Symlinks are skipped: a tracked link may point outside the root.
+        # Symlinks are skipped (lstat: a tracked link may point outside the root).
         try:
-            if path.is_symlink() or not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
+            info = path.lstat()
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_FILE_BYTES:
                 return None
             data = path.read_bytes()
         except OSError:

@@ -51,6 +51,7 @@ __all__ = [
     "newest",
     "open_catalog",
     "rank_files",
+    "rank_pool",
     "read_entry",
     "render_manifest",
     "scan_memory_files",
@@ -279,6 +280,21 @@ def rank_files(
             opened.close()
 
 
+def rank_pool(
+    files: Sequence[MemoryFile],
+    query: str,
+    *,
+    layout: Layout,
+    catalog: CatalogChoice = "auto",
+    limit: int,
+) -> list[tuple[MemoryFile, float]]:
+    """At most ``limit`` files: the matches best first, then the newest others (score 0)."""
+    matches = rank_files(files, query, layout=layout, catalog=catalog, limit=limit)
+    taken = {found.ref for found, _ in matches}
+    others = newest([f for f in files if f.ref not in taken], limit - len(matches))
+    return [*matches, *((found, 0.0) for found in others)]
+
+
 def _catalog_rank(
     catalog: Catalog, files: Sequence[MemoryFile], query: str, limit: int
 ) -> list[tuple[MemoryFile, float]] | None:
@@ -413,15 +429,12 @@ def build_manifest(
     """
     limit = memdir.settings.manifest_max_entries if limit is None else max(limit, 0)
     files = scan_memory_files(memdir)
-    chosen: list[MemoryFile] = []
     ranked = bool(query and query.strip())
     if ranked and query is not None:
-        matches = rank_files(files, query, layout=memdir.layout, catalog=catalog, limit=limit)
-        chosen = [found for found, _ in matches]
-    if len(chosen) < limit:
-        taken = {f.ref for f in chosen}
-        rest = [f for f in files if f.ref not in taken]
-        chosen.extend(newest(rest, limit - len(chosen)))
+        pool = rank_pool(files, query, layout=memdir.layout, catalog=catalog, limit=limit)
+        chosen = [found for found, _ in pool]
+    else:
+        chosen = newest(files, limit)
     entries = tuple(read_entry(found) for found in chosen)
     return Manifest(
         entries=entries, total=len(files), ranked=ranked, text=render_manifest(entries, len(files))

@@ -42,8 +42,7 @@ from .manifest import (
     ManifestEntry,
     MemdirLike,
     MemoryFile,
-    newest,
-    rank_files,
+    rank_pool,
     read_entry,
     scan_memory_files,
 )
@@ -438,13 +437,13 @@ def _recall(ctx: _Context, state: SessionState) -> tuple[RecallResult, SessionSt
 
 def _candidates(ctx: _Context, files: Sequence[MemoryFile]) -> list[Candidate]:
     """The pool a selector chooses from: matches best first, then the newest others."""
-    pool_size = ctx.memdir.settings.manifest_max_entries
-    matches = rank_files(
-        files, ctx.query, layout=ctx.memdir.layout, catalog=ctx.catalog, limit=pool_size
+    pool = rank_pool(
+        files,
+        ctx.query,
+        layout=ctx.memdir.layout,
+        catalog=ctx.catalog,
+        limit=ctx.memdir.settings.manifest_max_entries,
     )
-    taken = {found.ref for found, _ in matches}
-    others = newest([f for f in files if f.ref not in taken], pool_size - len(matches))
-    pool = [*matches, *((found, 0.0) for found in others)]
     return [_candidate(read_entry(found), score, ctx.today) for found, score in pool]
 
 

@@ -58,9 +58,7 @@ _WORD = re.compile(r"[^\W_]+")
 
 def tokenize(text: str) -> list[str]:
     """Lower-cased words of ``text`` with diacritics removed (no stemming, no stop list)."""
-    folded = unicodedata.normalize("NFKD", text.casefold())
-    folded = "".join(ch for ch in folded if not unicodedata.combining(ch))
-    return _WORD.findall(folded)
+    return _WORD.findall(_fold_text(text))
 
 
 def terms(text: str) -> list[str]:
@@ -125,20 +123,28 @@ def snippet(text: str, wanted: Iterable[str], *, width: int = 160) -> str:
     hits = [m.start() for m in _WORD.finditer(flat) if stem(_fold(m.group())) in targets]
     if not hits:
         return flat[: width - 1].rstrip() + "…"
+    # Sliding window over the sorted hits: ``end`` only moves forward, so this is linear.
     best_start, best_count = hits[0], 0
+    end = 0
     for i, start in enumerate(hits):
-        count = sum(1 for pos in hits[i:] if pos < start + width)
-        if count > best_count:
-            best_start, best_count = start, count
+        end = max(end, i)
+        while end < len(hits) and hits[end] < start + width:
+            end += 1
+        if end - i > best_count:
+            best_start, best_count = start, end - i
     start = max(0, min(best_start - width // 4, len(flat) - width))
     window = flat[start : start + width].strip()
     return ("…" if start > 0 else "") + window + ("…" if start + width < len(flat) else "")
 
 
-@functools.lru_cache(maxsize=65536)
-def _fold(word: str) -> str:
-    decomposed = unicodedata.normalize("NFKD", word.casefold())
+def _fold_text(text: str) -> str:
+    """``text`` case-folded, with diacritics removed."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+# Snippets fold word by word, and the same words come back: cache them.
+_fold = functools.lru_cache(maxsize=65536)(_fold_text)
 
 
 # --- Snowball English ("Porter2") stemmer ------------------------------------------------
