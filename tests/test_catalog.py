@@ -341,3 +341,24 @@ def test_refresh_every_skips_the_file_check_between_refreshes(layout: Layout) ->
         assert catalog.search("cherries") == []
         catalog.refresh()
         assert refs(catalog.search("cherries")) == ["c.md"]
+
+
+def test_a_transcript_folder_with_a_symlink_loop_is_indexed_once(
+    tmp_path: Path, memdir_home: Path
+) -> None:
+    import os
+
+    from memdir import Memdir
+
+    project = tmp_path / "loop-project"
+    project.mkdir()
+    mem = Memdir.open(project)
+    folder = tmp_path / "chats"
+    (folder / "a").mkdir(parents=True)
+    (folder / "a" / "chat.jsonl").write_text(
+        '{"role": "user", "content": "the zebra deploy", "timestamp": "2026-03-01T10:00:00Z"}\n'
+    )
+    os.symlink(folder, folder / "a" / "back")  # a -> back -> chats -> a ...
+    mem.add_transcripts(folder)
+    hits = mem.search("zebra", kinds=["transcript"])
+    assert len(hits) == 1 and hits[0].ref.endswith("chat.jsonl#0")

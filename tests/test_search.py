@@ -348,3 +348,9 @@ def test_an_openai_compatible_endpoint_embeds_over_loopback() -> None:
     assert seen == [
         {"path": "/v1/embeddings", "auth": "Bearer k", "model": "nomic", "input": ["a", "b"]}
     ]
+
+
+def test_a_search_for_more_hits_than_the_candidate_pool_gets_them_all() -> None:
+    idx = TextIndex()
+    idx.add([doc(f"m{i}.md", body=f"shared word number {i}") for i in range(300)])
+    assert len(idx.search("shared word", limit=250)) == 250

@@ -317,7 +317,11 @@ class Catalog:
                 yield path, ("notes", info)
         for root in self.transcript_roots():
             if root.is_file():
-                yield str(root), ("transcript", root.stat())
+                try:
+                    info = root.stat()
+                except OSError:  # removed since it was checked
+                    continue
+                yield str(root), ("transcript", info)
             else:
                 for path, info, _ in _walk(str(root), ".jsonl", follow=True):
                     yield path, ("transcript", info)
@@ -358,12 +362,17 @@ def _walk(
     Hidden entries are skipped; without ``follow``, symlinked files too.
     """
     stack: list[tuple[str, tuple[str, ...]]] = [(root, ())]
+    seen: set[tuple[int, int]] = set()  # followed links can loop back to a parent
     while stack:
         folder, rel = stack.pop()
         try:
+            info = os.stat(folder)
             entries = list(os.scandir(folder))
         except OSError:
             continue
+        if (info.st_dev, info.st_ino) in seen:
+            continue
+        seen.add((info.st_dev, info.st_ino))
         for entry in entries:
             if entry.name.startswith("."):
                 continue

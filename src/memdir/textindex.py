@@ -307,7 +307,7 @@ class TextIndex:
         """The best ``limit`` documents for ``query``; never raises on query text."""
         where, params = _filters(kinds, types, scope, since, until)
         wanted = textproc.query_terms(query)
-        scores = self._lexical(wanted, where, params)
+        scores = self._lexical(wanted, where, params, pool=max(self.options.candidates, limit))
         if self.embedder is not None and query.strip():
             scores = self._fuse(query, scores, where, params)
         if self.options.neighbour_weight and scores:
@@ -315,13 +315,16 @@ class TextIndex:
         ranked = sorted(scores.items(), key=lambda kv: -kv[1])[:limit]
         return self._hits(ranked, wanted)
 
-    def _lexical(self, wanted: list[str], where: str, params: list[Any]) -> dict[int, float]:
+    def _lexical(
+        self, wanted: list[str], where: str, params: list[Any], *, pool: int
+    ) -> dict[int, float]:
+        # A caller asking for more than the candidate pool gets a pool that large.
         opts = self.options
-        scores = self._bm25(wanted, where, params, opts.candidates)
+        scores = self._bm25(wanted, where, params, pool)
         if opts.feedback_terms and scores:
             extra = self._feedback_terms(scores, wanted)
             if extra:
-                more = self._bm25([t for t, _ in extra], where, params, opts.candidates)
+                more = self._bm25([t for t, _ in extra], where, params, pool)
                 top, top_more = max(scores.values()), max(more.values(), default=1.0)
                 for rowid, value in more.items():
                     share = opts.feedback_weight * value / top_more * top
