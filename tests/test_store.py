@@ -74,6 +74,13 @@ def test_distinct_names_with_the_same_file_stem_get_distinct_files(mem: Memdir) 
     assert (a, b) == ("deploy_prod.md", "deploy_prod_2.md")
 
 
+def test_a_new_name_equal_to_another_memorys_file_stem_gets_its_own_file(mem: Memdir) -> None:
+    first = write(mem, "Deploy process", file="deploy.md")
+    second = write(mem, "deploy", description="something else")
+    assert (first, second) == ("deploy.md", "deploy_2.md")
+    assert mem.get("deploy.md").memory.name == "Deploy process"
+
+
 def test_user_memory_is_refused_in_team_scope(mem: Memdir) -> None:
     with pytest.raises(InvalidMemory, match="always private"):
         mem.write(name="Me", description="who I am", type="user", scope="team")
@@ -225,3 +232,11 @@ def test_a_private_write_with_a_secret_is_written_with_a_warning(mem: Memdir) ->
     result = mem.write(name="Token", description="d", type="reference", body=fake_token())
     assert result.record.file == "token.md"
     assert len(result.warnings) == 1 and fake_token() not in result.warnings[0]
+
+
+def test_team_memory_turns_on_when_the_team_folder_holds_a_memory_file(mem: Memdir) -> None:
+    assert not mem.team.has_files() and not mem.team_enabled
+    nested = mem.layout.team_dir / "infra" / "ci.md"
+    nested.parent.mkdir()
+    nested.write_text("---\nname: CI\ndescription: d\ntype: project\n---\n")
+    assert mem.team.has_files() and mem.team_enabled

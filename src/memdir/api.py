@@ -265,7 +265,7 @@ class Memdir:
         """Team memory is on when set, else when the team folder holds memories."""
         if self.settings.team is not None:
             return self.settings.team
-        return bool(self.team.files()) or self.team.index_path.exists()
+        return self.team.index_path.exists() or self.team.has_files()
 
 
 def _team_guard() -> WriteGuard:

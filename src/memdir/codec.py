@@ -23,6 +23,7 @@ from .model import KNOWN_FIELDS, Memory, MemoryType
 
 __all__ = [
     "FRONTMATTER_HEAD_LINES",
+    "memory_from_fields",
     "parse_frontmatter",
     "parse_memory",
     "read_frontmatter_head",
@@ -239,7 +240,7 @@ def render_memory(memory: Memory) -> str:
     """
     out = [_FENCE]
     for key, value in _field_lines(memory):
-        if isinstance(value, str) and key in ("created", "updated", "verified", "review_after"):
+        if isinstance(value, str) and key in _DATE_FIELDS:
             out.append(f"{key}: {value}")
             continue
         try:

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memdir.errors import InvalidMemory, LimitExceeded, MemdirError
-from memdir.fs import DIR_MODE, FILE_MODE, ensure_dir, file_lock
+from memdir.fs import FILE_MODE, ensure_dir, file_lock, fsync_dir
 
 __all__ = [
     "LOCK_NAME",
@@ -96,7 +96,7 @@ def append_log(
     moment = _local(now)
     path = log_path(logs_dir, moment.date())
     entry = format_entry(moment, body)
-    _make_folders(logs_dir, path.parent)
+    ensure_dir(path.parent)  # every missing level 0700, logs_dir included
     lock_path = lock_dir / LOCK_NAME if lock_dir is not None else logs_dir / f".{LOCK_NAME}"
     with file_lock(lock_path, timeout=timeout):
         _append(path, entry, heading=f"# {moment.date().isoformat()}\n\n")
@@ -187,13 +187,6 @@ def _local(now: dt.datetime | None) -> dt.datetime:
     return now.astimezone().replace(tzinfo=None)
 
 
-def _make_folders(logs_dir: Path, month_dir: Path) -> None:
-    # One level at a time: mkdir(parents=True) gives the intermediate folders
-    # the default mode, and every folder here must be private.
-    for folder in (logs_dir, month_dir.parent, month_dir):
-        ensure_dir(folder, DIR_MODE)
-
-
 def _append(path: Path, entry: str, *, heading: str) -> None:
     """Write ``entry`` at the end of ``path`` in one write; the caller holds the lock."""
     fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | _CLOEXEC, FILE_MODE)
@@ -211,7 +204,7 @@ def _append(path: Path, entry: str, *, heading: str) -> None:
     finally:
         os.close(fd)
     if size == 0:
-        _fsync_dir(path.parent)
+        fsync_dir(path.parent)
 
 
 def _last_byte(fd: int) -> bytes:
@@ -227,19 +220,6 @@ def _write_all(fd: int, data: bytes) -> None:
     while view:
         written = os.write(fd, view)
         view = view[written:]
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass  # some file systems refuse to fsync a directory
-    finally:
-        os.close(fd)
 
 
 # --- reading --------------------------------------------------------------------

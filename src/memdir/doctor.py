@@ -15,7 +15,7 @@ rewrites a memory file.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 
@@ -72,7 +72,7 @@ class DoctorReport:
 
     @property
     def ok(self) -> bool:
-        return not any(not f.fixed for f in self.findings)
+        return all(f.fixed for f in self.findings)
 
     def count(self, problem: Problem) -> int:
         return sum(1 for f in self.findings if f.problem is problem)
@@ -204,8 +204,7 @@ def _repair(store: MemoryStore, findings: list[Finding], records: list[MemoryRec
     return text
 
 
-def _drift_findings(memdir: Memdir, records: list[MemoryRecord]) -> list[Finding]:
-    checker = DriftChecker(memdir.layout.project_root)
+def _drift_findings(checker: DriftChecker, records: list[MemoryRecord]) -> list[Finding]:
     out = []
     for record in records:
         for finding in checker.check_memory(record.memory):
@@ -223,7 +222,7 @@ def _drift_findings(memdir: Memdir, records: list[MemoryRecord]) -> list[Finding
 def _diagnose_scope(store: MemoryStore, *, fix: bool) -> tuple[list[Finding], list[MemoryRecord]]:
     scan = store.scan()
     records = list(scan.records)
-    files = set(store.files())
+    files = set(scan.files)
     findings = [
         Finding(problem=Problem.UNPARSEABLE, scope=store.scope, file=_rel(store, p), message=str(p))
         for p in scan.problems
@@ -232,12 +231,7 @@ def _diagnose_scope(store: MemoryStore, *, fix: bool) -> tuple[list[Finding], li
     index_findings = _index_findings(store, files)
     if fix and any(f.fixable for f in index_findings):
         store.write_index(_repair(store, [f for f in index_findings if f.fixable], records))
-        index_findings = [
-            Finding(problem=f.problem, scope=f.scope, file=f.file, message=f.message, fixed=True)
-            if f.fixable
-            else f
-            for f in index_findings
-        ]
+        index_findings = [replace(f, fixed=True) if f.fixable else f for f in index_findings]
         # Fixing lines can bring entries back under the load limits: judge again.
         index_findings = [f for f in index_findings if f.problem is not Problem.TRUNCATED]
         index_findings += _truncation_findings(store, store.read_index())
@@ -256,9 +250,11 @@ def _rel(store: MemoryStore, error: MemdirError) -> str | None:
 def diagnose(memdir: Memdir, *, fix: bool = False, drift: bool = False) -> DoctorReport:
     """Check both scopes; with ``fix``, repair the index where that is safe."""
     findings: list[Finding] = []
+    # One checker for both scopes: it scans the project's files once.
+    checker = DriftChecker(memdir.layout.project_root) if drift else None
     for store in (memdir.private, memdir.team):
         scope_findings, records = _diagnose_scope(store, fix=fix)
         findings += scope_findings
-        if drift:
-            findings += _drift_findings(memdir, records)
+        if checker is not None:
+            findings += _drift_findings(checker, records)
     return DoctorReport(findings=tuple(findings))

@@ -31,6 +31,7 @@ __all__ = [
     "atomic_write",
     "ensure_dir",
     "file_lock",
+    "fsync_dir",
     "safe_join",
 ]
 
@@ -131,7 +132,8 @@ def ensure_dir(path: Path, mode: int = DIR_MODE) -> Path:
     return path
 
 
-def _fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: Path) -> None:
+    """Make the renames and creations in ``directory`` durable (best effort)."""
     with contextlib.suppress(OSError):  # some file systems refuse directory fsync
         fd = os.open(directory, os.O_RDONLY)
         try:
@@ -163,7 +165,7 @@ def atomic_write(
             os.unlink(tmp)
         raise
     if sync_dir:
-        _fsync_dir(path.parent)
+        fsync_dir(path.parent)
 
 
 @contextlib.contextmanager

@@ -17,7 +17,7 @@ import datetime as dt
 import hashlib
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -63,8 +63,9 @@ class WriteResult:
 
 @dataclass(frozen=True, kw_only=True)
 class ScanResult:
-    """Every memory file of a scope: the ones that parse, and the errors of the rest."""
+    """Every memory file of a scope: the files listed, the ones that parse, the errors."""
 
+    files: tuple[str, ...]
     records: tuple[MemoryRecord, ...]
     problems: tuple[ParseError, ...]
 
@@ -114,7 +115,17 @@ class MemoryStore:
             return []
         return sorted(self._walk(str(self.root), ""))
 
-    def _walk(self, directory: str, prefix: str) -> Iterator[str]:
+    def has_files(self) -> bool:
+        """Whether the scope holds any memory file; stops at the first one found."""
+        if not self.root.is_dir():
+            return False
+        walk = self._walk(str(self.root), "")
+        try:
+            return next(walk, None) is not None
+        finally:
+            walk.close()  # releases the open scandir handles now
+
+    def _walk(self, directory: str, prefix: str) -> Generator[str, None, None]:
         # Plain strings and scandir: this runs over every file on every listing.
         with os.scandir(directory) as entries:
             for entry in entries:
@@ -134,16 +145,17 @@ class MemoryStore:
 
     def scan(self) -> ScanResult:
         """Read every memory file; unparseable ones are reported, not dropped."""
+        files = self.files()
         records: list[MemoryRecord] = []
         problems: list[ParseError] = []
-        for rel in self.files():
+        for rel in files:
             try:
                 records.append(self._read(rel, self.root / rel))
             except ParseError as exc:
                 problems.append(exc)
             except FileNotFoundError:
                 continue  # deleted while we listed
-        return ScanResult(records=tuple(records), problems=tuple(problems))
+        return ScanResult(files=tuple(files), records=tuple(records), problems=tuple(problems))
 
     def _read(self, rel: str, path: Path) -> MemoryRecord:
         data = path.read_bytes()
@@ -185,8 +197,13 @@ class MemoryStore:
             record = self._read_if_memory(candidate)
             if record is not None:
                 return record
-        wanted = " ".join(ref.split()).casefold()
-        for file in self._name_candidates(ref, wanted):
+        return self._find_named(ref, thorough=thorough)
+
+    def _find_named(self, name: str, *, thorough: bool) -> MemoryRecord | None:
+        # By name only: a writer must never take a file whose stem merely equals
+        # the new memory's name for "the memory with the same name".
+        wanted = " ".join(name.split()).casefold()
+        for file in self._name_candidates(name, wanted):
             record = self._read_if_memory(file)
             if record is not None and record.memory.name.casefold() == wanted:
                 return record
@@ -283,10 +300,15 @@ class MemoryStore:
             return description
         return description[: max(budget - 1, 0)].rstrip() + "…"
 
-    def _update_index(self, title: str, file: str, description: str) -> None:
+    def _update_index(
+        self, title: str, file: str, description: str, *, moved_from: str | None = None
+    ) -> None:
+        """Point the index at ``file`` (dropping ``moved_from``'s lines), in one write."""
+        text = self.read_index()
+        if moved_from is not None:
+            text = remove_entry(text, file=moved_from)
         hook = self.index_hook(title, file, description)
-        text = upsert_entry(self.read_index(), title=title, file=file, hook=hook)
-        atomic_write(self.index_path, text)
+        atomic_write(self.index_path, upsert_entry(text, title=title, file=file, hook=hook))
 
     def write(
         self,
@@ -307,7 +329,7 @@ class MemoryStore:
         self.ensure()
         with self._lock():
             if file is None:
-                existing = self.find(memory.name, thorough=False)
+                existing = self._find_named(memory.name, thorough=False)
                 file = existing.file if existing is not None else self._new_file_name(memory.name)
             rel, path = self._resolve(file)
             current = self._current(rel, path, expected_version)
@@ -333,7 +355,9 @@ class MemoryStore:
     def _current(self, rel: str, path: Path, expected_version: str | None) -> bytes | None:
         """The file's bytes (None if absent), checked against the caller's version."""
         current = path.read_bytes() if path.is_file() else None
-        self._check_version(rel, path, current, expected_version)
+        if expected_version is not None:
+            actual = "" if current is None else content_version(current)
+            self._check_version(rel, path, actual, expected_version)
         if current is None:
             self._check_count()
         return current
@@ -349,12 +373,10 @@ class MemoryStore:
         self._update_index(memory.name, rel, memory.description)
         return WriteResult(record=self._read(rel, path), created=created, warnings=warnings)
 
-    def _check_version(
-        self, rel: str, path: Path, current: bytes | None, expected: str | None
-    ) -> None:
+    def _check_version(self, rel: str, path: Path, actual: str, expected: str | None) -> None:
+        """Refuse the write when the caller read another version (``""``: absent)."""
         if expected is None:
             return
-        actual = "" if current is None else content_version(current)
         if actual != expected:
             raise Conflict(
                 f"{rel} changed since it was read (version {actual or 'absent'}, "
@@ -389,8 +411,7 @@ class MemoryStore:
         with self._lock():
             record = self.get(ref)
             path = self.root / record.file
-            if expected_version is not None and expected_version != record.version:
-                self._check_version(record.file, path, path.read_bytes(), expected_version)
+            self._check_version(record.file, path, record.version, expected_version)
             target = self._trash_target(record.file)
             ensure_dir(target.parent)
             os.replace(path, target)
@@ -415,16 +436,8 @@ class MemoryStore:
                 )
             ensure_dir(new_path.parent)
             os.rename(self.root / record.file, new_path)
-            index = remove_entry(self.read_index(), file=record.file)
-            atomic_write(
-                self.index_path,
-                upsert_entry(
-                    index,
-                    title=record.memory.name,
-                    file=new_rel,
-                    hook=self.index_hook(record.memory.name, new_rel, record.memory.description),
-                ),
-            )
+            memory = record.memory
+            self._update_index(memory.name, new_rel, memory.description, moved_from=record.file)
             return self._read(new_rel, new_path)
 
     def write_index(self, text: str) -> None:

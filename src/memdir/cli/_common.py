@@ -20,18 +20,30 @@ from typing import Any, TypeVar
 import click
 
 from ..api import Memdir
-from ..errors import MemdirError
+from ..errors import ConfigError, MemdirError
+from ..llm.base import Provider
+from ..llm.factory import provider_from_env
 from ..model import MemoryRecord
 
 __all__ = [
+    "NO_PROVIDER_HINT",
     "MemdirGroup",
+    "configured_provider",
     "emit",
     "json_option",
     "open_memdir",
+    "profile_option_value",
     "project_option",
     "record_dict",
+    "require_provider",
     "to_jsonable",
 ]
+
+NO_PROVIDER_HINT = (
+    "set MEMDIR_PROVIDER=anthropic with ANTHROPIC_API_KEY, MEMDIR_PROVIDER=openai with "
+    "OPENAI_API_KEY (or OPENAI_BASE_URL for any OpenAI-compatible server), or "
+    "MEMDIR_PROVIDER=local for a llama.cpp server on 127.0.0.1:8080"
+)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -64,11 +76,35 @@ def json_option(func: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(func)
 
 
+def profile_option_value() -> str | None:
+    """The ``--profile`` given to the top-level command, if any."""
+    root = click.get_current_context().find_root()
+    profile: str | None = (root.obj or {}).get("profile")
+    return profile
+
+
 def open_memdir(project: Path) -> Memdir:
     """Open the project's memory with the profile given to the top-level command."""
-    ctx = click.get_current_context()
-    profile = (ctx.find_root().obj or {}).get("profile")
-    return Memdir.open(project, profile=profile)
+    return Memdir.open(project, profile=profile_option_value())
+
+
+def configured_provider(mem: Memdir) -> Provider | None:
+    """The model provider of the environment, with the settings' provider and model
+    filling in what the environment leaves unset; ``None`` when none is configured."""
+    env = dict(mem.env)
+    if mem.settings.provider and not env.get("MEMDIR_PROVIDER"):
+        env["MEMDIR_PROVIDER"] = mem.settings.provider
+    if mem.settings.model and not env.get("MEMDIR_MODEL"):
+        env["MEMDIR_MODEL"] = mem.settings.model
+    return provider_from_env(env)
+
+
+def require_provider(mem: Memdir) -> Provider:
+    """Like :func:`configured_provider`, but a missing provider is a :class:`ConfigError`."""
+    provider = configured_provider(mem)
+    if provider is None:
+        raise ConfigError("no model provider is configured", hint=NO_PROVIDER_HINT)
+    return provider
 
 
 def to_jsonable(value: Any) -> Any:

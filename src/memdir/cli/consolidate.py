@@ -10,12 +10,10 @@ and runs nothing. Without a configured model it says how to set one (exit 1).
 from __future__ import annotations
 
 import datetime as dt
-import os
 from pathlib import Path
 
 import click
 
-from ..config import Settings
 from ..consolidate import (
     ConsolidationReport,
     GateStatus,
@@ -23,31 +21,16 @@ from ..consolidate import (
     consolidation_status,
     preview_consolidation,
 )
-from ..errors import ConfigError
-from ..llm.base import Provider
-from ..llm.factory import provider_from_env
-from ..prompt import memory_enabled
-from ._common import emit, json_option, open_memdir, project_option, to_jsonable
-
-__all__ = ["COMMANDS", "consolidate_command"]
-
-NO_PROVIDER_HINT = (
-    "set MEMDIR_PROVIDER=anthropic with ANTHROPIC_API_KEY, MEMDIR_PROVIDER=openai with "
-    "OPENAI_API_KEY (or OPENAI_BASE_URL for any OpenAI-compatible server), or "
-    "MEMDIR_PROVIDER=local for a llama.cpp server on 127.0.0.1:8080"
+from ._common import (
+    emit,
+    json_option,
+    open_memdir,
+    project_option,
+    require_provider,
+    to_jsonable,
 )
 
-
-def _provider(settings: Settings) -> Provider:
-    env = dict(os.environ)
-    if settings.provider and not env.get("MEMDIR_PROVIDER"):
-        env["MEMDIR_PROVIDER"] = settings.provider
-    if settings.model and not env.get("MEMDIR_MODEL"):
-        env["MEMDIR_MODEL"] = settings.model
-    provider = provider_from_env(env)
-    if provider is None:
-        raise ConfigError("no model provider is configured", hint=NO_PROVIDER_HINT)
-    return provider
+__all__ = ["COMMANDS", "consolidate_command"]
 
 
 @click.command(name="consolidate")
@@ -64,12 +47,12 @@ def consolidate_command(
 ) -> None:
     """Merge, date and prune memories from the daily logs and past sessions."""
     mem = open_memdir(project)
-    enabled = memory_enabled(os.environ, mem.settings.enabled)
+    enabled = mem.enabled
     if status:
         gates = consolidation_status(mem, current_session=session_id, enabled=enabled)
         emit(as_json, {**to_jsonable(gates), "ready": gates.ready}, lambda: _print_status(gates))
         return
-    provider = _provider(mem.settings)
+    provider = require_provider(mem)
     if dry_run:
         preview = preview_consolidation(mem, provider, enabled=enabled)
         data = {**_report_dict(preview.report), "diff": preview.diff}

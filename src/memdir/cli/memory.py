@@ -126,7 +126,11 @@ def edit(name: str, scope: str | None, project: Path) -> None:
     fd, tmp = tempfile.mkstemp(prefix="memdir-edit-", suffix=".md")
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(original)
-    _run_editor(Path(tmp))
+    try:
+        _run_editor(Path(tmp))
+    except MemdirError:
+        os.unlink(tmp)  # nothing was edited: the copy holds only the original
+        raise
     text = Path(tmp).read_text(encoding="utf-8")
     if text == original:
         os.unlink(tmp)

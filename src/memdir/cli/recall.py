@@ -8,15 +8,22 @@ newest first, or ranked for ``--query``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 
 import click
 
+from ..api import Memdir
 from ..errors import ConfigError
-from ..llm import provider_from_env
 from ..selector import ModelSelector
-from ._common import emit, json_option, open_memdir, project_option, to_jsonable
+from ._common import (
+    NO_PROVIDER_HINT,
+    configured_provider,
+    emit,
+    json_option,
+    open_memdir,
+    project_option,
+    to_jsonable,
+)
 
 __all__ = ["COMMANDS"]
 
@@ -41,7 +48,7 @@ def recall_command(
 ) -> None:
     """Print the memories that may help with QUERY (at most 5)."""
     mem = open_memdir(project)
-    selector = _model_selector(mem.env) if use_model else None
+    selector = _model_selector(mem) if use_model else None
     result = mem.recall(query, session=session, selector=selector)
 
     def human() -> None:
@@ -53,12 +60,11 @@ def recall_command(
     emit(as_json, {**to_jsonable(result), "rendered": result.render()}, human)
 
 
-def _model_selector(env: Mapping[str, str]) -> ModelSelector:
-    provider = provider_from_env(env)
+def _model_selector(mem: Memdir) -> ModelSelector:
+    provider = configured_provider(mem)
     if provider is None:
         raise ConfigError(
-            "--model needs a language model, and none is configured",
-            hint="set ANTHROPIC_API_KEY, OPENAI_API_KEY, or MEMDIR_PROVIDER=local",
+            "--model needs a language model, and none is configured", hint=NO_PROVIDER_HINT
         )
     return ModelSelector(provider)
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from ._common import open_memdir, project_option
+from ._common import open_memdir, profile_option_value, project_option
 
 __all__ = ["COMMANDS", "serve"]
 
@@ -45,8 +45,7 @@ def serve(use_http: bool, host: str, port: int, token: str | None, project: Path
             "the MCP server needs the mcp extra: pip install 'memdir[mcp]'"
         ) from None
     mem = open_memdir(project)  # fail here, with a clear error, rather than in the server
-    profile = (click.get_current_context().find_root().obj or {}).get("profile")
-    server = build_server(mem.layout.project_root, profile=profile)
+    server = build_server(mem.layout.project_root, profile=profile_option_value())
     if not use_http:
         server.run("stdio")
         return

@@ -9,26 +9,25 @@ the provider the environment configures; without one it says how to set one
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
 
-from ..errors import ConfigError, MemdirError
+from ..errors import MemdirError
 from ..llm.base import Provider
-from ..llm.factory import provider_from_env
 from ..paths import Layout
 from ..session import SessionNotes
 from ..transcript import read_transcript
-from ._common import emit, json_option, open_memdir, project_option, to_jsonable
+from ._common import (
+    emit,
+    json_option,
+    open_memdir,
+    project_option,
+    require_provider,
+    to_jsonable,
+)
 
 __all__ = ["COMMANDS", "session"]
-
-_NO_PROVIDER_HINT = (
-    "set MEMDIR_PROVIDER=anthropic with ANTHROPIC_API_KEY, MEMDIR_PROVIDER=openai with "
-    "OPENAI_API_KEY (or OPENAI_BASE_URL), or MEMDIR_PROVIDER=local for a llama.cpp server "
-    "on 127.0.0.1:8080"
-)
 
 
 @click.group()
@@ -72,18 +71,6 @@ def show(session_id: str | None, project: Path, as_json: bool) -> None:
     emit(as_json, data, lambda: click.echo(text, nl=False))
 
 
-def _provider(settings_provider: str | None, settings_model: str | None) -> Provider:
-    env = dict(os.environ)
-    if settings_provider and not env.get("MEMDIR_PROVIDER"):
-        env["MEMDIR_PROVIDER"] = settings_provider
-    if settings_model and not env.get("MEMDIR_MODEL"):
-        env["MEMDIR_MODEL"] = settings_model
-    provider = provider_from_env(env)
-    if provider is None:
-        raise ConfigError("no model provider is configured", hint=_NO_PROVIDER_HINT)
-    return provider
-
-
 def _close(provider: Provider) -> None:
     # Providers that hold a connection pool may offer close(); the Protocol does not require it.
     close = getattr(provider, "close", None)
@@ -105,7 +92,7 @@ def _close(provider: Provider) -> None:
 def update(session_id: str, transcript: Path, project: Path, as_json: bool) -> None:
     """Run one notes update from a transcript, with the configured model."""
     mem = open_memdir(project)
-    provider = _provider(mem.settings.provider, mem.settings.model)
+    provider = require_provider(mem)
     turns = read_transcript(transcript).turns
     notes = SessionNotes.for_session(
         layout=mem.layout, settings=mem.settings, provider=provider, session_id=session_id
