@@ -288,3 +288,18 @@ def test_install_refuses_settings_it_cannot_read(project: Path) -> None:
     assert result.exit_code == 1
     assert "is not valid JSON" in result.stderr
     assert path.read_text() == '{"model": "x",,}'
+
+
+def test_the_background_runner_refuses_a_run_id_that_is_a_path(
+    project: Path, tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "memdir.integrations.hooks", "run", "--event", "stop",
+         "--session", "s1", "--project", str(project), "--run-id", "../../../escaped"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode != 0 and "invalid run id" in done.stderr
+    assert not list(tmp_path.rglob("escaped*"))

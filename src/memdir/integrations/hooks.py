@@ -34,7 +34,7 @@ import sys
 import uuid
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -139,6 +139,13 @@ def _check_session(session_id: str | None) -> str:
             hint="session ids are letters, digits, '.', '_' and '-'",
         )
     return session_id
+
+
+def _check_run_id(run_id: str) -> str:
+    # It names files under runs/: a run id is never a path.
+    if not _SESSION_ID.match(run_id):
+        raise ConfigError(f"invalid run id {run_id!r}", hint="run ids come from memdir itself")
+    return run_id
 
 
 def start_background(
@@ -340,13 +347,8 @@ def _run_and_mark(base: Path, request: JobRequest, *, env: Mapping[str, str]) ->
         report = JobReport(
             status="failed", event=request.event, session_id=request.session_id, steps=(note,)
         )
-    report = JobReport(
-        status=report.status,
-        event=report.event,
-        session_id=report.session_id,
-        steps=report.steps,
-        run_ids=request.run_ids,
-        finished=dt.datetime.now().isoformat(timespec="seconds"),
+    report = replace(
+        report, run_ids=request.run_ids, finished=dt.datetime.now().isoformat(timespec="seconds")
     )
     for run_id in request.run_ids:
         atomic_write(base / "runs" / f"{run_id}.done", json.dumps(asdict(report), indent=2) + "\n")
@@ -408,7 +410,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         session_id=_check_session(args.session),
         project=args.project,
         transcript=args.transcript,
-        run_ids=(args.run_id,),
+        run_ids=(_check_run_id(args.run_id),),
     )
     try:
         for report in run_serialised(request, env=os.environ):
