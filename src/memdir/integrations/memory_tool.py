@@ -191,11 +191,9 @@ class MemoryToolBackend:
     def view(self, path: str, view_range: list[int] | None = None) -> str:
         """A directory listing (two levels) or a file with line numbers."""
         rel = self._relative(path)
-        target = self.store.root / rel if rel else self.store.root
-        if rel and target.is_dir():
+        target = self.store.root / rel
+        if not rel or target.is_dir():
             return self._listing(rel)
-        if not rel:
-            return self._listing("")
         rel = self._file(path, readable_index=True)
         if not target.is_file():
             raise MemoryNotFound(

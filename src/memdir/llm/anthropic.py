@@ -16,12 +16,13 @@ import inspect
 import json
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Self
+from typing import TYPE_CHECKING, Any
 
 from memdir.errors import ConfigError
+from memdir.llm._sdk import SDKProvider, import_sdk
 from memdir.llm.base import Completion, Message, Request, StopReason, ToolCall, Usage
 from memdir.llm.guard import check_allowed
-from memdir.llm.retry import RetryPolicy, call_with_retries, classify_sdk_error
+from memdir.llm.retry import RetryPolicy
 
 if TYPE_CHECKING:
     import anthropic
@@ -41,18 +42,7 @@ _STOP = {
 }
 
 
-def _import_sdk() -> Any:
-    try:
-        import anthropic
-    except ImportError:
-        raise ConfigError(
-            "the Anthropic provider needs the anthropic package",
-            hint="pip install 'memdir[anthropic]'",
-        ) from None
-    return anthropic
-
-
-class AnthropicProvider:
+class AnthropicProvider(SDKProvider):
     """A :class:`~memdir.llm.Provider` over Anthropic's Messages API.
 
     ``http_client`` is an ``httpx`` client of the flavour the SDK uses. A request's
@@ -76,10 +66,8 @@ class AnthropicProvider:
             )
         self.model = model
         self.base_url = (base_url or ANTHROPIC_BASE_URL).rstrip("/")
-        self._api_key = api_key
-        self._retry = retry or RetryPolicy()
-        self._sleep = sleep
-        self._sdk = _import_sdk()
+        sdk = import_sdk("anthropic", "Anthropic")
+        super().__init__(sdk=sdk, api_key=api_key, retry=retry, sleep=sleep)
         self._client: anthropic.Anthropic = self._sdk.Anthropic(
             api_key=api_key,
             base_url=self.base_url,
@@ -96,26 +84,12 @@ class AnthropicProvider:
     def __repr__(self) -> str:
         return f"AnthropicProvider(model={self.model!r}, base_url={self.base_url!r})"
 
-    def close(self) -> None:
-        """Close the HTTP connections (also those of an ``http_client`` passed in)."""
-        self._client.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
     def complete(self, request: Request) -> Completion:
         """Send ``request`` as one Messages API call (retrying transient failures)."""
         check_allowed("anthropic", self.base_url)
         params = self.build_params(request)
-        response: AnthropicMessage = call_with_retries(
-            lambda: self._client.messages.create(**params),
-            lambda exc: classify_sdk_error(exc, self._sdk, (self._api_key,)),
-            policy=self._retry,
-            label="anthropic",
-            sleep=self._sleep,
+        response: AnthropicMessage = self._send(
+            "anthropic", lambda: self._client.messages.create(**params)
         )
         return _parse(response, structured=request.json_schema is not None)
 

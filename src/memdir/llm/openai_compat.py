@@ -22,10 +22,11 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, Literal, Self, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 from urllib.parse import urlsplit
 
 from memdir.errors import ConfigError, ProviderError
+from memdir.llm._sdk import SDKProvider, import_sdk
 from memdir.llm.base import (
     Completion,
     Message,
@@ -36,7 +37,7 @@ from memdir.llm.base import (
     estimate_tokens,
 )
 from memdir.llm.guard import check_allowed, is_loopback_url
-from memdir.llm.retry import RetryPolicy, call_with_retries, classify_sdk_error
+from memdir.llm.retry import RetryPolicy
 from memdir.llm.schema import schema_instruction
 
 if TYPE_CHECKING:
@@ -72,18 +73,7 @@ def detect_dialect(base_url: str) -> Dialect:
     return "prompt"
 
 
-def _import_sdk() -> Any:
-    try:
-        import openai
-    except ImportError:
-        raise ConfigError(
-            "the OpenAI-compatible provider needs the openai package",
-            hint="pip install 'memdir[openai]'",
-        ) from None
-    return openai
-
-
-class OpenAICompatProvider:
+class OpenAICompatProvider(SDKProvider):
     """A :class:`~memdir.llm.Provider` over an OpenAI-compatible chat endpoint.
 
     ``api_key`` may be omitted for local servers (a placeholder is sent).
@@ -117,10 +107,8 @@ class OpenAICompatProvider:
         )
         if api_key is None and base_url is None:
             raise ConfigError("the OpenAI API needs an API key", hint="set OPENAI_API_KEY")
-        self._api_key = api_key
-        self._retry = retry or RetryPolicy()
-        self._sleep = sleep
-        self._sdk = _import_sdk()
+        sdk = import_sdk("openai", "OpenAI-compatible")
+        super().__init__(sdk=sdk, api_key=api_key, retry=retry, sleep=sleep)
         self._client: openai.OpenAI = self._sdk.OpenAI(
             api_key=api_key or "unused",
             base_url=self.base_url,
@@ -136,26 +124,12 @@ class OpenAICompatProvider:
     def __repr__(self) -> str:
         return f"OpenAICompatProvider(model={self.model!r}, base_url={self.base_url!r})"
 
-    def close(self) -> None:
-        """Close the HTTP connections (also those of an ``http_client`` passed in)."""
-        self._client.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
     def complete(self, request: Request) -> Completion:
         """Send ``request`` as one chat completion (retrying transient failures)."""
         check_allowed(self._label, self.base_url)
         params = self.build_params(request)
-        response: ChatCompletion = call_with_retries(
-            lambda: self._client.chat.completions.create(**params),
-            lambda exc: classify_sdk_error(exc, self._sdk, (self._api_key,)),
-            policy=self._retry,
-            label=self._label,
-            sleep=self._sleep,
+        response: ChatCompletion = self._send(
+            self._label, lambda: self._client.chat.completions.create(**params)
         )
         return self._parse(response, request)
 

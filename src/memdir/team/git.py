@@ -39,7 +39,7 @@ from typing import Literal
 
 from memdir.errors import SyncError
 from memdir.fs import atomic_write, ensure_dir
-from memdir.team.secrets import Finding, scan_text
+from memdir.team.secrets import Finding, scan_bytes
 
 __all__ = [
     "HOOK_MARKER",
@@ -58,7 +58,6 @@ __all__ = [
 NETWORK_TIMEOUT = 60.0
 LOCAL_TIMEOUT = 300.0
 HOOK_MARKER = "# memdir pre-commit hook"
-_BINARY_SNIFF = 8192
 PushOutcome = Literal["pushed", "up-to-date", "raced"]
 
 # Variables through which a surrounding git process (a hook, `git rebase -x`)
@@ -201,14 +200,14 @@ class Git:
     def changed(self, old: str | None, new: str) -> list[tuple[str, str]]:
         """(status letter, path) for each file that differs between two commits."""
         base = old if old is not None else _EMPTY_TREE
-        out = self.run("diff", "--name-status", "--no-renames", "-z", base, new).paths()
-        return [(out[i][0], out[i + 1]) for i in range(0, len(out) - 1, 2)]
+        return _name_status(self.run("diff", "--name-status", "--no-renames", "-z", base, new))
 
     def staged(self) -> list[tuple[str, str]]:
         """(status letter, path) for each change in the index against ``HEAD``."""
         base = "HEAD" if self.rev("HEAD") is not None else _EMPTY_TREE
-        out = self.run("diff", "--cached", "--name-status", "--no-renames", "-z", base).paths()
-        return [(out[i][0], out[i + 1]) for i in range(0, len(out) - 1, 2)]
+        return _name_status(
+            self.run("diff", "--cached", "--name-status", "--no-renames", "-z", base)
+        )
 
     def dirty(self) -> list[str]:
         """Paths with uncommitted changes (untracked files included)."""
@@ -336,6 +335,12 @@ class Git:
         return int(self.run("rev-list", "--count", ref).stdout.strip())
 
 
+def _name_status(result: GitResult) -> list[tuple[str, str]]:
+    """(status letter, path) pairs from ``git diff --name-status -z``."""
+    out = result.paths()
+    return [(out[i][0], out[i + 1]) for i in range(0, len(out) - 1, 2)]
+
+
 # The id of git's empty tree: the "before" of a repository's first commit.
 _EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
@@ -450,10 +455,7 @@ def scan_staged(work_tree: Path) -> dict[str, list[Finding]]:
     for status, path in git.staged():
         if status == "D":
             continue
-        data = git.run_bytes("cat-file", "blob", f":{path}").stdout
-        if b"\x00" in data[:_BINARY_SNIFF]:
-            continue
-        findings = scan_text(data.decode("utf-8", "surrogateescape"))
+        findings = scan_bytes(git.blob(f":{path}"))
         if findings:
             found[path] = findings
     return found

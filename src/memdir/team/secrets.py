@@ -31,7 +31,7 @@ from __future__ import annotations
 import bisect
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,7 +43,9 @@ __all__ = [
     "Finding",
     "Rule",
     "ensure_no_secrets",
+    "labels_of",
     "redact",
+    "scan_bytes",
     "scan_file",
     "scan_text",
     "scan_tree",
@@ -107,10 +109,19 @@ def scan_file(path: str | os.PathLike[str]) -> list[Finding]:
     The bytes are scanned as they are, so text that is not UTF-8 is scanned
     too; an unreadable file raises the ``OSError``.
     """
-    data = Path(path).read_bytes()
+    return scan_bytes(Path(path).read_bytes())
+
+
+def scan_bytes(data: bytes) -> list[Finding]:
+    """Scan a file's content as it is; binary data (a NUL byte in the first 8 KiB) yields ``[]``."""
     if b"\x00" in data[:_BINARY_SNIFF]:
         return []
     return _scan(data)
+
+
+def labels_of(findings: Iterable[Finding]) -> tuple[str, ...]:
+    """The labels of the rules that fired, each once, in the order first found."""
+    return tuple(dict.fromkeys(f.label for f in findings))
 
 
 def scan_tree(path: str | os.PathLike[str]) -> dict[Path, list[Finding]]:
@@ -139,7 +150,7 @@ def ensure_no_secrets(text: str, *, path: str | os.PathLike[str] | None = None) 
     raise SecretDetected(
         _refusal_message(findings),
         path=os.fspath(path) if path is not None else None,
-        labels=tuple(dict.fromkeys(f.label for f in findings)),
+        labels=labels_of(findings),
         hint=(
             "remove the value and name where it lives instead (an environment variable "
             "or a secret manager); if it was ever shared, rotate it"

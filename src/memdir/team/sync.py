@@ -31,7 +31,7 @@ import posixpath
 import re
 import shutil
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -40,9 +40,9 @@ from typing import TYPE_CHECKING
 from memdir.codec import parse_memory, read_frontmatter_head, render_memory
 from memdir.errors import MemdirError, SecretDetected, SyncError
 from memdir.fs import atomic_write, ensure_dir, file_lock, safe_join
-from memdir.index import INDEX_NAME, format_entry, parse_entries, remove_entry, upsert_entry
+from memdir.index import INDEX_NAME, parse_entries, remove_entry, upsert_entry
 from memdir.team.git import NETWORK_TIMEOUT, Git, display_url, install_pre_commit_hook, last_line
-from memdir.team.secrets import Finding, scan_file
+from memdir.team.secrets import Finding, labels_of, scan_file
 
 if TYPE_CHECKING:
     from memdir.api import Memdir
@@ -399,23 +399,24 @@ class _Team:
         self.git.commit(_commit_message(changes))
         return [path for _, path in changes]
 
-    def refuse_secrets(self, paths: list[str]) -> None:
-        found: dict[str, list[Finding]] = {}
+    def scan(self, paths: list[str]) -> Iterator[tuple[str, list[Finding]]]:
+        """Each regular file among ``paths`` (symlinks skipped) with likely secrets, lazily."""
         for rel in paths:
             path = self.root / rel
             if path.is_file() and not path.is_symlink():
                 findings = scan_file(path)
                 if findings:
-                    found[rel] = findings
+                    yield rel, findings
+
+    def refuse_secrets(self, paths: list[str]) -> None:
+        found = dict(self.scan(paths))
         if not found:
             return
-        described = "; ".join(
-            f"{rel} ({', '.join(dict.fromkeys(f.label for f in fs))})" for rel, fs in found.items()
-        )
+        described = "; ".join(f"{rel} ({', '.join(labels_of(fs))})" for rel, fs in found.items())
         raise SecretDetected(
             f"refused to sync: likely secrets in team memory: {described}",
             path=self.root / next(iter(found)),
-            labels=tuple(dict.fromkeys(f.label for fs in found.values() for f in fs)),
+            labels=labels_of(f for fs in found.values() for f in fs),
             hint="remove the values (name where they live instead) and run `memdir team "
             "sync` again; those files were not committed",
         )
@@ -523,15 +524,8 @@ class _Team:
             paths = self.git.run("ls-files", "-z").paths()
         else:
             paths = [p for status, p in self.git.changed(clean, head) if status != "D"]
-        moved: list[QuarantinedFile] = []
-        for rel in paths:
-            path = self.root / rel
-            if path.is_symlink() or not path.is_file():
-                continue
-            findings = scan_file(path)
-            if findings:
-                moved.append(self.move_out(rel, findings))
-        return moved
+        # Lazily: a file is scanned after the moves before it have edited the index.
+        return [self.move_out(rel, findings) for rel, findings in self.scan(paths)]
 
     def mark_scanned(self) -> None:
         head = self.git.rev("HEAD")
@@ -549,8 +543,7 @@ class _Team:
         index = self.memdir.team.read_index()
         if index:
             atomic_write(self.memdir.team.index_path, remove_entry(index, file=rel))
-        labels = tuple(dict.fromkeys(f.label for f in findings))
-        return QuarantinedFile(file=rel, moved_to=target, labels=labels)
+        return QuarantinedFile(file=rel, moved_to=target, labels=labels_of(findings))
 
     # -- the index --------------------------------------------------------
 
@@ -579,16 +572,11 @@ class _Team:
         """Title and hook for a file's index line, from its frontmatter."""
         try:
             fields = read_frontmatter_head(self.root / rel)
-        except MemdirError:
+        except (MemdirError, OSError):  # unreadable, or deleted since the listing
             fields = {}
         title = str(fields.get("name") or posixpath.splitext(posixpath.basename(rel))[0])
-        hook = " ".join(str(fields.get("description") or "").split())
-        budget = self.memdir.settings.max_index_line_chars - len(format_entry(title, rel, "")) - 3
-        if len(hook) > budget:
-            hook = hook[: max(budget - 1, 0)].rstrip() + "…"
-        return title, hook
-
-    # -- status -----------------------------------------------------------
+        description = " ".join(str(fields.get("description") or "").split())
+        return title, self.memdir.team.index_hook(title, rel, description)
 
 
 # -- helpers -------------------------------------------------------------------
