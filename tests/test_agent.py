@@ -196,6 +196,18 @@ def test_a_failing_job_is_logged_and_counted_never_raised(
     assert runner.drain(WAIT) and runner.runs == 2
 
 
+# The exit still ends the thread (it is re-raised there): pytest reports that as a warning.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
+def test_a_job_that_exits_its_thread_leaves_the_runner_idle() -> None:
+    def job(_: None) -> None:
+        raise SystemExit(3)
+
+    runner: SerialRunner[None] = SerialRunner(job, name="memdir-exiting")
+    runner.submit(None)
+    assert runner.drain(WAIT) and not runner.busy
+    assert runner.close(WAIT)
+
+
 def test_a_closed_runner_refuses_new_work() -> None:
     runner: SerialRunner[int] = SerialRunner(lambda v: v, name="memdir-closed")
     runner.submit(1)

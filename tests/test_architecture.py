@@ -45,7 +45,7 @@ LAYERS = {
                 "dailylog", "textproc", "textindex", "embeddings"},
     "behaviour": {"api", "search", "recall", "manifest", "age", "prompt", "drift", "doctor",
                   "session", "session_template", "extract", "consolidate", "consolidate_lock",
-                  "team", "llm", "agent", "selector", "host", "testing"},
+                  "consolidate_tools", "team", "llm", "agent", "selector", "host", "testing"},
     "adapters": {"cli", "mcp", "integrations", "__main__"},
 }  # fmt: skip
 ORDER = ["values", "storage", "behaviour", "adapters"]

@@ -28,6 +28,7 @@ from memdir.consolidate_lock import (
     STATE_NAME,
     acquire_lock,
     read_last_scan,
+    read_lock,
     rollback_lock,
     write_last_scan,
 )
@@ -207,6 +208,13 @@ def test_status_shows_a_dead_holder_as_not_holding(mem: Memdir) -> None:
 
 
 # --- the lock ---------------------------------------------------------------------------
+
+
+def test_a_lock_body_of_non_decimal_digits_has_no_holder(tmp_path: Path) -> None:
+    path = tmp_path / "lock"
+    path.write_text("\u00b2\n", encoding="utf-8")  # isdigit() but not a number int() reads
+    state = read_lock(path, now=dt.datetime.now(dt.UTC), stale_after=dt.timedelta(hours=1))
+    assert state.holder is None and not state.held
 
 
 def test_a_failed_run_rolls_the_lock_mtime_back(mem: Memdir) -> None:

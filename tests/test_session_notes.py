@@ -53,6 +53,20 @@ def test_an_existing_notes_file_is_never_overwritten(mem: Memdir) -> None:
     assert not created and text == "# Session Title\nmine\n"
 
 
+def test_a_notes_file_that_could_not_be_filled_is_removed(
+    mem: Memdir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = mem.layout.session_notes_path("s1")
+
+    def disk_full(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        ensure_notes_file(path, DEFAULT_TEMPLATE)
+    assert not path.exists()
+
+
 def test_racing_creators_fill_the_file_exactly_once(mem: Memdir) -> None:
     path = mem.layout.session_notes_path("s1")
     barrier = threading.Barrier(8)

@@ -311,15 +311,27 @@ class SerialRunner(Generic[T]):
             return True
 
     def _loop(self, arg: T) -> None:
-        while True:
-            self._run_once(arg)
+        try:
+            while True:
+                self._run_once(arg)
+                with self._cond:
+                    if self._pending is None:
+                        self._idle()
+                        return
+                    (arg,) = self._pending
+                    self._pending = None
+        except BaseException:
+            # A job that exits the thread (SystemExit, KeyboardInterrupt) must not
+            # leave the runner busy for ever: drain and close would never return.
             with self._cond:
-                if self._pending is None:
-                    self._running = False
-                    self._cond.notify_all()
-                    return
-                (arg,) = self._pending
                 self._pending = None
+                self._idle()
+            raise
+
+    def _idle(self) -> None:
+        """Mark the runner idle and wake the drainers; the caller holds the condition."""
+        self._running = False
+        self._cond.notify_all()
 
     def _run_once(self, arg: T) -> None:
         try:

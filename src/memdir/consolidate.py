@@ -7,11 +7,12 @@ sessions since the last run, the lock), then one restricted sub-agent run
 index, the memories), gather (daily logs first, each entry with its date, then
 the drift findings memdir computed, then narrow transcript searches),
 consolidate (merge near-duplicates, absolute dates, drop contradicted facts),
-prune and index. The model works only through tools that go through the
-store, so confinement, locks, index upkeep and secret scanning apply, and a
-delete moves the file to the dated trash. Afterwards memdir repairs the index
-itself (``doctor.diagnose(fix=True)``) and reports what is still over the
-index's limits.
+prune and index. The model works only through the tools of
+:mod:`memdir.consolidate_tools`, which go through the store, so confinement,
+locks, index upkeep and secret scanning apply, and a delete moves the file to
+the dated trash. Afterwards memdir repairs the index itself
+(``doctor.diagnose(fix=True)``) and reports what is still over the index's
+limits.
 
 A run that errors or is cancelled puts the lock's mtime back, so the next
 attempt is not pushed back a day. :func:`preview_consolidation` runs the same
@@ -27,12 +28,11 @@ import difflib
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from .agent import AgentStop, AgentTool, RunReport, ToolPolicy, run_agent
+from .agent import AgentStop, RunReport, run_agent
 from .api import Memdir
 from .config import Settings
 from .consolidate_lock import (
@@ -51,18 +51,16 @@ from .consolidate_lock import (
     rollback_lock,
     take_lock,
 )
-from .dailylog import LogEntry, iter_logs, log_path, read_log
+from .consolidate_tools import Changes, consolidation_policy, format_log_entry
+from .dailylog import iter_logs, read_log
 from .doctor import diagnose
 from .drift import DriftChecker
-from .errors import InvalidMemory, MemdirError
-from .extract import extraction_policy, write_from_args
-from .fs import safe_join
+from .errors import MemdirError
+from .extract import memory_ref
 from .index import truncate_index
-from .llm.base import Provider, ToolSpec, Usage
+from .llm.base import Provider, Usage
 from .manifest import build_manifest
-from .model import Scope
 from .paths import Layout
-from .search import grep
 
 __all__ = [
     "ConsolidationPreview",
@@ -86,10 +84,6 @@ DEFAULT_MAX_TOKENS = 8192
 _LOG_BUDGET_CHARS = 40_000
 _INDEX_BUDGET_CHARS = 30_000
 _MAX_DRIFT = 40
-_MAX_TRANSCRIPT_HITS = 30
-_MAX_HIT_CHARS = 300
-_MIN_QUERY_CHARS = 3
-_MAX_LISTED_LOGS = 90
 _NO_NEWLINE = "\\ No newline at end of file"
 
 SYSTEM_PROMPT = """\
@@ -267,7 +261,7 @@ def _execute(
     sources: Layout,
     limits: _Limits,
 ) -> ConsolidationReport:
-    changes = _Changes()
+    changes = Changes()
     prompt = consolidation_prompt(memdir, now=now, last_run=last_run, sources=sources)
     run = run_agent(
         provider,
@@ -318,26 +312,6 @@ def index_over_limits(memdir: Memdir) -> tuple[str, ...]:
     return tuple(problems)
 
 
-class _Changes:
-    """What one run did to each file, in the order first touched."""
-
-    def __init__(self) -> None:
-        self._kind: dict[str, str] = {}
-
-    def wrote(self, ref: str, *, created: bool) -> None:
-        before = self._kind.get(ref)
-        if before is None:
-            self._kind[ref] = "created" if created else "updated"
-        elif before == "deleted":
-            self._kind[ref] = "updated"  # deleted, then written again: it was there before
-
-    def deleted(self, ref: str) -> None:
-        self._kind[ref] = "deleted"
-
-    def files(self, kind: str) -> tuple[str, ...]:
-        return tuple(ref for ref, k in self._kind.items() if k == kind)
-
-
 # --- the prompt --------------------------------------------------------------------
 
 
@@ -385,13 +359,6 @@ def _index_section(memdir: Memdir) -> str:
     return "\n\n".join(out)
 
 
-def format_log_entry(entry: LogEntry) -> str:
-    """An entry with its full date, so relative dates in it can be resolved."""
-    stamp = f"{entry.at:%Y-%m-%d %H:%M:%S}" if entry.at is not None else entry.day.isoformat()
-    first, *rest = entry.text.split("\n")
-    return "\n".join([f"- {stamp} {first}", *(f"  {line}" for line in rest)])
-
-
 def _logs_section(logs_dir: Path, since: dt.date | None) -> str:
     head = "## Daily logs" + (f" since {since.isoformat()}" if since else "")
     blocks: list[str] = []
@@ -423,7 +390,7 @@ def _drift_section(memdir: Memdir) -> str:
     checker = DriftChecker(memdir.layout.project_root)
     lines = []
     for record in memdir.list():
-        ref = f"team/{record.file}" if record.scope is Scope.TEAM else record.file
+        ref = memory_ref(record.scope, record.file)
         lines += [f"- {ref}: {finding.message}" for finding in checker.check_memory(record.memory)]
     if not lines:
         return "## Drifted memories\n\n(none: every path and symbol they name still exists)"
@@ -437,169 +404,6 @@ def _transcripts_section(layout: Layout) -> str:
         f"## Past sessions\n\n{count} transcripts and the session notes can be searched "
         "with search_transcripts: use it last, with a narrow term."
     )
-
-
-# --- tools -------------------------------------------------------------------------
-
-
-def consolidation_policy(
-    memdir: Memdir, changes: _Changes | None = None, *, sources: Layout | None = None
-) -> ToolPolicy:
-    """Tools of a consolidation: extraction's readers, write and delete, logs, transcripts.
-
-    Writes and deletes go through the store; ``sources`` is where transcripts
-    and session notes are searched (the real project, also in a dry run).
-    """
-    changes = changes if changes is not None else _Changes()
-    sources = sources if sources is not None else memdir.layout
-    base = {tool.spec.name: tool for tool in extraction_policy(memdir).tools}
-    write = base["write_memory"]
-    tools = (
-        base["list_memories"],
-        base["read_memory"],
-        base["search_memories"],
-        AgentTool(spec=write.spec, run=lambda a: _write(memdir, a, changes), check=write.check),
-        AgentTool(spec=_DELETE_SPEC, run=lambda a: _delete(memdir, a, changes), check=_file_check),
-        AgentTool(spec=_LIST_LOGS_SPEC, run=lambda a: _list_logs(memdir.layout.logs_dir)),
-        AgentTool(spec=_READ_LOG_SPEC, run=lambda a: _read_log(memdir.layout.logs_dir, a)),
-        AgentTool(spec=_TRANSCRIPTS_SPEC, run=lambda a: _search_transcripts(sources, a)),
-    )
-    names = ", ".join(tool.spec.name for tool in tools)
-    return ToolPolicy(
-        tools=tools,
-        allowed=f"only {names} are allowed, on files inside {memdir.layout.memory_dir}",
-    )
-
-
-def _target(memdir: Memdir, args: Mapping[str, Any]) -> tuple[Scope, str | None]:
-    """The scope and scope-relative file of a call; ``team/x.md`` means the team scope."""
-    file = str(args["file"]) if args.get("file") else None
-    scope = Scope(str(args.get("scope") or "private"))
-    if file is not None and file.startswith("team/"):
-        scope, file = Scope.TEAM, file.removeprefix("team/")
-    if scope is Scope.TEAM and not memdir.team_enabled:
-        raise InvalidMemory("team memory is off for this project", hint="use scope 'private'")
-    return scope, file
-
-
-def _ref(scope: Scope, file: str) -> str:
-    return f"team/{file}" if scope is Scope.TEAM else file
-
-
-def _write(memdir: Memdir, args: Mapping[str, Any], changes: _Changes) -> str:
-    scope, file = _target(memdir, args)
-    result = write_from_args(memdir, args, scope=scope, file=file)
-    ref = _ref(scope, result.record.file)
-    changes.wrote(ref, created=result.created)
-    warnings = "".join(f"\nwarning: {w}" for w in result.warnings)
-    return f"{'created' if result.created else 'updated'} {ref}{warnings}"
-
-
-def _delete(memdir: Memdir, args: Mapping[str, Any], changes: _Changes) -> str:
-    scope, file = _target(memdir, args)
-    if file is None:
-        raise ValueError("file is required")
-    store = memdir.store(scope)
-    record = store.get(file)
-    store.delete(record.file)
-    ref = _ref(scope, record.file)
-    changes.deleted(ref)
-    return f"moved {ref} to the trash; its index line is gone"
-
-
-def _file_check(args: Mapping[str, Any]) -> str | None:
-    file = args.get("file")
-    if not isinstance(file, str) or not file:
-        return "file must be a memory file as listed, e.g. 'topic.md' or 'team/topic.md'"
-    try:
-        safe_join(Path("/memory"), file)  # the text rules; the store checks the real root
-    except MemdirError as exc:
-        return exc.message
-    return None
-
-
-def _list_logs(logs_dir: Path) -> str:
-    days = list(iter_logs(logs_dir))[-_MAX_LISTED_LOGS:]
-    if not days:
-        return "no daily logs"
-    return "\n".join(
-        f"{day.isoformat()}: {path.relative_to(logs_dir.parent).as_posix()}" for day, path in days
-    )
-
-
-def _read_log(logs_dir: Path, args: Mapping[str, Any]) -> str:
-    raw = str(args.get("date") or "")
-    try:
-        day = dt.date.fromisoformat(raw)
-    except ValueError:
-        raise ValueError(f"date must be YYYY-MM-DD, got {raw!r}") from None
-    entries = read_log(log_path(logs_dir, day))
-    if not entries:
-        return f"no log entries for {day.isoformat()}"
-    return "\n".join(map(format_log_entry, entries))
-
-
-def _search_transcripts(sources: Layout, args: Mapping[str, Any]) -> str:
-    query = str(args.get("query") or "").strip()
-    if len(query) < _MIN_QUERY_CHARS:
-        raise ValueError(f"query must be a narrow term of at least {_MIN_QUERY_CHARS} characters")
-    hits = grep(
-        sources.sessions_dir, query, ignore_case=True, include_transcripts_dir=sources.project_dir
-    )
-    if not hits:
-        return "no matches"
-    lines = [
-        f"{_relative(h.path, sources.project_dir)}:{h.line}: {h.text.strip()[:_MAX_HIT_CHARS]}"
-        for h in hits[:_MAX_TRANSCRIPT_HITS]
-    ]
-    extra = len(hits) - _MAX_TRANSCRIPT_HITS
-    return "\n".join(lines) + (f"\n[{extra} more matches: narrow the term]" if extra > 0 else "")
-
-
-def _relative(path: Path, root: Path) -> str:
-    try:
-        return path.relative_to(root).as_posix()
-    except ValueError:
-        return path.name
-
-
-_FILE_ARG = {"type": "string", "description": "a memory file as listed, e.g. topic.md"}
-_DELETE_SPEC = ToolSpec(
-    name="delete_memory",
-    description=(
-        "Delete a memory that was merged into another, contradicted, or is useless. The file "
-        "moves to a trash folder (recoverable) and its index line is removed."
-    ),
-    input_schema={
-        "type": "object",
-        "properties": {"file": _FILE_ARG, "scope": {"type": "string", "enum": ["private", "team"]}},
-        "required": ["file"],
-    },
-)
-_LIST_LOGS_SPEC = ToolSpec(
-    name="list_logs", description="List the daily logs, oldest first: date and file."
-)
-_READ_LOG_SPEC = ToolSpec(
-    name="read_log",
-    description="Read one day's log: each entry with its date and time.",
-    input_schema={
-        "type": "object",
-        "properties": {"date": {"type": "string", "description": "YYYY-MM-DD"}},
-        "required": ["date"],
-    },
-)
-_TRANSCRIPTS_SPEC = ToolSpec(
-    name="search_transcripts",
-    description=(
-        "Case-insensitive literal search of past conversation transcripts and session notes; "
-        "returns file:turn: text. Use narrow terms (an error message, a file name)."
-    ),
-    input_schema={
-        "type": "object",
-        "properties": {"query": {"type": "string"}},
-        "required": ["query"],
-    },
-)
 
 
 # --- dry run -----------------------------------------------------------------------

@@ -140,7 +140,8 @@ def _read_pid(path: Path) -> int | None:
         text = path.read_text(encoding="utf-8", errors="replace").strip()
     except OSError:
         return None
-    return int(text) if text.isdigit() else None
+    # isdecimal, not isdigit: int() refuses digits such as "²" that isdigit accepts.
+    return int(text) if text.isdecimal() else None
 
 
 def read_lock(path: Path, *, now: dt.datetime, stale_after: dt.timedelta) -> LockState:
@@ -190,8 +191,7 @@ def release_lock(lease: Lease) -> None:
     """End a successful run: clear the PID, keep the acquisition time as the last run."""
     if _read_pid(lease.path) != lease.pid:
         return  # taken over as stale meanwhile: the file is someone else's now
-    atomic_write(lease.path, "")
-    os.utime(lease.path, (lease.acquired_at, lease.acquired_at))
+    _clear(lease.path, mtime=lease.acquired_at)
 
 
 def rollback_lock(lease: Lease) -> None:
@@ -202,8 +202,13 @@ def rollback_lock(lease: Lease) -> None:
         with contextlib.suppress(FileNotFoundError):
             lease.path.unlink()
         return
-    atomic_write(lease.path, "")
-    os.utime(lease.path, (lease.prior_mtime, lease.prior_mtime))
+    _clear(lease.path, mtime=lease.prior_mtime)
+
+
+def _clear(path: Path, *, mtime: float) -> None:
+    """Empty the lock (no holder) and set its mtime, the last-run time."""
+    atomic_write(path, "")
+    os.utime(path, (mtime, mtime))
 
 
 def read_last_scan(state_path: Path) -> float | None:

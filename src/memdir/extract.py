@@ -44,7 +44,7 @@ from .manifest import build_manifest
 from .model import MemoryType, Scope
 from .prompt import WHAT_NOT_TO_SAVE
 from .search import grep
-from .session import Cursor, turns_since
+from .session import Cursor, cursor_of, turns_since
 from .store import WriteResult
 from .transcript import Turn, last_assistant_has_tool_calls
 
@@ -52,6 +52,9 @@ __all__ = [
     "ExtractionReport",
     "MemoryExtractor",
     "extraction_policy",
+    "memory_ref",
+    "tool_target",
+    "write_from_args",
     "wrote_memory",
 ]
 
@@ -156,7 +159,7 @@ class _Writes:
         self.team = 0
 
     def add(self, scope: Scope, file: str) -> None:
-        ref = f"team/{file}" if scope is Scope.TEAM else file
+        ref = memory_ref(scope, file)
         if ref not in self.refs:
             self.refs.append(ref)
             self.team += scope is Scope.TEAM
@@ -258,11 +261,29 @@ def write_from_args(
     )
 
 
-def _write(memdir: Memdir, args: Mapping[str, Any], writes: _Writes) -> str:
+def memory_ref(scope: Scope, file: str) -> str:
+    """A memory as named from the memory directory: team files as ``team/<file>``."""
+    return f"team/{file}" if scope is Scope.TEAM else file
+
+
+def tool_target(
+    memdir: Memdir, args: Mapping[str, Any], *, team_prefix: bool = False
+) -> tuple[Scope, str | None]:
+    """The scope and scope-relative file of a model's call; team scope only when it is on.
+
+    With ``team_prefix``, a file ``team/x.md`` names ``x.md`` of the team scope.
+    """
+    file = str(args["file"]) if args.get("file") else None
     scope = Scope(str(args.get("scope") or "private"))
+    if team_prefix and file is not None and file.startswith("team/"):
+        scope, file = Scope.TEAM, file.removeprefix("team/")
     if scope is Scope.TEAM and not memdir.team_enabled:
         raise InvalidMemory("team memory is off for this project", hint="use scope 'private'")
-    file = str(args["file"]) if args.get("file") else None
+    return scope, file
+
+
+def _write(memdir: Memdir, args: Mapping[str, Any], writes: _Writes) -> str:
+    scope, file = tool_target(memdir, args)
     result = write_from_args(memdir, args, scope=scope, file=file)
     writes.add(scope, result.record.file)
     verb = "created" if result.created else "updated"
@@ -346,10 +367,9 @@ class MemoryExtractor:
         return value if isinstance(value, str | int) and not isinstance(value, bool) else None
 
     def _save_cursor(self, turns: Sequence[Turn]) -> Cursor | None:
-        last = turns[-1] if turns else None
-        if last is None:
+        if not turns:
             return None
-        cursor: Cursor = last.uuid if last.uuid else last.index
+        cursor = cursor_of(turns[-1])
         atomic_write(self.state_path, json.dumps({"cursor": cursor}) + "\n")
         return cursor
 

@@ -39,11 +39,14 @@ Answer with the refs exactly as listed."""
 
 def manifest_lines(candidates: Sequence[Candidate]) -> list[str]:
     """One line per candidate, as the model sees it."""
-    return [
+    return [_manifest_line(c) for c in candidates]
+
+
+def _manifest_line(c: Candidate) -> str:
+    return (
         f"- {c.ref} [{c.type.value if c.type else 'untyped'}, {c.scope.value}, "
         f"{c.age_label}] {c.name}: {c.description}"
-        for c in candidates
-    ]
+    )
 
 
 class ModelSelector:
@@ -69,9 +72,9 @@ class ModelSelector:
         """At most ``limit`` refs of ``candidates``, most useful first."""
         if not candidates or limit < 1:
             return []
-        shown = self._fit(candidates)
+        shown, lines = self._fit(candidates)
         try:
-            answer = complete_json(self.provider, self._request(query, shown, limit), _SCHEMA)
+            answer = complete_json(self.provider, self._request(query, lines, limit), _SCHEMA)
         except (MemdirError, ValueError) as exc:
             # Trigger: the model failed, ran out of budget or would not answer in shape.
             # Why: recall must still answer. Outcome: the lexical choice.
@@ -83,21 +86,25 @@ class ModelSelector:
         picked = (_resolve(str(item), known, by_name) for item in answer["selected"])
         return list(dict.fromkeys(ref for ref in picked if ref is not None))[:limit]
 
-    def _fit(self, candidates: Sequence[Candidate]) -> list[Candidate]:
+    def _fit(self, candidates: Sequence[Candidate]) -> tuple[list[Candidate], list[str]]:
+        """The candidates shown and their lines: the first that fit both caps."""
         shown: list[Candidate] = []
+        lines: list[str] = []
         used = 0
-        for candidate, line in zip(candidates, manifest_lines(candidates), strict=True):
+        for candidate in candidates:
+            if len(shown) >= self.max_candidates:
+                break
+            line = _manifest_line(candidate)
             cost = estimate_tokens(line)
-            if len(shown) >= self.max_candidates or (
-                shown and used + cost > self.max_manifest_tokens
-            ):
+            if shown and used + cost > self.max_manifest_tokens:
                 break
             shown.append(candidate)
+            lines.append(line)
             used += cost
-        return shown
+        return shown, lines
 
-    def _request(self, query: str, shown: Sequence[Candidate], limit: int) -> Request:
-        manifest = "\n".join(manifest_lines(shown))
+    def _request(self, query: str, lines: Sequence[str], limit: int) -> Request:
+        manifest = "\n".join(lines)
         prompt = (
             f"The user's request:\n<request>\n{query}\n</request>\n\n"
             f"Memories:\n{manifest}\n\n"

@@ -62,6 +62,7 @@ __all__ = [
     "TriggerConfig",
     "compact",
     "conversation_tokens",
+    "cursor_of",
     "ensure_notes_file",
     "notes_file_policy",
     "should_update",
@@ -137,7 +138,8 @@ def conversation_tokens(turns: Sequence[Turn], count: TokenCounter = estimate_to
     return sum(count(turn.text) for turn in turns if not turn.is_sidechain)
 
 
-def _cursor_of(turn: Turn) -> Cursor:
+def cursor_of(turn: Turn) -> Cursor:
+    """Where ``turn`` is, for a cursor: its uuid, or its index when it has none."""
     return turn.uuid if turn.uuid else turn.index
 
 
@@ -160,7 +162,7 @@ def should_update(
     no_tools_last = not last_assistant_has_tool_calls(turns)
     if (token_threshold and tool_threshold) or (token_threshold and no_tools_last):
         if turns:
-            state = replace(state, trigger_cursor=_cursor_of(turns[-1]))
+            state = replace(state, trigger_cursor=cursor_of(turns[-1]))
         return True, state
     return False, state
 
@@ -193,10 +195,16 @@ def ensure_notes_file(path: Path, template: str) -> tuple[str, bool]:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
         return path.read_text(encoding="utf-8"), False
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(template)
-        handle.flush()
-        os.fsync(handle.fileno())
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(template)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        # A half-written file would lack the template's headers, and every later
+        # run would be rejected for losing them: leave no file rather than that.
+        path.unlink(missing_ok=True)
+        raise
     return template, True
 
 
@@ -456,7 +464,7 @@ class SessionNotes:
             )
             # The cursor may only rest where no tool call waits for its result.
             if turns and not last_assistant_has_tool_calls(turns):
-                state = replace(state, summarized_cursor=_cursor_of(turns[-1]))
+                state = replace(state, summarized_cursor=cursor_of(turns[-1]))
             self._save(state)
             return state.summarized_cursor
 
