@@ -115,6 +115,9 @@ def test_settings_file_then_environment_then_arguments(
         ("nonsense = 1\n", {}, "unknown setting"),
         ("max_index_lines = [\n", {}, "cannot read settings"),
         ("", {"MEMDIR_TEAM": "maybe"}, "not a boolean"),
+        ('max_files = "many"\n', {}, "'max_files' has the wrong type"),
+        ("team = 1\n", {}, "'team' has the wrong type"),
+        ("lock_timeout = true\n", {}, "'lock_timeout' has the wrong type"),
         ("", {"MEMDIR_PROFILE": "cursor"}, "unknown profile"),
     ],
 )

@@ -12,13 +12,13 @@ MCP server) call :func:`load_settings`; everything else receives a
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import tomllib
+import types
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args, get_origin, get_type_hints
 
 from .errors import ConfigError
 
@@ -111,16 +111,37 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
     return values
 
 
+def _accepts(kind: Any, value: Any) -> bool:
+    """Whether a settings value fits its field's type (bool is not a number here)."""
+    if isinstance(kind, types.UnionType):
+        return any(_accepts(k, value) for k in get_args(kind))
+    if kind is type(None):
+        return value is None
+    if kind is bool:
+        return isinstance(value, bool)
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind is float:
+        return isinstance(value, int | float) and not isinstance(value, bool)
+    return isinstance(value, get_origin(kind) or kind)
+
+
 def _coerce(values: dict[str, Any], source: str) -> dict[str, Any]:
-    fields = {f.name: f for f in dataclasses.fields(Settings)}
+    hints = get_type_hints(Settings)
     out: dict[str, Any] = {}
     for key, value in values.items():
-        if key not in fields:
+        if key not in hints:
             raise ConfigError(f"unknown setting {key!r}", path=source, hint="check its spelling")
         if key == "home":
             value = Path(str(value)).expanduser()
         elif key == "extra_guidelines":
             value = (value,) if isinstance(value, str) else tuple(str(v) for v in value)
+        elif not _accepts(hints[key], value):
+            raise ConfigError(
+                f"setting {key!r} has the wrong type: {value!r}",
+                path=source,
+                hint=f"it takes {hints[key]}".replace("<class '", "").replace("'>", ""),
+            )
         out[key] = value
     return out
 
