@@ -28,6 +28,7 @@ from ..model import MemoryRecord
 __all__ = [
     "NO_PROVIDER_HINT",
     "MemdirGroup",
+    "close_provider",
     "configured_provider",
     "emit",
     "json_option",
@@ -105,6 +106,13 @@ def require_provider(mem: Memdir) -> Provider:
     if provider is None:
         raise ConfigError("no model provider is configured", hint=NO_PROVIDER_HINT)
     return provider
+
+
+def close_provider(provider: Provider) -> None:
+    """Close a provider's connection pool, where it has one (the Protocol does not require it)."""
+    close = getattr(provider, "close", None)
+    if callable(close):
+        close()
 
 
 def to_jsonable(value: Any) -> Any:

@@ -22,6 +22,7 @@ from ..consolidate import (
     preview_consolidation,
 )
 from ._common import (
+    close_provider,
     emit,
     json_option,
     open_memdir,
@@ -53,16 +54,21 @@ def consolidate_command(
         emit(as_json, {**to_jsonable(gates), "ready": gates.ready}, lambda: _print_status(gates))
         return
     provider = require_provider(mem)
-    if dry_run:
-        preview = preview_consolidation(mem, provider, enabled=enabled)
-        data = {**_report_dict(preview.report), "diff": preview.diff}
-        emit(as_json, data, lambda: _print_preview(preview.report, preview.diff))
-        if preview.report.error is not None:
-            raise click.exceptions.Exit(1)
-        return
-    report = consolidate(mem, provider, force=force, current_session=session_id, enabled=enabled)
-    emit(as_json, _report_dict(report), lambda: _print_report(report))
-    if report.error is not None:
+    try:
+        if dry_run:
+            preview = preview_consolidation(mem, provider, enabled=enabled)
+            data = {**_report_dict(preview.report), "diff": preview.diff}
+            emit(as_json, data, lambda: _print_preview(preview.report, preview.diff))
+            failed = preview.report.error is not None
+        else:
+            report = consolidate(
+                mem, provider, force=force, current_session=session_id, enabled=enabled
+            )
+            emit(as_json, _report_dict(report), lambda: _print_report(report))
+            failed = report.error is not None
+    finally:
+        close_provider(provider)
+    if failed:
         raise click.exceptions.Exit(1)
 
 

@@ -27,9 +27,9 @@ from ..api import Memdir
 from ..doctor import diagnose
 from ..extract import MemoryExtractor
 from ..index import INDEX_NAME
-from ..llm import provider_from_env
 from ..session import SessionNotes
 from ..transcript import read_transcript
+from ._common import close_provider, configured_provider
 
 __all__ = ["demo"]
 
@@ -190,7 +190,7 @@ def _search(mem: Memdir, base: Path) -> None:
 
 def _model_steps(mem: Memdir, base: Path) -> None:
     _step("7. Model steps: session notes and memory extraction from the conversation")
-    provider = provider_from_env(os.environ)
+    provider = configured_provider(mem)
     if provider is None:
         click.echo("  skipped: no language model is configured, so no session notes were")
         click.echo("  written and nothing was extracted. To run these steps, set one of:")
@@ -211,6 +211,7 @@ def _model_steps(mem: Memdir, base: Path) -> None:
         click.echo(f"    {line}")
     report = MemoryExtractor(mem, provider, "demo-session").extract(turns)
     click.echo(f"  extraction: {report.message}")
+    close_provider(provider)
 
 
 def _mcp(mem: Memdir) -> None:

@@ -14,11 +14,11 @@ from pathlib import Path
 import click
 
 from ..errors import MemdirError
-from ..llm.base import Provider
 from ..paths import Layout
 from ..session import SessionNotes
 from ..transcript import read_transcript
 from ._common import (
+    close_provider,
     emit,
     json_option,
     open_memdir,
@@ -71,13 +71,6 @@ def show(session_id: str | None, project: Path, as_json: bool) -> None:
     emit(as_json, data, lambda: click.echo(text, nl=False))
 
 
-def _close(provider: Provider) -> None:
-    # Providers that hold a connection pool may offer close(); the Protocol does not require it.
-    close = getattr(provider, "close", None)
-    if callable(close):
-        close()
-
-
 @session.command(name="update")
 @click.option("--session", "session_id", required=True, help="Session id.")
 @click.option(
@@ -100,7 +93,7 @@ def update(session_id: str, transcript: Path, project: Path, as_json: bool) -> N
     try:
         result = notes.update(turns)
     finally:
-        _close(provider)
+        close_provider(provider)
     run = result.run
 
     def human() -> None:
