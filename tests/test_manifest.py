@@ -7,6 +7,7 @@ import os
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -227,3 +228,16 @@ def test_the_lexical_ranker_counts_the_same_terms_as_the_catalog(
     terms = textproc.terms(text)
     assert length == len(terms)
     assert counts == Counter(t for t in terms if t in wanted)
+
+
+def test_past_the_file_threshold_auto_builds_the_catalog(
+    mem: Memdir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import memdir.manifest
+
+    monkeypatch.setattr(memdir.manifest, "AUTO_CATALOG_FILES", 3)
+    for n in range(5):
+        put(mem.layout.memory_dir, f"m{n}.md", description=f"postgres pool note {n}")
+    manifest = build_manifest(mem, query="postgres pool")
+    assert (mem.layout.state_dir / CATALOG_NAME).exists()
+    assert manifest.ranked and len(manifest.entries) == 5
