@@ -32,9 +32,6 @@ from .team.secrets import ensure_no_secrets, scan_text
 
 __all__ = ["Memdir"]
 
-# Subtrees of the memory directory that the private scope does not own.
-_PRIVATE_EXCLUDED = ("team", "logs")
-
 
 class Memdir:
     """A project's memory: its layout, settings, and private and team stores."""
@@ -58,7 +55,7 @@ class Memdir:
             settings=settings,
             lock_path=layout.lock_dir / "private.lock",
             trash_dir=layout.trash_dir,
-            excluded=_PRIVATE_EXCLUDED,
+            excluded=tuple(sorted(layout.private_excluded)),
             guard=private_guard,
         )
         self.team = MemoryStore(

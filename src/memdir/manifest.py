@@ -58,7 +58,6 @@ __all__ = [
 ]
 
 # Subtrees of the memory directory that are not private memories.
-_PRIVATE_EXCLUDED = frozenset({"team", "logs"})
 # Field weights for ranking memories: description, then name, then body.
 RANKING_WEIGHTS: Mapping[str, float] = {
     **DEFAULT_WEIGHTS,
@@ -160,7 +159,7 @@ class Manifest:
 def scan_memory_files(memdir: MemdirLike) -> list[MemoryFile]:
     """Every memory file of the private scope and (when team memory is on) the team scope."""
     layout = memdir.layout
-    found = _walk(layout.memory_dir, Scope.PRIVATE, "", _PRIVATE_EXCLUDED)
+    found = _walk(layout.memory_dir, Scope.PRIVATE, "", layout.private_excluded)
     if memdir.team_enabled:
         prefix = layout.team_dir.relative_to(layout.memory_dir).as_posix() + "/"
         found.extend(_walk(layout.team_dir, Scope.TEAM, prefix, frozenset()))

@@ -120,6 +120,13 @@ class Layout:
         return self.memory_dir / "logs"
 
     @property
+    def private_excluded(self) -> frozenset[str]:
+        """Folders inside the memory directory that the private scope does not own."""
+        return frozenset(
+            p.relative_to(self.memory_dir).as_posix() for p in (self.team_dir, self.logs_dir)
+        )
+
+    @property
     def sessions_dir(self) -> Path:
         return self.project_dir / "sessions"
 

@@ -250,7 +250,13 @@ class MemoryStore:
 
     # -- writing ---------------------------------------------------------
 
-    def _lock(self) -> AbstractContextManager[None]:
+    @property
+    def excluded(self) -> frozenset[str]:
+        """Top-level folders under the root that belong to other owners."""
+        return self._excluded
+
+    def lock(self) -> AbstractContextManager[None]:
+        """The scope's inter-process lock: held by every write, rename and delete."""
         return file_lock(self._lock_path, timeout=self.settings.lock_timeout)
 
     def _validate(self, memory: Memory) -> None:
@@ -327,7 +333,7 @@ class MemoryStore:
         """
         self._validate(memory)
         self.ensure()
-        with self._lock():
+        with self.lock():
             if file is None:
                 existing = self._find_named(memory.name, thorough=False)
                 file = existing.file if existing is not None else self._new_file_name(memory.name)
@@ -345,7 +351,7 @@ class MemoryStore:
         line follows the frontmatter. Nothing is stamped.
         """
         self.ensure()
-        with self._lock():
+        with self.lock():
             rel, path = self._resolve(file)
             memory = parse_memory(text, path=path)
             self._validate(memory)
@@ -408,7 +414,7 @@ class MemoryStore:
 
     def delete(self, ref: str, *, expected_version: str | None = None) -> Path:
         """Move a memory to the trash and drop its index line; returns the trash path."""
-        with self._lock():
+        with self.lock():
             record = self.get(ref)
             path = self.root / record.file
             self._check_version(record.file, path, record.version, expected_version)
@@ -427,7 +433,7 @@ class MemoryStore:
 
     def rename(self, ref: str, new_file: str) -> MemoryRecord:
         """Move a memory to another file name; its index line follows it."""
-        with self._lock():
+        with self.lock():
             record = self.get(ref)
             new_rel, new_path = self._resolve(new_file)
             if new_path.exists():
@@ -442,7 +448,7 @@ class MemoryStore:
 
     def write_index(self, text: str) -> None:
         """Replace the index (used by doctor's repairs), under the scope lock."""
-        with self._lock():
+        with self.lock():
             atomic_write(self.index_path, text)
 
     def index_entries(self) -> list[str]:

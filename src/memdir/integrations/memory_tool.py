@@ -70,7 +70,6 @@ _LINE_WIDTH = 6
 _RETRIES = 8
 # Subtrees of the memory directory that belong to other owners when the
 # backend serves the private scope (they mirror the facade's exclusions).
-_FOREIGN = {Scope.PRIVATE: frozenset({"team", "logs"}), Scope.TEAM: frozenset[str]()}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -95,7 +94,7 @@ class MemoryToolBackend:
         self.store: MemoryStore = memdir.store(scope)
         self.scope = self.store.scope
         self.default_type = MemoryType(default_type)
-        self._foreign = _FOREIGN[self.scope]
+        self._foreign = self.store.excluded
 
     # -- dispatch ------------------------------------------------------------------
 

@@ -298,7 +298,7 @@ class _Team:
 
     def team_lock(self) -> AbstractContextManager[None]:
         """The team store's own lock: no store write interleaves with a step."""
-        return self._lock("team.lock")
+        return self.memdir.team.lock()
 
     def sync_lock(self) -> AbstractContextManager[None]:
         """One sync at a time per team folder."""
