@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..doctor import diagnose
-from ..errors import MemdirError
+from ..errors import MemdirError, MemoryNotFound
 from ..model import MemoryType, Scope
 from ._common import emit, json_option, open_memdir, project_option, record_dict
 
@@ -100,9 +100,11 @@ def show(name: str, scope: str | None, project: Path, as_json: bool) -> None:
     mem = open_memdir(project)
     record = mem.get(name, scope=scope)
     path = mem.store(record.scope).root / record.file
-    emit(
-        as_json, record_dict(record), lambda: click.echo(path.read_text(encoding="utf-8"), nl=False)
-    )
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:  # deleted since it was found
+        raise MemoryNotFound(f"{record.file} was just removed", path=path) from None
+    emit(as_json, record_dict(record), lambda: click.echo(text, nl=False))
 
 
 def _run_editor(path: Path) -> None:
