@@ -126,3 +126,27 @@ def test_serve_on_stdio_answers_a_client(project: Path, mem: Memdir) -> None:
             return block.text
 
     assert anyio.run(main).startswith("- deploy_window.md [project]")
+
+
+def test_a_websocket_without_the_token_is_closed_before_it_reaches_the_app() -> None:
+    from memdir.mcp.http import BearerAuth
+
+    reached: list[str] = []
+    sent: list[dict[str, object]] = []
+
+    async def app(scope: object, receive: object, send: object) -> None:
+        reached.append("app")
+
+    async def receive() -> dict[str, object]:
+        return {"type": "websocket.connect"}
+
+    async def send(message: dict[str, object]) -> None:
+        sent.append(message)
+
+    guard = BearerAuth(app, TOKEN)  # type: ignore[arg-type]
+    scope = {"type": "websocket", "headers": [(b"authorization", b"Bearer wrong")]}
+    anyio.run(guard, scope, receive, send)  # type: ignore[arg-type]
+    assert reached == [] and sent == [{"type": "websocket.close", "code": 1008}]
+    good = {"type": "websocket", "headers": [(b"authorization", f"Bearer {TOKEN}".encode())]}
+    anyio.run(guard, good, receive, send)  # type: ignore[arg-type]
+    assert reached == ["app"]

@@ -56,7 +56,11 @@ def resolve_token(home: Path, given: str | None = None) -> str:
 
 
 class BearerAuth:
-    """ASGI middleware: HTTP requests without the right bearer token get 401."""
+    """ASGI middleware: HTTP requests without the right bearer token get 401.
+
+    A websocket without it is closed before it is accepted; only lifespan
+    events pass unchecked.
+    """
 
     def __init__(self, app: ASGIApp, token: str) -> None:
         if not token:
@@ -67,6 +71,9 @@ class BearerAuth:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and not self._authorised(scope):
             await _unauthorised(send)
+            return
+        if scope["type"] == "websocket" and not self._authorised(scope):
+            await send({"type": "websocket.close", "code": 1008})  # policy violation
             return
         await self.app(scope, receive, send)
 
