@@ -30,6 +30,9 @@ def memdir_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
         "CLAUDE_CONFIG_DIR",
     ):
         monkeypatch.delenv(var, raising=False)
+    # The embedded local model is the default when no key is set; tests that want it
+    # say so, the rest see "no model configured" whatever this machine has installed.
+    monkeypatch.setenv("MEMDIR_LOCAL_MODEL", str(tmp_path / "no-local-model.gguf"))
     yield home
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from llm_local import missing_reason, skip_or_fail
 from memdir import Memdir
 from memdir.cli import main
 
@@ -128,8 +129,10 @@ def test_edit_that_breaks_the_frontmatter_is_not_saved(
 def test_demo_runs_end_to_end_and_says_which_model_steps_it_skipped(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "MEMDIR_PROVIDER"):
+    for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
         monkeypatch.delenv(var, raising=False)
+    # MEMDIR_PROVIDER=none: the embedded local model would otherwise be the default.
+    monkeypatch.setenv("MEMDIR_PROVIDER", "none")
     # A real process: the MCP step starts a server whose stderr needs a real file.
     done = subprocess.run(
         [sys.executable, "-m", "memdir", "demo"], capture_output=True, text=True, timeout=300
@@ -151,3 +154,27 @@ def test_demo_runs_end_to_end_and_says_which_model_steps_it_skipped(
     )
     for marker in markers:
         assert marker in out
+
+
+@pytest.mark.slow
+def test_demo_with_no_key_runs_the_model_steps_on_the_embedded_local_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    reason = missing_reason()
+    if reason is not None:
+        skip_or_fail(reason)
+    for var in (
+        "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL", "MEMDIR_PROVIDER",
+        "MEMDIR_LOCAL_MODEL",
+    ):  # fmt: skip
+        monkeypatch.delenv(var, raising=False)
+    done = subprocess.run(
+        [sys.executable, "-m", "memdir", "demo"], capture_output=True, text=True, timeout=600
+    )
+    out = done.stdout
+    assert done.returncode == 0, done.stderr
+    steps = out[out.index("7. Model steps") : out.index("8. An MCP client")]
+    assert "provider: embedded local model SmolLM2-135M" in steps
+    assert "via llama.cpp" in steps
+    assert "session notes (" in steps and "extraction:" in steps
+    assert "skipped: no language model" not in out

@@ -2,14 +2,48 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
 import pytest
 
 from memdir.errors import ConfigError
 from memdir.llm import AnthropicProvider, OpenAICompatProvider, provider_from_env
 
 
-def test_nothing_configured_means_no_provider() -> None:
-    assert provider_from_env({}) is None
+class _Models(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.send_response(200 if self.path == "/v1/models" else 404)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(b'{"object": "list", "data": []}')
+
+    def log_message(self, format: str, *args: object) -> None:  # keep test output clean
+        pass
+
+
+@pytest.fixture
+def server_on_8080() -> Iterator[None]:
+    """Something answering /v1/models at the default local URL (skips if 8080 is taken)."""
+    try:
+        server = ThreadingHTTPServer(("127.0.0.1", 8080), _Models)
+    except OSError:
+        pytest.skip("port 8080 is in use")
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+def test_nothing_configured_and_no_local_model_means_no_provider(tmp_path: Path) -> None:
+    env = {"MEMDIR_LOCAL_MODEL": str(tmp_path / "missing.gguf")}
+    assert provider_from_env(env) is None
 
 
 def test_explicit_none_wins_over_keys() -> None:
@@ -49,8 +83,11 @@ def test_local_uses_the_loopback_server_and_an_explicit_dialect() -> None:
     assert provider.dialect == "prompt"
 
 
-def test_local_defaults_to_llama_cpp_on_port_8080() -> None:
-    provider = provider_from_env({"MEMDIR_PROVIDER": "local"})
+def test_local_uses_a_server_already_answering_on_port_8080(
+    server_on_8080: None, tmp_path: Path
+) -> None:
+    env = {"MEMDIR_PROVIDER": "local", "MEMDIR_LOCAL_MODEL": str(tmp_path / "missing.gguf")}
+    provider = provider_from_env(env)
     assert isinstance(provider, OpenAICompatProvider)
     assert provider.base_url == "http://127.0.0.1:8080/v1"
 
@@ -95,3 +132,17 @@ def test_importing_memdir_llm_imports_no_sdk() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_describe_provider_names_the_kind_the_model_and_the_host_but_no_credentials() -> None:
+    from memdir.llm.factory import describe_provider
+
+    anthropic = provider_from_env({"ANTHROPIC_API_KEY": "k"})
+    endpoint = provider_from_env(
+        {"OPENAI_BASE_URL": "http://user:secret@127.0.0.1:8000/v1", "MEMDIR_MODEL": "m"}
+    )
+    assert anthropic is not None and endpoint is not None
+    assert describe_provider(anthropic) == "Anthropic model claude-haiku-4-5"
+    described = describe_provider(endpoint)
+    assert described == "model m at the OpenAI-compatible endpoint 127.0.0.1:8000"
+    assert "secret" not in described

