@@ -43,7 +43,8 @@ __all__ = [
 NO_PROVIDER_HINT = (
     "set MEMDIR_PROVIDER=anthropic with ANTHROPIC_API_KEY, MEMDIR_PROVIDER=openai with "
     "OPENAI_API_KEY (or OPENAI_BASE_URL for any OpenAI-compatible server), or "
-    "MEMDIR_PROVIDER=local for a llama.cpp server on 127.0.0.1:8080"
+    "MEMDIR_PROVIDER=local for a llama.cpp server on 127.0.0.1:8080; with llama.cpp's "
+    "server installed, MEMDIR_LOCAL_MODEL=<model.gguf> runs an embedded local model"
 )
 
 F = TypeVar("F", bound=Callable[..., Any])

@@ -67,7 +67,8 @@ Event = Literal["stop", "pre-compact"]
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _NO_PROVIDER = (
     "no model provider configured: session notes and extraction skipped "
-    "(set MEMDIR_PROVIDER, or ANTHROPIC_API_KEY / OPENAI_API_KEY)"
+    "(set MEMDIR_PROVIDER, ANTHROPIC_API_KEY / OPENAI_API_KEY, or MEMDIR_LOCAL_MODEL "
+    "for an embedded local model)"
 )
 
 
