@@ -43,7 +43,7 @@ from pathlib import Path
 
 from .api import Memdir
 from .config import Settings
-from .fs import atomic_write, file_lock
+from .fs import atomic_write, file_lock, read_json_object
 from .paths import Layout
 
 __all__ = [
@@ -213,11 +213,7 @@ def _clear(path: Path, *, mtime: float) -> None:
 
 def read_last_scan(state_path: Path) -> float | None:
     """When sessions were last counted (epoch seconds), or ``None``."""
-    try:
-        data = json.loads(state_path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    value = data.get("last_scan") if isinstance(data, dict) else None
+    value = (read_json_object(state_path) or {}).get("last_scan")
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 

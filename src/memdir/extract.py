@@ -38,7 +38,7 @@ from .agent import (
 )
 from .api import Memdir
 from .errors import InvalidMemory, MemdirError
-from .fs import atomic_write, safe_join
+from .fs import atomic_write, read_json_object, safe_join
 from .llm.base import Provider, ToolSpec
 from .manifest import build_manifest
 from .model import MemoryType, Scope
@@ -359,11 +359,7 @@ class MemoryExtractor:
 
     def cursor(self) -> Cursor | None:
         """The last turn already considered, or ``None``."""
-        try:
-            data = json.loads(self.state_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        value = data.get("cursor") if isinstance(data, dict) else None
+        value = (read_json_object(self.state_path) or {}).get("cursor")
         return value if isinstance(value, str | int) and not isinstance(value, bool) else None
 
     def _save_cursor(self, turns: Sequence[Turn]) -> Cursor | None:

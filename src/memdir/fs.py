@@ -14,12 +14,14 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
 import tempfile
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import filelock
 
@@ -32,6 +34,7 @@ __all__ = [
     "ensure_dir",
     "file_lock",
     "fsync_dir",
+    "read_json_object",
     "safe_join",
 ]
 
@@ -166,6 +169,19 @@ def atomic_write(
         raise
     if sync_dir:
         fsync_dir(path.parent)
+
+
+def read_json_object(path: Path) -> dict[str, Any] | None:
+    """A small JSON state file as a dict; ``None`` when missing, unreadable or not an object.
+
+    State files only remember where work stopped: a damaged one means starting
+    over, never an error.
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
 
 
 @contextlib.contextmanager

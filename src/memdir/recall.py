@@ -30,13 +30,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from .age import Age, age_of, memory_age
 from .codec import parse_memory
 from .drift import DriftChecker, DriftFinding
 from .errors import MemdirError
-from .fs import atomic_write, file_lock
+from .fs import atomic_write, file_lock, read_json_object
 from .manifest import (
     CatalogChoice,
     ManifestEntry,
@@ -288,15 +288,10 @@ def session_state_path(layout: Layout, session_id: str) -> Path:
 
 
 def _load_state(path: Path) -> SessionState:
-    try:
-        data: Any = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        return SessionState()
-    except (OSError, ValueError):
-        # Trigger: a damaged state file. Why: it only throttles recall; refusing
-        # to recall would hurt more than showing a memory twice. Outcome: start over.
-        return SessionState()
-    if not isinstance(data, dict):
+    # A damaged state file only throttles recall; refusing to recall would hurt
+    # more than showing a memory twice, so it means starting over.
+    data = read_json_object(path)
+    if data is None:
         return SessionState()
     surfaced = data.get("surfaced", [])
     used = data.get("bytes_used", 0)

@@ -33,7 +33,7 @@ from typing import Any
 
 from .agent import AgentTool, RunReport, SerialRunner, ToolPolicy, format_conversation, run_agent
 from .config import Settings
-from .fs import atomic_write, ensure_dir
+from .fs import atomic_write, ensure_dir, read_json_object
 from .llm.base import Provider, ToolSpec
 from .paths import Layout
 from .session_template import (
@@ -347,11 +347,8 @@ class SessionNotes:
 
     def state(self) -> SessionState:
         """The persisted trigger state (a fresh one when none is saved or it is unreadable)."""
-        try:
-            data = json.loads(self.state_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return SessionState()
-        return SessionState.from_json(data) if isinstance(data, dict) else SessionState()
+        data = read_json_object(self.state_path)
+        return SessionState.from_json(data) if data is not None else SessionState()
 
     def _save(self, state: SessionState) -> None:
         atomic_write(self.state_path, json.dumps(state.to_json(), indent=2) + "\n")

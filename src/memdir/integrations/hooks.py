@@ -42,7 +42,7 @@ import filelock
 
 from ..api import Memdir
 from ..errors import ConfigError, MemdirError
-from ..fs import FILE_MODE, atomic_write, ensure_dir, file_lock
+from ..fs import FILE_MODE, atomic_write, ensure_dir, file_lock, read_json_object
 from ..paths import Layout, slugify
 from ..transcript import read_transcript
 
@@ -384,9 +384,8 @@ def _take_pending_if_any(base: Path, session_id: str) -> JobRequest | None:
 
 
 def _load_pending(path: Path) -> JobRequest | None:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (FileNotFoundError, ValueError):
+    data = read_json_object(path)
+    if data is None:
         return None
     data["run_ids"] = tuple(data.get("run_ids", ()))
     return JobRequest(**data)

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from memdir.transcript import estimate_tokens as estimate_text_tokens
+
 __all__ = [
     "Completion",
     "Message",
@@ -180,9 +182,7 @@ class Provider(Protocol):
 
 def estimate_tokens(value: str | Request) -> int:
     """A rough token count (characters / 4), for budgets before a call is made."""
-    if isinstance(value, str):
-        return (len(value) + 3) // 4
-    return estimate_tokens(_request_text(value))
+    return estimate_text_tokens(value if isinstance(value, str) else _request_text(value))
 
 
 def _request_text(request: Request) -> str:
