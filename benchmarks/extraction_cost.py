@@ -25,13 +25,13 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from memdir.agent import format_conversation
+from memdir.agents.runner import format_conversation
+from memdir.agents.session.notes import SessionNotes, turns_since
+from memdir.agents.session.template import DEFAULT_TEMPLATE, parse_sections
 from memdir.api import Memdir
 from memdir.llm import Completion
-from memdir.session import SessionNotes, turns_since
-from memdir.session_template import DEFAULT_TEMPLATE, parse_sections
+from memdir.storage.transcript import Role, Turn, estimate_tokens
 from memdir.testing import CountingProvider, ScriptedProvider, tool_use
-from memdir.transcript import Role, Turn, estimate_tokens
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO.parent / "shared" / "bench" / "locomo_dev.json"

@@ -52,8 +52,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from memdir.api import Memdir
-from memdir.catalog import DEFAULT_WEIGHTS, Catalog, Hit, RankingOptions
-from memdir.embeddings import Embedder
+from memdir.search.catalog import DEFAULT_WEIGHTS, Catalog, Hit, RankingOptions
+from memdir.search.embeddings import Embedder
 
 REPO = Path(__file__).resolve().parent.parent
 BENCH = REPO.parent / "shared" / "bench"
@@ -146,7 +146,7 @@ def run(args: argparse.Namespace) -> float:
     )
     embedder: Embedder | None = None
     if args.embed:
-        from memdir.embeddings import SentenceTransformerEmbedder
+        from memdir.search.embeddings import SentenceTransformerEmbedder
 
         embedder = SentenceTransformerEmbedder(args.embed)
         if args.embed_cache:

@@ -29,13 +29,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memdir.api import Memdir
-from memdir.catalog import Catalog
-from memdir.codec import render_memory
-from memdir.index import format_entry
-from memdir.manifest import build_manifest
 from memdir.model import Memory, MemoryType
-from memdir.prompt import load_prompt
-from memdir.recall import recall
+from memdir.recall.manifest import build_manifest
+from memdir.recall.prompt import load_prompt
+from memdir.recall.relevant import recall
+from memdir.search.catalog import Catalog
+from memdir.storage.codec import render_memory
+from memdir.storage.memory_index import format_entry
 
 QUERY = "why does the checkout service retry payment webhooks"
 _TOPICS = (

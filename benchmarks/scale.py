@@ -10,7 +10,7 @@ measures, side by side:
 - the original design: a naive scan reading the first 30 lines of every
   file and matching the query words in them;
 - ripgrep (``rg -l -i``) for the same words (skipped with a note without ``rg``);
-- the manifest and the memory prompt, when ``memdir.manifest``/``memdir.prompt``
+- the manifest and the memory prompt, when ``memdir.recall.manifest``/``memdir.recall.prompt``
   exist.
 
     .venv/bin/python benchmarks/scale.py [--sizes 1000,10000] [--queries 40]
@@ -31,7 +31,7 @@ from functools import partial
 from pathlib import Path
 
 from memdir.api import Memdir
-from memdir.catalog import Catalog
+from memdir.search.catalog import Catalog
 
 WORDS = (
     "deploy staging database migration review release branch token cache index query "
@@ -123,14 +123,14 @@ def measure(n: int, n_queries: int) -> dict[str, float]:
 def _prompt_and_manifest(mem: Memdir, query: str) -> dict[str, float]:
     out: dict[str, float] = {}
     try:
-        from memdir.manifest import build_manifest
+        from memdir.recall.manifest import build_manifest
 
         out["manifest"] = timed(lambda: build_manifest(mem))
         out["manifest_query"] = timed(lambda: build_manifest(mem, query=query))
     except ImportError:
         pass
     try:
-        from memdir.prompt import load_prompt
+        from memdir.recall.prompt import load_prompt
 
         out["prompt"] = timed(
             lambda: load_prompt(

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import TypeVar
 
 from memdir.api import Memdir
-from memdir.codec import render_memory
-from memdir.index import format_entry
 from memdir.model import Memory, MemoryType
+from memdir.storage.codec import render_memory
+from memdir.storage.memory_index import format_entry
 from memdir.team.secrets import scan_file, scan_text
 from memdir.team.sync import init_team, sync_team
 

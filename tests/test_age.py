@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memdir.age import age_label, age_of, memory_age, memory_date, staleness_note
 from memdir.model import Memory, MemoryType
+from memdir.recall.age import age_label, age_of, memory_age, memory_date, staleness_note
 
 TODAY = dt.date(2026, 3, 10)
 

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from background.helpers import edit, tool_results
-from memdir.agent import AgentStop, RunReport, SerialRunner, run_agent
+from memdir.agents.runner import AgentStop, RunReport, SerialRunner, run_agent
+from memdir.agents.session.notes import ensure_notes_file, notes_file_policy
+from memdir.agents.session.template import DEFAULT_TEMPLATE
 from memdir.errors import ProviderError
 from memdir.llm import Completion, Request, Usage
-from memdir.session import ensure_notes_file, notes_file_policy
-from memdir.session_template import DEFAULT_TEMPLATE
 from memdir.testing import ScriptedProvider, tool_use
 
 WAIT = 10.0
@@ -187,7 +187,7 @@ def test_a_failing_job_is_logged_and_counted_never_raised(
         raise RuntimeError("boom")
 
     runner: SerialRunner[None] = SerialRunner(job, name="memdir-failing")
-    with caplog.at_level(logging.ERROR, logger="memdir.agent"):
+    with caplog.at_level(logging.ERROR, logger="memdir.agents.runner"):
         runner.submit(None)
         assert runner.drain(WAIT)
     assert runner.failures == 1 and runner.runs == 1

@@ -38,33 +38,41 @@ def test_every_public_error_derives_from_memdir_error() -> None:
             assert issubclass(value, memdir.MemdirError), name
 
 
-# Layers, lowest first: a module may import its own layer or lower ones only.
-LAYERS = {
-    "values": {"errors", "model"},
-    "storage": {"fs", "codec", "index", "paths", "config", "store", "catalog", "transcript",
-                "dailylog", "textproc", "textindex", "embeddings"},
-    "behaviour": {"api", "search", "recall", "manifest", "age", "prompt", "drift", "doctor",
-                  "session", "session_template", "extract", "consolidate", "consolidate_lock",
-                  "consolidate_tools", "team", "llm", "agent", "selector", "host", "testing"},
-    "adapters": {"cli", "mcp", "integrations", "__main__"},
+# Layers, lowest first: a module may import its own layer or lower ones only. A
+# module's layer is its folder under memdir/; the few top-level modules are named.
+ORDER = ["values", "storage", "llm", "search", "recall", "agents", "team", "facade", "adapters"]
+TOP_LEVEL = {
+    "errors": "values", "model": "values", "config": "values",
+    "testing": "llm",  # the shipped scripted provider
+    "api": "facade", "memdir": "facade",  # the package's __init__ re-exports the facade
+    "__main__": "adapters",
 }  # fmt: skip
-ORDER = ["values", "storage", "behaviour", "adapters"]
+ADAPTERS = {"cli", "mcp", "integrations"}
 # Third-party packages each allowed only inside some areas: the Anthropic memory
 # tool backend subclasses the SDK's own abstract memory tool.
 OWNED_IMPORTS = {
     "click": {"cli"},
+    "rich": {"cli"},
     "mcp": {"mcp"},
     "anthropic": {"llm", "integrations"},
     "openai": {"llm"},
 }
 
 
+def area_of(module: str) -> str:
+    """The folder (or top-level module) ``module`` lives in."""
+    return module.split(".")[0] if module else "memdir"
+
+
 def layer_of(module: str) -> str:
-    top = module.split(".")[0]
-    for layer, names in LAYERS.items():
-        if top in names:
-            return layer
-    raise AssertionError(f"module memdir.{module} has no layer: add it to LAYERS")
+    area = area_of(module)
+    if area in TOP_LEVEL:
+        return TOP_LEVEL[area]
+    if area in ADAPTERS:
+        return "adapters"
+    if area in ORDER and (SRC / area).is_dir():
+        return area
+    raise AssertionError(f"memdir.{module} has no layer: put it in a layer folder")
 
 
 def modules() -> list[tuple[str, Path]]:
@@ -98,28 +106,41 @@ def imported(module: str, path: Path) -> set[str]:
 def test_imports_point_down_the_layers(module: str, path: Path) -> None:
     mine = layer_of(module)
     for name in imported(module, path):
-        if name.startswith("memdir."):
-            target = name.removeprefix("memdir.")
-            assert ORDER.index(layer_of(target)) <= ORDER.index(mine), (
-                f"memdir.{module} ({mine}) imports memdir.{target} ({layer_of(target)})"
+        if name == "memdir" or name.startswith("memdir."):
+            target = name.removeprefix("memdir").removeprefix(".")
+            theirs = layer_of(target)
+            assert ORDER.index(theirs) <= ORDER.index(mine), (
+                f"memdir.{module} ({mine}) imports memdir.{target} ({theirs}) above it"
             )
-            if mine == "adapters" and layer_of(target) == "adapters":
+            if mine == "adapters" and theirs == "adapters":
                 # The CLI is the outermost entry point (it starts the MCP server and
                 # runs the hooks); the other adapters never import each other.
-                source, dest = module.split(".")[0], target.split(".")[0]
-                assert source in (dest, "cli", "__main__"), (
+                assert area_of(module) in (area_of(target), "cli", "__main__"), (
                     f"adapters import each other: memdir.{module} -> memdir.{target}"
                 )
         top = name.split(".")[0]
         if top in OWNED_IMPORTS:
-            assert module.split(".")[0] in OWNED_IMPORTS[top], (
+            assert area_of(module) in OWNED_IMPORTS[top], (
                 f"memdir.{module} imports {top}, which only {sorted(OWNED_IMPORTS[top])} may"
             )
 
 
+def test_only_the_adapters_import_the_facade() -> None:
+    for module, path in modules():
+        if layer_of(module) in ("facade", "adapters"):
+            continue
+        names = imported(module, path)
+        assert not names & {"memdir.api", "memdir"}, f"memdir.{module} imports the facade"
+
+
+def test_every_layer_folder_is_a_known_layer() -> None:
+    folders = {p.name for p in SRC.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert folders <= set(ORDER) | ADAPTERS
+
+
 def test_importing_the_core_does_not_import_click_or_sdks() -> None:
     code = (
-        "import sys, memdir, memdir.api, memdir.prompt, memdir.store;"
+        "import sys, memdir, memdir.api, memdir.recall.prompt, memdir.storage.store;"
         "print(sorted(m for m in ('click','mcp','anthropic','openai') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from memdir.catalog import CATALOG_NAME, SCHEMA_VERSION, Catalog
 from memdir.model import MemoryType, Scope
-from memdir.paths import Layout, make_layout
+from memdir.search.catalog import CATALOG_NAME, SCHEMA_VERSION, Catalog
+from memdir.storage.paths import Layout, make_layout
 
 
 @pytest.fixture

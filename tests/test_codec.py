@@ -9,9 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memdir.codec import parse_memory, read_frontmatter_head, render_memory
 from memdir.errors import ParseError
 from memdir.model import KNOWN_FIELDS, Memory, MemoryType
+from memdir.storage.codec import parse_memory, read_frontmatter_head, render_memory
 
 line_text = st.text(
     alphabet=st.characters(blacklist_categories=("Cs", "Cc", "Zl", "Zp")), max_size=80

@@ -10,8 +10,8 @@ import textwrap
 from pathlib import Path
 
 from memdir.api import Memdir
-from memdir.codec import parse_memory
-from memdir.index import parse_entries
+from memdir.storage.codec import parse_memory
+from memdir.storage.memory_index import parse_entries
 
 WRITER = textwrap.dedent(
     """

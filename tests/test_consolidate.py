@@ -22,9 +22,7 @@ from consolidation.helpers import (
     set_mtime,
     write_lock,
 )
-from memdir.api import Memdir
-from memdir.consolidate import ConsolidationReport, Gate, consolidate, consolidation_status
-from memdir.consolidate_lock import (
+from memdir.agents.consolidate.gates import (
     STATE_NAME,
     acquire_lock,
     read_last_scan,
@@ -32,6 +30,13 @@ from memdir.consolidate_lock import (
     rollback_lock,
     write_last_scan,
 )
+from memdir.agents.consolidate.run import (
+    ConsolidationReport,
+    Gate,
+    consolidate,
+    consolidation_status,
+)
+from memdir.api import Memdir
 from memdir.errors import ProviderError
 from memdir.testing import ScriptedProvider
 
@@ -288,7 +293,7 @@ def test_rollback_leaves_a_lock_that_someone_else_took_over(tmp_path: Path) -> N
 RACER = r"""
 import sys
 from memdir.api import Memdir
-from memdir.consolidate import consolidate
+from memdir.agents.consolidate.run import consolidate
 from memdir.testing import ScriptedProvider
 
 def hold_until_told(request):

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from consolidation.helpers import NOW, lock_file, prompt_of, results_of, write_memory
+from memdir.agents.consolidate.run import consolidate, preview_consolidation
 from memdir.api import Memdir
-from memdir.consolidate import consolidate, preview_consolidation
-from memdir.dailylog import append_log
-from memdir.index import parse_entries
 from memdir.llm import Completion, Request
+from memdir.storage.dailylog import append_log
+from memdir.storage.memory_index import parse_entries
 from memdir.testing import ScriptedProvider, tool_use
 
 LOG_TEXT = "yesterday we moved CI from GitHub Actions to Buildkite"

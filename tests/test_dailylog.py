@@ -15,7 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memdir.dailylog import (
+from memdir.errors import InvalidMemory, LimitExceeded, LockTimeout
+from memdir.storage.dailylog import (
     LOCK_NAME,
     MAX_ENTRY_BYTES,
     LogEntry,
@@ -24,8 +25,7 @@ from memdir.dailylog import (
     log_path,
     read_log,
 )
-from memdir.errors import InvalidMemory, LimitExceeded, LockTimeout
-from memdir.fs import file_lock
+from memdir.storage.fs import file_lock
 
 NOON = dt.datetime(2026, 3, 15, 12, 0, 0)
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from memdir import Memdir
-from memdir.doctor import Problem, diagnose
-from memdir.index import parse_entries
+from memdir.recall.doctor import Problem, diagnose
+from memdir.storage.memory_index import parse_entries
 
 
 def problems(mem: Memdir) -> set[tuple[str, str | None]]:

@@ -9,7 +9,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from gitutil import git
-from memdir.drift import (
+from memdir.model import Memory, MemoryType
+from memdir.recall.drift import (
     Claim,
     ClaimKind,
     ClaimStatus,
@@ -17,7 +18,6 @@ from memdir.drift import (
     check_drift,
     find_claims,
 )
-from memdir.model import Memory, MemoryType
 
 CONFIG_PY = '''\
 """Configuration loading."""

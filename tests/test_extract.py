@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from background.helpers import chat, prompt_of, tool_results, turn
+from memdir.agents.extract import MemoryExtractor, wrote_memory
 from memdir.api import Memdir
 from memdir.errors import ProviderError
-from memdir.extract import MemoryExtractor, wrote_memory
 from memdir.llm import Completion, Request
+from memdir.storage.transcript import ToolCall, Turn
 from memdir.testing import ScriptedProvider, tool_use
-from memdir.transcript import ToolCall, Turn
 
 WAIT = 10.0
 

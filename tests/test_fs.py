@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from memdir.fs import read_json_object
+from memdir.storage.fs import read_json_object
 
 
 @pytest.mark.parametrize(

@@ -167,7 +167,7 @@ def test_pre_compact_runs_detached_in_its_own_session(
 def test_the_transcript_is_found_in_claudes_folder_when_the_hook_names_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, transcript: Path, project: Path
 ) -> None:
-    from memdir.paths import slugify
+    from memdir.storage.paths import slugify
 
     claude = tmp_path / "claude-config"
     folder = claude / "projects" / slugify(os.path.realpath(project))

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from background.helpers import CURRENT, Router, edit, prompt_of
+from memdir.agents.host import MemoryHost, as_turns
 from memdir.api import Memdir
 from memdir.errors import ProviderError
-from memdir.host import MemoryHost, as_turns
 from memdir.llm import Request
 from memdir.testing import ScriptedProvider, tool_use
 

@@ -9,7 +9,7 @@ import pytest
 
 from memdir.api import Memdir
 from memdir.errors import MemdirError, UnsafePath
-from memdir.fs import safe_join
+from memdir.storage.fs import safe_join
 
 TRAVERSAL = [
     "../x.md",

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memdir.index import (
+from memdir.storage.memory_index import (
     MAX_INDEX_CHARS,
     MAX_INDEX_LINES,
     format_entry,

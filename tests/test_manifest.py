@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memdir import textproc
 from memdir.api import Memdir
-from memdir.catalog import CATALOG_NAME, Catalog
-from memdir.manifest import _field_stats, build_manifest, lexical_rank, scan_memory_files
 from memdir.model import Memory, MemoryType, Scope
+from memdir.recall.manifest import _field_stats, build_manifest, lexical_rank, scan_memory_files
+from memdir.search import terms as textproc
+from memdir.search.catalog import CATALOG_NAME, Catalog
 
 
 def put(
@@ -233,9 +233,9 @@ def test_the_lexical_ranker_counts_the_same_terms_as_the_catalog(
 def test_past_the_file_threshold_auto_builds_the_catalog(
     mem: Memdir, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import memdir.manifest
+    import memdir.recall.manifest
 
-    monkeypatch.setattr(memdir.manifest, "AUTO_CATALOG_FILES", 3)
+    monkeypatch.setattr(memdir.recall.manifest, "AUTO_CATALOG_FILES", 3)
     for n in range(5):
         put(mem.layout.memory_dir, f"m{n}.md", description=f"postgres pool note {n}")
     manifest = build_manifest(mem, query="postgres pool")

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from memdir.api import Memdir
-from memdir.codec import parse_memory
-from memdir.index import parse_entries
 from memdir.integrations.memory_tool import MemoryToolBackend, anthropic_memory_tool
+from memdir.storage.codec import parse_memory
+from memdir.storage.memory_index import parse_entries
 from test_hostile_paths import ALL, SYMLINK_NAMES, planted, snapshot
 
 __all__ = ["planted"]  # the fixture, imported so that the corpus tests can plant symlinks

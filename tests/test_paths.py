@@ -8,7 +8,7 @@ import pytest
 
 from gitutil import git
 from memdir import ConfigError, Memdir, ProjectMismatch, load_settings
-from memdir.paths import find_project_root, slugify
+from memdir.storage.paths import find_project_root, slugify
 
 
 def test_a_subdirectory_of_a_repository_maps_to_its_root(project: Path) -> None:

@@ -16,8 +16,7 @@ from typing import Any
 import pytest
 
 from memdir.errors import ConfigError
-from memdir.index import INDEX_NAME
-from memdir.prompt import (
+from memdir.recall.prompt import (
     BEFORE_RECOMMENDING,
     DRIFT_CAVEAT,
     MEMORY_AND_OTHER_PERSISTENCE,
@@ -27,6 +26,7 @@ from memdir.prompt import (
     memory_enabled,
     resolve_mode,
 )
+from memdir.storage.memory_index import INDEX_NAME
 
 GOLDEN = Path(__file__).parent / "golden"
 MEMORY_DIR = Path("/home/ada/.memdir/projects/-home-ada-src-shop/memory")

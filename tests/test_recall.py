@@ -16,13 +16,11 @@ from hypothesis import strategies as st
 
 from gitutil import git
 from memdir.api import Memdir
-from memdir.catalog import CATALOG_NAME, Catalog
 from memdir.cli._common import MemdirGroup
 from memdir.cli.recall import manifest_command, recall_command
-from memdir.codec import render_memory
 from memdir.errors import UnsafePath
 from memdir.model import Memory, MemoryType, Scope
-from memdir.recall import (
+from memdir.recall.relevant import (
     Candidate,
     LexicalSelector,
     SkipReason,
@@ -31,6 +29,8 @@ from memdir.recall import (
     recall,
     session_state_path,
 )
+from memdir.search.catalog import CATALOG_NAME, Catalog
+from memdir.storage.codec import render_memory
 
 TODAY = dt.date(2026, 3, 10)
 
@@ -243,7 +243,7 @@ def test_the_session_record_persists_across_processes(mem: Memdir, project: Path
     save(mem, "Redis cache", "redis cache eviction policy")
     save(mem, "Deploy freeze", "release branch frozen before the deploy")
     script = (
-        "import sys; from memdir.api import Memdir; from memdir.recall import recall\n"
+        "import sys; from memdir.api import Memdir; from memdir.recall.relevant import recall\n"
         "r = recall(Memdir.open(sys.argv[1]), 'redis cache eviction', session='proc')\n"
         "print(','.join(i.ref for i in r.items))\n"
     )

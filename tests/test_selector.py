@@ -9,8 +9,8 @@ import pytest
 from memdir.api import Memdir
 from memdir.errors import LimitExceeded, ProviderError
 from memdir.model import MemoryType, Scope
-from memdir.recall import Candidate, recall
-from memdir.selector import ModelSelector, manifest_lines
+from memdir.recall.relevant import Candidate, recall
+from memdir.recall.selector import ModelSelector, manifest_lines
 from memdir.testing import ScriptedProvider
 
 

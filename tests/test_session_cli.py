@@ -9,11 +9,11 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from memdir.agents.session.notes import ensure_notes_file
+from memdir.agents.session.template import DEFAULT_TEMPLATE
 from memdir.api import Memdir
 from memdir.cli._common import MemdirGroup
 from memdir.cli.session import COMMANDS
-from memdir.session import ensure_notes_file
-from memdir.session_template import DEFAULT_TEMPLATE
 
 PROVIDER_VARS = ("MEMDIR_PROVIDER", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL")
 

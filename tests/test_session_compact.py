@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from background.helpers import chat, turn
-from memdir.session import compact, summary_message
-from memdir.session_template import DEFAULT_TEMPLATE
-from memdir.transcript import Turn
+from memdir.agents.session.notes import compact, summary_message
+from memdir.agents.session.template import DEFAULT_TEMPLATE
+from memdir.storage.transcript import Turn
 
 
 def tokens(text: str) -> int:

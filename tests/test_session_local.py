@@ -21,12 +21,12 @@ except ImportError:  # pragma: no cover - older SDKs
 import pytest
 
 from llm_local import LocalServer, local_llm_server
+from memdir.agents.extract import MemoryExtractor
+from memdir.agents.session.notes import SessionNotes
+from memdir.agents.session.template import DEFAULT_TEMPLATE, missing_structure
 from memdir.api import Memdir
-from memdir.extract import MemoryExtractor
 from memdir.llm import OpenAICompatProvider, Usage
-from memdir.session import SessionNotes
-from memdir.session_template import DEFAULT_TEMPLATE, missing_structure
-from memdir.transcript import Turn
+from memdir.storage.transcript import Turn
 
 __all__ = ["local_llm_server"]  # the fixture, imported so pytest finds it here
 

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 
 from background.helpers import CURRENT, chat, edit, prompt_of, turn
+from memdir.agents.session.notes import SessionNotes, ensure_notes_file
+from memdir.agents.session.template import DEFAULT_TEMPLATE, missing_structure, parse_sections
 from memdir.api import Memdir
 from memdir.errors import ConfigError, ProviderError
 from memdir.llm import Request
-from memdir.session import SessionNotes, ensure_notes_file
-from memdir.session_template import DEFAULT_TEMPLATE, missing_structure, parse_sections
 from memdir.testing import ScriptedProvider
 
 WAIT = 10.0

@@ -8,9 +8,14 @@ from pathlib import Path
 import pytest
 
 from background.helpers import chat, turn
+from memdir.agents.session.notes import (
+    SessionState,
+    TriggerConfig,
+    conversation_tokens,
+    should_update,
+)
 from memdir.config import Settings
-from memdir.session import SessionState, TriggerConfig, conversation_tokens, should_update
-from memdir.transcript import Turn
+from memdir.storage.transcript import Turn
 
 CONFIG = TriggerConfig(min_tokens_to_init=100, min_tokens_between_updates=50,
                        tool_calls_between_updates=3)  # fmt: skip

@@ -17,8 +17,8 @@ from memdir.errors import (
     MemoryNotFound,
     SecretDetected,
 )
-from memdir.index import parse_entries
 from memdir.model import MemoryType, Scope
+from memdir.storage.memory_index import parse_entries
 
 
 def write(mem: Memdir, name: str, **kw: object) -> str:

@@ -16,9 +16,9 @@ from click.testing import CliRunner
 
 from memdir.api import Memdir
 from memdir.cli.team import team
-from memdir.codec import parse_memory
 from memdir.errors import SecretDetected, SyncError
-from memdir.index import parse_entries
+from memdir.storage.codec import parse_memory
+from memdir.storage.memory_index import parse_entries
 from memdir.team.secrets import scan_text
 from memdir.team.sync import init_team, sync_team, team_status
 

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memdir.errors import MemdirError
-from memdir.transcript import (
+from memdir.storage.transcript import (
     MAX_TOOL_RESULT_CHARS,
     Transcript,
     TranscriptError,

@@ -5,9 +5,9 @@ that object. The names below are the public API; the modules behind them are
 implementation details and may move.
 """
 
-from .api import Memdir
-from .config import Settings, load_settings
-from .errors import (
+from memdir.api import Memdir
+from memdir.config import Settings, load_settings
+from memdir.errors import (
     ConfigError,
     Conflict,
     InvalidMemory,
@@ -23,8 +23,8 @@ from .errors import (
     SyncError,
     UnsafePath,
 )
-from .model import Memory, MemoryRecord, MemoryType, Scope
-from .store import MemoryStore, WriteResult
+from memdir.model import Memory, MemoryRecord, MemoryType, Scope
+from memdir.storage.store import MemoryStore, WriteResult
 
 __all__ = [
     "ConfigError",

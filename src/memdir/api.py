@@ -16,25 +16,31 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
-from .catalog import Catalog, Hit, Progress, RefreshStats
-from .config import Settings, load_settings
-from .dailylog import append_log
-from .drift import DriftChecker
-from .errors import InvalidMemory
-from .manifest import Manifest, build_manifest
-from .model import Memory, MemoryRecord, MemoryType, Scope
-from .paths import Layout, make_layout
-from .prompt import PromptMode, PromptTools, load_prompt, memory_enabled, resolve_mode
-from .recall import RecallResult, Selector, recall
-from .search import GrepHit, grep, search
-from .store import MemoryStore, WriteGuard, WriteResult
-from .team.secrets import ensure_no_secrets, scan_text
+from memdir.config import Settings, load_settings
+from memdir.model import MemoryType, Scope
+from memdir.recall.drift import DriftChecker
+from memdir.recall.manifest import Manifest, build_manifest
+from memdir.recall.prompt import PromptMode, PromptTools, load_prompt, resolve_mode
+from memdir.recall.relevant import RecallResult, Selector, recall
+from memdir.search.catalog import Catalog, Hit, Progress, RefreshStats
+from memdir.search.query import GrepHit, grep, search
+from memdir.storage.dailylog import append_log
+from memdir.storage.paths import Layout, make_layout
+from memdir.storage.project import ProjectMemory
+from memdir.storage.store import WriteGuard
+from memdir.team.secrets import ensure_no_secrets, scan_text
 
 __all__ = ["Memdir"]
 
 
-class Memdir:
-    """A project's memory: its layout, settings, and private and team stores."""
+class Memdir(ProjectMemory):
+    """A project's memory, and every verb memdir has for it.
+
+    The stores and routing verbs (``write``, ``get``, ``list``, ``delete``)
+    come from :class:`~memdir.storage.project.ProjectMemory`; this class adds
+    what composes the layers above storage: prompt, recall, search, logs,
+    extraction, consolidation and the in-process host.
+    """
 
     def __init__(
         self,
@@ -45,27 +51,14 @@ class Memdir:
         team_guard: WriteGuard | None = None,
         private_guard: WriteGuard | None = None,
     ) -> None:
-        self.layout = layout
-        self.settings = settings
-        self.env: Mapping[str, str] = dict(os.environ if env is None else env)
+        super().__init__(
+            layout=layout,
+            settings=settings,
+            env=env,
+            team_guard=team_guard,
+            private_guard=private_guard,
+        )
         self._drift_checker: DriftChecker | None = None
-        self.private = MemoryStore(
-            root=layout.memory_dir,
-            scope=Scope.PRIVATE,
-            settings=settings,
-            lock_path=layout.lock_dir / "private.lock",
-            trash_dir=layout.trash_dir,
-            excluded=tuple(sorted(layout.private_excluded)),
-            guard=private_guard,
-        )
-        self.team = MemoryStore(
-            root=layout.team_dir,
-            scope=Scope.TEAM,
-            settings=settings,
-            lock_path=layout.lock_dir / "team.lock",
-            trash_dir=layout.trash_dir,
-            guard=team_guard,
-        )
 
     @classmethod
     def open(
@@ -92,61 +85,6 @@ class Memdir:
         memdir.private.ensure()
         memdir.team.ensure()
         return memdir
-
-    def store(self, scope: Scope | str) -> MemoryStore:
-        """The store of ``scope`` (``"private"`` or ``"team"``)."""
-        try:
-            scope = Scope(scope)
-        except ValueError:
-            raise InvalidMemory(
-                f"unknown scope {scope!r}", hint="use 'private' or 'team'"
-            ) from None
-        return self.private if scope is Scope.PRIVATE else self.team
-
-    def write(
-        self,
-        *,
-        name: str,
-        description: str,
-        type: MemoryType | str,
-        body: str = "",
-        scope: Scope | str = Scope.PRIVATE,
-        file: str | None = None,
-        expected_version: str | None = None,
-        **fields: Any,
-    ) -> WriteResult:
-        """Create or update a memory in ``scope`` (see :meth:`MemoryStore.write`)."""
-        try:
-            kind = MemoryType(type)
-        except ValueError:
-            raise InvalidMemory(
-                f"unknown memory type {type!r}",
-                hint="one of user, feedback, project, reference",
-            ) from None
-        memory = Memory(name=name, description=description, type=kind, body=body, **fields)
-        return self.store(scope).write(memory, file=file, expected_version=expected_version)
-
-    def get(self, ref: str, *, scope: Scope | str | None = None) -> MemoryRecord:
-        """A memory by file or name; without ``scope``, private first, then team."""
-        if scope is not None:
-            return self.store(scope).get(ref)
-        found = self.private.find(ref) or self.team.find(ref)
-        return found if found is not None else self.private.get(ref)
-
-    def list(self, *, scope: Scope | str | None = None) -> list[MemoryRecord]:
-        """Every memory, private then team (or of one scope)."""
-        stores = [self.store(scope)] if scope is not None else [self.private, self.team]
-        return [record for store in stores for record in store.list()]
-
-    def delete(self, ref: str, *, scope: Scope | str | None = None) -> Path:
-        """Move a memory to the trash; returns where it went."""
-        record = self.get(ref, scope=scope)
-        return self.store(record.scope).delete(record.file)
-
-    @property
-    def enabled(self) -> bool:
-        """The enable chain: MEMDIR_DISABLE, then the setting, then on."""
-        return memory_enabled(self.env, self.settings.enabled)
 
     def prompt(
         self,
@@ -183,7 +121,7 @@ class Memdir:
         selector: Selector | None = None,
         today: dt.date | None = None,
     ) -> RecallResult:
-        """The few memories that may help with ``query`` (see :func:`memdir.recall.recall`)."""
+        """The few memories that may help with ``query`` (see ``memdir.recall.relevant.recall``)."""
         if self._drift_checker is None:
             # One scan of the project's files per Memdir, shared by every recall.
             self._drift_checker = DriftChecker(self.layout.project_root)
@@ -256,13 +194,6 @@ class Memdir:
     def log(self, text: str, *, now: dt.datetime | None = None) -> Path:
         """Append a timestamped entry to today's daily log; returns the log file."""
         return append_log(self.layout.logs_dir, text, now=now, lock_dir=self.layout.lock_dir)
-
-    @property
-    def team_enabled(self) -> bool:
-        """Team memory is on when set, else when the team folder holds memories."""
-        if self.settings.team is not None:
-            return self.settings.team
-        return self.team.index_path.exists() or self.team.has_files()
 
 
 def _team_guard() -> WriteGuard:

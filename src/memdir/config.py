@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, get_args, get_origin, get_type_hints
 
-from .errors import ConfigError
+from memdir.errors import ConfigError
 
-__all__ = ["PROFILES", "Settings", "load_settings", "memdir_home"]
+__all__ = ["PROFILES", "Settings", "load_settings", "memdir_home", "memory_enabled"]
 
 PROFILES = ("memdir", "claude")
 _TRUE = {"1", "true", "yes", "on"}
@@ -164,3 +164,24 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: Any) -> Set
         else:
             values["home"] = base_home
     return Settings(**values)
+
+
+def memory_enabled(env: Mapping[str, str], setting: bool | None) -> bool:
+    """The enable chain: MEMDIR_DISABLE, then the setting, then on.
+
+    ``MEMDIR_DISABLE`` set to 1/true/yes/on turns memory off; set explicitly to
+    0/false/no/off it forces memory on whatever the setting says. Any other
+    non-empty value is a :class:`ConfigError`.
+    """
+    raw = env.get("MEMDIR_DISABLE", "")
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return False
+    if value in _FALSE:
+        return True
+    if value:
+        raise ConfigError(
+            f"MEMDIR_DISABLE={raw!r} is not a boolean",
+            hint="use 1/true/yes/on to disable memory, 0/false/no/off to force it on",
+        )
+    return True if setting is None else setting

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from memdir.llm import Completion, Request
+from memdir.storage.transcript import ToolCall, Turn
 from memdir.testing import ScriptedProvider, tool_use
-from memdir.transcript import ToolCall, Turn
 
 
 def turn(

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from memdir.agents.consolidate.gates import LOCK_NAME
 from memdir.api import Memdir
-from memdir.consolidate_lock import LOCK_NAME
 from memdir.llm import Request, ToolResult
 
 NOW = dt.datetime(2026, 3, 5, 12, 0, tzinfo=dt.UTC)

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import click
 
-from ..config import PROFILES
-from ._common import MemdirGroup
-from .consolidate import COMMANDS as CONSOLIDATE_COMMANDS
-from .demo import demo
-from .hook import COMMANDS as HOOK_COMMANDS
-from .memory import COMMANDS as MEMORY_COMMANDS
-from .prompt import COMMANDS as PROMPT_COMMANDS
-from .recall import COMMANDS as RECALL_COMMANDS
-from .scan import COMMANDS as SCAN_COMMANDS
-from .search import COMMANDS as SEARCH_COMMANDS
-from .serve import COMMANDS as SERVE_COMMANDS
-from .session import COMMANDS as SESSION_COMMANDS
-from .team import team
+from memdir.cli._common import MemdirGroup
+from memdir.cli.consolidate import COMMANDS as CONSOLIDATE_COMMANDS
+from memdir.cli.demo import demo
+from memdir.cli.hook import COMMANDS as HOOK_COMMANDS
+from memdir.cli.memory import COMMANDS as MEMORY_COMMANDS
+from memdir.cli.prompt import COMMANDS as PROMPT_COMMANDS
+from memdir.cli.recall import COMMANDS as RECALL_COMMANDS
+from memdir.cli.scan import COMMANDS as SCAN_COMMANDS
+from memdir.cli.search import COMMANDS as SEARCH_COMMANDS
+from memdir.cli.serve import COMMANDS as SERVE_COMMANDS
+from memdir.cli.session import COMMANDS as SESSION_COMMANDS
+from memdir.cli.team import team
+from memdir.config import PROFILES
 
 __all__ = ["main"]
 

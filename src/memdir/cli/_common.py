@@ -19,11 +19,11 @@ from typing import Any, TypeVar
 
 import click
 
-from ..api import Memdir
-from ..errors import ConfigError, MemdirError
-from ..llm.base import Provider
-from ..llm.factory import provider_from_env
-from ..model import MemoryRecord
+from memdir.api import Memdir
+from memdir.errors import ConfigError, MemdirError
+from memdir.llm.base import Provider
+from memdir.llm.factory import provider_from_env
+from memdir.model import MemoryRecord
 
 __all__ = [
     "NO_PROVIDER_HINT",

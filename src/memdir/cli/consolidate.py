@@ -14,14 +14,14 @@ from pathlib import Path
 
 import click
 
-from ..consolidate import (
+from memdir.agents.consolidate.run import (
     ConsolidationReport,
     GateStatus,
     consolidate,
     consolidation_status,
     preview_consolidation,
 )
-from ._common import (
+from memdir.cli._common import (
     close_provider,
     emit,
     json_option,

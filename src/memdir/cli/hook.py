@@ -17,15 +17,15 @@ from pathlib import Path
 
 import click
 
-from ..integrations.claude_settings import install_claude_hooks
-from ..integrations.hooks import (
+from memdir.cli._common import project_option
+from memdir.integrations.claude_settings import install_claude_hooks
+from memdir.integrations.hooks import (
     HookInput,
     parse_hook_input,
     session_start_output,
     start_background,
 )
-from ..paths import find_project_root
-from ._common import project_option
+from memdir.storage.paths import find_project_root
 
 __all__ = ["COMMANDS", "hook"]
 

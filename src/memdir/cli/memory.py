@@ -13,10 +13,10 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from ..doctor import diagnose
-from ..errors import MemdirError, MemoryNotFound
-from ..model import MemoryType, Scope
-from ._common import emit, json_option, open_memdir, project_option, record_dict
+from memdir.cli._common import emit, json_option, open_memdir, project_option, record_dict
+from memdir.errors import MemdirError, MemoryNotFound
+from memdir.model import MemoryType, Scope
+from memdir.recall.doctor import diagnose
 
 __all__ = ["COMMANDS"]
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from ._common import emit, json_option, open_memdir, project_option
+from memdir.cli._common import emit, json_option, open_memdir, project_option
 
 __all__ = ["COMMANDS"]
 

@@ -12,10 +12,8 @@ from pathlib import Path
 
 import click
 
-from ..api import Memdir
-from ..errors import ConfigError
-from ..selector import ModelSelector
-from ._common import (
+from memdir.api import Memdir
+from memdir.cli._common import (
     NO_PROVIDER_HINT,
     configured_provider,
     emit,
@@ -24,6 +22,8 @@ from ._common import (
     project_option,
     to_jsonable,
 )
+from memdir.errors import ConfigError
+from memdir.recall.selector import ModelSelector
 
 __all__ = ["COMMANDS"]
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from ..team.secrets import Finding, scan_file, scan_tree
-from ._common import emit, json_option, open_memdir, project_option
+from memdir.cli._common import emit, json_option, open_memdir, project_option
+from memdir.team.secrets import Finding, scan_file, scan_tree
 
 __all__ = ["COMMANDS"]
 

@@ -9,9 +9,9 @@ import click
 from rich.console import Console
 from rich.progress import Progress
 
-from ..catalog import Progress as CatalogProgress
-from ..catalog import RefreshStats
-from ._common import emit, json_option, open_memdir, project_option
+from memdir.cli._common import emit, json_option, open_memdir, project_option
+from memdir.search.catalog import Progress as CatalogProgress
+from memdir.search.catalog import RefreshStats
 
 __all__ = ["COMMANDS"]
 

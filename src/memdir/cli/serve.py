@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from ._common import open_memdir, profile_option_value, project_option
+from memdir.cli._common import open_memdir, profile_option_value, project_option
 
 __all__ = ["COMMANDS", "serve"]
 
@@ -36,8 +36,8 @@ _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 def serve(use_http: bool, host: str, port: int, token: str | None, project: Path) -> None:
     """Run memdir's MCP server for this project (stdio unless --http)."""
     try:
-        from ..mcp.http import TOKEN_FILE, resolve_token, serve_http
-        from ..mcp.server import build_server
+        from memdir.mcp.http import TOKEN_FILE, resolve_token, serve_http
+        from memdir.mcp.server import build_server
     except ImportError as exc:
         if exc.name != "mcp" and not (exc.name or "").startswith("mcp."):
             raise

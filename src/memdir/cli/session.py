@@ -13,11 +13,8 @@ from pathlib import Path
 
 import click
 
-from ..errors import MemdirError
-from ..paths import Layout
-from ..session import SessionNotes
-from ..transcript import read_transcript
-from ._common import (
+from memdir.agents.session.notes import SessionNotes
+from memdir.cli._common import (
     close_provider,
     emit,
     json_option,
@@ -26,6 +23,9 @@ from ._common import (
     require_provider,
     to_jsonable,
 )
+from memdir.errors import MemdirError
+from memdir.storage.paths import Layout
+from memdir.storage.transcript import read_transcript
 
 __all__ = ["COMMANDS", "session"]
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import click
 
-from ..team.sync import SyncReport, init_team, sync_team, team_status
-from ._common import MemdirGroup, emit, json_option, open_memdir, project_option
+from memdir.cli._common import MemdirGroup, emit, json_option, open_memdir, project_option
+from memdir.team.sync import SyncReport, init_team, sync_team, team_status
 
 __all__ = ["team"]
 

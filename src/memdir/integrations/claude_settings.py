@@ -21,8 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError
-from ..fs import atomic_write, ensure_dir
+from memdir.errors import ConfigError
+from memdir.storage.fs import atomic_write, ensure_dir
 
 __all__ = [
     "HOOK_TIMEOUT",

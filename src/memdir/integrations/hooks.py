@@ -13,7 +13,7 @@ Claude Code runs a hook command with a JSON object on stdin (``session_id``,
   for a model call.
 
 The background job reads the transcript, then updates the session notes and
-runs extraction through :class:`~memdir.host.MemoryHost`; without a
+runs extraction through :class:`~memdir.agents.host.MemoryHost`; without a
 configured provider it records that it skipped the model steps. One job
 per session at a time: a job that finds the session's lock taken leaves its
 request in a pending file and exits; the holder runs the pending request as
@@ -40,14 +40,14 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import filelock
 
-from ..api import Memdir
-from ..errors import ConfigError, MemdirError
-from ..fs import FILE_MODE, atomic_write, ensure_dir, file_lock, read_json_object
-from ..paths import Layout, slugify
-from ..transcript import read_transcript
+from memdir.api import Memdir
+from memdir.errors import ConfigError, MemdirError
+from memdir.storage.fs import FILE_MODE, atomic_write, ensure_dir, file_lock, read_json_object
+from memdir.storage.paths import Layout, slugify
+from memdir.storage.transcript import read_transcript
 
 if TYPE_CHECKING:
-    from ..llm.base import Provider
+    from memdir.llm.base import Provider
 
 __all__ = [
     "BackgroundRun",
@@ -259,7 +259,7 @@ def run_job(
         steps.append(f"read {len(turns)} turns from the transcript")
         # Imported here: the hook commands load this module and must answer fast;
         # only the background job needs the model layer.
-        from ..llm.factory import provider_from_env
+        from memdir.llm.factory import provider_from_env
 
         model = provider_from_env(env) if provider == "env" else provider
         if model is None:
@@ -273,7 +273,7 @@ def run_job(
 def _model_steps(
     mem: Memdir, provider: Provider, session_id: str, event: Event, turns: Sequence[Any]
 ) -> list[str]:
-    from ..host import MemoryHost
+    from memdir.agents.host import MemoryHost
 
     with MemoryHost(mem, provider, session_id) as host:
         if event == "pre-compact":

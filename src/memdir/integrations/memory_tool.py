@@ -3,13 +3,13 @@
 Claude's memory tool works on a virtual ``/memories`` folder with six
 commands: view, create, str_replace, insert, delete, rename.
 :class:`MemoryToolBackend` maps that folder onto one memdir scope (private by
-default) and runs every command through :class:`~memdir.store.MemoryStore`,
+default) and runs every command through :class:`~memdir.storage.store.MemoryStore`,
 so each write is atomic, taken under the scope's inter-process lock, and
 keeps ``MEMORY.md`` in step. It fixes what the SDK's local reference helper
 gets wrong:
 
 - ``/memories`` is matched on path components, so ``/memories_backup/x`` is
-  refused; every path then goes through :func:`~memdir.fs.safe_join`;
+  refused; every path then goes through :func:`~memdir.storage.fs.safe_join`;
 - the root can be neither renamed nor deleted; deletes go to memdir's trash;
 - error text names ``/memories/...`` paths only, never a host path;
 - files are memories: only ``*.md`` files (not ``MEMORY.md``, which memdir
@@ -39,9 +39,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from ..api import Memdir
-from ..codec import parse_memory, split_frontmatter
-from ..errors import (
+from memdir.api import Memdir
+from memdir.errors import (
     Conflict,
     InvalidMemory,
     LimitExceeded,
@@ -50,10 +49,11 @@ from ..errors import (
     MemoryNotFound,
     UnsafePath,
 )
-from ..fs import safe_join
-from ..index import INDEX_NAME
-from ..model import Memory, MemoryType, Scope
-from ..store import MemoryStore, content_version
+from memdir.model import Memory, MemoryType, Scope
+from memdir.storage.codec import parse_memory, split_frontmatter
+from memdir.storage.fs import safe_join
+from memdir.storage.memory_index import INDEX_NAME
+from memdir.storage.store import MemoryStore, content_version
 
 if TYPE_CHECKING:
     from anthropic.lib.tools import BetaAbstractMemoryTool

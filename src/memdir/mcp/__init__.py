@@ -5,6 +5,6 @@
 token; ``server.run()`` runs it on stdio.
 """
 
-from .server import TOOL_NAMES, MemdirContext, build_server
+from memdir.mcp.server import TOOL_NAMES, MemdirContext, build_server
 
 __all__ = ["TOOL_NAMES", "MemdirContext", "build_server"]

@@ -12,8 +12,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from ..codec import read_frontmatter_head
-from ..errors import (
+from memdir.errors import (
     Conflict,
     LockTimeout,
     MemdirError,
@@ -23,7 +22,8 @@ from ..errors import (
     SecretDetected,
     UnsafePath,
 )
-from ..index import INDEX_NAME
+from memdir.storage.codec import read_frontmatter_head
+from memdir.storage.memory_index import INDEX_NAME
 
 __all__ = ["Scrubber", "agent_error", "listing", "numbered"]
 

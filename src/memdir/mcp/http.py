@@ -19,8 +19,8 @@ from pathlib import Path
 from mcp.server.mcpserver import MCPServer
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from ..fs import FILE_MODE, atomic_write
-from .server import MemdirContext
+from memdir.mcp.server import MemdirContext
+from memdir.storage.fs import FILE_MODE, atomic_write
 
 __all__ = [
     "DEFAULT_HOST",

@@ -34,14 +34,14 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import AliasChoices, Field
 
-from ..api import Memdir
-from ..errors import InvalidMemory, LimitExceeded, MemdirError, UnsafePath
-from ..fs import safe_join
-from ..model import MemoryRecord, Scope
-from ..recall import recall as recall_memories
-from ..search import grep
-from ..search import search as ranked_search
-from ._text import Scrubber, agent_error, listing, numbered
+from memdir.api import Memdir
+from memdir.errors import InvalidMemory, LimitExceeded, MemdirError, UnsafePath
+from memdir.mcp._text import Scrubber, agent_error, listing, numbered
+from memdir.model import MemoryRecord, Scope
+from memdir.recall.relevant import recall as recall_memories
+from memdir.search.query import grep
+from memdir.search.query import search as ranked_search
+from memdir.storage.fs import safe_join
 
 __all__ = ["TOOL_NAMES", "MemdirContext", "build_server"]
 

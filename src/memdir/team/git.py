@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Literal
 
 from memdir.errors import SyncError
-from memdir.fs import atomic_write, ensure_dir
+from memdir.storage.fs import atomic_write, ensure_dir
 from memdir.team.secrets import Finding, scan_bytes
 
 __all__ = [

@@ -37,15 +37,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memdir.codec import parse_memory, read_frontmatter_head, render_memory
 from memdir.errors import MemdirError, SecretDetected, SyncError
-from memdir.fs import atomic_write, ensure_dir, file_lock, safe_join
-from memdir.index import INDEX_NAME, parse_entries, remove_entry, upsert_entry
+from memdir.storage.codec import parse_memory, read_frontmatter_head, render_memory
+from memdir.storage.fs import atomic_write, ensure_dir, file_lock, safe_join
+from memdir.storage.memory_index import INDEX_NAME, parse_entries, remove_entry, upsert_entry
 from memdir.team.git import NETWORK_TIMEOUT, Git, display_url, install_pre_commit_hook, last_line
 from memdir.team.secrets import Finding, labels_of, scan_file
 
 if TYPE_CHECKING:
-    from memdir.api import Memdir
+    from memdir.storage.project import ProjectMemory
 
 __all__ = [
     "MAX_ATTEMPTS",
@@ -68,7 +68,7 @@ _TAG_CHARS = re.compile(r"[^a-z0-9-]+")
 _RETRY_INIT = "memdir team init --remote URL"
 # The last commit whose files were all found free of secrets (local, never pushed).
 _SCANNED_REF = "refs/memdir/scanned"
-_TEMP_FILES = ".*.tmp"  # memdir.fs.atomic_write's temp names: .<name>.<random>.tmp
+_TEMP_FILES = ".*.tmp"  # memdir.storage.fs.atomic_write's temp names: .<name>.<random>.tmp
 _RETRY_SYNC = "memdir team sync"
 
 
@@ -176,7 +176,7 @@ class _Progress:
 
 
 def init_team(
-    memdir: Memdir,
+    memdir: ProjectMemory,
     remote: str,
     *,
     hook: bool = False,
@@ -214,7 +214,7 @@ def init_team(
 
 
 def sync_team(
-    memdir: Memdir,
+    memdir: ProjectMemory,
     *,
     max_attempts: int = MAX_ATTEMPTS,
     timeout: float = NETWORK_TIMEOUT,
@@ -234,7 +234,7 @@ def sync_team(
 
 
 def team_status(
-    memdir: Memdir, *, fetch: bool = True, timeout: float = NETWORK_TIMEOUT
+    memdir: ProjectMemory, *, fetch: bool = True, timeout: float = NETWORK_TIMEOUT
 ) -> TeamStatus:
     """Ahead/behind counts and unsynced files; an unreachable remote is not an error."""
     team = _Team(memdir, timeout)
@@ -269,7 +269,7 @@ def team_status(
     )
 
 
-def install_hook(memdir: Memdir) -> Path:
+def install_hook(memdir: ProjectMemory) -> Path:
     """Install the pre-commit secret scan in the team repository; returns its path.
 
     A pre-commit hook that memdir did not write is left alone (SyncError).
@@ -285,7 +285,7 @@ def install_hook(memdir: Memdir) -> Path:
 class _Team:
     """The team folder as a git work tree, and the steps of a sync."""
 
-    def __init__(self, memdir: Memdir, timeout: float) -> None:
+    def __init__(self, memdir: ProjectMemory, timeout: float) -> None:
         self.memdir = memdir
         self.root = memdir.layout.team_dir
         ensure_dir(self.root)

@@ -15,15 +15,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from .errors import MemdirError
-from .llm.base import Message, Provider, Request
-from .llm.schema import complete_json
-from .recall import Candidate, LexicalSelector, Selector
-from .transcript import estimate_tokens
+from memdir.errors import MemdirError
+from memdir.llm.base import Message, Provider, Request
+from memdir.llm.schema import complete_json
+from memdir.recall.relevant import Candidate, LexicalSelector, Selector
+from memdir.storage.transcript import estimate_tokens
 
 __all__ = ["ModelSelector", "manifest_lines"]
 
-log = logging.getLogger("memdir.selector")
+log = logging.getLogger("memdir.recall.selector")
 
 DEFAULT_MAX_CANDIDATES = 200
 DEFAULT_MAX_MANIFEST_TOKENS = 8_000

@@ -4,7 +4,7 @@ Gates run cheapest first, and a later one is not evaluated when an earlier
 one fails: enabled (the caller's boolean), time since the last run (a stat),
 the scan throttle (a small state file), sessions since the last run (a folder
 listing), the lock (a write). Each is a pure function of what it is given,
-returning a :class:`GateCheck`; :mod:`memdir.consolidate` decides the order.
+returning a :class:`GateCheck`; :mod:`memdir.agents.consolidate.run` decides the order.
 
 Sessions are counted by id from session-notes folders
 (``<project_dir>/sessions/<id>/``) and transcripts (``<project_dir>/<id>.jsonl``,
@@ -41,10 +41,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
-from .api import Memdir
-from .config import Settings
-from .fs import atomic_write, file_lock, read_json_object
-from .paths import Layout
+from memdir.config import Settings
+from memdir.storage.fs import atomic_write, file_lock, read_json_object
+from memdir.storage.paths import Layout
+from memdir.storage.project import ProjectMemory
 
 __all__ = [
     "LOCK_NAME",
@@ -375,12 +375,12 @@ def as_datetime(stamp: float | None) -> dt.datetime | None:
     return None if stamp is None else dt.datetime.fromtimestamp(stamp, dt.UTC)
 
 
-def lock_path(memdir: Memdir) -> Path:
+def lock_path(memdir: ProjectMemory) -> Path:
     """``<memory_dir>/.consolidate-lock``."""
     return memdir.layout.memory_dir / LOCK_NAME
 
 
-def state_path(memdir: Memdir) -> Path:
+def state_path(memdir: ProjectMemory) -> Path:
     """Where the scan throttle's last time is kept (derived state)."""
     return memdir.layout.state_dir / STATE_NAME
 
@@ -390,7 +390,7 @@ def stale_limit(settings: Settings) -> dt.timedelta:
     return dt.timedelta(minutes=settings.consolidate_lock_stale_minutes)
 
 
-def last_run(memdir: Memdir) -> float | None:
+def last_run(memdir: ProjectMemory) -> float | None:
     """The last consolidation (the lock's mtime), or ``None``: one stat."""
     try:
         return lock_path(memdir).stat().st_mtime
@@ -398,12 +398,12 @@ def last_run(memdir: Memdir) -> float | None:
         return None
 
 
-def read_memdir_lock(memdir: Memdir, now: dt.datetime) -> LockState:
+def read_memdir_lock(memdir: ProjectMemory, now: dt.datetime) -> LockState:
     """The consolidation lock of ``memdir`` at ``now``."""
     return read_lock(lock_path(memdir), now=now, stale_after=stale_limit(memdir.settings))
 
 
-def take_lock(memdir: Memdir, now: dt.datetime) -> LockAttempt:
+def take_lock(memdir: ProjectMemory, now: dt.datetime) -> LockAttempt:
     """Try to take the memory directory's consolidation lock at ``now``."""
     return acquire_lock(
         lock_path(memdir),
@@ -414,7 +414,7 @@ def take_lock(memdir: Memdir, now: dt.datetime) -> LockAttempt:
 
 
 def consolidation_status(
-    memdir: Memdir,
+    memdir: ProjectMemory,
     *,
     now: dt.datetime | None = None,
     current_session: str | None = None,
@@ -450,7 +450,12 @@ def consolidation_status(
 
 
 def gate_steps(
-    memdir: Memdir, now: dt.datetime, *, force: bool, enabled: bool, current_session: str | None
+    memdir: ProjectMemory,
+    now: dt.datetime,
+    *,
+    force: bool,
+    enabled: bool,
+    current_session: str | None,
 ) -> Iterator[Callable[[], GateCheck]]:
     """The gates before the lock, as thunks: each runs only if every earlier one passed."""
     settings = memdir.settings

@@ -19,7 +19,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Literal
 
-from .model import Memory
+from memdir.model import Memory
 
 __all__ = ["Age", "AgeSource", "age_label", "age_of", "memory_age", "memory_date", "staleness_note"]
 

@@ -1,14 +1,14 @@
 """Consolidation ("dream"): distil daily logs and sessions into tidy topic memories.
 
-:func:`consolidate` runs the gates of :mod:`memdir.consolidate_lock`, cheapest
+:func:`consolidate` runs the gates of :mod:`memdir.agents.consolidate.gates`, cheapest
 first (enabled, 24 h since the last run, the 10-minute scan throttle, 5
 sessions since the last run, the lock), then one restricted sub-agent run
-(:func:`memdir.agent.run_agent`) whose prompt walks four phases: orient (the
+(:func:`memdir.agents.runner.run_agent`) whose prompt walks four phases: orient (the
 index, the memories), gather (daily logs first, each entry with its date, then
 the drift findings memdir computed, then narrow transcript searches),
 consolidate (merge near-duplicates, absolute dates, drop contradicted facts),
 prune and index. The model works only through the tools of
-:mod:`memdir.consolidate_tools`, which go through the store, so confinement,
+:mod:`memdir.agents.consolidate.tools`, which go through the store, so confinement,
 locks, index upkeep and secret scanning apply, and a delete moves the file to
 the dated trash. Afterwards memdir repairs the index itself
 (``doctor.diagnose(fix=True)``) and reports what is still over the index's
@@ -32,10 +32,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .agent import AgentStop, RunReport, run_agent
-from .api import Memdir
-from .config import Settings
-from .consolidate_lock import (
+from memdir.agents.consolidate.gates import (
     LOCK_NAME,
     Gate,
     GateCheck,
@@ -51,16 +48,19 @@ from .consolidate_lock import (
     rollback_lock,
     take_lock,
 )
-from .consolidate_tools import Changes, consolidation_policy, format_log_entry
-from .dailylog import iter_logs, read_log
-from .doctor import diagnose
-from .drift import DriftChecker
-from .errors import MemdirError
-from .extract import memory_ref
-from .index import truncate_index
-from .llm.base import Provider, Usage
-from .manifest import build_manifest
-from .paths import Layout
+from memdir.agents.consolidate.tools import Changes, consolidation_policy, format_log_entry
+from memdir.agents.extract import memory_ref
+from memdir.agents.runner import AgentStop, RunReport, run_agent
+from memdir.config import Settings
+from memdir.errors import MemdirError
+from memdir.llm.base import Provider, Usage
+from memdir.recall.doctor import diagnose
+from memdir.recall.drift import DriftChecker
+from memdir.recall.manifest import build_manifest
+from memdir.storage.dailylog import iter_logs, read_log
+from memdir.storage.memory_index import truncate_index
+from memdir.storage.paths import Layout, make_layout
+from memdir.storage.project import ProjectMemory
 
 __all__ = [
     "ConsolidationPreview",
@@ -192,7 +192,7 @@ class _Limits:
 
 
 def consolidate(
-    memdir: Memdir,
+    memdir: ProjectMemory,
     provider: Provider,
     *,
     force: bool = False,
@@ -253,7 +253,7 @@ def _skipped(checks: list[GateCheck]) -> ConsolidationReport:
 
 
 def _execute(
-    memdir: Memdir,
+    memdir: ProjectMemory,
     provider: Provider,
     *,
     now: dt.datetime,
@@ -293,7 +293,7 @@ def _execute(
     )
 
 
-def index_over_limits(memdir: Memdir) -> tuple[str, ...]:
+def index_over_limits(memdir: ProjectMemory) -> tuple[str, ...]:
     """A sentence for each index that is still over its line or size limit."""
     settings = memdir.settings
     problems = []
@@ -316,7 +316,11 @@ def index_over_limits(memdir: Memdir) -> tuple[str, ...]:
 
 
 def consolidation_prompt(
-    memdir: Memdir, *, now: dt.datetime, last_run: float | None, sources: Layout | None = None
+    memdir: ProjectMemory,
+    *,
+    now: dt.datetime,
+    last_run: float | None,
+    sources: Layout | None = None,
 ) -> str:
     """The job's first message: dates, index, memories, daily logs, drift findings."""
     today = now.astimezone().date()
@@ -341,7 +345,7 @@ def consolidation_prompt(
     return "\n\n".join(parts)
 
 
-def _index_section(memdir: Memdir) -> str:
+def _index_section(memdir: ProjectMemory) -> str:
     settings = memdir.settings
     out = []
     for store, name in ((memdir.private, "MEMORY.md"), (memdir.team, "team/MEMORY.md")):
@@ -386,7 +390,7 @@ def _logs_section(logs_dir: Path, since: dt.date | None) -> str:
     return f"{head}\n\n{intro}\n\n" + "\n\n".join(blocks) + note
 
 
-def _drift_section(memdir: Memdir) -> str:
+def _drift_section(memdir: ProjectMemory) -> str:
     checker = DriftChecker(memdir.layout.project_root)
     lines = []
     for record in memdir.list():
@@ -410,7 +414,7 @@ def _transcripts_section(layout: Layout) -> str:
 
 
 def preview_consolidation(
-    memdir: Memdir,
+    memdir: ProjectMemory,
     provider: Provider,
     *,
     now: dt.datetime | None = None,
@@ -440,14 +444,23 @@ def preview_consolidation(
     return ConsolidationPreview(report=dataclasses.replace(report, checks=(check,)), diff=diff)
 
 
-def _scratch_copy(memdir: Memdir, home: Path) -> Memdir:
-    """A Memdir with the same project and settings under ``home``, memories copied in."""
+def _scratch_copy(memdir: ProjectMemory, home: Path) -> ProjectMemory:
+    """A ProjectMemory with the same project and settings under ``home``, memories copied in."""
     overrides = {f.name: getattr(memdir.settings, f.name) for f in dataclasses.fields(Settings)}
     overrides["home"] = home
     # An empty settings file: every setting is passed explicitly, none is read again.
-    scratch = Memdir.open(
-        memdir.layout.project_root, env={"MEMDIR_CONFIG": os.devnull}, **overrides
+    settings = Settings(**overrides)
+    layout = make_layout(home, memdir.layout.project_root)
+    layout.claim()
+    scratch = ProjectMemory(
+        layout=layout,
+        settings=settings,
+        env={"MEMDIR_CONFIG": os.devnull},
+        team_guard=memdir.team.guard,
+        private_guard=memdir.private.guard,
     )
+    scratch.private.ensure()
+    scratch.team.ensure()
     shutil.copytree(
         memdir.layout.memory_dir,
         scratch.layout.memory_dir,

@@ -1,7 +1,7 @@
 """TextIndex: the ranking engine over arbitrary documents, in SQLite FTS5.
 
 Documents (id, weighted fields, date, metadata) are analysed by
-:mod:`memdir.textproc` (Snowball stems, stop words dropped) and the terms are
+:mod:`memdir.search.terms` (Snowball stems, stop words dropped) and the terms are
 stored in an FTS5 table whose columns carry BM25 field weights (name above
 description above body; neighbouring turns' text and the date as words
 lowest). A search is BM25 over the quoted query terms, then: a lift for
@@ -10,7 +10,7 @@ pseudo-relevance feedback, and, when an embedder is configured, fusion with
 cosine similarity over float32 vectors stored beside the text; last, a
 smoothing that lends each document part of its best neighbour's score (the
 turns of one transcript). Every step was measured on the LoCoMo benchmark
-(``benchmarks/locomo.py``). :mod:`memdir.catalog` keeps one in step with a
+(``benchmarks/locomo.py``). :mod:`memdir.search.catalog` keeps one in step with a
 project's files.
 """
 
@@ -38,9 +38,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from . import textproc
-from .embeddings import Embedder, cosine_scores, pack_vector, rrf
-from .model import MemoryType, Scope
+from memdir.model import MemoryType, Scope
+from memdir.search import terms as textproc
+from memdir.search.embeddings import Embedder, cosine_scores, pack_vector, rrf
 
 SCHEMA_VERSION = 1
 CATALOG_NAME = "catalog.sqlite3"

@@ -25,7 +25,7 @@ from typing import Any
 
 import filelock
 
-from .errors import LockTimeout, UnsafePath
+from memdir.errors import LockTimeout, UnsafePath
 
 __all__ = [
     "DIR_MODE",

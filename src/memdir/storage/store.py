@@ -22,9 +22,8 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .codec import parse_memory, render_memory
-from .config import Settings
-from .errors import (
+from memdir.config import Settings
+from memdir.errors import (
     Conflict,
     InvalidMemory,
     LimitExceeded,
@@ -33,9 +32,16 @@ from .errors import (
     MemoryNotFound,
     ParseError,
 )
-from .fs import atomic_write, ensure_dir, file_lock, safe_join
-from .index import INDEX_NAME, format_entry, parse_entries, remove_entry, upsert_entry
-from .model import Memory, MemoryRecord, MemoryType, Scope
+from memdir.model import Memory, MemoryRecord, MemoryType, Scope
+from memdir.storage.codec import parse_memory, render_memory
+from memdir.storage.fs import atomic_write, ensure_dir, file_lock, safe_join
+from memdir.storage.memory_index import (
+    INDEX_NAME,
+    format_entry,
+    parse_entries,
+    remove_entry,
+    upsert_entry,
+)
 
 __all__ = ["MemoryStore", "ScanResult", "WriteGuard", "WriteResult", "content_version"]
 
@@ -93,6 +99,11 @@ class MemoryStore:
         self._guard = guard
 
     # -- reading ---------------------------------------------------------
+
+    @property
+    def guard(self) -> WriteGuard | None:
+        """The check every write's text passes through (secrets, for the team store)."""
+        return self._guard
 
     @property
     def index_path(self) -> Path:

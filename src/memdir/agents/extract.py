@@ -3,7 +3,7 @@
 When the agent gives a final answer (an assistant turn without tool calls), a
 background sub-agent reads the messages since the extraction cursor and the
 manifest of existing memories, and writes or updates memories through
-:class:`~memdir.store.MemoryStore` (so confinement, locks, the index and the
+:class:`~memdir.storage.store.MemoryStore` (so confinement, locks, the index and the
 team secret scan all apply). Its tools: list, read and search inside the memory
 directory, and ``write_memory``; anything else (deleting included) is refused
 back to the model. At most five model turns.
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .agent import (
+from memdir.agents.runner import (
     AgentStop,
     AgentTool,
     RunReport,
@@ -36,17 +36,17 @@ from .agent import (
     format_conversation,
     run_agent,
 )
-from .api import Memdir
-from .errors import InvalidMemory, MemdirError
-from .fs import atomic_write, read_json_object, safe_join
-from .llm.base import Provider, ToolSpec
-from .manifest import build_manifest
-from .model import MemoryType, Scope
-from .prompt import WHAT_NOT_TO_SAVE
-from .search import grep
-from .session import Cursor, cursor_of, turns_since
-from .store import WriteResult
-from .transcript import Turn, last_assistant_has_tool_calls
+from memdir.agents.session.notes import Cursor, cursor_of, turns_since
+from memdir.errors import InvalidMemory, MemdirError
+from memdir.llm.base import Provider, ToolSpec
+from memdir.model import MemoryType, Scope
+from memdir.recall.manifest import build_manifest
+from memdir.recall.prompt import WHAT_NOT_TO_SAVE
+from memdir.search.query import grep
+from memdir.storage.fs import atomic_write, read_json_object, safe_join
+from memdir.storage.project import ProjectMemory
+from memdir.storage.store import WriteResult
+from memdir.storage.transcript import Turn, last_assistant_has_tool_calls
 
 __all__ = [
     "ExtractionReport",
@@ -58,7 +58,7 @@ __all__ = [
     "wrote_memory",
 ]
 
-log = logging.getLogger("memdir.extract")
+log = logging.getLogger("memdir.agents.extract")
 
 STATE_NAME = "extract.json"
 DEFAULT_MAX_TURNS = 5
@@ -165,7 +165,7 @@ class _Writes:
             self.team += scope is Scope.TEAM
 
 
-def extraction_policy(memdir: Memdir, writes: _Writes | None = None) -> ToolPolicy:
+def extraction_policy(memdir: ProjectMemory, writes: _Writes | None = None) -> ToolPolicy:
     """Tools of an extraction: list, read, search inside the memory directory; write_memory."""
     writes = writes if writes is not None else _Writes()
     root = memdir.layout.memory_dir
@@ -202,7 +202,7 @@ def _path_check(root: Path) -> Callable[[Mapping[str, Any]], str | None]:
     return check
 
 
-def _write_check(memdir: Memdir) -> Callable[[Mapping[str, Any]], str | None]:
+def _write_check(memdir: ProjectMemory) -> Callable[[Mapping[str, Any]], str | None]:
     def check(args: Mapping[str, Any]) -> str | None:
         scope = args.get("scope") or Scope.PRIVATE.value
         if scope not in {s.value for s in Scope}:
@@ -221,7 +221,7 @@ def _write_check(memdir: Memdir) -> Callable[[Mapping[str, Any]], str | None]:
     return check
 
 
-def _read(memdir: Memdir, args: Mapping[str, Any]) -> str:
+def _read(memdir: ProjectMemory, args: Mapping[str, Any]) -> str:
     path = safe_join(memdir.layout.memory_dir, str(args["file"]))
     data = path.read_bytes()
     limit = memdir.settings.max_view_bytes
@@ -242,7 +242,7 @@ def _search(root: Path, args: Mapping[str, Any]) -> str:
 
 
 def write_from_args(
-    memdir: Memdir, args: Mapping[str, Any], *, scope: Scope, file: str | None
+    memdir: ProjectMemory, args: Mapping[str, Any], *, scope: Scope, file: str | None
 ) -> WriteResult:
     """Write the memory a model's ``write_memory`` call describes, through the store."""
     try:
@@ -267,7 +267,7 @@ def memory_ref(scope: Scope, file: str) -> str:
 
 
 def tool_target(
-    memdir: Memdir, args: Mapping[str, Any], *, team_prefix: bool = False
+    memdir: ProjectMemory, args: Mapping[str, Any], *, team_prefix: bool = False
 ) -> tuple[Scope, str | None]:
     """The scope and scope-relative file of a model's call; team scope only when it is on.
 
@@ -282,7 +282,7 @@ def tool_target(
     return scope, file
 
 
-def _write(memdir: Memdir, args: Mapping[str, Any], writes: _Writes) -> str:
+def _write(memdir: ProjectMemory, args: Mapping[str, Any], writes: _Writes) -> str:
     scope, file = tool_target(memdir, args)
     result = write_from_args(memdir, args, scope=scope, file=file)
     writes.add(scope, result.record.file)
@@ -336,7 +336,7 @@ class MemoryExtractor:
 
     def __init__(
         self,
-        memdir: Memdir,
+        memdir: ProjectMemory,
         provider: Provider,
         session_id: str,
         *,

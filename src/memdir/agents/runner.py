@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
-from .errors import LimitExceeded, MemdirError, ProviderError
-from .llm.base import (
+from memdir.errors import LimitExceeded, MemdirError, ProviderError
+from memdir.llm.base import (
     Completion,
     Message,
     Provider,
@@ -39,9 +39,9 @@ from .llm.base import (
     ToolSpec,
     Usage,
 )
-from .llm.base import estimate_tokens as estimate_request_tokens
-from .llm.budget import MeteredProvider
-from .transcript import Turn
+from memdir.llm.base import estimate_tokens as estimate_request_tokens
+from memdir.llm.budget import MeteredProvider
+from memdir.storage.transcript import Turn
 
 __all__ = [
     "AgentStop",
@@ -54,7 +54,7 @@ __all__ = [
     "run_agent",
 ]
 
-log = logging.getLogger("memdir.agent")
+log = logging.getLogger("memdir.agents.runner")
 
 T = TypeVar("T")
 

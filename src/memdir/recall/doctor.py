@@ -19,13 +19,13 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 
-from .api import Memdir
-from .codec import read_frontmatter_head
-from .drift import DriftChecker
-from .errors import MemdirError
-from .index import parse_entries, remove_entry, truncate_index, upsert_entry
-from .model import MemoryRecord, MemoryType, Scope
-from .store import MemoryStore
+from memdir.errors import MemdirError
+from memdir.model import MemoryRecord, MemoryType, Scope
+from memdir.recall.drift import DriftChecker
+from memdir.storage.codec import read_frontmatter_head
+from memdir.storage.memory_index import parse_entries, remove_entry, truncate_index, upsert_entry
+from memdir.storage.project import ProjectMemory
+from memdir.storage.store import MemoryStore
 
 __all__ = ["DoctorReport", "Finding", "Problem", "diagnose"]
 
@@ -247,7 +247,7 @@ def _rel(store: MemoryStore, error: MemdirError) -> str | None:
         return error.path
 
 
-def diagnose(memdir: Memdir, *, fix: bool = False, drift: bool = False) -> DoctorReport:
+def diagnose(memdir: ProjectMemory, *, fix: bool = False, drift: bool = False) -> DoctorReport:
     """Check both scopes; with ``fix``, repair the index where that is safe."""
     findings: list[Finding] = []
     # One checker for both scopes: it scans the project's files once.

@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import ProjectMismatch
+from memdir.errors import ProjectMismatch
 
 __all__ = ["ROOT_RECORD", "Layout", "find_project_root", "make_layout", "slugify"]
 
@@ -144,7 +144,7 @@ class Layout:
         return self.state_dir / "locks"
 
     def session_dir(self, session_id: str) -> Path:
-        from .fs import safe_join
+        from memdir.storage.fs import safe_join
 
         return safe_join(self.sessions_dir, session_id)
 
@@ -152,13 +152,13 @@ class Layout:
         return self.session_dir(session_id) / "session-memory" / "summary.md"
 
     def log_path(self, day: dt.date) -> Path:
-        from .dailylog import log_path
+        from memdir.storage.dailylog import log_path
 
         return log_path(self.logs_dir, day)
 
     def claim(self) -> None:
         """Record this project's root in its folder; refuse a folder made for another."""
-        from .fs import atomic_write, ensure_dir
+        from memdir.storage.fs import atomic_write, ensure_dir
 
         record = self.project_dir / ROOT_RECORD
         try:

@@ -18,8 +18,8 @@ from typing import Any
 
 import yaml
 
-from .errors import InvalidMemory, ParseError
-from .model import KNOWN_FIELDS, Memory, MemoryType
+from memdir.errors import InvalidMemory, ParseError
+from memdir.model import KNOWN_FIELDS, Memory, MemoryType
 
 __all__ = [
     "FRONTMATTER_HEAD_LINES",

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memdir.errors import InvalidMemory, LimitExceeded, MemdirError
-from memdir.fs import FILE_MODE, ensure_dir, file_lock, fsync_dir
+from memdir.storage.fs import FILE_MODE, ensure_dir, file_lock, fsync_dir
 
 __all__ = [
     "LOCK_NAME",

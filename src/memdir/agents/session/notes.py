@@ -31,12 +31,15 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .agent import AgentTool, RunReport, SerialRunner, ToolPolicy, format_conversation, run_agent
-from .config import Settings
-from .fs import atomic_write, ensure_dir, read_json_object
-from .llm.base import Provider, ToolSpec
-from .paths import Layout
-from .session_template import (
+from memdir.agents.runner import (
+    AgentTool,
+    RunReport,
+    SerialRunner,
+    ToolPolicy,
+    format_conversation,
+    run_agent,
+)
+from memdir.agents.session.template import (
     DEFAULT_TEMPLATE,
     DEFAULT_UPDATE_PROMPT,
     condense_instruction,
@@ -45,7 +48,11 @@ from .session_template import (
     parse_sections,
     render_update_prompt,
 )
-from .transcript import (
+from memdir.config import Settings
+from memdir.llm.base import Provider, ToolSpec
+from memdir.storage.fs import atomic_write, ensure_dir, read_json_object
+from memdir.storage.paths import Layout
+from memdir.storage.transcript import (
     Turn,
     count_tool_calls_since,
     estimate_tokens,

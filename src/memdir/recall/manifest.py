@@ -29,15 +29,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal, Protocol
 
-from . import textproc
-from .age import memory_date
-from .catalog import CATALOG_NAME, DEFAULT_WEIGHTS, Catalog, RankingOptions
-from .codec import memory_from_fields, read_frontmatter_head, split_frontmatter
-from .config import Settings
-from .errors import MemdirError
-from .index import INDEX_NAME
-from .model import MemoryType, Scope
-from .paths import Layout
+from memdir.config import Settings
+from memdir.errors import MemdirError
+from memdir.model import MemoryType, Scope
+from memdir.recall.age import memory_date
+from memdir.search import terms as textproc
+from memdir.search.catalog import CATALOG_NAME, DEFAULT_WEIGHTS, Catalog, RankingOptions
+from memdir.storage.codec import memory_from_fields, read_frontmatter_head, split_frontmatter
+from memdir.storage.memory_index import INDEX_NAME
+from memdir.storage.paths import Layout
 
 __all__ = [
     "RANKING_WEIGHTS",
@@ -68,7 +68,7 @@ RANKING_WEIGHTS: Mapping[str, float] = {
 _K1 = 1.2
 _B = 0.75
 _KEY_LINE = re.compile(r"^(name|description)\s*:\s*(.*)$")
-_WORD = re.compile(r"[^\W_]+")  # the words of memdir.textproc.tokenize
+_WORD = re.compile(r"[^\W_]+")  # the words of memdir.search.terms.tokenize
 # The lexical ranker reads at most this much of a file: a frontmatter, then a body.
 _HEAD_CHARS = 4096
 _BODY_CHARS = 16_384
@@ -346,7 +346,7 @@ def _quick_fields(text: str) -> dict[str, str]:
 def _field_stats(text: str, wanted: frozenset[str]) -> tuple[Counter[str], int]:
     """Counts of the wanted terms in ``text`` and its length in index terms.
 
-    Same terms as :func:`memdir.textproc.terms`, but words are counted before
+    Same terms as :func:`memdir.search.terms.terms`, but words are counted before
     they are stemmed, so each distinct word is stemmed once per text.
     """
     if text.isascii():

@@ -17,15 +17,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .agent import AgentTool, ToolPolicy
-from .api import Memdir
-from .dailylog import LogEntry, iter_logs, log_path, read_log
-from .errors import MemdirError
-from .extract import extraction_policy, memory_ref, tool_target, write_from_args
-from .fs import safe_join
-from .llm.base import ToolSpec
-from .paths import Layout
-from .search import grep
+from memdir.agents.extract import extraction_policy, memory_ref, tool_target, write_from_args
+from memdir.agents.runner import AgentTool, ToolPolicy
+from memdir.errors import MemdirError
+from memdir.llm.base import ToolSpec
+from memdir.search.query import grep
+from memdir.storage.dailylog import LogEntry, iter_logs, log_path, read_log
+from memdir.storage.fs import safe_join
+from memdir.storage.paths import Layout
+from memdir.storage.project import ProjectMemory
 
 __all__ = ["Changes", "consolidation_policy", "format_log_entry"]
 
@@ -66,7 +66,7 @@ def format_log_entry(entry: LogEntry) -> str:
 
 
 def consolidation_policy(
-    memdir: Memdir, changes: Changes | None = None, *, sources: Layout | None = None
+    memdir: ProjectMemory, changes: Changes | None = None, *, sources: Layout | None = None
 ) -> ToolPolicy:
     """Tools of a consolidation: extraction's readers, write and delete, logs, transcripts.
 
@@ -94,7 +94,7 @@ def consolidation_policy(
     )
 
 
-def _write(memdir: Memdir, args: Mapping[str, Any], changes: Changes) -> str:
+def _write(memdir: ProjectMemory, args: Mapping[str, Any], changes: Changes) -> str:
     scope, file = tool_target(memdir, args, team_prefix=True)
     result = write_from_args(memdir, args, scope=scope, file=file)
     ref = memory_ref(scope, result.record.file)
@@ -103,7 +103,7 @@ def _write(memdir: Memdir, args: Mapping[str, Any], changes: Changes) -> str:
     return f"{'created' if result.created else 'updated'} {ref}{warnings}"
 
 
-def _delete(memdir: Memdir, args: Mapping[str, Any], changes: Changes) -> str:
+def _delete(memdir: ProjectMemory, args: Mapping[str, Any], changes: Changes) -> str:
     scope, file = tool_target(memdir, args, team_prefix=True)
     if file is None:
         raise ValueError("file is required")

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from .errors import ConfigError, ProviderError
+from memdir.errors import ConfigError, ProviderError
 
 __all__ = [
     "BUNDLED_MODEL",

@@ -3,13 +3,13 @@
 An agent loop calls :meth:`MemoryHost.after_turn` with its whole conversation
 so far after every model turn. The host decides, cheaply and in the caller's thread, what
 is due (a session-notes update by the notes trigger; an extraction after a
-final answer) and hands it to that job's :class:`~memdir.agent.SerialRunner`,
+final answer) and hands it to that job's :class:`~memdir.agents.runner.SerialRunner`,
 which runs it in a named non-daemon thread, one run at a time, coalescing what
 arrives mid-run into one trailing run. Nothing here sleeps: :meth:`drain`
 waits on the runners' conditions, and :meth:`close` drains and refuses more
 work. Failures are logged and kept in the reports, never raised to the agent.
 
-Messages are :class:`~memdir.transcript.Turn` values or plain dicts
+Messages are :class:`~memdir.storage.transcript.Turn` values or plain dicts
 ``{"role", "content", "tool_calls"?, "uuid"?}`` (content a string or a list
 of Messages-API blocks; tool calls as ``{"id", "name", "input"}`` or in the
 OpenAI ``{"id", "function": {"name", "arguments"}}`` shape).
@@ -24,15 +24,15 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
-from .api import Memdir
-from .extract import ExtractionReport, MemoryExtractor
-from .llm.base import Provider
-from .session import NotesUpdate, SessionNotes
-from .transcript import Role, ToolCall, Turn
+from memdir.agents.extract import ExtractionReport, MemoryExtractor
+from memdir.agents.session.notes import NotesUpdate, SessionNotes
+from memdir.llm.base import Provider
+from memdir.storage.project import ProjectMemory
+from memdir.storage.transcript import Role, ToolCall, Turn
 
 __all__ = ["MemoryHost", "Scheduled", "as_turns"]
 
-log = logging.getLogger("memdir.host")
+log = logging.getLogger("memdir.agents.host")
 
 Messages = Sequence[Turn | Mapping[str, Any]]
 
@@ -50,7 +50,7 @@ class MemoryHost:
 
     def __init__(
         self,
-        memdir: Memdir,
+        memdir: ProjectMemory,
         provider: Provider,
         session_id: str,
         *,

@@ -1,6 +1,6 @@
 """Search a project's memory: ranked (through the catalog) and grep (model-free, no index).
 
-:func:`search` opens the project's :class:`~memdir.catalog.Catalog` (which
+:func:`search` opens the project's :class:`~memdir.search.catalog.Catalog` (which
 refreshes itself from the files) and returns ranked :class:`Hit` values.
 :func:`grep` works like ``grep -rn`` over the ``*.md`` files under a root, and
 optionally over the turn text of ``.jsonl`` transcripts; it needs no index, so
@@ -16,11 +16,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .catalog import Catalog, Hit, RankingOptions
-from .embeddings import Embedder
-from .errors import MemdirError
-from .model import MemoryType, Scope
-from .paths import Layout
+from memdir.errors import MemdirError
+from memdir.model import MemoryType, Scope
+from memdir.search.catalog import Catalog, Hit, RankingOptions
+from memdir.search.embeddings import Embedder
+from memdir.storage.paths import Layout
 
 __all__ = ["GrepHit", "Hit", "InvalidPattern", "grep", "search"]
 
@@ -120,7 +120,7 @@ def _grep_lines(
 
 
 def _grep_transcript(path: Path, matcher: re.Pattern[str]) -> Iterator[GrepHit]:
-    from .transcript import TranscriptError, iter_turns
+    from memdir.storage.transcript import TranscriptError, iter_turns
 
     try:
         for turn in iter_turns(path):

@@ -31,7 +31,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
-from .model import Memory
+from memdir.model import Memory
 
 __all__ = [
     "Claim",

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import datetime as dt
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal, get_args
 
-from .errors import ConfigError, MemdirError
-from .index import INDEX_NAME, MAX_INDEX_CHARS, MAX_INDEX_LINES, truncate_index
+from memdir.config import memory_enabled
+from memdir.errors import ConfigError, MemdirError
+from memdir.storage.memory_index import INDEX_NAME, MAX_INDEX_CHARS, MAX_INDEX_LINES, truncate_index
 
 __all__ = [
     "BEFORE_RECOMMENDING",
@@ -42,8 +43,6 @@ __all__ = [
 PromptMode = Literal["individual", "combined", "daily-log"]
 PromptTools = Literal["files", "memdir"]
 
-_TRUE = frozenset({"1", "true", "yes", "on"})
-_FALSE = frozenset({"0", "false", "no", "off"})
 
 # The drift caveat stands alone so that recall can attach it to what it returns.
 DRIFT_CAVEAT = (
@@ -458,27 +457,6 @@ def load_prompt(
         max_index_lines=max_index_lines,
         max_index_chars=max_index_chars,
     )
-
-
-def memory_enabled(env: Mapping[str, str], setting: bool | None) -> bool:
-    """The enable chain: MEMDIR_DISABLE, then the setting, then on.
-
-    ``MEMDIR_DISABLE`` set to 1/true/yes/on turns memory off; set explicitly to
-    0/false/no/off it forces memory on whatever the setting says. Any other
-    non-empty value is a :class:`ConfigError`.
-    """
-    raw = env.get("MEMDIR_DISABLE", "")
-    value = raw.strip().lower()
-    if value in _TRUE:
-        return False
-    if value in _FALSE:
-        return True
-    if value:
-        raise ConfigError(
-            f"MEMDIR_DISABLE={raw!r} is not a boolean",
-            hint="use 1/true/yes/on to disable memory, 0/false/no/off to force it on",
-        )
-    return True if setting is None else setting
 
 
 def resolve_mode(

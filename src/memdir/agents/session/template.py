@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import ConfigError
+from memdir.errors import ConfigError
 
 __all__ = [
     "DEFAULT_TEMPLATE",

@@ -5,7 +5,7 @@ vague to choose on) and sessions whose byte budget is spent. It scans the
 memory files and drops those this session has already seen *before*
 ranking, so they cannot crowd out the rest. It ranks the remaining files
 against the query (the search catalog, or memdir's own BM25F: see
-:mod:`memdir.manifest`) into a pool of candidates, the matches first and the
+:mod:`memdir.recall.manifest`) into a pool of candidates, the matches first and the
 newest others after them, and hands the pool to a :class:`Selector` that
 names at most ``recall_max_memories``. :class:`LexicalSelector` takes the
 matches in rank order; a model-based selector implements the same Protocol
@@ -32,12 +32,11 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Protocol
 
-from .age import Age, age_of, memory_age
-from .codec import parse_memory
-from .drift import DriftChecker, DriftFinding
-from .errors import MemdirError
-from .fs import atomic_write, file_lock, read_json_object
-from .manifest import (
+from memdir.errors import MemdirError
+from memdir.model import Memory, MemoryType, Scope
+from memdir.recall.age import Age, age_of, memory_age
+from memdir.recall.drift import DriftChecker, DriftFinding
+from memdir.recall.manifest import (
     CatalogChoice,
     ManifestEntry,
     MemdirLike,
@@ -46,9 +45,10 @@ from .manifest import (
     read_entry,
     scan_memory_files,
 )
-from .model import Memory, MemoryType, Scope
-from .paths import Layout
-from .prompt import DRIFT_CAVEAT
+from memdir.recall.prompt import DRIFT_CAVEAT
+from memdir.storage.codec import parse_memory
+from memdir.storage.fs import atomic_write, file_lock, read_json_object
+from memdir.storage.paths import Layout
 
 __all__ = [
     "STATE_NAME",
@@ -349,7 +349,7 @@ def recall(
     :class:`LexicalSelector`; ``catalog`` to the project's catalog when one
     exists; ``checker`` to a drift checker over the project root. ``enabled``
     is the outcome of the enable chain, which composition roots work out
-    (:func:`memdir.prompt.memory_enabled`); ``None`` reads ``settings.enabled``.
+    (:func:`memdir.recall.prompt.memory_enabled`); ``None`` reads ``settings.enabled``.
     Nothing found is a result with ``skipped`` set, not an exception.
     """
     ctx = _Context(

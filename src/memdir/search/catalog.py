@@ -1,6 +1,6 @@
 """The catalog: a project's derived search index, kept in step with its files.
 
-:class:`Catalog` keeps a :class:`~memdir.textindex.TextIndex` at
+:class:`Catalog` keeps a :class:`~memdir.search.engine.TextIndex` at
 ``<project>/.memdir/catalog.sqlite3`` in step with the files: memories of
 both scopes, daily-log entries, session notes and registered transcripts
 (turn level). It reads the files itself, so a directory edited by hand is
@@ -26,13 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from .dailylog import read_log
-from .embeddings import Embedder
-from .errors import LockTimeout, MemdirError
-from .fs import atomic_write, ensure_dir, file_lock
-from .model import MemoryType, Scope
-from .paths import Layout
-from .textindex import (
+from memdir.errors import LockTimeout, MemdirError
+from memdir.model import MemoryType, Scope
+from memdir.search.embeddings import Embedder
+from memdir.search.engine import (
     CATALOG_NAME,
     DEFAULT_WEIGHTS,
     FIELDS,
@@ -44,6 +41,9 @@ from .textindex import (
     TextIndex,
     open_index_db,
 )
+from memdir.storage.dailylog import read_log
+from memdir.storage.fs import atomic_write, ensure_dir, file_lock
+from memdir.storage.paths import Layout
 
 __all__ = [
     "CATALOG_NAME",
@@ -392,7 +392,7 @@ def _discard(path: Path) -> None:
 
 
 def _memory_doc(path: Path, memory_dir: Path, text: str, mtime: float) -> Document:
-    from .codec import parse_memory
+    from memdir.storage.codec import parse_memory
 
     rel = path.relative_to(memory_dir)
     scope = Scope.TEAM if rel.parts[0] == "team" and len(rel.parts) > 1 else Scope.PRIVATE
@@ -447,7 +447,7 @@ def _log_docs(path: Path, memory_dir: Path) -> list[Document]:
 
 
 def _transcript_docs(path: Path) -> list[Document]:
-    from .transcript import TranscriptError, read_transcript
+    from memdir.storage.transcript import TranscriptError, read_transcript
 
     try:
         transcript = read_transcript(path)

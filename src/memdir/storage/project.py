@@ -1,0 +1,120 @@
+"""One project's memory as a value: its layout, settings and two stores.
+
+:class:`ProjectMemory` is what background work (extraction, consolidation,
+doctor, team sync, the hooks) is handed: the private and team stores and the
+paths around them, with the few verbs that only route to a store. It builds
+nothing and reads no configuration; :class:`memdir.Memdir`, the composition
+root, extends it with everything that needs search, recall or a model.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from memdir.config import Settings, memory_enabled
+from memdir.errors import InvalidMemory
+from memdir.model import Memory, MemoryRecord, MemoryType, Scope
+from memdir.storage.paths import Layout
+from memdir.storage.store import MemoryStore, WriteGuard, WriteResult
+
+__all__ = ["ProjectMemory"]
+
+
+class ProjectMemory:
+    """A project's memory: its layout, settings, and private and team stores."""
+
+    def __init__(
+        self,
+        *,
+        layout: Layout,
+        settings: Settings,
+        env: Mapping[str, str] | None = None,
+        team_guard: WriteGuard | None = None,
+        private_guard: WriteGuard | None = None,
+    ) -> None:
+        self.layout = layout
+        self.settings = settings
+        self.env: Mapping[str, str] = dict(os.environ if env is None else env)
+        self.private = MemoryStore(
+            root=layout.memory_dir,
+            scope=Scope.PRIVATE,
+            settings=settings,
+            lock_path=layout.lock_dir / "private.lock",
+            trash_dir=layout.trash_dir,
+            excluded=tuple(sorted(layout.private_excluded)),
+            guard=private_guard,
+        )
+        self.team = MemoryStore(
+            root=layout.team_dir,
+            scope=Scope.TEAM,
+            settings=settings,
+            lock_path=layout.lock_dir / "team.lock",
+            trash_dir=layout.trash_dir,
+            guard=team_guard,
+        )
+
+    def store(self, scope: Scope | str) -> MemoryStore:
+        """The store of ``scope`` (``"private"`` or ``"team"``)."""
+        try:
+            scope = Scope(scope)
+        except ValueError:
+            raise InvalidMemory(
+                f"unknown scope {scope!r}", hint="use 'private' or 'team'"
+            ) from None
+        return self.private if scope is Scope.PRIVATE else self.team
+
+    def write(
+        self,
+        *,
+        name: str,
+        description: str,
+        type: MemoryType | str,
+        body: str = "",
+        scope: Scope | str = Scope.PRIVATE,
+        file: str | None = None,
+        expected_version: str | None = None,
+        **fields: Any,
+    ) -> WriteResult:
+        """Create or update a memory in ``scope`` (see :meth:`MemoryStore.write`)."""
+        try:
+            kind = MemoryType(type)
+        except ValueError:
+            raise InvalidMemory(
+                f"unknown memory type {type!r}",
+                hint="one of user, feedback, project, reference",
+            ) from None
+        memory = Memory(name=name, description=description, type=kind, body=body, **fields)
+        return self.store(scope).write(memory, file=file, expected_version=expected_version)
+
+    def get(self, ref: str, *, scope: Scope | str | None = None) -> MemoryRecord:
+        """A memory by file or name; without ``scope``, private first, then team."""
+        if scope is not None:
+            return self.store(scope).get(ref)
+        found = self.private.find(ref) or self.team.find(ref)
+        return found if found is not None else self.private.get(ref)
+
+    def list(self, *, scope: Scope | str | None = None) -> builtins.list[MemoryRecord]:
+        """Every memory, private then team (or of one scope)."""
+        stores = [self.store(scope)] if scope is not None else [self.private, self.team]
+        return [record for store in stores for record in store.list()]
+
+    def delete(self, ref: str, *, scope: Scope | str | None = None) -> Path:
+        """Move a memory to the trash; returns where it went."""
+        record = self.get(ref, scope=scope)
+        return self.store(record.scope).delete(record.file)
+
+    @property
+    def enabled(self) -> bool:
+        """The enable chain: MEMDIR_DISABLE, then the setting, then on."""
+        return memory_enabled(self.env, self.settings.enabled)
+
+    @property
+    def team_enabled(self) -> bool:
+        """Team memory is on when set, else when the team folder holds memories."""
+        if self.settings.team is not None:
+            return self.settings.team
+        return self.team.index_path.exists() or self.team.has_files()
