@@ -73,7 +73,7 @@ class Memdir(ProjectMemory):
         """Open (creating its folders) the memory of the project containing ``project``."""
         env = os.environ if env is None else env
         loaded = load_settings(env, home=home, profile=profile, **settings)
-        layout = make_layout(loaded.home, project)
+        layout = make_layout(loaded.home, project, profile=loaded.profile, env=env)
         layout.claim()
         memdir = cls(
             layout=layout,

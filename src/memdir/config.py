@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import tomllib
 import types
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -159,8 +160,14 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: Any) -> Set
         raise ConfigError(f"unknown profile {profile!r}", hint=f"use one of {', '.join(PROFILES)}")
     if "home" not in values:
         if profile == "claude":
-            claude = env.get("CLAUDE_CONFIG_DIR", "").strip()
-            values["home"] = Path(claude).expanduser() if claude else Path.home() / ".claude"
+            # As Claude Code reads it: used as given (no ``~``, an empty value is
+            # a value), NFC-normalised.
+            claude = env.get("CLAUDE_CONFIG_DIR")
+            values["home"] = (
+                Path(unicodedata.normalize("NFC", claude))
+                if claude is not None
+                else Path.home() / ".claude"
+            )
         else:
             values["home"] = base_home
     return Settings(**values)

@@ -6,18 +6,19 @@ per-worktree directory whose ``commondir`` names the shared ``.git``. A
 submodule's ``gitdir`` has no ``commondir``: it is its own project. Outside
 git, the directory itself is the project.
 
-The slug follows Claude Code's rule byte for byte (every character outside
-``[A-Za-z0-9]`` becomes ``-``; past 200 characters, the first 200 plus ``-``
-and a base-36 djb2 hash of the full path), so the Claude profile reads and
-writes the same folders. Because two roots can share a slug (``/a/b-c`` and
-``/a/b/c``), the folder records the root it was made for and refuses another.
+The slug follows Claude Code's rule (every UTF-16 code unit outside
+``[A-Za-z0-9]`` becomes ``-``; past 200 units, the first 200 plus ``-`` and a
+base-36 hash of the full path), so the Claude profile reads and writes the
+same folders; :mod:`memdir.storage.claude` adds Claude Code's overrides.
+Because two roots can share a slug (``/a/b-c`` and ``/a/b/c``), the folder
+records the root it was made for and refuses another.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import os
-import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,15 +28,19 @@ __all__ = ["ROOT_RECORD", "Layout", "find_project_root", "make_layout", "slugify
 
 MAX_SLUG = 200
 ROOT_RECORD = ".memdir-root"
-_NON_ALNUM = re.compile(r"[^A-Za-z0-9]")
 
 
-def _djb2_base36(text: str) -> str:
+def _utf16_units(text: str) -> list[int]:
+    """``text`` as JavaScript sees it: UTF-16 code units (lone surrogates kept)."""
+    data = text.encode("utf-16-le", "surrogatepass")
+    return [data[i] | (data[i + 1] << 8) for i in range(0, len(data), 2)]
+
+
+def _hash_base36(units: list[int]) -> str:
+    """Claude Code's path hash: ``h = int32(h * 31 + unit)``, absolute value, base 36."""
     value = 0
-    data = text.encode("utf-16-le")  # JavaScript hashes UTF-16 code units
-    for i in range(0, len(data), 2):
-        code = data[i] | (data[i + 1] << 8)
-        value = ((value << 5) - value + code) & 0xFFFFFFFF
+    for unit in units:
+        value = ((value << 5) - value + unit) & 0xFFFFFFFF
     if value >= 0x80000000:
         value -= 0x100000000
     value = abs(value)
@@ -48,40 +53,73 @@ def _djb2_base36(text: str) -> str:
             return out
 
 
+def _is_ascii_alnum(unit: int) -> bool:
+    return 48 <= unit <= 57 or 65 <= unit <= 90 or 97 <= unit <= 122
+
+
 def slugify(path: str | Path) -> str:
-    """The project folder name for ``path`` (Claude Code's ``sanitizePath``)."""
-    text = str(path)
-    slug = _NON_ALNUM.sub("-", text)
-    if len(slug) <= MAX_SLUG:
+    """The project folder name for ``path`` (Claude Code's rule, on UTF-16 code units).
+
+    Every code unit outside ``[A-Za-z0-9]`` becomes ``-`` (so a character outside
+    the BMP, a surrogate pair, becomes ``--``); a name longer than 200 units keeps
+    its first 200 and gets ``-`` plus the hash of the whole, unsanitised path.
+    A path with bytes that are not UTF-8 arrives with surrogate escapes, which are
+    code units like any other here.
+    """
+    units = _utf16_units(str(path))
+    slug = "".join(chr(u) if _is_ascii_alnum(u) else "-" for u in units)
+    if len(units) <= MAX_SLUG:
         return slug
-    return f"{slug[:MAX_SLUG]}-{_djb2_base36(text)}"
+    return f"{slug[:MAX_SLUG]}-{_hash_base36(units)}"
 
 
-def _read_gitdir(dotgit: Path) -> Path | None:
+def _git_marker(directory: Path) -> bool:
+    """Whether ``directory/.git`` marks a repository: a file or folder (links followed)."""
+    dotgit = directory / ".git"
     try:
-        text = dotgit.read_text(encoding="utf-8").strip()
+        return dotgit.is_dir() or dotgit.is_file()
+    except OSError:
+        return False
+
+
+def _read_small(path: Path, *, follow: bool = False) -> str | None:
+    """A small pointer file's trimmed text; None when missing, unreadable, or a link
+    (unless ``follow``)."""
+    try:
+        if (path.is_symlink() and not follow) or not path.is_file():
+            return None
+        return path.read_text(encoding="utf-8", errors="surrogateescape").strip()
     except OSError:
         return None
-    if not text.startswith("gitdir:"):
-        return None
-    target = Path(text[len("gitdir:") :].strip())
-    return (dotgit.parent / target).resolve() if not target.is_absolute() else target.resolve()
 
 
 def _root_for(directory: Path) -> Path:
-    dotgit = directory / ".git"
-    if dotgit.is_dir():
+    """The main repository root a linked worktree at ``directory`` belongs to.
+
+    The mapping holds only when three pointers agree: the worktree's ``.git``
+    file names a ``gitdir`` that lies in ``<common>/worktrees/``, that folder's
+    ``commondir`` names ``<common>``, and its ``gitdir`` file points back at this
+    worktree's ``.git``. A submodule (no ``commondir``) or a worktree moved by
+    hand (pointers disagree) is its own project. For a worktree of a bare
+    repository, the root is the bare repository's folder itself.
+    """
+    text = _read_small(directory / ".git", follow=True)
+    if text is None or not text.startswith("gitdir:"):
         return directory
-    gitdir = _read_gitdir(dotgit)
-    if gitdir is None:
+    gitdir = Path(os.path.normpath(directory / text[len("gitdir:") :].strip()))
+    common_text = _read_small(gitdir / "commondir")
+    back = _read_small(gitdir / "gitdir")
+    if not common_text or not back:
         return directory
-    commondir_file = gitdir / "commondir"
-    try:
-        common = Path(commondir_file.read_text(encoding="utf-8").strip())
-    except OSError:
-        return directory  # a submodule or a plain gitdir link: its own project
-    common = (gitdir / common).resolve() if not common.is_absolute() else common.resolve()
-    return common.parent if common.name == ".git" else directory
+    common = Path(os.path.normpath(gitdir / common_text))
+    if Path(os.path.normpath(gitdir.parent)) != common / "worktrees":
+        return directory
+    pointed = Path(os.path.realpath(gitdir / back))
+    if pointed != Path(os.path.realpath(directory)) / ".git":
+        return directory
+    if common.name != ".git":
+        return directory if _git_marker(common) else common
+    return common.parent
 
 
 def find_project_root(start: str | Path = ".") -> Path:
@@ -90,8 +128,8 @@ def find_project_root(start: str | Path = ".") -> Path:
     if here.is_file():
         here = here.parent
     for candidate in (here, *here.parents):
-        if (candidate / ".git").exists():
-            return Path(os.path.realpath(_root_for(candidate)))
+        if _git_marker(candidate):
+            return _root_for(candidate)
     return here
 
 
@@ -102,6 +140,9 @@ class Layout:
     home: Path
     project_root: Path
     slug: str
+    # Where the memory itself lives when it is not ``<project_dir>/memory``
+    # (Claude Code's autoMemoryDirectory and remote memory folder).
+    memory_root: Path | None = None
 
     @property
     def project_dir(self) -> Path:
@@ -109,7 +150,7 @@ class Layout:
 
     @property
     def memory_dir(self) -> Path:
-        return self.project_dir / "memory"
+        return self.memory_root if self.memory_root is not None else self.project_dir / "memory"
 
     @property
     def team_dir(self) -> Path:
@@ -162,10 +203,11 @@ class Layout:
 
         record = self.project_dir / ROOT_RECORD
         try:
-            recorded = record.read_text(encoding="utf-8").strip()
+            # Bytes, not text: a project path need not be valid UTF-8.
+            recorded = os.fsdecode(record.read_bytes().strip())
         except FileNotFoundError:
             ensure_dir(self.project_dir)
-            atomic_write(record, f"{self.project_root}\n")
+            atomic_write(record, os.fsencode(self.project_root) + b"\n")
             return
         if recorded and recorded != str(self.project_root):
             raise ProjectMismatch(
@@ -176,7 +218,29 @@ class Layout:
             )
 
 
-def make_layout(home: Path, project: str | Path = ".") -> Layout:
-    """The layout of ``project`` (any directory inside it) under ``home``."""
+def make_layout(
+    home: Path,
+    project: str | Path = ".",
+    *,
+    profile: str = "memdir",
+    env: Mapping[str, str] | None = None,
+) -> Layout:
+    """The layout of ``project`` (any directory inside it) under ``home``.
+
+    With the ``claude`` profile, the folder name and the memory folder follow
+    Claude Code's own rules (:mod:`memdir.storage.claude`), environment included.
+    """
     root = find_project_root(project)
-    return Layout(home=Path(home), project_root=root, slug=slugify(root))
+    if profile != "claude":
+        return Layout(home=Path(home), project_root=root, slug=slugify(root))
+    from memdir.storage.claude import claude_location
+
+    where = claude_location(
+        root,
+        home=Path(home),
+        env=os.environ if env is None else env,
+        start=Path(os.path.realpath(Path(project).expanduser())),
+    )
+    return Layout(
+        home=Path(home), project_root=root, slug=where.folder, memory_root=where.memory_dir
+    )

@@ -1,0 +1,133 @@
+"""Where Claude Code keeps a project's auto-memory, by Claude Code's own rules.
+
+With the ``claude`` profile memdir must name the very folder Claude Code
+reads and writes, or the two silently diverge. The rules, in priority order:
+
+1. ``CLAUDE_COWORK_MEMORY_PATH_OVERRIDE`` (an absolute path, used as given);
+2. the ``autoMemoryDirectory`` setting, from managed (policy) settings, then
+   the project's ``.claude/settings.local.json``, then the user's
+   ``settings.json`` under the config folder. The shared project file
+   ``.claude/settings.json`` is ignored, so a repository cannot redirect
+   anyone's memory. ``~/`` is expanded; the result must be absolute;
+3. ``<base>/projects/<name>/memory/`` where ``<base>`` is
+   ``CLAUDE_CODE_REMOTE_MEMORY_DIR`` if set, else the config folder
+   (``CLAUDE_CONFIG_DIR`` as given, even empty, else ``~/.claude``), and
+   ``<name>`` is the slug of the git root, or ``CLAUDE_CODE_PROJECT_DIR_NAME``
+   when ``CLAUDE_CONFIG_DIR`` is non-empty, the base is the config folder and
+   the name is ``[A-Za-z0-9_-]{1,64}`` and no reserved Windows device name.
+
+Every resulting path is NFC-normalised, as Claude Code normalises it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memdir.storage.paths import slugify
+
+__all__ = ["MANAGED_SETTINGS", "ClaudeLocation", "claude_config_dir", "claude_location"]
+
+MANAGED_SETTINGS = Path("/etc/claude-code/managed-settings.json")
+_DIR_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
+_DEVICE_NAME = re.compile(r"(?:con|prn|aux|nul|com[0-9]|lpt[0-9])", re.IGNORECASE)
+_MAX_SETTINGS_BYTES = 1 << 20
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClaudeLocation:
+    """The project folder name under ``<config>/projects`` and, when the memory
+    lives anywhere but ``<config>/projects/<folder>/memory``, that folder."""
+
+    folder: str
+    memory_dir: Path | None
+
+
+def _nfc(path: str) -> str:
+    return unicodedata.normalize("NFC", path)
+
+
+def claude_config_dir(env: Mapping[str, str]) -> Path:
+    """Claude Code's config folder: ``CLAUDE_CONFIG_DIR`` exactly as given, else ``~/.claude``."""
+    given = env.get("CLAUDE_CONFIG_DIR")
+    return Path(_nfc(given if given is not None else str(Path.home() / ".claude")))
+
+
+def _project_dir_name(env: Mapping[str, str]) -> str | None:
+    name = env.get("CLAUDE_CODE_PROJECT_DIR_NAME") or ""
+    if not env.get("CLAUDE_CONFIG_DIR"):
+        return None
+    if not _DIR_NAME.fullmatch(name) or _DEVICE_NAME.fullmatch(name):
+        return None
+    return name
+
+
+def _memory_path(value: Any, *, expand_home: bool) -> Path | None:
+    """A configured memory folder, or None when Claude Code would ignore it."""
+    if not isinstance(value, str) or not value:
+        return None
+    text = value
+    if expand_home and (text.startswith("~/") or text.startswith("~\\")):
+        rest = os.path.normpath(text[2:] or ".")
+        if rest in (".", "..") or rest.startswith("../") or rest.startswith("..\\"):
+            return None
+        text = os.path.join(str(Path.home()), text[2:])
+    cleaned = os.path.normpath(text).rstrip("/\\")
+    if (
+        not os.path.isabs(cleaned)
+        or len(cleaned) < 3
+        or re.fullmatch(r"[A-Za-z]:", cleaned)
+        or "\x00" in cleaned
+    ):
+        return None
+    return Path(_nfc(cleaned))
+
+
+def _setting(path: Path, key: str) -> Any:
+    try:
+        with path.open("rb") as handle:
+            data = json.loads(handle.read(_MAX_SETTINGS_BYTES + 1)[:_MAX_SETTINGS_BYTES])
+    except (OSError, ValueError):
+        return None
+    return data.get(key) if isinstance(data, dict) else None
+
+
+def _auto_memory_directory(config: Path, start: Path) -> Path | None:
+    for source in (MANAGED_SETTINGS, start / ".claude" / "settings.local.json",
+                   config / "settings.json"):  # fmt: skip
+        value = _setting(source, "autoMemoryDirectory")
+        if value is not None:
+            return _memory_path(value, expand_home=True)
+    return None
+
+
+def claude_location(
+    root: Path, *, home: Path, env: Mapping[str, str], start: Path | None = None
+) -> ClaudeLocation:
+    """Where Claude Code keeps the memory of the project whose git root is ``root``.
+
+    ``home`` is the config folder memdir uses for its own state (normally
+    :func:`claude_config_dir`); ``start`` is where settings.local.json is looked
+    up (the root by default).
+    """
+    config = claude_config_dir(env)
+    remote = env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR") or ""
+    own_base = not remote or Path(remote) == config
+    folder = (_project_dir_name(env) if own_base else None) or slugify(root)
+    override = _memory_path(env.get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE"), expand_home=False)
+    if override is None:
+        override = _auto_memory_directory(config, start or root)
+    if override is not None:
+        return ClaudeLocation(folder=folder, memory_dir=override)
+    if not own_base:
+        return ClaudeLocation(
+            folder=folder, memory_dir=Path(_nfc(os.path.join(remote, "projects", folder, "memory")))
+        )
+    memory = Path(_nfc(os.path.join(str(home), "projects", folder, "memory")))
+    return ClaudeLocation(folder=folder, memory_dir=memory)
