@@ -183,3 +183,30 @@ def test_every_command_has_help(command: list[str]) -> None:
     assert result.exit_code == 0, result.output
     assert "Usage:" in result.output
     assert len(result.output.splitlines()) > 3
+
+
+def test_every_module_lists_its_public_names() -> None:
+    """Each module says what it exports; everything else is private to the package."""
+    for module, path in modules():
+        if path.name in ("__init__.py", "__main__.py"):
+            continue
+        loaded = importlib.import_module(f"memdir.{module}") if _importable(module) else None
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        declared = [
+            node
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets)
+        ]
+        assert declared, f"memdir.{module} has no __all__"
+        if loaded is not None:
+            missing = [name for name in loaded.__all__ if not hasattr(loaded, name)]
+            assert not missing, f"memdir.{module}.__all__ names missing objects: {missing}"
+
+
+def _importable(module: str) -> bool:
+    try:
+        importlib.import_module(f"memdir.{module}")
+    except ImportError:  # an optional extra that is not installed
+        return False
+    return True
