@@ -10,10 +10,11 @@ import pytest
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
-def test_the_python_example_runs(
+def test_the_memory_in_10_lines_example_runs(
     project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    (code,) = re.findall(r"```python\n(.*?)```", README.read_text(), re.S)
+    section = README.read_text().split("## Memory in 10 lines", 1)[1].split("\n## ", 1)[0]
+    (code,) = re.findall(r"```python\n(.*?)```", section, re.S)
     monkeypatch.chdir(project)
     namespace: dict[str, object] = {}
     exec(compile(code, str(README), "exec"), namespace)
