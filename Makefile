@@ -2,7 +2,7 @@
 #   make demo   memdir's main job end to end, on embedded defaults (no key, no network)
 #   make test   lint, type-check and the whole test suite (installs what it needs first)
 # While developing:
-#   make check  lint, type-check and the fast tests (those not marked slow): under a minute
+#   make check  lint, type-check and the fast tests (those not marked slow)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
