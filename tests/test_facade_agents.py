@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from background.helpers import CURRENT, edit
+from background.helpers import CURRENT, answer, edit, user
 from consolidation.helpers import NOW, add_sessions, ago, write_lock
 from memdir.agents.host import as_turns
 from memdir.api import Memdir
@@ -20,14 +19,6 @@ TABS = {
     "type": "user",
     "body": "Tabs, never spaces.",
 }
-
-
-def user(text: str) -> dict[str, Any]:
-    return {"role": "user", "content": text}
-
-
-def answer(text: str) -> dict[str, Any]:
-    return {"role": "assistant", "content": text}
 
 
 def test_extract_saves_what_the_model_writes_from_plain_dict_messages(mem: Memdir) -> None:
