@@ -1,12 +1,14 @@
 # The two commands of the quickstart:
 #   make demo   memdir's main job end to end, on embedded defaults (no key, no network)
 #   make test   lint, type-check and the whole test suite (installs what it needs first)
+# While developing:
+#   make check  lint, type-check and the fast tests (those not marked slow)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 EXTRAS ?= dev,anthropic,openai,mcp,embeddings
 
-.PHONY: demo test lint typecheck pytest bench clean
+.PHONY: demo test check lint typecheck pytest pytest-fast bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,7 +42,14 @@ typecheck: $(VENV)/.installed-dev
 pytest: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest
 
+# The fast tests: everything not marked @pytest.mark.slow (the real local model,
+# many-process stress tests, the demo on the embedded model).
+pytest-fast: $(VENV)/.installed-dev
+	$(BIN)/python -m pytest -q -m "not slow"
+
 test: lint typecheck pytest
+
+check: lint typecheck pytest-fast
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -126,19 +129,28 @@ def test_edit_that_breaks_the_frontmatter_is_not_saved(
     assert Memdir.open(project).get("Fragile").version == before.version
 
 
-def test_demo_runs_end_to_end_and_says_which_model_steps_it_skipped(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    for var in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL"):
-        monkeypatch.delenv(var, raising=False)
+@pytest.fixture(scope="module")
+def demo_out() -> str:
+    """The output of one demo run with no model (a real process: the MCP step needs one)."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL")
+    }
     # MEMDIR_PROVIDER=none: the embedded local model would otherwise be the default.
-    monkeypatch.setenv("MEMDIR_PROVIDER", "none")
-    # A real process: the MCP step starts a server whose stderr needs a real file.
+    env["MEMDIR_PROVIDER"] = "none"
     done = subprocess.run(
-        [sys.executable, "-m", "memdir", "demo"], capture_output=True, text=True, timeout=300
+        [sys.executable, "-m", "memdir", "demo"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
     )
-    out = done.stdout
     assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_demo_runs_end_to_end_and_says_which_model_steps_it_skipped(demo_out: str) -> None:
     markers = (
         "user_role.md",
         "merge_freeze.md",
@@ -153,7 +165,33 @@ def test_demo_runs_end_to_end_and_says_which_model_steps_it_skipped(
         "team/merge_freeze.md [project]",
     )
     for marker in markers:
-        assert marker in out
+        assert marker in demo_out
+    assert "model wrote" not in demo_out and "extraction:" not in demo_out
+
+
+def test_demo_shows_the_conversation_then_the_agents_scripted_saves(demo_out: str) -> None:
+    titles = re.findall(r"^== (\d)\. (.*)$", demo_out, re.M)
+    assert [n for n, _ in titles] == [str(n) for n in range(1, 10)]
+    conversation, saves = titles[0][1], titles[1][1]
+    assert "scripted by the demo" in conversation
+    assert "the agent saves" in saves.lower() and "the demo plays the agent" in saves
+    # The conversation is shown before anything is saved from it.
+    assert demo_out.index("Pipeline bugs live in the Linear project") < demo_out.index(
+        "user_role.md"
+    )
+
+
+def test_demo_dates_follow_one_clock(demo_out: str) -> None:
+    spoken = re.findall(r"^  (\d{4}-\d{2}-\d{2}) \d\d:\d\d (?:user|assistant) ", demo_out, re.M)
+    last_day = dt.date.fromisoformat(spoken[-1])
+    recall = re.search(r"^== 6\. Recall 8 days after the conversation \((.*?)\)", demo_out, re.M)
+    assert recall is not None
+    assert dt.date.fromisoformat(recall.group(1)) == last_day + dt.timedelta(days=8)
+    freeze = (last_day + dt.timedelta(days=1)).isoformat()
+    assert f"Understood: freeze from {freeze}." in demo_out
+    assert f"Merge freeze starts {freeze}" in demo_out
+    searched = re.findall(r"^ +[\d.]+ (\d{4}-\d{2}-\d{2}) turn ", demo_out, re.M)
+    assert searched and all(day in spoken for day in searched)
 
 
 @pytest.mark.slow
@@ -173,8 +211,12 @@ def test_demo_with_no_key_runs_the_model_steps_on_the_embedded_local_model(
     )
     out = done.stdout
     assert done.returncode == 0, done.stderr
-    steps = out[out.index("7. Model steps") : out.index("8. An MCP client")]
+    steps = out[out.index("== 8. A model extracts") : out.index("== 9. An MCP client")]
     assert "provider: embedded local model SmolLM2-135M" in steps
     assert "via llama.cpp" in steps
-    assert "session notes (" in steps and "extraction:" in steps
+    assert "(empty before this step)" in steps and "extraction: " in steps
+    # Whatever the small model saved is listed, and only that.
+    saved = re.search(r"extraction: Saved (\d+) memor", steps)
+    assert saved is not None
+    assert steps.count("model wrote ") == int(saved.group(1))
     assert "skipped: no language model" not in out

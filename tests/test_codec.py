@@ -23,7 +23,7 @@ extra_keys = st.from_regex(r"[a-z][a-z0-9_]{0,15}", fullmatch=True).filter(
     lambda k: k not in KNOWN_FIELDS
 )
 bodies = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\r\x85\x0b\x0c"),
+    alphabet=st.characters(exclude_categories=["Cs"], exclude_characters="\r\x85\x0b\x0c"),
     max_size=300,
 )
 

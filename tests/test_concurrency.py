@@ -9,6 +9,8 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from memdir.api import Memdir
 from memdir.storage.codec import parse_memory
 from memdir.storage.memory_index import parse_entries
@@ -37,6 +39,7 @@ def spawn(project: Path, worker: int, count: int) -> subprocess.Popen[bytes]:
     )
 
 
+@pytest.mark.slow
 def test_eight_processes_writing_200_memories_each_lose_nothing(mem: Memdir) -> None:
     workers, count = 8, 200
     procs = [spawn(mem.layout.project_root, w, count) for w in range(workers)]

@@ -64,9 +64,11 @@ def merge_with_the_logged_date(request: Request) -> Completion:
     )
 
 
-def test_a_run_merges_near_duplicates_and_absolutises_a_logged_relative_date(
+def test_a_run_gives_the_model_dated_log_entries_and_applies_its_merge_through_the_store(
     duplicates: Memdir,
 ) -> None:
+    # The merge and the date arithmetic are the scripted model's; memdir's part is the
+    # dated log entry in the prompt, the write, the trash, the index and the report.
     mem = duplicates
     original_host = (mem.layout.memory_dir / "ci_host.md").read_text()
     provider = ScriptedProvider(

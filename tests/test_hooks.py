@@ -14,6 +14,7 @@ import filelock
 import pytest
 from click.testing import CliRunner, Result
 
+from background.helpers import CURRENT, Router, edit
 from memdir.api import Memdir
 from memdir.cli._common import MemdirGroup
 from memdir.cli.hook import hook
@@ -190,16 +191,20 @@ def test_a_job_without_a_transcript_is_skipped(project: Path) -> None:
 def test_a_job_with_a_provider_updates_the_session_notes(
     project: Path, mem: Memdir, transcript: Path
 ) -> None:
-    provider = ScriptedProvider(*["Nothing more to record."] * 6)
+    path = mem.layout.session_notes_path(SESSION)
+    line = "Compacting: the notes were brought up to date first.\n"
+    notes = ScriptedProvider(edit(path, CURRENT, CURRENT + line), "Updated.")
+    provider = Router(notes=notes, extractor=ScriptedProvider(*["Nothing to save."] * 3))
     report = run_job(
         event="pre-compact", session_id=SESSION, project=project, transcript=transcript,
         env=os.environ, provider=provider,
     )  # fmt: skip
     assert report.status == "done", report.steps
     assert report.steps[0].startswith("read ")
-    assert any(step.startswith("session notes") for step in report.steps)
-    assert mem.layout.session_notes_path(SESSION).is_file()
-    assert provider.pending < 6
+    assert "session notes updated" in report.steps
+    # The template alone would make the file exist: the model's edit must be in it.
+    assert line in path.read_text()
+    assert notes.pending == 0
 
 
 def test_a_job_arriving_mid_run_is_coalesced_into_one_trailing_run(

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from background.helpers import CURRENT, Router, edit, prompt_of
+from background.helpers import CURRENT, Router, answer, edit, prompt_of, user
 from memdir.agents.host import MemoryHost, as_turns
 from memdir.api import Memdir
 from memdir.errors import ProviderError
@@ -27,14 +26,6 @@ def small(project: Path) -> Memdir:
         session_min_tokens_between_updates=10,
         session_tool_calls_between_updates=2,
     )
-
-
-def user(text: str) -> dict[str, Any]:
-    return {"role": "user", "content": text}
-
-
-def answer(text: str) -> dict[str, Any]:
-    return {"role": "assistant", "content": text}
 
 
 def test_short_conversations_schedule_only_extraction(small: Memdir) -> None:

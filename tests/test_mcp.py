@@ -17,6 +17,7 @@ from mcp.types import CallToolResult
 
 from memdir.api import Memdir
 from memdir.mcp import TOOL_NAMES, build_server
+from memdir.model import MemoryType
 
 T = TypeVar("T")
 
@@ -118,7 +119,12 @@ def test_write_to_the_team_scope_lands_in_the_team_folder(project: Path, mem: Me
          "body": "grafana.internal/d/api", "scope": "team"},
     )  # fmt: skip
     assert "team/grafana.md" in reply
-    assert mem.get("grafana.md", scope="team").memory.type is not None
+    assert (mem.layout.team_dir / "grafana.md").is_file()
+    assert not (mem.layout.memory_dir / "grafana.md").exists()
+    record = mem.get("grafana.md", scope="team")
+    assert record.memory.type == MemoryType.REFERENCE
+    assert "grafana.md" in mem.team.read_index()
+    assert "grafana.md" not in mem.private.read_index()
 
 
 def test_view_without_a_path_returns_the_index(saved: Path) -> None:

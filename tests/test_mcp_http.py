@@ -143,7 +143,7 @@ def test_a_websocket_without_the_token_is_closed_before_it_reaches_the_app() -> 
     async def send(message: dict[str, object]) -> None:
         sent.append(message)
 
-    guard = BearerAuth(app, TOKEN)  # type: ignore[arg-type]
+    guard = BearerAuth(app, TOKEN)
     scope = {"type": "websocket", "headers": [(b"authorization", b"Bearer wrong")]}
     anyio.run(guard, scope, receive, send)  # type: ignore[arg-type]
     assert reached == [] and sent == [{"type": "websocket.close", "code": 1008}]

@@ -13,6 +13,8 @@ from memdir import Memdir
 
 __all__ = ["local_llm_server"]  # the fixture, imported so pytest finds it here
 
+pytestmark = pytest.mark.slow  # a real model server
+
 
 def test_recall_with_the_local_model_returns_a_known_memory_or_falls_back(
     mem: Memdir, local_llm_server: LocalServer, monkeypatch: pytest.MonkeyPatch

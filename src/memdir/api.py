@@ -5,6 +5,13 @@ works out the project's layout, claims the project folder, creates the
 memory directories (so agents never spend a turn on ``mkdir``), and wires the
 private and team stores. Everything else in memdir receives what it needs
 from here.
+
+The model verbs (:meth:`Memdir.extract`, :meth:`Memdir.consolidate`,
+:meth:`Memdir.host`, :meth:`Memdir.notes`) are thin: each hands this object (a
+:class:`~memdir.storage.project.ProjectMemory`) and the caller's provider to
+the agent that does the work, so a library user needs one object and the
+agents never import the facade. The provider is always the caller's: memdir
+never picks a model behind a library call.
 """
 
 from __future__ import annotations
@@ -16,7 +23,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from memdir.agents.consolidate.run import (
+    ConsolidationPreview,
+    ConsolidationReport,
+    consolidate,
+    preview_consolidation,
+)
+from memdir.agents.extract import ExtractionReport, MemoryExtractor
+from memdir.agents.host import MemoryHost, Messages, as_turns
+from memdir.agents.session.notes import SessionNotes
 from memdir.config import Settings, load_settings
+from memdir.llm.base import Provider
 from memdir.model import MemoryType, Scope
 from memdir.recall.drift import DriftChecker
 from memdir.recall.manifest import Manifest, build_manifest
@@ -194,6 +211,85 @@ class Memdir(ProjectMemory):
     def log(self, text: str, *, now: dt.datetime | None = None) -> Path:
         """Append a timestamped entry to today's daily log; returns the log file."""
         return append_log(self.layout.logs_dir, text, now=now, lock_dir=self.layout.lock_dir)
+
+    # -- model verbs: each takes the caller's provider ---------------------------------
+
+    def extract(
+        self, provider: Provider, messages: Messages, *, session_id: str = "default"
+    ) -> ExtractionReport:
+        """Save what ``messages`` teach that future sessions need, as typed memories.
+
+        Runs one extraction now, in this thread (see :mod:`memdir.agents.extract`).
+        ``messages`` are :class:`~memdir.storage.transcript.Turn` values or plain
+        ``{"role", "content"}`` dicts. A cursor per ``session_id`` remembers the last
+        message considered, so calling again with a longer conversation looks only
+        at what is new. Never raises for model or provider errors: the report says.
+        """
+        extractor = MemoryExtractor(self, provider, session_id)
+        return extractor.extract(as_turns(messages))
+
+    def consolidate(
+        self,
+        provider: Provider,
+        *,
+        force: bool = False,
+        now: dt.datetime | None = None,
+        session_id: str | None = None,
+    ) -> ConsolidationReport:
+        """Distil daily logs and sessions into tidy topic memories, when the gates allow.
+
+        The gates (24 h since the last run, 5 sessions since, the scan throttle, the
+        lock) are in :mod:`memdir.agents.consolidate.gates`; ``force`` skips all but
+        the lock. ``session_id`` is the caller's own session, which does not count
+        towards the five. Never raises for model or provider errors.
+        """
+        return consolidate(
+            self,
+            provider,
+            force=force,
+            now=now,
+            current_session=session_id,
+            enabled=self.enabled,
+        )
+
+    def preview_consolidation(
+        self, provider: Provider, *, now: dt.datetime | None = None
+    ) -> ConsolidationPreview:
+        """What :meth:`consolidate` would change, as a unified diff; nothing real is written."""
+        return preview_consolidation(self, provider, now=now, enabled=self.enabled)
+
+    def notes(self, provider: Provider, session_id: str) -> SessionNotes:
+        """The session notes of ``session_id``: ``read()`` them, or ``update(turns)`` them now.
+
+        ``update`` takes :class:`~memdir.storage.transcript.Turn` values
+        (:func:`memdir.agents.host.as_turns` makes them from message dicts); to update
+        the notes as a conversation goes, use :meth:`host`, which decides when.
+        """
+        return SessionNotes.for_session(
+            layout=self.layout, settings=self.settings, provider=provider, session_id=session_id
+        )
+
+    def host(
+        self,
+        provider: Provider,
+        session_id: str,
+        *,
+        session_notes: bool = True,
+        extraction: bool = True,
+    ) -> MemoryHost:
+        """The background memory work of one running agent session.
+
+        Call ``after_turn(messages)`` after every model turn; the host updates the
+        session notes and extracts memories in background threads when they are due.
+        Use it as a context manager (or call ``close()``) so the work finishes.
+        """
+        return MemoryHost(
+            self,
+            provider,
+            session_id,
+            session_notes=session_notes,
+            extraction=extraction,
+        )
 
 
 def _team_guard() -> WriteGuard:

@@ -43,6 +43,16 @@ def edit(path: Path, old: str, new: str) -> Completion:
     return tool_use("edit_file", {"file_path": str(path), "old_string": old, "new_string": new})
 
 
+def user(text: str) -> dict[str, Any]:
+    """A user message as an agent loop holds it (a plain dict)."""
+    return {"role": "user", "content": text}
+
+
+def answer(text: str) -> dict[str, Any]:
+    """A final assistant answer (no tool calls) as a plain dict."""
+    return {"role": "assistant", "content": text}
+
+
 def prompt_of(request: Request) -> str:
     """The first user message of a request (the job's prompt)."""
     return request.messages[0].text

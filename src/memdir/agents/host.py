@@ -30,7 +30,7 @@ from memdir.llm.base import Provider
 from memdir.storage.project import ProjectMemory
 from memdir.storage.transcript import Role, ToolCall, Turn
 
-__all__ = ["MemoryHost", "Scheduled", "as_turns"]
+__all__ = ["MemoryHost", "Messages", "Scheduled", "as_turns"]
 
 log = logging.getLogger("memdir.agents.host")
 

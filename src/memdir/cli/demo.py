@@ -1,9 +1,21 @@
 """``memdir demo``: memdir's main job, end to end, in a throwaway project.
 
-Everything runs on embedded defaults with no key and no network. Steps that
-need a language model run only when a provider is configured; otherwise the
-demo says which steps it skipped and how to enable them. Nothing shown is
-canned: every output is produced by memdir on the spot.
+The story: a user and a coding agent talk over two sessions; the agent saves
+what it learned through the API; memdir keeps the indexes, repairs a stray file,
+builds the next session's prompt, recalls eight days later, searches the
+transcript and answers an MCP client. The demo plays the user and the agent: the
+conversation and the agent's four saves are scripted, and the output says so.
+Everything memdir shows about them is computed on the spot.
+
+One clock runs the story: the conversation ends at the demo's start, the
+agent's saves happen then, and recall runs eight days after that day, so the
+dates in the transcript, the memories and the recall's ages agree.
+
+Model output appears only when a model ran. With a provider configured (a key,
+a local server, or the embedded local model when installed), extraction runs on
+the same conversation into an empty memory, and the demo lists what the model
+saved there, beside the agent's scripted saves. With none, the demo says it
+skipped that step and how to enable it. Everything runs with no key and no network.
 """
 
 from __future__ import annotations
@@ -19,12 +31,12 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import click
 
-from memdir.agents.extract import MemoryExtractor
-from memdir.agents.session.notes import SessionNotes
 from memdir.api import Memdir
 from memdir.cli._common import close_provider, configured_provider
 from memdir.recall.doctor import diagnose
@@ -33,43 +45,102 @@ from memdir.storage.transcript import read_transcript
 
 __all__ = ["demo"]
 
-SAMPLE_MEMORIES = [
-    dict(
-        scope="private",
-        type="user",
-        name="User role",
-        description="Data scientist; deep Go experience, new to this repo's React front end",
-        body="Ten years of Go; first time in the React part of this repository.\n"
-        "Explain front-end ideas with back-end analogies.",
-    ),
-    dict(
-        scope="private",
-        type="feedback",
-        name="Terse answers",
-        description="No closing summary after each reply: the user reads the diff",
-        body="Stop summarising what was just done at the end of a reply.\n"
-        "**Why:** the user reads the diff and finds the summary noise.\n"
-        "**How to apply:** every reply in this project.",
-    ),
-    dict(
-        scope="team",
-        type="project",
-        name="Merge freeze",
-        description="Non-critical merges frozen from 2026-03-05 for the mobile release branch",
-        body="Merge freeze starts 2026-03-05 while mobile cuts the release branch.\n"
-        "**Why:** the mobile team needs a stable base for the release.\n"
-        "**How to apply:** flag non-critical PR work scheduled after that date; "
-        "the freeze list lives in `docs/release.md`.",
-        anchors=["docs/release.md"],
-    ),
-    dict(
-        scope="team",
-        type="reference",
-        name="Pipeline bugs tracker",
-        description="Pipeline bugs are tracked in the Linear project INGEST",
-        body="Look in Linear project INGEST for pipeline bug context.",
-    ),
-]
+SESSION = "demo-session"
+RECALL_AFTER_DAYS = 8
+
+
+@dataclass(frozen=True)
+class Story:
+    """The demo's one clock: every date shown derives from ``now``."""
+
+    now: dt.datetime
+
+    @property
+    def first_session(self) -> dt.datetime:
+        return self.now - dt.timedelta(hours=5)
+
+    @property
+    def second_session(self) -> dt.datetime:
+        return self.now - dt.timedelta(minutes=30)
+
+    @property
+    def freeze_day(self) -> dt.date:
+        return (self.second_session + dt.timedelta(days=1)).date()
+
+    @property
+    def recall_day(self) -> dt.date:
+        return self.now.date() + dt.timedelta(days=RECALL_AFTER_DAYS)
+
+    def conversation(self) -> list[tuple[dt.datetime, str, str]]:
+        """The two sessions: (when, role, text)."""
+        one, two = self.first_session, self.second_session
+        at = dt.timedelta(seconds=1)
+        freeze = self.freeze_day.isoformat()
+        return [
+            (
+                one,
+                "user",
+                "I'm a data scientist; I've written Go for ten years but "
+                "never touched this repo's React front end.",
+            ),
+            (one + 20 * at, "assistant", "Noted. I'll explain the front end in back-end terms."),
+            (
+                one + 300 * at,
+                "user",
+                "Also stop summarising at the end of every reply, I read the diff.",
+            ),
+            (one + 320 * at, "assistant", "Understood: no closing summaries."),
+            (
+                two,
+                "user",
+                "Heads-up: non-critical merges freeze from tomorrow, "
+                "mobile is cutting the release branch. The freeze list is in docs/release.md.",
+            ),
+            (two + 30 * at, "assistant", f"Understood: freeze from {freeze}."),
+            (two + 120 * at, "user", "Pipeline bugs live in the Linear project INGEST."),
+            (two + 140 * at, "assistant", "Got it: INGEST in Linear for pipeline bugs."),
+        ]
+
+    def agent_saves(self) -> list[dict[str, Any]]:
+        """What the agent (played by the demo) saves through ``Memdir.write``."""
+        freeze = self.freeze_day.isoformat()
+        return [
+            dict(
+                scope="private",
+                type="user",
+                name="User role",
+                description="Data scientist: deep Go experience, new to this React front end",
+                body="Ten years of Go; first time in the React part of this repository.\n"
+                "Explain front-end ideas with back-end analogies.",
+            ),
+            dict(
+                scope="private",
+                type="feedback",
+                name="Terse answers",
+                description="No closing summary after each reply: the user reads the diff",
+                body="Stop summarising what was just done at the end of a reply.\n"
+                "**Why:** the user reads the diff and finds the summary noise.\n"
+                "**How to apply:** every reply in this project.",
+            ),
+            dict(
+                scope="team",
+                type="project",
+                name="Merge freeze",
+                description=f"Non-critical merges frozen from {freeze} for the mobile release",
+                body=f"Merge freeze starts {freeze} while mobile cuts the release branch.\n"
+                "**Why:** the mobile team needs a stable base for the release.\n"
+                "**How to apply:** flag non-critical PR work scheduled after that date; "
+                "the freeze list lives in `docs/release.md`.",
+                anchors=["docs/release.md"],
+            ),
+            dict(
+                scope="team",
+                type="reference",
+                name="Pipeline bugs tracker",
+                description="Pipeline bugs are tracked in the Linear project INGEST",
+                body="Look in Linear project INGEST for pipeline bug context.",
+            ),
+        ]
 
 
 def _step(title: str) -> None:
@@ -92,44 +163,26 @@ def _throwaway(keep: bool) -> Iterator[tuple[Path, Path]]:
             shutil.rmtree(base, ignore_errors=True)
 
 
-SAMPLE_CONVERSATION = [
-    (
-        "2026-03-02T09:00:00Z",
-        "user",
-        "I'm a data scientist; I've written Go for ten years but "
-        "never touched this repo's React front end.",
-    ),
-    ("2026-03-02T09:00:20Z", "assistant", "Noted. I'll explain the front end in back-end terms."),
-    (
-        "2026-03-02T09:05:00Z",
-        "user",
-        "Also stop summarising at the end of every reply, I read the diff.",
-    ),
-    (
-        "2026-03-04T14:00:00Z",
-        "user",
-        "Heads-up: non-critical merges freeze after Thursday, "
-        "mobile is cutting the release branch. The freeze list is in docs/release.md.",
-    ),
-    ("2026-03-04T14:00:30Z", "assistant", "Understood: freeze from 2026-03-05."),
-    ("2026-03-04T14:02:00Z", "user", "Pipeline bugs live in the Linear project INGEST."),
-]
-
-
-def _write_transcript(path: Path) -> None:
-    lines = [
-        json.dumps({"role": role, "content": text, "timestamp": when})
-        for when, role, text in SAMPLE_CONVERSATION
-    ]
+def _conversation(story: Story, path: Path) -> None:
+    _step("1. The conversation: two sessions between a user and an agent (scripted by the demo)")
+    lines = []
+    for when, role, text in story.conversation():
+        lines.append(
+            json.dumps({"role": role, "content": text, "timestamp": f"{when:%Y-%m-%dT%H:%M:%SZ}"})
+        )
+        click.echo(f"  {when:%Y-%m-%d %H:%M} {role:9} {text}")
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    click.echo(f"  (saved as the transcript {path.name})")
 
 
-def _save_memories(mem: Memdir) -> None:
-    _step("1. A two-session conversation becomes typed memories, each in its scope")
-    for spec in SAMPLE_MEMORIES:
-        result = mem.write(**spec)  # type: ignore[arg-type]
-        click.echo(f"  {result.record.scope.value:7} {result.record.file}")
-    _step(f"2. The indexes ({INDEX_NAME}) memdir keeps in step with every write")
+def _agent_saves(mem: Memdir, story: Story) -> None:
+    _step("2. The agent saves what it learned through the API (the demo plays the agent)")
+    click.echo("  four mem.write(...) calls, written by the demo, each with a type and a scope:")
+    for spec in story.agent_saves():
+        result = mem.write(**spec)
+        record = result.record
+        click.echo(f"  {record.scope.value:7} {record.file:26} [{spec['type']}]")
+    _step(f"3. The indexes ({INDEX_NAME}) memdir keeps in step with every write")
     for store in (mem.private, mem.team):
         click.echo(f"  [{store.scope.value}] {store.index_path}")
         for line in store.read_index().splitlines():
@@ -137,7 +190,7 @@ def _save_memories(mem: Memdir) -> None:
 
 
 def _doctor(mem: Memdir) -> None:
-    _step("3. doctor: an agent wrote a file but forgot its index line")
+    _step("4. doctor: a memory file without its index line (the demo writes it by hand)")
     stray = mem.layout.memory_dir / "forgotten.md"
     stray.write_text(
         "---\nname: Forgotten\ndescription: written by hand, never indexed\n"
@@ -152,7 +205,7 @@ def _doctor(mem: Memdir) -> None:
 
 
 def _prompt(mem: Memdir) -> None:
-    _step("4. The memory section of the next session's system prompt")
+    _step("5. The memory section of the next session's system prompt")
     text = mem.prompt() or ""
     headings = [line for line in text.splitlines() if line.startswith("#")]
     click.echo(f"  {len(text):,} characters, {len(text.splitlines())} lines; sections:")
@@ -160,40 +213,42 @@ def _prompt(mem: Memdir) -> None:
         click.echo(f"    {heading}")
 
 
-def _recall(mem: Memdir, project: Path) -> None:
-    later = dt.date.today() + dt.timedelta(days=8)
+def _recall(mem: Memdir, project: Path, story: Story) -> None:
+    later = story.recall_day
     (project / "docs" / "release.md").unlink()
-    _step(f"5. Recall, eight days later ({later}), after docs/release.md was deleted")
+    _step(
+        f"6. Recall {RECALL_AFTER_DAYS} days after the conversation ({later}), "
+        "once docs/release.md was deleted"
+    )
     query = "can I merge my refactor during the mobile release freeze?"
     click.echo(f"  query: {query}")
-    result = mem.recall(query, session="demo-session", today=later)
+    result = mem.recall(query, session=SESSION, today=later)
     for line in result.render().splitlines():
         click.echo(f"  | {line}")
-    again = mem.recall(query, session="demo-session", today=later)
+    again = mem.recall(query, session=SESSION, today=later)
     click.echo(
         f"  same query again in this session: {len(again.items)} memories "
         "(what a session has seen is not repeated)"
     )
 
 
-def _search(mem: Memdir, base: Path) -> None:
-    _step("6. Search over the conversation transcript (turn level, with dates)")
-    transcript = base / "conversation.jsonl"
-    _write_transcript(transcript)
+def _search(mem: Memdir, transcript: Path) -> None:
+    _step("7. Search over the conversation transcript (turn level, with dates)")
     stats = mem.add_transcripts(transcript)
-    click.echo(f"  indexed {transcript.name}: {stats.added} added")
+    click.echo(f"  indexed {transcript.name} ({stats.added} files new to the search catalog)")
     for hit in mem.search("Linear project for pipeline bugs", kinds=["transcript"], limit=2):
         when = f"{hit.date:%Y-%m-%d}" if hit.date else "?"
         turn = hit.ref.rsplit("#", 1)[1]
         click.echo(f"  {hit.score:5.2f} {when} turn {turn} ({hit.title}): {hit.snippet}")
 
 
-def _model_steps(mem: Memdir, base: Path) -> None:
-    _step("7. Model steps: session notes and memory extraction from the conversation")
+def _extraction(mem: Memdir, transcript: Path, base: Path) -> None:
+    _step("8. A model extracts memories from the same conversation, into an empty memory")
     provider = configured_provider(mem)
     if provider is None:
-        click.echo("  skipped: no language model is configured, so no session notes were")
-        click.echo("  written and nothing was extracted. To run these steps, set one of:")
+        click.echo("  skipped: no language model is configured, so no model read the")
+        click.echo("  conversation and nothing was extracted. The memories above were")
+        click.echo("  written by the demo playing the agent. To run this step, set one of:")
         click.echo("    ANTHROPIC_API_KEY=...                 (Anthropic)")
         click.echo("    OPENAI_API_KEY=... [OPENAI_BASE_URL]  (OpenAI or a compatible server)")
         click.echo("    MEMDIR_PROVIDER=local MEMDIR_LOCAL_BASE_URL=http://127.0.0.1:8080/v1")
@@ -202,28 +257,33 @@ def _model_steps(mem: Memdir, base: Path) -> None:
         return
     from memdir.llm.factory import describe_provider
 
+    # An empty memory of its own: what is listed below can only come from the model.
+    (base / "extraction").mkdir()
+    fresh = Memdir.open(base / "extraction", home=base / "extraction-home", env=mem.env)
     click.echo(f"  provider: {describe_provider(provider)}")
+    click.echo(f"  into: {fresh.layout.memory_dir} (empty before this step)")
     try:
-        turns = read_transcript(base / "conversation.jsonl").turns
-        notes = SessionNotes.for_session(
-            layout=mem.layout, settings=mem.settings, provider=provider, session_id="demo-session"
-        )
-        update = notes.update(turns)
-        usage = update.run.usage if update.run else None
-        spent = f"{usage.input_tokens} in, {usage.output_tokens} out" if usage else "no call"
-        verdict = "accepted" if update.accepted else "rejected, previous notes kept"
-        click.echo(f"  session notes ({verdict}; tokens {spent}): {update.path}")
-        for line in (notes.read() or "").splitlines()[:12]:
-            click.echo(f"    {line}")
-        report = MemoryExtractor(mem, provider, "demo-session").extract(turns)
-        click.echo(f"  extraction: {report.message}")
+        report = fresh.extract(provider, read_transcript(transcript).turns, session_id=SESSION)
     finally:
         # The embedded model is a child process: stop it even when a step fails.
         close_provider(provider)
+    usage = report.run.usage if report.run else None
+    spent = f"; tokens {usage.input_tokens} in, {usage.output_tokens} out" if usage else ""
+    click.echo(f"  extraction: {report.message}{spent}")
+    saved = fresh.list()
+    if not saved:
+        click.echo("  the model saved no memory from this conversation")
+    for record in saved:
+        memory = record.memory
+        click.echo(
+            f"  model wrote {record.scope.value}:{record.file} "
+            f"[{memory.type.value if memory.type else 'no type'}] "
+            f"{memory.name}: {memory.description}"
+        )
 
 
 def _mcp(mem: Memdir) -> None:
-    _step("8. An MCP client calls memdir's server over stdio")
+    _step("9. An MCP client calls memdir's server over stdio")
     if importlib.util.find_spec("mcp") is None:
         click.echo("  skipped: the MCP server needs the extra: pip install 'memdir[mcp]'")
         return
@@ -256,14 +316,22 @@ def _where(mem: Memdir, keep: bool) -> None:
 def demo(keep: bool) -> None:
     """Run memdir's main job end to end in a throwaway project."""
     started = time.monotonic()
+    story = Story(dt.datetime.now(dt.UTC).replace(microsecond=0))
+    click.echo(
+        "The demo plays a user and their coding agent: the conversation and the agent's\n"
+        "saves are scripted. Everything memdir shows about them is computed as you watch;\n"
+        "model output appears only in step 8, and only when a model is configured."
+    )
     with _throwaway(keep) as (project, home):
         mem = Memdir.open(project, home=home, env={**os.environ, "MEMDIR_HOME": str(home)})
-        _save_memories(mem)
+        transcript = project.parent / "conversation.jsonl"
+        _conversation(story, transcript)
+        _agent_saves(mem, story)
         _doctor(mem)
         _prompt(mem)
-        _recall(mem, project)
-        _search(mem, project.parent)
-        _model_steps(mem, project.parent)
+        _recall(mem, project, story)
+        _search(mem, transcript)
+        _extraction(mem, transcript, project.parent)
         _mcp(mem)
         _where(mem, keep)
     click.echo(f"\ndemo finished in {time.monotonic() - started:.1f} s")
