@@ -25,11 +25,12 @@ quarantines what fails it, so a hostile name never reaches an index line.
 
 from __future__ import annotations
 
+import bisect
 import codecs
 import posixpath
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from memdir.storage.memory_index import INDEX_NAME
@@ -45,13 +46,16 @@ __all__ = [
     "display_name",
     "is_memory_name",
     "name_problems",
+    "names_problems",
     "outgoing_problems",
     "scan_blob",
+    "scan_blobs",
 ]
 
 MAX_NAME_CHARS = 100  # a whole relative path: it has to fit a 150-character index line
 _MAX_PART_CHARS = 80
 _FORBIDDEN = frozenset("<>\\`|")
+_SNIFF = 8192
 _NOT_MEMORY = "not a memory file (only *.md memories with plain names belong in team memory)"
 
 
@@ -106,6 +110,36 @@ def scan_blob(data: bytes) -> list[Finding]:
     return findings
 
 
+def scan_blobs(blobs: list[bytes]) -> list[list[Finding]]:
+    """:func:`scan_blob` of each blob, with one scan over all the text ones.
+
+    Text blobs are joined by a blank line and scanned once (a scan costs about
+    half a millisecond before its first byte, so 1,000 small memories scanned
+    one by one cost far more than their bytes); findings are mapped back to
+    their blob and line.
+    """
+    results: list[list[Finding]] = [[] for _ in blobs]
+    texts: list[str] = []
+    owners: list[int] = []
+    starts: list[int] = []
+    line = 1
+    for n, data in enumerate(blobs):
+        if b"\x00" in data[:_SNIFF] and not data.startswith(
+            (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+        ):
+            results[n] = scan_blob(data)
+            continue
+        text = decode_blob(data)
+        texts.append(text)
+        owners.append(n)
+        starts.append(line)
+        line += text.count("\n") + 2  # the text's own lines, then the blank separator
+    for finding in scan_text("\n\n".join(texts)):
+        at = bisect.bisect_right(starts, finding.line) - 1
+        results[owners[at]].append(replace(finding, line=finding.line - starts[at] + 1))
+    return results
+
+
 def is_memory_name(rel: str) -> bool:
     """Whether ``rel`` is a safe relative path for a team memory file (or the index)."""
     if not rel or len(rel) > MAX_NAME_CHARS or not rel.endswith(".md"):
@@ -133,11 +167,20 @@ def display_name(rel: str) -> str:
 
 def name_problems(rel: str, commit: str = "") -> list[Problem]:
     """Problems with a file's name: a secret in it, or not a memory file name."""
-    shown = display_name(rel)
-    problems = [Problem(file=shown, line=0, rule=f.label, commit=commit) for f in scan_text(rel)]
-    if not is_memory_name(rel):
-        problems.append(Problem(file=shown, line=0, rule=_NOT_MEMORY, commit=commit))
-    return problems
+    return names_problems([rel], commit)[0]
+
+
+def names_problems(paths: list[str], commit: str = "") -> list[list[Problem]]:
+    """:func:`name_problems` of each path, the plain ones scanned in one pass."""
+    found = scan_blobs([p.encode("utf-8", "surrogatepass") for p in paths])
+    results = []
+    for rel, findings in zip(paths, found, strict=True):
+        rules = [f.label for f in findings]
+        if not is_memory_name(rel):
+            rules.append(_NOT_MEMORY)
+        shown = display_name(rel) if rules else rel
+        results.append([Problem(file=shown, line=0, rule=r, commit=commit) for r in rules])
+    return results
 
 
 def outgoing_problems(git: Git, remote: str) -> list[Problem]:
@@ -149,19 +192,22 @@ def outgoing_problems(git: Git, remote: str) -> list[Problem]:
     if not commits:
         return []
     problems: list[Problem] = []
-    for commit in commits:
-        message = git.run_bytes("log", "-1", "--format=%B", commit).stdout
+    # One call for every message: "<id>\0<message>\0" per commit.
+    listed = git.run_bytes("log", "--format=%H%x00%B%x00", *outgoing).stdout.split(b"\0")
+    for raw_id, message in zip(listed[0::2], listed[1::2], strict=False):
+        commit = raw_id.strip().decode("ascii", "replace")[:9]
         for finding in scan_blob(message):
             problems.append(
-                Problem(
-                    file="commit message", line=finding.line, rule=finding.label, commit=commit[:9]
-                )
+                Problem(file="commit message", line=finding.line, rule=finding.label, commit=commit)
             )
     blobs = _new_blobs(git, outgoing)
-    for path in _new_names(git, outgoing, blobs.values()):
-        problems += name_problems(path)
-    for sha, path in blobs.items():
-        for finding in scan_blob(git.blob(sha)):
+    for found in names_problems(_new_names(git, outgoing, blobs.values())):
+        problems += found
+    contents = _contents(git, list(blobs))
+    scanned = scan_blobs([data for _, data in contents])
+    for (sha, _), findings in zip(contents, scanned, strict=True):
+        path = blobs[sha]
+        for finding in findings:
             problems.append(
                 Problem(
                     file=display_name(path),
@@ -190,6 +236,21 @@ def _new_names(git: Git, outgoing: list[str], blob_paths: Iterable[str]) -> list
         "log", "--format=", "--name-only", "-z", "--no-renames", "--diff-filter=d", *outgoing
     ).paths()
     return sorted({*names, *blob_paths})
+
+
+def _contents(git: Git, shas: list[str]) -> list[tuple[str, bytes]]:
+    """Each blob's bytes, read through one ``git cat-file --batch``."""
+    if not shas:
+        return []
+    out = git.run_bytes("cat-file", "--batch", input="\n".join(shas).encode() + b"\n").stdout
+    contents, position = [], 0
+    for sha in shas:
+        end = out.index(b"\n", position)
+        header = out[position:end].split()
+        size = int(header[2])
+        contents.append((sha, out[end + 1 : end + 1 + size]))
+        position = end + 1 + size + 1  # the content is followed by a newline
+    return contents
 
 
 def _introduced_by(git: Git, sha: str, outgoing: list[str]) -> str:

@@ -31,7 +31,7 @@ import posixpath
 import re
 import shutil
 import socket
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import AbstractContextManager, suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -47,8 +47,10 @@ from memdir.team.outgoing import (
     display_name,
     is_memory_name,
     name_problems,
+    names_problems,
     outgoing_problems,
     scan_blob,
+    scan_blobs,
 )
 from memdir.team.secrets import Finding, labels_of
 
@@ -452,25 +454,27 @@ class _Team:
         self.git.commit(_commit_message(changes))
         return [path for _, path in changes]
 
-    def scan(self, paths: list[str]) -> Iterator[tuple[str, list[Finding]]]:
-        """Each regular file among ``paths`` (symlinks skipped) with likely secrets, lazily.
+    def scan(self, paths: list[str]) -> list[tuple[str, list[Finding]]]:
+        """Each regular file among ``paths`` (symlinks skipped) with likely secrets.
 
-        Bytes are decoded whatever their encoding (binary included); names are
-        checked by :func:`memdir.team.outgoing.name_problems`.
+        Bytes are decoded whatever their encoding (binary included), all files
+        in one scan; names are checked by :func:`memdir.team.outgoing.names_problems`.
         """
+        read: list[tuple[str, bytes]] = []
         for rel in paths:
             path = self.root / rel
             if path.is_file() and not path.is_symlink():
-                findings = scan_blob(path.read_bytes())
-                if findings:
-                    yield rel, findings
+                with suppress(FileNotFoundError):  # deleted since the listing
+                    read.append((rel, path.read_bytes()))
+        found = scan_blobs([data for _, data in read])
+        return [(rel, fs) for (rel, _), fs in zip(read, found, strict=True) if fs]
 
     def refuse_secrets(self, paths: list[str]) -> None:
         """Refuse to commit a local file that is not a memory or holds a likely secret."""
         problems: list[Problem] = []
-        for rel in paths:
-            if (self.root / rel).exists() or (self.root / rel).is_symlink():
-                problems += [p for p in name_problems(rel) if p.line == 0]
+        present = [p for p in paths if (self.root / p).exists() or (self.root / p).is_symlink()]
+        for found in names_problems(present):
+            problems += found
         for rel, findings in self.scan(paths):
             shown = display_name(rel)
             problems += [Problem(file=shown, line=f.line, rule=f.label) for f in findings]
@@ -641,14 +645,12 @@ class _Team:
         else:
             paths = [p for status, p in self.git.changed(clean, head) if status != "D"]
         moved = []
-        for rel in paths:
+        for rel, problems in zip(paths, names_problems(paths), strict=True):
             # A teammate's name is untrusted: one that is no plain memory name
             # (or carries a secret) never reaches an index line.
-            problems = [p.rule for p in name_problems(rel)]
             if problems and rel != INDEX_NAME:
-                moved.append(self.move_out(rel, tuple(dict.fromkeys(problems))))
+                moved.append(self.move_out(rel, tuple(dict.fromkeys(p.rule for p in problems))))
         paths = [rel for rel in paths if rel == INDEX_NAME or is_memory_name(rel)]
-        # Lazily: a file is scanned after the moves before it have edited the index.
         moved += [self.move_out(rel, labels_of(found)) for rel, found in self.scan(paths)]
         return moved
 
