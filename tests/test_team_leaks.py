@@ -404,6 +404,24 @@ def test_a_purged_remote_is_adopted_and_never_undone(
     assert sync_team(alice).pushed is False
 
 
+def test_a_clone_without_a_sync_record_still_sees_the_rewrite(
+    clone: Clone, remote: Path, tmp_path: Path
+) -> None:
+    alice, bob = clone("alice"), clone("bob")
+    leaked = remember(alice, "Vault", "The shared password is hunter2-blue.\n")
+    remember(alice, "Runbook", "Restart the workers first.\n")
+    sync_team(alice)
+    sync_team(bob)
+    run_git(bob.layout.team_dir, "update-ref", "-d", "refs/memdir/synced")  # an older clone
+    tip = purge(remote, tmp_path, leaked)
+
+    report = sync_team(bob)
+
+    assert report.rewritten and not report.pushed
+    assert run_git(remote, "rev-parse", "main").stdout.strip() == tip
+    assert leaked not in team_files(bob)
+
+
 def test_after_review_the_next_sync_shares_the_copies_on_the_new_history(
     clone: Clone, remote: Path, tmp_path: Path
 ) -> None:
@@ -483,6 +501,9 @@ def test_doctor_fix_and_sync_reach_a_fixed_point_over_five_rounds(
         for mem in (alice, bob):
             fixed = cli(mem, "doctor", "--fix")
             assert fixed.exit_code in (0, 1), fixed.output
+            # Before sync quarantines it: no link of its own, no line of its own.
+            assert not re.search(r"(?<!\\)\]\(urgent\.md\)", mem.team.read_index())
+            assert all(line.startswith("- [") for line in mem.team.read_index().splitlines())
             sync_team(mem)
         snapshots.append((alice.team.read_index(), bob.team.read_index()))
 

@@ -140,12 +140,17 @@ def format_entry(title: str, file: str, hook: str, *, max_chars: int = MAX_LINE_
 
     Each is made one line of printable text; brackets in the title are
     escaped and the hook's are made parentheses, so neither can open a link
-    of its own; the file is the only target. The hook, then the title, is
+    of its own; the file is the only target (a file name holding control
+    characters or ``](`` gets its brackets percent-encoded). The hook, then the title, is
     shortened so the line fits ``max_chars`` (the file name is never cut).
     Formatting an entry's own parts again gives the same line.
     """
     title = _shorten(_clean(title), _MAX_TITLE_CHARS)
     target = "".join(ch for ch in file if ch.isprintable() and ch not in "<>")
+    if target != file or "](" in target:
+        # A name built to look like index syntax (a teammate's file pulled by
+        # hand): its brackets are percent-encoded, so it opens no link.
+        target = target.replace("[", "%5B").replace("]", "%5D")
     if " " in target or ")" in target or "(" in target:
         target = f"<{target}>"
     hook = _clean(hook).replace("[", "(").replace("]", ")")

@@ -5,20 +5,33 @@ is the team's remote. :func:`sync_team` runs, under the team store's lock
 for every step that touches the folder (network steps run outside it, so
 writes are not held up by a slow remote; a second lock serialises syncs):
 
-1. commit local changes (refused with :class:`SecretDetected` when one holds
-   a likely secret); the message lists the memories changed;
+1. commit local changes (refused when one holds a likely secret, in any
+   encoding, or is not a memory file: only ``*.md`` memories with plain
+   names belong in team memory); the message lists the memories changed;
 2. fetch, then merge the remote's branch (a normal merge: published history
    is never rewritten and nothing is ever force-pushed). Conflicts never
    leave a marker in a file: a memory edited on both sides keeps the
    remote's version in its file and the local one as
    ``<stem>.conflict-<host>.md`` named "... (local copy)"; an edit beats a
-   delete; ``MEMORY.md`` takes the union of both sides' lines;
+   delete; ``MEMORY.md`` takes the union of both sides' lines (hand-written
+   ones included). Unrelated histories merge only on ``team init``. A remote
+   whose history no longer holds the commit this clone last synced with
+   (``refs/memdir/synced``) was rewritten, usually to purge a leak: it is
+   adopted as it is (``reset --hard``), never merged, and what this clone had
+   not pushed is left as uncommitted conflict copies for the user to review;
+   nothing is pushed in that sync;
 3. scan every file committed since the last clean scan (all of them the
-   first time): a likely secret (it came from the remote, or from a commit
-   made by hand) is moved to ``<project dir>/.quarantine/<date>/``, its
-   index line dropped and its removal committed; then the index is checked
-   (a line for every memory, none for a missing one) and repaired;
-4. push; when the remote moved meanwhile, fetch and go back to 2 (bounded).
+   first time): a likely secret or a name that is not a plain memory name
+   (a teammate's file is untrusted) is moved to
+   ``<project dir>/.quarantine/<date>/``, its index line dropped and its
+   removal committed; then the index is checked (a line for every memory,
+   none for a missing one) and repaired;
+4. check what the push would send (:mod:`memdir.team.outgoing`: every blob,
+   name and message of the commits no remote-tracking ref holds): anything
+   found refuses the push, the commits stay local and the error names file,
+   line, rule and ``memdir team rewrite-unpushed`` (:func:`rewrite_unpushed`
+   folds the unpushed commits into one without those files);
+5. push; when the remote moved meanwhile, fetch and go back to 2 (bounded).
 
 Network failures raise :class:`SyncError` naming the remote and the next
 step; what was committed locally stays for the next sync.
@@ -487,8 +500,8 @@ class _Team:
         """Merge the fetched branch, quarantine secrets, repair the index."""
         tip = self.git.rev(f"refs/remotes/{REMOTE}/{branch}")
         before = self.git.rev("HEAD")
-        if tip is not None and before is not None and self.rewritten(tip, before, progress):
-            self.adopt_rewritten(tip, before, progress)
+        if tip is not None and before is not None and self.rewritten(tip, before, branch, progress):
+            self.adopt_rewritten(tip, before, branch, progress)
             progress.quarantined += self.quarantine()
             self.reconcile_index()  # left uncommitted with the copies, for review
             self.mark_scanned()
@@ -511,27 +524,38 @@ class _Team:
         if tip is not None and self.git.is_ancestor(tip, "HEAD"):
             self.mark_synced(tip)
 
-    def rewritten(self, tip: str, head: str, progress: _Progress) -> bool:
+    def rewritten(self, tip: str, head: str, branch: str, progress: _Progress) -> bool:
         """Whether the remote's history no longer holds what this clone last synced with.
 
         Without a record of that (a clone never synced by this version), only
         unrelated histories count, and they are merged only on the first sync
         of ``team init`` (a folder that held memories before it).
         """
-        synced = self.git.rev(_SYNCED_REF)
+        synced = self.synced_base(branch)
         if synced is not None:
             return not self.git.is_ancestor(synced, tip)
         if progress.first:
             return False
         return self.git.run("merge-base", head, tip, check=False).stdout.strip() == ""
 
-    def adopt_rewritten(self, tip: str, before: str, progress: _Progress) -> None:
+    def synced_base(self, branch: str) -> str | None:
+        """The remote commit this clone last synced with, or None when unknown.
+
+        A clone that synced before this was recorded still has the
+        remote-tracking ref's previous value in its reflog.
+        """
+        synced = self.git.rev(_SYNCED_REF)
+        if synced is None:
+            synced = self.git.rev(f"refs/remotes/{REMOTE}/{branch}@{{1}}")
+        return synced
+
+    def adopt_rewritten(self, tip: str, before: str, branch: str, progress: _Progress) -> None:
         """Take the rewritten remote as it is; local unpushed changes become copies.
 
         The copies are left uncommitted: the user reviews them (a purge may
         have removed that very content) before the next sync shares them.
         """
-        synced = self.git.rev(_SYNCED_REF)
+        synced = self.synced_base(branch)
         if synced is None:
             found = self.git.run("merge-base", before, tip, check=False).stdout.strip()
             synced = found or None
