@@ -65,6 +65,16 @@ def assert_bob_never_sees(bob: Memdir, value: str) -> None:
             assert all(form not in data for form in encodings(value))
 
 
+def assert_no_log_holds(mem: Memdir, value: str) -> None:
+    """No file memdir keeps (logs, catalog, state) holds ``value``, the team folder and
+    the quarantine (where a refused file is kept on purpose) aside."""
+    keep = (mem.layout.team_dir, mem.layout.project_dir / ".quarantine")
+    for path in mem.layout.home.rglob("*"):
+        if path.is_file() and not any(path.is_relative_to(k) for k in keep):
+            data = path.read_bytes()
+            assert all(form not in data for form in encodings(value)), path
+
+
 def cli(mem: Memdir, *args: str) -> Result:
     """Run ``memdir ARGS --project <mem's project>`` in ``mem``'s home."""
     env = {"MEMDIR_HOME": str(mem.layout.home)}
@@ -167,6 +177,7 @@ def test_cli_add_to_team_then_sync_sends_no_secret(clone: Clone, remote: Path) -
     assert "deploy.md" not in remote_files(remote)
     assert_remote_never_held(remote, token())
     assert_bob_never_sees(bob, token())
+    assert_no_log_holds(alice, token())
 
 
 def test_api_write_to_team_then_sync_sends_no_secret(clone: Clone, remote: Path) -> None:
@@ -178,6 +189,7 @@ def test_api_write_to_team_then_sync_sends_no_secret(clone: Clone, remote: Path)
     assert token() not in str(caught.value)
     assert_remote_never_held(remote, token())
     assert_bob_never_sees(bob, token())
+    assert_no_log_holds(alice, token())
 
 
 def test_mcp_write_to_team_then_sync_sends_no_secret(clone: Clone, remote: Path) -> None:
@@ -197,6 +209,7 @@ def test_mcp_write_to_team_then_sync_sends_no_secret(clone: Clone, remote: Path)
     assert failed and token() not in reply
     assert_remote_never_held(remote, token())
     assert_bob_never_sees(bob, token())
+    assert_no_log_holds(alice, token())
 
 
 def test_memory_tool_create_in_team_then_sync_sends_no_secret(clone: Clone, remote: Path) -> None:
@@ -215,6 +228,7 @@ def test_memory_tool_create_in_team_then_sync_sends_no_secret(clone: Clone, remo
     assert token() not in reply
     assert_remote_never_held(remote, token())
     assert_bob_never_sees(bob, token())
+    assert_no_log_holds(alice, token())
 
 
 # -- routes around memdir: hand edits, hand commits, the hook ------------------------
@@ -242,6 +256,7 @@ def test_a_hand_edit_in_any_encoding_is_refused_at_sync(
     assert name not in remote_files(remote)
     assert_remote_never_held(remote, token())
     assert_bob_never_sees(bob, token())
+    assert_no_log_holds(alice, token())
 
 
 def test_a_non_memory_file_is_refused_and_a_token_name_is_never_echoed(
@@ -259,6 +274,7 @@ def test_a_non_memory_file_is_refused_and_a_token_name_is_never_echoed(
     assert remote_files(remote) == []
     assert_remote_never_held(remote, token())
     assert_bob_never_sees(bob, token())
+    assert_no_log_holds(alice, token())
 
 
 def test_a_secret_committed_by_hand_is_not_pushed_and_rewrite_unpushed_clears_it(
@@ -295,6 +311,7 @@ def test_a_secret_committed_by_hand_is_not_pushed_and_rewrite_unpushed_clears_it
     assert {keep, "later.md"} <= set(remote_files(remote))
     assert_remote_never_held(remote, token())
     assert_bob_never_sees(bob, token())
+    assert_no_log_holds(alice, token())
 
 
 def test_a_secret_in_a_commit_message_is_refused_without_echo(clone: Clone, remote: Path) -> None:
@@ -354,6 +371,7 @@ def test_the_pre_commit_hook_refuses_utf16_secrets_and_token_names(
     sync_team(alice)
     assert_remote_never_held(remote, token())
     assert_bob_never_sees(bob, token())
+    assert_no_log_holds(alice, token())
 
 
 # -- a rewritten remote -------------------------------------------------------------
@@ -480,6 +498,22 @@ def test_a_hostile_file_name_is_quarantined_and_never_indexed(
     assert "URGENT" not in index and "evil" not in index
     assert [e.file for e in parse_entries(index)] == ["runbook.md"]
     assert "URGENT" not in (alice.prompt() or "") and "evil" not in (alice.prompt() or "")
+
+
+def test_a_token_used_as_a_teammates_file_name_is_quarantined_and_never_echoed(
+    clone: Clone, remote: Path, tmp_path: Path
+) -> None:
+    alice = clone("alice")
+    push_by_hand(remote, tmp_path, {f"{token()}.md": _FRONT.format(name="T"), "ok.md": "x\n"})
+
+    synced = cli(alice, "team", "sync", "--json")
+
+    assert synced.exit_code == 0, synced.output
+    assert token() not in synced.output
+    report = json.loads(synced.output)
+    assert [q["file"] for q in report["quarantined"]] == ["[REDACTED:github-pat].md"]
+    assert report["pulled"] == ["ok.md"]
+    assert token() not in alice.team.read_index()
 
 
 def test_doctor_fix_and_sync_reach_a_fixed_point_over_five_rounds(

@@ -201,14 +201,26 @@ class _Progress:
     rewritten: bool = False
 
     def report(self, remote: str, branch: str) -> SyncReport:
+        # Names from the remote are untrusted: only plain memory names are
+        # listed as they are; every other one was quarantined (and is shown
+        # there with control characters escaped and secrets redacted).
         gone = {q.file for q in self.quarantined}
+        pulled = [
+            p
+            for p in dict.fromkeys(self.pulled)
+            if p not in gone and is_memory_name(p) and display_name(p) == p
+        ]
+        conflicts = [
+            replace(c, file=display_name(c.file), copy=c.copy and display_name(c.copy))
+            for c in self.conflicts
+        ]
         return SyncReport(
             remote=remote,
             branch=branch,
             committed=tuple(dict.fromkeys(self.committed)),
-            pulled=tuple(p for p in dict.fromkeys(self.pulled) if p not in gone),
-            deleted=tuple(dict.fromkeys(self.deleted)),
-            conflicts=tuple(self.conflicts),
+            pulled=tuple(pulled),
+            deleted=tuple(display_name(p) for p in dict.fromkeys(self.deleted)),
+            conflicts=tuple(conflicts),
             quarantined=tuple(self.quarantined),
             pushed=self.pushed,
             retries=self.retries,
