@@ -18,6 +18,8 @@ from typing import Any
 import anyio
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from mcp import Client
 
 import teamutil
@@ -27,7 +29,7 @@ from memdir.errors import InvalidMemory, MemdirError, SecretDetected, SyncError
 from memdir.integrations.memory_tool import MemoryToolBackend
 from memdir.mcp import build_server
 from memdir.storage.memory_index import parse_entries
-from memdir.team.outgoing import decode_blob, is_memory_name, scan_blob
+from memdir.team.outgoing import decode_blob, is_memory_name, scan_blob, scan_blobs
 from memdir.team.sync import init_team, rewrite_unpushed, sync_team
 from teamutil import Clone, remember, remote_files, run_git, team_files, token
 
@@ -123,6 +125,32 @@ def test_plain_text_and_near_misses_are_clean_in_every_encoding() -> None:
     text = "Deploys run from CI; the token lives in the GITHUB_TOKEN secret.\n"
     for form in encodings(text):
         assert scan_blob(form) == []
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.lists(st.text(alphabet=st.characters(codec="utf-8"), max_size=30), max_size=6),
+            st.integers(min_value=-1, max_value=6),
+            st.sampled_from(["utf-8", "utf-16", "utf-8-sig"]),
+        ),
+        max_size=6,
+    )
+)
+def test_scanning_many_blobs_at_once_finds_what_scanning_each_finds(
+    specs: list[tuple[list[str], int, str]],
+) -> None:
+    blobs = []
+    for lines, at, codec in specs:
+        lines = [line.replace("\x00", "") for line in lines]
+        if 0 <= at <= len(lines):
+            lines.insert(at, f"key {token()} here")
+        blobs.append("\n".join(lines).encode(codec, "surrogatepass"))
+    together = scan_blobs(blobs)
+    assert [[(f.rule_id, f.line) for f in fs] for fs in together] == [
+        [(f.rule_id, f.line) for f in scan_blob(blob)] for blob in blobs
+    ]
 
 
 @pytest.mark.parametrize(
