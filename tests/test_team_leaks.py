@@ -378,6 +378,18 @@ def test_rewrite_unpushed_quarantines_a_file_still_holding_a_secret(
     assert_remote_never_held(remote, token())
 
 
+def test_rewrite_unpushed_with_nothing_unpushed_changes_nothing(clone: Clone) -> None:
+    alice = clone("alice")
+    remember(alice, "Runbook", "Restart the workers first.\n")
+    sync_team(alice)
+    head = run_git(alice.layout.team_dir, "rev-parse", "HEAD").stdout
+
+    report = rewrite_unpushed(alice)
+
+    assert (report.replaced, report.quarantined, report.commit) == (0, (), None)
+    assert run_git(alice.layout.team_dir, "rev-parse", "HEAD").stdout == head
+
+
 def test_the_pre_commit_hook_refuses_utf16_secrets_and_token_names(
     clone: Clone, remote: Path
 ) -> None:

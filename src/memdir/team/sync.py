@@ -726,6 +726,8 @@ class _Team:
         outgoing = ["HEAD", "--not", f"--remotes={REMOTE}"]
         replaced = len(self.git.run("rev-list", *outgoing).stdout.split())
         self.git.run("add", "--all")
+        if replaced == 0 and not self.git.staged():
+            return RewriteReport(replaced=0, quarantined=(), commit=None)  # nothing unpushed
         changed = [rel for status, rel in self.git.changed_staged(base) if status != "D"]
         moved = []
         for rel in changed:
