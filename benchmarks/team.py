@@ -2,8 +2,10 @@
 
 Prints the scanner's throughput (MB/s) on memory-like markdown, in memory
 (``scan_text``) and from files (``scan_file``, as sync re-scans the team
-folder), then the time of each step of a sync between two clones of a local
-bare remote holding 1,000 memory files, with 10 changed per round.
+folder), the check of everything a first push of them would send
+(``outgoing_problems``: every blob, name and message), then the time of
+each step of a sync between two clones of a local bare remote holding
+1,000 memory files, with 10 changed per round.
 
     .venv/bin/python benchmarks/team.py [--memories N] [--changed N] [--rounds N]
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import shutil
 import statistics
 import subprocess
 import tempfile
@@ -24,6 +27,8 @@ from memdir.api import Memdir
 from memdir.model import Memory, MemoryType
 from memdir.storage.codec import render_memory
 from memdir.storage.memory_index import format_entry
+from memdir.team.git import Git
+from memdir.team.outgoing import outgoing_problems
 from memdir.team.secrets import scan_file, scan_text
 from memdir.team.sync import init_team, sync_team
 
@@ -112,6 +117,18 @@ def sync_rounds(base: Path, memories: int, changed: int, rounds: int) -> None:
     alice, bob = open_clone(base, "alice"), open_clone(base, "bob")
     seconds, _ = timed(lambda: fill(alice, memories, rng))
     print(f"\nsync: {memories} memory files ({seconds:.1f} s to write them)")
+    git = Git(alice.layout.team_dir)
+    git.run("init", "--quiet", "--template=", "--initial-branch=main")
+    git.run("add", "--all")
+    git.run("-c", "user.name=b", "-c", "user.email=b@b", "commit", "--quiet", "-m", "all")
+    size = sum(p.stat().st_size for p in alice.layout.team_dir.glob("*.md"))
+    seconds, problems = timed(lambda: outgoing_problems(git, "origin"))
+    assert problems == [], problems
+    print(
+        f"  {f'push scan, {memories} new files ({size / 1e6:.1f} MB)':48} {seconds * 1000:8.0f} ms"
+        f"  {size / 1e6 / seconds:6.1f} MB/s"
+    )
+    shutil.rmtree(alice.layout.team_dir / ".git")
     seconds, _ = timed(lambda: init_team(alice, str(remote)))
     print(f"  {f'init, publish {memories} files to an empty remote':48} {seconds * 1000:8.0f} ms")
     seconds, _ = timed(lambda: init_team(bob, str(remote)))

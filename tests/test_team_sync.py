@@ -4,131 +4,37 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import socket
-import string
-import subprocess
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from memdir.api import Memdir
+import teamutil
 from memdir.cli.team import team
 from memdir.errors import SecretDetected, SyncError
 from memdir.storage.codec import parse_memory
 from memdir.storage.memory_index import parse_entries
 from memdir.team.secrets import scan_text
 from memdir.team.sync import init_team, sync_team, team_status
+from teamutil import (
+    Clone,
+    assert_index_matches_files,
+    assert_no_conflict_markers,
+    remember,
+    remote_files,
+    run_git,
+    team_files,
+    token,
+)
 
-Clone = Callable[[str], Memdir]
-
-
-def run_git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    """Plain git as a third party would run it (identity from the environment)."""
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_NAME": "Third Party",
-        "GIT_AUTHOR_EMAIL": "third@example.com",
-        "GIT_COMMITTER_NAME": "Third Party",
-        "GIT_COMMITTER_EMAIL": "third@example.com",
-    }
-    return subprocess.run(
-        ["git", *args], cwd=cwd, env=env, check=check, capture_output=True, text=True
-    )
-
-
-def token() -> str:
-    """A GitHub-token-shaped value, assembled so this file holds none."""
-    rng = random.Random(5)
-    return (
-        "ghp" + "_" + "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(36))
-    )
-
-
-@pytest.fixture(autouse=True)
-def git_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Git sees an empty global config (no identity, no hooks) under a temp HOME."""
-    home = tmp_path / "git-home"
-    home.mkdir()
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
-    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
-    for role in ("AUTHOR", "COMMITTER"):
-        monkeypatch.delenv(f"GIT_{role}_NAME", raising=False)
-        monkeypatch.delenv(f"GIT_{role}_EMAIL", raising=False)
-    return home
-
-
-@pytest.fixture
-def remote(tmp_path: Path) -> Path:
-    """An empty bare repository: the team's remote."""
-    path = tmp_path / "team.git"
-    run_git(tmp_path, "init", "--quiet", "--bare", "--initial-branch=main", str(path))
-    return path
-
-
-@pytest.fixture
-def opened(tmp_path: Path) -> Iterator[Clone]:
-    """Open (without syncing) the memory of a named user's own project and home."""
-
-    def open_(user: str) -> Memdir:
-        project = tmp_path / user / "project"
-        project.mkdir(parents=True, exist_ok=True)
-        return Memdir.open(project, home=tmp_path / user / "home")
-
-    yield open_
-
-
-@pytest.fixture
-def clone(opened: Clone, remote: Path) -> Clone:
-    """A user's memory whose team folder is set up to sync with ``remote``."""
-
-    def clone_(user: str) -> Memdir:
-        mem = opened(user)
-        init_team(mem, str(remote))
-        return mem
-
-    return clone_
-
-
-def remember(mem: Memdir, name: str, body: str) -> str:
-    result = mem.write(
-        name=name,
-        description=f"what the team knows about {name}",
-        type="project",
-        body=body,
-        scope="team",
-    )
-    return result.record.file
-
-
-def team_files(mem: Memdir) -> dict[str, str]:
-    """Every file of the team folder (``.git`` aside), by relative path."""
-    root = mem.layout.team_dir
-    return {
-        p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and ".git" not in p.relative_to(root).parts
-    }
-
-
-def assert_no_conflict_markers(mem: Memdir) -> None:
-    for rel, text in team_files(mem).items():
-        for line in text.splitlines():
-            assert not line.startswith(("<<<<<<<", ">>>>>>>", "=======")), rel
-
-
-def assert_index_matches_files(mem: Memdir) -> None:
-    indexed = sorted(e.file for e in parse_entries(mem.team.read_index()))
-    assert indexed == mem.team.files()
-
-
-def remote_files(remote: Path) -> list[str]:
-    out = run_git(remote, "ls-tree", "-r", "--name-only", "main").stdout
-    return out.split()
-
+# The fixtures these tests share with the other team test modules.
+git_home, remote, opened, clone = (
+    teamutil.git_home,
+    teamutil.remote,
+    teamutil.opened,
+    teamutil.clone,
+)
 
 # -- init ---------------------------------------------------------------------
 

@@ -3,7 +3,8 @@
 ``memdir team init --remote URL [--hook]`` makes the team folder a git work
 tree of the remote (its memories are kept and published); ``memdir team
 sync`` commits, merges, re-scans and pushes; ``memdir team status`` shows
-ahead/behind and the files not yet pushed. Each is one call into
+ahead/behind and the files not yet pushed; ``memdir team rewrite-unpushed``
+folds the unpushed commits into one without the secrets a push refused. Each is one call into
 :mod:`memdir.team.sync`, rendered as text or ``--json``.
 """
 
@@ -14,7 +15,7 @@ from pathlib import Path
 import click
 
 from memdir.cli._common import MemdirGroup, emit, json_option, open_memdir, project_option
-from memdir.team.sync import SyncReport, init_team, sync_team, team_status
+from memdir.team.sync import SyncReport, init_team, rewrite_unpushed, sync_team, team_status
 
 __all__ = ["team"]
 
@@ -57,6 +58,24 @@ def sync(project: Path, as_json: bool) -> None:
     emit(as_json, report, lambda: _render(report))
 
 
+@team.command(name="rewrite-unpushed")
+@project_option
+@json_option
+def rewrite(project: Path, as_json: bool) -> None:
+    """Fold unpushed commits into one, with secrets and non-memory files quarantined."""
+    result = rewrite_unpushed(open_memdir(project))
+
+    def human() -> None:
+        for item in result.quarantined:
+            click.echo(f"  quarantined: {item.file} ({', '.join(item.labels)}) -> {item.moved_to}")
+        click.echo(
+            f"rewrote {result.replaced} unpushed commit(s) into one; "
+            "run `memdir team sync` to share it"
+        )
+
+    emit(as_json, result, human)
+
+
 @team.command(name="status")
 @click.option("--no-fetch", is_flag=True, help="Compare with the last fetched state only.")
 @project_option
@@ -94,10 +113,16 @@ def _render(report: SyncReport) -> None:
     for item in report.quarantined:
         click.echo(
             f"  quarantined: {item.file} ({', '.join(item.labels)}) -> {item.moved_to}; "
-            "it stays in the remote's history: rotate the secret",
+            "a teammate pushed it: have the remote purged and rotate any secret",
             err=True,
         )
-    if report.pushed:
+    if report.rewritten:
+        click.echo(
+            f"the history of {report.remote} ({report.branch}) was rewritten: this clone now "
+            "follows it and pushed nothing; review the copies listed above (delete any that "
+            "should stay removed), then run `memdir team sync`"
+        )
+    elif report.pushed:
         retried = f" after {report.retries} retries" if report.retries else ""
         click.echo(f"pushed to {report.remote} ({report.branch}){retried}")
     else:

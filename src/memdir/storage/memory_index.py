@@ -30,6 +30,7 @@ INDEX_NAME = "MEMORY.md"
 MAX_INDEX_LINES = 200
 MAX_INDEX_CHARS = 25_000
 MAX_LINE_CHARS = 150
+_MAX_TITLE_CHARS = 80
 
 # `- [Title](file.md) — hook`; the hook and its dash are optional, and agents
 # write `-`, `–` or `:` as separator, or `*` as the bullet.
@@ -124,15 +125,45 @@ def truncate_index(
 
 
 def _clean(text: str) -> str:
+    """One line of plain text: control and format characters gone, whitespace collapsed."""
+    if not text.isprintable():
+        text = "".join(ch if ch.isprintable() else " " for ch in text)
     return " ".join(text.split())
 
 
-def format_entry(title: str, file: str, hook: str) -> str:
-    """One index line for a memory; brackets in the title are escaped."""
-    title = _clean(title).replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
-    target = f"<{file}>" if (" " in file or ")" in file) else file
-    hook = _clean(hook)
-    return f"- [{title}]({target}) — {hook}" if hook else f"- [{title}]({target})"
+def _shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: max(limit - 1, 0)].rstrip() + "…"
+
+
+def format_entry(title: str, file: str, hook: str, *, max_chars: int = MAX_LINE_CHARS) -> str:
+    """One index line for a memory, whatever the title, file name and hook hold.
+
+    Each is made one line of printable text; brackets in the title are
+    escaped and the hook's are made parentheses, so neither can open a link
+    of its own; the file is the only target (a file name holding control
+    characters or ``](`` gets its brackets percent-encoded). The hook, then the title, is
+    shortened so the line fits ``max_chars`` (the file name is never cut).
+    Formatting an entry's own parts again gives the same line.
+    """
+    title = _shorten(_clean(title), _MAX_TITLE_CHARS)
+    target = "".join(ch for ch in file if ch.isprintable() and ch not in "<>")
+    if target != file or "](" in target:
+        # A name built to look like index syntax (a teammate's file pulled by
+        # hand): its brackets are percent-encoded, so it opens no link.
+        target = target.replace("[", "%5B").replace("]", "%5D")
+    if " " in target or ")" in target or "(" in target:
+        target = f"<{target}>"
+    hook = _clean(hook).replace("[", "(").replace("]", ")")
+    link = f"- [{_escape(title)}]({target})"
+    while len(link) > max_chars and len(title) > 8:
+        title = _shorten(title, max(len(title) - (len(link) - max_chars), 8))
+        link = f"- [{_escape(title)}]({target})"
+    room = max_chars - len(link) - 3  # " — "
+    return f"{link} — {_shorten(hook, room)}" if hook and room > 1 else link
+
+
+def _escape(title: str) -> str:
+    return title.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
 
 
 def _unescape(title: str) -> str:

@@ -190,6 +190,8 @@ class MemoryStore:
                 path=path,
                 hint="choose a file name outside that folder",
             )
+        if ".git" in rel.casefold().split("/"):  # git's own folder: never a memory
+            raise InvalidMemory(f"{rel!r} is inside .git/", path=path, hint="choose another name")
         if not rel.endswith(".md") or rel == INDEX_NAME:
             raise InvalidMemory(
                 f"{rel!r} is not a memory file name",

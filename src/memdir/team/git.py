@@ -20,8 +20,9 @@ back as a :class:`GitResult` with ``check=False``; the rest raise.
 
 The pre-commit hook memdir can install in the team repository lives here
 too: ``python -m memdir.team.git --pre-commit`` scans what is staged (the
-index, not the work tree) with :mod:`memdir.team.secrets` and refuses the
-commit when a likely secret is found, naming file, line and rule only.
+index, not the work tree) with :mod:`memdir.team.outgoing` (any encoding, file
+names too) and refuses the commit when a likely secret or a file that is not
+a memory is found, naming file, line and rule only.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from typing import Literal
 
 from memdir.errors import SyncError
 from memdir.storage.fs import atomic_write, ensure_dir
-from memdir.team.secrets import Finding, scan_bytes
+from memdir.team.outgoing import Problem, display_name, name_problems, scan_blob
 
 __all__ = [
     "HOOK_MARKER",
@@ -205,6 +206,13 @@ class Git:
     def staged(self) -> list[tuple[str, str]]:
         """(status letter, path) for each change in the index against ``HEAD``."""
         base = "HEAD" if self.rev("HEAD") is not None else _EMPTY_TREE
+        return _name_status(
+            self.run("diff", "--cached", "--name-status", "--no-renames", "-z", base)
+        )
+
+    def changed_staged(self, old: str | None) -> list[tuple[str, str]]:
+        """(status letter, path) for each file the index holds differently from ``old``."""
+        base = old if old is not None else _EMPTY_TREE
         return _name_status(
             self.run("diff", "--cached", "--name-status", "--no-renames", "-z", base)
         )
@@ -448,17 +456,21 @@ def _hook_command() -> str:
     return f"{shlex.quote(sys.executable)} -m memdir.team.git --pre-commit"
 
 
-def scan_staged(work_tree: Path) -> dict[str, list[Finding]]:
-    """Likely secrets in what is staged for the next commit, by path."""
+def scan_staged(work_tree: Path) -> list[Problem]:
+    """What the next commit must not hold: secrets (in names too) and non-memory files.
+
+    Blobs are scanned whatever their encoding; file names are display-safe.
+    """
     git = Git(work_tree, isolate=False)  # inside a hook: keep git's index and dir
-    found: dict[str, list[Finding]] = {}
+    problems: list[Problem] = []
     for status, path in git.staged():
         if status == "D":
             continue
-        findings = scan_bytes(git.blob(f":{path}"))
-        if findings:
-            found[path] = findings
-    return found
+        problems += name_problems(path)
+        shown = display_name(path)
+        for finding in scan_blob(git.blob(f":{path}")):
+            problems.append(Problem(file=shown, line=finding.line, rule=finding.label))
+    return problems
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -468,13 +480,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("usage: python -m memdir.team.git --pre-commit", file=sys.stderr)
         return 2
     found = scan_staged(Path.cwd())
-    for path, findings in found.items():
-        for finding in findings:
-            print(f"memdir: {path}:{finding.line}: {finding.label}", file=sys.stderr)
+    for problem in found:
+        print(f"memdir: {problem.describe()}", file=sys.stderr)
     if found:
         print(
             "memdir: commit refused: remove the values and name where they live instead "
-            "(an environment variable, a secret manager); rotate any that was shared",
+            "(an environment variable, a secret manager), keep only *.md memories in team "
+            "memory; rotate any secret that was shared",
             file=sys.stderr,
         )
         return 1

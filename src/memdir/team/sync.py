@@ -5,20 +5,33 @@ is the team's remote. :func:`sync_team` runs, under the team store's lock
 for every step that touches the folder (network steps run outside it, so
 writes are not held up by a slow remote; a second lock serialises syncs):
 
-1. commit local changes (refused with :class:`SecretDetected` when one holds
-   a likely secret); the message lists the memories changed;
+1. commit local changes (refused when one holds a likely secret, in any
+   encoding, or is not a memory file: only ``*.md`` memories with plain
+   names belong in team memory); the message lists the memories changed;
 2. fetch, then merge the remote's branch (a normal merge: published history
    is never rewritten and nothing is ever force-pushed). Conflicts never
    leave a marker in a file: a memory edited on both sides keeps the
    remote's version in its file and the local one as
    ``<stem>.conflict-<host>.md`` named "... (local copy)"; an edit beats a
-   delete; ``MEMORY.md`` takes the union of both sides' lines;
+   delete; ``MEMORY.md`` takes the union of both sides' lines (hand-written
+   ones included). Unrelated histories merge only on ``team init``. A remote
+   whose history no longer holds the commit this clone last synced with
+   (``refs/memdir/synced``) was rewritten, usually to purge a leak: it is
+   adopted as it is (``reset --hard``), never merged, and what this clone had
+   not pushed is left as uncommitted conflict copies for the user to review;
+   nothing is pushed in that sync;
 3. scan every file committed since the last clean scan (all of them the
-   first time): a likely secret (it came from the remote, or from a commit
-   made by hand) is moved to ``<project dir>/.quarantine/<date>/``, its
-   index line dropped and its removal committed; then the index is checked
-   (a line for every memory, none for a missing one) and repaired;
-4. push; when the remote moved meanwhile, fetch and go back to 2 (bounded).
+   first time): a likely secret or a name that is not a plain memory name
+   (a teammate's file is untrusted) is moved to
+   ``<project dir>/.quarantine/<date>/``, its index line dropped and its
+   removal committed; then the index is checked (a line for every memory,
+   none for a missing one) and repaired;
+4. check what the push would send (:mod:`memdir.team.outgoing`: every blob,
+   name and message of the commits no remote-tracking ref holds): anything
+   found refuses the push, the commits stay local and the error names file,
+   line, rule and ``memdir team rewrite-unpushed`` (:func:`rewrite_unpushed`
+   folds the unpushed commits into one without those files);
+5. push; when the remote moved meanwhile, fetch and go back to 2 (bounded).
 
 Network failures raise :class:`SyncError` naming the remote and the next
 step; what was committed locally stays for the next sync.
@@ -31,8 +44,8 @@ import posixpath
 import re
 import shutil
 import socket
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
+from collections.abc import Callable
+from contextlib import AbstractContextManager, suppress
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,7 +55,17 @@ from memdir.storage.codec import parse_memory, read_frontmatter_head, render_mem
 from memdir.storage.fs import atomic_write, ensure_dir, file_lock, safe_join
 from memdir.storage.memory_index import INDEX_NAME, parse_entries, remove_entry, upsert_entry
 from memdir.team.git import NETWORK_TIMEOUT, Git, display_url, install_pre_commit_hook, last_line
-from memdir.team.secrets import Finding, labels_of, scan_file
+from memdir.team.outgoing import (
+    Problem,
+    display_name,
+    is_memory_name,
+    name_problems,
+    names_problems,
+    outgoing_problems,
+    scan_blob,
+    scan_blobs,
+)
+from memdir.team.secrets import Finding, labels_of
 
 if TYPE_CHECKING:
     from memdir.storage.project import ProjectMemory
@@ -52,10 +75,12 @@ __all__ = [
     "ConflictCopy",
     "InitResult",
     "QuarantinedFile",
+    "RewriteReport",
     "SyncReport",
     "TeamStatus",
     "init_team",
     "install_hook",
+    "rewrite_unpushed",
     "sync_team",
     "team_status",
 ]
@@ -68,6 +93,10 @@ _TAG_CHARS = re.compile(r"[^a-z0-9-]+")
 _RETRY_INIT = "memdir team init --remote URL"
 # The last commit whose files were all found free of secrets (local, never pushed).
 _SCANNED_REF = "refs/memdir/scanned"
+# The remote's commit this clone last merged or pushed: a remote whose history
+# no longer holds it was rewritten (a purge), and is adopted, never merged.
+_SYNCED_REF = "refs/memdir/synced"
+_REWRITE = "memdir team rewrite-unpushed"
 _TEMP_FILES = ".*.tmp"  # memdir.storage.fs.atomic_write's temp names: .<name>.<random>.tmp
 _RETRY_SYNC = "memdir team sync"
 
@@ -101,7 +130,9 @@ class SyncReport:
     ``committed``: local changes (added, modified, deleted) committed now;
     ``pulled``: files the remote added or changed; ``deleted``: files the
     remote deleted; ``pushed``: whether commits were sent; ``retries``: how
-    many pushes were refused because someone else pushed first.
+    many pushes were refused because someone else pushed first;
+    ``rewritten``: the remote's history was rewritten (a purge) and adopted,
+    nothing was pushed, local unpushed changes are in ``conflicts`` as copies.
     """
 
     remote: str
@@ -113,6 +144,16 @@ class SyncReport:
     quarantined: tuple[QuarantinedFile, ...] = ()
     pushed: bool = False
     retries: int = 0
+    rewritten: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class RewriteReport:
+    """What ``team rewrite-unpushed`` did: commits replaced, files moved out."""
+
+    replaced: int
+    quarantined: tuple[QuarantinedFile, ...]
+    commit: str | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -156,19 +197,34 @@ class _Progress:
     created: set[str] = field(default_factory=set)  # conflict copies this sync wrote
     pushed: bool = False
     retries: int = 0
+    first: bool = False  # the first sync of `team init`: unrelated histories merge
+    rewritten: bool = False
 
     def report(self, remote: str, branch: str) -> SyncReport:
+        # Names from the remote are untrusted: only plain memory names are
+        # listed as they are; every other one was quarantined (and is shown
+        # there with control characters escaped and secrets redacted).
         gone = {q.file for q in self.quarantined}
+        pulled = [
+            p
+            for p in dict.fromkeys(self.pulled)
+            if p not in gone and is_memory_name(p) and display_name(p) == p
+        ]
+        conflicts = [
+            replace(c, file=display_name(c.file), copy=c.copy and display_name(c.copy))
+            for c in self.conflicts
+        ]
         return SyncReport(
             remote=remote,
             branch=branch,
             committed=tuple(dict.fromkeys(self.committed)),
-            pulled=tuple(p for p in dict.fromkeys(self.pulled) if p not in gone),
-            deleted=tuple(dict.fromkeys(self.deleted)),
-            conflicts=tuple(self.conflicts),
+            pulled=tuple(pulled),
+            deleted=tuple(display_name(p) for p in dict.fromkeys(self.deleted)),
+            conflicts=tuple(conflicts),
             quarantined=tuple(self.quarantined),
             pushed=self.pushed,
             retries=self.retries,
+            rewritten=self.rewritten,
         )
 
 
@@ -199,7 +255,7 @@ def init_team(
             branch, exists = team.git.default_branch(remote, DEFAULT_BRANCH, retry=_RETRY_INIT)
             team.create(remote, branch)
             already, published = False, not exists
-        progress = _Progress()
+        progress = _Progress(first=not already)
         team.run(branch, max_attempts, None, progress, start=published)
         team.git.run("branch", "-q", f"--set-upstream-to={REMOTE}/{branch}", check=False)
     hook_path = install_hook(memdir) if hook else None
@@ -267,6 +323,24 @@ def team_status(
         unsynced_files=unsynced,
         fetched=fetched,
     )
+
+
+def rewrite_unpushed(memdir: ProjectMemory, *, timeout: float = NETWORK_TIMEOUT) -> RewriteReport:
+    """Replace the unpushed commits by one without secrets or non-memory files.
+
+    Everything not yet on the remote (commits and uncommitted changes) is
+    folded into one commit on the last remote commit they share; files that
+    hold a likely secret, carry one in their name or are not memory files are
+    moved to ``<project dir>/.quarantine/<date>/`` first. What the remote has
+    is never touched; the old commits stay only in this clone's reflog.
+    """
+    team = _Team(memdir, timeout)
+    with team.sync_lock():
+        url, branch = team.require_repo()
+        with suppress(SyncError):  # offline: the last fetched state is the base
+            team.git.fetch(REMOTE, url, retry=_RETRY_SYNC)
+        with team.team_lock():
+            return team.rewrite(branch)
 
 
 def install_hook(memdir: ProjectMemory) -> Path:
@@ -369,11 +443,17 @@ class _Team:
             with self.team_lock():
                 progress.committed += self.commit_local()  # written while we fetched
                 self.integrate(branch, progress)
+            if progress.rewritten:
+                return  # the user reviews the copies first; nothing old goes back
+            problems = outgoing_problems(self.git, REMOTE)
+            if problems:
+                raise _refusal(self.root, problems, committed=True)
             if before_push is not None:
                 before_push(attempt)
             outcome = self.git.push(REMOTE, url, branch, retry=_RETRY_SYNC)
             if outcome != "raced":
                 progress.pushed = outcome == "pushed"
+                self.mark_synced(self.git.rev(f"refs/remotes/{REMOTE}/{branch}"))
                 return
             progress.retries += 1
         raise SyncError(
@@ -399,27 +479,32 @@ class _Team:
         self.git.commit(_commit_message(changes))
         return [path for _, path in changes]
 
-    def scan(self, paths: list[str]) -> Iterator[tuple[str, list[Finding]]]:
-        """Each regular file among ``paths`` (symlinks skipped) with likely secrets, lazily."""
+    def scan(self, paths: list[str]) -> list[tuple[str, list[Finding]]]:
+        """Each regular file among ``paths`` (symlinks skipped) with likely secrets.
+
+        Bytes are decoded whatever their encoding (binary included), all files
+        in one scan; names are checked by :func:`memdir.team.outgoing.names_problems`.
+        """
+        read: list[tuple[str, bytes]] = []
         for rel in paths:
             path = self.root / rel
             if path.is_file() and not path.is_symlink():
-                findings = scan_file(path)
-                if findings:
-                    yield rel, findings
+                with suppress(FileNotFoundError):  # deleted since the listing
+                    read.append((rel, path.read_bytes()))
+        found = scan_blobs([data for _, data in read])
+        return [(rel, fs) for (rel, _), fs in zip(read, found, strict=True) if fs]
 
     def refuse_secrets(self, paths: list[str]) -> None:
-        found = dict(self.scan(paths))
-        if not found:
-            return
-        described = "; ".join(f"{rel} ({', '.join(labels_of(fs))})" for rel, fs in found.items())
-        raise SecretDetected(
-            f"refused to sync: likely secrets in team memory: {described}",
-            path=self.root / next(iter(found)),
-            labels=labels_of(f for fs in found.values() for f in fs),
-            hint="remove the values (name where they live instead) and run `memdir team "
-            "sync` again; those files were not committed",
-        )
+        """Refuse to commit a local file that is not a memory or holds a likely secret."""
+        problems: list[Problem] = []
+        present = [p for p in paths if (self.root / p).exists() or (self.root / p).is_symlink()]
+        for found in names_problems(present):
+            problems += found
+        for rel, findings in self.scan(paths):
+            shown = display_name(rel)
+            problems += [Problem(file=shown, line=f.line, rule=f.label) for f in findings]
+        if problems:
+            raise _refusal(self.root, problems, committed=False)
 
     # -- what arrives -----------------------------------------------------
 
@@ -427,8 +512,15 @@ class _Team:
         """Merge the fetched branch, quarantine secrets, repair the index."""
         tip = self.git.rev(f"refs/remotes/{REMOTE}/{branch}")
         before = self.git.rev("HEAD")
+        if tip is not None and before is not None and self.rewritten(tip, before, branch, progress):
+            self.adopt_rewritten(tip, before, branch, progress)
+            progress.quarantined += self.quarantine()
+            self.reconcile_index()  # left uncommitted with the copies, for review
+            self.mark_scanned()
+            self.mark_synced(tip)
+            return
         if tip is not None and (before is None or not self.git.is_ancestor(tip, before)):
-            self.merge(tip, before is None, progress)
+            self.merge(tip, before is None or progress.first, progress)
             after = self.git.rev("HEAD") or tip
             for status, path in self.git.changed(before, after):
                 if posixpath.basename(path) == INDEX_NAME or path in progress.created:
@@ -441,11 +533,75 @@ class _Team:
             if self.git.staged():
                 self.git.commit(_repair_message(quarantined))
         self.mark_scanned()
+        if tip is not None and self.git.is_ancestor(tip, "HEAD"):
+            self.mark_synced(tip)
 
-    def merge(self, tip: str, unborn: bool, progress: _Progress) -> None:
+    def rewritten(self, tip: str, head: str, branch: str, progress: _Progress) -> bool:
+        """Whether the remote's history no longer holds what this clone last synced with.
+
+        Without a record of that (a clone never synced by this version), only
+        unrelated histories count, and they are merged only on the first sync
+        of ``team init`` (a folder that held memories before it).
+        """
+        synced = self.synced_base(branch)
+        if synced is not None:
+            return not self.git.is_ancestor(synced, tip)
+        if progress.first:
+            return False
+        return self.git.run("merge-base", head, tip, check=False).stdout.strip() == ""
+
+    def synced_base(self, branch: str) -> str | None:
+        """The remote commit this clone last synced with, or None when unknown.
+
+        A clone that synced before this was recorded still has the
+        remote-tracking ref's previous value in its reflog.
+        """
+        synced = self.git.rev(_SYNCED_REF)
+        if synced is None:
+            synced = self.git.rev(f"refs/remotes/{REMOTE}/{branch}@{{1}}")
+        return synced
+
+    def adopt_rewritten(self, tip: str, before: str, branch: str, progress: _Progress) -> None:
+        """Take the rewritten remote as it is; local unpushed changes become copies.
+
+        The copies are left uncommitted: the user reviews them (a purge may
+        have removed that very content) before the next sync shares them.
+        """
+        synced = self.synced_base(branch)
+        if synced is None:
+            found = self.git.run("merge-base", before, tip, check=False).stdout.strip()
+            synced = found or None
+        kept: list[tuple[str, bytes]] = []
+        for status, rel in self.git.changed(synced, before):
+            if status == "D" or posixpath.basename(rel) == INDEX_NAME:
+                continue
+            ours = self.git.run("rev-parse", f"{before}:{rel}").stdout.strip()
+            theirs = self.git.run("rev-parse", "--verify", "--quiet", f"{tip}:{rel}", check=False)
+            if theirs.stdout.strip() != ours and is_memory_name(rel):
+                kept.append((rel, self.git.blob(ours)))
+        self.git.run("reset", "--quiet", "--hard", tip)
+        progress.rewritten = True
+        for rel, data in kept:
+            copy = self.conflict_copy(rel, data)
+            progress.created.add(copy)
+            progress.conflicts.append(
+                ConflictCopy(
+                    file=rel,
+                    copy=copy,
+                    reason="the remote's history was rewritten; your unpushed version is in "
+                    "the copy, not shared: review it, delete it if it should stay removed, "
+                    "then run `memdir team sync`",
+                )
+            )
+
+    def mark_synced(self, tip: str | None) -> None:
+        if tip is not None:
+            self.git.run("update-ref", _SYNCED_REF, tip)
+
+    def merge(self, tip: str, unrelated: bool, progress: _Progress) -> None:
         args = ["merge", "--quiet", "--no-edit", "--ff", "-m", "memdir: merge team memory"]
-        if not unborn:
-            # A folder that held memories before `team init` has its own history.
+        if unrelated:
+            # Only on `team init`: a folder that held memories before has its own history.
             args.append("--allow-unrelated-histories")
         result = self.git.run(*args, tip, check=False)
         if result.ok:
@@ -524,26 +680,75 @@ class _Team:
             paths = self.git.run("ls-files", "-z").paths()
         else:
             paths = [p for status, p in self.git.changed(clean, head) if status != "D"]
-        # Lazily: a file is scanned after the moves before it have edited the index.
-        return [self.move_out(rel, findings) for rel, findings in self.scan(paths)]
+        moved = []
+        for rel, problems in zip(paths, names_problems(paths), strict=True):
+            # A teammate's name is untrusted: one that is no plain memory name
+            # (or carries a secret) never reaches an index line.
+            if problems and rel != INDEX_NAME:
+                moved.append(self.move_out(rel, tuple(dict.fromkeys(p.rule for p in problems))))
+        paths = [rel for rel in paths if rel == INDEX_NAME or is_memory_name(rel)]
+        moved += [self.move_out(rel, labels_of(found)) for rel, found in self.scan(paths)]
+        return moved
 
     def mark_scanned(self) -> None:
         head = self.git.rev("HEAD")
         if head is not None:
             self.git.run("update-ref", _SCANNED_REF, head)
 
-    def move_out(self, rel: str, findings: list[Finding]) -> QuarantinedFile:
+    def move_out(self, rel: str, labels: tuple[str, ...]) -> QuarantinedFile:
+        """Move a committed file out of the team folder, into the project's quarantine."""
         day = self.memdir.layout.project_dir / ".quarantine" / dt.date.today().isoformat()
-        target, n = safe_join(day, rel), 2
+        safe = _quarantine_name(rel)
+        target, n = safe_join(day, safe), 2
         while target.exists():
-            target, n = safe_join(day, f"{rel}.{n}"), n + 1
+            target, n = safe_join(day, f"{safe}.{n}"), n + 1
         ensure_dir(target.parent)
-        shutil.move(self.root / rel, target)
+        source = self.root / rel
+        if source.exists() or source.is_symlink():
+            shutil.move(source, target)
         self.git.run("rm", "--quiet", "--cached", "--ignore-unmatch", "--", rel)
         index = self.memdir.team.read_index()
         if index:
             atomic_write(self.memdir.team.index_path, remove_entry(index, file=rel))
-        return QuarantinedFile(file=rel, moved_to=target, labels=labels_of(findings))
+        return QuarantinedFile(file=display_name(rel), moved_to=target, labels=labels)
+
+    # -- rewriting unpushed commits -------------------------------------------
+
+    def rewrite(self, branch: str) -> RewriteReport:
+        head = self.git.rev("HEAD")
+        self.git.abort_merge()
+        if head is None:
+            return RewriteReport(replaced=0, quarantined=(), commit=None)
+        tip = self.git.rev(f"refs/remotes/{REMOTE}/{branch}")
+        base = None
+        if tip is not None:
+            base = self.git.run("merge-base", head, tip, check=False).stdout.strip() or None
+        outgoing = ["HEAD", "--not", f"--remotes={REMOTE}"]
+        replaced = len(self.git.run("rev-list", *outgoing).stdout.split())
+        self.git.run("add", "--all")
+        if replaced == 0 and not self.git.staged():
+            return RewriteReport(replaced=0, quarantined=(), commit=None)  # nothing unpushed
+        changed = [rel for status, rel in self.git.changed_staged(base) if status != "D"]
+        moved = []
+        for rel in changed:
+            labels = [p.rule for p in name_problems(rel)] if rel != INDEX_NAME else []
+            path = self.root / rel
+            if not labels and path.is_file() and not path.is_symlink():
+                labels = list(labels_of(scan_blob(path.read_bytes())))
+            if labels:
+                moved.append(self.move_out(rel, tuple(dict.fromkeys(labels))))
+        self.reconcile_index()
+        self.git.run("add", "--all")
+        tree = self.git.run("write-tree").stdout.strip()
+        parents = ["-p", base] if base is not None else []
+        message = _rewrite_message(replaced, moved)
+        commit = self.git.run("commit-tree", tree, *parents, "-m", message).stdout.strip()
+        self.git.run("reset", "--quiet", "--soft", commit)
+        self.mark_scanned()
+        left = outgoing_problems(self.git, REMOTE)
+        if left:  # cannot happen unless the folder changed under the lock
+            raise _refusal(self.root, left, committed=True)
+        return RewriteReport(replaced=replaced, quarantined=tuple(moved), commit=commit)
 
     # -- the index --------------------------------------------------------
 
@@ -551,7 +756,7 @@ class _Team:
         """A line for every memory file, none for a missing one; True when changed."""
         store = self.memdir.team
         text = store.read_index()
-        files = store.files()
+        files = [rel for rel in store.files() if is_memory_name(rel)]
         present = set(files)
         new = text
         for entry in parse_entries(text):
@@ -596,16 +801,29 @@ def _local_target(file: str) -> str | None:
 
 
 def _union_index(texts: list[str]) -> str:
-    """The first text, plus every line of the others pointing at a file it lacks."""
+    """The first text, plus every line of the others it lacks.
+
+    A pointer line for a file the first text already points at is the only
+    kind dropped (the first side's line wins); hand-written lines (headings,
+    notes) of every side are kept.
+    """
     if not texts:
         return ""
     lines = texts[0].rstrip("\n").splitlines()
     known = {entry.file for entry in parse_entries(texts[0])}
+    seen = {line.strip() for line in lines}
     for text in texts[1:]:
-        for entry in parse_entries(text):
-            if entry.file not in known:
+        entries = {entry.line: entry for entry in parse_entries(text)}
+        for number, line in enumerate(text.splitlines()):
+            entry = entries.get(number)
+            if entry is not None:
+                if entry.file in known:
+                    continue
                 known.add(entry.file)
-                lines.append(entry.raw)
+            elif not line.strip() or line.strip() in seen:
+                continue
+            seen.add(line.strip())
+            lines.append(line)
     return "\n".join(lines).strip("\n") + "\n" if lines else ""
 
 
@@ -633,6 +851,46 @@ def _commit_message(changes: list[tuple[str, str]]) -> str:
     noun = "memory" if len(memories) == 1 else "memories"
     body = "\n".join(f"{_VERBS.get(status, 'modified')}: {path}" for status, path in changes)
     return f"memdir: {len(memories)} team {noun} changed: {shown}\n\n{body}"
+
+
+def _quarantine_name(rel: str) -> str:
+    """A plain relative path under the quarantine folder for any file name from git."""
+    parts = []
+    for part in display_name(rel).replace("\\", "_").split("/"):
+        part = "".join(ch if ch.isprintable() and ch not in "<>:|" else "_" for ch in part)
+        parts.append(("_" + part if part.startswith(".") or not part else part)[:80])
+    return "/".join(parts)
+
+
+def _refusal(root: Path, problems: list[Problem], *, committed: bool) -> MemdirError:
+    """The error for a push or commit refused: where and which rule, never a value."""
+    shown = problems[:20]
+    lines = "; ".join(p.describe() for p in shown)
+    more = f" and {len(problems) - len(shown)} more" if len(problems) > len(shown) else ""
+    secret = [p.rule for p in problems if not p.rule.startswith("not a memory file")]
+    what = "likely secrets" if secret else "files that are not memories"
+    if committed:
+        message = f"refused to push team memory: {what} in unpushed commits: {lines}{more}"
+        hint = (
+            f"nothing was pushed; run `{_REWRITE}` to rewrite the unpushed commits "
+            "without them (the files move to the project's .quarantine folder), then "
+            f"`{_RETRY_SYNC}`; rotate any secret that was shared elsewhere"
+        )
+    else:
+        message = f"refused to sync: {what} in the team folder: {lines}{more}"
+        hint = (
+            "nothing was committed; remove the values (name where they live instead) "
+            "or move the files out of the team folder, then run `memdir team sync` again"
+        )
+    if secret:
+        return SecretDetected(message, path=root, hint=hint, labels=tuple(dict.fromkeys(secret)))
+    return SyncError(message, path=root, hint=hint)
+
+
+def _rewrite_message(replaced: int, moved: list[QuarantinedFile]) -> str:
+    body = "\n".join(f"quarantined: {q.file} ({', '.join(q.labels)})" for q in moved)
+    head = f"memdir: local team memory changes ({replaced} unpushed commit(s) rewritten)"
+    return f"{head}\n\n{body}".rstrip()
 
 
 def _repair_message(quarantined: list[QuarantinedFile]) -> str:
