@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memdir.storage.enforced import EnforcedRule
-from memdir.storage.rules import Action, rule_fires, stronger, subjects
+from memdir.storage.rules import Action, fired_rules, stronger, subjects
 
 __all__ = ["Decision", "decide", "pre_tool_use_output", "reason_text"]
 
@@ -52,7 +52,8 @@ def decide(
 ) -> Decision:
     """The rules among ``rules`` that fire for this call, and the strongest action."""
     texts = subjects(tool_name, tool_input)
-    fired = tuple(r for r in rules if rule_fires(r.rule, tool_name, texts))
+    hits = fired_rules([r.rule for r in rules], tool_name, texts)
+    fired = tuple(rules[i] for i in hits)
     action: Action | None = None
     for found in fired:
         action = found.rule.action if action is None else stronger(action, found.rule.action)

@@ -4,9 +4,10 @@
 store does (dot entries, ``MEMORY.md`` and the private scope's ``team/`` and
 ``logs/`` left out) and stats every file. A JSON cache under the project's
 state folder (``<state>/enforce-cache.json``) keeps, per file, its mtime and
-size and the rules it held; only files whose stat changed are read again, and
-a file whose text does not mention ``enforce`` is not even parsed. With
-nothing changed, a call costs one directory walk and no YAML.
+size and inode, and the rules of the files that hold any; only files whose
+stat changed are read again, and a file whose text does not mention
+``enforce`` is not even parsed. With nothing changed, a call costs one
+directory walk, one JSON read and one comparison: no YAML, no validation.
 
 Rules come from feedback memories only. A rule that fails the checks of
 :mod:`memdir.storage.rules` (a hand-edited file, a teammate's file pulled
@@ -26,12 +27,12 @@ from typing import Any
 
 from memdir.model import MemoryType, Scope
 from memdir.storage.paths import Layout
-from memdir.storage.rules import FIELD, Rule, parse_rule, why_line
+from memdir.storage.rules import ACTIONS, FIELD, Rule, parse_rule, why_line
 
 __all__ = ["CACHE_NAME", "EnforcedRule", "RuleSet", "cache_path", "load_rules"]
 
 CACHE_NAME = "enforce-cache.json"
-_CACHE_VERSION = 1
+_CACHE_VERSION = 3
 _INDEX_NAME = "MEMORY.md"
 
 
@@ -64,7 +65,9 @@ def cache_path(layout: Layout) -> Path:
     return layout.state_dir / CACHE_NAME
 
 
-def _walk(root: str, prefix: str, excluded: frozenset[str]) -> Iterator[tuple[str, str]]:
+def _walk(
+    root: str, prefix: str, excluded: frozenset[str]
+) -> Iterator[tuple[str, str, os.stat_result]]:
     try:
         entries = list(os.scandir(root))
     except OSError:
@@ -78,39 +81,44 @@ def _walk(root: str, prefix: str, excluded: frozenset[str]) -> Iterator[tuple[st
             if rel not in excluded:
                 yield from _walk(entry.path, rel + "/", excluded)
         elif name.endswith(".md") and rel != _INDEX_NAME and entry.is_file(follow_symlinks=False):
-            yield rel, entry.path
+            try:
+                yield rel, entry.path, entry.stat(follow_symlinks=False)
+            except OSError:
+                continue  # removed while we walked
 
 
-def _files(layout: Layout, include_team: bool) -> dict[str, tuple[str, list[int]]]:
-    """``scope:rel`` -> (path, [mtime_ns, size, inode]) for every memory file."""
+def _files(layout: Layout, include_team: bool) -> tuple[dict[str, list[int]], dict[str, str]]:
+    """``scope:rel`` -> [mtime_ns, size, inode] for every memory file, and -> its path."""
     roots = [(Scope.PRIVATE, layout.memory_dir, layout.private_excluded)]
     if include_team:
         roots.append((Scope.TEAM, layout.team_dir, frozenset()))
-    found: dict[str, tuple[str, list[int]]] = {}
+    stats: dict[str, list[int]] = {}
+    paths: dict[str, str] = {}
     for scope, root, excluded in roots:
-        for rel, path in _walk(str(root), "", frozenset(excluded)):
-            try:
-                st = os.stat(path)
-            except OSError:
-                continue  # removed while we walked
-            found[f"{scope.value}:{rel}"] = (path, [st.st_mtime_ns, st.st_size, st.st_ino])
-    return found
+        for rel, path, st in _walk(str(root), "", frozenset(excluded)):
+            key = f"{scope.value}:{rel}"
+            stats[key] = [st.st_mtime_ns, st.st_size, st.st_ino]
+            paths[key] = path
+    return stats, paths
 
 
-def _read_cache(path: Path) -> dict[str, Any]:
+def _read_cache(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The cached (stats, entries with rules or problems); empty when absent or damaged."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return {}
+        return {}, {}
     if not isinstance(data, dict) or data.get("version") != _CACHE_VERSION:
-        return {}
-    files = data.get("files")
-    return files if isinstance(files, dict) else {}
+        return {}, {}
+    stats, entries = data.get("stats"), data.get("entries")
+    if not isinstance(stats, dict) or not isinstance(entries, dict):
+        return {}, {}
+    return stats, entries
 
 
-def _entry_for(path: str, stat: list[int]) -> dict[str, Any]:
+def _entry_for(path: str) -> dict[str, Any]:
     """What one file contributes: its name, Why line, raw rules, problems."""
-    entry: dict[str, Any] = {"stat": stat}
+    entry: dict[str, Any] = {}
     try:
         text = Path(path).read_text(encoding="utf-8", errors="replace")
     except OSError:
@@ -129,12 +137,20 @@ def _entry_for(path: str, stat: list[int]) -> dict[str, Any]:
         return entry
     if memory.type is not MemoryType.FEEDBACK:
         return {**entry, "problems": ["enforce: rules are ignored: it is not a feedback memory"]}
-    items = raw if isinstance(raw, list) else [raw]
+    # Validated once here, when the file changed: a cache hit only rebuilds the values.
+    rules: list[dict[str, str]] = []
+    problems: list[str] = []
+    for index, item in enumerate(raw if isinstance(raw, list) else [raw]):
+        try:
+            rules.append(parse_rule(index, item).as_dict())
+        except MemdirError as exc:
+            problems.append(exc.message)
     return {
         **entry,
         "name": memory.name,
         "why": why_line(memory.body),
-        "rules": items,
+        "rules": rules,
+        "problems": problems,
     }
 
 
@@ -145,12 +161,10 @@ def _rules_of(key: str, entry: dict[str, Any]) -> tuple[list[EnforcedRule], list
     problems = [f"{where}: {p}" for p in entry.get("problems", ()) if isinstance(p, str)]
     rules: list[EnforcedRule] = []
     items = entry.get("rules", ())
-    for index, raw in enumerate(items if isinstance(items, list) else ()):
-        try:
-            rule = parse_rule(index, raw)
-        except Exception as exc:  # InvalidMemory, or a damaged cache entry
-            problems.append(f"{where}: {getattr(exc, 'message', exc)}")
-            continue
+    for raw in items if isinstance(items, list) else ():
+        rule = _cached_rule(raw)
+        if rule is None:
+            continue  # a damaged cache entry: the file is reread once its stat changes
         rules.append(
             EnforcedRule(
                 rule=rule,
@@ -163,37 +177,61 @@ def _rules_of(key: str, entry: dict[str, Any]) -> tuple[list[EnforcedRule], list
     return rules, problems
 
 
+def _cached_rule(raw: Any) -> Rule | None:
+    if not isinstance(raw, dict):
+        return None
+    tool, match, action = raw.get("tool"), raw.get("match"), raw.get("action")
+    if not (isinstance(tool, str) and isinstance(match, str) and action in ACTIONS):
+        return None
+    return Rule(tool=tool, match=match, action=action)
+
+
 def load_rules(layout: Layout, *, include_team: bool = True) -> RuleSet:
     """Every rule of the project's feedback memories (private first, then team)."""
-    files = _files(layout, include_team)
+    stats, paths = _files(layout, include_team)
     cache_file = cache_path(layout)
-    cached = _read_cache(cache_file)
-    entries: dict[str, dict[str, Any]] = {}
-    changed = set(cached) != set(files)
-    for key, (path, stat) in files.items():
-        old = cached.get(key)
-        if isinstance(old, dict) and old.get("stat") == stat:
-            entries[key] = old
-        else:
-            entries[key] = _entry_for(path, stat)
-            changed = True
-    if changed:
-        _write_cache(cache_file, entries)
+    cached_stats, entries = _read_cache(cache_file)
+    if cached_stats != stats:  # one comparison in C for the common case: nothing changed
+        entries = _refresh(stats, paths, cached_stats, entries)
+        _write_cache(cache_file, stats, entries)
     rules: list[EnforcedRule] = []
     problems: list[str] = []
     for key in sorted(entries, key=lambda k: (not k.startswith("private:"), k)):
-        found, bad = _rules_of(key, entries[key])
-        rules += found
-        problems += bad
+        entry = entries[key]
+        if isinstance(entry, dict):
+            found, bad = _rules_of(key, entry)
+            rules += found
+            problems += bad
     return RuleSet(rules=tuple(rules), problems=tuple(problems))
 
 
-def _write_cache(path: Path, entries: dict[str, dict[str, Any]]) -> None:
+def _refresh(
+    stats: dict[str, list[int]],
+    paths: dict[str, str],
+    cached_stats: dict[str, Any],
+    cached: dict[str, Any],
+) -> dict[str, Any]:
+    """The entries (files with rules or problems), rereading only the files that changed."""
+    entries: dict[str, Any] = {}
+    for key, stat in stats.items():
+        if cached_stats.get(key) == stat:
+            if key in cached:
+                entries[key] = cached[key]
+            continue
+        entry = _entry_for(paths[key])
+        if entry.get("rules") or entry.get("problems"):
+            entries[key] = entry
+    return entries
+
+
+def _write_cache(path: Path, stats: dict[str, list[int]], entries: dict[str, Any]) -> None:
     # Imported here: the cache is rewritten only when a memory file changed.
     from memdir.storage.fs import atomic_write, ensure_dir
 
     try:
         ensure_dir(path.parent)
-        atomic_write(path, json.dumps({"version": _CACHE_VERSION, "files": entries}) + "\n")
+        atomic_write(
+            path, json.dumps({"version": _CACHE_VERSION, "stats": stats, "entries": entries}) + "\n"
+        )
     except OSError:
         pass  # a read-only state folder: the rules are still right, only slower next time

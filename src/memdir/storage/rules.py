@@ -46,6 +46,7 @@ __all__ = [
     "Action",
     "Rule",
     "compile_pattern",
+    "fired_rules",
     "parse_rule",
     "parse_rules",
     "pattern_problem",
@@ -306,6 +307,32 @@ def rule_fires(rule: Rule, tool_name: str, texts: Sequence[str]) -> bool:
     except re2.error:
         return False  # refused at write time; a hand-edited bad pattern never fires
     return any(program.search(text) is not None for text in texts)
+
+
+def fired_rules(rules: Sequence[Rule], tool_name: str, texts: Sequence[str]) -> list[int]:
+    """The indexes of the ``rules`` that fire for one call, in order.
+
+    One program of all the candidate patterns answers the common case (nothing
+    fires) with one compile and one search per text; only when it matches does
+    an RE2 set name the rules that did. Compiling one pattern at a time costs
+    about as much per pattern as the whole alternation does.
+    """
+    candidates = [i for i, rule in enumerate(rules) if tool_matches(rule.tool, tool_name)]
+    if not candidates or not texts:
+        return []
+    try:
+        combined = compile_pattern("|".join(f"(?:{rules[i].match})" for i in candidates))
+        if not any(combined.search(text) is not None for text in texts):
+            return []
+        found = re2.Set.SearchSet(_options())
+        for i in candidates:
+            found.Add(rules[i].match)
+        found.Compile()
+        hits = {j for text in texts for j in (found.Match(text) or ())}
+    except re2.error:
+        # A pattern that slipped past validation: judge each rule on its own.
+        return [i for i in candidates if rule_fires(rules[i], tool_name, texts)]
+    return [candidates[j] for j in sorted(hits)]
 
 
 def stronger(a: Action, b: Action) -> Action:
