@@ -113,3 +113,34 @@ def test_a_hook_with_no_memory_home_yet_answers_nothing(project: Path) -> None:
     assert run_hook("memdir hook pre-tool-use", call) is None
     prompt = recorded("user-prompt-submit", project)
     assert run_hook("memdir hook user-prompt-submit", prompt) is None
+
+
+def test_each_prompt_gets_at_most_five_memories_and_never_one_shown_before(
+    mem: Memdir, project: Path
+) -> None:
+    from memdir.integrations.hook_entry import user_prompt_submit
+
+    for n in range(8):
+        mem.write(
+            name=f"Checkout retries {n}",
+            description=f"checkout service retries payment webhooks, case {n}",
+            type="project",
+            body=f"The checkout service retries payment webhooks (case {n}).\n",
+        )
+    payload = recorded(
+        "user-prompt-submit", project, prompt="why does checkout retry payment webhooks"
+    )
+
+    def shown() -> list[str]:
+        text = user_prompt_submit(payload, os.environ)
+        if not text:
+            return []
+        context = json.loads(text)["hookSpecificOutput"]["additionalContext"]
+        return [line.split('"')[1] for line in context.splitlines() if line.startswith("<memory ")]
+
+    first, second = shown(), shown()
+    assert len(first) == 5 and len(second) == 3
+    assert not set(first) & set(second)
+    assert shown() == []
+    other_session = {**payload, "session_id": "another-session"}
+    assert user_prompt_submit(other_session, os.environ)  # a new session starts afresh
