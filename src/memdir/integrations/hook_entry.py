@@ -21,6 +21,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
 ]
 
 FAST_COMMANDS = ("pre-tool-use", "user-prompt-submit")
+_LEXICAL_POOL = 20
 
 
 def read_payload(text: str) -> dict[str, Any]:
@@ -100,6 +102,11 @@ def user_prompt_submit(
     from memdir.recall.relevant import recall
     from memdir.storage.project import ProjectMemory
 
+    if not use_model:
+        # The lexical selector takes the best matches in rank order, so a pool of the top
+        # few holds every memory it could choose; reading 200 heads would only cost time.
+        pool = min(settings.manifest_max_entries, _LEXICAL_POOL)
+        settings = replace(settings, manifest_max_entries=pool)
     memory = ProjectMemory(layout=layout, settings=settings, env=env)
     session = payload.get("session_id")
     result = recall(

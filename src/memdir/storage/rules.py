@@ -66,6 +66,7 @@ MAX_PATTERN_CHARS = 500
 MAX_RULES = 20
 _MAX_PROGRAM = 5000  # RE2 program size: a bound on the memory a match may use
 _MAX_SUBJECT_CHARS = 200_000  # a tool input larger than this is matched on its head
+_GLOB = frozenset("*?[")
 _RULE_KEYS = frozenset({"tool", "match", "action"})
 _HINT = (
     "write enforce: as a list of {tool, match, action} with action deny, ask or warn "
@@ -263,9 +264,14 @@ def why_line(body: str) -> str:
 
 def tool_matches(spec: str, tool_name: str) -> bool:
     """Whether ``tool_name`` is one of ``spec``'s ``|``-separated names or globs."""
-    return any(
-        fnmatch.fnmatchcase(tool_name, part.strip()) for part in spec.split("|") if part.strip()
-    )
+    for part in spec.split("|"):
+        part = part.strip()
+        if not part:
+            continue
+        # A plain name is compared as is: fnmatch would compile a regex for it.
+        if part == tool_name if _GLOB.isdisjoint(part) else fnmatch.fnmatchcase(tool_name, part):
+            return True
+    return False
 
 
 def _strings(value: Any, depth: int = 0) -> Iterator[str]:
