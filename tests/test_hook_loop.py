@@ -144,3 +144,20 @@ def test_each_prompt_gets_at_most_five_memories_and_never_one_shown_before(
     assert shown() == []
     other_session = {**payload, "session_id": "another-session"}
     assert user_prompt_submit(other_session, os.environ)  # a new session starts afresh
+
+
+def test_team_memories_are_recalled_once_the_team_folder_holds_any(
+    mem: Memdir, project: Path
+) -> None:
+    from memdir.integrations.hook_entry import user_prompt_submit
+
+    payload = recorded("user-prompt-submit", project, prompt="is the staging database shared")
+    assert user_prompt_submit(payload, os.environ) == ""
+    mem.write(
+        name="Staging is shared",
+        description="the staging database is shared with QA",
+        type="project",
+        scope="team",
+    )
+    context = json.loads(user_prompt_submit(payload, os.environ))["hookSpecificOutput"]
+    assert 'file="team/staging_is_shared.md" scope="team"' in context["additionalContext"]

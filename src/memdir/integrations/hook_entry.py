@@ -21,7 +21,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 __all__ = [
@@ -100,14 +100,13 @@ def user_prompt_submit(
         return ""
     settings, layout = project
     from memdir.recall.relevant import recall
-    from memdir.storage.project import ProjectMemory
 
     if not use_model:
         # The lexical selector takes the best matches in rank order, so a pool of the top
         # few holds every memory it could choose; reading 200 heads would only cost time.
         pool = min(settings.manifest_max_entries, _LEXICAL_POOL)
         settings = replace(settings, manifest_max_entries=pool)
-    memory = ProjectMemory(layout=layout, settings=settings, env=env)
+    memory = _Project(layout=layout, settings=settings, team_enabled=_team_on(settings, layout))
     session = payload.get("session_id")
     result = recall(
         memory,
@@ -117,6 +116,29 @@ def user_prompt_submit(
         enabled=True,  # _project returned: the enable chain said on
     )
     return user_prompt_output(result.render())
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Project:
+    """What recall needs of a project (``MemdirLike``), without loading the stores."""
+
+    layout: Any
+    settings: Any
+    team_enabled: bool
+
+
+def _team_on(settings: Any, layout: Any) -> bool:
+    """Team memory is on when set, else when the team folder holds an index or a memory."""
+    if settings.team is not None:
+        return bool(settings.team)
+    team = str(layout.team_dir)
+    if os.path.exists(os.path.join(team, "MEMORY.md")):
+        return True
+    for _, dirs, files in os.walk(team):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        if any(f.endswith(".md") and not f.startswith(".") for f in files):
+            return True
+    return False
 
 
 def _model_selector(settings: Any, env: Mapping[str, str]) -> Any:
