@@ -20,7 +20,7 @@ from memdir.errors import InvalidMemory
 from memdir.integrations.enforce import decide, pre_tool_use_output
 from memdir.integrations.hook_entry import pre_tool_use
 from memdir.model import Memory, MemoryType
-from memdir.storage.codec import render_memory
+from memdir.storage.codec import parse_memory, render_memory
 from memdir.storage.enforced import cache_path, load_rules
 from memdir.storage.rules import Rule, fired_rules, pattern_problem, subjects, tool_matches
 
@@ -79,6 +79,7 @@ def answer(mem: Memdir, payload: dict[str, Any]) -> dict[str, Any] | None:
         (r"npm(?= install)", "RE2 cannot compile it"),
         (r"x*", "matches the empty string"),
         ("", "empty"),
+        ("npm\x85install", "control character"),
         ("a" * 600, "limit is 500"),
     ],
 )
@@ -278,3 +279,17 @@ def test_the_fast_hook_path_loads_neither_click_nor_rich_nor_the_model_layer(
         loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
         assert not {m for m in loaded if m.split(".")[0] in ("click", "rich", "anthropic")}
         assert not {m for m in loaded if m.startswith(("memdir.llm", "memdir.api", "memdir.cli"))}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    tool=st.sampled_from(["Bash", "Edit|Write", "*", "mcp__*"]),
+    pattern=st.text(min_size=1, max_size=40).filter(lambda p: pattern_problem(p) is None),
+    action=st.sampled_from(["deny", "ask", "warn"]),
+)
+def test_any_valid_rule_round_trips_through_the_frontmatter(
+    tool: str, pattern: str, action: str
+) -> None:
+    rule = {"tool": tool, "match": pattern, "action": action}
+    memory = Memory(name="n", description="d", type=MemoryType.FEEDBACK, extra={"enforce": [rule]})
+    assert parse_memory(render_memory(memory)).extra["enforce"] == [rule]

@@ -22,7 +22,12 @@ import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # types only: the fast path imports these modules when it needs them
+    from memdir.config import Settings
+    from memdir.recall.relevant import Selector
+    from memdir.storage.paths import Layout
 
 __all__ = [
     "FAST_COMMANDS",
@@ -48,7 +53,7 @@ def read_payload(text: str) -> dict[str, Any]:
     return data
 
 
-def _project(payload: Mapping[str, Any], env: Mapping[str, str]) -> Any:
+def _project(payload: Mapping[str, Any], env: Mapping[str, str]) -> tuple[Settings, Layout] | None:
     """(settings, layout) for the hook's ``cwd``, or None when memory is disabled."""
     from memdir.config import load_settings, memory_enabled
     from memdir.storage.paths import make_layout
@@ -122,12 +127,12 @@ def user_prompt_submit(
 class _Project:
     """What recall needs of a project (``MemdirLike``), without loading the stores."""
 
-    layout: Any
-    settings: Any
+    layout: Layout
+    settings: Settings
     team_enabled: bool
 
 
-def _team_on(settings: Any, layout: Any) -> bool:
+def _team_on(settings: Settings, layout: Layout) -> bool:
     """Team memory is on when set, else when the team folder holds an index or a memory."""
     if settings.team is not None:
         return bool(settings.team)
@@ -141,7 +146,7 @@ def _team_on(settings: Any, layout: Any) -> bool:
     return False
 
 
-def _model_selector(settings: Any, env: Mapping[str, str]) -> Any:
+def _model_selector(settings: Settings, env: Mapping[str, str]) -> Selector | None:
     """The configured provider's selector (it falls back to lexical on any failure)."""
     from memdir.llm.factory import provider_from_env
     from memdir.recall.selector import ModelSelector

@@ -15,7 +15,8 @@ Patterns are compiled with RE2, which matches in time linear in the input:
 a rule from a teammate cannot hang anyone's agent. They are validated when a
 memory is written (:func:`validate_memory_rules`, called by the store), and
 refused with the reason when RE2 cannot compile them (backreferences,
-lookaround), when they are too long or compile to too large a program, when
+lookaround), when they hold control characters or line breaks (frontmatter
+would not keep them as written), when they are too long or compile to too large a program, when
 they match the empty string (the rule would fire on every call), or when they
 nest unbounded repeats (``(a+)+``): harmless to RE2 but catastrophic for the
 backtracking engines (``grep -P``, Python's ``re``, JavaScript) other tools
@@ -28,6 +29,7 @@ caching them by the files' mtimes) is :mod:`memdir.storage.enforced`.
 from __future__ import annotations
 
 import fnmatch
+import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -67,6 +69,7 @@ MAX_RULES = 20
 _MAX_PROGRAM = 5000  # RE2 program size: a bound on the memory a match may use
 _MAX_SUBJECT_CHARS = 200_000  # a tool input larger than this is matched on its head
 _GLOB = frozenset("*?[")
+_UNWRITABLE = frozenset({"Cc", "Cs", "Zl", "Zp"})  # YAML would not keep these as they are
 _RULE_KEYS = frozenset({"tool", "match", "action"})
 _HINT = (
     "write enforce: as a list of {tool, match, action} with action deny, ask or warn "
@@ -160,6 +163,11 @@ def pattern_problem(pattern: str) -> str | None:
     """Why ``pattern`` cannot be a rule's ``match`` (see the module docstring), or None."""
     if not pattern.strip():
         return "the pattern is empty"
+    if any(unicodedata.category(c) in _UNWRITABLE for c in pattern):
+        return (
+            "it holds a control character or a line break; write it as an escape "
+            "(\\n, \\t, \\x{85}) so the pattern stays one line of frontmatter"
+        )
     if len(pattern) > MAX_PATTERN_CHARS:
         return f"the pattern is {len(pattern)} characters long; the limit is {MAX_PATTERN_CHARS}"
     try:
