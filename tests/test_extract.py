@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -262,4 +263,38 @@ def test_an_unknown_scope_is_refused(mem: Memdir) -> None:
     report = MemoryExtractor(mem, provider, "s1").extract(chat("q", "a"))
     assert report.run is not None and report.run.refused == 1
     assert "neither 'private' nor 'team'" in tool_results(provider.requests[1])[0].content
+    assert mem.list() == []
+
+
+def test_a_proposed_rule_is_saved_as_ask_and_a_promoted_rule_survives_updates(
+    mem: Memdir,
+) -> None:
+    npm = {"tool": "Bash", "match": r"\bnpm (install|i)\b", "action": "deny"}
+    proposal = {
+        **FEEDBACK,
+        "name": "Use pnpm",
+        "body": "Use pnpm.\n**Why:** npm broke the lockfile.",
+        "enforce": [npm],  # the model asks for deny: it gets ask
+    }
+    provider = ScriptedProvider(write(**proposal), "done")
+    MemoryExtractor(mem, provider, "s1").extract(chat("never use npm here", "ok"))
+    assert mem.get("Use pnpm").memory.extra["enforce"] == [{**npm, "action": "ask"}]
+
+    # The user promotes the rule; a later extraction updates the memory without rules.
+    record = mem.get("Use pnpm")
+    promoted = {**record.memory.extra, "enforce": [npm]}
+    mem.store(record.scope).write(replace(record.memory, extra=promoted), file=record.file)
+    update = {k: v for k, v in proposal.items() if k != "enforce"} | {"body": "v2"}
+    provider = ScriptedProvider(write(**update), "done")
+    MemoryExtractor(mem, provider, "s2").extract(chat("pnpm, still", "ok"))
+    assert mem.get("Use pnpm").memory.body == "v2\n"
+    assert mem.get("Use pnpm").memory.extra["enforce"] == [npm]
+
+
+def test_a_proposed_rule_with_a_bad_pattern_goes_back_to_the_model(mem: Memdir) -> None:
+    bad = {**FEEDBACK, "enforce": [{"tool": "Bash", "match": r"(a+)+b"}]}
+    provider = ScriptedProvider(write(**bad), "done")
+    MemoryExtractor(mem, provider, "s1").extract(chat("q", "a"))
+    result = tool_results(provider.requests[-1])[-1]
+    assert result.is_error and "catastrophic" in result.content
     assert mem.list() == []

@@ -247,12 +247,19 @@ def test_install_keeps_every_existing_key_and_hook(project: Path) -> None:
     after = json.loads(path.read_text())
     for key in ("permissions", "env", "model", "statusLine"):
         assert after[key] == before[key]
-    assert after["hooks"]["PreToolUse"] == before["hooks"]["PreToolUse"]
+    # The user's own PreToolUse groups stay first and unchanged; memdir's comes after.
+    assert after["hooks"]["PreToolUse"][:-1] == before["hooks"]["PreToolUse"]
+    assert after["hooks"]["PreToolUse"][-1] == {
+        "matcher": "*",
+        "hooks": [{"type": "command", "command": "memdir hook pre-tool-use", "timeout": 30}],
+    }
     assert after["hooks"]["Stop"][0] == before["hooks"]["Stop"][0]
     commands = hook_commands()
     assert after["hooks"]["Stop"][1]["hooks"][0]["command"] == commands["Stop"]
     assert after["hooks"]["SessionStart"][0]["hooks"][0]["command"] == commands["SessionStart"]
     assert after["hooks"]["PreCompact"][0]["hooks"][0]["command"] == commands["PreCompact"]
+    prompt_hook = after["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
+    assert prompt_hook == "memdir hook user-prompt-submit"
     assert list(after) == list(before)
     assert path.read_text().startswith('{\n    "permissions"')  # its 4-space indent kept
 
@@ -282,7 +289,7 @@ def test_install_creates_the_settings_file_when_there_is_none(project: Path) -> 
     settings = json.loads(result.path.read_text())
     assert set(settings) == {"hooks"}
     assert settings["hooks"]["Stop"][0]["hooks"][0]["command"] == "/opt/bin/memdir hook stop"
-    assert result.added == ("SessionStart", "Stop", "PreCompact")
+    assert result.added == ("SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "PreCompact")
 
 
 def test_install_refuses_settings_it_cannot_read(project: Path) -> None:

@@ -3,28 +3,37 @@
 Open a project's memory with :meth:`Memdir.open`; everything else hangs off
 that object. The names below are the public API; the modules behind them are
 implementation details and may move.
+
+The names are imported on first use (PEP 562): ``import memdir.storage.rules``
+must not load the facade, so the hooks that run on every tool call start fast.
 """
 
-from memdir.api import Memdir
-from memdir.config import Settings, load_settings
-from memdir.errors import (
-    ConfigError,
-    Conflict,
-    InvalidMemory,
-    LimitExceeded,
-    LockTimeout,
-    MemdirError,
-    MemoryExists,
-    MemoryNotFound,
-    ParseError,
-    ProjectMismatch,
-    ProviderError,
-    SecretDetected,
-    SyncError,
-    UnsafePath,
-)
-from memdir.model import Memory, MemoryRecord, MemoryType, Scope
-from memdir.storage.store import MemoryStore, WriteResult
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from memdir.api import Memdir
+    from memdir.config import Settings, load_settings
+    from memdir.errors import (
+        ConfigError,
+        Conflict,
+        InvalidMemory,
+        LimitExceeded,
+        LockTimeout,
+        MemdirError,
+        MemoryExists,
+        MemoryNotFound,
+        ParseError,
+        ProjectMismatch,
+        ProviderError,
+        SecretDetected,
+        SyncError,
+        UnsafePath,
+    )
+    from memdir.model import Memory, MemoryRecord, MemoryType, Scope
+    from memdir.storage.store import MemoryStore, WriteResult
 
 __all__ = [
     "ConfigError",
@@ -51,3 +60,27 @@ __all__ = [
     "WriteResult",
     "load_settings",
 ]
+
+_HOMES = {
+    "Memdir": "memdir.api",
+    "Settings": "memdir.config",
+    "load_settings": "memdir.config",
+    "Memory": "memdir.model",
+    "MemoryRecord": "memdir.model",
+    "MemoryType": "memdir.model",
+    "Scope": "memdir.model",
+    "MemoryStore": "memdir.storage.store",
+    "WriteResult": "memdir.storage.store",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in __all__:
+        raise AttributeError(f"module 'memdir' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOMES.get(name, "memdir.errors")), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -1,5 +1,26 @@
-"""``python -m memdir``: the command line, for when the ``memdir`` script is not on PATH."""
+"""The ``memdir`` command: the fast hooks first, then the click CLI.
 
-from memdir.cli import main
+``python -m memdir`` runs it when the ``memdir`` script is not on PATH. The
+hooks that run on every tool call or prompt are answered by
+:func:`memdir.integrations.hook_entry.dispatch` before click is imported.
+"""
 
-main()
+import sys
+
+from memdir.integrations.hook_entry import dispatch
+
+__all__ = ["main"]
+
+
+def main() -> None:
+    """``memdir``: answer a fast hook, or hand the arguments to the click CLI."""
+    status = dispatch(sys.argv[1:])
+    if status is not None:
+        sys.exit(status)
+    from memdir.cli import main as cli_main
+
+    cli_main()
+
+
+if __name__ == "__main__":
+    main()

@@ -45,6 +45,7 @@ from memdir.recall.prompt import WHAT_NOT_TO_SAVE
 from memdir.search.query import grep
 from memdir.storage.fs import atomic_write, read_json_object, safe_join
 from memdir.storage.project import ProjectMemory
+from memdir.storage.rules import FIELD as ENFORCE_FIELD
 from memdir.storage.store import WriteResult
 from memdir.storage.transcript import Turn, last_assistant_has_tool_calls
 
@@ -87,7 +88,9 @@ Each memory has one of four types:
 - project: facts about the work not derivable from the code: goals, decisions, deadlines.
 - reference: where information lives outside the project (dashboards, tickets, docs).
 Feedback and project bodies: the rule or fact first, then a **Why:** line and a \
-**How to apply:** line. Convert relative dates to absolute ones.
+**How to apply:** line. Convert relative dates to absolute ones. When a feedback rule is \
+mechanical (a command, a path, a file pattern), propose an enforce rule with it: the tool \
+and an RE2 pattern that spots the forbidden call; it asks the user until they promote it.
 Scope: "private" (this user only) or "team" (shared with the project's contributors): \
 user memories are always private.
 
@@ -251,14 +254,34 @@ def write_from_args(
         raise InvalidMemory(
             f"unknown type {args.get('type')!r}", hint="one of user, feedback, project, reference"
         ) from None
+    name = str(args.get("name") or "")
+    extra = _enforce_extra(memdir, args, kind, scope=scope, ref=file or name)
     return memdir.write(
-        name=str(args.get("name") or ""),
+        name=name,
         description=str(args.get("description") or ""),
         type=kind,
         body=str(args.get("body") or ""),
         scope=scope,
         file=file,
+        extra=extra,
     )
+
+
+def _enforce_extra(
+    memdir: ProjectMemory, args: Mapping[str, Any], kind: MemoryType, *, scope: Scope, ref: str
+) -> dict[str, Any]:
+    """The ``enforce:`` field of a model's write: the memory's own rules, kept, and its
+    proposals added as ``ask`` (a model never decides that a call is denied)."""
+    existing = memdir.store(scope).find(ref, thorough=False) if ref else None
+    rules = list(existing.memory.extra.get(ENFORCE_FIELD) or []) if existing else []
+    proposed = args.get("enforce") if kind is MemoryType.FEEDBACK else None
+    seen = {(r.get("tool"), r.get("match")) for r in rules if isinstance(r, Mapping)}
+    for item in proposed if isinstance(proposed, list) else ():
+        if isinstance(item, Mapping) and (item.get("tool"), item.get("match")) not in seen:
+            rule = {"tool": str(item.get("tool", "")), "match": str(item.get("match", ""))}
+            rules.append({**rule, "action": "ask"})
+            seen.add((rule["tool"], rule["match"]))
+    return {ENFORCE_FIELD: rules} if rules else {}
 
 
 def memory_ref(scope: Scope, file: str) -> str:
@@ -325,6 +348,18 @@ _WRITE_SPEC = ToolSpec(
             "body": {"type": "string"},
             "scope": {"type": "string", "enum": [s.value for s in Scope]},
             "file": {"type": "string", "description": "existing file to update (optional)"},
+            "enforce": {
+                "type": "array",
+                "description": "feedback only: tool calls that break the rule (asks the user)",
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "tool": {"type": "string", "description": "e.g. Bash, Edit|Write, *"},
+                        "match": {"type": "string", "description": "RE2 pattern on the input"},
+                    },
+                    "required": ["tool", "match"],
+                },
+            },
         },
         "required": ["name", "description", "type", "body"],
     },

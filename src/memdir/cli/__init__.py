@@ -7,6 +7,8 @@ import click
 from memdir.cli._common import MemdirGroup
 from memdir.cli.consolidate import COMMANDS as CONSOLIDATE_COMMANDS
 from memdir.cli.demo import demo
+from memdir.cli.enforce import COMMANDS as ENFORCE_COMMANDS
+from memdir.cli.export import COMMANDS as EXPORT_COMMANDS
 from memdir.cli.hook import COMMANDS as HOOK_COMMANDS
 from memdir.cli.memory import COMMANDS as MEMORY_COMMANDS
 from memdir.cli.prompt import COMMANDS as PROMPT_COMMANDS
@@ -45,6 +47,8 @@ for _command in [
     team,
     *SERVE_COMMANDS,
     *HOOK_COMMANDS,
+    *ENFORCE_COMMANDS,
+    *EXPORT_COMMANDS,
     *SESSION_COMMANDS,
     *CONSOLIDATE_COMMANDS,
     demo,

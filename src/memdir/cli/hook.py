@@ -1,11 +1,17 @@
 """``memdir hook``: commands a coding agent's hooks run, and their installer.
 
 ``session-start`` prints the memory prompt in the JSON shape Claude Code adds
-to the context; ``stop`` and ``pre-compact`` start the session-notes and
-extraction job in a detached process and return at once. All three read the
-hook's JSON on stdin and never fail the agent: any error is a note on stderr
-and exit status 0. ``install claude`` merges the hook entries into the
-project's ``.claude/settings.json`` (``--dry-run`` prints the diff).
+to the context; ``user-prompt-submit`` adds the memories recalled for each
+prompt; ``pre-tool-use`` answers with the permission decision of the
+feedback memories' enforced rules; ``stop`` and ``pre-compact`` start the
+session-notes and extraction job in a detached process and return at once.
+All of them read the hook's JSON on stdin and never fail the agent: any error
+is a note on stderr and exit status 0. The ``memdir`` script answers
+``pre-tool-use`` and ``user-prompt-submit`` before click loads
+(:mod:`memdir.integrations.hook_entry`); the commands here are the same
+answer for ``--help`` and ``--profile``. ``install claude`` merges the hook
+entries into the project's ``.claude/settings.json`` (``--dry-run`` prints
+the diff).
 """
 
 from __future__ import annotations
@@ -17,8 +23,9 @@ from pathlib import Path
 
 import click
 
-from memdir.cli._common import project_option
+from memdir.cli._common import profile_option_value, project_option
 from memdir.integrations.claude_settings import install_claude_hooks
+from memdir.integrations.hook_entry import run_fast
 from memdir.integrations.hooks import (
     HookInput,
     parse_hook_input,
@@ -32,7 +39,7 @@ __all__ = ["COMMANDS", "hook"]
 
 @click.group()
 def hook() -> None:
-    """Hooks for coding agents (Claude Code): session start, stop, pre-compact."""
+    """Hooks for coding agents (Claude Code): session start, prompts, tool calls, stop."""
 
 
 def _never_fail(name: str, action: Callable[[HookInput], str]) -> None:
@@ -51,6 +58,43 @@ def _never_fail(name: str, action: Callable[[HookInput], str]) -> None:
 def session_start() -> None:
     """Print the memory prompt as SessionStart additionalContext (hook JSON on stdin)."""
     _never_fail("session-start", lambda payload: session_start_output(payload, env=os.environ))
+
+
+def _fast(name: str, *, use_model: bool = False) -> None:
+    text = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    env = dict(os.environ)
+    profile = profile_option_value()
+    if profile:
+        env["MEMDIR_PROFILE"] = profile
+    run_fast(
+        name,
+        stdin_text=text,
+        env=env,
+        use_model=use_model,
+        write=lambda t: click.echo(t, nl=False),
+        warn=lambda t: click.echo(t, nl=False, err=True),
+    )
+
+
+@hook.command("user-prompt-submit")
+@click.option(
+    "--model",
+    "use_model",
+    is_flag=True,
+    help="Let the configured language model choose (falls back to lexical ranking).",
+)
+def user_prompt_submit(use_model: bool) -> None:
+    """Print the memories recalled for the prompt as additionalContext (JSON on stdin).
+
+    At most five, never one this session was already shown, within its budget.
+    """
+    _fast("user-prompt-submit", use_model=use_model)
+
+
+@hook.command("pre-tool-use")
+def pre_tool_use() -> None:
+    """Deny, ask or warn when a tool call breaks a feedback memory's rule (JSON on stdin)."""
+    _fast("pre-tool-use")
 
 
 @hook.command("stop")

@@ -1,7 +1,8 @@
 """Install memdir's hooks into a project's ``.claude/settings.json``.
 
-The file belongs to the user and their team: memdir adds its three hook
-entries (SessionStart, Stop, PreCompact) and changes nothing else. Every
+The file belongs to the user and their team: memdir adds its five hook
+entries (SessionStart, UserPromptSubmit, PreToolUse for every tool, Stop,
+PreCompact) and changes nothing else. Every
 existing key, hook and matcher group stays as it was and in its order; an
 entry whose command is already memdir's is left alone, so installing twice
 changes nothing. A file that is not a JSON object is refused, never
@@ -35,7 +36,15 @@ __all__ = [
 
 SETTINGS_PATH = Path(".claude") / "settings.json"
 HOOK_TIMEOUT = 30  # seconds; the hooks return within a second, this is a backstop
-_EVENTS = (("SessionStart", "session-start"), ("Stop", "stop"), ("PreCompact", "pre-compact"))
+_EVENTS = (
+    ("SessionStart", "session-start"),
+    ("UserPromptSubmit", "user-prompt-submit"),
+    ("PreToolUse", "pre-tool-use"),
+    ("Stop", "stop"),
+    ("PreCompact", "pre-compact"),
+)
+# Events whose matcher selects tools: memdir's rules decide per tool, so it sees every call.
+_TOOL_EVENTS = frozenset({"PreToolUse"})
 _INDENT = re.compile(r"^\{\s*\n([ \t]+)\S", re.MULTILINE)
 
 
@@ -79,7 +88,9 @@ def merge_hooks(
             )
         if any(_runs(group, command) for group in groups):
             continue
-        groups.append({"hooks": [{"type": "command", "command": command, "timeout": HOOK_TIMEOUT}]})
+        entry = {"type": "command", "command": command, "timeout": HOOK_TIMEOUT}
+        group: dict[str, Any] = {"matcher": "*"} if event in _TOOL_EVENTS else {}
+        groups.append({**group, "hooks": [entry]})
         added.append(event)
     return merged, added
 

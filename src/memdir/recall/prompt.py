@@ -98,6 +98,15 @@ _SCOPES = {
 }
 
 
+_ENFORCE = """
+- Enforce: when the rule is mechanical (a command, a path, a file pattern), add an \
+`enforce:` list to the memory's frontmatter and memdir checks every tool call against it, \
+e.g. `enforce: [{tool: Bash, match: '\\bnpm (install|i|run)\\b', action: ask}]`. `tool` \
+is a tool name, `Edit|Write` or `*`; `match` is an RE2 pattern searched in the command, or \
+in the file path and new content; `action` is deny, ask or warn. Propose `ask`: the user \
+promotes a rule to `deny` once they agree with it."""
+
+
 def _types_section(*, mode: PromptMode, today: dt.date) -> str:
     combined = mode == "combined"
     daily = mode == "daily-log"
@@ -126,6 +135,8 @@ def _types_section(*, mode: PromptMode, today: dt.date) -> str:
         "reason: often a past incident, a constraint or a strong preference) and a "
         "**How to apply:** line (when and where it applies)."
     )
+    # Daily-log entries have no frontmatter: rules are added when consolidation files them.
+    enforce = "" if daily else _ENFORCE
     return f"""\
 ## Types of memory
 
@@ -149,7 +160,7 @@ you can judge edge cases instead of following the rule blindly.
 the production migration failed" → {label("feedback", "team")}:
   Integration tests must hit a real database, never mocks.
   **Why:** mocked tests hid a broken production migration.
-  **How to apply:** every test that touches the database.
+  **How to apply:** every test that touches the database.{enforce}
 
 ### project
 Ongoing work, goals, decisions, deadlines, incidents: the context that neither the code \

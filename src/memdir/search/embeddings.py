@@ -22,7 +22,6 @@ import importlib.util
 import json
 import math
 import os
-import urllib.request
 from array import array
 from collections.abc import Sequence
 from pathlib import Path
@@ -123,6 +122,8 @@ class OpenAIEmbedder:
         """Vectors from the endpoint, normalised here (servers differ on that)."""
         if not texts:
             return []
+        import urllib.request  # here: the per-prompt hook imports this module, never HTTP
+
         body = json.dumps({"model": self.model, "input": list(texts)}).encode()
         headers = {"Content-Type": "application/json"}
         if self.api_key:

@@ -42,6 +42,7 @@ from memdir.storage.memory_index import (
     remove_entry,
     upsert_entry,
 )
+from memdir.storage.rules import validate_memory_rules
 
 __all__ = ["MemoryStore", "ScanResult", "WriteGuard", "WriteResult", "content_version"]
 
@@ -290,6 +291,7 @@ class MemoryStore:
                 f"memory {memory.name!r} is a user memory: user memories are always private",
                 hint="write it to the private scope",
             )
+        validate_memory_rules(memory)  # enforce: rules must compile and hold a call back
 
     @staticmethod
     def _file_stem(name: str) -> str:

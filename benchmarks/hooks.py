@@ -1,0 +1,182 @@
+"""Wall time of the per-call hooks, process start to exit, over a store of 1,000 memories.
+
+``memdir hook pre-tool-use`` runs before every tool call and ``memdir hook
+user-prompt-submit`` before every prompt, so what counts is the whole
+process: interpreter start, imports, reading the rules or recalling, the
+answer. The store is generated as files (one memory in twenty is a feedback
+memory carrying an ``enforce:`` rule) with a real ``MEMORY.md``; one warm-up
+run fills the rule cache and the bytecode cache, as in daily use. Each run
+then starts ``python -m memdir hook ...`` with a recorded Claude Code JSON on
+stdin (half the tool calls are denied, half pass; every prompt gets a fresh
+session so recall does its full work). The search catalog is built first, as
+``memdir reindex`` (or any search) leaves it; ``--no-catalog`` measures recall
+ranking the files itself. Printed: p50 and p95 of the wall time in ms against
+the goals (p50 <= 80 ms for pre-tool-use, <= 250 ms for user-prompt-submit),
+the p50 of the CPU time the process used (user + system: less sensitive to a
+busy machine than the wall time), and the same for ``python -c pass`` as the
+floor every process pays.
+
+Bytecode is written and read for these runs (``PYTHONDONTWRITEBYTECODE`` is
+unset in the children), as it is for an installed package.
+
+    .venv/bin/python benchmarks/hooks.py [--runs 100] [--memories 1000] [--no-catalog]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from memdir.config import load_settings
+from memdir.model import Memory, MemoryType
+from memdir.search.catalog import Catalog
+from memdir.storage.codec import render_memory
+from memdir.storage.memory_index import format_entry
+from memdir.storage.paths import make_layout
+
+GOALS = {"pre-tool-use": 80.0, "user-prompt-submit": 250.0}
+_TOPICS = (
+    "checkout service", "payment webhooks", "redis cache", "deploy freeze", "feature flags",
+    "database migrations", "latency dashboard", "oncall rotation", "integration tests",
+    "search ranking", "billing exports", "mobile release", "auth tokens", "rate limits",
+)  # fmt: skip
+_TOOLS = ("make", "docker", "kubectl", "terraform", "yarn", "npm", "pip", "cargo", "helm")
+
+
+def _memory(rng: random.Random, n: int) -> Memory:
+    topic, other = rng.sample(_TOPICS, 2)
+    extra: dict[str, object] = {}
+    kind = rng.choice([MemoryType.PROJECT, MemoryType.REFERENCE, MemoryType.USER])
+    if n % 20 == 0:
+        kind = MemoryType.FEEDBACK
+        tool = _TOOLS[n % len(_TOOLS)]
+        extra["enforce"] = [
+            {"tool": "Bash", "match": rf"\b{tool} forbidden{n}\b", "action": "deny"}
+        ]
+    body = "\n".join(f"The {topic} {n} depends on the {other} (line {i})." for i in range(5))
+    return Memory(
+        name=f"{topic} note {n}",
+        description=f"how the {topic} relates to the {other}, case {n}",
+        type=kind,
+        body=f"{body}\n**Why:** learned the hard way in incident {n}.\n",
+        extra=extra,
+    )
+
+
+def build_store(home: Path, project: Path, count: int) -> None:
+    """``count`` memory files and their index, written directly."""
+    layout = make_layout(home, project)
+    layout.memory_dir.mkdir(parents=True)
+    (layout.project_dir / ".memdir-root").write_text(f"{layout.project_root}\n")
+    rng = random.Random(14)
+    lines = []
+    for n in range(count):
+        memory = _memory(rng, n)
+        file = f"m{n:05d}.md"
+        (layout.memory_dir / file).write_text(render_memory(memory), encoding="utf-8")
+        lines.append(format_entry(memory.name, file, memory.description))
+    (layout.memory_dir / "MEMORY.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _payload(command: str, project: Path, n: int) -> str:
+    if command == "pre-tool-use":
+        verb = f"npm forbidden{(n % 10) * 20 + 5}" if n % 2 else "npm forbidden50"
+        return json.dumps(
+            {
+                "session_id": "bench",
+                "cwd": str(project),
+                "hook_event_name": "PreToolUse",
+                "tool_name": "Bash",
+                "tool_input": {"command": f"{verb} --save"},
+            }
+        )
+    return json.dumps(
+        {
+            "session_id": f"bench-{n}",
+            "cwd": str(project),
+            "hook_event_name": "UserPromptSubmit",
+            "prompt": "why does the checkout service retry payment webhooks",
+        }
+    )
+
+
+def _child_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def time_runs(
+    argv: list[str], payload: Callable[[int], str], env: dict[str, str], runs: int
+) -> tuple[list[float], list[float]]:
+    """Wall and CPU milliseconds per process, ``runs`` times, after one warm-up run."""
+    walls, cpus = [], []
+    for n in range(runs + 1):
+        cpu, start = _child_cpu(), time.perf_counter()
+        done = subprocess.run(argv, input=payload(n), capture_output=True, text=True, env=env)
+        elapsed = (time.perf_counter() - start) * 1000
+        if done.returncode != 0 or done.stderr:
+            raise SystemExit(f"{argv} failed: {done.stderr}")
+        if n:
+            walls.append(elapsed)
+            cpus.append((_child_cpu() - cpu) * 1000)
+    return walls, cpus
+
+
+def _p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * len(ordered)) - 1)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=100)
+    parser.add_argument("--memories", type=int, default=1000)
+    parser.add_argument("--no-catalog", action="store_true", help="Recall without the catalog.")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        home, project = Path(tmp) / "home", Path(tmp) / "project"
+        project.mkdir()
+        build_store(home, project, args.memories)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["MEMDIR_HOME"] = str(home)
+        env.pop("MEMDIR_PROFILE", None)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p.endswith("src"))
+        assert load_settings(env).home == home
+        if not args.no_catalog:
+            with Catalog.open(make_layout(home, project)) as built:
+                built.refresh()
+        catalog = "without" if args.no_catalog else "with"
+        print(
+            f"{args.memories} memories, {catalog} the search catalog, {args.runs} runs each "
+            "(ms, process start to exit)"
+        )
+        walls, cpus = time_runs([sys.executable, "-c", "pass"], lambda n: "", env, args.runs)
+        print(
+            f"{'python -c pass':<20} p50 {statistics.median(walls):6.1f}  "
+            f"p95 {_p95(walls):6.1f}  cpu p50 {statistics.median(cpus):5.1f}"
+        )
+        for command, goal in GOALS.items():
+            argv = [sys.executable, "-m", "memdir", "hook", command]
+            walls, cpus = time_runs(
+                argv, lambda n, c=command: _payload(c, project, n), env, args.runs
+            )
+            p50 = statistics.median(walls)
+            verdict = "meets" if p50 <= goal else "misses"
+            print(
+                f"{command:<20} p50 {p50:6.1f}  p95 {_p95(walls):6.1f}  "
+                f"cpu p50 {statistics.median(cpus):5.1f}  ({verdict} the p50 goal {goal:g})"
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,143 @@
+"""``memdir enforce``: the rules feedback memories enforce on an agent's tool calls.
+
+``list`` shows every rule (action, tool, pattern, memory) and the rules that
+were skipped and why; ``test -- TOOL INPUT`` shows which rules would fire for
+one call and the answer the pre-tool-use hook would give; ``promote MEMORY``
+turns a memory's proposed ``ask`` rules into ``deny`` (or ``warn``) once the
+user agrees with them. The rules themselves live in the memories' frontmatter
+(see :mod:`memdir.storage.rules`).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import click
+
+from memdir.cli._common import emit, json_option, open_memdir, project_option
+from memdir.errors import InvalidMemory
+from memdir.integrations.enforce import decide, pre_tool_use_output
+from memdir.storage.enforced import EnforcedRule, load_rules
+from memdir.storage.rules import EDIT_TOOLS, FIELD, parse_rules
+
+__all__ = ["COMMANDS", "enforce"]
+
+
+@click.group()
+def enforce() -> None:
+    """Rules from feedback memories that the pre-tool-use hook enforces."""
+
+
+def _row(found: EnforcedRule) -> dict[str, Any]:
+    return {
+        **found.rule.as_dict(),
+        "memory": found.ref,
+        "name": found.name,
+        "scope": found.scope.value,
+        "why": found.why,
+    }
+
+
+@enforce.command("list")
+@project_option
+@json_option
+def list_command(project: Path, as_json: bool) -> None:
+    """Show every enforced rule and the memory it comes from."""
+    mem = open_memdir(project)
+    rules = load_rules(mem.layout, include_team=mem.settings.team is not False)
+    data = {"rules": [_row(r) for r in rules.rules], "problems": list(rules.problems)}
+
+    def human() -> None:
+        if not rules.rules:
+            click.echo("no enforced rules (add enforce: to a feedback memory)", err=True)
+        for found in rules.rules:
+            click.echo(
+                f"{found.rule.action:<4}  {found.rule.tool:<12}  {found.rule.match}  "
+                f"<- {found.ref} ({found.name})"
+            )
+        for problem in rules.problems:
+            click.echo(f"skipped: {problem}", err=True)
+
+    emit(as_json, data, human)
+
+
+def tool_input_for(tool: str, text: str) -> dict[str, Any]:
+    """The tool input ``text`` stands for: a JSON object as is, else the command or file."""
+    if text.lstrip().startswith("{"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            data = None
+        if isinstance(data, dict):
+            return data
+    if tool == "Bash":
+        return {"command": text}
+    if tool in EDIT_TOOLS:
+        return {"file_path": text, "content": text}
+    return {"input": text}
+
+
+@enforce.command("test")
+@click.argument("tool")
+@click.argument("text", metavar="INPUT", nargs=-1, required=True)
+@project_option
+@json_option
+def test_command(tool: str, text: tuple[str, ...], project: Path, as_json: bool) -> None:
+    """Show which rules fire for TOOL with INPUT (a command, a file path, or tool-input JSON).
+
+    Example: memdir enforce test -- Bash "npm install left-pad"
+    """
+    mem = open_memdir(project)
+    rules = load_rules(mem.layout, include_team=mem.settings.team is not False)
+    decision = decide(rules.rules, tool, tool_input_for(tool, " ".join(text)))
+    answer = pre_tool_use_output(decision)
+    data = {
+        "tool": tool,
+        "action": decision.action,
+        "fired": [_row(r) for r in decision.fired],
+        "reason": decision.reason,
+        "hook_output": json.loads(answer) if answer else None,
+    }
+
+    def human() -> None:
+        if decision.action is None:
+            click.echo(f"no rule fires for this {tool} call")
+            return
+        click.echo(f"{decision.action}: {decision.reason}")
+
+    emit(as_json, data, human)
+
+
+@enforce.command("promote")
+@click.argument("memory")
+@click.option(
+    "--to",
+    "action",
+    type=click.Choice(["deny", "warn"]),
+    default="deny",
+    show_default=True,
+    help="What the memory's ask rules become.",
+)
+@project_option
+def promote_command(memory: str, action: str, project: Path) -> None:
+    """Turn MEMORY's proposed (ask) rules into deny or warn rules."""
+    mem = open_memdir(project)
+    record = mem.get(memory)
+    rules = parse_rules(record.memory.extra.get(FIELD))
+    if not any(r.action == "ask" for r in rules):
+        raise InvalidMemory(
+            f"{record.file} has no ask rules to promote",
+            hint="`memdir enforce list` shows every rule and its action",
+        )
+    promoted = [
+        {**r.as_dict(), "action": action} if r.action == "ask" else r.as_dict() for r in rules
+    ]
+    updated = replace(record.memory, extra={**record.memory.extra, FIELD: promoted})
+    mem.store(record.scope).write(updated, file=record.file, expected_version=record.version)
+    click.echo(f"{record.file}: ask rules are now {action}")
+
+
+COMMANDS = [enforce]

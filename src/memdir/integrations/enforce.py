@@ -1,0 +1,111 @@
+"""The PreToolUse answer: which feedback rules a tool call breaks, in Claude Code's shape.
+
+Claude Code runs the PreToolUse hook with ``{"tool_name": ..., "tool_input":
+{...}, "cwd": ..., ...}`` on stdin before every tool call. :func:`decide`
+finds the rules that fire (see :mod:`memdir.storage.rules`); the strongest
+action wins (deny over ask over warn). :func:`pre_tool_use_output` answers:
+
+- deny / ask: ``{"hookSpecificOutput": {"hookEventName": "PreToolUse",
+  "permissionDecision": "deny" | "ask", "permissionDecisionReason": ...}}``;
+  the reason names each memory and quotes its **Why** line, so the agent
+  corrects course (for deny, Claude reads the reason) instead of retrying;
+- warn: no permission decision at all (the call goes on through the normal
+  permission flow), the reason as ``additionalContext`` for the agent and as
+  ``systemMessage`` for the user;
+- nothing fired: no output.
+
+memdir never answers ``allow``: a memory can hold a call back, it can never
+let one through that the user's own settings would stop.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from memdir.storage.enforced import EnforcedRule
+from memdir.storage.rules import Action, fired_rules, stronger, subjects
+
+__all__ = ["Decision", "decide", "pre_tool_use_output", "reason_text"]
+
+_MAX_REASON_CHARS = 2000
+
+
+@dataclass(frozen=True, kw_only=True)
+class Decision:
+    """What the rules say about one tool call: the action (None: nothing fired) and why."""
+
+    tool_name: str
+    action: Action | None
+    fired: tuple[EnforcedRule, ...]
+
+    @property
+    def reason(self) -> str:
+        """The text the agent (and the user, for ask) reads."""
+        return reason_text(self.fired, self.action)
+
+
+def decide(
+    rules: Sequence[EnforcedRule], tool_name: str, tool_input: Mapping[str, Any]
+) -> Decision:
+    """The rules among ``rules`` that fire for this call, and the strongest action."""
+    texts = subjects(tool_name, tool_input)
+    hits = fired_rules([r.rule for r in rules], tool_name, texts)
+    fired = tuple(rules[i] for i in hits)
+    action: Action | None = None
+    for found in fired:
+        action = found.rule.action if action is None else stronger(action, found.rule.action)
+    return Decision(tool_name=tool_name, action=action, fired=fired)
+
+
+def _one(found: EnforcedRule) -> str:
+    why = f" Why: {found.why}" if found.why else ""
+    return (
+        f'feedback memory "{found.name}" ({found.ref}, {found.scope.value}) forbids this '
+        f"({found.rule.tool} matching `{found.rule.match}`).{why}"
+    )
+
+
+def reason_text(fired: Sequence[EnforcedRule], action: Action | None) -> str:
+    """The reason for ``action``: each fired memory's name and Why line, then what to do."""
+    if not fired or action is None:
+        return ""
+    lead = {
+        "deny": "memdir blocked this call:",
+        "ask": "memdir asks before this call:",
+        "warn": "memdir warning about this call:",
+    }[action]
+    advice = {
+        "deny": "Do not retry it: follow the memory instead, or ask the user to change it.",
+        "ask": "The user decides; prefer what the memory says.",
+        "warn": "Prefer what the memory says unless the user asked for this.",
+    }[action]
+    body = " ".join(_one(found) for found in fired)
+    text = f"{lead} {body} {advice}"
+    if len(text) > _MAX_REASON_CHARS:
+        text = text[: _MAX_REASON_CHARS - 1].rstrip() + "…"
+    return text
+
+
+def pre_tool_use_output(decision: Decision) -> str:
+    """The JSON to print for ``decision``, or ``""`` when no rule fired."""
+    if decision.action is None:
+        return ""
+    reason = decision.reason
+    output: dict[str, Any]
+    if decision.action == "warn":
+        output = {
+            "systemMessage": reason,
+            "hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": reason},
+        }
+    else:
+        output = {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": decision.action,
+                "permissionDecisionReason": reason,
+            }
+        }
+    return json.dumps(output, ensure_ascii=False)

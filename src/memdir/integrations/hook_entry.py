@@ -1,0 +1,210 @@
+"""A slim path for the hooks that run on every call.
+
+``memdir hook pre-tool-use`` runs before every tool call and ``memdir hook
+user-prompt-submit`` before every prompt, so their start-up time is paid
+hundreds of times a session. The ``memdir`` script (``memdir.__main__``)
+calls :func:`dispatch` before it imports the click CLI: for those two
+commands it answers here, importing only the store's value modules,
+RE2 and (for prompts) recall: never click, rich, the facade or the model
+layer (``--model`` loads the provider, and only then). For every other
+command it returns None and the click CLI runs.
+
+The hooks read Claude Code's JSON on stdin and print the documented output
+shape (see :mod:`memdir.integrations.enforce` and :func:`user_prompt_output`).
+A hook must never get in the agent's way: any error is one line on stderr and
+exit status 0, and a call no rule covers gets no output at all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # types only: the fast path imports these modules when it needs them
+    from memdir.config import Settings
+    from memdir.recall.relevant import Selector
+    from memdir.storage.paths import Layout
+
+__all__ = [
+    "FAST_COMMANDS",
+    "dispatch",
+    "pre_tool_use",
+    "read_payload",
+    "run_fast",
+    "user_prompt_output",
+    "user_prompt_submit",
+]
+
+FAST_COMMANDS = ("pre-tool-use", "user-prompt-submit")
+_LEXICAL_POOL = 20
+
+
+def read_payload(text: str) -> dict[str, Any]:
+    """The hook's stdin JSON object (empty input is an empty object)."""
+    if not text.strip():
+        return {}
+    data = json.loads(text)
+    if not isinstance(data, dict):
+        raise ValueError("the hook input is not a JSON object")
+    return data
+
+
+def _project(payload: Mapping[str, Any], env: Mapping[str, str]) -> tuple[Settings, Layout] | None:
+    """(settings, layout) for the hook's ``cwd``, or None when memory is disabled."""
+    from memdir.config import load_settings, memory_enabled
+    from memdir.storage.paths import make_layout
+
+    settings = load_settings(env)
+    if not memory_enabled(env, settings.enabled):
+        return None
+    cwd = payload.get("cwd")
+    layout = make_layout(settings.home, cwd if isinstance(cwd, str) and cwd else os.getcwd())
+    return settings, layout
+
+
+def pre_tool_use(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
+    """The PreToolUse answer for one call (``""`` when no rule fires)."""
+    from memdir.integrations.enforce import decide, pre_tool_use_output
+    from memdir.storage.enforced import load_rules
+
+    tool_name = payload.get("tool_name")
+    tool_input = payload.get("tool_input")
+    if not isinstance(tool_name, str) or not isinstance(tool_input, dict):
+        return ""
+    project = _project(payload, env)
+    if project is None:
+        return ""
+    settings, layout = project
+    rules = load_rules(layout, include_team=settings.team is not False)
+    return pre_tool_use_output(decide(rules.rules, tool_name, tool_input))
+
+
+def user_prompt_output(context: str) -> str:
+    """The UserPromptSubmit JSON adding ``context`` for the agent, or ``""``."""
+    if not context:
+        return ""
+    output = {
+        "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": context}
+    }
+    return json.dumps(output, ensure_ascii=False)
+
+
+def user_prompt_submit(
+    payload: Mapping[str, Any], env: Mapping[str, str], *, use_model: bool = False
+) -> str:
+    """Recall for one prompt: at most ``recall_max_memories``, none this session has seen."""
+    prompt = payload.get("prompt")
+    if not isinstance(prompt, str) or not prompt.strip():
+        return ""
+    project = _project(payload, env)
+    if project is None:
+        return ""
+    settings, layout = project
+    from memdir.recall.relevant import recall
+
+    if not use_model:
+        # The lexical selector takes the best matches in rank order, so a pool of the top
+        # few holds every memory it could choose; reading 200 heads would only cost time.
+        pool = min(settings.manifest_max_entries, _LEXICAL_POOL)
+        settings = replace(settings, manifest_max_entries=pool)
+    memory = _Project(layout=layout, settings=settings, team_enabled=_team_on(settings, layout))
+    session = payload.get("session_id")
+    result = recall(
+        memory,
+        prompt,
+        session=session if isinstance(session, str) and session else None,
+        selector=_model_selector(settings, env) if use_model else None,
+        enabled=True,  # _project returned: the enable chain said on
+    )
+    return user_prompt_output(result.render())
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Project:
+    """What recall needs of a project (``MemdirLike``), without loading the stores."""
+
+    layout: Layout
+    settings: Settings
+    team_enabled: bool
+
+
+def _team_on(settings: Settings, layout: Layout) -> bool:
+    """Team memory is on when set, else when the team folder holds an index or a memory."""
+    if settings.team is not None:
+        return bool(settings.team)
+    team = str(layout.team_dir)
+    if os.path.exists(os.path.join(team, "MEMORY.md")):
+        return True
+    for _, dirs, files in os.walk(team):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        if any(f.endswith(".md") and not f.startswith(".") for f in files):
+            return True
+    return False
+
+
+def _model_selector(settings: Settings, env: Mapping[str, str]) -> Selector | None:
+    """The configured provider's selector (it falls back to lexical on any failure)."""
+    from memdir.llm.factory import provider_from_env
+    from memdir.recall.selector import ModelSelector
+
+    merged = dict(env)
+    if settings.provider and not merged.get("MEMDIR_PROVIDER"):
+        merged["MEMDIR_PROVIDER"] = settings.provider
+    if settings.model and not merged.get("MEMDIR_MODEL"):
+        merged["MEMDIR_MODEL"] = settings.model
+    provider = provider_from_env(merged)
+    return None if provider is None else ModelSelector(provider)
+
+
+def run_fast(
+    name: str,
+    *,
+    stdin_text: str,
+    env: Mapping[str, str],
+    use_model: bool = False,
+    write: Callable[[str], Any] | None = None,
+    warn: Callable[[str], Any] | None = None,
+) -> int:
+    """Run the fast hook ``name`` on ``stdin_text``; print its answer; always exit 0."""
+    write = write or sys.stdout.write
+    warn = warn or sys.stderr.write
+    try:
+        payload = read_payload(stdin_text)
+        if name == "pre-tool-use":
+            output = pre_tool_use(payload, env)
+        else:
+            output = user_prompt_submit(payload, env, use_model=use_model)
+    except Exception as exc:  # a hook reports and steps aside, it never blocks the agent
+        warn(f"memdir: hook {name}: {exc}\n")
+        return 0
+    if output:
+        write(output + "\n")
+    return 0
+
+
+def _fast_args(argv: Sequence[str]) -> tuple[str, bool] | None:
+    """(command, use_model) when ``argv`` is one of the fast hooks, else None."""
+    if len(argv) < 2 or argv[0] != "hook" or argv[1] not in FAST_COMMANDS:
+        return None
+    rest = list(argv[2:])
+    if rest == []:
+        return argv[1], False
+    if rest == ["--model"] and argv[1] == "user-prompt-submit":
+        return argv[1], True
+    return None  # anything else (--help, unknown options): the full CLI answers
+
+
+def dispatch(argv: Sequence[str]) -> int | None:
+    """Answer ``argv`` here when it is a fast hook (returns the exit status), else None."""
+    fast = _fast_args(argv)
+    if fast is None:
+        return None
+    name, use_model = fast
+    text = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    status = run_fast(name, stdin_text=text, env=os.environ, use_model=use_model)
+    sys.stdout.flush()
+    return status

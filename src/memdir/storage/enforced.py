@@ -1,0 +1,237 @@
+"""The enforced rules of one project, read fast enough for a hook that runs on every tool call.
+
+:func:`load_rules` walks the private and team memory folders the way the
+store does (dot entries, ``MEMORY.md`` and the private scope's ``team/`` and
+``logs/`` left out) and stats every file. A JSON cache under the project's
+state folder (``<state>/enforce-cache.json``) keeps, per file, its mtime and
+size and inode, and the rules of the files that hold any; only files whose
+stat changed are read again, and a file whose text does not mention
+``enforce`` is not even parsed. With nothing changed, a call costs one
+directory walk, one JSON read and one comparison: no YAML, no validation.
+
+Rules come from feedback memories only. A rule that fails the checks of
+:mod:`memdir.storage.rules` (a hand-edited file, a teammate's file pulled
+through git) is skipped and reported in :attr:`RuleSet.problems`: it never
+fires, and no rule can allow anything. The cache is a hint: a damaged one is
+rebuilt, and a state folder that cannot be written only costs the reread.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memdir.model import MemoryType, Scope
+from memdir.storage.paths import Layout
+from memdir.storage.rules import ACTIONS, FIELD, Rule, parse_rule, why_line
+
+__all__ = ["CACHE_NAME", "EnforcedRule", "RuleSet", "cache_path", "load_rules"]
+
+CACHE_NAME = "enforce-cache.json"
+_CACHE_VERSION = 3
+_INDEX_NAME = "MEMORY.md"
+
+
+@dataclass(frozen=True, kw_only=True)
+class EnforcedRule:
+    """A rule and the memory it comes from: scope, file, name and its **Why** line."""
+
+    rule: Rule
+    scope: Scope
+    file: str
+    name: str
+    why: str
+
+    @property
+    def ref(self) -> str:
+        """The memory as named from the memory directory (team files as ``team/<file>``)."""
+        return f"team/{self.file}" if self.scope is Scope.TEAM else self.file
+
+
+@dataclass(frozen=True, kw_only=True)
+class RuleSet:
+    """Every valid rule of a project, and the reasons the invalid ones were skipped."""
+
+    rules: tuple[EnforcedRule, ...]
+    problems: tuple[str, ...]
+
+
+def cache_path(layout: Layout) -> Path:
+    """Where the compiled-rule cache of ``layout``'s project lives."""
+    return layout.state_dir / CACHE_NAME
+
+
+def _walk(
+    root: str, prefix: str, excluded: frozenset[str]
+) -> Iterator[tuple[str, str, os.stat_result]]:
+    try:
+        entries = list(os.scandir(root))
+    except OSError:
+        return
+    for entry in entries:
+        name = entry.name
+        if name.startswith("."):
+            continue
+        rel = prefix + name
+        if entry.is_dir(follow_symlinks=False):
+            if rel not in excluded:
+                yield from _walk(entry.path, rel + "/", excluded)
+        elif name.endswith(".md") and rel != _INDEX_NAME and entry.is_file(follow_symlinks=False):
+            try:
+                yield rel, entry.path, entry.stat(follow_symlinks=False)
+            except OSError:
+                continue  # removed while we walked
+
+
+def _files(layout: Layout, include_team: bool) -> tuple[dict[str, list[int]], dict[str, str]]:
+    """``scope:rel`` -> [mtime_ns, size, inode] for every memory file, and -> its path."""
+    roots = [(Scope.PRIVATE, layout.memory_dir, layout.private_excluded)]
+    if include_team:
+        roots.append((Scope.TEAM, layout.team_dir, frozenset()))
+    stats: dict[str, list[int]] = {}
+    paths: dict[str, str] = {}
+    for scope, root, excluded in roots:
+        for rel, path, st in _walk(str(root), "", frozenset(excluded)):
+            key = f"{scope.value}:{rel}"
+            stats[key] = [st.st_mtime_ns, st.st_size, st.st_ino]
+            paths[key] = path
+    return stats, paths
+
+
+def _read_cache(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The cached (stats, entries with rules or problems); empty when absent or damaged."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}, {}
+    if not isinstance(data, dict) or data.get("version") != _CACHE_VERSION:
+        return {}, {}
+    stats, entries = data.get("stats"), data.get("entries")
+    if not isinstance(stats, dict) or not isinstance(entries, dict):
+        return {}, {}
+    return stats, entries
+
+
+def _entry_for(path: str) -> dict[str, Any]:
+    """What one file contributes: its name, Why line, raw rules, problems."""
+    entry: dict[str, Any] = {}
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return entry
+    if FIELD not in text:
+        return entry  # the common case: no rules, no YAML parsing
+    from memdir.errors import MemdirError
+    from memdir.storage.codec import parse_memory
+
+    try:
+        memory = parse_memory(text, path=path)
+    except MemdirError as exc:
+        return {**entry, "problems": [f"cannot read its frontmatter: {exc.message}"]}
+    raw = memory.extra.get(FIELD)
+    if raw is None:
+        return entry
+    if memory.type is not MemoryType.FEEDBACK:
+        return {**entry, "problems": ["enforce: rules are ignored: it is not a feedback memory"]}
+    # Validated once here, when the file changed: a cache hit only rebuilds the values.
+    rules: list[dict[str, str]] = []
+    problems: list[str] = []
+    for index, item in enumerate(raw if isinstance(raw, list) else [raw]):
+        try:
+            rules.append(parse_rule(index, item).as_dict())
+        except MemdirError as exc:
+            problems.append(exc.message)
+    return {
+        **entry,
+        "name": memory.name,
+        "why": why_line(memory.body),
+        "rules": rules,
+        "problems": problems,
+    }
+
+
+def _rules_of(key: str, entry: dict[str, Any]) -> tuple[list[EnforcedRule], list[str]]:
+    scope_name, _, rel = key.partition(":")
+    scope = Scope(scope_name)
+    where = f"team/{rel}" if scope is Scope.TEAM else rel
+    problems = [f"{where}: {p}" for p in entry.get("problems", ()) if isinstance(p, str)]
+    rules: list[EnforcedRule] = []
+    items = entry.get("rules", ())
+    for raw in items if isinstance(items, list) else ():
+        rule = _cached_rule(raw)
+        if rule is None:
+            continue  # a damaged cache entry: the file is reread once its stat changes
+        rules.append(
+            EnforcedRule(
+                rule=rule,
+                scope=scope,
+                file=rel,
+                name=str(entry.get("name", rel)),
+                why=str(entry.get("why", "")),
+            )
+        )
+    return rules, problems
+
+
+def _cached_rule(raw: Any) -> Rule | None:
+    if not isinstance(raw, dict):
+        return None
+    tool, match, action = raw.get("tool"), raw.get("match"), raw.get("action")
+    if not (isinstance(tool, str) and isinstance(match, str) and action in ACTIONS):
+        return None
+    return Rule(tool=tool, match=match, action=action)
+
+
+def load_rules(layout: Layout, *, include_team: bool = True) -> RuleSet:
+    """Every rule of the project's feedback memories (private first, then team)."""
+    stats, paths = _files(layout, include_team)
+    cache_file = cache_path(layout)
+    cached_stats, entries = _read_cache(cache_file)
+    if cached_stats != stats:  # one comparison in C for the common case: nothing changed
+        entries = _refresh(stats, paths, cached_stats, entries)
+        _write_cache(cache_file, stats, entries)
+    rules: list[EnforcedRule] = []
+    problems: list[str] = []
+    for key in sorted(entries, key=lambda k: (not k.startswith("private:"), k)):
+        entry = entries[key]
+        if isinstance(entry, dict):
+            found, bad = _rules_of(key, entry)
+            rules += found
+            problems += bad
+    return RuleSet(rules=tuple(rules), problems=tuple(problems))
+
+
+def _refresh(
+    stats: dict[str, list[int]],
+    paths: dict[str, str],
+    cached_stats: dict[str, Any],
+    cached: dict[str, Any],
+) -> dict[str, Any]:
+    """The entries (files with rules or problems), rereading only the files that changed."""
+    entries: dict[str, Any] = {}
+    for key, stat in stats.items():
+        if cached_stats.get(key) == stat:
+            if key in cached:
+                entries[key] = cached[key]
+            continue
+        entry = _entry_for(paths[key])
+        if entry.get("rules") or entry.get("problems"):
+            entries[key] = entry
+    return entries
+
+
+def _write_cache(path: Path, stats: dict[str, list[int]], entries: dict[str, Any]) -> None:
+    # Imported here: the cache is rewritten only when a memory file changed.
+    from memdir.storage.fs import atomic_write, ensure_dir
+
+    try:
+        ensure_dir(path.parent)
+        atomic_write(
+            path, json.dumps({"version": _CACHE_VERSION, "stats": stats, "entries": entries}) + "\n"
+        )
+    except OSError:
+        pass  # a read-only state folder: the rules are still right, only slower next time

@@ -1,0 +1,354 @@
+"""Enforced feedback: the ``enforce:`` rules a feedback memory carries, checked and matched.
+
+A feedback memory may say, in its frontmatter, which tool calls break it::
+
+    enforce:
+      - tool: Bash                        # a tool name, "Edit|Write", "mcp__*" or "*"
+        match: '\\bnpm (install|i|run)\\b' # searched in the command, or a file's path/content
+        action: deny                      # deny | ask | warn: never allow
+
+A rule can only hold a call back (``deny``), hand it to the user (``ask``) or
+add a note (``warn``); no rule can let a call through that would otherwise be
+stopped, so a teammate's rule can never widen anyone's permissions.
+
+Patterns are compiled with RE2, which matches in time linear in the input:
+a rule from a teammate cannot hang anyone's agent. They are validated when a
+memory is written (:func:`validate_memory_rules`, called by the store), and
+refused with the reason when RE2 cannot compile them (backreferences,
+lookaround), when they hold control characters or line breaks (frontmatter
+would not keep them as written), when they are too long or compile to too large a program, when
+they match the empty string (the rule would fire on every call), or when they
+nest unbounded repeats (``(a+)+``): harmless to RE2 but catastrophic for the
+backtracking engines (``grep -P``, Python's ``re``, JavaScript) other tools
+reading the same memory may run them with.
+
+This module is pure: it reads no files. Loading the rules of a project (and
+caching them by the files' mtimes) is :mod:`memdir.storage.enforced`.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import unicodedata
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Literal, cast
+
+import re2
+
+from memdir.errors import InvalidMemory
+from memdir.model import Memory, MemoryType
+
+__all__ = [
+    "ACTIONS",
+    "EDIT_TOOLS",
+    "FIELD",
+    "MAX_PATTERN_CHARS",
+    "Action",
+    "Rule",
+    "compile_pattern",
+    "fired_rules",
+    "parse_rule",
+    "parse_rules",
+    "pattern_problem",
+    "rule_fires",
+    "stronger",
+    "subjects",
+    "tool_matches",
+    "validate_memory_rules",
+    "why_line",
+]
+
+FIELD = "enforce"
+Action = Literal["deny", "ask", "warn"]
+ACTIONS: tuple[Action, ...] = ("deny", "ask", "warn")  # strongest first
+EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+MAX_PATTERN_CHARS = 500
+MAX_RULES = 20
+_MAX_PROGRAM = 5000  # RE2 program size: a bound on the memory a match may use
+_MAX_SUBJECT_CHARS = 200_000  # a tool input larger than this is matched on its head
+_GLOB = frozenset("*?[")
+_UNWRITABLE = frozenset({"Cc", "Cs", "Zl", "Zp"})  # YAML would not keep these as they are
+_RULE_KEYS = frozenset({"tool", "match", "action"})
+_HINT = (
+    "write enforce: as a list of {tool, match, action} with action deny, ask or warn "
+    "and match an RE2 regular expression"
+)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rule:
+    """One rule: which tools, what to look for in their input, and what to do."""
+
+    tool: str
+    match: str
+    action: Action
+
+    def as_dict(self) -> dict[str, str]:
+        """The rule as written in frontmatter."""
+        return {"tool": self.tool, "match": self.match, "action": self.action}
+
+
+def _options() -> re2.Options:
+    options = re2.Options()
+    options.log_errors = False  # RE2 would print every refused pattern on stderr
+    options.max_mem = 8 << 20
+    return options
+
+
+@lru_cache(maxsize=512)
+def compile_pattern(pattern: str) -> Any:
+    """The RE2 program for ``pattern`` (raises ``re2.error`` when it cannot compile)."""
+    return re2.compile(pattern, _options())
+
+
+def _nested_unbounded_repeat(pattern: str) -> bool:
+    """Whether a group that holds an unbounded repeat is itself repeated: ``(a+)+``."""
+    stack: list[bool] = []  # per open group: does it contain an unbounded repeat?
+    closed_unbounded = False  # the group that just closed held one
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        unbounded_here = False
+        if c == "\\":
+            i += 2
+            closed_unbounded = False
+            continue
+        if c == "[":
+            i = _skip_class(pattern, i)
+            closed_unbounded = False
+            continue
+        if c == "(":
+            stack.append(False)
+        elif c == ")":
+            inner = stack.pop() if stack else False
+            closed_unbounded = inner
+            if stack and inner:
+                stack[-1] = True
+            i += 1
+            continue
+        elif c in "*+" or (c == "{" and _open_brace(pattern, i)):
+            if closed_unbounded:
+                return True
+            unbounded_here = True
+        if unbounded_here and stack:
+            stack[-1] = True
+        closed_unbounded = False
+        i += 1
+    return False
+
+
+def _skip_class(pattern: str, i: int) -> int:
+    """The index after the character class starting at ``pattern[i] == '['``."""
+    j = i + 1
+    if j < len(pattern) and pattern[j] == "^":
+        j += 1
+    if j < len(pattern) and pattern[j] == "]":
+        j += 1
+    while j < len(pattern) and pattern[j] != "]":
+        j += 2 if pattern[j] == "\\" else 1
+    return j + 1
+
+
+def _open_brace(pattern: str, i: int) -> bool:
+    """Whether the ``{`` at ``i`` opens an unbounded repeat ``{n,}``."""
+    end = pattern.find("}", i)
+    body = pattern[i + 1 : end] if end > 0 else ""
+    head, comma, tail = body.partition(",")
+    return head.isdigit() and bool(comma) and not tail
+
+
+def pattern_problem(pattern: str) -> str | None:
+    """Why ``pattern`` cannot be a rule's ``match`` (see the module docstring), or None."""
+    if not pattern.strip():
+        return "the pattern is empty"
+    if any(unicodedata.category(c) in _UNWRITABLE for c in pattern):
+        return (
+            "it holds a control character or a line break; write it as an escape "
+            "(\\n, \\t, \\x{85}) so the pattern stays one line of frontmatter"
+        )
+    if len(pattern) > MAX_PATTERN_CHARS:
+        return f"the pattern is {len(pattern)} characters long; the limit is {MAX_PATTERN_CHARS}"
+    try:
+        program = compile_pattern(pattern)
+    except re2.error as exc:
+        detail = exc.args[0] if exc.args else exc
+        if isinstance(detail, bytes):
+            detail = detail.decode("utf-8", "replace")
+        return f"RE2 cannot compile it ({detail}); backreferences and lookaround are not supported"
+    if program.programsize > _MAX_PROGRAM:
+        return f"it compiles to a program of {program.programsize} steps (limit {_MAX_PROGRAM})"
+    if program.search("") is not None:
+        return "it matches the empty string, so it would fire on every call"
+    if _nested_unbounded_repeat(pattern):
+        return (
+            "it repeats a group that itself repeats without bound, e.g. (a+)+: "
+            "catastrophic backtracking in other regex engines"
+        )
+    return None
+
+
+def _tool_problem(tool: str) -> str | None:
+    if not tool.strip():
+        return "the tool is empty"
+    if any(not part.strip() for part in tool.split("|")):
+        return f"the tool {tool!r} has an empty alternative"
+    return None
+
+
+def parse_rule(index: int, raw: Any) -> Rule:
+    """Rule number ``index`` (0-based) of an ``enforce:`` list; raises :class:`InvalidMemory`."""
+    where = f"enforce rule {index + 1}"
+    if not isinstance(raw, Mapping):
+        raise InvalidMemory(f"{where} is not a mapping", hint=_HINT)
+    unknown = sorted(str(k) for k in raw if k not in _RULE_KEYS)
+    if unknown:
+        raise InvalidMemory(f"{where} has unknown keys: {', '.join(unknown)}", hint=_HINT)
+    tool, match, action = (raw.get(k) for k in ("tool", "match", "action"))
+    if not isinstance(tool, str) or (problem := _tool_problem(tool)) is not None:
+        raise InvalidMemory(
+            f"{where}: {problem if isinstance(tool, str) else 'tool must be text'}", hint=_HINT
+        )
+    if not isinstance(match, str):
+        raise InvalidMemory(f"{where}: match must be a text pattern", hint=_HINT)
+    if (problem := pattern_problem(match)) is not None:
+        raise InvalidMemory(f"{where}: pattern {match!r} is refused: {problem}", hint=_HINT)
+    if action not in ACTIONS:
+        raise InvalidMemory(
+            f"{where}: action {action!r} is not one of deny, ask, warn "
+            "(a memory can hold a call back, never allow one)",
+            hint=_HINT,
+        )
+    return Rule(tool=tool.strip(), match=match, action=cast(Action, action))
+
+
+def parse_rules(value: Any) -> tuple[Rule, ...]:
+    """The rules of an ``enforce:`` value; raises :class:`InvalidMemory` naming the bad one."""
+    if value is None:
+        return ()
+    items = [value] if isinstance(value, Mapping) else value
+    if not isinstance(items, list | tuple):
+        raise InvalidMemory("enforce: must be a list of rules", hint=_HINT)
+    if len(items) > MAX_RULES:
+        raise InvalidMemory(
+            f"enforce: holds {len(items)} rules; the limit is {MAX_RULES}", hint=_HINT
+        )
+    return tuple(parse_rule(i, raw) for i, raw in enumerate(items))
+
+
+def validate_memory_rules(memory: Memory) -> tuple[Rule, ...]:
+    """Check a memory's ``enforce:`` field before it is written; returns its rules.
+
+    Only feedback memories carry rules: a rule is how a correction is held to.
+    """
+    if FIELD not in memory.extra:
+        return ()
+    if memory.type is not MemoryType.FEEDBACK:
+        raise InvalidMemory(
+            f"memory {memory.name!r} has enforce: rules but is not a feedback memory",
+            hint="only feedback memories carry enforce: rules; change its type or drop them",
+        )
+    try:
+        return parse_rules(memory.extra[FIELD])
+    except InvalidMemory as exc:
+        raise InvalidMemory(f"memory {memory.name!r}: {exc.message}", hint=exc.hint) from None
+
+
+def why_line(body: str) -> str:
+    """The text of a body's ``**Why:**`` line, or ``""``."""
+    for line in body.splitlines():
+        text = line.strip()
+        if text[:2] in ("- ", "* "):
+            text = text[2:].strip()  # a list item, not the bold marker
+        for prefix in ("**Why:**", "**Why**:", "Why:"):
+            if text.startswith(prefix):
+                return " ".join(text[len(prefix) :].split())
+    return ""
+
+
+# --- matching -------------------------------------------------------------------------
+
+
+def tool_matches(spec: str, tool_name: str) -> bool:
+    """Whether ``tool_name`` is one of ``spec``'s ``|``-separated names or globs."""
+    for part in spec.split("|"):
+        part = part.strip()
+        if not part:
+            continue
+        # A plain name is compared as is: fnmatch would compile a regex for it.
+        if part == tool_name if _GLOB.isdisjoint(part) else fnmatch.fnmatchcase(tool_name, part):
+            return True
+    return False
+
+
+def _strings(value: Any, depth: int = 0) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif depth < 4 and isinstance(value, Mapping):
+        for item in value.values():
+            yield from _strings(item, depth + 1)
+    elif depth < 4 and isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item, depth + 1)
+
+
+def subjects(tool_name: str, tool_input: Mapping[str, Any]) -> list[str]:
+    """The texts a rule's pattern is searched in for one tool call.
+
+    Bash: the command. Edit tools: the file path and the new content. Other
+    tools: every text value of their input.
+    """
+    if tool_name == "Bash":
+        found = [tool_input.get("command")]
+    elif tool_name in EDIT_TOOLS:
+        keys = ("file_path", "notebook_path", "content", "new_string", "new_source")
+        found = [tool_input.get(k) for k in keys]
+        edits = tool_input.get("edits")
+        if isinstance(edits, list):
+            found += [e.get("new_string") for e in edits if isinstance(e, Mapping)]
+    else:
+        found = list(_strings(tool_input))
+    return [s[:_MAX_SUBJECT_CHARS] for s in found if isinstance(s, str) and s]
+
+
+def rule_fires(rule: Rule, tool_name: str, texts: Sequence[str]) -> bool:
+    """Whether ``rule`` applies to a call of ``tool_name`` whose input holds ``texts``."""
+    if not tool_matches(rule.tool, tool_name):
+        return False
+    try:
+        program = compile_pattern(rule.match)
+    except re2.error:
+        return False  # refused at write time; a hand-edited bad pattern never fires
+    return any(program.search(text) is not None for text in texts)
+
+
+def fired_rules(rules: Sequence[Rule], tool_name: str, texts: Sequence[str]) -> list[int]:
+    """The indexes of the ``rules`` that fire for one call, in order.
+
+    One program of all the candidate patterns answers the common case (nothing
+    fires) with one compile and one search per text; only when it matches does
+    an RE2 set name the rules that did. Compiling one pattern at a time costs
+    about as much per pattern as the whole alternation does.
+    """
+    candidates = [i for i, rule in enumerate(rules) if tool_matches(rule.tool, tool_name)]
+    if not candidates or not texts:
+        return []
+    try:
+        combined = compile_pattern("|".join(f"(?:{rules[i].match})" for i in candidates))
+        if not any(combined.search(text) is not None for text in texts):
+            return []
+        found = re2.Set.SearchSet(_options())
+        for i in candidates:
+            found.Add(rules[i].match)
+        found.Compile()
+        hits = {j for text in texts for j in (found.Match(text) or ())}
+    except re2.error:
+        # A pattern that slipped past validation: judge each rule on its own.
+        return [i for i in candidates if rule_fires(rules[i], tool_name, texts)]
+    return [candidates[j] for j in sorted(hits)]
+
+
+def stronger(a: Action, b: Action) -> Action:
+    """The stronger of two actions: deny over ask over warn."""
+    return a if ACTIONS.index(a) <= ACTIONS.index(b) else b

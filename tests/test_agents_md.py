@@ -1,0 +1,113 @@
+"""memdir's section of AGENTS.md and Cursor's rule file: idempotent, around the user's text."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from memdir.api import Memdir
+from memdir.cli import main
+from memdir.errors import ConfigError
+from memdir.integrations.agents_md import BEGIN, END, export_agents_md, export_cursor_rules
+
+USER_TOP = "# Shop\n\nRun `make test` before pushing.\n"
+USER_BOTTOM = "\n## Deploys\n\nOnly on Tuesdays.\n"
+NPM = {"tool": "Bash", "match": r"\bnpm (install|i|run)\b", "action": "deny"}
+
+
+@pytest.fixture
+def stocked(mem: Memdir) -> Memdir:
+    mem.write(
+        name="Use pnpm, never npm",
+        description="package installs go through pnpm",
+        type="feedback",
+        body="Use pnpm.\n**Why:** npm rewrote the lockfile.\n",
+        extra={"enforce": [NPM]},
+    )
+    mem.write(
+        name="Staging is shared",
+        description="staging database is shared with QA",
+        type="project",
+        scope="team",
+    )
+    return mem
+
+
+def test_the_section_is_added_after_the_users_text_and_rewritten_in_place(
+    stocked: Memdir, project: Path
+) -> None:
+    agents = project / "AGENTS.md"
+    agents.write_text(USER_TOP)
+    os.chmod(agents, 0o664)
+    assert export_agents_md(stocked).changed
+    text = agents.read_text()
+    assert text.startswith(USER_TOP)
+    section = text[text.index(BEGIN) : text.index(END)]
+    assert "[Use pnpm, never npm](use_pnpm_never_npm.md)" in section
+    assert "[Staging is shared](staging_is_shared.md)" in section
+    assert r"Never run a command matching `\bnpm (install|i|run)\b`" in section
+    assert "Why: npm rewrote the lockfile." in section
+    assert stat.S_IMODE(agents.stat().st_mode) == 0o664
+
+    # The user writes more below the section; memory changes; the export runs again.
+    agents.write_text(agents.read_text() + USER_BOTTOM)
+    stocked.write(name="Oncall", description="oncall rotation is weekly", type="project")
+    assert export_agents_md(stocked).changed
+    again = agents.read_text()
+    assert again.startswith(USER_TOP) and again.endswith(USER_BOTTOM)
+    assert again.count(BEGIN) == 1 and again.count(END) == 1
+    assert "[Oncall](oncall.md)" in again
+
+    # Nothing changed: nothing is written.
+    mtime = agents.stat().st_mtime_ns
+    assert not export_agents_md(stocked).changed
+    assert agents.read_text() == again and agents.stat().st_mtime_ns == mtime
+
+
+def test_team_only_leaves_private_memory_out(stocked: Memdir, project: Path) -> None:
+    export_agents_md(stocked, team_only=True)
+    text = (project / "AGENTS.md").read_text()
+    assert "Staging is shared" in text
+    assert "Use pnpm" not in text
+
+
+@pytest.mark.parametrize(
+    "damaged",
+    [f"{BEGIN}\nhalf a section\n", f"{BEGIN}\na\n{END}\n{BEGIN}\nb\n{END}\n", f"{END}\n{BEGIN}\n"],
+)
+def test_damaged_markers_are_refused_and_the_file_left_alone(
+    stocked: Memdir, project: Path, damaged: str
+) -> None:
+    agents = project / "AGENTS.md"
+    agents.write_text(USER_TOP + damaged)
+    with pytest.raises(ConfigError, match="damaged memdir markers"):
+        export_agents_md(stocked)
+    assert agents.read_text() == USER_TOP + damaged
+
+
+def test_cursor_rules_are_written_once_and_a_foreign_file_is_refused(
+    stocked: Memdir, project: Path
+) -> None:
+    result = export_cursor_rules(stocked)
+    text = result.path.read_text()
+    assert result.path == project / ".cursor" / "rules" / "memdir.mdc"
+    assert text.startswith("---\n") and "alwaysApply: true" in text
+    assert "Use pnpm, never npm" in text
+    assert not export_cursor_rules(stocked).changed
+    result.path.write_text("---\nalwaysApply: true\n---\nsomeone else's rule\n")
+    with pytest.raises(ConfigError, match="not written by memdir"):
+        export_cursor_rules(stocked)
+
+
+def test_the_export_command_reports_what_it_changed(stocked: Memdir, project: Path) -> None:
+    runner = CliRunner()
+    args = ["export", "agents-md", "--cursor", "--project", str(project)]
+    first = runner.invoke(main, args)
+    assert first.exit_code == 0, first.output
+    assert first.stdout.count("updated: ") == 2
+    second = runner.invoke(main, args)
+    assert second.stdout.count("unchanged: ") == 2

@@ -1,0 +1,295 @@
+"""Enforced feedback: rules validated on write, matched on tool calls, cached by mtimes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from memdir.api import Memdir
+from memdir.cli import main
+from memdir.errors import InvalidMemory
+from memdir.integrations.enforce import decide, pre_tool_use_output
+from memdir.integrations.hook_entry import pre_tool_use
+from memdir.model import Memory, MemoryType
+from memdir.storage.codec import parse_memory, render_memory
+from memdir.storage.enforced import cache_path, load_rules
+from memdir.storage.rules import Rule, fired_rules, pattern_problem, subjects, tool_matches
+
+NPM = {"tool": "Bash", "match": r"\bnpm (install|i|run)\b", "action": "deny"}
+WHY = "**Why:** npm rewrote the lockfile and broke CI.\n"
+
+
+def feedback(mem: Memdir, name: str, *rules: dict[str, Any], scope: str = "private") -> None:
+    mem.write(
+        name=name,
+        description=f"{name}: a rule for tool calls",
+        type="feedback",
+        body=f"{name}.\n{WHY}",
+        scope=scope,
+        extra={"enforce": list(rules)},
+    )
+
+
+def hand_written(directory: Path, file: str, rules: list[dict[str, Any]], **fields: Any) -> Path:
+    """A memory file written without the store (a teammate's file arriving through git)."""
+    memory = Memory(
+        name=fields.get("name", file.removesuffix(".md")),
+        description="written by hand",
+        type=fields.get("type", MemoryType.FEEDBACK),
+        body=f"Hand-written rule.\n{WHY}",
+        extra={"enforce": rules},
+    )
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / file
+    path.write_text(render_memory(memory))
+    return path
+
+
+def bash(command: str, mem: Memdir) -> dict[str, Any]:
+    return {
+        "cwd": str(mem.layout.project_root),
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+    }
+
+
+def answer(mem: Memdir, payload: dict[str, Any]) -> dict[str, Any] | None:
+    text = pre_tool_use(payload, os.environ)
+    return json.loads(text) if text else None
+
+
+# -- validation on write -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pattern", "reason"),
+    [
+        (r"(a+)+$", "catastrophic backtracking"),
+        (r"(\w+\s?)*x", "catastrophic backtracking"),
+        (r"(npm)\s+\1", "RE2 cannot compile it"),
+        (r"npm(?= install)", "RE2 cannot compile it"),
+        (r"x*", "matches the empty string"),
+        ("", "empty"),
+        ("npm\x85install", "control character"),
+        ("a" * 600, "limit is 500"),
+    ],
+)
+def test_the_store_refuses_a_bad_pattern_with_the_reason(
+    mem: Memdir, pattern: str, reason: str
+) -> None:
+    rule = {**NPM, "match": pattern}
+    with pytest.raises(InvalidMemory, match="refused") as caught:
+        feedback(mem, "Bad rule", rule)
+    assert reason in str(caught.value)
+    assert mem.list() == []  # nothing was written
+
+
+def test_a_rule_can_never_allow_not_even_from_the_team(mem: Memdir) -> None:
+    with pytest.raises(InvalidMemory, match="never allow"):
+        feedback(mem, "Allow npm", {**NPM, "action": "allow"}, scope="team")
+
+
+def test_only_feedback_memories_carry_rules(mem: Memdir) -> None:
+    with pytest.raises(InvalidMemory, match="not a feedback memory"):
+        mem.write(name="Stack", description="the stack", type="project", extra={"enforce": [NPM]})
+
+
+def test_a_valid_rule_round_trips_through_the_file(mem: Memdir) -> None:
+    feedback(mem, "Use pnpm", NPM)
+    record = mem.get("Use pnpm")
+    assert record.memory.extra["enforce"] == [NPM]
+    [found] = load_rules(mem.layout).rules
+    assert found.rule == Rule(**NPM)
+    assert found.why == "npm rewrote the lockfile and broke CI."
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=40))
+def test_any_text_is_judged_as_a_pattern_without_raising(pattern: str) -> None:
+    problem = pattern_problem(pattern)
+    if problem is None:
+        rule = Rule(tool="*", match=pattern, action="warn")
+        fired_rules([rule], "Bash", ["some command", ""])  # compiles and runs
+
+
+# -- matching ------------------------------------------------------------------------------
+
+
+def test_tool_specs_are_names_alternatives_and_globs() -> None:
+    assert tool_matches("Bash", "Bash") and not tool_matches("Bash", "BashOutput")
+    assert tool_matches("Edit|Write", "Write") and not tool_matches("Edit|Write", "Read")
+    assert tool_matches("mcp__*", "mcp__github__create_issue")
+    assert tool_matches("*", "WebFetch")
+
+
+def test_edit_tools_are_matched_on_the_file_path_and_the_new_content() -> None:
+    texts = subjects("Edit", {"file_path": "/p/migrations/0001.sql", "new_string": "DROP TABLE"})
+    assert texts == ["/p/migrations/0001.sql", "DROP TABLE"]
+    multi = subjects("MultiEdit", {"file_path": "a.py", "edits": [{"new_string": "x = 1"}]})
+    assert multi == ["a.py", "x = 1"]
+
+
+def test_the_strongest_action_wins_and_every_fired_memory_is_named(mem: Memdir) -> None:
+    feedback(mem, "Warn on npm", {**NPM, "action": "warn"})
+    feedback(mem, "Ask on installs", {"tool": "Bash", "match": r"\binstall\b", "action": "ask"})
+    feedback(mem, "Never npm", NPM)
+    rules = load_rules(mem.layout).rules
+    decision = decide(rules, "Bash", {"command": "npm install left-pad"})
+    assert decision.action == "deny"
+    assert [r.name for r in decision.fired] == ["Ask on installs", "Never npm", "Warn on npm"]
+    assert decide(rules, "Bash", {"command": "pip install x"}).action == "ask"
+    assert decide(rules, "Bash", {"command": "pnpm install"}).action == "ask"
+    assert decide(rules, "Read", {"file_path": "npm install"}).action is None
+
+
+def test_deny_quotes_the_memory_name_and_its_why(mem: Memdir) -> None:
+    feedback(mem, "Use pnpm, never npm", NPM)
+    output = answer(mem, bash("cd web && npm i left-pad", mem))
+    assert output is not None
+    hook = output["hookSpecificOutput"]
+    assert hook == {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": "deny",
+        "permissionDecisionReason": hook["permissionDecisionReason"],
+    }
+    assert '"Use pnpm, never npm"' in hook["permissionDecisionReason"]
+    assert "Why: npm rewrote the lockfile and broke CI." in hook["permissionDecisionReason"]
+
+
+def test_warn_adds_context_without_a_permission_decision(mem: Memdir) -> None:
+    feedback(mem, "Prefer pnpm", {**NPM, "action": "warn"})
+    output = answer(mem, bash("npm run build", mem))
+    assert output is not None
+    assert "permissionDecision" not in output["hookSpecificOutput"]
+    assert "Prefer pnpm" in output["hookSpecificOutput"]["additionalContext"]
+    assert "Prefer pnpm" in output["systemMessage"]
+
+
+def test_a_call_no_rule_covers_gets_no_answer(mem: Memdir) -> None:
+    feedback(mem, "Use pnpm", NPM)
+    assert answer(mem, bash("pnpm install", mem)) is None
+
+
+def test_team_rules_deny_but_a_hand_written_team_allow_never_allows(mem: Memdir) -> None:
+    feedback(
+        mem,
+        "Team: no force push",
+        {"tool": "Bash", "match": r"push\s+--force", "action": "deny"},
+        scope="team",
+    )
+    hand_written(mem.layout.team_dir, "allow_npm.md", [{**NPM, "action": "allow"}])
+    hand_written(mem.layout.team_dir, "hang.md", [{**NPM, "match": r"(a+)+$"}])
+    denied = answer(mem, bash("git push --force origin main", mem))
+    assert denied is not None
+    assert denied["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "team" in denied["hookSpecificOutput"]["permissionDecisionReason"]
+    # The allow rule is skipped, never applied: npm gets no answer, so no permission is widened.
+    assert answer(mem, bash("npm install x", mem)) is None
+    problems = load_rules(mem.layout).problems
+    assert any("team/allow_npm.md" in p and "never allow" in p for p in problems)
+    assert any("team/hang.md" in p and "catastrophic" in p for p in problems)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    action=st.sampled_from(["deny", "ask", "warn", "allow", "ALLOW", "approve", ""]),
+    command=st.sampled_from(["npm install", "npm i x", "ls", "pnpm run"]),
+)
+def test_no_rule_ever_produces_an_allow(
+    tmp_path_factory: pytest.TempPathFactory, action: str, command: str
+) -> None:
+    home = tmp_path_factory.mktemp("home")
+    project = tmp_path_factory.mktemp("project")
+    mem = Memdir.open(project, home=home)
+    hand_written(mem.layout.team_dir, "rule.md", [{**NPM, "action": action}])
+    hand_written(mem.layout.memory_dir, "mine.md", [{**NPM, "action": action}])
+    output = pre_tool_use_output(decide(load_rules(mem.layout).rules, "Bash", {"command": command}))
+    assert '"allow"' not in output
+
+
+# -- the cache -----------------------------------------------------------------------------
+
+
+def test_rules_follow_edits_deletes_and_a_damaged_cache(mem: Memdir) -> None:
+    feedback(mem, "Use pnpm", NPM)
+    assert len(load_rules(mem.layout).rules) == 1
+    assert cache_path(mem.layout).is_file()
+    feedback(mem, "Use pnpm", {**NPM, "action": "ask"})  # rewritten through the store
+    assert [r.rule.action for r in load_rules(mem.layout).rules] == ["ask"]
+    cache_path(mem.layout).write_text("{not json")
+    assert [r.rule.action for r in load_rules(mem.layout).rules] == ["ask"]
+    mem.delete("Use pnpm")
+    assert load_rules(mem.layout).rules == ()
+
+
+def test_memories_without_rules_are_not_parsed_on_a_cache_miss(mem: Memdir) -> None:
+    # A file that never mentions enforce: is skipped unread by YAML: even a broken one.
+    (mem.layout.memory_dir / "broken.md").write_text("---\nname: [unclosed\n---\nbody\n")
+    feedback(mem, "Use pnpm", NPM)
+    rules = load_rules(mem.layout)
+    assert [r.name for r in rules.rules] == ["Use pnpm"] and rules.problems == ()
+
+
+# -- the commands --------------------------------------------------------------------------
+
+
+def test_enforce_list_test_and_promote(mem: Memdir, project: Path) -> None:
+    feedback(mem, "Use pnpm", {**NPM, "action": "ask"})
+    runner = CliRunner()
+    listed = runner.invoke(main, ["enforce", "list", "--project", str(project), "--json"])
+    assert listed.exit_code == 0, listed.output
+    assert json.loads(listed.stdout)["rules"][0]["action"] == "ask"
+    tested = runner.invoke(
+        main, ["enforce", "test", "--project", str(project), "--", "Bash", "npm install x"]
+    )
+    assert tested.exit_code == 0, tested.output
+    assert tested.stdout.startswith("ask: ") and "Use pnpm" in tested.stdout
+    promoted = runner.invoke(main, ["enforce", "promote", "Use pnpm", "--project", str(project)])
+    assert promoted.exit_code == 0, promoted.output
+    assert mem.get("Use pnpm").memory.extra["enforce"] == [NPM]
+    clean = runner.invoke(main, ["enforce", "test", "--project", str(project), "--", "Bash", "ls"])
+    assert "no rule fires" in clean.stdout
+
+
+def test_the_fast_hook_path_loads_neither_click_nor_rich_nor_the_model_layer(
+    mem: Memdir,
+) -> None:
+    feedback(mem, "Use pnpm", NPM)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    for command in ("pre-tool-use", "user-prompt-submit"):
+        payload = {**bash("npm install", mem), "prompt": "which package manager to use"}
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "memdir", "hook", command],
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        assert done.returncode == 0 and done.stdout.strip(), done.stderr
+        loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+        assert not {m for m in loaded if m.split(".")[0] in ("click", "rich", "anthropic")}
+        assert not {m for m in loaded if m.startswith(("memdir.llm", "memdir.api", "memdir.cli"))}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    tool=st.sampled_from(["Bash", "Edit|Write", "*", "mcp__*"]),
+    pattern=st.text(min_size=1, max_size=40).filter(lambda p: pattern_problem(p) is None),
+    action=st.sampled_from(["deny", "ask", "warn"]),
+)
+def test_any_valid_rule_round_trips_through_the_frontmatter(
+    tool: str, pattern: str, action: str
+) -> None:
+    rule = {"tool": tool, "match": pattern, "action": action}
+    memory = Memory(name="n", description="d", type=MemoryType.FEEDBACK, extra={"enforce": [rule]})
+    assert parse_memory(render_memory(memory)).extra["enforce"] == [rule]
