@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from memdir.config import memory_enabled
-from memdir.errors import ConfigError, MemdirError
+from memdir.errors import ConfigError, MemdirError, UnsafePath
+from memdir.storage.fs import read_bytes_nofollow
 from memdir.storage.memory_index import INDEX_NAME, MAX_INDEX_CHARS, MAX_INDEX_LINES, truncate_index
 
 __all__ = [
@@ -415,10 +416,18 @@ def _save_section(mode: PromptMode, memory_dir: Path, tools: PromptTools, skip_i
 
 
 def _read_index(directory: Path) -> str | None:
+    # A link planted as MEMORY.md (or as the team folder) would put any file
+    # of the machine into the prompt: refused, like every memory read.
     path = directory / INDEX_NAME
+    if directory.is_symlink():
+        raise UnsafePath(
+            f"{directory} is a symbolic link; memdir does not read memory through links",
+            path=directory,
+            hint="replace the link with the folder itself, or remove it",
+        )
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return read_bytes_nofollow(path).decode("utf-8", "replace")
+    except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
         raise MemdirError(

@@ -129,9 +129,9 @@ class MemoryStore:
         ensure_dir(self.root)
 
     def read_index(self) -> str:
-        """The index text, or ``""`` when there is none yet."""
+        """The index text, or ``""`` when there is none yet (never read through a link)."""
         try:
-            return self.index_path.read_text(encoding="utf-8")
+            return read_bytes_nofollow(self.index_path).decode("utf-8", "replace")
         except FileNotFoundError:
             return ""
 
