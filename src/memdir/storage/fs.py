@@ -176,9 +176,15 @@ def read_bytes_nofollow(path: Path) -> bytes:
         if exc.errno == errno.EISDIR:
             raise _not_regular(path) from None
         raise
+    try:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+    except OSError:
+        os.close(fd)
+        raise
+    if not regular:
+        os.close(fd)
+        raise _not_regular(path)
     with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise _not_regular(path)
         return handle.read()
 
 
@@ -231,7 +237,7 @@ _OS_HINTS = {
 def explain_os_error(exc: OSError) -> MemdirError:
     """An environment failure as a :class:`MemdirError` naming the path and what to do."""
     raw = exc.filename if exc.filename is not None else exc.filename2
-    where = Path(os.fsdecode(raw)) if raw is not None else None
+    where = Path(os.fsdecode(raw)) if isinstance(raw, str | bytes | os.PathLike) else None
     if where is not None and TEMP_PATTERN.match(where.name):
         where = where.parent  # the temp file of an atomic write: the folder is the problem
     reason = exc.strerror or type(exc).__name__
