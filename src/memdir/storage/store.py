@@ -65,7 +65,7 @@ WriteGuard = Callable[[str, str], list[str]]
 _FILE_CHARS = re.compile(r"[^\w]+")
 _MAX_STEM = 60
 # Room an index line keeps for its description after `- [name](file) — `.
-_MIN_HOOK_CHARS = 20
+_MIN_HOOK_CHARS = 12
 
 
 def content_version(data: bytes) -> str:
@@ -127,6 +127,16 @@ class MemoryStore:
     def ensure(self) -> None:
         """Create the scope's folder (0700) so that agents can write straight away."""
         ensure_dir(self.root)
+
+    def _ensure_folder(self) -> None:
+        """:meth:`ensure`, refusing a scope folder that something else replaced."""
+        self.ensure()
+        if not self.root.is_dir():
+            raise InvalidMemory(
+                f"{self.root} is not a folder: the {self.scope} memories cannot be kept there",
+                path=self.root,
+                hint="move that file aside; memdir recreates the folder on the next write",
+            )
 
     def read_index(self) -> str:
         """The index text, or ``""`` when there is none yet (never read through a link)."""
@@ -376,7 +386,7 @@ class MemoryStore:
         ``updated`` becomes today.
         """
         self._validate(memory)
-        self.ensure()
+        self._ensure_folder()
         with self.lock():
             if file is None:
                 existing = self._find_named(memory.name, thorough=False)
@@ -402,7 +412,7 @@ class MemoryStore:
         line follows the frontmatter. Nothing is stamped. Overwriting another
         memory needs ``expected_version`` or ``replace``, as in :meth:`write`.
         """
-        self.ensure()
+        self._ensure_folder()
         with self.lock():
             rel, path = self._resolve(file)
             memory = parse_memory(text, path=path)
