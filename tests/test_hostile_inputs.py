@@ -13,6 +13,7 @@ import os
 import socket
 import threading
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -164,6 +165,18 @@ def test_the_longest_allowed_name_keeps_its_index_line_within_the_limit(home: Me
     home.write(name="n" * MAX_NAME_CHARS, description="d" * MAX_DESCRIPTION_CHARS, type="user")
     lines = home.private.read_index().splitlines()
     assert max(len(line) for line in lines) <= home.settings.max_index_line_chars
+
+
+def test_a_hand_written_memory_with_a_long_name_can_still_be_edited(home: Memdir) -> None:
+    long_name = "A hand-written memory whose name is longer than memdir allows today"
+    path = home.layout.memory_dir / "long.md"
+    path.write_text(f"---\nname: {long_name}\ndescription: d\ntype: user\n---\nold\n")
+    record = home.private.get("long.md")
+    edited = replace(record.memory, body="new\n")
+    home.private.write(edited, file="long.md", expected_version=record.version)
+    assert home.private.get("long.md").memory.body == "new\n"
+    with pytest.raises(MemdirError, match=f"limit is {MAX_NAME_CHARS}"):
+        home.write(name=long_name + "!", description="d", type="user", file="long.md")
 
 
 # -- file names, through the API --------------------------------------------------------

@@ -151,28 +151,38 @@ def text_problem(value: str, *, single_line: bool) -> str | None:
     return None
 
 
-def _check_line(field_name: str, value: str, limit: int) -> None:
+def _check_line(field_name: str, value: str, limit: int | None) -> None:
     problem = text_problem(value, single_line=True)
     if problem is not None:
         raise InvalidMemory(
             f"the {field_name} {problem}",
             hint=f"write the {field_name} as one line of plain UTF-8 text",
         )
-    if len(value) > limit:
+    if limit is not None and len(value) > limit:
         raise InvalidMemory(
             f"the {field_name} is {len(value)} characters; the limit is {limit}",
             hint=f"shorten the {field_name} to at most {limit} characters",
         )
 
 
-def check_memory_text(memory: Memory) -> None:
+def check_memory_text(
+    memory: Memory, *, previous: Memory | None = None, limits: bool = True
+) -> None:
     """Refuse a memory whose text cannot be written as given (see :func:`text_problem`).
 
     Raises :class:`~memdir.errors.InvalidMemory` naming the field, the problem
-    and the limit.
+    and the limit. Length limits apply to what is new: a name or description
+    equal to ``previous``'s (a hand-written memory being edited) is kept.
+    ``limits=False`` checks the characters only.
     """
-    _check_line("name", memory.name, MAX_NAME_CHARS)
-    _check_line("description", memory.description, MAX_DESCRIPTION_CHARS)
+    same_name = previous is not None and previous.name == memory.name
+    same_description = previous is not None and previous.description == memory.description
+    _check_line("name", memory.name, MAX_NAME_CHARS if limits and not same_name else None)
+    _check_line(
+        "description",
+        memory.description,
+        MAX_DESCRIPTION_CHARS if limits and not same_description else None,
+    )
     others = [("body", memory.body), ("source", memory.source or "")]
     others += [("anchor", a) for a in memory.anchors]
     others += [("supersedes entry", s) for s in memory.supersedes]

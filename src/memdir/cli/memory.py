@@ -153,7 +153,10 @@ def edit(name: str, scope: str | None, project: Path) -> None:
     except MemdirError:
         os.unlink(tmp)  # nothing was edited: the copy holds only the original
         raise
-    text = Path(tmp).read_text(encoding="utf-8")
+    try:
+        text = read_text_file(Path(tmp), nofollow=False)
+    except MemdirError as exc:
+        raise MemdirError(f"not saved: {exc.message}", hint=f"your edit is kept in {tmp}") from None
     if text == original:
         os.unlink(tmp)
         click.echo("no changes")

@@ -297,7 +297,7 @@ class MemoryStore:
         return file_lock(self._lock_path, timeout=self.settings.lock_timeout)
 
     def _validate(self, memory: Memory) -> None:
-        check_memory_text(memory)
+        check_memory_text(memory, limits=False)
         if not memory.name:
             raise InvalidMemory("a memory needs a name", hint="pass name='Short title'")
         if not memory.description:
@@ -392,8 +392,8 @@ class MemoryStore:
                 existing = self._find_named(memory.name, thorough=False)
                 file = existing.file if existing is not None else self._new_file_name(memory.name)
             rel, path = self._resolve(file)
-            self._check_line_budget(memory.name, rel)
             current = self._current(rel, path, expected_version)
+            self._check_bounds(memory, rel, self._held(current, path))
             self._keep_what_is_replaced(rel, path, memory, current, expected_version, replace)
             memory = self._stamped(memory, current, path) if stamp else memory
             return self._commit(rel, path, memory, render_memory(memory), created=current is None)
@@ -417,8 +417,8 @@ class MemoryStore:
             rel, path = self._resolve(file)
             memory = parse_memory(text, path=path)
             self._validate(memory)
-            self._check_line_budget(memory.name, rel)
             current = self._current(rel, path, expected_version)
+            self._check_bounds(memory, rel, self._held(current, path))
             self._keep_what_is_replaced(rel, path, memory, current, expected_version, replace)
             return self._commit(rel, path, memory, text, created=current is None)
 
@@ -439,10 +439,8 @@ class MemoryStore:
         """
         if current is None:
             return
-        try:
-            held = parse_memory(current.decode("utf-8"), path=path).name
-        except (ParseError, UnicodeDecodeError):
-            held = None
+        previous = self._held(current, path)
+        held = previous.name if previous is not None else None
         if held is not None and held.casefold() == memory.name.casefold():
             return
         if expected_version is None and not replace:
@@ -458,6 +456,22 @@ class MemoryStore:
                 "current file to the trash and write this one",
             )
         self._trash_copy(rel, current)
+
+    @staticmethod
+    def _held(current: bytes | None, path: Path) -> Memory | None:
+        """The memory the file holds now; ``None`` when absent or unparseable."""
+        if current is None:
+            return None
+        try:
+            return parse_memory(current.decode("utf-8"), path=path)
+        except (ParseError, UnicodeDecodeError):
+            return None
+
+    def _check_bounds(self, memory: Memory, rel: str, previous: Memory | None) -> None:
+        """Length limits for what is new: a memory kept under its old name still saves."""
+        check_memory_text(memory, previous=previous)
+        if previous is None or previous.name != memory.name:
+            self._check_line_budget(memory.name, rel)
 
     def _trash_copy(self, rel: str, data: bytes) -> Path:
         target = self._trash_target(rel)
