@@ -93,6 +93,19 @@ async def _client(url: str) -> Any:
     return http, Client(streamable_http_client(url, http_client=http))
 
 
+async def http_views(url: str, count: int = 10) -> list[float]:
+    """Latencies of ``count`` views with nothing else running: the baseline."""
+    http, client = await _client(url)
+    out = []
+    async with http, client:
+        await client.call_tool("view", {})
+        for _ in range(count):
+            start = time.perf_counter()
+            await client.call_tool("view", {})
+            out.append(time.perf_counter() - start)
+    return out
+
+
 async def http_grep(url: str) -> tuple[float, list[float]]:
     """(grep seconds, the other client's view latencies while the grep ran)."""
     http_a, client_a = await _client(url)
@@ -144,16 +157,20 @@ def main() -> None:
         mem = Memdir.open(project)
         mem.write(name="Deploy window", description="Deploys on Tuesdays", type="project")
         line = "a" * 26 + "!"
-        (mem.layout.memory_dir / "as.md").write_text((line + "\n") * 100)
+        # Large enough that the grep takes a while even in linear time.
+        for n in range(20):
+            (mem.layout.memory_dir / f"as{n}.md").write_text((line + "\n") * 5000)
         url, server, thread = serve(project)
         try:
+            baseline = anyio.run(http_views, url)
             grep_time, latencies = anyio.run(http_grep, url)
         finally:
             server.should_exit = True
             thread.join(timeout=30)
         worst = max(latencies) if latencies else 0.0
         median = statistics.median(latencies) if latencies else 0.0
-        print(f"HTTP grep '(a+)+$' over 100 lines of 26 a's: {grep_time * 1000:.1f} ms")
+        print(f"view alone: median {statistics.median(baseline) * 1000:.1f} ms")
+        print(f"HTTP grep '(a+)+$' over 100,000 lines of 26 a's: {grep_time * 1000:.1f} ms")
         print(
             f"other client meanwhile: {len(latencies)} views, median {median * 1000:.1f} ms, "
             f"worst {worst * 1000:.1f} ms"
