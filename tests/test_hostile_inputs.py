@@ -250,6 +250,21 @@ def test_a_compare_and_swap_over_another_memory_keeps_a_copy_in_the_trash(home: 
     assert old in trashed(home).values()
 
 
+def test_the_cli_and_mcp_replace_flags_keep_the_old_file_in_the_trash(home: Memdir) -> None:
+    file = victim_file(home)
+    old = (home.layout.memory_dir / file).read_bytes()
+    code, output = cli(*add_args(home, "--name", "Cli", "--description", "d", "--file", file),
+                       "--replace")  # fmt: skip
+    assert code == 0 and "updated" in output
+    assert old in trashed(home).values()
+    replaced = (home.layout.memory_dir / file).read_bytes()
+    arguments = {"name": "Mcp", "description": "d", "type": "user", "file": file}
+    is_error, text = mcp_call(home.layout.project_root, "write", {**arguments, "replace": True})
+    assert not is_error, text
+    assert replaced in trashed(home).values()
+    assert home.private.get("Mcp").file == file
+
+
 def test_updating_the_same_memory_through_its_file_needs_no_replace(home: Memdir) -> None:
     file = victim_file(home)
     home.write(name=VICTIM[0], description="Now Wednesdays", type="project", file=file)
