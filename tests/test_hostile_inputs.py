@@ -21,6 +21,7 @@ import anyio
 import pytest
 from click.testing import CliRunner
 
+from gitutil import git
 from memdir.api import Memdir
 from memdir.cli import main
 from memdir.errors import MemdirError
@@ -632,3 +633,17 @@ def test_a_read_only_memory_folder_is_a_one_line_error(home: Memdir) -> None:
         folder.chmod(0o700)
     assert code == 1 and str(folder) in output and "chmod" in output
     victim_intact(home)
+
+
+def test_claude_mode_with_an_undecodable_project_path_saves_and_lists(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = Path(os.fsdecode(tmp_path / "caf") + os.fsdecode(b"\xe9"))
+    project.mkdir()
+    git(project, "init", "-q")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    args = ["--profile", "claude", "add", "--project", str(project), "--type", "user"]
+    code, output = cli(*args, "--name", "n", "--description", "d")
+    assert code == 0, output
+    code, output = cli("--profile", "claude", "list", "--project", str(project), "--json")
+    assert code == 0 and '"name": "n"' in output
