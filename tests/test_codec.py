@@ -60,6 +60,14 @@ def test_unknown_fields_keep_their_order_on_rewrite(memory: Memory) -> None:
     assert list(again.extra) == list(memory.extra)
 
 
+@pytest.mark.parametrize("key", ["no", "yes", "on", "off", "y", "null", "1", "0x1f", "true"])
+def test_unknown_keys_yaml_would_read_as_other_types_round_trip_as_strings(key: str) -> None:
+    memory = Memory(name="n", description="d", type=None, extra={key: "v", "after": 1})
+    again = parse_memory(render_memory(memory))
+    assert list(again.extra) == [key, "after"]
+    assert again == memory
+
+
 def test_legacy_file_without_type_is_read() -> None:
     memory = parse_memory("---\nname: Old\ndescription: from before types\n---\nbody\n")
     assert memory.type is None and memory.name == "Old" and memory.body == "body\n"

@@ -71,6 +71,7 @@ def test_a_run_gives_the_model_dated_log_entries_and_applies_its_merge_through_t
     # dated log entry in the prompt, the write, the trash, the index and the report.
     mem = duplicates
     original_host = (mem.layout.memory_dir / "ci_host.md").read_text()
+    original_runs = (mem.layout.memory_dir / "ci_runs.md").read_text()
     provider = ScriptedProvider(
         merge_with_the_logged_date,
         tool_use("delete_memory", {"file": "ci_host.md"}),
@@ -92,6 +93,8 @@ def test_a_run_gives_the_model_dated_log_entries_and_applies_its_merge_through_t
     assert not (mem.layout.memory_dir / "ci_host.md").exists()
     trashed = list(mem.layout.trash_dir.rglob("ci_host.md"))
     assert len(trashed) == 1 and trashed[0].read_text() == original_host
+    # The merge retitled ci_runs.md: its old version is kept in the trash too.
+    assert [p.read_text() for p in mem.layout.trash_dir.rglob("ci_runs.md")] == [original_runs]
     assert [e.file for e in parse_entries(mem.private.read_index())] == ["ci_runs.md"]
     assert results_of(provider.requests[1])[0].content == "updated ci_runs.md"
     assert "moved ci_host.md to the trash" in results_of(provider.requests[2])[0].content

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
 from memdir import Memdir
 from memdir.recall.doctor import Problem, diagnose
 from memdir.storage.memory_index import parse_entries
@@ -82,3 +88,72 @@ def test_drift_lists_memories_whose_files_are_gone(mem: Memdir) -> None:
     (mem.layout.project_root / "src" / "api.py").unlink()
     drift = [f.message for f in diagnose(mem, drift=True).findings if f.problem is Problem.DRIFT]
     assert any("src/api.py" in m and "no longer exists" in m for m in drift)
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    from memdir.api import Memdir
+    project, worker, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    mem = Memdir.open(project)
+    for i in range(count):
+        mem.write(name=f"w{worker} m{i}", description=f"memory {i}", type="project")
+    """
+)
+
+
+def race_doctor_against_writers(mem: Memdir, *, writers: int, count: int) -> tuple[int, int]:
+    """Run ``doctor --fix`` in a loop while ``writers`` processes add memories.
+
+    Returns (doctor runs, index lines doctor dropped).
+    """
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(mem.layout.project_root), str(w), str(count)],
+            env=os.environ.copy(),
+        )
+        for w in range(writers)
+    ]
+    runs, lost = 0, set()
+    while any(p.poll() is None for p in procs) or runs == 0:
+        diagnose(mem, fix=True)
+        runs += 1
+        # Writers hold this lock from file to index line: under it, a file
+        # without a line can only be one doctor dropped.
+        with mem.private.lock():
+            listed = {e.file for e in parse_entries(mem.private.read_index())}
+            lost |= set(mem.private.files()) - listed
+    assert [p.wait(timeout=300) for p in procs] == [0] * writers
+    expected = {f"w{w}_m{i}.md" for w in range(writers) for i in range(count)}
+    assert set(mem.private.files()) == expected
+    return runs, len(lost)
+
+
+def test_doctor_fix_racing_three_writers_drops_no_index_line(mem: Memdir) -> None:
+    for _ in range(2):
+        runs, missing = race_doctor_against_writers(mem, writers=3, count=40)
+        assert runs >= 1
+        assert missing == 0
+
+
+def test_old_temp_files_are_reported_and_removed_by_fix_young_ones_are_left(mem: Memdir) -> None:
+    mem.write(name="A", description="d", type="project")
+    root = mem.layout.memory_dir
+    old = root / ".a.md.k3j2h1.tmp"
+    young = root / ".b.md.x9y8z7.tmp"
+    nested = mem.layout.team_dir / ".t.md.q1w2e3.tmp"
+    for path in (old, young, nested):
+        path.write_text("partial")
+    stale = time.time() - 3600
+    os.utime(old, (stale, stale))
+    os.utime(nested, (stale, stale))
+    found = problems(mem)
+    assert ("temp-file", ".a.md.k3j2h1.tmp") in found
+    assert ("temp-file", ".t.md.q1w2e3.tmp") in found
+    assert ("temp-file", ".b.md.x9y8z7.tmp") not in found
+    assert old.exists() and not diagnose(mem).ok
+    report = diagnose(mem, fix=True)
+    assert report.ok
+    assert not old.exists() and not nested.exists()
+    assert young.read_text() == "partial"
+    assert (root / "a.md").is_file()

@@ -111,8 +111,12 @@ class Memdir(ProjectMemory):
         tools: PromptTools = "files",
         extra_guidelines: Sequence[str] = (),
         today: dt.date | None = None,
+        host_paths: bool = True,
     ) -> str | None:
-        """The memory section of an agent's system prompt, or None when memory is off."""
+        """The memory section of an agent's system prompt, or None when memory is off.
+
+        ``host_paths=False`` (with ``tools='memdir'``) names no path of this machine.
+        """
         if not self.enabled:
             return None
         resolved = resolve_mode(
@@ -128,6 +132,7 @@ class Memdir(ProjectMemory):
             today=today,
             max_index_lines=self.settings.max_index_lines,
             max_index_chars=self.settings.max_index_chars,
+            host_paths=host_paths,
         )
 
     def recall(

@@ -3,6 +3,13 @@
 A :class:`Memory` is what a file says (frontmatter + body). A
 :class:`MemoryRecord` is a memory as found on disk: which scope, which file,
 the content hash a compare-and-swap writer passes back, and the mtime.
+
+Reading is forgiving (a hand-written file with an odd name still loads);
+writing is not: :func:`check_memory_text` is the one rule every write route
+(API, CLI, MCP, memory tool, extraction) meets through the store. Names and
+descriptions are single lines, free of control characters, bidi overrides
+and lone surrogates, and bounded (:data:`MAX_NAME_CHARS`,
+:data:`MAX_DESCRIPTION_CHARS`) so that a memory's index line fits its budget.
 """
 
 from __future__ import annotations
@@ -12,7 +19,28 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-__all__ = ["KNOWN_FIELDS", "Memory", "MemoryRecord", "MemoryType", "Scope", "normalize_body"]
+from memdir.errors import InvalidMemory
+
+__all__ = [
+    "KNOWN_FIELDS",
+    "MAX_DESCRIPTION_CHARS",
+    "MAX_NAME_CHARS",
+    "Memory",
+    "MemoryRecord",
+    "MemoryType",
+    "Scope",
+    "check_memory_text",
+    "normalize_body",
+    "text_problem",
+]
+
+# A name is the title of an index line `- [name](file.md) — description`
+# (150 characters in all): 60 leaves room for a derived file name and a hook.
+MAX_NAME_CHARS = 60
+# Descriptions are shortened in the index, but stay one readable line.
+MAX_DESCRIPTION_CHARS = 500
+# Embeddings, overrides and isolates reorder how a line displays.
+_BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 class MemoryType(StrEnum):
@@ -101,3 +129,68 @@ class MemoryRecord:
     @property
     def name(self) -> str:
         return self.memory.name
+
+
+def text_problem(value: str, *, single_line: bool) -> str | None:
+    """What makes ``value`` unfit to be written, or ``None``.
+
+    Refused everywhere: NUL and lone surrogates (a byte that was not UTF-8
+    arrives as U+DC80..U+DCFF). With ``single_line``, also every other control
+    character and the bidi controls that make a line display as something else.
+    """
+    for index, char in enumerate(value):
+        code = ord(char)
+        if 0xDC80 <= code <= 0xDCFF:
+            return f"is not valid UTF-8 (byte 0x{code - 0xDC00:02x} at character {index + 1})"
+        if 0xD800 <= code <= 0xDFFF:
+            return f"contains a lone surrogate U+{code:04X} at character {index + 1}"
+        if char == "\x00":
+            return f"contains a NUL character at character {index + 1}"
+        if single_line and (code < 0x20 or 0x7F <= code < 0xA0 or char in _BIDI):
+            return f"contains the control character U+{code:04X} at character {index + 1}"
+    return None
+
+
+def _check_line(field_name: str, value: str, limit: int | None) -> None:
+    problem = text_problem(value, single_line=True)
+    if problem is not None:
+        raise InvalidMemory(
+            f"the {field_name} {problem}",
+            hint=f"write the {field_name} as one line of plain UTF-8 text",
+        )
+    if limit is not None and len(value) > limit:
+        raise InvalidMemory(
+            f"the {field_name} is {len(value)} characters; the limit is {limit}",
+            hint=f"shorten the {field_name} to at most {limit} characters",
+        )
+
+
+def check_memory_text(
+    memory: Memory, *, previous: Memory | None = None, limits: bool = True
+) -> None:
+    """Refuse a memory whose text cannot be written as given (see :func:`text_problem`).
+
+    Raises :class:`~memdir.errors.InvalidMemory` naming the field, the problem
+    and the limit. Length limits apply to what is new: a name or description
+    equal to ``previous``'s (a hand-written memory being edited) is kept.
+    ``limits=False`` checks the characters only.
+    """
+    same_name = previous is not None and previous.name == memory.name
+    same_description = previous is not None and previous.description == memory.description
+    _check_line("name", memory.name, MAX_NAME_CHARS if limits and not same_name else None)
+    _check_line(
+        "description",
+        memory.description,
+        MAX_DESCRIPTION_CHARS if limits and not same_description else None,
+    )
+    others = [("body", memory.body), ("source", memory.source or "")]
+    others += [("anchor", a) for a in memory.anchors]
+    others += [("supersedes entry", s) for s in memory.supersedes]
+    others += [(f"field {k!r}", v) for k, v in memory.extra.items() if isinstance(v, str)]
+    for field_name, value in others:
+        problem = text_problem(value, single_line=False)
+        if problem is not None:
+            raise InvalidMemory(
+                f"the {field_name} {problem}",
+                hint="send text as UTF-8; convert the input first, e.g. with iconv -t utf-8",
+            )

@@ -247,7 +247,11 @@ def _search(root: Path, args: Mapping[str, Any]) -> str:
 def write_from_args(
     memdir: ProjectMemory, args: Mapping[str, Any], *, scope: Scope, file: str | None
 ) -> WriteResult:
-    """Write the memory a model's ``write_memory`` call describes, through the store."""
+    """Write the memory a model's ``write_memory`` call describes, through the store.
+
+    A model that names a file rewrites what it read there (merging, retitling):
+    the write replaces it, and the store keeps the old file in the trash.
+    """
     try:
         kind = MemoryType(str(args.get("type")))
     except ValueError:
@@ -264,6 +268,7 @@ def write_from_args(
         scope=scope,
         file=file,
         extra=extra,
+        replace=file is not None,
     )
 
 

@@ -1,9 +1,14 @@
 """What every memdir command shares: options, opening a Memdir, output, errors.
 
-Each command is parse -> one API call -> render. Domain errors
-(:class:`~memdir.errors.MemdirError`) become a one-line message on stderr
-naming the file and the next step, with exit status 1; usage errors are
-click's, with exit status 2. ``--json`` prints machine-readable output.
+Each command is parse -> one API call -> render. Every error becomes one
+line on stderr (``memdir: error: ...``) naming the file and the next step,
+with exit status 1 (:func:`run_reporting_errors`): memdir's own errors as they
+are, environment failures (read-only folder, a directory where a file
+belongs, a symlink loop) through :func:`~memdir.storage.fs.explain_os_error`,
+anything else as a short description. The traceback of an unexpected error
+goes to ``<memdir home>/state/cli-errors.log`` and to the terminal only with
+``--debug`` (or ``MEMDIR_DEBUG=1``). Usage errors are click's, with exit
+status 2. ``--json`` prints machine-readable output.
 """
 
 from __future__ import annotations
@@ -12,7 +17,9 @@ import dataclasses
 import datetime as dt
 import enum
 import json
+import os
 import sys
+import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -20,10 +27,12 @@ from typing import Any, TypeVar
 import click
 
 from memdir.api import Memdir
+from memdir.config import memdir_home
 from memdir.errors import ConfigError, MemdirError
 from memdir.llm.base import Provider
 from memdir.llm.factory import provider_from_env
 from memdir.model import MemoryRecord
+from memdir.storage.fs import explain_os_error
 
 __all__ = [
     "NO_PROVIDER_HINT",
@@ -35,8 +44,10 @@ __all__ = [
     "open_memdir",
     "profile_option_value",
     "project_option",
+    "read_stdin_text",
     "record_dict",
     "require_provider",
+    "run_reporting_errors",
     "to_jsonable",
 ]
 
@@ -50,15 +61,125 @@ NO_PROVIDER_HINT = (
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+_ERROR_LOG = "cli-errors.log"
+_MAX_LOG_BYTES = 1 << 20
+_DEBUG_KEY = "memdir.debug"
+
+
 class MemdirGroup(click.Group):
-    """A click group that turns memdir's errors into exit status 1."""
+    """A click group with ``--debug`` that turns every error into one line and exit status 1."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.params.append(
+            click.Option(
+                ["--debug"],
+                is_flag=True,
+                expose_value=False,
+                is_eager=True,
+                callback=_remember_debug,
+                help="Show the traceback of an unexpected error.",
+            )
+        )
 
     def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except MemdirError as exc:
-            click.echo(f"memdir: error: {exc}", err=True)
-            ctx.exit(1)
+        return run_reporting_errors(ctx, lambda: super(MemdirGroup, self).invoke(ctx))
+
+
+def _remember_debug(ctx: click.Context, _: click.Parameter, value: bool) -> None:
+    ctx.meta[_DEBUG_KEY] = value or os.environ.get("MEMDIR_DEBUG", "") not in ("", "0")
+
+
+def run_reporting_errors(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
+    """Run ``invoke``; any error but click's own becomes one line on stderr and exit 1."""
+    try:
+        return invoke()
+    except (click.exceptions.Exit, click.ClickException, click.Abort):
+        raise
+    except MemdirError as exc:
+        _report(ctx, exc, str(exc))
+    except OSError as exc:
+        _report(ctx, exc, str(explain_os_error(exc)))
+    except UnicodeError as exc:
+        _report(ctx, exc, _unicode_message(exc))
+    except Exception as exc:
+        _report(ctx, exc, f"unexpected {type(exc).__name__}: {exc}", unexpected=True)
+    return None
+
+
+def _unicode_message(exc: UnicodeError) -> str:
+    what = "decode" if isinstance(exc, UnicodeDecodeError) else "encode"
+    encoding = getattr(exc, "encoding", "utf-8")
+    return (
+        f"cannot {what} text as {encoding}: {getattr(exc, 'reason', exc)} "
+        f"(send UTF-8 text; convert the input first, e.g. iconv -t utf-8)"
+    )
+
+
+def _report(
+    ctx: click.Context, exc: BaseException, message: str, *, unexpected: bool = False
+) -> None:
+    debug = bool(ctx.meta.get(_DEBUG_KEY)) or os.environ.get("MEMDIR_DEBUG", "") not in ("", "0")
+    log = _log_traceback(exc)
+    line = f"memdir: error: {_one_line(message)}"
+    if unexpected:
+        saved = f"the traceback is in {log}" if log is not None else "no log could be written"
+        line += f" (this looks like a bug in memdir: {saved}; rerun with --debug to see it)"
+    click.echo(_printable(line), err=True)
+    if debug:
+        text = "".join(traceback.format_exception(exc))
+        click.echo(_printable(text.rstrip("\n")), err=True)
+    ctx.exit(1)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _printable(text: str) -> str:
+    # Control characters (terminal escapes) are shown escaped; bytes that were
+    # not UTF-8 (surrogate escapes in paths or input) as \x.. rather than crashing.
+    out = "".join(
+        c if c == "\n" or (ord(c) >= 0x20 and not 0x7F <= ord(c) < 0xA0) else repr(c)[1:-1]
+        for c in text
+    )
+    return out.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _log_traceback(exc: BaseException) -> Path | None:
+    """Append the traceback to the CLI's error log; ``None`` when that is impossible."""
+    try:
+        folder = memdir_home(os.environ) / "state"
+        folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+        path = folder / _ERROR_LOG
+        flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
+        if path.exists() and path.stat().st_size > _MAX_LOG_BYTES:
+            flags |= os.O_TRUNC  # start over rather than grow without bound
+        stamp = dt.datetime.now().isoformat(timespec="seconds")
+        text = f"--- {stamp} memdir {' '.join(sys.argv[1:2])}\n" + "".join(
+            traceback.format_exception(exc)
+        )
+        fd = os.open(path, flags, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:
+            handle.write(text)
+        return path
+    except (OSError, ValueError):
+        return None
+
+
+def read_stdin_text() -> str:
+    """Standard input as UTF-8 text; other bytes are a clear error naming the byte."""
+    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
+    if isinstance(data, str):
+        return data
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise MemdirError(
+            f"standard input is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset "
+            f"{exc.start})",
+            hint="send UTF-8 text; convert it first, e.g. iconv -f latin1 -t utf-8",
+        ) from None
 
 
 def project_option(func: F) -> F:

@@ -13,10 +13,18 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from memdir.cli._common import emit, json_option, open_memdir, project_option, record_dict
+from memdir.cli._common import (
+    emit,
+    json_option,
+    open_memdir,
+    project_option,
+    read_stdin_text,
+    record_dict,
+)
 from memdir.errors import MemdirError, MemoryNotFound
 from memdir.model import MemoryType, Scope
 from memdir.recall.doctor import diagnose
+from memdir.storage.fs import read_text_file
 
 __all__ = ["COMMANDS"]
 
@@ -41,6 +49,11 @@ def init(project: Path, as_json: bool) -> None:
 @click.option("--scope", type=_SCOPES, default="private", show_default=True)
 @click.option("--body", default="", help="The memory's text; '-' reads standard input.")
 @click.option("--file", "file", default=None, help="File name (default: derived from --name).")
+@click.option(
+    "--replace",
+    is_flag=True,
+    help="Overwrite --file even if it holds another memory (the old file goes to the trash).",
+)
 @project_option
 @json_option
 def add(
@@ -50,14 +63,21 @@ def add(
     scope: str,
     body: str,
     file: str | None,
+    replace: bool,
     project: Path,
     as_json: bool,
 ) -> None:
     """Save a memory (or update the one with the same name)."""
-    text = sys.stdin.read() if body == "-" else body
+    text = read_stdin_text() if body == "-" else body
     mem = open_memdir(project)
     result = mem.write(
-        name=name, description=description, type=type_, body=text, scope=scope, file=file
+        name=name,
+        description=description,
+        type=type_,
+        body=text,
+        scope=scope,
+        file=file,
+        replace=replace,
     )
 
     def human() -> None:
@@ -101,7 +121,7 @@ def show(name: str, scope: str | None, project: Path, as_json: bool) -> None:
     record = mem.get(name, scope=scope)
     path = mem.store(record.scope).root / record.file
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_text_file(path)
     except FileNotFoundError:  # deleted since it was found
         raise MemoryNotFound(f"{record.file} was just removed", path=path) from None
     emit(as_json, record_dict(record), lambda: click.echo(text, nl=False))
@@ -124,7 +144,7 @@ def edit(name: str, scope: str | None, project: Path) -> None:
     mem = open_memdir(project)
     record = mem.get(name, scope=scope)
     store = mem.store(record.scope)
-    original = (store.root / record.file).read_text(encoding="utf-8")
+    original = read_text_file(store.root / record.file)
     fd, tmp = tempfile.mkstemp(prefix="memdir-edit-", suffix=".md")
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(original)
@@ -133,7 +153,10 @@ def edit(name: str, scope: str | None, project: Path) -> None:
     except MemdirError:
         os.unlink(tmp)  # nothing was edited: the copy holds only the original
         raise
-    text = Path(tmp).read_text(encoding="utf-8")
+    try:
+        text = read_text_file(Path(tmp), nofollow=False)
+    except MemdirError as exc:
+        raise MemdirError(f"not saved: {exc.message}", hint=f"your edit is kept in {tmp}") from None
     if text == original:
         os.unlink(tmp)
         click.echo("no changes")

@@ -49,7 +49,7 @@ from memdir.errors import (
     MemoryNotFound,
     UnsafePath,
 )
-from memdir.model import Memory, MemoryType, Scope
+from memdir.model import MAX_NAME_CHARS, Memory, MemoryType, Scope
 from memdir.storage.codec import parse_memory, split_frontmatter
 from memdir.storage.fs import safe_join
 from memdir.storage.memory_index import INDEX_NAME
@@ -267,7 +267,8 @@ class MemoryToolBackend:
             else Memory(name="", description="", type=None, body=body)
         )
         derived = {
-            "name": re.sub(r"[_\-\s]+", " ", PurePosixPath(rel).stem).strip() or "memory",
+            "name": re.sub(r"[_\-\s]+", " ", PurePosixPath(rel).stem).strip()[:MAX_NAME_CHARS]
+            or "memory",
             "description": _first_line(memory.body) or "notes",
         }
         added = [k for k in ("name", "description") if not getattr(memory, k)]

@@ -33,7 +33,11 @@ _HINTS: tuple[tuple[type[MemdirError], str], ...] = (
         MemoryNotFound,
         "call view without a path to read the index, or search to find the memory",
     ),
-    (MemoryExists, "choose another file name, or update the existing memory with write"),
+    (
+        MemoryExists,
+        "choose another file name, or update the existing memory with write (pass "
+        "replace=true only to overwrite that file on purpose: the old one goes to the trash)",
+    ),
     (Conflict, "the memory changed since you read it: view it again, then retry your change"),
     (
         UnsafePath,

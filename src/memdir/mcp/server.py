@@ -9,13 +9,22 @@ guess (``file_path`` for ``path``, ``content`` for ``body``...) are accepted
 as validation aliases, so the published schema keeps one name per argument.
 
 Errors are the agent's to act on: a :class:`~memdir.errors.MemdirError`
-becomes a tool error saying what went wrong and what to call next, with host
-paths rewritten relative to the memory directory; anything else becomes a
-generic message that carries neither a path nor a traceback.
+(and an environment failure, through
+:func:`~memdir.storage.fs.explain_os_error`) becomes a tool error saying
+what went wrong and what to call next, with host paths rewritten relative to
+the memory directory; anything else becomes a generic message that carries
+neither a path nor a traceback. Arguments that fail validation get one
+sentence per bad argument saying what to send (:func:`argument_errors`),
+never the validator's dump, which echoes the input.
+
+Tools are plain functions, which the SDK runs on worker threads: a slow call
+never holds the event loop, so an HTTP server keeps answering other clients
+(grep patterns run on RE2, in linear time, besides).
 
 Resources: ``memdir://index/private`` and ``memdir://index/team`` (the two
 MEMORY.md files). Prompt: ``memory``, the memory section of a system prompt
-in its ``tools='memdir'`` variant.
+in its ``tools='memdir'`` variant; served over HTTP it names no host path
+(the client is not on this machine), over stdio it keeps the absolute paths.
 """
 
 from __future__ import annotations
@@ -32,7 +41,7 @@ from typing import Annotated, Any, Literal, ParamSpec, TypeVar
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, Field, ValidationError
 
 from memdir.api import Memdir
 from memdir.errors import InvalidMemory, LimitExceeded, MemdirError, UnsafePath
@@ -41,9 +50,9 @@ from memdir.model import MemoryRecord, Scope
 from memdir.recall.relevant import recall as recall_memories
 from memdir.search.query import grep
 from memdir.search.query import search as ranked_search
-from memdir.storage.fs import safe_join
+from memdir.storage.fs import explain_os_error, read_bytes_nofollow, safe_join
 
-__all__ = ["TOOL_NAMES", "MemdirContext", "build_server"]
+__all__ = ["TOOL_NAMES", "MemdirContext", "argument_errors", "build_server"]
 
 logger = logging.getLogger("memdir.mcp")
 
@@ -126,6 +135,10 @@ def _agent_errors(fn: Callable[_P, _R]) -> Callable[_P, _R]:
             if not isinstance(ctx, Context):
                 raise
             raise ToolError(agent_error(exc, _state(ctx).scrub)) from None
+        except OSError as exc:
+            if not isinstance(ctx, Context):
+                raise
+            raise ToolError(agent_error(explain_os_error(exc), _state(ctx).scrub)) from None
         except ToolError:
             raise
         except Exception:
@@ -177,6 +190,7 @@ def view(
     inclusive). A folder path ('team/', 'logs/2026/') lists its files with each
     memory's type and description. A memory's name also works as the path.
     """
+    _check_range(start_line, end_line)
     mem = _mem(ctx)
     if path.strip() in _ROOT_NAMES:
         return _view_index(mem)
@@ -195,6 +209,19 @@ def view(
     return _view_file(mem, rel, target, start_line, end_line)
 
 
+def _check_range(start: int, end: int | None) -> None:
+    if start < 1:
+        raise InvalidMemory(
+            f"start_line must be 1 or more (got {start})",
+            hint="pass start_line=1 for the first line, or omit it",
+        )
+    if end is not None and end != -1 and end < start:
+        raise InvalidMemory(
+            f"end_line ({end}) is before start_line ({start})",
+            hint="pass an end_line at or after start_line, or omit it (or -1) for the end",
+        )
+
+
 def _view_index(mem: Memdir) -> str:
     parts = [f"# MEMORY.md (private)\n\n{mem.private.read_index().strip() or '(empty)'}"]
     if mem.team_enabled:
@@ -203,7 +230,7 @@ def _view_index(mem: Memdir) -> str:
 
 
 def _view_file(mem: Memdir, rel: str, target: Path, start: int, end: int | None) -> str:
-    text = target.read_text(encoding="utf-8", errors="replace")
+    text = read_bytes_nofollow(target).decode("utf-8", errors="replace")
     shown, total = numbered(text, start=start, end=end)
     limit = mem.settings.max_view_bytes
     if len(shown.encode("utf-8")) > limit:
@@ -316,6 +343,13 @@ def write(
             description="File name to use; omit to derive it from the name.",
         ),
     ] = None,
+    replace: Annotated[
+        bool,
+        Field(
+            description="Only with file: overwrite it even if it holds another memory (the "
+            "old one goes to the trash). Leave false unless the user asked for it."
+        ),
+    ] = False,
 ) -> str:
     """Save a memory, or update the one with the same name (the index follows).
 
@@ -327,7 +361,13 @@ def write(
     To change a few words of an existing memory, prefer edit.
     """
     result = _mem(ctx).write(
-        name=name, description=description, type=type, body=body, scope=scope, file=file
+        name=name,
+        description=description,
+        type=type,
+        body=body,
+        scope=scope,
+        file=file,
+        replace=replace,
     )
     verb = "Created" if result.created else "Updated"
     record = result.record
@@ -471,7 +511,7 @@ def build_server(
         holder["state"] = state
         yield state
 
-    server: MCPServer[MemdirContext] = MCPServer(
+    server: MCPServer[MemdirContext] = _MemdirServer(
         "memdir",
         instructions="Persistent, file-based memory for this project. Call view with no "
         "path to read the index, search or recall to find memories, write/edit/delete to "
@@ -512,7 +552,78 @@ def _index_reader(holder: dict[str, MemdirContext], scope: Scope) -> Callable[[]
 def _add_prompt(server: MCPServer[MemdirContext]) -> None:
     def memory(ctx: MemdirCtx) -> str:
         """The memory section of a system prompt, for agents that use memdir's tools."""
-        text = _mem(ctx).prompt(tools="memdir")
-        return text if text is not None else "Memory is disabled for this project."
+        # Over HTTP the request carries the transport's request object; over
+        # stdio it is None, and that client runs on this machine.
+        remote = ctx.request_context.request is not None
+        state = _state(ctx)
+        text = state.memdir.prompt(tools="memdir", host_paths=not remote)
+        if text is None:
+            return "Memory is disabled for this project."
+        return state.scrub(text) if remote else text
 
     server.prompt(name="memory", title="memdir memory prompt")(memory)
+
+
+class _MemdirServer(MCPServer[MemdirContext]):
+    """The SDK's server, with argument errors an agent can act on."""
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        context: Context[MemdirContext, Any] | None = None,
+    ) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if not isinstance(cause, ValidationError):
+                raise
+            tool = self._tool_manager.get_tool(name)
+            schema = tool.parameters if tool is not None else {}
+            raise ToolError(argument_errors(name, cause, schema)) from cause
+
+
+def argument_errors(tool: str, error: ValidationError, schema: Mapping[str, Any]) -> str:
+    """One sentence per bad argument saying what to send; never the rejected value."""
+    properties: Mapping[str, Any] = schema.get("properties", {})
+    sentences: dict[str, str] = {}
+    for detail in error.errors(include_url=False, include_input=False):
+        loc = detail.get("loc") or ("arguments",)
+        arg = str(loc[0])
+        if arg not in sentences:
+            sentences[arg] = _argument_sentence(arg, str(detail.get("type")), properties.get(arg))
+    lines = [f"{tool} was called with arguments it cannot use:"]
+    lines += [f"- {sentence}" for sentence in sentences.values()]
+    lines.append("Call it again with these fixed.")
+    return "\n".join(lines)
+
+
+def _argument_sentence(arg: str, kind: str, spec: Mapping[str, Any] | None) -> str:
+    if spec is None:
+        return f"{arg!r} is not an argument of this tool: leave it out."
+    expected = _expected(spec)
+    if kind == "missing":
+        about = spec.get("description", "")
+        return f"{arg!r} is required: send {expected}." + (f" ({about})" if about else "")
+    return f"{arg!r} must be {expected}."
+
+
+def _expected(spec: Mapping[str, Any]) -> str:
+    options = spec.get("anyOf")
+    if isinstance(options, list):
+        kinds = [_expected(o) for o in options if o.get("type") != "null"]
+        return " or ".join(kinds) if kinds else "null"
+    if "enum" in spec:
+        return "one of " + ", ".join(repr(v) for v in spec["enum"])
+    if "const" in spec:
+        return repr(spec["const"])
+    names = {
+        "string": "a string",
+        "integer": "a whole number",
+        "number": "a number",
+        "boolean": "true or false",
+        "array": "a list",
+        "object": "an object",
+    }
+    return names.get(str(spec.get("type")), "a valid value")

@@ -9,12 +9,19 @@ memories whose claims about the code have drifted.
 
 ``fix=True`` repairs only the index: it adds missing lines, drops dangling
 and duplicate ones, and shortens long ones. It never deletes, moves or
-rewrites a memory file.
+rewrites a memory file. The repair runs under the scope's lock and reads the
+folder and the index again inside it, so a memory written meanwhile is never
+dropped from the index. It also reports the temp files a killed writer left
+(``.<name>.<random>.tmp``) and, with ``fix``, removes those older than a
+minute (younger ones may belong to a write in progress).
 """
 
 from __future__ import annotations
 
+import os
+import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
@@ -23,11 +30,15 @@ from memdir.errors import MemdirError
 from memdir.model import MemoryRecord, MemoryType, Scope
 from memdir.recall.drift import DriftChecker
 from memdir.storage.codec import read_frontmatter_head
+from memdir.storage.fs import TEMP_PATTERN, atomic_write
 from memdir.storage.memory_index import parse_entries, remove_entry, truncate_index, upsert_entry
 from memdir.storage.project import ProjectMemory
 from memdir.storage.store import MemoryStore
 
-__all__ = ["DoctorReport", "Finding", "Problem", "diagnose"]
+__all__ = ["TEMP_MIN_AGE", "DoctorReport", "Finding", "Problem", "diagnose"]
+
+# A temp file younger than this may be a write in progress: reported, kept.
+TEMP_MIN_AGE = 60.0
 
 
 class Problem(StrEnum):
@@ -44,9 +55,16 @@ class Problem(StrEnum):
     MISSING_FIELD = "missing-field"  # no name or no description
     WRONG_SCOPE = "wrong-scope"  # e.g. a user memory in team memory
     DRIFT = "drift"  # a path or symbol the memory names is gone
+    TEMP_FILE = "temp-file"  # left by a writer killed mid-write
 
 
-_FIXABLE = {Problem.ORPHAN, Problem.DANGLING, Problem.DUPLICATE, Problem.LONG_LINE}
+_FIXABLE = {
+    Problem.ORPHAN,
+    Problem.DANGLING,
+    Problem.DUPLICATE,
+    Problem.LONG_LINE,
+    Problem.TEMP_FILE,
+}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -220,22 +238,80 @@ def _drift_findings(checker: DriftChecker, records: list[MemoryRecord]) -> list[
 
 
 def _diagnose_scope(store: MemoryStore, *, fix: bool) -> tuple[list[Finding], list[MemoryRecord]]:
+    if not fix:
+        findings, records = _examine(store)
+        return findings + _temp_findings(store, clean=False), records
+    # Listing, judging and rewriting the index in one critical section: a
+    # writer holds the same lock from its file write to its index line.
+    with store.lock():
+        findings, records = _examine(store)
+        fixable = [f for f in findings if f.fixable]
+        if fixable:
+            atomic_write(store.index_path, _repair(store, fixable, records))
+            findings = [replace(f, fixed=True) if f.fixable else f for f in findings]
+            # Fixing lines can bring entries back under the load limits: judge again.
+            findings = [f for f in findings if f.problem is not Problem.TRUNCATED]
+            findings += _truncation_findings(store, store.read_index())
+    return findings + _temp_findings(store, clean=True), records
+
+
+def _examine(store: MemoryStore) -> tuple[list[Finding], list[MemoryRecord]]:
     scan = store.scan()
     records = list(scan.records)
-    files = set(scan.files)
     findings = [
         Finding(problem=Problem.UNPARSEABLE, scope=store.scope, file=_rel(store, p), message=str(p))
         for p in scan.problems
     ]
     findings += _file_findings(store, records)
-    index_findings = _index_findings(store, files)
-    if fix and any(f.fixable for f in index_findings):
-        store.write_index(_repair(store, [f for f in index_findings if f.fixable], records))
-        index_findings = [replace(f, fixed=True) if f.fixable else f for f in index_findings]
-        # Fixing lines can bring entries back under the load limits: judge again.
-        index_findings = [f for f in index_findings if f.problem is not Problem.TRUNCATED]
-        index_findings += _truncation_findings(store, store.read_index())
-    return findings + index_findings, records
+    return findings + _index_findings(store, set(scan.files)), records
+
+
+def _temp_files(store: MemoryStore) -> Iterator[tuple[str, Path]]:
+    """The scope's leftover atomic-write temp files, without following links."""
+    root = store.root
+    if not root.is_dir():
+        return
+    for folder, dirs, names in os.walk(root):
+        rel_folder = Path(folder).relative_to(root).as_posix()
+        # Other owners' folders, and dot-folders (.git): not this scope's files.
+        dirs[:] = [
+            d
+            for d in dirs
+            if not d.startswith(".")
+            and (f"{rel_folder}/{d}" if rel_folder != "." else d) not in store.excluded
+        ]
+        for name in names:
+            if TEMP_PATTERN.match(name):
+                rel = name if rel_folder == "." else f"{rel_folder}/{name}"
+                yield rel, Path(folder) / name
+
+
+def _temp_findings(store: MemoryStore, *, clean: bool) -> list[Finding]:
+    out = []
+    now = time.time()
+    for rel, path in _temp_files(store):
+        try:
+            age = now - path.lstat().st_mtime
+        except FileNotFoundError:
+            continue  # renamed into place by its writer meanwhile
+        if age < TEMP_MIN_AGE:
+            continue  # may be a write in progress
+        if clean:
+            try:
+                path.unlink()
+            except FileNotFoundError:
+                continue
+        out.append(
+            Finding(
+                problem=Problem.TEMP_FILE,
+                scope=store.scope,
+                file=rel,
+                message=f"is a temp file left by a writer killed mid-write "
+                f"({int(age // 60)} min old); `memdir doctor --fix` removes it",
+                fixed=clean,
+            )
+        )
+    return out
 
 
 def _rel(store: MemoryStore, error: MemdirError) -> str | None:

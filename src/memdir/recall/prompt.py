@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Literal, get_args
 
 from memdir.config import memory_enabled
-from memdir.errors import ConfigError, MemdirError
+from memdir.errors import ConfigError, MemdirError, UnsafePath
+from memdir.storage.fs import read_bytes_nofollow
 from memdir.storage.memory_index import INDEX_NAME, MAX_INDEX_CHARS, MAX_INDEX_LINES, truncate_index
 
 __all__ = [
@@ -320,6 +321,39 @@ def _when_to_access(*, skip_index: bool) -> str:
 - {DRIFT_CAVEAT}"""
 
 
+def _intro_through_tools(*, mode: PromptMode, skip_index: bool) -> str:
+    """The intro for a client that reaches memory only through memdir's tools (no paths)."""
+    recall = (
+        " Memories relevant to a request may be shown to you along with it; search for "
+        "others when you need them."
+        if skip_index
+        else ""
+    )
+    scopes = (
+        " Memories live in two scopes: private (for you and this user only) and team "
+        "(shared with everyone on the project; its files are under team/). Never put secrets "
+        "(API keys, tokens, passwords, credentials) in team memory: everyone on the project "
+        "reads it."
+        if mode == "combined"
+        else ""
+    )
+    return (
+        "# Memory\n\nYou have a persistent memory, kept by memdir and reached through its "
+        "tools (view, search, recall, write, edit, delete, log), never through file paths."
+        f"{scopes}\n\nBuild up your memory over time, so that future conversations know who "
+        "the user is, how they like to work with you, what to avoid and what to repeat, and "
+        f"the context behind the work.{recall}"
+    )
+
+
+_SEARCHING_THROUGH_TOOLS = """\
+## Searching past context
+
+Search memory with the search tool, with narrow terms (an error message, a file path, a \
+function name) rather than broad keywords; mode='grep' finds exact text. Read a hit with \
+view."""
+
+
 def _searching(
     *, mode: PromptMode, memory_dir: Path, team_dir: Path | None, command: str | None
 ) -> str:
@@ -377,6 +411,7 @@ def build_prompt(
     today: dt.date,
     max_index_lines: int = MAX_INDEX_LINES,
     max_index_chars: int = MAX_INDEX_CHARS,
+    host_paths: bool = True,
 ) -> str:
     """The memory section of a system prompt; pure: the index texts are passed in.
 
@@ -384,7 +419,9 @@ def build_prompt(
     missing); ``skip_index`` drops the index and every mention of it. ``today``
     only dates the guidance (daily-log mode names the path pattern, not the
     day's file). Raises :class:`ConfigError` for an unknown mode or tools style,
-    or combined mode without a team directory.
+    or combined mode without a team directory. ``host_paths=False`` (with
+    ``tools='memdir'``) names no path of this machine: the text refers to the
+    tools, for a client that is not on this machine (MCP over HTTP).
     """
     _check_choice("mode", mode, get_args(PromptMode))
     _check_choice("tools", tools, get_args(PromptTools))
@@ -393,9 +430,23 @@ def build_prompt(
             "combined memory prompt needs a team directory",
             hint="pass team_dir, or use mode 'individual'",
         )
+    tools_only = not host_paths and tools == "memdir"
+    if not host_paths and not tools_only:
+        raise ConfigError(
+            "a prompt without host paths needs tools='memdir'",
+            hint="pass tools='memdir', or keep host_paths",
+        )
     sections: list[str | None] = [
-        _intro(mode=mode, memory_dir=memory_dir, team_dir=team_dir, skip_index=skip_index),
-        _daily_log(memory_dir=memory_dir, tools=tools, today=today, skip_index=skip_index)
+        _intro_through_tools(mode=mode, skip_index=skip_index)
+        if tools_only
+        else _intro(mode=mode, memory_dir=memory_dir, team_dir=team_dir, skip_index=skip_index),
+        _daily_log(
+            # The log tool takes no path: the pattern only shows how days are filed.
+            memory_dir=Path() if tools_only else memory_dir,
+            tools=tools,
+            today=today,
+            skip_index=skip_index,
+        )
         if mode == "daily-log"
         else None,
         _types_section(mode=mode, today=today),
@@ -403,7 +454,11 @@ def build_prompt(
         None if mode == "daily-log" else _save_section(mode, memory_dir, tools, skip_index),
         _when_to_access(skip_index=skip_index),
         BEFORE_RECOMMENDING,
-        _searching(mode=mode, memory_dir=memory_dir, team_dir=team_dir, command=search_command),
+        _SEARCHING_THROUGH_TOOLS
+        if tools_only
+        else _searching(
+            mode=mode, memory_dir=memory_dir, team_dir=team_dir, command=search_command
+        ),
         MEMORY_AND_OTHER_PERSISTENCE,
         _extra(extra_guidelines),
     ]
@@ -426,10 +481,18 @@ def _save_section(mode: PromptMode, memory_dir: Path, tools: PromptTools, skip_i
 
 
 def _read_index(directory: Path) -> str | None:
+    # A link planted as MEMORY.md (or as the team folder) would put any file
+    # of the machine into the prompt: refused, like every memory read.
     path = directory / INDEX_NAME
+    if directory.is_symlink():
+        raise UnsafePath(
+            f"{directory} is a symbolic link; memdir does not read memory through links",
+            path=directory,
+            hint="replace the link with the folder itself, or remove it",
+        )
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return read_bytes_nofollow(path).decode("utf-8", "replace")
+    except (FileNotFoundError, NotADirectoryError):
         return None
     except OSError as exc:
         raise MemdirError(
@@ -451,6 +514,7 @@ def load_prompt(
     today: dt.date | None = None,
     max_index_lines: int = MAX_INDEX_LINES,
     max_index_chars: int = MAX_INDEX_CHARS,
+    host_paths: bool = True,
 ) -> str:
     """:func:`build_prompt` with the MEMORY.md files read from disk (missing: empty)."""
     read = not skip_index
@@ -467,6 +531,7 @@ def load_prompt(
         today=today or dt.date.today(),
         max_index_lines=max_index_lines,
         max_index_chars=max_index_chars,
+        host_paths=host_paths,
     )
 
 

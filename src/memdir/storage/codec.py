@@ -80,7 +80,17 @@ _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoade
 
 
 class _StringDateLoader(_BaseLoader):  # type: ignore[valid-type,misc]
-    """SafeLoader that leaves timestamps as text, so unknown fields round-trip."""
+    """SafeLoader that leaves timestamps as text, so unknown fields round-trip.
+
+    Keys are kept as written: YAML 1.1 would read a key ``no`` or ``on`` as a
+    boolean (and ``1`` as a number), and the rewrite would then say ``False``.
+    """
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        for key_node, _ in node.value:
+            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:str":
+                key_node.tag = "tag:yaml.org,2002:str"
+        return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
 
 
 _StringDateLoader.yaml_implicit_resolvers = {

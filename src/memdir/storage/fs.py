@@ -9,14 +9,28 @@
   or a crash sees the old file or the new one, never a mix.
 * :func:`file_lock` serialises read-modify-write cycles across processes
   (``filelock``), turning a timeout into :class:`~memdir.errors.LockTimeout`.
+* :func:`read_bytes_nofollow` and :func:`read_text_file` are the one way to
+  read a file memdir did not necessarily write: the final component is
+  opened with ``O_NOFOLLOW`` where the platform has it (a planted symlink is
+  refused, not followed), only regular files are read, and text that is not
+  UTF-8 is an error naming the file, the byte and the encoding.
+* :func:`refuse_hidden` keeps names with a dot-component (``.git``,
+  ``.trash``, ``.x.md``) out of every memory route: memdir never lists them.
+* :func:`explain_os_error` turns an environment failure (read-only folder,
+  a directory where a file belongs, a symlink loop) into a
+  :class:`~memdir.errors.MemdirError` naming the path and the next step.
+* Temp files of :func:`atomic_write` are named ``.<target>.<random>.tmp``
+  (:data:`TEMP_PATTERN`); a crash can leave one, and doctor cleans them.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import re
+import stat
 import tempfile
 import unicodedata
 from collections.abc import Iterator
@@ -25,22 +39,31 @@ from typing import Any
 
 import filelock
 
-from memdir.errors import LockTimeout, UnsafePath
+from memdir.errors import InvalidMemory, LockTimeout, MemdirError, UnsafePath
 
 __all__ = [
     "DIR_MODE",
     "FILE_MODE",
+    "TEMP_PATTERN",
     "atomic_write",
     "ensure_dir",
+    "explain_os_error",
     "file_lock",
     "fsync_dir",
+    "read_bytes_nofollow",
     "read_json_object",
+    "read_text_file",
+    "refuse_hidden",
     "safe_join",
 ]
 
 DIR_MODE = 0o700
 FILE_MODE = 0o600
 _MAX_PATH_CHARS = 1024
+# What atomic_write leaves behind when killed between mkstemp and rename.
+TEMP_PATTERN = re.compile(r"^\..+\.[^./]+\.tmp$")
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # a planted FIFO must not hang the open
 _MAX_COMPONENT_BYTES = 255
 # Control, format (zero-width, bidi overrides) and line/paragraph separators.
 _INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
@@ -120,6 +143,107 @@ def safe_join(root: Path, relpath: str) -> Path:
     if resolved == real_root or not resolved.is_relative_to(real_root):
         raise _refuse("resolves outside the memory directory (through a symlink?)", relpath)
     return candidate
+
+
+def refuse_hidden(relpath: str) -> None:
+    """Refuse a memory path with a hidden component (``.git/x.md``, ``.notes.md``).
+
+    memdir never lists such files, so a memory written there would vanish
+    from every listing and doctor would drop its index line.
+    """
+    for part in relpath.split("/"):
+        if part.startswith(".") and part not in (".", ".."):
+            raise UnsafePath(
+                f"unsafe path {relpath!r}: {part!r} is hidden (starts with a dot)",
+                hint="memory files and folders never start with a dot; use e.g. 'topic.md'",
+            )
+
+
+def read_bytes_nofollow(path: Path) -> bytes:
+    """The bytes of the regular file ``path``, never through a final symlink.
+
+    Raises :class:`~memdir.errors.UnsafePath` for a symlink and
+    :class:`~memdir.errors.InvalidMemory` for a directory, FIFO or device;
+    ``FileNotFoundError`` when it is gone.
+    """
+    if not _NOFOLLOW and os.path.islink(path):
+        raise _link_refused(path)
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _link_refused(path) from None
+        if exc.errno == errno.EISDIR:
+            raise _not_regular(path) from None
+        raise
+    try:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+    except OSError:
+        os.close(fd)
+        raise
+    if not regular:
+        os.close(fd)
+        raise _not_regular(path)
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read()
+
+
+def _link_refused(path: Path) -> UnsafePath:
+    return UnsafePath(
+        f"{path} is a symbolic link; memdir does not read or write through links",
+        path=path,
+        hint="replace the link with the file itself, or remove it",
+    )
+
+
+def _not_regular(path: Path) -> InvalidMemory:
+    return InvalidMemory(
+        f"{path} is not a regular file (a directory, FIFO or device has this name)",
+        path=path,
+        hint="move it out of the memory folder, or choose another file name",
+    )
+
+
+def read_text_file(path: Path, *, nofollow: bool = True) -> str:
+    """``path`` decoded as UTF-8; undecodable bytes are an error naming file and byte."""
+    data = read_bytes_nofollow(path) if nofollow else path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidMemory(
+            f"{path} is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+            "memdir reads memory files as UTF-8",
+            path=path,
+            hint=f"convert it, e.g. iconv -f latin1 -t utf-8 '{path}' > fixed.md, then "
+            "move fixed.md over it",
+        ) from None
+
+
+_OS_HINTS = {
+    errno.EACCES: "memdir may not write there: check the permissions (chmod u+w) or the owner",
+    errno.EPERM: "memdir may not write there: check the permissions (chmod u+w) or the owner",
+    errno.EROFS: "the file system is read-only: remount it writable or move the memory home "
+    "(MEMDIR_HOME)",
+    errno.EISDIR: "a directory sits where memdir expects a file: move the directory aside",
+    errno.ENOTDIR: "a file sits where memdir expects a folder: move the file aside",
+    errno.ELOOP: "a symbolic link (or a loop of them) sits there: memdir does not follow it; "
+    "remove the link",
+    errno.ENOSPC: "the disk is full: free some space and retry",
+    errno.EDQUOT: "the disk quota is exhausted: free some space and retry",
+    errno.ENAMETOOLONG: "the name is too long for the file system: choose a shorter one",
+}
+
+
+def explain_os_error(exc: OSError) -> MemdirError:
+    """An environment failure as a :class:`MemdirError` naming the path and what to do."""
+    raw = exc.filename if exc.filename is not None else exc.filename2
+    where = Path(os.fsdecode(raw)) if isinstance(raw, str | bytes | os.PathLike) else None
+    if where is not None and TEMP_PATTERN.match(where.name):
+        where = where.parent  # the temp file of an atomic write: the folder is the problem
+    reason = exc.strerror or type(exc).__name__
+    hint = _OS_HINTS.get(exc.errno or 0, "check the path and its permissions, then retry")
+    message = f"cannot use {where}: {reason}" if where is not None else reason
+    return MemdirError(message, path=where, hint=hint)
 
 
 def ensure_dir(path: Path, mode: int = DIR_MODE) -> Path:

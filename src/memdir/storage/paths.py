@@ -202,16 +202,18 @@ class Layout:
         from memdir.storage.fs import atomic_write, ensure_dir
 
         record = self.project_dir / ROOT_RECORD
+        # As bytes: a project path need not be UTF-8 (os.fsencode keeps its bytes).
+        root = os.fsencode(self.project_root)
         try:
-            # Bytes, not text: a project path need not be valid UTF-8.
-            recorded = os.fsdecode(record.read_bytes().strip())
+            recorded = record.read_bytes().strip()
         except FileNotFoundError:
             ensure_dir(self.project_dir)
-            atomic_write(record, os.fsencode(self.project_root) + b"\n")
+            atomic_write(record, root + b"\n")
             return
-        if recorded and recorded != str(self.project_root):
+        if recorded and recorded != root:
             raise ProjectMismatch(
-                f"this memory folder belongs to {recorded}, not {self.project_root} "
+                f"this memory folder belongs to {os.fsdecode(recorded)!r}, not "
+                f"{str(self.project_root)!r} "
                 "(both map to the same folder name)",
                 path=self.project_dir,
                 hint="open memdir with a different MEMDIR_HOME for one of the two projects",

@@ -77,9 +77,14 @@ class ProjectMemory:
         scope: Scope | str = Scope.PRIVATE,
         file: str | None = None,
         expected_version: str | None = None,
+        replace: bool = False,
         **fields: Any,
     ) -> WriteResult:
-        """Create or update a memory in ``scope`` (see :meth:`MemoryStore.write`)."""
+        """Create or update a memory in ``scope`` (see :meth:`MemoryStore.write`).
+
+        ``replace`` lets an explicit ``file`` that holds another memory (or an
+        unparseable file) be overwritten, after a copy goes to the trash.
+        """
         try:
             kind = MemoryType(type)
         except ValueError:
@@ -88,7 +93,9 @@ class ProjectMemory:
                 hint="one of user, feedback, project, reference",
             ) from None
         memory = Memory(name=name, description=description, type=kind, body=body, **fields)
-        return self.store(scope).write(memory, file=file, expected_version=expected_version)
+        return self.store(scope).write(
+            memory, file=file, expected_version=expected_version, replace=replace
+        )
 
     def get(self, ref: str, *, scope: Scope | str | None = None) -> MemoryRecord:
         """A memory by file or name; without ``scope``, private first, then team."""

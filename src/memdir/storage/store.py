@@ -5,7 +5,12 @@ atomically, and updates ``MEMORY.md`` before the lock is released, so the
 index never points at a file that is not there nor misses one memdir wrote.
 A writer that passes the version (content hash) it read gets
 :class:`~memdir.errors.Conflict` instead of overwriting someone else's edit.
-Deleted memories move to a dated trash folder: nothing is lost by a delete.
+Writes never destroy: a write aimed at a file that holds another memory, or
+a file memdir cannot parse, is refused unless the caller passes the version
+it read or ``replace=True``; what is replaced then, and every deleted memory,
+moves to a dated trash folder first. The trash is confined like the memory
+folder: a symlink planted inside it cannot carry a memory out of the home.
+Files are read without following a final symlink (``O_NOFOLLOW``).
 
 A scope may exclude subtrees (the private scope excludes ``team/`` and
 ``logs/``, which belong to other owners); dot-folders are never memories.
@@ -31,10 +36,18 @@ from memdir.errors import (
     MemoryExists,
     MemoryNotFound,
     ParseError,
+    UnsafePath,
 )
-from memdir.model import Memory, MemoryRecord, MemoryType, Scope
+from memdir.model import Memory, MemoryRecord, MemoryType, Scope, check_memory_text
 from memdir.storage.codec import parse_memory, render_memory
-from memdir.storage.fs import atomic_write, ensure_dir, file_lock, safe_join
+from memdir.storage.fs import (
+    atomic_write,
+    ensure_dir,
+    file_lock,
+    read_bytes_nofollow,
+    refuse_hidden,
+    safe_join,
+)
 from memdir.storage.memory_index import (
     INDEX_NAME,
     format_entry,
@@ -52,6 +65,8 @@ WriteGuard = Callable[[str, str], list[str]]
 
 _FILE_CHARS = re.compile(r"[^\w]+")
 _MAX_STEM = 60
+# Room an index line keeps for its description after `- [name](file) — `.
+_MIN_HOOK_CHARS = 12
 
 
 def content_version(data: bytes) -> str:
@@ -114,10 +129,20 @@ class MemoryStore:
         """Create the scope's folder (0700) so that agents can write straight away."""
         ensure_dir(self.root)
 
+    def _ensure_folder(self) -> None:
+        """:meth:`ensure`, refusing a scope folder that something else replaced."""
+        self.ensure()
+        if not self.root.is_dir():
+            raise InvalidMemory(
+                f"{self.root} is not a folder: the {self.scope} memories cannot be kept there",
+                path=self.root,
+                hint="move that file aside; memdir recreates the folder on the next write",
+            )
+
     def read_index(self) -> str:
-        """The index text, or ``""`` when there is none yet."""
+        """The index text, or ``""`` when there is none yet (never read through a link)."""
         try:
-            return self.index_path.read_text(encoding="utf-8")
+            return read_bytes_nofollow(self.index_path).decode("utf-8", "replace")
         except FileNotFoundError:
             return ""
 
@@ -165,12 +190,12 @@ class MemoryStore:
                 records.append(self._read(rel, self.root / rel))
             except ParseError as exc:
                 problems.append(exc)
-            except FileNotFoundError:
-                continue  # deleted while we listed
+            except (FileNotFoundError, UnsafePath):
+                continue  # deleted while we listed, or swapped for a link: not a memory
         return ScanResult(files=tuple(files), records=tuple(records), problems=tuple(problems))
 
     def _read(self, rel: str, path: Path) -> MemoryRecord:
-        data = path.read_bytes()
+        data = read_bytes_nofollow(path)
         text = data.decode("utf-8", errors="replace")
         memory = parse_memory(text, path=path)
         return MemoryRecord(
@@ -182,6 +207,7 @@ class MemoryStore:
         )
 
     def _resolve(self, file: str) -> tuple[str, Path]:
+        refuse_hidden(file)
         path = safe_join(self.root, file)
         rel = path.relative_to(Path(os.path.realpath(self.root))).as_posix()
         top = rel.split("/", 1)[0]
@@ -248,7 +274,7 @@ class MemoryStore:
             return None
         try:
             return self._read(rel, path)
-        except (ParseError, FileNotFoundError):
+        except (MemdirError, FileNotFoundError):
             return None
 
     def get(self, ref: str) -> MemoryRecord:
@@ -274,6 +300,7 @@ class MemoryStore:
         return file_lock(self._lock_path, timeout=self.settings.lock_timeout)
 
     def _validate(self, memory: Memory) -> None:
+        check_memory_text(memory, limits=False)
         if not memory.name:
             raise InvalidMemory("a memory needs a name", hint="pass name='Short title'")
         if not memory.description:
@@ -321,6 +348,18 @@ class MemoryStore:
             return description
         return description[: max(budget - 1, 0)].rstrip() + "…"
 
+    def _check_line_budget(self, name: str, rel: str) -> None:
+        """Refuse a name and file whose index line would leave no room for a description."""
+        limit = self.settings.max_index_line_chars
+        used = len(format_entry(name, rel, "")) + 3  # " — "
+        if used + _MIN_HOOK_CHARS > limit:
+            raise InvalidMemory(
+                f"the index line for {name!r} in {rel} would take {used} characters before "
+                f"its description; the limit is {limit} for the whole line",
+                path=self.root / rel,
+                hint="shorten the name or the file name",
+            )
+
     def _update_index(
         self, title: str, file: str, description: str, *, moved_from: str | None = None
     ) -> None:
@@ -338,44 +377,115 @@ class MemoryStore:
         file: str | None = None,
         expected_version: str | None = None,
         stamp: bool = True,
+        replace: bool = False,
     ) -> WriteResult:
         """Create or update a memory and its index line.
 
         Without ``file``, a memory with the same name is updated, else a file
         name is derived from the name. ``expected_version`` makes the write a
-        compare-and-swap (``""`` means "must not exist yet"). With ``stamp``,
-        ``created`` is kept (or set) and ``updated`` becomes today.
+        compare-and-swap (``""`` means "must not exist yet"). A ``file`` that
+        holds another memory (or cannot be parsed) is only overwritten with
+        its ``expected_version`` or ``replace=True``, after a copy goes to
+        the trash. With ``stamp``, ``created`` is kept (or set) and
+        ``updated`` becomes today.
         """
         self._validate(memory)
-        self.ensure()
+        self._ensure_folder()
         with self.lock():
             if file is None:
                 existing = self._find_named(memory.name, thorough=False)
                 file = existing.file if existing is not None else self._new_file_name(memory.name)
             rel, path = self._resolve(file)
             current = self._current(rel, path, expected_version)
+            self._check_bounds(memory, rel, self._held(current, path))
+            self._keep_what_is_replaced(rel, path, memory, current, expected_version, replace)
             memory = self._stamped(memory, current, path) if stamp else memory
             return self._commit(rel, path, memory, render_memory(memory), created=current is None)
 
     def write_text(
-        self, file: str, text: str, *, expected_version: str | None = None
+        self,
+        file: str,
+        text: str,
+        *,
+        expected_version: str | None = None,
+        replace: bool = False,
     ) -> WriteResult:
         """Write a memory file's whole text exactly as given (after an editor, say).
 
         The text must parse and hold a valid memory of this scope; the index
-        line follows the frontmatter. Nothing is stamped.
+        line follows the frontmatter. Nothing is stamped. Overwriting another
+        memory needs ``expected_version`` or ``replace``, as in :meth:`write`.
         """
-        self.ensure()
+        self._ensure_folder()
         with self.lock():
             rel, path = self._resolve(file)
             memory = parse_memory(text, path=path)
             self._validate(memory)
             current = self._current(rel, path, expected_version)
+            self._check_bounds(memory, rel, self._held(current, path))
+            self._keep_what_is_replaced(rel, path, memory, current, expected_version, replace)
             return self._commit(rel, path, memory, text, created=current is None)
+
+    def _keep_what_is_replaced(
+        self,
+        rel: str,
+        path: Path,
+        memory: Memory,
+        current: bytes | None,
+        expected_version: str | None,
+        replace: bool,
+    ) -> None:
+        """Refuse to overwrite another memory or an unparseable file, or trash it first.
+
+        The same memory (same name) is updated in place; anything else is only
+        replaced when the caller proved it read it (``expected_version``) or
+        asked for it (``replace``), and then a copy goes to the trash.
+        """
+        if current is None:
+            return
+        previous = self._held(current, path)
+        held = previous.name if previous is not None else None
+        if held is not None and held.casefold() == memory.name.casefold():
+            return
+        if expected_version is None and not replace:
+            what = (
+                f"holds another memory, {held!r}"
+                if held is not None
+                else "holds a file memdir cannot parse"
+            )
+            raise MemoryExists(
+                f"{rel} {what}; not overwritten",
+                path=path,
+                hint="choose another file name, or pass replace (--replace) to move the "
+                "current file to the trash and write this one",
+            )
+        self._trash_copy(rel, current)
+
+    @staticmethod
+    def _held(current: bytes | None, path: Path) -> Memory | None:
+        """The memory the file holds now; ``None`` when absent or unparseable."""
+        if current is None:
+            return None
+        try:
+            return parse_memory(current.decode("utf-8"), path=path)
+        except (ParseError, UnicodeDecodeError):
+            return None
+
+    def _check_bounds(self, memory: Memory, rel: str, previous: Memory | None) -> None:
+        """Length limits for what is new: a memory kept under its old name still saves."""
+        check_memory_text(memory, previous=previous)
+        if previous is None or previous.name != memory.name:
+            self._check_line_budget(memory.name, rel)
+
+    def _trash_copy(self, rel: str, data: bytes) -> Path:
+        target = self._trash_target(rel)
+        atomic_write(target, data)
+        return target
 
     def _current(self, rel: str, path: Path, expected_version: str | None) -> bytes | None:
         """The file's bytes (None if absent), checked against the caller's version."""
-        current = path.read_bytes() if path.is_file() else None
+        # A directory, FIFO or link with this name is refused here, not overwritten.
+        current = read_bytes_nofollow(path) if os.path.lexists(path) else None
         if expected_version is not None:
             actual = "" if current is None else content_version(current)
             self._check_version(rel, path, actual, expected_version)
@@ -431,20 +541,31 @@ class MemoryStore:
         """Move a memory to the trash and drop its index line; returns the trash path."""
         with self.lock():
             record = self.get(ref)
-            path = self.root / record.file
+            _, path = self._resolve(record.file)
             self._check_version(record.file, path, record.version, expected_version)
             target = self._trash_target(record.file)
-            ensure_dir(target.parent)
             os.replace(path, target)
             atomic_write(self.index_path, remove_entry(self.read_index(), file=record.file))
         return target
 
     def _trash_target(self, rel: str) -> Path:
-        base = self._trash_dir / dt.date.today().isoformat() / self.scope.value
-        target, n = base / rel, 2
-        while target.exists():
-            target, n = base / f"{rel.removesuffix('.md')}.{n}.md", n + 1
-        return target
+        """A free path in today's trash folder, its folders made and confined.
+
+        Every component is created or checked inside the trash's parent (the
+        project folder) with symlinks resolved, so a link planted at
+        ``.trash/<date>/private`` is refused rather than followed.
+        """
+        home = self._trash_dir.parent
+        base = f"{self._trash_dir.name}/{dt.date.today().isoformat()}/{self.scope.value}"
+        candidate, n = f"{base}/{rel}", 2
+        while True:
+            target = safe_join(home, candidate)
+            if not os.path.lexists(target):
+                break
+            candidate, n = f"{base}/{rel.removesuffix('.md')}.{n}.md", n + 1
+        ensure_dir(target.parent)
+        # Made just now: check again that no component is a link out of the home.
+        return safe_join(home, candidate)
 
     def rename(self, ref: str, new_file: str) -> MemoryRecord:
         """Move a memory to another file name; its index line follows it."""
@@ -456,7 +577,9 @@ class MemoryStore:
                     f"{new_rel} already exists", path=new_path, hint="choose another file name"
                 )
             ensure_dir(new_path.parent)
-            os.rename(self.root / record.file, new_path)
+            new_path = safe_join(self.root, new_rel)  # its folders exist now: check again
+            _, old_path = self._resolve(record.file)
+            os.rename(old_path, new_path)
             memory = record.memory
             self._update_index(memory.name, new_rel, memory.description, moved_from=record.file)
             return self._read(new_rel, new_path)
