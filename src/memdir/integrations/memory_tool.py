@@ -38,8 +38,11 @@ wraps the backend in the SDK's ``BetaAbstractMemoryTool`` so it plugs into
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import os
+import posixpath
 import re
+import stat
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
@@ -76,6 +79,8 @@ __all__ = [
 VIRTUAL_ROOT = "/memories"
 _LINE_WIDTH = 6
 _MAX_LINES = 999_999
+# A FIFO swapped in for a note must not block the read: its type is refused after open.
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _RETRIES = 8
 # A sidecar's name is the note's name plus ".yaml": keep both under 255 bytes.
 _MAX_NAME_BYTES = 250
@@ -261,17 +266,35 @@ class MemoryToolBackend:
         return f"{VIRTUAL_ROOT}/{rel}" if rel else VIRTUAL_ROOT
 
     def _read(self, path: str, target: Path) -> bytes:
-        """The bytes of the text file ``target``; a missing one is reported SDK-style."""
-        if not target.exists():
+        """The bytes of the text file ``target``; a missing one is reported SDK-style.
+
+        Opened without following a final symlink, so one swapped in after the
+        path was checked is refused rather than read.
+        """
+        if not os.path.lexists(target):
             raise MemoryNotFound(
                 f"The path {path} does not exist. Please provide a valid path.",
                 hint=f"view {VIRTUAL_ROOT} to see what there is",
             )
-        if not target.is_file():
+        if target.is_dir() and not target.is_symlink():
             raise InvalidMemory(f"The path {path} is not a file.")
-        data = target.read_bytes()
+        try:
+            fd = os.open(target, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | _NONBLOCK)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise UnsafePath(f"The path {path} is a symlink; memory files are not") from None
+            raise
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise InvalidMemory(f"Unsupported file type for {path}")
+            data = handle.read()
         _decode(path, data)
         return data
+
+    def _refuse_root(self, path: str, verb: str) -> None:
+        """Refuse ``path`` when it spells the root another way (``/memories/.``, ``a/..``)."""
+        if posixpath.normpath(path) == VIRTUAL_ROOT or path == VIRTUAL_ROOT + "/":
+            raise UnsafePath(f"Cannot {verb} the {VIRTUAL_ROOT} directory itself")
 
     # -- commands ------------------------------------------------------------------
 
@@ -478,9 +501,8 @@ class MemoryToolBackend:
 
     def delete(self, path: str) -> str:
         """Delete a note, or a folder of them: everything goes to memdir's trash."""
+        self._refuse_root(path, "delete")
         rel = self._relative(path)
-        if not rel:
-            raise UnsafePath(f"Cannot delete the {VIRTUAL_ROOT} directory itself")
         target = self.store.root / rel
         if target.is_dir() and not target.is_symlink():
             for file in [f for f in self.store.files() if f.startswith(rel + "/")]:
@@ -510,9 +532,8 @@ class MemoryToolBackend:
 
     def rename(self, old_path: str, new_path: str) -> str:
         """Move a note, or a folder of them; the index and the sidecars follow."""
+        self._refuse_root(old_path, "rename")
         old, new = self._relative(old_path), self._relative(new_path)
-        if not old:
-            raise UnsafePath(f"Cannot rename the {VIRTUAL_ROOT} directory itself")
         if not new:
             raise UnsafePath(f"Cannot rename onto the {VIRTUAL_ROOT} directory itself")
         source = self.store.root / old
@@ -617,7 +638,7 @@ def anthropic_memory_tool(backend: MemoryToolBackend) -> BetaAbstractMemoryTool:
     from anthropic.lib.tools import BetaAbstractMemoryTool, ToolError
 
     def forward(command: Any) -> str:
-        result = backend.run(command.model_dump(exclude_none=True))
+        result = backend.run(command.model_dump(exclude_none=True, warnings=False))
         if result.is_error:
             raise ToolError(result.text)
         return result.text
