@@ -8,6 +8,7 @@ from memdir.cli._common import MemdirGroup
 from memdir.cli.consolidate import COMMANDS as CONSOLIDATE_COMMANDS
 from memdir.cli.demo import demo
 from memdir.cli.hook import COMMANDS as HOOK_COMMANDS
+from memdir.cli.install import COMMANDS as INSTALL_COMMANDS
 from memdir.cli.memory import COMMANDS as MEMORY_COMMANDS
 from memdir.cli.prompt import COMMANDS as PROMPT_COMMANDS
 from memdir.cli.recall import COMMANDS as RECALL_COMMANDS
@@ -45,6 +46,7 @@ for _command in [
     team,
     *SERVE_COMMANDS,
     *HOOK_COMMANDS,
+    *INSTALL_COMMANDS,
     *SESSION_COMMANDS,
     *CONSOLIDATE_COMMANDS,
     demo,
