@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -109,6 +110,8 @@ def test_notes_of_any_text_extension_are_memories_that_recall_and_search_find(
     hits = mem.search("Tuesdays", kinds=["memory"])
     assert hits[0].ref == "deploy.txt"
     assert mem.search("hexagonal", kinds=["memory"])[0].ref == "arch.xml"
+    recalled = mem.recall("which day do deploys go out, Tuesdays?").items
+    assert [(i.file, i.name, i.type) for i in recalled][:1] == [("deploy.txt", "deploy", "project")]
 
 
 def test_the_sidecar_is_kept_across_edits_and_follows_renames_and_deletes(
@@ -138,6 +141,23 @@ def test_the_sidecar_is_kept_across_edits_and_follows_renames_and_deletes(
     assert not (root / "b" / ".meta").exists() and index_files(mem) == []
     trashed = list(mem.layout.trash_dir.rglob("todo.txt"))
     assert len(trashed) == 1 and sidecar.read_fields(trashed[0]) == kept
+
+
+def test_memdirs_own_edits_of_a_note_keep_its_text_plain_and_its_fields_beside_it(
+    tool: MemoryToolBackend, mem: Memdir
+) -> None:
+    run(tool, command="create", path="/memories/plan.txt", file_text="Ship on Friday\n")
+    record = mem.private.get("plan.txt")
+    mem.private.write_text("plan.txt", "Ship on Monday\n", expected_version=record.version)
+    assert (mem.layout.memory_dir / "plan.txt").read_text() == "Ship on Monday\n"
+    record = mem.private.get("plan.txt")
+    assert record.memory.name == "plan"
+    updated = replace(record.memory, description="the release day", body="Ship on Tuesday\n")
+    mem.private.write(updated, file="plan.txt", expected_version=record.version)
+    assert (mem.layout.memory_dir / "plan.txt").read_text() == "Ship on Tuesday\n"
+    assert mem.private.get("plan.txt").memory.description == "the release day"
+    assert parse_entries(mem.private.read_index())[0].hook == "the release day"
+    assert "Ship on Tuesday" in run(tool, command="view", path="/memories/plan.txt")
 
 
 def test_an_edit_that_breaks_the_frontmatter_keeps_the_text_and_the_last_fields(

@@ -544,6 +544,7 @@ class MemoryToolBackend:
         if new.startswith(old + "/"):
             raise InvalidMemory(f"cannot move {old_path} into itself")
         if source.is_dir() and not source.is_symlink():
+            self._writable(new_path)  # the folder's own name follows the same rules
             self._rename_folder(old, new)
         else:
             self._writable(old_path)  # the index stays where it is

@@ -379,7 +379,7 @@ class MemoryStore:
         self.ensure()
         with self.lock():
             rel, path = self._resolve(file)
-            memory = parse_memory(text, path=path)
+            memory = sidecar.load_memory(text, path=path)  # a note's fields stay beside it
             self._validate(memory)
             current = self._current(rel, path, expected_version)
             return self._commit(rel, path, memory, text, created=current is None)
