@@ -402,3 +402,17 @@ def test_the_sdk_memory_tool_wraps_the_backend(tool: MemoryToolBackend, mem: Mem
     assert "Path must start with /memories/" in str(raised.value)
     assert json.loads(json.dumps(index_files(mem))) == ["cache.md"]
     assert os.path.isfile(mem.layout.memory_dir / "cache.md")
+
+
+def test_the_mcp_server_lists_and_edits_notes_the_tool_created(
+    tool: MemoryToolBackend, mem: Memdir, project: Path
+) -> None:
+    pytest.importorskip("mcp")
+    from test_mcp import ok
+
+    run(tool, command="create", path="/memories/ops/deploy.txt", file_text="Deploys on Tuesdays")
+    listing = ok(project, "view", {"path": "ops/"})
+    assert "ops/deploy.txt [project] Deploys on Tuesdays" in listing
+    ok(project, "edit", {"path": "ops/deploy.txt", "old_str": "Tuesdays", "new_str": "Fridays"})
+    assert (mem.layout.memory_dir / "ops/deploy.txt").read_text() == "Deploys on Fridays\n"
+    assert sidecar.read_fields(mem.layout.memory_dir / "ops/deploy.txt") is not None
