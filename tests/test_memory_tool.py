@@ -1,4 +1,8 @@
-"""The Anthropic memory tool backend: six commands over /memories, confined and locked."""
+"""The Anthropic memory tool backend: six commands over /memories, confined and locked.
+
+The SDK-compatibility behaviours (what the SDK's reference tool returns) are in
+test_memory_tool_sdk.py; these are memdir's own: the index, sidecars, trash, scopes.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,9 +18,10 @@ import pytest
 
 from memdir.api import Memdir
 from memdir.integrations.memory_tool import MemoryToolBackend, anthropic_memory_tool
+from memdir.storage import sidecar
 from memdir.storage.codec import parse_memory
 from memdir.storage.memory_index import parse_entries
-from test_hostile_paths import ALL, SYMLINK_NAMES, planted, snapshot
+from test_hostile_paths import ALL, NOT_MEMORY_FILES, SYMLINK_NAMES, planted, snapshot
 
 __all__ = ["planted"]  # the fixture, imported so that the corpus tests can plant symlinks
 
@@ -62,102 +68,159 @@ def test_create_with_frontmatter_writes_it_exactly_and_indexes_it(
     reply = run(tool, command="create", path="/memories/cache.md", file_text=NOTE)
     assert reply == "File created successfully at: /memories/cache.md"
     assert (mem.layout.memory_dir / "cache.md").read_text() == NOTE
+    assert not sidecar.exists(mem.layout.memory_dir / "cache.md")
     assert index_files(mem) == ["cache.md"]
 
 
-def test_create_without_frontmatter_derives_it_from_name_and_first_line(
+def test_a_plain_note_is_kept_exactly_and_its_fields_live_in_a_hidden_sidecar(
     tool: MemoryToolBackend, mem: Memdir
 ) -> None:
-    reply = run(
-        tool, command="create", path="/memories/user_prefs.md", file_text="# Likes tabs\nAlways.\n"
-    )
-    assert reply.endswith("(frontmatter added: name, description, type)")
-    memory = parse_memory((mem.layout.memory_dir / "user_prefs.md").read_text())
+    text = "# Likes tabs\nAlways.\n"
+    reply = run(tool, command="create", path="/memories/user_prefs.md", file_text=text)
+    assert reply == "File created successfully at: /memories/user_prefs.md"
+    note = mem.layout.memory_dir / "user_prefs.md"
+    assert note.read_bytes() == text.encode()
+    assert sidecar.path_for(note) == mem.layout.memory_dir / ".meta" / "user_prefs.md.yaml"
+    record = mem.private.get("user_prefs.md")
+    memory = record.memory
     assert (memory.name, memory.description, memory.type) == ("user prefs", "Likes tabs", "project")
-    assert memory.body == "# Likes tabs\nAlways.\n"
+    assert memory.body == text
     assert index_files(mem) == ["user_prefs.md"]
+    listing = run(tool, command="view", path="/memories")
+    assert ".meta" not in listing and "yaml" not in listing
+    assert ".meta" in fail(tool, command="view", path="/memories/.meta/user_prefs.md.yaml")
 
 
-def test_create_refuses_an_existing_file(tool: MemoryToolBackend, mem: Memdir) -> None:
-    run(tool, command="create", path="/memories/cache.md", file_text=NOTE)
-    assert "already exists" in fail(
-        tool, command="create", path="/memories/cache.md", file_text="x"
-    )
-    assert (mem.layout.memory_dir / "cache.md").read_text() == NOTE
-
-
-def test_view_of_a_file_numbers_its_lines_and_honours_the_range(tool: MemoryToolBackend) -> None:
-    run(tool, command="create", path="/memories/cache.md", file_text=NOTE)
-    whole = run(tool, command="view", path="/memories/cache.md")
-    assert whole.splitlines()[0] == "Here's the content of /memories/cache.md with line numbers:"
-    assert "     2\tname: Build cache" in whole
-    part = run(tool, command="view", path="/memories/cache.md", view_range=[6, -1])
-    assert part.splitlines()[1:] == ["     6\tS3.", "     7\t"]
-
-
-def test_str_replace_changes_the_one_occurrence_and_the_index_follows(
+def test_notes_of_any_text_extension_are_memories_that_recall_and_search_find(
     tool: MemoryToolBackend, mem: Memdir
 ) -> None:
-    run(tool, command="create", path="/memories/cache.md", file_text=NOTE)
-    reply = run(
+    run(
         tool,
-        command="str_replace",
-        path="/memories/cache.md",
-        old_str="CI caches live in S3",
-        new_str="CI caches live in GCS",
+        command="create",
+        path="/memories/deploy.txt",
+        file_text="Deploys go out on Tuesdays\n",
     )
-    assert reply.startswith("The memory file has been edited.")
-    assert "description: CI caches live in GCS" in (mem.layout.memory_dir / "cache.md").read_text()
-    assert parse_entries(mem.private.read_index())[0].hook == "CI caches live in GCS"
+    data = '{"release_train": "weekly", "owner": "platform"}'
+    run(tool, command="create", path="/memories/config/release.json", file_text=data)
+    run(tool, command="create", path="/memories/arch.xml", file_text="<arch>hexagonal</arch>\n")
+    assert set(mem.private.files()) == {"deploy.txt", "config/release.json", "arch.xml"}
+    assert sorted(index_files(mem)) == ["arch.xml", "config/release.json", "deploy.txt"]
+    assert mem.private.get("config/release.json").memory.body == data + "\n"
+    assert {e.file for e in mem.manifest().entries} == set(mem.private.files())
+    hits = mem.search("Tuesdays", kinds=["memory"])
+    assert hits[0].ref == "deploy.txt"
+    assert mem.search("hexagonal", kinds=["memory"])[0].ref == "arch.xml"
+    recalled = mem.recall("which day do deploys go out, Tuesdays?").items
+    assert [(i.file, i.name, i.type) for i in recalled][:1] == [("deploy.txt", "deploy", "project")]
 
 
-def test_str_replace_refuses_missing_and_repeated_text(tool: MemoryToolBackend) -> None:
-    run(tool, command="create", path="/memories/cache.md", file_text=NOTE + "S3.\n")
-    missing = fail(tool, command="str_replace", path="/memories/cache.md", old_str="x", new_str="")
-    assert "did not appear verbatim in /memories/cache.md" in missing
-    repeated = fail(
-        tool, command="str_replace", path="/memories/cache.md", old_str="S3.", new_str=""
+def test_the_sidecar_is_kept_across_edits_and_follows_renames_and_deletes(
+    tool: MemoryToolBackend, mem: Memdir
+) -> None:
+    root = mem.layout.memory_dir
+    run(tool, command="create", path="/memories/todo.txt", file_text="Ship the parser\n")
+    first = sidecar.read_fields(root / "todo.txt")
+    run(tool, command="str_replace", path="/memories/todo.txt", old_str="Ship", new_str="Test")
+    run(tool, command="insert", path="/memories/todo.txt", insert_line=0, insert_text="key: value")
+    assert (root / "todo.txt").read_text() == "key: value\nTest the parser\n"
+    kept = sidecar.read_fields(root / "todo.txt")
+    assert kept is not None and first is not None
+    assert (kept["name"], kept["description"], kept["created"]) == (
+        first["name"], first["description"], first["created"],
+    )  # fmt: skip
+    assert "key" not in kept  # inserted YAML-looking text is part of the note, not its fields
+    assert "key: value" in mem.private.get("todo.txt").memory.body
+    run(tool, command="rename", old_path="/memories/todo.txt", new_path="/memories/a/todo.txt")
+    assert (
+        not sidecar.exists(root / "todo.txt") and sidecar.read_fields(root / "a/todo.txt") == kept
     )
-    assert "Multiple occurrences of old_str `S3.` in lines: 6, 7" in repeated
+    assert index_files(mem) == ["a/todo.txt"]
+    run(tool, command="rename", old_path="/memories/a", new_path="/memories/b")
+    assert sidecar.read_fields(root / "b/todo.txt") == kept and not (root / "a").exists()
+    run(tool, command="delete", path="/memories/b/todo.txt")
+    assert not (root / "b" / ".meta").exists() and index_files(mem) == []
+    trashed = list(mem.layout.trash_dir.rglob("todo.txt"))
+    assert len(trashed) == 1 and sidecar.read_fields(trashed[0]) == kept
 
 
-def test_an_edit_that_breaks_the_frontmatter_is_refused(
+def test_memdirs_own_edits_of_a_note_keep_its_text_plain_and_its_fields_beside_it(
+    tool: MemoryToolBackend, mem: Memdir
+) -> None:
+    run(tool, command="create", path="/memories/plan.txt", file_text="Ship on Friday\n")
+    record = mem.private.get("plan.txt")
+    mem.private.write_text("plan.txt", "Ship on Monday\n", expected_version=record.version)
+    assert (mem.layout.memory_dir / "plan.txt").read_text() == "Ship on Monday\n"
+    record = mem.private.get("plan.txt")
+    assert record.memory.name == "plan"
+    updated = replace(record.memory, description="the release day", body="Ship on Tuesday\n")
+    mem.private.write(updated, file="plan.txt", expected_version=record.version)
+    assert (mem.layout.memory_dir / "plan.txt").read_text() == "Ship on Tuesday\n"
+    assert mem.private.get("plan.txt").memory.description == "the release day"
+    assert parse_entries(mem.private.read_index())[0].hook == "the release day"
+    assert "Ship on Tuesday" in run(tool, command="view", path="/memories/plan.txt")
+
+
+def test_an_edit_that_breaks_the_frontmatter_keeps_the_text_and_the_last_fields(
     tool: MemoryToolBackend, mem: Memdir
 ) -> None:
     run(tool, command="create", path="/memories/cache.md", file_text=NOTE)
-    reply = fail(
+    run(
         tool, command="str_replace", path="/memories/cache.md", old_str="type: reference\n",
         new_str="",
     )  # fmt: skip
-    assert "without valid frontmatter" in reply
-    assert (mem.layout.memory_dir / "cache.md").read_text() == NOTE
+    note = mem.layout.memory_dir / "cache.md"
+    assert note.read_text() == NOTE.replace("type: reference\n", "")
+    memory = mem.private.get("cache.md").memory
+    assert (memory.name, memory.type) == ("Build cache", "reference")
+    assert index_files(mem) == ["cache.md"]
 
 
-def test_insert_puts_text_after_the_given_line(tool: MemoryToolBackend, mem: Memdir) -> None:
+def test_an_edit_of_a_memory_that_keeps_its_frontmatter_updates_the_index(
+    tool: MemoryToolBackend, mem: Memdir
+) -> None:
     run(tool, command="create", path="/memories/cache.md", file_text=NOTE)
-    run(tool, command="insert", path="/memories/cache.md", insert_line=6, insert_text="Also R2.\n")
-    lines = (mem.layout.memory_dir / "cache.md").read_text().splitlines()
-    assert lines[5:] == ["S3.", "Also R2."]
-    bad = fail(tool, command="insert", path="/memories/cache.md", insert_line=99, insert_text="x")
-    assert "range [0, 7]" in bad
+    run(
+        tool, command="str_replace", path="/memories/cache.md", old_str="CI caches live in S3",
+        new_str="CI caches live in GCS",
+    )  # fmt: skip
+    assert "description: CI caches live in GCS" in (mem.layout.memory_dir / "cache.md").read_text()
+    assert parse_entries(mem.private.read_index())[0].hook == "CI caches live in GCS"
+    assert not sidecar.exists(mem.layout.memory_dir / "cache.md")
+
+
+def test_a_file_put_there_by_hand_gets_a_sidecar_on_its_first_edit(
+    tool: MemoryToolBackend, mem: Memdir
+) -> None:
+    (mem.layout.memory_dir / "hand.txt").write_text("written by hand\n")
+    assert mem.private.files() == []
+    run(tool, command="insert", path="/memories/hand.txt", insert_line=1, insert_text="and edited")
+    assert mem.private.files() == ["hand.txt"]
+    assert mem.private.get("hand.txt").memory.description == "written by hand"
 
 
 def test_delete_moves_a_file_to_the_trash_and_drops_its_pointer(
     tool: MemoryToolBackend, mem: Memdir
 ) -> None:
     run(tool, command="create", path="/memories/cache.md", file_text=NOTE)
-    assert run(tool, command="delete", path="/memories/cache.md").startswith("Successfully deleted")
+    assert run(tool, command="delete", path="/memories/cache.md") == (
+        "Successfully deleted /memories/cache.md"
+    )
     assert not (mem.layout.memory_dir / "cache.md").exists()
     assert index_files(mem) == []
     assert list(mem.layout.trash_dir.rglob("cache.md"))
 
 
-def test_delete_of_a_folder_deletes_its_memories(tool: MemoryToolBackend, mem: Memdir) -> None:
+def test_delete_of_a_folder_trashes_its_memories_and_its_other_files(
+    tool: MemoryToolBackend, mem: Memdir
+) -> None:
     run(tool, command="create", path="/memories/ci/a.md", file_text=NOTE)
-    run(tool, command="create", path="/memories/ci/b.md", file_text="b\n")
-    assert "(2 memories)" in run(tool, command="delete", path="/memories/ci")
+    run(tool, command="create", path="/memories/ci/b.txt", file_text="b\n")
+    (mem.layout.memory_dir / "ci" / "hand.log").write_text("kept in the trash\n")
+    assert run(tool, command="delete", path="/memories/ci") == "Successfully deleted /memories/ci"
     assert not (mem.layout.memory_dir / "ci").exists()
     assert index_files(mem) == []
+    trashed = {p.name for p in mem.layout.trash_dir.rglob("*") if p.is_file()}
+    assert {"a.md", "b.txt", "hand.log"} <= trashed
 
 
 def test_rename_moves_a_file_and_a_folder_with_their_pointers(
@@ -174,14 +237,32 @@ def test_rename_moves_a_file_and_a_folder_with_their_pointers(
     clash = fail(
         tool, command="rename", old_path="/memories/other.md", new_path="/memories/build/cache.md"
     )
-    assert "already exists" in clash
+    assert "The destination /memories/build/cache.md already exists" in clash
 
 
-def test_the_root_can_be_neither_deleted_nor_renamed(tool: MemoryToolBackend) -> None:
+def test_a_memory_renamed_away_from_md_stays_a_memory_through_a_sidecar(
+    tool: MemoryToolBackend, mem: Memdir
+) -> None:
+    run(tool, command="create", path="/memories/cache.md", file_text=NOTE)
+    run(tool, command="rename", old_path="/memories/cache.md", new_path="/memories/cache.txt")
+    assert (mem.layout.memory_dir / "cache.txt").read_text() == NOTE
+    assert mem.private.get("cache.txt").memory.name == "Build cache"
+    assert index_files(mem) == ["cache.txt"]
+
+
+def test_the_root_and_the_index_can_be_neither_deleted_nor_renamed(
+    tool: MemoryToolBackend, mem: Memdir
+) -> None:
+    run(tool, command="create", path="/memories/cache.md", file_text=NOTE)
     for path in ("/memories", "/memories/"):
-        assert "cannot delete" in fail(tool, command="delete", path=path)
+        assert "Cannot delete the /memories directory itself" in fail(
+            tool, command="delete", path=path
+        )
         renamed = fail(tool, command="rename", old_path=path, new_path="/memories/x")
-        assert "cannot rename" in renamed
+        assert "Cannot rename the /memories directory itself" in renamed
+    assert "index" in fail(tool, command="delete", path="/memories/MEMORY.md")
+    fail(tool, command="rename", old_path="/memories/MEMORY.md", new_path="/memories/i.md")
+    assert index_files(mem) == ["cache.md"]
 
 
 @pytest.mark.parametrize(
@@ -197,10 +278,12 @@ def test_the_root_can_be_neither_deleted_nor_renamed(tool: MemoryToolBackend) ->
     ],
 )
 def test_paths_outside_memories_are_refused_by_component(
-    tool: MemoryToolBackend, tmp_path: Path, command: dict[str, Any]
+    tool: MemoryToolBackend, mem: Memdir, command: dict[str, Any]
 ) -> None:
-    (tmp_path / "memories_backup").mkdir()
-    assert "is outside /memories" in fail(tool, **command)
+    (mem.layout.memory_dir / "_backup").mkdir()
+    (mem.layout.memory_dir / "_backup" / "x.md").write_text(NOTE)
+    assert "Path must start with /memories/" in fail(tool, **command)
+    assert (mem.layout.memory_dir / "_backup" / "x.md").read_text() == NOTE
 
 
 def test_unknown_and_malformed_commands_are_errors(tool: MemoryToolBackend) -> None:
@@ -208,7 +291,33 @@ def test_unknown_and_malformed_commands_are_errors(tool: MemoryToolBackend) -> N
     assert "malformed create command" in fail(tool, command="create", path="/memories/x.md")
 
 
-@pytest.mark.parametrize("name", ALL + SYMLINK_NAMES)
+@pytest.mark.parametrize(
+    "command",
+    [
+        {"command": "create", "path": "/memories/x.md", "file_text": 42},
+        {"command": "create", "path": "/memories/x.md", "file_text": None},
+        {"command": "create", "path": "/memories/x.md", "file_text": ["a"]},
+        {"command": "create", "path": 7, "file_text": "x"},
+        {"command": "str_replace", "path": "/memories/x.md", "old_str": 1, "new_str": "y"},
+        {"command": "insert", "path": "/memories/x.md", "insert_line": "one", "insert_text": "y"},
+        {"command": "insert", "path": "/memories/x.md", "insert_line": 1, "insert_text": 3},
+        {"command": "view", "path": "/memories/x.md", "view_range": ["a", 2]},
+    ],
+)
+def test_arguments_of_the_wrong_type_are_clean_errors(
+    tool: MemoryToolBackend, mem: Memdir, command: dict[str, Any]
+) -> None:
+    run(tool, command="create", path="/memories/x.md", file_text="x\n")
+    reply = fail(tool, **command)
+    assert "must be" in reply and "Attribute" not in reply
+    assert (mem.layout.memory_dir / "x.md").read_text() == "x\n"
+
+
+# Names the tool accepts on purpose (any text note); the store alone still refuses them.
+_TOOL_NAMES = {"x.txt", "x", "x.MD"}
+
+
+@pytest.mark.parametrize("name", [n for n in ALL if n not in _TOOL_NAMES] + SYMLINK_NAMES)
 def test_every_hostile_name_is_refused_and_nothing_is_written(
     tool: MemoryToolBackend, mem: Memdir, planted: Path, tmp_path: Path, name: str
 ) -> None:
@@ -234,6 +343,10 @@ def test_every_hostile_name_is_refused_and_nothing_is_written(
     assert (planted / "target.md").read_text() == "secret outside\n"
     for reply in replies:
         assert str(tmp_path) not in reply
+
+
+def test_the_names_the_tool_accepts_are_exactly_the_text_notes() -> None:
+    assert set(NOT_MEMORY_FILES) >= _TOOL_NAMES
 
 
 _WORKER = """
@@ -286,6 +399,20 @@ def test_the_sdk_memory_tool_wraps_the_backend(tool: MemoryToolBackend, mem: Mem
     assert reply == "File created successfully at: /memories/cache.md"
     with pytest.raises(lib.ToolError) as raised:
         sdk_tool.call({"command": "view", "path": "/memories_backup/x"})
-    assert "outside /memories" in str(raised.value)
+    assert "Path must start with /memories/" in str(raised.value)
     assert json.loads(json.dumps(index_files(mem))) == ["cache.md"]
     assert os.path.isfile(mem.layout.memory_dir / "cache.md")
+
+
+def test_the_mcp_server_lists_and_edits_notes_the_tool_created(
+    tool: MemoryToolBackend, mem: Memdir, project: Path
+) -> None:
+    pytest.importorskip("mcp")
+    from test_mcp import ok
+
+    run(tool, command="create", path="/memories/ops/deploy.txt", file_text="Deploys on Tuesdays")
+    listing = ok(project, "view", {"path": "ops/"})
+    assert "ops/deploy.txt [project] Deploys on Tuesdays" in listing
+    ok(project, "edit", {"path": "ops/deploy.txt", "old_str": "Tuesdays", "new_str": "Fridays"})
+    assert (mem.layout.memory_dir / "ops/deploy.txt").read_text() == "Deploys on Fridays\n"
+    assert sidecar.read_fields(mem.layout.memory_dir / "ops/deploy.txt") is not None

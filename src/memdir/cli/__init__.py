@@ -10,6 +10,7 @@ from memdir.cli.demo import demo
 from memdir.cli.enforce import COMMANDS as ENFORCE_COMMANDS
 from memdir.cli.export import COMMANDS as EXPORT_COMMANDS
 from memdir.cli.hook import COMMANDS as HOOK_COMMANDS
+from memdir.cli.install import COMMANDS as INSTALL_COMMANDS
 from memdir.cli.memory import COMMANDS as MEMORY_COMMANDS
 from memdir.cli.prompt import COMMANDS as PROMPT_COMMANDS
 from memdir.cli.recall import COMMANDS as RECALL_COMMANDS
@@ -49,6 +50,7 @@ for _command in [
     *HOOK_COMMANDS,
     *ENFORCE_COMMANDS,
     *EXPORT_COMMANDS,
+    *INSTALL_COMMANDS,
     *SESSION_COMMANDS,
     *CONSOLIDATE_COMMANDS,
     demo,

@@ -3,26 +3,31 @@
 Claude's memory tool works on a virtual ``/memories`` folder with six
 commands: view, create, str_replace, insert, delete, rename.
 :class:`MemoryToolBackend` maps that folder onto one memdir scope (private by
-default) and runs every command through :class:`~memdir.storage.store.MemoryStore`,
+default) and runs every write through :class:`~memdir.storage.store.MemoryStore`,
 so each write is atomic, taken under the scope's inter-process lock, and
-keeps ``MEMORY.md`` in step. It fixes what the SDK's local reference helper
-gets wrong:
+keeps ``MEMORY.md`` in step.
 
-- ``/memories`` is matched on path components, so ``/memories_backup/x`` is
-  refused; every path then goes through :func:`~memdir.storage.fs.safe_join`;
-- the root can be neither renamed nor deleted; deletes go to memdir's trash;
-- error text names ``/memories/...`` paths only, never a host path;
-- files are memories: only ``*.md`` files (not ``MEMORY.md``, which memdir
-  maintains and the tool may only view), each with valid frontmatter.
+What Claude writes reads back byte for byte, with the same line numbers,
+whatever the extension (text only). A ``.md`` whose frontmatter is complete
+is an ordinary memdir memory; any other note (a ``.txt``, a ``.json``, a
+``.md`` without frontmatter) is written exactly as given and its fields
+(name from the file name, description from the first line, type
+``default_type``) live in a hidden sidecar (:mod:`memdir.storage.sidecar`):
+derived on the first write, kept across edits, moved and trashed with the
+note, so recall and search see the note while the tool never shows the
+sidecar. An edit that breaks a memory's frontmatter turns it into such a note
+(its last fields go to the sidecar) rather than being refused. A concurrent
+change makes an edit re-read and re-apply (compare-and-swap), never overwrite.
 
-Trigger: a ``create`` whose text has no (or incomplete) frontmatter.
-Why: Claude writes plain notes, but a memory without name, description and
-type is invisible to recall and breaks the index. Outcome: the missing fields
-are derived (name from the file name, description from the first line, type
-``default_type``) and the result says so; the text itself is kept as the body.
-Edits (str_replace, insert) work on the whole file and are refused when they
-would break the frontmatter; a concurrent change makes them re-read and
-re-apply (compare-and-swap), never overwrite.
+Results and error texts follow the SDK's reference tool
+(``BetaLocalFilesystemMemoryTool``) where it is safe to. Deliberately stricter
+(listed in the README): ``/memories`` is matched on path components (the SDK
+writes ``/memories_x/a.md`` to ``memories/_x/a.md``); every path goes through
+:func:`~memdir.storage.fs.safe_join` (traversal, encodings, look-alikes,
+control characters, symlink escapes); hidden names, names that are not
+portable or too long, binary extensions and text with NUL are refused; sizes
+are limited; ``MEMORY.md`` may be viewed, never written; deletes go to
+memdir's trash; error text names ``/memories/...`` paths, never a host path.
 
 :meth:`MemoryToolBackend.execute` takes the command as a dict and returns the
 tool result text (errors start with ``Error:``). :func:`anthropic_memory_tool`
@@ -32,8 +37,12 @@ wraps the backend in the SDK's ``BetaAbstractMemoryTool`` so it plugs into
 
 from __future__ import annotations
 
+import datetime as dt
+import errno
 import os
+import posixpath
 import re
+import stat
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
@@ -50,8 +59,9 @@ from memdir.errors import (
     UnsafePath,
 )
 from memdir.model import MAX_NAME_CHARS, Memory, MemoryType, Scope
+from memdir.storage import sidecar
 from memdir.storage.codec import parse_memory, split_frontmatter
-from memdir.storage.fs import safe_join
+from memdir.storage.fs import ensure_dir, safe_join
 from memdir.storage.memory_index import INDEX_NAME
 from memdir.storage.store import MemoryStore, content_version
 
@@ -60,6 +70,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "VIRTUAL_ROOT",
+    "Memdir",
     "MemoryToolBackend",
     "MemoryToolResult",
     "anthropic_memory_tool",
@@ -67,9 +78,20 @@ __all__ = [
 
 VIRTUAL_ROOT = "/memories"
 _LINE_WIDTH = 6
+_MAX_LINES = 999_999
+# A FIFO swapped in for a note must not block the read: its type is refused after open.
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _RETRIES = 8
-# Subtrees of the memory directory that belong to other owners when the
-# backend serves the private scope (they mirror the facade's exclusions).
+# A sidecar's name is the note's name plus ".yaml": keep both under 255 bytes.
+_MAX_NAME_BYTES = 250
+# Characters Windows refuses in file names: a team folder must check out everywhere.
+_NOT_PORTABLE = frozenset('<>:"|?*')
+# Notes are text: names that announce binary content are refused up front.
+_BINARY_SUFFIXES = frozenset(
+    ".exe .dll .so .dylib .bin .o .a .class .jar .pyc .wasm .png .jpg .jpeg .gif .bmp "
+    ".webp .ico .tif .tiff .pdf .zip .gz .tgz .bz2 .xz .7z .rar .tar .sqlite .db .mp3 "
+    ".mp4 .mov .avi .wav .ogg .woff .woff2 .ttf .otf".split()
+)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -78,6 +100,27 @@ class MemoryToolResult:
 
     text: str
     is_error: bool = False
+
+
+def _string(command: Mapping[str, Any], key: str) -> str:
+    value = command[key]
+    if not isinstance(value, str):
+        raise InvalidMemory(f"`{key}` must be a string, got {type(value).__name__}")
+    return value
+
+
+def _integer(value: Any, key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise InvalidMemory(f"`{key}` must be an integer, got {type(value).__name__}")
+    try:
+        return int(value)
+    except ValueError:
+        raise InvalidMemory(f"`{key}` must be an integer, got {value!r}") from None
+
+
+def _shown(path: str) -> str:
+    """``path`` as it may appear in a reply: printable, else quoted."""
+    return path if path.isprintable() else repr(path)
 
 
 class MemoryToolBackend:
@@ -95,6 +138,11 @@ class MemoryToolBackend:
         self.scope = self.store.scope
         self.default_type = MemoryType(default_type)
         self._foreign = self.store.excluded
+
+    @property
+    def memory_root(self) -> Path:
+        """The host folder that ``/memories`` stands for."""
+        return self.store.root
 
     # -- dispatch ------------------------------------------------------------------
 
@@ -117,7 +165,9 @@ class MemoryToolBackend:
             return MemoryToolResult(text=handler(command))
         except MemdirError as exc:
             return MemoryToolResult(text=self._message(exc), is_error=True)
-        except (KeyError, TypeError, ValueError) as exc:
+        except KeyError as exc:
+            return MemoryToolResult(text=f"malformed {name} command: missing {exc}", is_error=True)
+        except (TypeError, ValueError) as exc:
             return MemoryToolResult(text=f"malformed {name} command: {exc}", is_error=True)
         except OSError as exc:
             reason = exc.strerror or type(exc).__name__
@@ -125,12 +175,18 @@ class MemoryToolBackend:
 
     def _handlers(self) -> dict[str, Callable[[Mapping[str, Any]], str]]:
         return {
-            "view": lambda c: self.view(c["path"], c.get("view_range")),
-            "create": lambda c: self.create(c["path"], c["file_text"]),
-            "str_replace": lambda c: self.str_replace(c["path"], c["old_str"], c["new_str"]),
-            "insert": lambda c: self.insert(c["path"], int(c["insert_line"]), c["insert_text"]),
-            "delete": lambda c: self.delete(c["path"]),
-            "rename": lambda c: self.rename(c["old_path"], c["new_path"]),
+            "view": lambda c: self.view(_string(c, "path"), c.get("view_range")),
+            "create": lambda c: self.create(_string(c, "path"), _string(c, "file_text")),
+            "str_replace": lambda c: self.str_replace(
+                _string(c, "path"), _string(c, "old_str"), _string(c, "new_str")
+            ),
+            "insert": lambda c: self.insert(
+                _string(c, "path"),
+                _integer(c["insert_line"], "insert_line"),
+                _string(c, "insert_text"),
+            ),
+            "delete": lambda c: self.delete(_string(c, "path")),
+            "rename": lambda c: self.rename(_string(c, "old_path"), _string(c, "new_path")),
         }
 
     def _message(self, exc: MemdirError) -> str:
@@ -148,57 +204,108 @@ class MemoryToolBackend:
 
     def _relative(self, path: str) -> str:
         """``path`` below ``/memories`` ("" for the root); compared by component."""
-        if not isinstance(path, str):
-            raise UnsafePath(f"path must be a string, got {type(path).__name__}")
         parts = path.split("/")
         if len(parts) < 2 or parts[0] != "" or parts[1] != VIRTUAL_ROOT.strip("/"):
             raise UnsafePath(
-                f"{path!r} is outside {VIRTUAL_ROOT}",
-                hint=f"every path starts with {VIRTUAL_ROOT}/, e.g. {VIRTUAL_ROOT}/notes.md",
+                f"Path must start with {VIRTUAL_ROOT}/, got: {_shown(path)}",
+                hint=f"every path is {VIRTUAL_ROOT} or inside it, e.g. {VIRTUAL_ROOT}/notes.md",
             )
         rest = "/".join(parts[2:])
-        if rest == "":  # "/memories" or "/memories/"
-            return ""
-        safe_join(self.store.root, rest)  # refuses traversal, encodings, symlink escapes
+        if rest == "":
+            return ""  # "/memories" or "/memories/"
+        try:
+            safe_join(self.store.root, rest)
+        except UnsafePath as exc:
+            reason = exc.message.rsplit(": ", 1)[-1]
+            if "'..'" in reason or "outside" in reason:
+                raise UnsafePath(
+                    f"Path {_shown(path)} would escape {VIRTUAL_ROOT} directory ({reason})"
+                ) from None
+            raise UnsafePath(f"Path {_shown(path)} is refused: {reason}", hint=exc.hint) from None
         top = rest.split("/", 1)[0]
         if top in self._foreign or any(p.startswith(".") for p in rest.split("/") if p):
             raise UnsafePath(
-                f"{path!r} is not part of this memory",
+                f"Path {_shown(path)} is not part of this memory (hidden or another scope's)",
                 hint=f"use a file directly in {VIRTUAL_ROOT}/ or a subfolder of your own",
             )
         return rest.rstrip("/")
 
-    def _file(self, path: str, *, readable_index: bool = False) -> str:
+    def _writable(self, path: str) -> str:
+        """``path`` as a note that may be written: not the root, the index, nor binary."""
+        if path.endswith("/"):
+            raise InvalidMemory(f"{_shown(path)} names a directory, not a file")
         rel = self._relative(path)
         if not rel:
             raise InvalidMemory(f"{VIRTUAL_ROOT} is a directory, not a file")
-        if readable_index and rel == INDEX_NAME:
-            return rel
-        if not rel.endswith(".md") or PurePosixPath(rel).name == INDEX_NAME:
+        name = PurePosixPath(rel).name
+        if name == INDEX_NAME:
             raise InvalidMemory(
-                f"{path!r} is not a memory file",
-                hint=f"memory files end in .md (not {INDEX_NAME}, which memdir keeps), "
-                f"e.g. {VIRTUAL_ROOT}/notes.md",
+                f"{path} is the index memdir keeps: it may be viewed, not written",
+                hint=f"write notes to other files, e.g. {VIRTUAL_ROOT}/notes.md",
+            )
+        for part in rel.split("/"):
+            if _NOT_PORTABLE & set(part) or part.endswith((" ", ".")):
+                raise UnsafePath(
+                    f"Path {_shown(path)} is refused: {part!r} is not a portable file name",
+                    hint='avoid < > : " | ? * and a trailing space or dot',
+                )
+            if len(part.encode("utf-8")) > _MAX_NAME_BYTES:
+                raise UnsafePath(
+                    f"Path {_shown(path)} is refused: a name is longer than "
+                    f"{_MAX_NAME_BYTES} bytes",
+                    hint="use a shorter name",
+                )
+        if PurePosixPath(name).suffix.lower() in _BINARY_SUFFIXES:
+            raise InvalidMemory(
+                f"{path} names a binary file: memory files are text",
+                hint="use a text extension such as .md, .txt or .json",
             )
         return rel
 
     def _virtual(self, rel: str) -> str:
         return f"{VIRTUAL_ROOT}/{rel}" if rel else VIRTUAL_ROOT
 
+    def _read(self, path: str, target: Path) -> bytes:
+        """The bytes of the text file ``target``; a missing one is reported SDK-style.
+
+        Opened without following a final symlink, so one swapped in after the
+        path was checked is refused rather than read.
+        """
+        if not os.path.lexists(target):
+            raise MemoryNotFound(
+                f"The path {path} does not exist. Please provide a valid path.",
+                hint=f"view {VIRTUAL_ROOT} to see what there is",
+            )
+        if target.is_dir() and not target.is_symlink():
+            raise InvalidMemory(f"The path {path} is not a file.")
+        try:
+            fd = os.open(target, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | _NONBLOCK)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise UnsafePath(f"The path {path} is a symlink; memory files are not") from None
+            raise
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                raise InvalidMemory(f"Unsupported file type for {path}")
+            data = handle.read()
+        _decode(path, data)
+        return data
+
+    def _refuse_root(self, path: str, verb: str) -> None:
+        """Refuse ``path`` when it spells the root another way (``/memories/.``, ``a/..``)."""
+        if posixpath.normpath(path) == VIRTUAL_ROOT or path == VIRTUAL_ROOT + "/":
+            raise UnsafePath(f"Cannot {verb} the {VIRTUAL_ROOT} directory itself")
+
     # -- commands ------------------------------------------------------------------
 
-    def view(self, path: str, view_range: list[int] | None = None) -> str:
+    def view(self, path: str, view_range: Any = None) -> str:
         """A directory listing (two levels) or a file with line numbers."""
         rel = self._relative(path)
         target = self.store.root / rel
-        if not rel or target.is_dir():
+        if not rel or (target.is_dir() and not target.is_symlink()):
             return self._listing(rel)
-        rel = self._file(path, readable_index=True)
-        if not target.is_file():
-            raise MemoryNotFound(
-                f"{path} does not exist", hint=f"view {VIRTUAL_ROOT} to see what there is"
-            )
-        return self._numbered(path, target.read_text(encoding="utf-8"), view_range)
+        text = _decode(path, self._read(path, target))
+        return self._numbered(path, text, view_range)
 
     def _listing(self, rel: str) -> str:
         shown = self._virtual(rel)
@@ -223,64 +330,70 @@ class MemoryToolBackend:
             elif entry.is_file(follow_symlinks=False):
                 yield sub, _size(Path(entry.path))
 
-    def _numbered(self, path: str, text: str, view_range: list[int] | None) -> str:
+    def _numbered(self, path: str, text: str, view_range: Any) -> str:
         lines = text.split("\n")
-        start, end = 1, len(lines)
-        if view_range:
-            if len(view_range) != 2:
-                raise InvalidMemory("view_range must be [start_line, end_line]")
-            start = max(1, int(view_range[0]))
-            end = len(lines) if int(view_range[1]) == -1 else min(int(view_range[1]), end)
-        body = "\n".join(
-            f"{str(n).rjust(_LINE_WIDTH)}\t{lines[n - 1]}" for n in range(start, end + 1)
-        )
+        if len(lines) > _MAX_LINES:
+            raise LimitExceeded(f"File {path} exceeds maximum line limit of 999,999 lines.")
+        shown, first = lines, 1
+        # The SDK's forms: [start, end], end -1 for "to the end"; anything else shows all.
+        if isinstance(view_range, list | tuple) and len(view_range) == 2:
+            start = max(1, _integer(view_range[0], "view_range")) - 1
+            end = _integer(view_range[1], "view_range")
+            shown, first = lines[start : len(lines) if end == -1 else end], start + 1
+        body = "\n".join(f"{str(n).rjust(_LINE_WIDTH)}\t{s}" for n, s in enumerate(shown, first))
         limit = self.memdir.settings.max_view_bytes
         if len(body.encode("utf-8")) > limit:
             raise LimitExceeded(
-                f"{path} lines {start}-{end} are more than {limit} bytes",
-                hint="pass a smaller view_range",
+                f"{path} is more than {limit} bytes with line numbers",
+                hint="pass a view_range of fewer lines",
             )
         return f"Here's the content of {path} with line numbers:\n{body}"
 
     def create(self, path: str, file_text: str) -> str:
-        """Create a memory file; frontmatter it lacks is derived (see the module docstring)."""
-        rel = self._file(path)
-        memory, added = self._memory_for(rel, file_text)
+        """Create a note holding exactly ``file_text`` (see the module docstring)."""
+        rel = self._writable(path)
+        if "\x00" in file_text:
+            raise InvalidMemory(f"{path}: file_text holds NUL characters; memory files are text")
+        if os.path.lexists(self.store.root / rel):
+            raise MemoryExists(
+                f"File {path} already exists",
+                hint="change it with str_replace or insert, or delete it first",
+            )
+        memory, complete = self._derive(rel, file_text)
         try:
-            if added:
-                self.store.write(memory, file=rel, expected_version="")
-            else:
+            if complete and rel.endswith(".md"):
                 self.store.write_text(rel, file_text, expected_version="")
+            else:
+                self.store.write_note(rel, file_text, memory, expected_version="")
         except Conflict:
             raise MemoryExists(
-                f"{path} already exists",
+                f"File {path} already exists",
                 hint="change it with str_replace or insert, or delete it first",
             ) from None
-        note = f" (frontmatter added: {', '.join(added)})" if added else ""
-        return f"File created successfully at: {path}{note}"
+        return f"File created successfully at: {path}"
 
-    def _memory_for(self, rel: str, text: str) -> tuple[Memory, list[str]]:
+    def _derive(self, rel: str, text: str) -> tuple[Memory, bool]:
+        """The note's fields: its own frontmatter's, the rest derived; and if none was missing."""
         block, body, _ = split_frontmatter(text)
-        memory = (
-            parse_memory(text)
-            if block is not None
-            else Memory(name="", description="", type=None, body=body)
+        try:
+            parsed = parse_memory(text) if block is not None else None
+        except MemdirError:
+            parsed = None  # frontmatter that does not parse is just text
+        if parsed is None:
+            parsed, body = Memory(name="", description="", type=None), text
+        complete = bool(parsed.name and parsed.description and parsed.type is not None)
+        memory = replace(
+            parsed,
+            name=parsed.name or _name_from(rel),
+            description=parsed.description or _first_line(body) or "notes",
+            type=parsed.type or self.default_type,
+            created=parsed.created or dt.date.today(),
+            updated=dt.date.today(),
+            extra={k: v for k, v in parsed.extra.items() if k != "type" or parsed.type},
         )
-        derived = {
-            "name": re.sub(r"[_\-\s]+", " ", PurePosixPath(rel).stem).strip()[:MAX_NAME_CHARS]
-            or "memory",
-            "description": _first_line(memory.body) or "notes",
-        }
-        added = [k for k in ("name", "description") if not getattr(memory, k)]
-        extra = dict(memory.extra)
-        fills: dict[str, Any] = {k: derived[k] for k in added}
-        if memory.type is None:
-            added.append("type")
-            extra.pop("type", None)
-            fills["type"] = self.default_type
         if self.scope is Scope.TEAM and memory.type is MemoryType.USER:
             raise InvalidMemory("user memories are always private", hint="use another type")
-        return replace(memory, extra=extra, **fills), added
+        return memory, complete
 
     def str_replace(self, path: str, old_str: str, new_str: str) -> str:
         """Replace the one occurrence of ``old_str`` in the file."""
@@ -292,25 +405,23 @@ class MemoryToolBackend:
             if count == 0:
                 raise InvalidMemory(
                     f"No replacement was performed, old_str `{old_str}` did not appear "
-                    f"verbatim in {path}",
-                    hint="view the file and copy the text exactly",
+                    f"verbatim in {path}."
                 )
             if count > 1:
-                lines = sorted(
-                    {text.count("\n", 0, m.start()) + 1 for m in _finditer(text, old_str)}
-                )
+                lines = [text.count("\n", 0, m.start()) + 1 for m in _finditer(text, old_str)]
                 raise InvalidMemory(
                     f"No replacement was performed. Multiple occurrences of old_str "
-                    f"`{old_str}` in lines: {', '.join(map(str, lines))}",
-                    hint="include more surrounding text so that it is unique",
+                    f"`{old_str}` in lines: {', '.join(map(str, lines))}. Please ensure it is "
+                    "unique"
                 )
             return text.replace(old_str, new_str, 1)
 
-        new_text = self._edit(path, change)
-        line = new_text.count("\n", 0, new_text.find(new_str)) if new_str else 0
-        snippet = new_text.split("\n")[max(0, line - 2) : line + 3]
+        old_text, new_text = self._edit(path, change)
+        line = old_text.count("\n", 0, old_text.find(old_str))  # 0-based, where the change starts
+        new_lines = new_text.split("\n")
+        first, last = max(0, line - 2), min(len(new_lines), line + 3)
         numbered = "\n".join(
-            f"{str(n).rjust(_LINE_WIDTH)}\t{s}" for n, s in enumerate(snippet, max(1, line - 1))
+            f"{str(n + 1).rjust(_LINE_WIDTH)}\t{new_lines[n]}" for n in range(first, last)
         )
         return (
             "The memory file has been edited. Here is the snippet showing the change "
@@ -322,105 +433,175 @@ class MemoryToolBackend:
 
         def change(text: str) -> str:
             lines = text.split("\n")
-            if text.endswith("\n"):
-                lines.pop()
+            if lines[-1] == "":
+                lines.pop()  # the empty tail a final newline leaves
             if not 0 <= insert_line <= len(lines):
                 raise InvalidMemory(
                     f"Invalid `insert_line` parameter: {insert_line}. It should be within "
-                    f"the range [0, {len(lines)}]"
+                    f"the range [0, {len(lines)}]."
                 )
-            lines[insert_line:insert_line] = insert_text.rstrip("\n").split("\n")
-            return "\n".join(lines) + "\n"
+            lines.insert(insert_line, insert_text.rstrip("\n"))
+            joined = "\n".join(lines)
+            return joined if joined.endswith("\n") else joined + "\n"
 
         self._edit(path, change)
         return f"The file {path} has been edited."
 
-    def _edit(self, path: str, change: Callable[[str], str]) -> str:
+    def _edit(self, path: str, change: Callable[[str], str]) -> tuple[str, str]:
         """Apply ``change`` to the file's text with compare-and-swap, re-applying on races."""
-        rel = self._file(path)
+        rel = self._writable(path)
+        target = self.store.root / rel
         for _ in range(_RETRIES):
+            data = self._read(path, target)
+            old_text = _decode(path, data)
+            new_text = change(old_text)
             try:
-                data = (self.store.root / rel).read_bytes()
-            except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
-                raise MemoryNotFound(
-                    f"The path {path} does not exist",
-                    hint=f"view {VIRTUAL_ROOT} to see what there is, or create it",
-                ) from None
-            new_text = change(data.decode("utf-8", errors="replace"))
-            try:
-                self.store.write_text(rel, new_text, expected_version=content_version(data))
+                self._save(rel, data, new_text)
             except Conflict:
                 continue  # changed by another process since we read it: re-read, re-apply
-            except InvalidMemory as exc:
-                raise InvalidMemory(
-                    f"the edit would leave {path} without valid frontmatter ({exc.message})",
-                    hint="keep the name, description and type lines between the --- fences",
-                ) from None
-            return new_text
+            return old_text, new_text
         raise Conflict(f"{path} kept changing while being edited", hint="retry the edit")
 
+    def _save(self, rel: str, data: bytes, new_text: str) -> None:
+        """Write an edit: a memory stays one, a note keeps its sidecar, a plain file gets one."""
+        version = content_version(data)
+        target = self.store.root / rel
+        if sidecar.exists(target):
+            memory = sidecar.load_memory("", path=target)
+            memory = replace(memory, updated=dt.date.today())
+            self.store.write_note(rel, new_text, memory, expected_version=version)
+            return
+        current = self._memory_of(rel, data)
+        if current is not None:
+            try:
+                self.store.write_text(rel, new_text, expected_version=version)
+                return
+            except InvalidMemory:
+                # The edit broke the frontmatter: the text is kept as written, and the
+                # last good fields move to the sidecar, so recall still finds it.
+                memory = replace(current, updated=dt.date.today())
+        else:
+            memory, _ = self._derive(rel, new_text)
+        self.store.write_note(rel, new_text, memory, expected_version=version)
+
+    def _memory_of(self, rel: str, data: bytes) -> Memory | None:
+        """The memory ``rel`` holds with its own frontmatter, or None (not a memory)."""
+        if not rel.endswith(".md"):
+            return None
+        try:
+            memory = parse_memory(data.decode("utf-8"))
+        except (MemdirError, UnicodeDecodeError):
+            return None
+        complete = memory.name and memory.description and memory.type is not None
+        return memory if complete else None
+
+    def _is_memory(self, rel: str) -> bool:
+        record = self.store.find(rel, thorough=False)
+        return record is not None and record.file == rel
+
     def delete(self, path: str) -> str:
-        """Delete a memory file, or a folder of them (to memdir's trash)."""
+        """Delete a note, or a folder of them: everything goes to memdir's trash."""
+        self._refuse_root(path, "delete")
         rel = self._relative(path)
-        if not rel:
-            raise UnsafePath(f"cannot delete the {VIRTUAL_ROOT} directory itself")
         target = self.store.root / rel
         if target.is_dir() and not target.is_symlink():
-            files = self._memories_in(rel, path)
-            for file in files:
+            for file in [f for f in self.store.files() if f.startswith(rel + "/")]:
                 self.store.delete(file)
-            _remove_empty_dirs(target)
-            return f"Successfully deleted {path} ({len(files)} memories)"
-        rel = self._file(path)
-        if not target.is_file():
+            self._trash_rest(rel)
+        elif not os.path.lexists(target):
             raise MemoryNotFound(f"The path {path} does not exist")
-        self.store.delete(rel)
+        elif self._writable(path) and self._is_memory(rel):
+            self.store.delete(rel)
+        else:
+            self._trash_rest(rel)
         return f"Successfully deleted {path}"
 
+    def _trash_rest(self, rel: str) -> None:
+        """Move what is left at ``rel`` (files that are not memories) to the trash."""
+        base = self.memdir.layout.trash_dir / dt.date.today().isoformat() / self.scope.value
+        with self.store.lock():
+            source = self.store.root / rel
+            if not os.path.lexists(source):
+                return
+            target, n = base / rel, 2
+            while os.path.lexists(target):
+                target, n = base / f"{rel}.{n}", n + 1
+            ensure_dir(target.parent)
+            os.replace(source, target)
+            sidecar.move(source, target)
+
     def rename(self, old_path: str, new_path: str) -> str:
-        """Move a memory file, or a folder of them; the index follows."""
+        """Move a note, or a folder of them; the index and the sidecars follow."""
+        self._refuse_root(old_path, "rename")
         old, new = self._relative(old_path), self._relative(new_path)
-        if not old:
-            raise UnsafePath(f"cannot rename the {VIRTUAL_ROOT} directory itself")
         if not new:
-            raise UnsafePath(f"cannot rename onto the {VIRTUAL_ROOT} directory itself")
-        if (self.store.root / new).exists():
-            raise MemoryExists(f"The destination {new_path} already exists")
+            raise UnsafePath(f"Cannot rename onto the {VIRTUAL_ROOT} directory itself")
         source = self.store.root / old
-        if source.is_dir() and not source.is_symlink():
-            files = self._memories_in(old, old_path)
-            moves = [(f, new + f[len(old) :]) for f in files]
-            for _, target in moves:
-                self._file(self._virtual(target))
-            for file, target in moves:
-                self.store.rename(file, target)
-            _remove_empty_dirs(source)
-            return f"Successfully renamed {old_path} to {new_path}"
-        old, new = self._file(old_path), self._file(new_path)
-        if not source.is_file():
+        if not os.path.lexists(source):
             raise MemoryNotFound(f"The path {old_path} does not exist")
-        self.store.rename(old, new)
+        if os.path.lexists(self.store.root / new):
+            raise MemoryExists(f"The destination {new_path} already exists")
+        if new.startswith(old + "/"):
+            raise InvalidMemory(f"cannot move {old_path} into itself")
+        if source.is_dir() and not source.is_symlink():
+            self._writable(new_path)  # the folder's own name follows the same rules
+            self._rename_folder(old, new)
+        else:
+            self._writable(old_path)  # the index stays where it is
+            self._rename_file(old, self._writable(new_path), source)
         return f"Successfully renamed {old_path} to {new_path}"
 
-    def _memories_in(self, rel: str, shown: str) -> list[str]:
-        files = [f for f in self.store.files() if f.startswith(rel + "/")]
-        others = [
-            p
-            for p in (self.store.root / rel).rglob("*")
-            if p.is_file() and not p.name.endswith(".md") and not p.name.startswith(".")
-        ]
-        if others:
-            raise InvalidMemory(
-                f"{shown} holds files that are not memories",
-                hint="move or delete those files one by one first",
-            )
-        return files
+    def _rename_file(self, old: str, new: str, source: Path) -> None:
+        if not self._is_memory(old):
+            with self.store.lock():
+                ensure_dir((self.store.root / new).parent)
+                os.rename(source, self.store.root / new)
+            return
+        if not new.endswith(".md") and not sidecar.exists(source):
+            # A memory with frontmatter leaving .md keeps its fields in a sidecar.
+            data = source.read_bytes()
+            memory = self._memory_of(old, data)
+            if memory is not None:
+                self.store.write_note(
+                    old, _decode(old, data), memory, expected_version=content_version(data)
+                )
+        self.store.rename(old, new)
+
+    def _rename_folder(self, old: str, new: str) -> None:
+        moves = [(f, new + f[len(old) :]) for f in self.store.files() if f.startswith(old + "/")]
+        for _, target in moves:
+            self._writable(self._virtual(target))
+        for file, target in moves:
+            self.store.rename(file, target)
+        source = self.store.root / old
+        with self.store.lock():  # what is left: files that are not memories
+            for dirpath, _, names in os.walk(source):
+                for name in names:
+                    here = Path(dirpath) / name
+                    there = self.store.root / new / here.relative_to(source)
+                    ensure_dir(there.parent)
+                    os.replace(here, there)
+        _remove_empty_dirs(source)
+
+
+def _decode(path: str, data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidMemory(
+            f"The file {path} is not a valid UTF-8 text file",
+            hint="memory files are text; delete this one or replace it",
+        ) from None
+
+
+def _name_from(rel: str) -> str:
+    return re.sub(r"[_\-\s.]+", " ", PurePosixPath(rel).stem).strip()[:MAX_NAME_CHARS] or "memory"
 
 
 def _first_line(body: str) -> str:
     for line in body.splitlines():
         text = line.strip().lstrip("#>*-").strip()
-        if text:
+        if any(c.isalnum() for c in text):
             return text[:140]
     return ""
 
@@ -430,17 +611,15 @@ def _finditer(text: str, needle: str) -> Iterator[re.Match[str]]:
 
 
 def _size(path: Path) -> str:
+    """A byte count as the SDK's tool prints it: 512B, 4K, 1.5M."""
     try:
-        size = float(path.stat().st_size)
+        size = path.stat().st_size
     except OSError:
-        size = 0.0
-    if size < 1024:
-        return f"{int(size)}B"
-    for unit in ("K", "M", "G"):
-        size /= 1024
-        if size < 1024 or unit == "G":
-            break
-    return f"{size:.1f}{unit}"
+        size = 0
+    units = ("B", "K", "M", "G")
+    step = min(max(size.bit_length() - 1, 0) // 10, len(units) - 1)
+    value = size / 1024**step
+    return f"{int(value)}{units[step]}" if value == int(value) else f"{value:.1f}{units[step]}"
 
 
 def _remove_empty_dirs(top: Path) -> None:
@@ -448,7 +627,7 @@ def _remove_empty_dirs(top: Path) -> None:
         try:
             os.rmdir(dirpath)
         except OSError:
-            continue  # not empty (hidden files): leave it
+            continue  # not empty: leave it
 
 
 def anthropic_memory_tool(backend: MemoryToolBackend) -> BetaAbstractMemoryTool:
@@ -460,7 +639,7 @@ def anthropic_memory_tool(backend: MemoryToolBackend) -> BetaAbstractMemoryTool:
     from anthropic.lib.tools import BetaAbstractMemoryTool, ToolError
 
     def forward(command: Any) -> str:
-        result = backend.run(command.model_dump(exclude_none=True))
+        result = backend.run(command.model_dump(exclude_none=True, warnings=False))
         if result.is_error:
             raise ToolError(result.text)
         return result.text

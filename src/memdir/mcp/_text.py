@@ -22,6 +22,7 @@ from memdir.errors import (
     SecretDetected,
     UnsafePath,
 )
+from memdir.storage import sidecar
 from memdir.storage.codec import read_frontmatter_head
 from memdir.storage.memory_index import INDEX_NAME
 
@@ -104,7 +105,9 @@ def listing(directory: Path, prefix: str, *, depth: int = 2) -> list[str]:
             out.append(f"{rel}/")
             if depth > 1:
                 out.extend("  " + line for line in listing(Path(entry.path), f"{rel}/", depth=1))
-        elif entry.name.endswith(".md") and entry.is_file(follow_symlinks=False):
+        elif (entry.name.endswith(".md") or sidecar.exists(entry.path)) and entry.is_file(
+            follow_symlinks=False
+        ):
             out.append(_describe(Path(entry.path), rel))
     return out
 
@@ -113,7 +116,8 @@ def _describe(path: Path, rel: str) -> str:
     if path.name == INDEX_NAME:
         return f"{rel} (index)"
     try:
-        head = read_frontmatter_head(path)
+        head = sidecar.read_fields(path)
+        head = read_frontmatter_head(path) if head is None else head
     except (MemdirError, OSError):
         return f"{rel} (frontmatter unreadable)"
     kind = head.get("type") or "untyped"

@@ -35,6 +35,7 @@ from memdir.model import MemoryType, Scope
 from memdir.recall.age import memory_date
 from memdir.search import terms as textproc
 from memdir.search.catalog import CATALOG_NAME, DEFAULT_WEIGHTS, Catalog, RankingOptions
+from memdir.storage import sidecar
 from memdir.storage.codec import memory_from_fields, read_frontmatter_head, split_frontmatter
 from memdir.storage.memory_index import INDEX_NAME
 from memdir.storage.paths import Layout
@@ -187,7 +188,7 @@ def _walk(root: Path, scope: Scope, prefix: str, excluded: frozenset[str]) -> li
                         if file not in excluded:
                             stack.append((entry.path, file + "/"))
                     elif (
-                        name.endswith(".md")
+                        (name.endswith(".md") or sidecar.exists(entry.path))
                         and file != INDEX_NAME
                         and entry.is_file(follow_symlinks=False)
                     ):
@@ -215,7 +216,8 @@ def read_entry(found: MemoryFile) -> ManifestEntry:
     """The manifest facts of one file, from its frontmatter head only."""
     problem: str | None = None
     try:
-        fields = read_frontmatter_head(found.path)
+        fields = sidecar.read_fields(found.path)
+        fields = read_frontmatter_head(found.path) if fields is None else fields
         memory = memory_from_fields(fields, "", path=found.path)
     except MemdirError as exc:
         problem = f"frontmatter does not parse: {exc.message}"

@@ -46,7 +46,7 @@ from memdir.recall.manifest import (
     scan_memory_files,
 )
 from memdir.recall.prompt import DRIFT_CAVEAT
-from memdir.storage.codec import parse_memory
+from memdir.storage import sidecar
 from memdir.storage.fs import atomic_write, file_lock, read_json_object
 from memdir.storage.paths import Layout
 
@@ -481,7 +481,8 @@ def _items(
 
 def _read_memory(found: MemoryFile) -> Memory | None:
     try:
-        return parse_memory(found.path.read_text(encoding="utf-8", errors="replace"))
+        text = found.path.read_text(encoding="utf-8", errors="replace")
+        return sidecar.load_memory(text, path=found.path)
     except (MemdirError, OSError):
         return None
 

@@ -41,6 +41,7 @@ from memdir.search.engine import (
     TextIndex,
     open_index_db,
 )
+from memdir.storage import sidecar
 from memdir.storage.dailylog import read_log
 from memdir.storage.fs import atomic_write, ensure_dir, file_lock
 from memdir.storage.paths import Layout
@@ -305,7 +306,9 @@ class Catalog:
         return "updated" if row is not None else "added"
 
     def _scan(self) -> Iterator[tuple[str, tuple[str, os.stat_result]]]:
-        for path, info, rel in _walk(str(self.layout.memory_dir), ".md", follow=False):
+        for path, info, rel in _walk(str(self.layout.memory_dir), "", follow=False):
+            if not path.endswith(".md") and not sidecar.exists(path):
+                continue  # a note of another extension is a memory only with its sidecar
             if rel and rel[0] == "logs":
                 if len(rel) == 3 and _LOG_NAME.match(os.path.basename(path)):
                     yield path, ("log", info)
@@ -392,13 +395,11 @@ def _discard(path: Path) -> None:
 
 
 def _memory_doc(path: Path, memory_dir: Path, text: str, mtime: float) -> Document:
-    from memdir.storage.codec import parse_memory
-
     rel = path.relative_to(memory_dir)
     scope = Scope.TEAM if rel.parts[0] == "team" and len(rel.parts) > 1 else Scope.PRIVATE
     stem_words = path.stem.replace("_", " ").replace("-", " ")
     try:
-        memory = parse_memory(text, path=path)
+        memory = sidecar.load_memory(text, path=path)
     except MemdirError:
         # A file that does not parse is still searchable as plain text.
         return Document(

@@ -39,6 +39,7 @@ from memdir.errors import (
     UnsafePath,
 )
 from memdir.model import Memory, MemoryRecord, MemoryType, Scope, check_memory_text
+from memdir.storage import sidecar
 from memdir.storage.codec import parse_memory, render_memory
 from memdir.storage.fs import (
     atomic_write,
@@ -174,7 +175,7 @@ class MemoryStore:
                     if rel not in self._excluded:
                         yield from self._walk(entry.path, rel + "/")
                 elif (
-                    name.endswith(".md")
+                    (name.endswith(".md") or sidecar.exists(entry.path))
                     and rel != INDEX_NAME
                     and entry.is_file(follow_symlinks=False)
                 ):
@@ -197,7 +198,7 @@ class MemoryStore:
     def _read(self, rel: str, path: Path) -> MemoryRecord:
         data = read_bytes_nofollow(path)
         text = data.decode("utf-8", errors="replace")
-        memory = parse_memory(text, path=path)
+        memory = sidecar.load_memory(text, path=path)
         return MemoryRecord(
             scope=self.scope,
             file=rel,
@@ -206,7 +207,7 @@ class MemoryStore:
             mtime=path.stat().st_mtime,
         )
 
-    def _resolve(self, file: str) -> tuple[str, Path]:
+    def _resolve(self, file: str, *, any_name: bool = False) -> tuple[str, Path]:
         refuse_hidden(file)
         path = safe_join(self.root, file)
         rel = path.relative_to(Path(os.path.realpath(self.root))).as_posix()
@@ -219,7 +220,7 @@ class MemoryStore:
             )
         if ".git" in rel.casefold().split("/"):  # git's own folder: never a memory
             raise InvalidMemory(f"{rel!r} is inside .git/", path=path, hint="choose another name")
-        if not rel.endswith(".md") or rel == INDEX_NAME:
+        if rel == INDEX_NAME or not (any_name or rel.endswith(".md") or sidecar.exists(path)):
             raise InvalidMemory(
                 f"{rel!r} is not a memory file name",
                 path=path,
@@ -264,8 +265,6 @@ class MemoryStore:
             n += 1
 
     def _read_if_memory(self, file: str) -> MemoryRecord | None:
-        if not file.endswith(".md"):
-            return None
         try:
             rel, path = self._resolve(file)
         except MemdirError:
@@ -400,7 +399,23 @@ class MemoryStore:
             self._check_bounds(memory, rel, self._held(current, path))
             self._keep_what_is_replaced(rel, path, memory, current, expected_version, replace)
             memory = self._stamped(memory, current, path) if stamp else memory
-            return self._commit(rel, path, memory, render_memory(memory), created=current is None)
+            note = sidecar.exists(path)  # a note keeps its fields beside it, its text as is
+            text = memory.body if note else render_memory(memory)
+            return self._commit(rel, path, memory, text, created=current is None, note=note)
+
+    def write_note(
+        self, file: str, text: str, memory: Memory, *, expected_version: str | None = None
+    ) -> WriteResult:
+        """Write ``text`` to ``file`` (any name) exactly, ``memory``'s fields to its sidecar.
+
+        For notes that must read back byte for byte (see :mod:`memdir.storage.sidecar`).
+        """
+        self._validate(memory)
+        self.ensure()
+        with self.lock():
+            rel, path = self._resolve(file, any_name=True)
+            current = self._current(rel, path, expected_version)
+            return self._commit(rel, path, memory, text, created=current is None, note=True)
 
     def write_text(
         self,
@@ -419,7 +434,7 @@ class MemoryStore:
         self._ensure_folder()
         with self.lock():
             rel, path = self._resolve(file)
-            memory = parse_memory(text, path=path)
+            memory = sidecar.load_memory(text, path=path)  # a note's fields stay beside it
             self._validate(memory)
             current = self._current(rel, path, expected_version)
             self._check_bounds(memory, rel, self._held(current, path))
@@ -494,11 +509,13 @@ class MemoryStore:
         return current
 
     def _commit(
-        self, rel: str, path: Path, memory: Memory, text: str, *, created: bool
+        self, rel: str, path: Path, memory: Memory, text: str, *, created: bool, note: bool = False
     ) -> WriteResult:
         """Size check, guard, atomic write and index line: the tail of every write."""
         self._check_size(rel, text)
         warnings = tuple(self._guard(text, rel)) if self._guard else ()
+        if note:
+            sidecar.write(path, memory)
         # The index write below fsyncs the root folder; nested files sync their own.
         atomic_write(path, text, sync_dir=path.parent != self.root)
         self._update_index(memory.name, rel, memory.description)
@@ -545,6 +562,7 @@ class MemoryStore:
             self._check_version(record.file, path, record.version, expected_version)
             target = self._trash_target(record.file)
             os.replace(path, target)
+            sidecar.move(path, target)
             atomic_write(self.index_path, remove_entry(self.read_index(), file=record.file))
         return target
 
@@ -571,15 +589,17 @@ class MemoryStore:
         """Move a memory to another file name; its index line follows it."""
         with self.lock():
             record = self.get(ref)
-            new_rel, new_path = self._resolve(new_file)
+            old_path = self.root / record.file
+            new_rel, new_path = self._resolve(new_file, any_name=sidecar.exists(old_path))
             if new_path.exists():
                 raise MemoryExists(
                     f"{new_rel} already exists", path=new_path, hint="choose another file name"
                 )
             ensure_dir(new_path.parent)
             new_path = safe_join(self.root, new_rel)  # its folders exist now: check again
-            _, old_path = self._resolve(record.file)
+            _, old_path = self._resolve(record.file, any_name=True)
             os.rename(old_path, new_path)
+            sidecar.move(old_path, new_path)
             memory = record.memory
             self._update_index(memory.name, new_rel, memory.description, moved_from=record.file)
             return self._read(new_rel, new_path)
