@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from memdir.api import Memdir
-from memdir.search.catalog import DEFAULT_WEIGHTS, Catalog, Hit, RankingOptions
+from memdir.search.catalog import DEFAULT_WEIGHTS, Catalog, Hit, RankingOptions, SearchQuery
 from memdir.search.embeddings import Embedder
 
 REPO = Path(__file__).resolve().parent.parent
@@ -129,6 +129,13 @@ def answer_all(
         out.write(json.dumps({"qid": qid, "ranked": ranked}) + "\n")
 
 
+def _catalog_search(catalog: Catalog, limit: int) -> Callable[[str], list[Hit]]:
+    def answer(question: str) -> list[Hit]:
+        return catalog.search(SearchQuery(query=question, kinds=("transcript",), limit=limit))
+
+    return answer
+
+
 def run(args: argparse.Namespace) -> float:
     """Index every conversation, answer every question; returns seconds spent."""
     data = json.loads(Path(args.data).read_text(encoding="utf-8"))
@@ -169,10 +176,7 @@ def run(args: argparse.Namespace) -> float:
                 with Catalog.open(mem.layout, options=options, embedder=embedder) as catalog:
                     catalog.add_transcripts(folder)
                     catalog.auto_refresh = False
-                    search = functools.partial(
-                        catalog.search, kinds=("transcript",), limit=args.limit
-                    )
-                    answer_all(sample, search, mapping, out)
+                    answer_all(sample, _catalog_search(catalog, args.limit), mapping, out)
             print(f"{sample['sample_id']}: {time.perf_counter() - start:.1f}s", file=sys.stderr)
     return time.perf_counter() - start
 

@@ -34,7 +34,13 @@ from memdir.errors import MemdirError
 from memdir.model import MemoryType, Scope
 from memdir.recall.age import memory_date
 from memdir.search import terms as textproc
-from memdir.search.catalog import CATALOG_NAME, DEFAULT_WEIGHTS, Catalog, RankingOptions
+from memdir.search.catalog import (
+    CATALOG_NAME,
+    DEFAULT_WEIGHTS,
+    Catalog,
+    RankingOptions,
+    SearchQuery,
+)
 from memdir.storage.codec import memory_from_fields, read_frontmatter_head, split_frontmatter
 from memdir.storage.memory_index import INDEX_NAME
 from memdir.storage.paths import Layout
@@ -316,7 +322,7 @@ def _catalog_rank(
     # Trigger: the catalog is a derived cache and can be locked or damaged.
     # Why: recall must answer anyway. Outcome: fall back to the lexical ranker.
     try:
-        hits = catalog.search(query, kinds=("memory",), limit=wanted)
+        hits = catalog.search(SearchQuery(query=query, kinds=("memory",), limit=wanted))
     except (MemdirError, sqlite3.Error, OSError):
         return None
     ranked = [(by_ref[h.ref], h.score) for h in hits if h.ref in by_ref]

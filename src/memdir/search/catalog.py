@@ -21,13 +21,13 @@ import os
 import re
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from memdir.errors import LockTimeout, MemdirError
-from memdir.model import MemoryType, Scope
+from memdir.model import Scope
 from memdir.search.embeddings import Embedder
 from memdir.search.engine import (
     CATALOG_NAME,
@@ -38,6 +38,7 @@ from memdir.search.engine import (
     Document,
     Hit,
     RankingOptions,
+    SearchQuery,
     TextIndex,
     open_index_db,
 )
@@ -57,6 +58,7 @@ __all__ = [
     "Progress",
     "RankingOptions",
     "RefreshStats",
+    "SearchQuery",
     "TextIndex",
 ]
 
@@ -193,26 +195,11 @@ class Catalog:
         with file_lock(self.layout.lock_dir / "catalog.lock"):
             return self._guarded(lambda: self._refresh(progress, time.perf_counter(), clear=True))
 
-    def search(
-        self,
-        query: str,
-        *,
-        kinds: Sequence[str] | None = None,
-        limit: int = 10,
-        types: Sequence[MemoryType | str] | None = None,
-        scope: Scope | str | None = None,
-        since: dt.date | None = None,
-        until: dt.date | None = None,
-    ) -> list[Hit]:
+    def search(self, query: SearchQuery | str) -> list[Hit]:
         """Ranked search (refreshing first unless ``auto_refresh`` is off)."""
         if self.auto_refresh and time.monotonic() - self._refreshed_at >= self.refresh_every:
             self.refresh(wait=False)
-        return self._guarded(
-            lambda: self.index.search(
-                query, kinds=kinds, limit=limit, types=types, scope=scope, since=since, until=until
-            ),
-            rebuild=True,
-        )
+        return self._guarded(lambda: self.index.search(query), rebuild=True)
 
     def _guarded(self, action: Callable[[], _T], *, rebuild: bool = False) -> _T:
         try:

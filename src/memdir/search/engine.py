@@ -25,6 +25,7 @@ __all__ = [
     "Document",
     "Hit",
     "RankingOptions",
+    "SearchQuery",
     "TextIndex",
     "date_words",
     "open_index_db",
@@ -88,6 +89,41 @@ class Hit:
     date: dt.datetime | None
     scope: Scope | None
     type: MemoryType | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class SearchQuery:
+    """One ranked search: the text and every filter, as one value passed down the layers.
+
+    ``kinds``/``types`` of ``None`` mean any (an empty tuple matches nothing);
+    ``scope`` keeps one scope; ``since``/``until`` bound the document's date
+    (inclusive days); ``exclude`` drops documents by id before ranking (what a
+    caller has already shown), so they cannot crowd the others out of ``limit``.
+    Lists given for ``kinds``/``types`` are kept as tuples, so the value stays hashable.
+    """
+
+    query: str
+    kinds: tuple[str, ...] | None = None
+    types: tuple[MemoryType | str, ...] | None = None
+    scope: Scope | None = None
+    since: dt.date | None = None
+    until: dt.date | None = None
+    limit: int = 10
+    exclude: frozenset[str] = frozenset()
+
+    def __post_init__(self) -> None:
+        # Frozen, so normalise through object.__setattr__: callers pass lists and strings.
+        if self.kinds is not None:
+            object.__setattr__(self, "kinds", tuple(self.kinds))
+        if self.types is not None:
+            object.__setattr__(self, "types", tuple(self.types))
+        object.__setattr__(self, "exclude", frozenset(self.exclude))
+        object.__setattr__(self, "limit", max(int(self.limit), 0))
+
+    @classmethod
+    def of(cls, query: SearchQuery | str) -> SearchQuery:
+        """``query`` itself, or a plain text search with the default filters."""
+        return query if isinstance(query, SearchQuery) else cls(query=query)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -293,26 +329,17 @@ class TextIndex:
 
     # --- searching ----------------------------------------------------------------
 
-    def search(
-        self,
-        query: str,
-        *,
-        kinds: Sequence[str] | None = None,
-        limit: int = 10,
-        types: Sequence[MemoryType | str] | None = None,
-        scope: Scope | str | None = None,
-        since: dt.date | None = None,
-        until: dt.date | None = None,
-    ) -> list[Hit]:
-        """The best ``limit`` documents for ``query``; never raises on query text."""
-        where, params = _filters(kinds, types, scope, since, until)
-        wanted = textproc.query_terms(query)
-        scores = self._lexical(wanted, where, params, pool=max(self.options.candidates, limit))
-        if self.embedder is not None and query.strip():
-            scores = self._fuse(query, scores, where, params)
+    def search(self, query: SearchQuery | str) -> list[Hit]:
+        """The best ``query.limit`` documents for ``query``; never raises on query text."""
+        q = SearchQuery.of(query)
+        where, params = _filters(q)
+        wanted = textproc.query_terms(q.query)
+        scores = self._lexical(wanted, where, params, pool=max(self.options.candidates, q.limit))
+        if self.embedder is not None and q.query.strip():
+            scores = self._fuse(q.query, scores, where, params)
         if self.options.neighbour_weight and scores:
             scores = self._smooth(scores)
-        ranked = sorted(scores.items(), key=lambda kv: -kv[1])[:limit]
+        ranked = sorted(scores.items(), key=lambda kv: -kv[1])[: q.limit]
         return self._hits(ranked, wanted)
 
     def _lexical(
@@ -455,29 +482,26 @@ def _memory_type(value: str | None) -> MemoryType | None:
         return None
 
 
-def _filters(
-    kinds: Sequence[str] | None,
-    types: Sequence[MemoryType | str] | None,
-    scope: Scope | str | None,
-    since: dt.date | None,
-    until: dt.date | None,
-) -> tuple[str, list[Any]]:
+def _filters(q: SearchQuery) -> tuple[str, list[Any]]:
     clauses: list[str] = []
     params: list[Any] = []
-    for column, values in (("d.kind", kinds), ("d.type", types)):
+    for column, values in (("d.kind", q.kinds), ("d.type", q.types)):
         if values is not None:
             items = [str(getattr(v, "value", v)) for v in values]
             clauses.append(f"{column} IN ({','.join('?' * len(items))})" if items else "0")
             params.extend(items)
-    if scope is not None:
+    if q.exclude:
+        clauses.append(f"d.id NOT IN ({','.join('?' * len(q.exclude))})")
+        params.extend(sorted(q.exclude))
+    if q.scope is not None:
         clauses.append("d.scope = ?")
-        params.append(str(getattr(scope, "value", scope)))
-    if since is not None:
+        params.append(q.scope.value)
+    if q.since is not None:
         clauses.append("substr(d.date, 1, 10) >= ?")
-        params.append(since.isoformat())
-    if until is not None:
+        params.append(q.since.isoformat())
+    if q.until is not None:
         clauses.append("substr(d.date, 1, 10) <= ?")
-        params.append(until.isoformat())
+        params.append(q.until.isoformat())
     return "".join(f" AND {c}" for c in clauses), params
 
 

@@ -10,19 +10,17 @@ that a stemmed index would blur.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from memdir.errors import MemdirError
-from memdir.model import MemoryType, Scope
-from memdir.search.catalog import Catalog, Hit, RankingOptions
+from memdir.search.catalog import Catalog, Hit, RankingOptions, SearchQuery
 from memdir.search.embeddings import Embedder
 from memdir.storage.paths import Layout
 
-__all__ = ["GrepHit", "Hit", "InvalidPattern", "grep", "search"]
+__all__ = ["GrepHit", "Hit", "InvalidPattern", "SearchQuery", "grep", "search"]
 
 
 class InvalidPattern(MemdirError):
@@ -40,22 +38,14 @@ class GrepHit:
 
 def search(
     layout: Layout,
-    query: str,
+    query: SearchQuery | str,
     *,
-    kinds: Sequence[str] | None = None,
-    limit: int = 10,
-    types: Sequence[MemoryType | str] | None = None,
-    scope: Scope | str | None = None,
-    since: dt.date | None = None,
-    until: dt.date | None = None,
     embedder: Embedder | None = None,
     options: RankingOptions | None = None,
 ) -> list[Hit]:
     """Ranked search of one project (memories, logs, notes, registered transcripts)."""
     with Catalog.open(layout, options=options, embedder=embedder) as catalog:
-        return catalog.search(
-            query, kinds=kinds, limit=limit, types=types, scope=scope, since=since, until=until
-        )
+        return catalog.search(query)
 
 
 def grep(
