@@ -60,6 +60,7 @@ __all__ = [
     "RefreshStats",
     "SearchQuery",
     "TextIndex",
+    "memory_document",
 ]
 
 _T = TypeVar("_T")
@@ -197,9 +198,18 @@ class Catalog:
 
     def search(self, query: SearchQuery | str) -> list[Hit]:
         """Ranked search (refreshing first unless ``auto_refresh`` is off)."""
+        self.refresh_if_due()
+        return self._guarded(lambda: self.index.search(query), rebuild=True)
+
+    def rank(self, query: SearchQuery | str) -> list[tuple[str, float]]:
+        """Ranked refs and scores only (see :meth:`TextIndex.rank`), refreshing like search."""
+        self.refresh_if_due()
+        return self._guarded(lambda: self.index.rank(query), rebuild=True)
+
+    def refresh_if_due(self) -> None:
+        """Refresh unless ``auto_refresh`` is off or the last refresh is recent enough."""
         if self.auto_refresh and time.monotonic() - self._refreshed_at >= self.refresh_every:
             self.refresh(wait=False)
-        return self._guarded(lambda: self.index.search(query), rebuild=True)
 
     def _guarded(self, action: Callable[[], _T], *, rebuild: bool = False) -> _T:
         try:
@@ -316,7 +326,7 @@ class Catalog:
     def _documents(self, path: Path, kind: str, data: bytes, mtime: float) -> list[Document]:
         text = data.decode("utf-8", "replace")
         if kind == "memory":
-            return [_memory_doc(path, self.layout.memory_dir, text, mtime)]
+            return [memory_document(path, self.layout.memory_dir, text, mtime)]
         if kind == "log":
             return _log_docs(path, self.layout.memory_dir)
         if kind == "notes":
@@ -378,7 +388,13 @@ def _discard(path: Path) -> None:
             Path(f"{path}{suffix}").unlink()
 
 
-def _memory_doc(path: Path, memory_dir: Path, text: str, mtime: float) -> Document:
+def memory_document(path: Path, memory_dir: Path, text: str, mtime: float) -> Document:
+    """A memory file as a document: ranked fields, and the manifest's facts in ``meta``.
+
+    ``meta`` holds the description, ``verified``/``updated`` dates (ISO) and,
+    for a file whose frontmatter does not parse, the ``problem``; so a manifest
+    can list memories from the index without opening their files.
+    """
     from memdir.storage.codec import parse_memory
 
     rel = path.relative_to(memory_dir)
@@ -386,7 +402,7 @@ def _memory_doc(path: Path, memory_dir: Path, text: str, mtime: float) -> Docume
     stem_words = path.stem.replace("_", " ").replace("-", " ")
     try:
         memory = parse_memory(text, path=path)
-    except MemdirError:
+    except MemdirError as exc:
         # A file that does not parse is still searchable as plain text.
         return Document(
             id=rel.as_posix(),
@@ -395,6 +411,7 @@ def _memory_doc(path: Path, memory_dir: Path, text: str, mtime: float) -> Docume
             fields={"name": stem_words, "body": text},
             scope=scope,
             date=dt.datetime.fromtimestamp(mtime),
+            meta={"problem": f"frontmatter does not parse: {exc.message}"},
         )
     when = memory.updated or memory.created or dt.datetime.fromtimestamp(mtime)
     return Document(
@@ -410,6 +427,11 @@ def _memory_doc(path: Path, memory_dir: Path, text: str, mtime: float) -> Docume
         date=when,
         scope=scope,
         type=memory.type,
+        meta={
+            "description": memory.description,
+            "verified": memory.verified.isoformat() if memory.verified else None,
+            "updated": memory.updated.isoformat() if memory.updated else None,
+        },
     )
 
 

@@ -33,6 +33,7 @@ __all__ = [
 
 import contextlib
 import datetime as dt
+import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -43,7 +44,7 @@ from memdir.model import MemoryType, Scope
 from memdir.search import terms as textproc
 from memdir.search.embeddings import Embedder, cosine_scores, pack_vector, rrf
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 CATALOG_NAME = "catalog.sqlite3"
 KINDS = ("memory", "log", "notes", "transcript")
 FIELDS = ("name", "description", "body", "context", "dates")
@@ -62,7 +63,9 @@ class Document:
 
     ``fields`` maps names from :data:`FIELDS` to text; ``text`` is what
     snippets are cut from (the body when omitted). ``group`` and ``seq`` place
-    a document among its neighbours (a transcript and a turn index).
+    a document among its neighbours (a transcript and a turn index). ``meta``
+    is stored as it is, for readers that list documents without their files
+    (a memory's description and dates).
     """
 
     id: str
@@ -75,6 +78,7 @@ class Document:
     type: MemoryType | None = None
     group: str | None = None
     seq: int | None = None
+    meta: Mapping[str, str | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -159,7 +163,7 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS docs (
     rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, source INTEGER, kind TEXT NOT NULL,
     title TEXT NOT NULL, text TEXT NOT NULL, date TEXT, scope TEXT, type TEXT,
-    grp TEXT, seq INTEGER);
+    grp TEXT, seq INTEGER, meta TEXT);
 CREATE INDEX IF NOT EXISTS docs_source ON docs(source);
 CREATE INDEX IF NOT EXISTS docs_grp ON docs(grp, seq);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
@@ -252,8 +256,9 @@ class TextIndex:
         for doc in docs:
             self.remove([doc.id])
             cur = self.conn.execute(
-                "INSERT INTO docs (id, source, kind, title, text, date, scope, type, grp, seq)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?)",
+                "INSERT INTO docs"
+                " (id, source, kind, title, text, date, scope, type, grp, seq, meta)"
+                " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     doc.id,
                     source,
@@ -265,6 +270,7 @@ class TextIndex:
                     doc.type.value if doc.type else None,
                     doc.group,
                     doc.seq,
+                    json.dumps(dict(doc.meta)) if doc.meta else None,
                 ),
             )
             columns = [" ".join(textproc.terms(doc.fields.get(f, ""))) for f in FIELDS]
@@ -332,6 +338,22 @@ class TextIndex:
     def search(self, query: SearchQuery | str) -> list[Hit]:
         """The best ``query.limit`` documents for ``query``; never raises on query text."""
         q = SearchQuery.of(query)
+        return self._hits(self._ranked(q), textproc.query_terms(q.query))
+
+    def rank(self, query: SearchQuery | str) -> list[tuple[str, float]]:
+        """Like :meth:`search`, but only the ids and scores (no snippets: cheaper)."""
+        ranked = self._ranked(SearchQuery.of(query))
+        if not ranked:
+            return []
+        marks = ",".join("?" * len(ranked))
+        ids = dict(
+            self.conn.execute(
+                f"SELECT rowid, id FROM docs WHERE rowid IN ({marks})", [r for r, _ in ranked]
+            )
+        )
+        return [(ids[r], round(score, 6)) for r, score in ranked if r in ids]
+
+    def _ranked(self, q: SearchQuery) -> list[tuple[int, float]]:
         where, params = _filters(q)
         wanted = textproc.query_terms(q.query)
         scores = self._lexical(wanted, where, params, pool=max(self.options.candidates, q.limit))
@@ -339,8 +361,7 @@ class TextIndex:
             scores = self._fuse(q.query, scores, where, params)
         if self.options.neighbour_weight and scores:
             scores = self._smooth(scores)
-        ranked = sorted(scores.items(), key=lambda kv: -kv[1])[: q.limit]
-        return self._hits(ranked, wanted)
+        return sorted(scores.items(), key=lambda kv: -kv[1])[: q.limit]
 
     def _lexical(
         self, wanted: list[str], where: str, params: list[Any], *, pool: int
