@@ -470,17 +470,13 @@ def _transcript_docs(path: Path) -> list[Document]:
             Document(
                 id=f"{path}#{turn.index}",
                 kind="transcript",
-                title=f"{turn.role} · {path.stem} #{turn.index}",
-                fields={"name": _speaker(turn.text), "body": turn.text, "context": " ".join(near)},
+                title=f"{turn.speaker or turn.role} · {path.stem} #{turn.index}",
+                # The speaker comes from the record, never from the text: a turn
+                # starting "Note:" or "Error:" names no one.
+                fields={"name": turn.speaker or "", "body": turn.text, "context": " ".join(near)},
                 date=turn.timestamp,
                 group=str(path),
                 seq=i,
             )
         )
     return docs
-
-
-def _speaker(text: str) -> str:
-    """The ``Name:`` a chat line starts with, if any (multi-party transcripts)."""
-    head, sep, _ = text[:60].partition(":")
-    return head if sep and 0 < len(head.split()) <= 3 and head[:1].isupper() else ""
