@@ -301,10 +301,13 @@ class Memories(Protocol):
         ...
 
 
-_ROWS = (
-    "SELECT d.id, d.title, d.type, d.meta, s.path, s.mtime_ns"
-    " FROM docs d JOIN sources s ON s.id = d.source WHERE d.kind = 'memory'"
-)
+_COLUMNS = "SELECT d.id, d.title, d.type, d.meta, s.path, s.mtime_ns"
+# By id: the ids come from a memory search, and naming the kind here would lead
+# SQLite to scan every memory rather than look the ids up.
+_BY_ID = f"{_COLUMNS} FROM docs d JOIN sources s ON s.id = d.source WHERE d.id IN"
+# Newest first: walk the sources by their mtime index and stop at the limit (CROSS
+# JOIN keeps SQLite from sorting every memory instead).
+_NEWEST = f"{_COLUMNS} FROM sources s CROSS JOIN docs d ON d.source = s.id WHERE d.kind = 'memory'"
 
 
 class IndexedMemories:
@@ -340,7 +343,7 @@ class IndexedMemories:
         if n <= 0:
             return []
         where, params = self._where(exclude)
-        sql = f"{_ROWS}{where} ORDER BY s.mtime_ns DESC, d.id LIMIT ?"
+        sql = f"{_NEWEST}{where} ORDER BY s.mtime_ns DESC, d.id LIMIT ?"
         return [self._entry(row) for row in self.conn.execute(sql, [*params, n])]
 
     def ranked(
@@ -357,7 +360,7 @@ class IndexedMemories:
         if not scores:
             return []
         marks = ",".join("?" * len(scores))
-        rows = self.conn.execute(f"{_ROWS} AND d.id IN ({marks})", [ref for ref, _ in scores])
+        rows = self.conn.execute(f"{_BY_ID} ({marks})", [ref for ref, _ in scores])
         by_ref = {row[0]: self._entry(row) for row in rows}
         return [(by_ref[ref], score) for ref, score in scores if ref in by_ref]
 

