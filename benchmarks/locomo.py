@@ -3,9 +3,10 @@
 Each conversation becomes one project under a temporary MEMDIR_HOME. Its
 sessions are written the way memdir keeps conversation history: one plain
 JSONL transcript per session, one line per turn, ``role`` alternating
-user/assistant by speaker, ``content`` = ``"Speaker: text"`` plus
-``[shares <image caption>]`` when the turn shared a photo, ``timestamp`` = the
-session's date. Nothing else of a sample is stored (never qa, observation,
+user/assistant by speaker, ``speaker`` = the speaker's name (a field of the
+record, which the catalog indexes as the turn's name), ``content`` = the text
+plus ``[shares <image caption>]`` when the turn shared a photo, ``timestamp`` =
+the session's date. Nothing else of a sample is stored (never qa, observation,
 session_summary or event_summary). The transcripts are registered with
 ``Memdir.add_transcripts``; every question is answered with
 ``Memdir.search(question, kinds=("transcript",))`` (a ``Catalog`` with other
@@ -32,6 +33,18 @@ was checked with ``locomo_eval.py compare`` (paired bootstrap):
     hybrid, RRF dense weight 0.3                         37.5/66.1/76.4
     hybrid, linear (BM25/max + 1.0 x cosine)             42.6/68.3/77.0  46.7/88.2/39.2/87.2
     + previous turn embedded too = hybrid default        43.7/69.8/77.3  45.9/87.9/38.3/88.1
+
+The speaker was then moved out of the text into a ``speaker`` field of each
+record (a label such as ``Note:`` at the start of a turn is no speaker); the
+model-free default, and each default removed (paired bootstrap against the
+default, turn recall@10 difference and 95% interval):
+
+    default, speaker as a field                          42.2/66.6/75.4
+    - speaker lift (name_boost 0)                        38.1/64.6/74.3  +1.0 [+0.4, +1.7]
+    - neighbour smoothing (neighbour 0)                  42.0/66.3/74.1  +1.3 [+0.3, +2.3]
+    - neighbours' context (context weight 0)             40.7/63.6/70.0  +5.4 [+3.7, +7.2]
+    - date words (dates weight 0)                        40.8/65.6/73.9  +1.5 [+0.7, +2.4]
+    - name field weight (name 0): no change; the lift carries the speaker
 """
 
 from __future__ import annotations
@@ -52,7 +65,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from memdir.api import Memdir
-from memdir.search.catalog import DEFAULT_WEIGHTS, Catalog, Hit, RankingOptions
+from memdir.search.catalog import DEFAULT_WEIGHTS, Catalog, Hit, RankingOptions, SearchQuery
 from memdir.search.embeddings import Embedder
 
 REPO = Path(__file__).resolve().parent.parent
@@ -75,11 +88,12 @@ def write_transcripts(conv: dict[str, Any], folder: Path) -> dict[tuple[str, int
         path = folder / f"session_{n:02d}.jsonl"
         with path.open("w", encoding="utf-8") as out:
             for i, turn in enumerate(conv[f"session_{n}"]):
-                content = f"{turn['speaker']}: {turn['text']}"
+                content = turn["text"]
                 if turn.get("blip_caption"):
                     content += f" [shares {turn['blip_caption']}]"
                 line = {
                     "role": roles.get(turn["speaker"], "user"),
+                    "speaker": turn["speaker"],
                     "content": content,
                     "timestamp": when.isoformat(),
                 }
@@ -129,6 +143,13 @@ def answer_all(
         out.write(json.dumps({"qid": qid, "ranked": ranked}) + "\n")
 
 
+def _catalog_search(catalog: Catalog, limit: int) -> Callable[[str], list[Hit]]:
+    def answer(question: str) -> list[Hit]:
+        return catalog.search(SearchQuery(query=question, kinds=("transcript",), limit=limit))
+
+    return answer
+
+
 def run(args: argparse.Namespace) -> float:
     """Index every conversation, answer every question; returns seconds spent."""
     data = json.loads(Path(args.data).read_text(encoding="utf-8"))
@@ -169,10 +190,7 @@ def run(args: argparse.Namespace) -> float:
                 with Catalog.open(mem.layout, options=options, embedder=embedder) as catalog:
                     catalog.add_transcripts(folder)
                     catalog.auto_refresh = False
-                    search = functools.partial(
-                        catalog.search, kinds=("transcript",), limit=args.limit
-                    )
-                    answer_all(sample, search, mapping, out)
+                    answer_all(sample, _catalog_search(catalog, args.limit), mapping, out)
             print(f"{sample['sample_id']}: {time.perf_counter() - start:.1f}s", file=sys.stderr)
     return time.perf_counter() - start
 

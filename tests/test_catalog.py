@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from memdir.model import MemoryType, Scope
-from memdir.search.catalog import CATALOG_NAME, SCHEMA_VERSION, Catalog
+from memdir.search.catalog import CATALOG_NAME, SCHEMA_VERSION, Catalog, SearchQuery
 from memdir.storage.paths import Layout, make_layout
 
 
@@ -179,7 +179,7 @@ def test_daily_log_entries_are_indexed_with_their_timestamp(layout: Layout) -> N
         "- 11:40:55 the flaky upload test fails after test_auth:\n  shared tmp dir\n"
     )
     with Catalog.open(layout) as catalog:
-        [hit] = catalog.search("shared tmp dir", kinds=("log",))
+        [hit] = catalog.search(SearchQuery(query="shared tmp dir", kinds=("log",)))
     assert hit.ref == "logs/2026/03/2026-03-15.md#L4"
     assert hit.date == dt.datetime(2026, 3, 15, 11, 40, 55)
     assert hit.kind == "log"
@@ -246,8 +246,10 @@ def test_transcripts_of_both_formats_are_indexed_at_turn_level(
     with Catalog.open(layout) as catalog:
         stats = catalog.add_transcripts(folder)
         assert stats.added == 2
-        plain = catalog.search("keyring rotate command", kinds=("transcript",))[0]
-        claude = catalog.search("flamingo fixtures", kinds=("transcript",))[0]
+        plain = catalog.search(SearchQuery(query="keyring rotate command", kinds=("transcript",)))[
+            0
+        ]
+        claude = catalog.search(SearchQuery(query="flamingo fixtures", kinds=("transcript",)))[0]
     assert plain.ref == f"{folder / 'plain.jsonl'}#1"
     assert claude.ref == f"{folder / 'claude.jsonl'}#0"
     assert claude.date is not None and claude.date.date() == dt.date(2026, 2, 2)
@@ -279,17 +281,21 @@ def test_filters_narrow_by_kind_type_scope_and_date(layout: Layout) -> None:
     log.write_text("- 08:00:00 saw an otter\n")
     with Catalog.open(layout) as catalog:
         assert {h.kind for h in catalog.search("otter")} == {"memory", "log"}
-        assert refs(catalog.search("otter", kinds=("log",))) == ["logs/2025/01/2025-01-02.md#L1"]
-        assert refs(catalog.search("otter", types=["reference"])) == ["team/t.md"]
-        assert refs(catalog.search("otter", scope=Scope.TEAM)) == ["team/t.md"]
-        assert set(refs(catalog.search("otter", since=dt.date(2026, 1, 1)))) == {
+        assert refs(catalog.search(SearchQuery(query="otter", kinds=("log",)))) == [
+            "logs/2025/01/2025-01-02.md#L1"
+        ]
+        assert refs(catalog.search(SearchQuery(query="otter", types=("reference",)))) == [
+            "team/t.md"
+        ]
+        assert refs(catalog.search(SearchQuery(query="otter", scope=Scope.TEAM))) == ["team/t.md"]
+        assert set(refs(catalog.search(SearchQuery(query="otter", since=dt.date(2026, 1, 1))))) == {
             "p.md",
             "team/t.md",
         }
-        assert refs(catalog.search("otter", until=dt.date(2025, 12, 31))) == [
+        assert refs(catalog.search(SearchQuery(query="otter", until=dt.date(2025, 12, 31)))) == [
             "logs/2025/01/2025-01-02.md#L1"
         ]
-        assert catalog.search("otter", kinds=()) == []
+        assert catalog.search(SearchQuery(query="otter", kinds=())) == []
 
 
 def test_a_file_with_broken_frontmatter_is_still_searchable(layout: Layout) -> None:
@@ -331,7 +337,7 @@ def test_concurrent_refresh_and_search_from_two_processes(layout: Layout) -> Non
     assert writer.exitcode == 0
     with Catalog.open(layout) as catalog:
         assert catalog.refresh().added == 0
-        assert len(catalog.search("heron", limit=20)) == 6
+        assert len(catalog.search(SearchQuery(query="heron", limit=20))) == 6
 
 
 def test_refresh_every_skips_the_file_check_between_refreshes(layout: Layout) -> None:

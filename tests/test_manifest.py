@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-from collections import Counter
 from pathlib import Path
 
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
 from memdir.api import Memdir
 from memdir.model import Memory, MemoryType, Scope
-from memdir.recall.manifest import _field_stats, build_manifest, lexical_rank, scan_memory_files
-from memdir.search import terms as textproc
+from memdir.recall.manifest import ScannedMemories, build_manifest, scan_memory_files
 from memdir.search.catalog import CATALOG_NAME, Catalog
 
 
@@ -165,20 +161,40 @@ def test_a_query_ranks_matches_first_then_the_rest_by_recency(mem: Memdir) -> No
     assert [e.ref for e in manifest.entries] == ["match.md", "newest.md", "middle.md"]
 
 
-def test_a_query_with_a_catalog_ranks_through_the_catalog(mem: Memdir) -> None:
+def test_a_catalog_passed_in_lists_and_ranks_as_it_is(mem: Memdir) -> None:
     root = mem.layout.memory_dir
     put(root, "pool.md", description="postgres connection pool size", mtime=at(1))
     put(root, "other.md", description="dashboard colours", mtime=at(9))
     with Catalog.open(mem.layout, auto_refresh=False) as catalog:
         catalog.refresh()
-        # Written after the catalog's last refresh: a catalog ranking cannot match it.
+        # Written after the catalog's last refresh: that catalog does not know it yet.
         put(root, "late.md", description="postgres pool limits", mtime=at(2))
         manifest = build_manifest(mem, query="postgres pool", catalog=catalog)
-    assert [e.ref for e in manifest.entries] == ["pool.md", "other.md", "late.md"]
+    assert [e.ref for e in manifest.entries] == ["pool.md", "other.md"]
+    assert manifest.total == 2
+
+
+def test_the_catalog_listing_gives_the_same_lines_as_the_files(mem: Memdir) -> None:
+    root = mem.layout.memory_dir
+    put(root, "old.md", description="the old one", mtime=at(1))
+    put(root, "dated.md", description="dated", extra="updated: 2025-12-24\n", mtime=at(9))
+    put(mem.layout.team_dir, "shared.md", description="shared one", type="user", mtime=at(2))
+    (root / "bad.md").write_text("---\nname: [unclosed\n---\nbody\n")
+    os.utime(root / "bad.md", (at(3), at(3)))
+    from_files = build_manifest(mem, catalog=None)
+    with Catalog.open(mem.layout) as catalog:
+        from_catalog = build_manifest(mem, catalog=catalog)
+    assert from_catalog.text == from_files.text
+    # Listing from the catalog opens no memory file: their facts are in its metadata.
+    for path in (root / "old.md", root / "dated.md", mem.layout.team_dir / "shared.md"):
+        path.write_text("---\ndescription: not what the catalog holds\n---\n")
+    with Catalog.open(mem.layout, auto_refresh=False) as catalog:
+        assert build_manifest(mem, catalog=catalog).text == from_files.text
+    assert [e.file for e in from_catalog.entries] == [e.file for e in from_files.entries]
 
 
 def test_an_existing_catalog_is_refreshed_and_used_by_default(mem: Memdir) -> None:
-    put(mem.layout.memory_dir, "pool.md", description="postgres connection pool size")
+    put(mem.layout.memory_dir, "sizes.md", description="postgres connection pool size")
     with Catalog.open(mem.layout) as catalog:
         catalog.refresh()
     put(mem.layout.team_dir, "late.md", description="postgres pool limits")
@@ -194,7 +210,9 @@ def test_without_a_catalog_file_none_is_created(mem: Memdir) -> None:
     assert not (mem.layout.state_dir / CATALOG_NAME).exists()
 
 
-def test_the_lexical_ranker_weighs_the_description_above_a_body_mention(mem: Memdir) -> None:
+def test_without_a_catalog_the_same_engine_ranks_a_description_above_a_body_mention(
+    mem: Memdir,
+) -> None:
     root = mem.layout.memory_dir
     put(root, "described.md", description="Flaky checkout test on CI", mtime=at(1))
     put(
@@ -206,9 +224,11 @@ def test_the_lexical_ranker_weighs_the_description_above_a_body_mention(mem: Mem
         "Tag the release and announce it in the team channel.\n",
         mtime=at(2),
     )
-    ranked = lexical_rank(scan_memory_files(mem), "flaky checkout test on CI", limit=5)
-    assert [found.ref for found, _ in ranked] == ["described.md", "mentions.md"]
+    files = ScannedMemories(scan_memory_files(mem), layout=mem.layout, team=True)
+    ranked = files.ranked("flaky checkout test on CI", limit=5)
+    assert [entry.ref for entry, _ in ranked] == ["described.md", "mentions.md"]
     assert ranked[0][1] > 1.5 * ranked[1][1]
+    assert not (mem.layout.state_dir / CATALOG_NAME).exists()
 
 
 def test_memories_written_through_the_store_appear_in_the_manifest(mem: Memdir) -> None:
@@ -216,18 +236,6 @@ def test_memories_written_through_the_store_appear_in_the_manifest(mem: Memdir) 
     mem.team.write(Memory(name="Oncall", description="Who is on call", type=MemoryType.REFERENCE))
     refs = {e.ref for e in build_manifest(mem).entries}
     assert refs == {"style.md", "team/oncall.md"}
-
-
-@given(
-    st.text(max_size=300), st.lists(st.sampled_from(["test", "run", "databas", "é"]), max_size=3)
-)
-def test_the_lexical_ranker_counts_the_same_terms_as_the_catalog(
-    text: str, wanted: list[str]
-) -> None:
-    counts, length = _field_stats(text, frozenset(wanted))
-    terms = textproc.terms(text)
-    assert length == len(terms)
-    assert counts == Counter(t for t in terms if t in wanted)
 
 
 def test_past_the_file_threshold_auto_builds_the_catalog(

@@ -20,6 +20,8 @@ from memdir.cli._common import MemdirGroup
 from memdir.cli.recall import manifest_command, recall_command
 from memdir.errors import UnsafePath
 from memdir.model import Memory, MemoryType, Scope
+from memdir.recall.age import memory_age
+from memdir.recall.manifest import ManifestEntry, MemoryFile
 from memdir.recall.relevant import (
     Candidate,
     LexicalSelector,
@@ -185,16 +187,10 @@ def test_an_empty_selection_is_a_fine_answer(mem: Memdir) -> None:
 
 def test_the_lexical_selector_drops_matches_far_below_the_best() -> None:
     def candidate(ref: str, score: float) -> Candidate:
+        found = MemoryFile(ref=ref, file=ref, scope=Scope.PRIVATE, location=ref, mtime=0.0)
+        entry = ManifestEntry(found=found, name=ref, description="", type=None, date=TODAY)
         return Candidate(
-            ref=ref,
-            file=ref,
-            scope=Scope.PRIVATE,
-            name=ref,
-            description="",
-            type=None,
-            age_days=0,
-            age_label="today",
-            score=score,
+            entry=entry, age=memory_age(today=TODAY, mtime=0.0, updated=TODAY), score=score
         )
 
     pool = [candidate("a.md", 4.0), candidate("b.md", 2.0), candidate("c.md", 0.5)]

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memdir.search import terms as textproc
-from memdir.search.catalog import Document, RankingOptions, TextIndex
+from memdir.search.catalog import Document, RankingOptions, SearchQuery, TextIndex
 from memdir.search.embeddings import Embedder, rrf
 from memdir.search.query import GrepHit, InvalidPattern, grep, search
 from memdir.storage.paths import make_layout
@@ -72,7 +72,18 @@ def test_a_query_of_only_stop_words_and_question_words_finds_nothing(index: Text
 
 
 def test_the_limit_caps_the_number_of_hits(index: TextIndex) -> None:
-    assert len(index.search("database migration coffee", limit=1)) == 1
+    assert len(index.search(SearchQuery(query="database migration coffee", limit=1))) == 1
+
+
+def test_excluded_ids_are_left_out_before_the_limit_is_applied(index: TextIndex) -> None:
+    wanted = SearchQuery(query="database migration", limit=1, exclude=frozenset({"exact.md"}))
+    assert [h.ref for h in index.search(wanted)] == ["passing.md"]
+
+
+def test_a_search_query_is_a_hashable_value_even_when_given_lists() -> None:
+    wanted = SearchQuery(query="x", kinds=["memory"], types=["user"])  # type: ignore[arg-type]
+    assert wanted == SearchQuery(query="x", kinds=("memory",), types=("user",))
+    assert hash(wanted) == hash(SearchQuery(query="x", kinds=("memory",), types=("user",)))
 
 
 def test_snippets_come_from_the_original_text() -> None:
@@ -263,7 +274,7 @@ def test_search_opens_the_project_catalog(tmp_path: Path, memdir_home: Path) -> 
     (layout.memory_dir / "gulls.md").write_text(
         "---\nname: Gulls\ndescription: gulls steal chips\ntype: user\n---\nbody\n"
     )
-    [hit] = search(layout, "gull", kinds=("memory",))
+    [hit] = search(layout, SearchQuery(query="gull", kinds=("memory",)))
     assert hit.ref == "gulls.md"
 
 
@@ -368,4 +379,4 @@ def test_an_openai_compatible_endpoint_embeds_over_loopback() -> None:
 def test_a_search_for_more_hits_than_the_candidate_pool_gets_them_all() -> None:
     idx = TextIndex()
     idx.add([doc(f"m{i}.md", body=f"shared word number {i}") for i in range(300)])
-    assert len(idx.search("shared word", limit=250)) == 250
+    assert len(idx.search(SearchQuery(query="shared word", limit=250))) == 250

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import pytest
@@ -9,25 +10,31 @@ import pytest
 from memdir.api import Memdir
 from memdir.errors import LimitExceeded, ProviderError
 from memdir.model import MemoryType, Scope
+from memdir.recall.age import memory_age
+from memdir.recall.manifest import ManifestEntry, MemoryFile
 from memdir.recall.relevant import Candidate, recall
 from memdir.recall.selector import ModelSelector, manifest_lines
 from memdir.testing import ScriptedProvider
 
 
 def candidate(ref: str, score: float = 0.0, **kw: object) -> Candidate:
+    team = ref.startswith("team/")
+    found = MemoryFile(
+        ref=ref,
+        file=ref.removeprefix("team/"),
+        scope=Scope.TEAM if team else Scope.PRIVATE,
+        location=f"/memory/{ref}",
+        mtime=0.0,
+    )
     values: dict[str, object] = {
-        "ref": ref,
-        "file": ref.removeprefix("team/"),
-        "scope": Scope.TEAM if ref.startswith("team/") else Scope.PRIVATE,
         "name": ref.removesuffix(".md").replace("_", " "),
         "description": f"about {ref}",
         "type": MemoryType.PROJECT,
-        "age_days": 2,
-        "age_label": "2 days ago",
-        "score": score,
         **kw,
     }
-    return Candidate(**values)  # type: ignore[arg-type]
+    entry = ManifestEntry(found=found, date=dt.date(2026, 3, 8), **values)  # type: ignore[arg-type]
+    age = memory_age(today=dt.date(2026, 3, 10), mtime=0.0, updated=entry.date)
+    return Candidate(entry=entry, age=age, score=score)
 
 
 POOL = [candidate("deploy.md", 2.0), candidate("team/style.md", 1.0), candidate("misc.md")]

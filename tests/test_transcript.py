@@ -213,6 +213,18 @@ def test_plain_openai_tool_calls_and_tool_messages_are_understood(tmp_path: Path
 # --- edge cases -------------------------------------------------------------------
 
 
+def test_a_plain_record_names_its_speaker_by_field_never_by_its_text(tmp_path: Path) -> None:
+    path = write_lines(
+        tmp_path / "chat.jsonl",
+        {"role": "user", "speaker": "Priya", "content": "The reset link should expire."},
+        {"role": "assistant", "name": "Marco", "content": "Agreed."},
+        {"role": "user", "content": "Note: the deploy script lives in ops/."},
+        {"role": "user", "speaker": "  ", "content": "blank speaker"},
+    )
+    turns = read_transcript(path).turns
+    assert [t.speaker for t in turns] == ["Priya", "Marco", None, None]
+
+
 def test_a_huge_tool_result_is_clipped_and_says_so(tmp_path: Path) -> None:
     call = {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "x"}}
     result = {"type": "tool_result", "tool_use_id": "t1", "content": "x" * 50_000}

@@ -40,7 +40,7 @@ from memdir.recall.manifest import Manifest, build_manifest
 from memdir.recall.prompt import PromptMode, PromptTools, load_prompt, resolve_mode
 from memdir.recall.relevant import RecallResult, Selector, recall
 from memdir.search.catalog import Catalog, Hit, Progress, RefreshStats
-from memdir.search.query import GrepHit, grep, search
+from memdir.search.query import GrepHit, SearchQuery, grep, search
 from memdir.storage.dailylog import append_log
 from memdir.storage.paths import Layout, make_layout
 from memdir.storage.project import ProjectMemory
@@ -173,16 +173,16 @@ class Memdir(ProjectMemory):
         until: dt.date | None = None,
     ) -> builtins.list[Hit]:
         """Ranked search over memories, logs, session notes and added transcripts."""
-        return search(
-            self.layout,
-            query,
-            kinds=kinds,
+        wanted = SearchQuery(
+            query=query,
+            kinds=None if kinds is None else tuple(kinds),
             limit=limit,
-            types=types,
-            scope=scope,
+            types=None if types is None else tuple(types),
+            scope=None if scope is None else Scope(scope),
             since=since,
             until=until,
         )
+        return search(self.layout, wanted)
 
     def grep(
         self,

@@ -238,7 +238,12 @@ def close_provider(provider: Provider) -> None:
 
 
 def to_jsonable(value: Any) -> Any:
-    """Dataclasses, enums, paths and dates as plain JSON values."""
+    """Dataclasses, enums, paths and dates as plain JSON values.
+
+    A record composed of others (a recall item) says its flat shape through ``json_fields()``.
+    """
+    if callable(getattr(value, "json_fields", None)) and not isinstance(value, type):
+        return to_jsonable(value.json_fields())
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, enum.Enum):

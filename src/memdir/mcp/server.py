@@ -48,7 +48,7 @@ from memdir.errors import InvalidMemory, LimitExceeded, MemdirError, UnsafePath
 from memdir.mcp._text import Scrubber, agent_error, listing, numbered
 from memdir.model import MemoryRecord, Scope
 from memdir.recall.relevant import recall as recall_memories
-from memdir.search.query import grep
+from memdir.search.query import SearchQuery, grep
 from memdir.search.query import search as ranked_search
 from memdir.storage.fs import explain_os_error, read_bytes_nofollow, safe_join
 
@@ -262,7 +262,13 @@ def search(
     limit = max(1, min(limit, 100))
     if mode == "grep":
         return _grep(mem, query, scope=scope, limit=limit, regex=regex)
-    hits = ranked_search(mem.layout, query, kinds=_SEARCH_KINDS, limit=limit, scope=scope)
+    wanted = SearchQuery(
+        query=query,
+        kinds=_SEARCH_KINDS,
+        limit=limit,
+        scope=None if scope is None else Scope(scope),
+    )
+    hits = ranked_search(mem.layout, wanted)
     if not hits:
         return (
             f"No memory matches {query!r}. Try other specific words, or mode='grep' for exact text."

@@ -1,78 +1,80 @@
-"""The manifest of a project's memories, and the ranking recall shares with it.
+"""The manifest of a project's memories, and the listing recall ranks from.
 
-The scan walks the private and team memory folders with ``os.scandir``
-(every ``*.md`` but ``MEMORY.md``; ``logs/`` and dot-folders skipped;
-symlinks are not memories) and takes one ``stat`` per file. Nothing is read
-until the files are ordered: without a query the newest ``limit`` by mtime
-are kept and only their first 30 lines are parsed, so ten thousand memories
-cost ten thousand stats and two hundred small reads.
+Memories are listed from one of two places, behind one small interface
+(:class:`Memories`):
 
-With a query the order is a ranking: the matches first, best first, then the
-rest by recency. The ranker is the project's search catalog (BM25 over SQLite
-FTS5) when its file exists, or a small in-memory BM25F over name,
-description and body when it does not. Both weigh the description highest:
-it is the line a memory's author wrote for recall to match.
+- **The project's search catalog**, when it exists (or once a store grows
+  past :data:`AUTO_CATALOG_FILES`). The catalog already holds every memory's
+  name, description, type, dates, path and mtime, so listing the newest,
+  counting and ranking are SQL over it; no memory file is opened.
+- **The folders**, for small stores without a catalog. The scan walks the
+  private and team memory folders with ``os.scandir`` (every ``*.md`` but
+  ``MEMORY.md``; ``logs/`` and dot-folders skipped; symlinks are not
+  memories) and takes one ``stat`` per file. Without a query only the newest
+  ``limit`` files are opened, and only their first 30 lines parsed. With a
+  query the files are put in an in-memory index of the same engine.
+
+Either way a query is ranked by the one ranker,
+:class:`~memdir.search.engine.TextIndex` (BM25 over FTS5 with the engine's field
+weights): the matches first, best first, then the rest by recency.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import heapq
-import math
+import json
 import os
-import re
 import sqlite3
-from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 from memdir.config import Settings
 from memdir.errors import MemdirError
 from memdir.model import MemoryType, Scope
 from memdir.recall.age import memory_date
-from memdir.search import terms as textproc
-from memdir.search.catalog import CATALOG_NAME, DEFAULT_WEIGHTS, Catalog, RankingOptions
+from memdir.search.catalog import (
+    CATALOG_NAME,
+    Catalog,
+    SearchQuery,
+    TextIndex,
+    memory_document,
+)
 from memdir.storage import sidecar
-from memdir.storage.codec import memory_from_fields, read_frontmatter_head, split_frontmatter
+from memdir.storage.codec import memory_from_fields, read_frontmatter_head
 from memdir.storage.memory_index import INDEX_NAME
 from memdir.storage.paths import Layout
 
 __all__ = [
-    "RANKING_WEIGHTS",
+    "AUTO_CATALOG_FILES",
     "CatalogChoice",
     "Manifest",
     "ManifestEntry",
     "MemdirLike",
+    "Memories",
     "MemoryFile",
     "build_manifest",
-    "lexical_rank",
     "newest",
-    "open_catalog",
-    "rank_files",
+    "over_memories",
     "rank_pool",
     "read_entry",
     "render_manifest",
     "scan_memory_files",
 ]
 
-# Subtrees of the memory directory that are not private memories.
-# Field weights for ranking memories: description, then name, then body.
-RANKING_WEIGHTS: Mapping[str, float] = {
-    **DEFAULT_WEIGHTS,
-    "name": 2.0,
-    "description": 3.0,
-    "body": 1.0,
-}
-_K1 = 1.2
-_B = 0.75
-_KEY_LINE = re.compile(r"^(name|description)\s*:\s*(.*)$")
-_WORD = re.compile(r"[^\W_]+")  # the words of memdir.search.terms.tokenize
-# The lexical ranker reads at most this much of a file: a frontmatter, then a body.
-_HEAD_CHARS = 4096
-_BODY_CHARS = 16_384
+_T = TypeVar("_T")
+# Past this many memory files, "auto" builds the catalog rather than index the
+# files in memory on each ranked call (that costs about 1 ms a file: the YAML parse
+# and the stemming).
+AUTO_CATALOG_FILES = 200
+# The in-memory index reads at most this much of a file: a frontmatter, then a body.
+# Recall shows no more than a body's first 4 KiB, so a match far past that
+# would surface text the agent does not get.
+_READ_CHARS = 4096 + 16_384
 
 
 class MemdirLike(Protocol):
@@ -89,7 +91,8 @@ class MemdirLike(Protocol):
 
 
 CatalogChoice = Catalog | Literal["auto"] | None
-"""A catalog to rank with; ``"auto"``: the project's, if its file exists; ``None``: none."""
+"""A catalog to list and rank with; ``"auto"``: the project's, if its file exists;
+``None``: none (the folders are scanned). A catalog passed in is used as it is."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -113,16 +116,12 @@ class MemoryFile:
 
 @dataclass(frozen=True, kw_only=True)
 class ManifestEntry:
-    """One manifest line's facts, read from the file's first 30 lines.
+    """One manifest line's facts: the file, and what its frontmatter says.
 
     ``problem`` says why the frontmatter could not be read (the entry is kept).
     """
 
-    ref: str
-    file: str
-    scope: Scope
-    path: Path
-    mtime: float
+    found: MemoryFile
     name: str
     description: str
     type: MemoryType | None
@@ -130,6 +129,32 @@ class ManifestEntry:
     verified: dt.date | None = None
     updated: dt.date | None = None
     problem: str | None = None
+
+    @property
+    def ref(self) -> str:
+        return self.found.ref
+
+    @property
+    def file(self) -> str:
+        return self.found.file
+
+    @property
+    def scope(self) -> Scope:
+        return self.found.scope
+
+    @property
+    def path(self) -> Path:
+        return self.found.path
+
+    @property
+    def mtime(self) -> float:
+        return self.found.mtime
+
+    def json_fields(self) -> dict[str, Any]:
+        """The entry as one flat record (what ``--json`` prints)."""
+        flat = {name: getattr(self.found, name) for name in ("ref", "file", "scope", "mtime")}
+        facts = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return {**flat, "path": self.path, **{k: v for k, v in facts.items() if k != "found"}}
 
     def line(self) -> str:
         """``[type] path.md (YYYY-MM-DD): description``; team entries say so."""
@@ -228,13 +253,21 @@ def read_entry(found: MemoryFile) -> ManifestEntry:
     else:
         name, description, kind = memory.name or found.path.stem, memory.description, memory.type
         verified, updated = memory.verified, memory.updated
+    return _entry(found, name, description, kind, verified, updated, problem)
+
+
+def _entry(
+    found: MemoryFile,
+    name: str,
+    description: str,
+    kind: MemoryType | None,
+    verified: dt.date | None,
+    updated: dt.date | None,
+    problem: str | None,
+) -> ManifestEntry:
     date, _ = memory_date(verified=verified, updated=updated, mtime=found.mtime)
     return ManifestEntry(
-        ref=found.ref,
-        file=found.file,
-        scope=found.scope,
-        path=found.path,
-        mtime=found.mtime,
+        found=found,
         name=name,
         description=description,
         type=kind,
@@ -245,185 +278,221 @@ def read_entry(found: MemoryFile) -> ManifestEntry:
     )
 
 
-# --- ranking -------------------------------------------------------------------------
+# --- the two listings ------------------------------------------------------------------
 
 
-# Past this many memory files, "auto" builds the catalog rather than rank by
-# reading every file on each call (seconds per recall at 10,000 files).
-AUTO_CATALOG_FILES = 1000
+class Memories(Protocol):
+    """A project's memories as the manifest and recall need them.
 
-
-def open_catalog(
-    layout: Layout, choice: CatalogChoice, *, files: int = 0
-) -> tuple[Catalog | None, bool]:
-    """The catalog to rank with and whether the caller must close it.
-
-    ``"auto"`` uses the catalog when it exists, and creates it when there are
-    more than :data:`AUTO_CATALOG_FILES` memory files to rank.
+    ``exclude`` holds refs to leave out (what a session has already seen) before
+    anything is counted, ranked or cut to a limit.
     """
-    if choice is None or isinstance(choice, Catalog):
-        return choice, False
+
+    def count(self, *, exclude: frozenset[str] = frozenset()) -> int:
+        """How many memories there are, not counting ``exclude``."""
+        ...
+
+    def newest(self, n: int, *, exclude: frozenset[str] = frozenset()) -> list[ManifestEntry]:
+        """The ``n`` most recently modified, newest first (ties by ref)."""
+        ...
+
+    def ranked(
+        self, query: str, *, limit: int, exclude: frozenset[str] = frozenset()
+    ) -> list[tuple[ManifestEntry, float]]:
+        """The memories matching ``query``, best first, at most ``limit``, with scores."""
+        ...
+
+
+_COLUMNS = "SELECT d.id, d.title, d.type, d.meta, s.path, s.mtime_ns"
+# By id: the ids come from a memory search, and naming the kind here would lead
+# SQLite to scan every memory rather than look the ids up.
+_BY_ID = f"{_COLUMNS} FROM docs d JOIN sources s ON s.id = d.source WHERE d.id IN"
+# Newest first: walk the sources by their mtime index and stop at the limit (CROSS
+# JOIN keeps SQLite from sorting every memory instead).
+_NEWEST = f"{_COLUMNS} FROM sources s CROSS JOIN docs d ON d.source = s.id WHERE d.kind = 'memory'"
+
+
+class IndexedMemories:
+    """Memories listed and ranked from an index: the project's catalog, or one in memory.
+
+    Every fact of an entry comes from the index (its ``docs`` metadata and its
+    ``sources`` path and mtime); no file is opened.
+    """
+
+    def __init__(self, ranker: Catalog | TextIndex, *, layout: Layout, team: bool) -> None:
+        self.ranker = ranker
+        index = ranker.index if isinstance(ranker, Catalog) else ranker
+        self.conn = index.conn
+        self.team = team
+        self.team_prefix = layout.team_dir.relative_to(layout.memory_dir).as_posix() + "/"
+
+    def _where(self, exclude: frozenset[str]) -> tuple[str, list[Any]]:
+        sql, params = "", []
+        if not self.team:
+            sql += " AND d.scope = ?"
+            params.append(Scope.PRIVATE.value)
+        if exclude:
+            sql += f" AND d.id NOT IN ({','.join('?' * len(exclude))})"
+            params.extend(sorted(exclude))
+        return sql, params
+
+    def count(self, *, exclude: frozenset[str] = frozenset()) -> int:
+        where, params = self._where(exclude)
+        sql = "SELECT count(*) FROM docs d WHERE d.kind = 'memory'" + where
+        return int(self.conn.execute(sql, params).fetchone()[0])
+
+    def newest(self, n: int, *, exclude: frozenset[str] = frozenset()) -> list[ManifestEntry]:
+        if n <= 0:
+            return []
+        where, params = self._where(exclude)
+        sql = f"{_NEWEST}{where} ORDER BY s.mtime_ns DESC, d.id LIMIT ?"
+        return [self._entry(row) for row in self.conn.execute(sql, [*params, n])]
+
+    def ranked(
+        self, query: str, *, limit: int, exclude: frozenset[str] = frozenset()
+    ) -> list[tuple[ManifestEntry, float]]:
+        wanted = SearchQuery(
+            query=query,
+            kinds=("memory",),
+            scope=None if self.team else Scope.PRIVATE,
+            limit=limit,
+            exclude=exclude,
+        )
+        scores = self.ranker.rank(wanted)
+        if not scores:
+            return []
+        marks = ",".join("?" * len(scores))
+        rows = self.conn.execute(f"{_BY_ID} ({marks})", [ref for ref, _ in scores])
+        by_ref = {row[0]: self._entry(row) for row in rows}
+        return [(by_ref[ref], score) for ref, score in scores if ref in by_ref]
+
+    def _entry(self, row: tuple[Any, ...]) -> ManifestEntry:
+        ref, title, kind, meta, location, mtime_ns = row
+        facts: dict[str, Any] = json.loads(meta) if meta else {}
+        team = ref.startswith(self.team_prefix)
+        found = MemoryFile(
+            ref=ref,
+            file=ref.removeprefix(self.team_prefix) if team else ref,
+            scope=Scope.TEAM if team else Scope.PRIVATE,
+            location=location,
+            mtime=mtime_ns / 1e9,
+        )
+        return _entry(
+            found,
+            title,
+            str(facts.get("description") or ""),
+            _memory_type(kind),
+            _date(facts.get("verified")),
+            _date(facts.get("updated")),
+            facts.get("problem"),
+        )
+
+
+class ScannedMemories:
+    """Memories found by walking the folders: for small stores without a catalog.
+
+    A ranking puts every file in an in-memory index of the one engine; a
+    listing without a query opens only the newest files' heads.
+    """
+
+    def __init__(self, files: Sequence[MemoryFile], *, layout: Layout, team: bool) -> None:
+        self.files = files
+        self.layout = layout
+        self.team = team
+
+    def count(self, *, exclude: frozenset[str] = frozenset()) -> int:
+        return sum(1 for f in self.files if f.ref not in exclude)
+
+    def newest(self, n: int, *, exclude: frozenset[str] = frozenset()) -> list[ManifestEntry]:
+        kept = [f for f in self.files if f.ref not in exclude] if exclude else self.files
+        return [read_entry(found) for found in newest(kept, n)]
+
+    def ranked(
+        self, query: str, *, limit: int, exclude: frozenset[str] = frozenset()
+    ) -> list[tuple[ManifestEntry, float]]:
+        index = TextIndex()
+        try:
+            self._fill(index, [f for f in self.files if f.ref not in exclude])
+            listing = IndexedMemories(index, layout=self.layout, team=self.team)
+            return listing.ranked(query, limit=limit)
+        finally:
+            index.close()
+
+    def _fill(self, index: TextIndex, files: Sequence[MemoryFile]) -> None:
+        with index.transaction():
+            for found in files:
+                try:
+                    with open(found.location, encoding="utf-8", errors="replace") as handle:
+                        text = handle.read(_READ_CHARS)
+                except OSError:
+                    continue  # removed or unreadable since the scan
+                source = index.conn.execute(
+                    "INSERT INTO sources (path, kind, mtime_ns) VALUES (?, 'memory', ?)",
+                    (found.location, int(found.mtime * 1e9)),
+                ).lastrowid
+                doc = memory_document(found.path, self.layout.memory_dir, text, found.mtime)
+                index.add([doc], source=source)
+
+
+def _date(value: Any) -> dt.date | None:
+    try:
+        return dt.date.fromisoformat(value) if isinstance(value, str) else None
+    except ValueError:
+        return None
+
+
+def _memory_type(value: str | None) -> MemoryType | None:
+    try:
+        return MemoryType(value) if value else None
+    except ValueError:
+        return None
+
+
+@contextlib.contextmanager
+def _opened(memdir: MemdirLike, choice: CatalogChoice) -> Iterator[Memories]:
+    layout, team = memdir.layout, memdir.team_enabled
+    if isinstance(choice, Catalog):
+        choice.refresh_if_due()
+        yield IndexedMemories(choice, layout=layout, team=team)
+        return
+    files: list[MemoryFile] | None = None
     exists = (layout.state_dir / CATALOG_NAME).is_file()
-    if not exists and files <= AUTO_CATALOG_FILES:
-        return None, False
+    if choice == "auto" and not exists:
+        files = scan_memory_files(memdir)
+    if choice is None or (files is not None and len(files) <= AUTO_CATALOG_FILES):
+        yield ScannedMemories(files or scan_memory_files(memdir), layout=layout, team=team)
+        return
+    # A refresh_every keeps one listing from refreshing twice (listing, then ranking).
+    with Catalog.open(layout, refresh_every=60.0) as catalog:
+        catalog.refresh_if_due()
+        yield IndexedMemories(catalog, layout=layout, team=team)
+
+
+def over_memories(
+    memdir: MemdirLike, choice: CatalogChoice, action: Callable[[Memories], _T]
+) -> _T:
+    """``action`` over the project's memories, from the catalog when there is one.
+
+    Trigger: the catalog is a derived cache and can be locked or damaged.
+    Why: the manifest and recall must answer anyway. Outcome: the folders are scanned.
+    """
     try:
-        return Catalog.open(layout, options=RankingOptions(weights=dict(RANKING_WEIGHTS))), True
+        with _opened(memdir, choice) as memories:
+            return action(memories)
     except (MemdirError, sqlite3.Error, OSError):
-        return None, False
-
-
-def rank_files(
-    files: Sequence[MemoryFile],
-    query: str,
-    *,
-    layout: Layout,
-    catalog: CatalogChoice = "auto",
-    limit: int,
-) -> list[tuple[MemoryFile, float]]:
-    """The files matching ``query``, best first, at most ``limit``, with their scores."""
-    opened, owned = open_catalog(layout, catalog, files=len(files))
-    try:
-        if opened is not None:
-            ranked = _catalog_rank(opened, files, query, limit)
-            if ranked is not None:
-                return ranked
-        return lexical_rank(files, query, limit=limit)
-    finally:
-        if owned and opened is not None:
-            opened.close()
+        if choice is None:
+            raise
+    return over_memories(memdir, None, action)
 
 
 def rank_pool(
-    files: Sequence[MemoryFile],
-    query: str,
-    *,
-    layout: Layout,
-    catalog: CatalogChoice = "auto",
-    limit: int,
-) -> list[tuple[MemoryFile, float]]:
-    """At most ``limit`` files: the matches best first, then the newest others (score 0)."""
-    matches = rank_files(files, query, layout=layout, catalog=catalog, limit=limit)
-    taken = {found.ref for found, _ in matches}
-    others = newest([f for f in files if f.ref not in taken], limit - len(matches))
-    return [*matches, *((found, 0.0) for found in others)]
-
-
-def _catalog_rank(
-    catalog: Catalog, files: Sequence[MemoryFile], query: str, limit: int
-) -> list[tuple[MemoryFile, float]] | None:
-    by_ref = {f.ref: f for f in files}
-    # The caller may have left files out (already surfaced, team off): ask for
-    # enough hits that those cannot crowd out the rest.
-    wanted = limit + _excluded_count(catalog, by_ref)
-    # Trigger: the catalog is a derived cache and can be locked or damaged.
-    # Why: recall must answer anyway. Outcome: fall back to the lexical ranker.
-    try:
-        hits = catalog.search(query, kinds=("memory",), limit=wanted)
-    except (MemdirError, sqlite3.Error, OSError):
-        return None
-    ranked = [(by_ref[h.ref], h.score) for h in hits if h.ref in by_ref]
-    return ranked[:limit]
-
-
-def _excluded_count(catalog: Catalog, by_ref: Mapping[str, MemoryFile]) -> int:
-    with contextlib.suppress(sqlite3.Error):
-        row = catalog.index.conn.execute(
-            "SELECT count(*) FROM docs WHERE kind = 'memory'"
-        ).fetchone()
-        return max(int(row[0]) - len(by_ref), 0)
-    return len(by_ref)
-
-
-def _quick_fields(text: str) -> dict[str, str]:
-    """Name, description and body without a YAML parse: good enough to rank on."""
-    block, body, _ = split_frontmatter(text)
-    fields = {"name": "", "description": "", "body": body}
-    for line in (block or "").split("\n"):
-        match = _KEY_LINE.match(line)
-        if match:
-            fields[match.group(1)] = match.group(2).strip().strip("\"'")
-    return fields
-
-
-def _field_stats(text: str, wanted: frozenset[str]) -> tuple[Counter[str], int]:
-    """Counts of the wanted terms in ``text`` and its length in index terms.
-
-    Same terms as :func:`memdir.search.terms.terms`, but words are counted before
-    they are stemmed, so each distinct word is stemmed once per text.
-    """
-    if text.isascii():
-        words = Counter(_WORD.findall(text.lower()))
-    else:
-        words = Counter(textproc.tokenize(text))
-    counts: Counter[str] = Counter()
-    length = 0
-    for word, n in words.items():
-        if word in textproc.STOP_WORDS:
-            continue
-        length += n
-        term = textproc.stem(word)
-        if term in wanted:
-            counts[term] += n
-    return counts, length
-
-
-def lexical_rank(
-    files: Sequence[MemoryFile], query: str, *, limit: int
-) -> list[tuple[MemoryFile, float]]:
-    """BM25F over name, description and body (weights :data:`RANKING_WEIGHTS`).
-
-    Reads every file; used when the project has no search catalog. Only the
-    first 16 KiB of a body count: recall shows no more than its first 4 KiB,
-    so a match far past that would surface text the agent does not get.
-    """
-    wanted = textproc.query_terms(query)
-    if not wanted:
-        return []
-    terms = frozenset(wanted)
-    docs: list[_Doc] = []
-    for found in files:
-        try:
-            with open(found.location, encoding="utf-8", errors="replace") as handle:
-                text = handle.read(_HEAD_CHARS + _BODY_CHARS)
-        except OSError:
-            continue
-        fields = _quick_fields(text)
-        fields["body"] = fields["body"][:_BODY_CHARS]
-        stats = {k: _field_stats(v, terms) for k, v in fields.items()}
-        docs.append(
-            (found, {k: v[0] for k, v in stats.items()}, {k: v[1] for k, v in stats.items()})
-        )
-    return _bm25f(docs, wanted)[:limit]
-
-
-_Doc = tuple[MemoryFile, dict[str, Counter[str]], dict[str, int]]
-
-
-def _bm25f(
-    docs: Sequence[_Doc],
-    wanted: Sequence[str],
-) -> list[tuple[MemoryFile, float]]:
-    if not docs:
-        return []
-    fields = ("name", "description", "body")
-    average = {f: max(sum(d[2][f] for d in docs) / len(docs), 1.0) for f in fields}
-    frequency = {t: sum(1 for d in docs if any(d[1][f][t] for f in fields)) for t in wanted}
-    scored: list[tuple[MemoryFile, float]] = []
-    for found, counts, lengths in docs:
-        score = 0.0
-        for term in wanted:
-            weighted = sum(
-                RANKING_WEIGHTS[f] * counts[f][term] / (1 - _B + _B * lengths[f] / average[f])
-                for f in fields
-            )
-            if weighted:
-                df = frequency[term]
-                idf = math.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
-                score += idf * weighted / (_K1 + weighted)
-        if score > 0:
-            scored.append((found, score))
-    scored.sort(key=lambda pair: (-pair[1], -pair[0].mtime, pair[0].ref))
-    return scored
+    memories: Memories, query: str, *, limit: int, exclude: frozenset[str] = frozenset()
+) -> list[tuple[ManifestEntry, float]]:
+    """At most ``limit`` entries: the matches best first, then the newest others (score 0)."""
+    matches = memories.ranked(query, limit=limit, exclude=exclude)
+    taken = exclude | {entry.ref for entry, _ in matches}
+    others = memories.newest(limit - len(matches), exclude=taken)
+    return [*matches, *((entry, 0.0) for entry in others)]
 
 
 # --- the manifest ----------------------------------------------------------------------
@@ -440,17 +509,20 @@ def build_manifest(
 
     ``limit`` defaults to ``Settings.manifest_max_entries``.
     """
-    limit = memdir.settings.manifest_max_entries if limit is None else max(limit, 0)
-    files = scan_memory_files(memdir)
-    ranked = bool(query and query.strip())
-    if ranked and query is not None:
-        pool = rank_pool(files, query, layout=memdir.layout, catalog=catalog, limit=limit)
-        chosen = [found for found, _ in pool]
-    else:
-        chosen = newest(files, limit)
-    entries = tuple(read_entry(found) for found in chosen)
+    size = memdir.settings.manifest_max_entries if limit is None else max(limit, 0)
+    text = query.strip() if query else ""
+
+    def listed(memories: Memories) -> tuple[list[ManifestEntry], int]:
+        if text:
+            return [e for e, _ in rank_pool(memories, text, limit=size)], memories.count()
+        return memories.newest(size), memories.count()
+
+    entries, total = over_memories(memdir, catalog, listed)
     return Manifest(
-        entries=entries, total=len(files), ranked=ranked, text=render_manifest(entries, len(files))
+        entries=tuple(entries),
+        total=total,
+        ranked=bool(text),
+        text=render_manifest(entries, total),
     )
 
 

@@ -2,14 +2,15 @@
 
 :func:`recall` runs in five steps. It skips queries of a single word (too
 vague to choose on) and sessions whose byte budget is spent. It scans the
-memory files and drops those this session has already seen *before*
-ranking, so they cannot crowd out the rest. It ranks the remaining files
-against the query (the search catalog, or memdir's own BM25F: see
-:mod:`memdir.recall.manifest`) into a pool of candidates, the matches first and the
-newest others after them, and hands the pool to a :class:`Selector` that
-names at most ``recall_max_memories``. :class:`LexicalSelector` takes the
-matches in rank order; a model-based selector implements the same Protocol
-and sees names, descriptions, types and ages, never bodies.
+memories (from the search catalog's metadata when there is one, else the
+folders: see :mod:`memdir.recall.manifest`) and leaves out those this session
+has already seen *before* ranking, so they cannot crowd out the rest. It
+ranks the others against the query with the one search engine into a pool of
+candidates, the matches first and the newest others after them, and hands
+the pool to a :class:`Selector` that names at most ``recall_max_memories``.
+:class:`LexicalSelector` takes the matches in rank order; a model-based
+selector implements the same Protocol and sees names, descriptions, types
+and ages, never bodies.
 
 Each chosen memory becomes a ``<memory …>`` block: its file, scope, type and
 age in the header, a staleness note when it is over a day old, what the
@@ -30,20 +31,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from memdir.errors import MemdirError
 from memdir.model import Memory, MemoryType, Scope
-from memdir.recall.age import Age, age_of, memory_age
+from memdir.recall.age import Age, memory_age
 from memdir.recall.drift import DriftChecker, DriftFinding
 from memdir.recall.manifest import (
     CatalogChoice,
     ManifestEntry,
     MemdirLike,
-    MemoryFile,
+    Memories,
+    over_memories,
     rank_pool,
-    read_entry,
-    scan_memory_files,
 )
 from memdir.recall.prompt import DRIFT_CAVEAT
 from memdir.storage import sidecar
@@ -99,22 +99,48 @@ _REASONS = {
 
 @dataclass(frozen=True, kw_only=True)
 class Candidate:
-    """What a selector sees of one memory; ``ref`` is what it answers with.
+    """What a selector sees of one memory: its manifest entry, age and pre-ranking score.
 
-    ``ref`` is the path from the memory directory (``team/x.md`` for team
-    memories), ``file`` the path inside its scope. ``score`` is the
-    pre-ranking's (0 for memories that did not match the query).
+    ``ref`` (what a selector answers with) is the path from the memory
+    directory (``team/x.md`` for team memories), ``file`` the path inside its
+    scope. ``score`` is the pre-ranking's (0 for memories that did not match).
     """
 
-    ref: str
-    file: str
-    scope: Scope
-    name: str
-    description: str
-    type: MemoryType | None
-    age_days: int
-    age_label: str
+    entry: ManifestEntry
+    age: Age
     score: float
+
+    @property
+    def ref(self) -> str:
+        return self.entry.ref
+
+    @property
+    def file(self) -> str:
+        return self.entry.file
+
+    @property
+    def scope(self) -> Scope:
+        return self.entry.scope
+
+    @property
+    def name(self) -> str:
+        return self.entry.name
+
+    @property
+    def description(self) -> str:
+        return self.entry.description
+
+    @property
+    def type(self) -> MemoryType | None:
+        return self.entry.type
+
+    @property
+    def age_days(self) -> int:
+        return self.age.days
+
+    @property
+    def age_label(self) -> str:
+        return self.age.label
 
 
 class Selector(Protocol):
@@ -152,20 +178,51 @@ class LexicalSelector:
 
 @dataclass(frozen=True, kw_only=True)
 class RecallItem:
-    """One recalled memory: where it is, its block of text, and what that cost."""
+    """One recalled memory: the candidate it was, its block of text, and what that cost."""
 
-    ref: str
-    file: str
-    scope: Scope
-    path: Path
-    name: str
-    type: MemoryType | None
+    candidate: Candidate
     text: str
     bytes: int
-    age_days: int
-    age_label: str
     truncated: bool
     drift: tuple[DriftFinding, ...]
+
+    @property
+    def ref(self) -> str:
+        return self.candidate.ref
+
+    @property
+    def file(self) -> str:
+        return self.candidate.file
+
+    @property
+    def scope(self) -> Scope:
+        return self.candidate.scope
+
+    @property
+    def path(self) -> Path:
+        return self.candidate.entry.path
+
+    @property
+    def name(self) -> str:
+        return self.candidate.name
+
+    @property
+    def type(self) -> MemoryType | None:
+        return self.candidate.type
+
+    @property
+    def age_days(self) -> int:
+        return self.candidate.age_days
+
+    @property
+    def age_label(self) -> str:
+        return self.candidate.age_label
+
+    def json_fields(self) -> dict[str, Any]:
+        """The item as one flat record (what ``--json`` prints)."""
+        where = ("ref", "file", "scope", "path", "name", "type")
+        cost = ("text", "bytes", "age_days", "age_label", "truncated", "drift")
+        return {name: getattr(self, name) for name in (*where, *cost)}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -398,11 +455,10 @@ def _recall(ctx: _Context, state: SessionState) -> tuple[RecallResult, SessionSt
     remaining = settings.recall_session_budget - state.bytes_used
     if remaining <= 0:
         return _skip(ctx, SkipReason.BUDGET_SPENT, state), state
-    seen = set(state.surfaced)
-    files = [f for f in scan_memory_files(ctx.memdir) if f.ref not in seen]
-    if not files:
+    seen = frozenset(state.surfaced)
+    candidates = over_memories(ctx.memdir, ctx.catalog, lambda m: _candidates(ctx, m, seen))
+    if not candidates:
         return _skip(ctx, SkipReason.NO_MEMORIES, state), state
-    candidates = _candidates(ctx, files)
     chosen = _validated(
         ctx.selector.select(ctx.query, candidates, settings.recall_max_memories),
         candidates,
@@ -413,7 +469,7 @@ def _recall(ctx: _Context, state: SessionState) -> tuple[RecallResult, SessionSt
         return _skip(
             ctx, SkipReason.NONE_SELECTED if matched else SkipReason.NO_MATCH, state
         ), state
-    items = _items(ctx, chosen, {f.ref: f for f in files}, remaining)
+    items = _items(ctx, chosen, remaining)
     if not items:
         return _skip(ctx, SkipReason.BUDGET_SPENT, state), state
     spent = state.bytes_used + sum(item.bytes for item in items)
@@ -430,48 +486,33 @@ def _recall(ctx: _Context, state: SessionState) -> tuple[RecallResult, SessionSt
     return result, state
 
 
-def _candidates(ctx: _Context, files: Sequence[MemoryFile]) -> list[Candidate]:
-    """The pool a selector chooses from: matches best first, then the newest others."""
-    pool = rank_pool(
-        files,
-        ctx.query,
-        layout=ctx.memdir.layout,
-        catalog=ctx.catalog,
-        limit=ctx.memdir.settings.manifest_max_entries,
-    )
-    return [_candidate(read_entry(found), score, ctx.today) for found, score in pool]
+def _candidates(ctx: _Context, memories: Memories, seen: frozenset[str]) -> list[Candidate]:
+    """The pool a selector chooses from: matches best first, then the newest others.
+
+    What the session has seen is left out before ranking, so it cannot crowd out the rest.
+    """
+    limit = ctx.memdir.settings.manifest_max_entries
+    pool = rank_pool(memories, ctx.query, limit=limit, exclude=seen)
+    return [_candidate(entry, score, ctx.today) for entry, score in pool]
 
 
 def _candidate(entry: ManifestEntry, score: float, today: dt.date) -> Candidate:
     age = memory_age(today=today, mtime=entry.mtime, verified=entry.verified, updated=entry.updated)
-    return Candidate(
-        ref=entry.ref,
-        file=entry.file,
-        scope=entry.scope,
-        name=entry.name,
-        description=entry.description,
-        type=entry.type,
-        age_days=age.days,
-        age_label=age.label,
-        score=score,
-    )
+    return Candidate(entry=entry, age=age, score=score)
 
 
-def _validated(refs: Sequence[str], candidates: Sequence[Candidate], limit: int) -> list[str]:
-    known = {c.ref for c in candidates}
-    return list(dict.fromkeys(r for r in refs if r in known))[:limit]
+def _validated(refs: Sequence[str], candidates: Sequence[Candidate], limit: int) -> list[Candidate]:
+    by_ref = {c.ref: c for c in candidates}
+    return [by_ref[r] for r in dict.fromkeys(refs) if r in by_ref][:limit]
 
 
-def _items(
-    ctx: _Context, chosen: Sequence[str], files: dict[str, MemoryFile], remaining: int
-) -> list[RecallItem]:
+def _items(ctx: _Context, chosen: Sequence[Candidate], remaining: int) -> list[RecallItem]:
     items: list[RecallItem] = []
-    for ref in chosen:
-        found = files[ref]
-        memory = _read_memory(found)
+    for candidate in chosen:
+        memory = _read_memory(candidate.entry.path)
         if memory is None:
-            continue  # unreadable or removed since the scan: nothing to show
-        item = _item(ctx, found, memory, remaining)
+            continue  # unreadable or removed since it was listed: nothing to show
+        item = _item(ctx, candidate, memory, remaining)
         if item is None:
             break  # the budget cannot hold another block
         items.append(item)
@@ -479,28 +520,28 @@ def _items(
     return items
 
 
-def _read_memory(found: MemoryFile) -> Memory | None:
+def _read_memory(path: Path) -> Memory | None:
     try:
-        text = found.path.read_text(encoding="utf-8", errors="replace")
-        return sidecar.load_memory(text, path=found.path)
+        text = path.read_text(encoding="utf-8", errors="replace")
+        return sidecar.load_memory(text, path=path)
     except (MemdirError, OSError):
         return None
 
 
-def _item(ctx: _Context, found: MemoryFile, memory: Memory, remaining: int) -> RecallItem | None:
+def _item(ctx: _Context, candidate: Candidate, memory: Memory, remaining: int) -> RecallItem | None:
     settings = ctx.memdir.settings
-    age = age_of(memory, mtime=found.mtime, today=ctx.today)
+    entry = candidate.entry
     drift = tuple(ctx.checker.check_memory(memory))
     max_bytes = settings.recall_max_bytes
     while True:
         body = cap_body(memory.body, max_lines=settings.recall_max_lines, max_bytes=max_bytes)
         text = render_block(
-            ref=found.ref,
-            file=found.file,
-            scope=found.scope,
-            path=found.path,
+            ref=entry.ref,
+            file=entry.file,
+            scope=entry.scope,
+            path=entry.path,
             memory=memory,
-            age=age,
+            age=candidate.age,
             drift=drift,
             body=body,
         )
@@ -512,16 +553,5 @@ def _item(ctx: _Context, found: MemoryFile, memory: Memory, remaining: int) -> R
         if max_bytes < _MIN_BODY_BYTES:
             return None
     return RecallItem(
-        ref=found.ref,
-        file=found.file,
-        scope=found.scope,
-        path=found.path,
-        name=memory.name,
-        type=memory.type,
-        text=text,
-        bytes=size,
-        age_days=age.days,
-        age_label=age.label,
-        truncated=body.truncated,
-        drift=drift,
+        candidate=candidate, text=text, bytes=size, truncated=body.truncated, drift=drift
     )

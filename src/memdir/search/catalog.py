@@ -21,13 +21,13 @@ import os
 import re
 import sqlite3
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
 from memdir.errors import LockTimeout, MemdirError
-from memdir.model import MemoryType, Scope
+from memdir.model import Scope
 from memdir.search.embeddings import Embedder
 from memdir.search.engine import (
     CATALOG_NAME,
@@ -38,6 +38,7 @@ from memdir.search.engine import (
     Document,
     Hit,
     RankingOptions,
+    SearchQuery,
     TextIndex,
     open_index_db,
 )
@@ -58,7 +59,9 @@ __all__ = [
     "Progress",
     "RankingOptions",
     "RefreshStats",
+    "SearchQuery",
     "TextIndex",
+    "memory_document",
 ]
 
 _T = TypeVar("_T")
@@ -194,26 +197,20 @@ class Catalog:
         with file_lock(self.layout.lock_dir / "catalog.lock"):
             return self._guarded(lambda: self._refresh(progress, time.perf_counter(), clear=True))
 
-    def search(
-        self,
-        query: str,
-        *,
-        kinds: Sequence[str] | None = None,
-        limit: int = 10,
-        types: Sequence[MemoryType | str] | None = None,
-        scope: Scope | str | None = None,
-        since: dt.date | None = None,
-        until: dt.date | None = None,
-    ) -> list[Hit]:
+    def search(self, query: SearchQuery | str) -> list[Hit]:
         """Ranked search (refreshing first unless ``auto_refresh`` is off)."""
+        self.refresh_if_due()
+        return self._guarded(lambda: self.index.search(query), rebuild=True)
+
+    def rank(self, query: SearchQuery | str) -> list[tuple[str, float]]:
+        """Ranked refs and scores only (see :meth:`TextIndex.rank`), refreshing like search."""
+        self.refresh_if_due()
+        return self._guarded(lambda: self.index.rank(query), rebuild=True)
+
+    def refresh_if_due(self) -> None:
+        """Refresh unless ``auto_refresh`` is off or the last refresh is recent enough."""
         if self.auto_refresh and time.monotonic() - self._refreshed_at >= self.refresh_every:
             self.refresh(wait=False)
-        return self._guarded(
-            lambda: self.index.search(
-                query, kinds=kinds, limit=limit, types=types, scope=scope, since=since, until=until
-            ),
-            rebuild=True,
-        )
 
     def _guarded(self, action: Callable[[], _T], *, rebuild: bool = False) -> _T:
         try:
@@ -332,7 +329,7 @@ class Catalog:
     def _documents(self, path: Path, kind: str, data: bytes, mtime: float) -> list[Document]:
         text = data.decode("utf-8", "replace")
         if kind == "memory":
-            return [_memory_doc(path, self.layout.memory_dir, text, mtime)]
+            return [memory_document(path, self.layout.memory_dir, text, mtime)]
         if kind == "log":
             return _log_docs(path, self.layout.memory_dir)
         if kind == "notes":
@@ -394,13 +391,19 @@ def _discard(path: Path) -> None:
             Path(f"{path}{suffix}").unlink()
 
 
-def _memory_doc(path: Path, memory_dir: Path, text: str, mtime: float) -> Document:
+def memory_document(path: Path, memory_dir: Path, text: str, mtime: float) -> Document:
+    """A memory file as a document: ranked fields, and the manifest's facts in ``meta``.
+
+    ``meta`` holds the description, ``verified``/``updated`` dates (ISO) and,
+    for a file whose frontmatter does not parse, the ``problem``; so a manifest
+    can list memories from the index without opening their files.
+    """
     rel = path.relative_to(memory_dir)
     scope = Scope.TEAM if rel.parts[0] == "team" and len(rel.parts) > 1 else Scope.PRIVATE
     stem_words = path.stem.replace("_", " ").replace("-", " ")
     try:
         memory = sidecar.load_memory(text, path=path)
-    except MemdirError:
+    except MemdirError as exc:
         # A file that does not parse is still searchable as plain text.
         return Document(
             id=rel.as_posix(),
@@ -409,6 +412,7 @@ def _memory_doc(path: Path, memory_dir: Path, text: str, mtime: float) -> Docume
             fields={"name": stem_words, "body": text},
             scope=scope,
             date=dt.datetime.fromtimestamp(mtime),
+            meta={"problem": f"frontmatter does not parse: {exc.message}"},
         )
     when = memory.updated or memory.created or dt.datetime.fromtimestamp(mtime)
     return Document(
@@ -424,6 +428,11 @@ def _memory_doc(path: Path, memory_dir: Path, text: str, mtime: float) -> Docume
         date=when,
         scope=scope,
         type=memory.type,
+        meta={
+            "description": memory.description,
+            "verified": memory.verified.isoformat() if memory.verified else None,
+            "updated": memory.updated.isoformat() if memory.updated else None,
+        },
     )
 
 
@@ -462,17 +471,13 @@ def _transcript_docs(path: Path) -> list[Document]:
             Document(
                 id=f"{path}#{turn.index}",
                 kind="transcript",
-                title=f"{turn.role} · {path.stem} #{turn.index}",
-                fields={"name": _speaker(turn.text), "body": turn.text, "context": " ".join(near)},
+                title=f"{turn.speaker or turn.role} · {path.stem} #{turn.index}",
+                # The speaker comes from the record, never from the text: a turn
+                # starting "Note:" or "Error:" names no one.
+                fields={"name": turn.speaker or "", "body": turn.text, "context": " ".join(near)},
                 date=turn.timestamp,
                 group=str(path),
                 seq=i,
             )
         )
     return docs
-
-
-def _speaker(text: str) -> str:
-    """The ``Name:`` a chat line starts with, if any (multi-party transcripts)."""
-    head, sep, _ = text[:60].partition(":")
-    return head if sep and 0 < len(head.split()) <= 3 and head[:1].isupper() else ""

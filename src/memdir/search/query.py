@@ -15,7 +15,6 @@ folder cannot make grep read outside it.
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -25,13 +24,12 @@ from typing import Any, Protocol
 import re2
 
 from memdir.errors import MemdirError
-from memdir.model import MemoryType, Scope
-from memdir.search.catalog import Catalog, Hit, RankingOptions
+from memdir.search.catalog import Catalog, Hit, RankingOptions, SearchQuery
 from memdir.search.embeddings import Embedder
 from memdir.storage.fs import read_bytes_nofollow
 from memdir.storage.paths import Layout
 
-__all__ = ["MAX_PATTERN_CHARS", "GrepHit", "Hit", "InvalidPattern", "grep", "search"]
+__all__ = ["MAX_PATTERN_CHARS", "GrepHit", "Hit", "InvalidPattern", "SearchQuery", "grep", "search"]
 
 
 # Longer patterns are no search a person or a model means to run.
@@ -58,22 +56,14 @@ class GrepHit:
 
 def search(
     layout: Layout,
-    query: str,
+    query: SearchQuery | str,
     *,
-    kinds: Sequence[str] | None = None,
-    limit: int = 10,
-    types: Sequence[MemoryType | str] | None = None,
-    scope: Scope | str | None = None,
-    since: dt.date | None = None,
-    until: dt.date | None = None,
     embedder: Embedder | None = None,
     options: RankingOptions | None = None,
 ) -> list[Hit]:
     """Ranked search of one project (memories, logs, notes, registered transcripts)."""
     with Catalog.open(layout, options=options, embedder=embedder) as catalog:
-        return catalog.search(
-            query, kinds=kinds, limit=limit, types=types, scope=scope, since=since, until=until
-        )
+        return catalog.search(query)
 
 
 def grep(

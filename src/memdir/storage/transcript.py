@@ -10,7 +10,9 @@ Two formats are read, told apart line by line so a file is never loaded whole:
   ``tool`` turns; ``isMeta`` lines and slash-command wrappers are dropped;
   a ``compact_boundary`` line becomes a marker turn.
 - **Plain JSONL**: ``{"role", "content", "timestamp"}`` per line, content a
-  string or a list of blocks in the Messages API shape.
+  string or a list of blocks in the Messages API shape; an optional
+  ``speaker`` (or the chat API's ``name``) names who spoke in a conversation
+  of more than two parties.
 
 Reading never fails on content: a line that is not a JSON object, or a
 conversation line without a usable message, is skipped and counted
@@ -98,6 +100,7 @@ class Turn:
     is_compact_boundary: bool = False
     is_compact_summary: bool = False
     uuids: tuple[str, ...] = ()
+    speaker: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -289,6 +292,7 @@ class _Reader:
             is_compact_boundary=piece.is_compact_boundary,
             is_compact_summary=piece.is_compact_summary,
             uuids=tuple(piece.uuids),
+            speaker=piece.speaker,
         )
         self._count += 1
         return turn
@@ -326,6 +330,7 @@ class _Piece:
     results: list[_Result] = field(default_factory=list)
     is_compact_boundary: bool = False
     is_compact_summary: bool = False
+    speaker: str | None = None
 
 
 class _Pending:
@@ -444,6 +449,8 @@ def _plain_pieces(event: dict[str, Any]) -> list[_Piece] | None:
             piece.text = ""
         piece.role = "tool"
     piece.timestamp = _parse_time(event.get("timestamp"))
+    speaker = event.get("speaker", event.get("name"))
+    piece.speaker = (speaker.strip() or None) if isinstance(speaker, str) else None
     return [piece]
 
 

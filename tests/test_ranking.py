@@ -1,0 +1,161 @@
+"""The default ranking on a second text shape: coding-session transcripts, not chat.
+
+The defaults of :mod:`memdir.search.engine` were measured on LoCoMo (a chat
+between two named people). These transcripts are the other shape memdir
+indexes: a developer and an agent, roles and no speakers, turns that start with
+labels such as ``Note:`` or ``Error:``, tool output, questions answered in the
+next turn. Each test names a query and the turn that answers it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+import pytest
+
+from memdir.search.catalog import Catalog, SearchQuery
+from memdir.storage.paths import Layout, make_layout
+from memdir.storage.transcript import read_transcript
+
+DEPLOY_SESSION = [
+    ("user", "Note: the deploy script lives in ops/deploy.sh and needs the VPN."),
+    ("assistant", "Noted. I will run ops/deploy.sh once you say the branch is ready."),
+    ("user", "The deploy to staging failed last night, can you find out why?"),
+    (
+        "assistant",
+        "Error: the migration step timed out. The deploy failed because the orders table "
+        "migration held a lock for 20 minutes; I split it into two batches.",
+    ),
+    ("user", "Good. Also bump the retry limit of the payment worker to five."),
+    ("assistant", "Done: PAYMENT_RETRIES is 5 in config/worker.toml, and the tests pass."),
+]
+
+CACHE_SESSION = [
+    ("user", "TODO: look at the flaky cache test later."),
+    ("assistant", "I added it to the list."),
+    ("user", "Why is the redis cache test flaky on CI?"),
+    (
+        "assistant",
+        "The cache test is flaky because of wall-clock expiry: the key expires between the write "
+        "and the read when CI is slow. I froze the clock in the fixture, so it is stable now.",
+    ),
+    ("user", "Which library do we use for the HTTP client?"),
+    ("assistant", "httpx, pinned to 0.27 in pyproject.toml."),
+]
+
+REVIEW_SESSION = [
+    ("user", "Let us review the pull request about the login form."),
+    ("assistant", "The login form change is fine, one nit on the error message wording."),
+    ("user", "What did Priya say about the password reset flow?"),
+    ("assistant", "I have no record of that; ask in the review thread."),
+]
+
+TEAM_CHAT = [
+    ("Priya", "The password reset flow should send one email, not two."),
+    ("Marco", "Agreed, and the reset link must expire after an hour."),
+    ("Priya", "I also want the deploy checklist in the wiki."),
+]
+
+
+def write_session(
+    path: Path, turns: list[tuple[str, str]], day: dt.date, *, speakers: bool = False
+) -> None:
+    """A plain JSONL transcript; with ``speakers`` the first item is the speaker's name."""
+    lines = []
+    for i, (who, text) in enumerate(turns):
+        record: dict[str, str] = {
+            "role": "user" if i % 2 == 0 else "assistant",
+            "content": text,
+            "timestamp": dt.datetime.combine(day, dt.time(9, i)).isoformat(),
+        }
+        if speakers:
+            record["speaker"] = who
+        else:
+            record["role"] = who
+        lines.append(json.dumps(record))
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+@pytest.fixture
+def sessions(tmp_path: Path, memdir_home: Path) -> tuple[Layout, Path]:
+    project = tmp_path / "proj"
+    project.mkdir()
+    layout = make_layout(memdir_home, project)
+    layout.memory_dir.mkdir(parents=True)
+    folder = tmp_path / "transcripts"
+    folder.mkdir()
+    write_session(folder / "deploy.jsonl", DEPLOY_SESSION, dt.date(2026, 2, 3))
+    write_session(folder / "cache.jsonl", CACHE_SESSION, dt.date(2026, 2, 10))
+    write_session(folder / "review.jsonl", REVIEW_SESSION, dt.date(2026, 2, 17))
+    write_session(folder / "team.jsonl", TEAM_CHAT, dt.date(2026, 2, 18), speakers=True)
+    return layout, folder
+
+
+def top(layout: Layout, folder: Path, query: str, k: int = 1) -> list[str]:
+    """The first ``k`` hits as ``file#turn``."""
+    with Catalog.open(layout) as catalog:
+        catalog.add_transcripts(folder)
+        hits = catalog.search(SearchQuery(query=query, kinds=("transcript",), limit=k))
+    return [f"{Path(h.ref.rpartition('#')[0]).name}#{h.ref.rpartition('#')[2]}" for h in hits]
+
+
+@pytest.mark.parametrize(
+    ("query", "answer"),
+    [
+        ("why did the deploy fail", "deploy.jsonl#3"),
+        ("what is the payment worker retry limit", "deploy.jsonl#5"),
+        ("which HTTP client library do we use", "cache.jsonl#5"),
+        ("what did Priya say about the password reset", "team.jsonl#0"),
+    ],
+)
+def test_the_turn_that_answers_a_question_is_among_the_first_two(
+    sessions: tuple[Layout, Path], query: str, answer: str
+) -> None:
+    layout, folder = sessions
+    # The first may be the question itself, asked in other words earlier.
+    assert answer in top(layout, folder, query, k=2)
+
+
+def test_a_label_at_the_start_of_a_turn_is_not_taken_for_a_speaker(
+    sessions: tuple[Layout, Path],
+) -> None:
+    layout, folder = sessions
+    # "Note:" labels a turn, it names no speaker: the note that mentions the deploy
+    # script gets no lift over the turn that says why the deploy failed.
+    ranked = top(layout, folder, "why did the deploy fail", k=10)
+    assert ranked.index("deploy.jsonl#3") < ranked.index("deploy.jsonl#0")
+    turns = read_transcript(folder / "deploy.jsonl").turns
+    assert {t.speaker for t in turns} == {None}
+
+
+def test_a_speaker_field_names_the_turn_and_the_query_can_lift_it(
+    sessions: tuple[Layout, Path],
+) -> None:
+    layout, folder = sessions
+    # Both Priya and the review session talk about Priya; the query asks what she said.
+    ranked = top(layout, folder, "what did Priya want in the wiki", k=2)
+    assert ranked[0] == "team.jsonl#2"
+    turns = read_transcript(folder / "team.jsonl").turns
+    assert [t.speaker for t in turns] == ["Priya", "Marco", "Priya"]
+
+
+def test_an_answer_ranks_above_the_filler_next_to_the_question(
+    sessions: tuple[Layout, Path],
+) -> None:
+    layout, folder = sessions
+    # Two short turns repeat the question's words (the TODO and the question); the
+    # filler between them borrows their score through context and smoothing, but
+    # not enough to pass the long answer that names the cause.
+    ranked = top(layout, folder, "why is the cache test flaky", k=4)
+    assert ranked.index("cache.jsonl#3") < ranked.index("cache.jsonl#1")
+
+
+def test_a_question_and_its_answer_rank_together(sessions: tuple[Layout, Path]) -> None:
+    layout, folder = sessions
+    # The answer turn shares few words with the question; its neighbour carries them.
+    assert set(top(layout, folder, "redis cache CI expiry", k=2)) == {
+        "cache.jsonl#2",
+        "cache.jsonl#3",
+    }
