@@ -31,6 +31,7 @@ __all__ = [
     "Scope",
     "check_memory_text",
     "normalize_body",
+    "plain_line",
     "text_problem",
 ]
 
@@ -149,6 +150,14 @@ def text_problem(value: str, *, single_line: bool) -> str | None:
         if single_line and (code < 0x20 or 0x7F <= code < 0xA0 or char in _BIDI):
             return f"contains the control character U+{code:04X} at character {index + 1}"
     return None
+
+
+def plain_line(value: str, limit: int) -> str:
+    """``value`` made fit for a name or description: the characters
+    :func:`text_problem` refuses on one line dropped, spaces collapsed, at most
+    ``limit`` characters. For text memdir derives itself (a note's first line)."""
+    kept = "".join(c for c in value if text_problem(c, single_line=True) is None)
+    return " ".join(kept.split())[:limit].strip()
 
 
 def _check_line(field_name: str, value: str, limit: int | None) -> None:

@@ -58,7 +58,7 @@ from memdir.errors import (
     MemoryNotFound,
     UnsafePath,
 )
-from memdir.model import MAX_NAME_CHARS, Memory, MemoryType, Scope
+from memdir.model import MAX_NAME_CHARS, Memory, MemoryType, Scope, plain_line
 from memdir.storage import sidecar
 from memdir.storage.codec import parse_memory, split_frontmatter
 from memdir.storage.fs import ensure_dir, safe_join
@@ -595,14 +595,15 @@ def _decode(path: str, data: bytes) -> str:
 
 
 def _name_from(rel: str) -> str:
-    return re.sub(r"[_\-\s.]+", " ", PurePosixPath(rel).stem).strip()[:MAX_NAME_CHARS] or "memory"
+    stem = re.sub(r"[_\-\s.]+", " ", PurePosixPath(rel).stem)
+    return plain_line(stem, MAX_NAME_CHARS) or "memory"
 
 
 def _first_line(body: str) -> str:
     for line in body.splitlines():
-        text = line.strip().lstrip("#>*-").strip()
+        text = plain_line(line.strip().lstrip("#>*-"), 140)
         if any(c.isalnum() for c in text):
-            return text[:140]
+            return text
     return ""
 
 
