@@ -24,7 +24,7 @@ from memdir.storage.codec import parse_memory, render_memory
 from memdir.storage.enforced import cache_path, load_rules
 from memdir.storage.rules import Rule, fired_rules, pattern_problem, subjects, tool_matches
 
-NPM = {"tool": "Bash", "match": r"\bnpm (install|i|run)\b", "action": "deny"}
+NPM: dict[str, Any] = {"tool": "Bash", "match": r"\bnpm (install|i|run)\b", "action": "deny"}
 WHY = "**Why:** npm rewrote the lockfile and broke CI.\n"
 
 

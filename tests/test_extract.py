@@ -6,6 +6,7 @@ import logging
 import threading
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -24,7 +25,7 @@ def write(**args: object) -> Completion:
     return tool_use("write_memory", args)
 
 
-FEEDBACK = {
+FEEDBACK: dict[str, Any] = {
     "name": "Run tests with -x",
     "description": "The user wants pytest runs to stop at the first failure",
     "type": "feedback",

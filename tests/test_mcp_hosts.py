@@ -209,7 +209,7 @@ def test_a_server_name_that_is_not_a_plain_key_is_refused(project: Path) -> None
         host_target("codex", project, name='x"]\n[evil')
 
 
-_TEXT = st.text(st.characters(blacklist_categories=("Cs",)), max_size=30)
+_TEXT = st.text(st.characters(exclude_categories=["Cs"]), max_size=30)
 
 
 @settings(max_examples=80, deadline=None)

@@ -496,7 +496,7 @@ def test_stricter_text_with_nul_characters_is_refused(tool: MemoryToolBackend, m
 # -- byte for byte ----------------------------------------------------------------------
 
 _LINE_TEXT = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\x00"), max_size=40
+    alphabet=st.characters(exclude_categories=["Cs"], exclude_characters="\x00"), max_size=40
 )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -96,7 +97,7 @@ def test_user_memory_is_refused_in_team_scope(mem: Memdir) -> None:
     ],
 )
 def test_invalid_memories_are_refused_with_a_hint(
-    mem: Memdir, kw: dict[str, str], message: str
+    mem: Memdir, kw: dict[str, Any], message: str
 ) -> None:
     with pytest.raises(InvalidMemory, match=message) as info:
         mem.write(**kw)
