@@ -25,7 +25,7 @@ from mcp import Client
 import teamutil
 from memdir.api import Memdir
 from memdir.cli import main
-from memdir.errors import InvalidMemory, MemdirError, SecretDetected, SyncError
+from memdir.errors import InvalidMemory, MemdirError, SecretDetected, SyncError, UnsafePath
 from memdir.integrations.memory_tool import MemoryToolBackend
 from memdir.mcp import build_server
 from memdir.storage.memory_index import parse_entries
@@ -608,7 +608,7 @@ def test_hand_written_index_lines_on_both_sides_survive_a_merge(clone: Clone) ->
 
 def test_nothing_is_ever_written_under_team_git(clone: Clone) -> None:
     alice = clone("alice")
-    with pytest.raises(InvalidMemory, match=r"\.git"):
+    with pytest.raises((InvalidMemory, UnsafePath), match=r"\.git"):
         alice.write(
             name="X", description="x", type="project", body="x", scope="team", file=".git/x.md"
         )
