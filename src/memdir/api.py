@@ -27,7 +27,7 @@ from memdir.search.query import GrepHit, grep, search
 from memdir.storage.dailylog import append_log
 from memdir.storage.paths import Layout, make_layout
 from memdir.storage.project import ProjectMemory
-from memdir.storage.store import WriteGuard
+from memdir.storage.store import JOURNAL_NAME, WriteGuard, append_journal
 from memdir.team.secrets import ensure_no_secrets, scan_text
 
 __all__ = ["Memdir"]
@@ -193,7 +193,9 @@ class Memdir(ProjectMemory):
 
     def log(self, text: str, *, now: dt.datetime | None = None) -> Path:
         """Append a timestamped entry to today's daily log; returns the log file."""
-        return append_log(self.layout.logs_dir, text, now=now, lock_dir=self.layout.lock_dir)
+        path = append_log(self.layout.logs_dir, text, now=now, lock_dir=self.layout.lock_dir)
+        append_journal(self.layout.state_dir / JOURNAL_NAME, [path])
+        return path
 
 
 def _team_guard() -> WriteGuard:
