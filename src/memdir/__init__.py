@@ -5,7 +5,8 @@ that object. The names below are the public API; the modules behind them are
 implementation details and may move.
 """
 
-from memdir.api import Memdir
+from typing import TYPE_CHECKING, Any
+
 from memdir.config import Settings, load_settings
 from memdir.errors import (
     ConfigError,
@@ -24,7 +25,10 @@ from memdir.errors import (
     UnsafePath,
 )
 from memdir.model import Memory, MemoryRecord, MemoryType, Scope
-from memdir.storage.store import MemoryStore, WriteResult
+
+if TYPE_CHECKING:
+    from memdir.api import Memdir
+    from memdir.storage.store import MemoryStore, WriteResult
 
 __all__ = [
     "ConfigError",
@@ -51,3 +55,25 @@ __all__ = [
     "WriteResult",
     "load_settings",
 ]
+
+# Resolved on first use, so that `import memdir` (and every CLI start) stays cheap.
+_LAZY = {
+    "Memdir": "memdir.api",
+    "MemoryStore": "memdir.storage.store",
+    "WriteResult": "memdir.storage.store",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'memdir' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -12,23 +12,26 @@ from __future__ import annotations
 import builtins
 import datetime as dt
 import os
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from memdir.config import Settings, load_settings
 from memdir.model import MemoryType, Scope
-from memdir.recall.drift import DriftChecker
-from memdir.recall.manifest import Manifest, build_manifest
-from memdir.recall.prompt import PromptMode, PromptTools, load_prompt, resolve_mode
-from memdir.recall.relevant import RecallResult, Selector, recall
-from memdir.search.catalog import Catalog, Hit, Progress, RefreshStats
-from memdir.search.query import GrepHit, grep, search
-from memdir.storage.dailylog import append_log
 from memdir.storage.paths import Layout, make_layout
 from memdir.storage.project import ProjectMemory
 from memdir.storage.store import JOURNAL_NAME, WriteGuard, append_journal
-from memdir.team.secrets import ensure_no_secrets, scan_text
+
+# The layers above storage load on first use: `import memdir` and every CLI
+# start stay free of the catalog, the model layer and numpy.
+if TYPE_CHECKING:
+    from memdir.recall.drift import DriftChecker
+    from memdir.recall.manifest import Manifest
+    from memdir.recall.prompt import PromptMode, PromptTools
+    from memdir.recall.relevant import RecallResult, Selector
+    from memdir.search.catalog import Catalog, Hit, Progress, RefreshStats
+    from memdir.search.query import GrepHit
 
 __all__ = ["Memdir"]
 
@@ -59,6 +62,8 @@ class Memdir(ProjectMemory):
             private_guard=private_guard,
         )
         self._drift_checker: DriftChecker | None = None
+        # One open catalog per thread (SQLite connections stay in their thread).
+        self._catalogs: dict[int, Catalog] = {}
 
     @classmethod
     def open(
@@ -98,6 +103,8 @@ class Memdir(ProjectMemory):
         """The memory section of an agent's system prompt, or None when memory is off."""
         if not self.enabled:
             return None
+        from memdir.recall.prompt import load_prompt, resolve_mode
+
         resolved = resolve_mode(
             mode, team_enabled=self.team_enabled, daily_log_active=self.settings.daily_log
         )
@@ -122,6 +129,9 @@ class Memdir(ProjectMemory):
         today: dt.date | None = None,
     ) -> RecallResult:
         """The few memories that may help with ``query`` (see ``memdir.recall.relevant.recall``)."""
+        from memdir.recall.drift import DriftChecker
+        from memdir.recall.relevant import recall
+
         if self._drift_checker is None:
             # One scan of the project's files per Memdir, shared by every recall.
             self._drift_checker = DriftChecker(self.layout.project_root)
@@ -137,6 +147,8 @@ class Memdir(ProjectMemory):
 
     def manifest(self, *, query: str | None = None, limit: int | None = None) -> Manifest:
         """One line per memory: newest first, or ranked for ``query``."""
+        from memdir.recall.manifest import build_manifest
+
         return build_manifest(self, query=query, limit=limit)
 
     def search(
@@ -151,16 +163,25 @@ class Memdir(ProjectMemory):
         until: dt.date | None = None,
     ) -> builtins.list[Hit]:
         """Ranked search over memories, logs, session notes and added transcripts."""
-        return search(
-            self.layout,
-            query,
-            kinds=kinds,
-            limit=limit,
-            types=types,
-            scope=scope,
-            since=since,
-            until=until,
+        return self._catalog().search(
+            query, kinds=kinds, limit=limit, types=types, scope=scope, since=since, until=until
         )
+
+    def _catalog(self) -> Catalog:
+        """This thread's open catalog (opened on first use, kept for the next search)."""
+        from memdir.search.catalog import Catalog
+
+        thread = threading.get_ident()
+        catalog = self._catalogs.get(thread)
+        if catalog is None:
+            catalog = self._catalogs[thread] = Catalog.open(self.layout)
+        return catalog
+
+    def close(self) -> None:
+        """Close what searches opened (the catalog's connections); reopened when needed."""
+        for catalog in self._catalogs.values():
+            catalog.close()
+        self._catalogs.clear()
 
     def grep(
         self,
@@ -171,6 +192,8 @@ class Memdir(ProjectMemory):
         transcripts: str | Path | None = None,
     ) -> builtins.list[GrepHit]:
         """Lines of memory files (and transcript turns) matching ``pattern``, like grep -rn."""
+        from memdir.search.query import grep
+
         return grep(
             self.layout.memory_dir,
             pattern,
@@ -181,6 +204,8 @@ class Memdir(ProjectMemory):
 
     def reindex(self, *, progress: Progress | None = None) -> RefreshStats:
         """Rebuild the derived search index from the files."""
+        from memdir.search.catalog import Catalog
+
         with Catalog.open(self.layout) as catalog:
             return catalog.rebuild(progress=progress)
 
@@ -188,11 +213,15 @@ class Memdir(ProjectMemory):
         self, path: str | Path, *, progress: Progress | None = None
     ) -> RefreshStats:
         """Index a transcript file or a folder of ``.jsonl`` transcripts for search."""
+        from memdir.search.catalog import Catalog
+
         with Catalog.open(self.layout) as catalog:
             return catalog.add_transcripts(path, progress=progress)
 
     def log(self, text: str, *, now: dt.datetime | None = None) -> Path:
         """Append a timestamped entry to today's daily log; returns the log file."""
+        from memdir.storage.dailylog import append_log
+
         path = append_log(self.layout.logs_dir, text, now=now, lock_dir=self.layout.lock_dir)
         append_journal(self.layout.state_dir / JOURNAL_NAME, [path])
         return path
@@ -200,6 +229,8 @@ class Memdir(ProjectMemory):
 
 def _team_guard() -> WriteGuard:
     def refuse_secrets(text: str, file: str) -> list[str]:
+        from memdir.team.secrets import ensure_no_secrets
+
         ensure_no_secrets(text, path=f"team/{file}")
         return []
 
@@ -208,6 +239,8 @@ def _team_guard() -> WriteGuard:
 
 def _private_guard() -> WriteGuard:
     def warn_on_secrets(text: str, file: str) -> list[str]:
+        from memdir.team.secrets import scan_text
+
         return [
             f"{file}:{f.line}: likely {f.label} ({f.rule_id}); private memory stays on this "
             "machine, but a secret is better kept in a secret manager"

@@ -33,7 +33,7 @@ import sqlite3
 import stat
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -101,6 +101,21 @@ class RefreshStats:
     updated: int
     removed: int
     seconds: float
+
+
+_Stale = tuple[str, str, os.stat_result, tuple[Any, ...] | None]
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Pending:
+    """What a catch-up found to write; ``full``: walk everything instead."""
+
+    full: bool = False
+    stale: list[_Stale] = field(default_factory=list)
+    gone: list[tuple[Any, ...]] = field(default_factory=list)
+    folders: dict[str, int] = field(default_factory=dict)
+    dropped: list[str] = field(default_factory=list)
+    offset: int = 0
 
 
 class Catalog:
@@ -220,13 +235,20 @@ class Catalog:
         """What a search does first: the journal, changed folders, a sample of files.
 
         Falls back to a full :meth:`refresh` on a catalog never walked, or
-        walked more than :data:`FULL_SCAN_EVERY` seconds ago. With
-        ``wait=False`` it is skipped while another process refreshes.
+        walked more than :data:`FULL_SCAN_EVERY` seconds ago. The checks run
+        without the lock; only when they find something is it taken (with
+        ``wait=False``, skipped while another process refreshes) and the
+        checks repeated under it.
         """
         start = time.perf_counter()
+        first = self._guarded(lambda: self._pending(set()))
+        if first is None:
+            self._refreshed_at = time.monotonic()
+            return RefreshStats(added=0, updated=0, removed=0, seconds=time.perf_counter() - start)
+        seen = {path for path, *_ in first.stale} | {row[1] for row in first.gone}
         try:
             with file_lock(self.layout.lock_dir / "catalog.lock", timeout=30.0 if wait else 0.0):
-                stats = self._guarded(lambda: self._catch_up(start))
+                stats = self._guarded(lambda: self._catch_up(start, seen))
                 self._refreshed_at = time.monotonic()
                 return stats
         except LockTimeout:
@@ -303,7 +325,7 @@ class Catalog:
 
     def _apply(
         self,
-        stale: list[tuple[str, str, os.stat_result, tuple[Any, ...] | None]],
+        stale: list[_Stale],
         gone: list[tuple[Any, ...]],
         start: float,
         *,
@@ -392,16 +414,35 @@ class Catalog:
     def _journal(self) -> Path:
         return self.layout.state_dir / JOURNAL_NAME
 
-    def _catch_up(self, start: float) -> RefreshStats:
+    def _catch_up(self, start: float, extra: set[str]) -> RefreshStats:
+        pending = self._pending(extra)
+        if pending is None:
+            return RefreshStats(added=0, updated=0, removed=0, seconds=time.perf_counter() - start)
+        if pending.full:
+            return self._refresh(None, start)
+        stats = self._apply(
+            pending.stale,
+            pending.gone,
+            start,
+            folders=pending.folders,
+            dropped_folders=pending.dropped,
+            state={"journal_offset": pending.offset},
+        )
+        if pending.offset > _JOURNAL_KEEP:
+            self._empty_journal(pending.offset)
+        return stats
+
+    def _pending(self, extra: set[str]) -> _Pending | None:
+        """What changed since the catalog last looked (None: nothing), without a walk."""
         conn = self.index.conn
         state = dict(conn.execute("SELECT key, value FROM state"))
         scanned_at = state.get("scanned_at")
         if not isinstance(scanned_at, int | float) or time.time() - scanned_at > FULL_SCAN_EVERY:
-            return self._refresh(None, start)
-        offset = state.get("journal_offset")
-        offset = offset if isinstance(offset, int) else 0
-        paths, offset = _read_journal(self._journal, offset)
-        candidates = set(paths)
+            return _Pending(full=True)
+        stored = state.get("journal_offset")
+        stored = stored if isinstance(stored, int) else 0
+        paths, offset = _read_journal(self._journal, stored)
+        candidates = set(paths) | extra
         folders: dict[str, int] = {}
         dropped: list[str] = []
         changed: list[str] = []
@@ -421,17 +462,9 @@ class Catalog:
         candidates.update(str(root) for root in self.transcript_roots() if root.is_file())
         stale, gone = self._check(candidates)
         self._sample(stale, gone, skip=candidates)
-        stats = self._apply(
-            stale,
-            gone,
-            start,
-            folders=folders,
-            dropped_folders=dropped,
-            state={"journal_offset": offset},
-        )
-        if offset > _JOURNAL_KEEP:
-            self._empty_journal(offset)
-        return stats
+        if not (stale or gone or folders or dropped or offset != stored):
+            return None
+        return _Pending(stale=stale, gone=gone, folders=folders, dropped=dropped, offset=offset)
 
     def _known_under(self, folder: str, *, direct: bool) -> list[str]:
         """Indexed paths inside ``folder`` (only its own files when ``direct``)."""
@@ -496,12 +529,10 @@ class Catalog:
                 return None if any(p.startswith(".") for p in parts) else "transcript"
         return None
 
-    def _check(
-        self, paths: set[str]
-    ) -> tuple[list[tuple[str, str, os.stat_result, tuple[Any, ...] | None]], list[Any]]:
+    def _check(self, paths: set[str]) -> tuple[list[_Stale], list[Any]]:
         """Which of ``paths`` changed (to index again) and which are gone."""
         conn = self.index.conn
-        stale: list[tuple[str, str, os.stat_result, tuple[Any, ...] | None]] = []
+        stale: list[_Stale] = []
         gone: list[tuple[Any, ...]] = []
         for path in sorted(paths):
             row = conn.execute(f"{_ROW} WHERE path = ?", (path,)).fetchone()
@@ -519,7 +550,7 @@ class Catalog:
 
     def _sample(
         self,
-        stale: list[tuple[str, str, os.stat_result, tuple[Any, ...] | None]],
+        stale: list[_Stale],
         gone: list[Any],
         *,
         skip: set[str],
