@@ -78,7 +78,7 @@ _T = TypeVar("_T")
 Progress = Callable[[int, int], None]
 """Called as ``progress(done, total)`` while files are checked."""
 
-SAMPLE = 256
+SAMPLE = 100
 """Files whose stat a search checks for edits made in place outside memdir."""
 FULL_SCAN_EVERY = 600.0
 """Seconds after which a search walks every file again (the safety net)."""
