@@ -22,7 +22,6 @@ import importlib.util
 import json
 import math
 import os
-import urllib.request
 from array import array
 from collections.abc import Sequence
 from pathlib import Path
@@ -127,6 +126,8 @@ class OpenAIEmbedder:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
+        import urllib.request  # only HTTP embedders pay for it (~100 ms at start)
+
         request = urllib.request.Request(
             f"{self.base_url}/embeddings", data=body, headers=headers, method="POST"
         )
