@@ -411,3 +411,21 @@ def test_memdir_writes_reach_search_through_the_journal(tmp_path: Path, memdir_h
         _age(mem.layout.memory_dir)  # the folder looks untouched: only the journal tells
         assert catalog.catch_up().updated == 1
         assert refs(catalog.search("afloat")) == ["otters.md"]
+
+
+def test_a_journal_read_to_its_end_is_emptied_and_later_entries_still_count(
+    layout: Layout,
+) -> None:
+    from memdir.storage.store import JOURNAL_NAME, append_journal
+
+    a = write_memory(layout.memory_dir, "a.md", name="Alpha", description="x", body="apples")
+    journal = layout.state_dir / JOURNAL_NAME
+    with Catalog.open(layout, auto_refresh=False) as catalog:
+        catalog.refresh()
+        append_journal(journal, [a] * 5000)  # more than the catalog keeps once read
+        catalog.catch_up()
+        assert journal.read_bytes() == b""
+        b = write_memory(layout.memory_dir, "b.md", name="Beta", description="x", body="kiwis")
+        append_journal(journal, [b])
+        assert catalog.catch_up().added == 1
+        assert refs(catalog.search("kiwis")) == ["b.md"]

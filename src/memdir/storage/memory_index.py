@@ -295,8 +295,8 @@ def upsert_raw(raw: bytes, *, title: str, file: str, hook: str) -> tuple[str, by
 def titled_files(text: str | bytes, title: str) -> list[str]:
     """The files of the index lines titled ``title`` (whitespace and case folded).
 
-    A keyed scan: ASCII-folded bytes are searched for the escaped title, and
-    only the lines found are parsed. A title with non-ASCII letters is
+    A keyed scan: the bytes are searched for the escaped title (ASCII case
+    folded), and only the lines found are parsed. A title with non-ASCII letters is
     matched by the full parse (case folding may change its length).
     """
     wanted = _clean(title).casefold()
@@ -305,20 +305,18 @@ def titled_files(text: str | bytes, title: str) -> list[str]:
             text = text.decode("utf-8", "replace")
         return [e.file for e in parse_entries(text) if _clean(e.title).casefold() == wanted]
     escaped = wanted.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
-    needle = f"[{escaped}](".encode()
+    # A bytes pattern folds ASCII case only; twice as fast as lowering a copy.
+    needle = re.compile(re.escape(f"[{escaped}](".encode()), re.IGNORECASE)
     raw = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
-    hay = raw.lower()
     files: list[str] = []
-    pos = hay.find(needle)
-    while pos >= 0:
-        start = raw.rfind(b"\n", 0, pos) + 1
-        end = raw.find(b"\n", pos)
+    for found in needle.finditer(raw):
+        start = raw.rfind(b"\n", 0, found.start()) + 1
+        end = raw.find(b"\n", found.start())
         line = raw[start : len(raw) if end < 0 else end].decode("utf-8", "replace")
         for piece in line.splitlines() or [""]:
             match = _ENTRY.match(piece)
             if match is not None and _clean(_unescape(match.group("title"))).casefold() == wanted:
                 files.append(_target(match.group("file")))
-        pos = hay.find(needle, pos + 1)
     return list(dict.fromkeys(files))
 
 
