@@ -157,10 +157,10 @@ class Catalog:
     ) -> Catalog:
         """Open (creating, or rebuilding when unreadable or outdated) a project's catalog.
 
-        With ``auto_refresh`` each search first checks the files (one ``stat``
-        each: ~10 ms per thousand files); ``refresh_every`` > 0 skips that check
-        when this object refreshed less than that many seconds ago, for
-        long-lived processes over very large directories.
+        With ``auto_refresh`` each search first catches up (:meth:`catch_up`:
+        the journal, folder mtimes and a sample of files, not a walk);
+        ``refresh_every`` > 0 skips that when this object caught up less than
+        that many seconds ago.
         """
         ensure_dir(layout.state_dir)
         path = layout.state_dir / CATALOG_NAME
