@@ -24,6 +24,7 @@ It prints one table (a column per size) and the ratios of the goals.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import multiprocessing
 import os
@@ -191,60 +192,72 @@ def cli_wall(
     return statistics.median(walls[1:]), statistics.median(cpus[1:])
 
 
-def measure(n: int, n_queries: int, cli_runs: int) -> dict[str, float]:
-    rng = random.Random(n)
+def prepare(n: int, stack: contextlib.ExitStack) -> Memdir:
+    """A fresh project holding ``n`` synthetic memories (removed when ``stack`` closes)."""
+    tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="memdir-scale-")))
+    project = tmp / "project"
+    project.mkdir()
+    mem = Memdir.open(project, home=tmp / "home")
+    generate(mem.layout.memory_dir, n)
+    mem.write(name="first write", description="d", type="project")  # counts the files once
+    return mem
+
+
+def one_writes(stores: dict[int, Memdir], rounds: int = 15) -> dict[int, float]:
+    """p50 of one new memory's write per size, the sizes taking turns (same machine load)."""
+    samples: dict[int, list[float]] = {n: [] for n in stores}
+    for i in range(rounds):
+        for n, mem in stores.items():
+            write = partial(mem.write, name=f"one write {i}", description="d", type="project")
+            samples[n].append(timed(write))
+    return {n: statistics.median(values) for n, values in samples.items()}
+
+
+def measure(mem: Memdir, n_queries: int, cli_runs: int) -> dict[str, float]:
+    project, home = mem.layout.project_root, mem.layout.home
+    rng = random.Random(len(mem.private.index_entries()))
     queries = [" ".join(rng.sample(WORDS, 2)) for _ in range(n_queries)]
     out: dict[str, float] = {}
-    with tempfile.TemporaryDirectory(prefix="memdir-scale-") as tmp:
-        project, home = Path(tmp) / "project", Path(tmp) / "home"
-        project.mkdir()
-        mem = Memdir.open(project, home=home)
-        generate(mem.layout.memory_dir, n)
-        with Catalog.open(mem.layout, auto_refresh=False) as catalog:
-            out["reindex"] = timed(catalog.rebuild)
-            mem.search("warm up")  # the facade's catalog: open, first catch-up
-            alone, facade = [], []
-            for q in queries:  # interleaved, so that both see the same machine
-                alone.append(timed(partial(catalog.search, q, limit=10)))
-                facade.append(timed(partial(mem.search, q, limit=10)))
-            out["catalog_p50"], _ = percentiles(alone)
-            out["search_p50"], _ = percentiles(facade)
-        few = queries[: max(3, n_queries // 10)]
-        out["naive_p50"], _ = percentiles(
-            [timed(partial(naive_scan, mem.layout.memory_dir, q)) for q in few]
+    with Catalog.open(mem.layout, auto_refresh=False) as catalog:
+        out["reindex"] = timed(catalog.rebuild)
+        mem.search("warm up")  # the facade's catalog: open, first catch-up
+        alone, facade = [], []
+        for q in queries:  # interleaved, so that both see the same machine
+            alone.append(timed(partial(catalog.search, q, limit=10)))
+            facade.append(timed(partial(mem.search, q, limit=10)))
+        out["catalog_p50"], _ = percentiles(alone)
+        out["search_p50"], _ = percentiles(facade)
+    few = queries[: max(3, n_queries // 10)]
+    out["naive_p50"], _ = percentiles(
+        [timed(partial(naive_scan, mem.layout.memory_dir, q)) for q in few]
+    )
+    if shutil.which("rg"):
+        out["rg_p50"], _ = percentiles(
+            [timed(partial(ripgrep, mem.layout.memory_dir, q)) for q in few]
         )
-        if shutil.which("rg"):
-            out["rg_p50"], _ = percentiles(
-                [timed(partial(ripgrep, mem.layout.memory_dir, q)) for q in few]
-            )
-        writes = [
-            timed(partial(mem.write, name=f"one write {i}", description="d", type="project"))
-            for i in range(15)
-        ]
-        out["write_p50"], _ = percentiles(writes)
-        each = 12
-        # The one process writes as worker 100 (half private, half team like the eight).
-        out["write_1proc"] = (
-            throughput(project, home, 1, 4 * each, first=100)
-            + throughput(project, home, 1, 4 * each, first=101)
-        ) / 2
-        out["write_8proc"] = throughput(project, home, 8, each)
-        out["lost"] = lost(mem, 8, each)
-        stdin = json.dumps(
-            {
-                "hook_event_name": "SessionStart",
-                "cwd": str(project),
-                "session_id": "bench",
-                "source": "startup",
-            }
-        )
-        for key, args in (
-            ("cli_search", ["search", queries[0]]),
-            ("cli_prompt", ["prompt"]),
-            ("cli_hook", ["hook", "session-start"]),
-        ):
-            wall, cpu = cli_wall(project, home, args, stdin if key == "cli_hook" else "", cli_runs)
-            out[key], out[f"{key}_cpu"] = wall, cpu
+    each = 12
+    # The one process writes as workers 100 and 101 (half private, half team like the eight).
+    out["write_1proc"] = (
+        throughput(project, home, 1, 4 * each, first=100)
+        + throughput(project, home, 1, 4 * each, first=101)
+    ) / 2
+    out["write_8proc"] = throughput(project, home, 8, each)
+    out["lost"] = lost(mem, 8, each)
+    stdin = json.dumps(
+        {
+            "hook_event_name": "SessionStart",
+            "cwd": str(project),
+            "session_id": "bench",
+            "source": "startup",
+        }
+    )
+    for key, args in (
+        ("cli_search", ["search", queries[0]]),
+        ("cli_prompt", ["prompt"]),
+        ("cli_hook", ["hook", "session-start"]),
+    ):
+        wall, cpu = cli_wall(project, home, args, stdin if key == "cli_hook" else "", cli_runs)
+        out[key], out[f"{key}_cpu"] = wall, cpu
     return out
 
 
@@ -312,10 +325,16 @@ def main() -> int:
     parser.add_argument("--cli-runs", type=int, default=7)
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")] + ([100_000] if args.big else [])
-    results = {}
-    for n in sizes:
-        print(f"measuring {n:,} memories ...", file=sys.stderr, flush=True)
-        results[n] = measure(n, args.queries, args.cli_runs)
+    with contextlib.ExitStack() as stack:
+        stores = {}
+        for n in sizes:
+            print(f"writing {n:,} memories ...", file=sys.stderr, flush=True)
+            stores[n] = prepare(n, stack)
+        writes = one_writes(stores)
+        results = {}
+        for n, mem in stores.items():
+            print(f"measuring {n:,} memories ...", file=sys.stderr, flush=True)
+            results[n] = {**measure(mem, args.queries, args.cli_runs), "write_p50": writes[n]}
     report(results)
     return 0
 
