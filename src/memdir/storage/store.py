@@ -49,6 +49,7 @@ from memdir.storage.fs import (
     atomic_write,
     ensure_dir,
     file_lock,
+    fsync_dir,
     read_json_object,
     safe_join,
 )
@@ -398,10 +399,14 @@ class MemoryStore:
         except FileNotFoundError:
             raw = b""
         how, data = upsert_raw(raw, title=title, file=file, hook=hook)
+        if how == "replace":
+            atomic_write(self.index_path, data)  # fsyncs the root folder too
+            return
         if how == "append":
             self._append_index(data)
-        elif how == "replace":
-            atomic_write(self.index_path, data)
+        # No rename of the index: the root folder's fsync makes the memory file's own
+        # rename (done with sync_dir=False) durable.
+        fsync_dir(self.root)
 
     def _append_index(self, tail: bytes) -> None:
         # Under the scope lock, so no other memdir writer interleaves; one
