@@ -447,7 +447,8 @@ class Catalog:
         dropped: list[str] = []
         changed: list[str] = []
         seen: set[tuple[int, int]] = set()  # folders reached through links are walked once
-        for folder, mtime in conn.execute("SELECT path, mtime_ns FROM folders").fetchall():
+        stamps = dict(conn.execute("SELECT path, mtime_ns FROM folders").fetchall())
+        for folder, mtime in stamps.items():
             try:
                 info = os.stat(folder)
             except OSError:
@@ -462,6 +463,9 @@ class Catalog:
         candidates.update(str(root) for root in self.transcript_roots() if root.is_file())
         stale, gone = self._check(candidates)
         self._sample(stale, gone, skip=candidates)
+        # A folder listed again only because its stamp was too recent to trust
+        # (and still is) changes nothing: no lock, no write.
+        folders = {path: stamp for path, stamp in folders.items() if stamps.get(path) != stamp}
         if not (stale or gone or folders or dropped or offset != stored):
             return None
         return _Pending(stale=stale, gone=gone, folders=folders, dropped=dropped, offset=offset)
