@@ -9,11 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
 import memdir
-from memdir.cli import main
+from memdir.cli import COMMANDS, main
 
 SRC = Path(memdir.__file__).parent
 
@@ -167,14 +168,56 @@ def test_every_module_imports() -> None:
 
 def all_commands() -> list[list[str]]:
     paths: list[list[str]] = []
+    ctx = click.Context(main)
 
     def walk(group: object, prefix: list[str]) -> None:
-        for name, command in getattr(group, "commands", {}).items():
+        if not isinstance(group, click.Group):
+            return
+        for name in group.list_commands(ctx):
             paths.append([*prefix, name])
-            walk(command, [*prefix, name])
+            walk(group.get_command(ctx, name), [*prefix, name])
 
     walk(main, [])
     return paths
+
+
+def test_the_lazy_command_table_names_every_command_the_modules_define() -> None:
+    ctx = click.Context(main)
+    defined = set()
+    for module in {module for module, _ in COMMANDS.values()}:
+        for command in getattr(importlib.import_module(module), "COMMANDS", []):
+            defined.add(command.name)
+    defined |= {"demo", "team"}  # their modules define the one command, no COMMANDS list
+    assert defined == set(COMMANDS) == set(main.list_commands(ctx))
+    for name in COMMANDS:
+        command = main.get_command(ctx, name)
+        assert command is not None and command.name == name
+
+
+# What a start of the library or the CLI must not load: the model layer, the MCP SDK,
+# numpy and the catalog are loaded by the commands that use them.
+HEAVY = ("memdir.llm", "mcp", "numpy", "memdir.search.catalog")
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "import memdir",
+        "import memdir.cli",
+        "from memdir import Memdir",
+        "import memdir.cli._common",
+    ],
+)
+def test_starting_memdir_does_not_load_the_heavy_layers(statement: str) -> None:
+    code = (
+        f"import sys; {statement}; "
+        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {{'mcp', 'numpy'}} "
+        f"or m.startswith({HEAVY!r})))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "[]"
 
 
 @pytest.mark.parametrize("command", all_commands(), ids=" ".join)

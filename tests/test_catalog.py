@@ -368,3 +368,70 @@ def test_a_transcript_folder_with_a_symlink_loop_is_indexed_once(
     mem.add_transcripts(folder)
     hits = mem.search("zebra", kinds=["transcript"])
     assert len(hits) == 1 and hits[0].ref.endswith("chat.jsonl#0")
+
+
+def _age(*folders: Path) -> None:
+    """Give folders an mtime long past, as if the last change was an hour ago."""
+    for folder in folders:
+        os.utime(folder, ns=(1_000_000_000, 1_000_000_000))
+
+
+def test_a_search_finds_files_created_by_hand_in_a_known_or_new_folder(layout: Layout) -> None:
+    write_memory(layout.memory_dir, "a.md", name="Alpha", description="first", body="apples")
+    with Catalog.open(layout) as catalog:
+        catalog.refresh()
+        _age(layout.memory_dir, layout.team_dir)
+        catalog.refresh()
+        write_memory(layout.memory_dir, "b.md", name="Beta", description="x", body="bananas")
+        write_memory(layout.team_dir, "deep/c.md", name="Gamma", description="x", body="cherries")
+        assert refs(catalog.search("bananas")) == ["b.md"]
+        assert refs(catalog.search("cherries")) == ["team/deep/c.md"]
+
+
+def test_a_search_notices_edits_in_place_and_deleted_folders(layout: Layout) -> None:
+    path = write_memory(layout.memory_dir, "a.md", name="Alpha", description="x", body="apples")
+    write_memory(layout.memory_dir, "sub/b.md", name="Beta", description="x", body="bananas")
+    with Catalog.open(layout) as catalog:
+        assert refs(catalog.search("bananas")) == ["sub/b.md"]
+        _age(layout.memory_dir, layout.memory_dir / "sub")
+        catalog.refresh()
+        path.write_text(path.read_text().replace("apples", "apricots"))
+        (layout.memory_dir / "sub" / "b.md").unlink()
+        (layout.memory_dir / "sub").rmdir()
+        assert refs(catalog.search("apricots")) == ["a.md"]
+        assert catalog.search("bananas") == []
+
+
+def test_memdir_writes_reach_search_through_the_journal(tmp_path: Path, memdir_home: Path) -> None:
+    from memdir import Memdir
+
+    project = tmp_path / "journaled"
+    project.mkdir()
+    mem = Memdir.open(project)
+    mem.write(name="Otters", description="otters hold hands", type="project", body="kelp")
+    assert refs(mem.search("otters")) == ["otters.md"]
+    with Catalog.open(mem.layout, auto_refresh=False) as catalog:
+        _age(mem.layout.memory_dir)
+        catalog.refresh()
+        mem.write(name="Otters", description="otters sleep afloat", type="project", body="kelp")
+        _age(mem.layout.memory_dir)  # the folder looks untouched: only the journal tells
+        assert catalog.catch_up().updated == 1
+        assert refs(catalog.search("afloat")) == ["otters.md"]
+
+
+def test_a_journal_read_to_its_end_is_emptied_and_later_entries_still_count(
+    layout: Layout,
+) -> None:
+    from memdir.storage.store import JOURNAL_NAME, append_journal
+
+    a = write_memory(layout.memory_dir, "a.md", name="Alpha", description="x", body="apples")
+    journal = layout.state_dir / JOURNAL_NAME
+    with Catalog.open(layout, auto_refresh=False) as catalog:
+        catalog.refresh()
+        append_journal(journal, [a] * 5000)  # more than the catalog keeps once read
+        catalog.catch_up()
+        assert journal.read_bytes() == b""
+        b = write_memory(layout.memory_dir, "b.md", name="Beta", description="x", body="kiwis")
+        append_journal(journal, [b])
+        assert catalog.catch_up().added == 1
+        assert refs(catalog.search("kiwis")) == ["b.md"]

@@ -13,8 +13,10 @@ from memdir.storage.memory_index import (
     format_entry,
     parse_entries,
     remove_entry,
+    titled_files,
     truncate_index,
     upsert_entry,
+    upsert_raw,
 )
 
 
@@ -158,3 +160,83 @@ def test_a_description_cannot_inject_an_index_line_or_a_link() -> None:
     line = format_entry("Name\n- [x](y.md)", "a.md", hostile)
     assert [e.file for e in parse_entries(line)] == ["a.md"]
     assert "\n" not in line and "[URGENT" not in line
+
+
+def _reference_upsert(text: str, *, title: str, file: str, hook: str) -> str:
+    """The index edit as a full parse does it: every line, then rejoined."""
+    lines = text.splitlines()
+    positions = [e.line for e in parse_entries(text) if e.file == file]
+    if not positions:
+        while lines and not lines[-1].strip():
+            lines.pop()
+        lines.append(format_entry(title, file, hook))
+    else:
+        lines[positions[0]] = format_entry(title, file, hook)
+        for pos in reversed(positions[1:]):
+            del lines[pos]
+    joined = "\n".join(lines).strip("\n") + "\n"
+    return joined if any(s.strip() for s in lines) else ""
+
+
+def _reference_remove(text: str, *, file: str) -> str:
+    positions = {e.line for e in parse_entries(text) if e.file == file}
+    if not positions:
+        return text
+    lines = [line for n, line in enumerate(text.splitlines()) if n not in positions]
+    return "\n".join(lines).strip("\n") + "\n" if any(s.strip() for s in lines) else ""
+
+
+_INDEX_LINES = st.sampled_from(
+    [
+        "- [A](a.md) — first",
+        "* [A again](a.md): dup",
+        "- [B](<b c.md>) - spaced",
+        "- [C](c.md)",
+        "see (a.md) for more",
+        "- [x](x.md) — mentions (a.md)",
+        "# Heading",
+        "",
+        "   ",
+        "free text",
+    ]
+)
+
+
+@given(st.lists(_INDEX_LINES, max_size=8), st.sampled_from(["", "\n", "\n\n"]))
+def test_keyed_edits_match_a_full_parse(lines: list[str], tail: str) -> None:
+    text = "\n".join(lines) + tail
+    for file in ("a.md", "b c.md", "c.md", "new.md"):
+        assert upsert_entry(text, title="T", file=file, hook="h") == _reference_upsert(
+            text, title="T", file=file, hook="h"
+        )
+        assert remove_entry(text, file=file) == _reference_remove(text, file=file)
+
+
+@given(st.lists(_INDEX_LINES, max_size=8), st.sampled_from(["", "\n", "\n\n"]))
+def test_the_cheapest_index_edit_gives_the_same_index(lines: list[str], tail: str) -> None:
+    text = "\n".join(lines) + tail
+    for file in ("a.md", "b c.md", "c.md", "new.md"):
+        how, data = upsert_raw(text.encode(), title="A", file=file, hook="first")
+        edited = {"same": text.encode(), "append": text.encode() + data, "replace": data}[how]
+        assert edited == upsert_entry(text, title="A", file=file, hook="first").encode()
+
+
+def test_an_entry_on_a_line_with_a_carriage_return_is_still_replaced() -> None:
+    text = "- [A](a.md) — old\r\n- [B](b.md)\r\n"
+    assert upsert_entry(text, title="A", file="a.md", hook="new") == (
+        "- [A](a.md) — new\n- [B](b.md)\n"
+    )
+
+
+def test_titled_files_folds_case_and_whitespace_and_skips_other_lines() -> None:
+    text = (
+        "- [Deploy Freeze](deploy.md) — x\n"
+        "- [deploy freeze later](later.md)\n"
+        "mentions [deploy freeze]( in prose\n"
+        "- [Brackets \\[x\\]](br.md)\n"
+        "- [Über Café](cafe.md)\n"
+    )
+    assert titled_files(text, "deploy  FREEZE") == ["deploy.md"]
+    assert titled_files(text, "brackets [x]") == ["br.md"]
+    assert titled_files(text, "über café") == ["cafe.md"]
+    assert titled_files(text, "nothing") == []

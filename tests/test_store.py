@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 import stat
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from memdir.errors import (
 )
 from memdir.model import MemoryType, Scope
 from memdir.storage.memory_index import parse_entries
+from memdir.storage.store import JOURNAL_NAME
 
 
 def write(mem: Memdir, name: str, **kw: object) -> str:
@@ -241,3 +243,49 @@ def test_team_memory_turns_on_when_the_team_folder_holds_a_memory_file(mem: Memd
     nested.parent.mkdir()
     nested.write_text("---\nname: CI\ndescription: d\ntype: project\n---\n")
     assert mem.team.has_files() and mem.team_enabled
+
+
+def test_the_file_count_limit_counts_files_written_by_hand(project: Path) -> None:
+    mem = Memdir.open(project, max_files=3)
+    write(mem, "One")
+    (mem.layout.memory_dir / "sub").mkdir()
+    (mem.layout.memory_dir / "sub" / "two.md").write_text("by hand\n")
+    os.utime(mem.layout.memory_dir, ns=(1, 1))  # a later clock tick than memdir's write
+    write(mem, "Three")
+    with pytest.raises(LimitExceeded):
+        write(mem, "Four")
+
+
+def test_the_file_count_follows_deletes_and_renames(project: Path) -> None:
+    mem = Memdir.open(project, max_files=2)
+    write(mem, "One")
+    write(mem, "Two")
+    mem.private.rename("one.md", "nested/one.md")
+    with pytest.raises(LimitExceeded):
+        write(mem, "Three")
+    mem.delete("Two")
+    write(mem, "Three")
+    with pytest.raises(LimitExceeded):
+        write(mem, "Four")
+
+
+def test_writes_list_what_they_touched_in_the_catalog_journal(mem: Memdir) -> None:
+    write(mem, "One")
+    mem.private.rename("one.md", "renamed.md")
+    mem.delete("One")
+    journal = (mem.layout.state_dir / JOURNAL_NAME).read_text().splitlines()
+    root = mem.layout.memory_dir
+    assert journal == [
+        str(root / "one.md"),
+        str(root / "one.md"),
+        str(root / "renamed.md"),
+        str(root / "renamed.md"),
+    ]
+
+
+def test_a_new_memory_appends_its_index_line_and_keeps_hand_written_lines(mem: Memdir) -> None:
+    index = mem.layout.memory_dir / "MEMORY.md"
+    index.write_text("# Notes\nkept as written  \n")
+    write(mem, "One")
+    write(mem, "One", description="changed")
+    assert index.read_text() == "# Notes\nkept as written  \n- [One](one.md) — changed\n"

@@ -19,33 +19,31 @@ from __future__ import annotations
 import builtins
 import datetime as dt
 import os
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from memdir.agents.consolidate.run import (
-    ConsolidationPreview,
-    ConsolidationReport,
-    consolidate,
-    preview_consolidation,
-)
-from memdir.agents.extract import ExtractionReport, MemoryExtractor
-from memdir.agents.host import MemoryHost, Messages, as_turns
-from memdir.agents.session.notes import SessionNotes
 from memdir.config import Settings, load_settings
-from memdir.llm.base import Provider
 from memdir.model import MemoryType, Scope
-from memdir.recall.drift import DriftChecker
-from memdir.recall.manifest import Manifest, build_manifest
-from memdir.recall.prompt import PromptMode, PromptTools, load_prompt, resolve_mode
-from memdir.recall.relevant import RecallResult, Selector, recall
-from memdir.search.catalog import Catalog, Hit, Progress, RefreshStats
-from memdir.search.query import GrepHit, SearchQuery, grep, search
-from memdir.storage.dailylog import append_log
 from memdir.storage.paths import Layout, make_layout
 from memdir.storage.project import ProjectMemory
-from memdir.storage.store import WriteGuard
-from memdir.team.secrets import ensure_no_secrets, scan_text
+from memdir.storage.store import JOURNAL_NAME, WriteGuard, append_journal
+
+# The layers above storage load on first use: `import memdir` and every CLI
+# start stay free of the catalog, the model layer and numpy.
+if TYPE_CHECKING:
+    from memdir.agents.consolidate.run import ConsolidationPreview, ConsolidationReport
+    from memdir.agents.extract import ExtractionReport
+    from memdir.agents.host import MemoryHost, Messages
+    from memdir.agents.session.notes import SessionNotes
+    from memdir.llm.base import Provider
+    from memdir.recall.drift import DriftChecker
+    from memdir.recall.manifest import Manifest
+    from memdir.recall.prompt import PromptMode, PromptTools
+    from memdir.recall.relevant import RecallResult, Selector
+    from memdir.search.catalog import Catalog, Hit, Progress, RefreshStats
+    from memdir.search.query import GrepHit
 
 __all__ = ["Memdir"]
 
@@ -76,6 +74,8 @@ class Memdir(ProjectMemory):
             private_guard=private_guard,
         )
         self._drift_checker: DriftChecker | None = None
+        # One open catalog per thread (SQLite connections stay in their thread).
+        self._catalogs: dict[int, Catalog] = {}
 
     @classmethod
     def open(
@@ -119,6 +119,8 @@ class Memdir(ProjectMemory):
         """
         if not self.enabled:
             return None
+        from memdir.recall.prompt import load_prompt, resolve_mode
+
         resolved = resolve_mode(
             mode, team_enabled=self.team_enabled, daily_log_active=self.settings.daily_log
         )
@@ -144,6 +146,9 @@ class Memdir(ProjectMemory):
         today: dt.date | None = None,
     ) -> RecallResult:
         """The few memories that may help with ``query`` (see ``memdir.recall.relevant.recall``)."""
+        from memdir.recall.drift import DriftChecker
+        from memdir.recall.relevant import recall
+
         if self._drift_checker is None:
             # One scan of the project's files per Memdir, shared by every recall.
             self._drift_checker = DriftChecker(self.layout.project_root)
@@ -159,6 +164,8 @@ class Memdir(ProjectMemory):
 
     def manifest(self, *, query: str | None = None, limit: int | None = None) -> Manifest:
         """One line per memory: newest first, or ranked for ``query``."""
+        from memdir.recall.manifest import build_manifest
+
         return build_manifest(self, query=query, limit=limit)
 
     def search(
@@ -173,6 +180,8 @@ class Memdir(ProjectMemory):
         until: dt.date | None = None,
     ) -> builtins.list[Hit]:
         """Ranked search over memories, logs, session notes and added transcripts."""
+        from memdir.search.query import SearchQuery
+
         wanted = SearchQuery(
             query=query,
             kinds=None if kinds is None else tuple(kinds),
@@ -182,7 +191,23 @@ class Memdir(ProjectMemory):
             since=since,
             until=until,
         )
-        return search(self.layout, wanted)
+        return self._catalog().search(wanted)
+
+    def _catalog(self) -> Catalog:
+        """This thread's open catalog (opened on first use, kept for the next search)."""
+        from memdir.search.catalog import Catalog
+
+        thread = threading.get_ident()
+        catalog = self._catalogs.get(thread)
+        if catalog is None:
+            catalog = self._catalogs[thread] = Catalog.open(self.layout)
+        return catalog
+
+    def close(self) -> None:
+        """Close what searches opened (the catalog's connections); reopened when needed."""
+        for catalog in self._catalogs.values():
+            catalog.close()
+        self._catalogs.clear()
 
     def grep(
         self,
@@ -193,6 +218,8 @@ class Memdir(ProjectMemory):
         transcripts: str | Path | None = None,
     ) -> builtins.list[GrepHit]:
         """Lines of memory files (and transcript turns) matching ``pattern``, like grep -rn."""
+        from memdir.search.query import grep
+
         return grep(
             self.layout.memory_dir,
             pattern,
@@ -203,6 +230,8 @@ class Memdir(ProjectMemory):
 
     def reindex(self, *, progress: Progress | None = None) -> RefreshStats:
         """Rebuild the derived search index from the files."""
+        from memdir.search.catalog import Catalog
+
         with Catalog.open(self.layout) as catalog:
             return catalog.rebuild(progress=progress)
 
@@ -210,12 +239,18 @@ class Memdir(ProjectMemory):
         self, path: str | Path, *, progress: Progress | None = None
     ) -> RefreshStats:
         """Index a transcript file or a folder of ``.jsonl`` transcripts for search."""
+        from memdir.search.catalog import Catalog
+
         with Catalog.open(self.layout) as catalog:
             return catalog.add_transcripts(path, progress=progress)
 
     def log(self, text: str, *, now: dt.datetime | None = None) -> Path:
         """Append a timestamped entry to today's daily log; returns the log file."""
-        return append_log(self.layout.logs_dir, text, now=now, lock_dir=self.layout.lock_dir)
+        from memdir.storage.dailylog import append_log
+
+        path = append_log(self.layout.logs_dir, text, now=now, lock_dir=self.layout.lock_dir)
+        append_journal(self.layout.state_dir / JOURNAL_NAME, [path])
+        return path
 
     # -- model verbs: each takes the caller's provider ---------------------------------
 
@@ -230,6 +265,9 @@ class Memdir(ProjectMemory):
         message considered, so calling again with a longer conversation looks only
         at what is new. Never raises for model or provider errors: the report says.
         """
+        from memdir.agents.extract import MemoryExtractor
+        from memdir.agents.host import as_turns
+
         extractor = MemoryExtractor(self, provider, session_id)
         return extractor.extract(as_turns(messages))
 
@@ -248,6 +286,8 @@ class Memdir(ProjectMemory):
         the lock. ``session_id`` is the caller's own session, which does not count
         towards the five. Never raises for model or provider errors.
         """
+        from memdir.agents.consolidate.run import consolidate
+
         return consolidate(
             self,
             provider,
@@ -261,6 +301,8 @@ class Memdir(ProjectMemory):
         self, provider: Provider, *, now: dt.datetime | None = None
     ) -> ConsolidationPreview:
         """What :meth:`consolidate` would change, as a unified diff; nothing real is written."""
+        from memdir.agents.consolidate.run import preview_consolidation
+
         return preview_consolidation(self, provider, now=now, enabled=self.enabled)
 
     def notes(self, provider: Provider, session_id: str) -> SessionNotes:
@@ -270,6 +312,8 @@ class Memdir(ProjectMemory):
         (:func:`memdir.agents.host.as_turns` makes them from message dicts); to update
         the notes as a conversation goes, use :meth:`host`, which decides when.
         """
+        from memdir.agents.session.notes import SessionNotes
+
         return SessionNotes.for_session(
             layout=self.layout, settings=self.settings, provider=provider, session_id=session_id
         )
@@ -288,6 +332,8 @@ class Memdir(ProjectMemory):
         session notes and extracts memories in background threads when they are due.
         Use it as a context manager (or call ``close()``) so the work finishes.
         """
+        from memdir.agents.host import MemoryHost
+
         return MemoryHost(
             self,
             provider,
@@ -299,6 +345,8 @@ class Memdir(ProjectMemory):
 
 def _team_guard() -> WriteGuard:
     def refuse_secrets(text: str, file: str) -> list[str]:
+        from memdir.team.secrets import ensure_no_secrets
+
         ensure_no_secrets(text, path=f"team/{file}")
         return []
 
@@ -307,6 +355,8 @@ def _team_guard() -> WriteGuard:
 
 def _private_guard() -> WriteGuard:
     def warn_on_secrets(text: str, file: str) -> list[str]:
+        from memdir.team.secrets import scan_text
+
         return [
             f"{file}:{f.line}: likely {f.label} ({f.rule_id}); private memory stays on this "
             "machine, but a secret is better kept in a secret manager"

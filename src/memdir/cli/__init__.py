@@ -1,30 +1,78 @@
-"""The ``memdir`` command line: one module per area, registered here."""
+"""The ``memdir`` command line: one module per area, loaded when its command runs.
+
+The top-level group knows every command by name and the module that defines
+it, and imports that module only when the command is looked up (click's
+``get_command``), so ``memdir search`` pays for search alone and not for the
+model layer, consolidation or team sync. ``memdir --help`` lists (and so
+loads) them all.
+"""
 
 from __future__ import annotations
+
+import importlib
 
 import click
 
 from memdir.cli._common import MemdirGroup
-from memdir.cli.consolidate import COMMANDS as CONSOLIDATE_COMMANDS
-from memdir.cli.demo import demo
-from memdir.cli.enforce import COMMANDS as ENFORCE_COMMANDS
-from memdir.cli.export import COMMANDS as EXPORT_COMMANDS
-from memdir.cli.hook import COMMANDS as HOOK_COMMANDS
-from memdir.cli.install import COMMANDS as INSTALL_COMMANDS
-from memdir.cli.memory import COMMANDS as MEMORY_COMMANDS
-from memdir.cli.prompt import COMMANDS as PROMPT_COMMANDS
-from memdir.cli.recall import COMMANDS as RECALL_COMMANDS
-from memdir.cli.scan import COMMANDS as SCAN_COMMANDS
-from memdir.cli.search import COMMANDS as SEARCH_COMMANDS
-from memdir.cli.serve import COMMANDS as SERVE_COMMANDS
-from memdir.cli.session import COMMANDS as SESSION_COMMANDS
-from memdir.cli.team import team
 from memdir.config import PROFILES
 
 __all__ = ["main"]
 
+# Command name -> (module, attribute). A test checks that this lists every command.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "init": ("memdir.cli.memory", "init"),
+    "add": ("memdir.cli.memory", "add"),
+    "list": ("memdir.cli.memory", "list_"),
+    "show": ("memdir.cli.memory", "show"),
+    "edit": ("memdir.cli.memory", "edit"),
+    "rm": ("memdir.cli.memory", "rm"),
+    "doctor": ("memdir.cli.memory", "doctor"),
+    "path": ("memdir.cli.memory", "path"),
+    "prompt": ("memdir.cli.prompt", "prompt"),
+    "log": ("memdir.cli.prompt", "log"),
+    "recall": ("memdir.cli.recall", "recall_command"),
+    "manifest": ("memdir.cli.recall", "manifest_command"),
+    "search": ("memdir.cli.search", "search"),
+    "reindex": ("memdir.cli.search", "reindex"),
+    "index": ("memdir.cli.search", "index"),
+    "scan": ("memdir.cli.scan", "scan"),
+    "team": ("memdir.cli.team", "team"),
+    "serve": ("memdir.cli.serve", "serve"),
+    "hook": ("memdir.cli.hook", "hook"),
+    "enforce": ("memdir.cli.enforce", "enforce"),
+    "export": ("memdir.cli.export", "export"),
+    "install": ("memdir.cli.install", "install"),
+    "session": ("memdir.cli.session", "session"),
+    "consolidate": ("memdir.cli.consolidate", "consolidate_command"),
+    "demo": ("memdir.cli.demo", "demo"),
+}
 
-@click.group(cls=MemdirGroup, context_settings={"help_option_names": ["-h", "--help"]})
+
+class LazyGroup(MemdirGroup):
+    """A group whose subcommands are imported when looked up, not at start."""
+
+    def __init__(self, *args: object, lazy: dict[str, tuple[str, str]], **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy = dict(lazy)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.lazy:
+            module, attribute = self.lazy[cmd_name]
+            command = getattr(importlib.import_module(module), attribute)
+            if not isinstance(command, click.Command):
+                raise TypeError(f"{module}.{attribute} is not a click command")
+            self.commands[cmd_name] = command
+        return self.commands.get(cmd_name)
+
+
+@click.group(
+    cls=LazyGroup,
+    lazy=COMMANDS,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.option(
     "--profile",
     type=click.Choice(PROFILES),
@@ -37,22 +85,3 @@ __all__ = ["main"]
 def main(ctx: click.Context, profile: str | None) -> None:
     """memdir: layered, file-based memory for LLM agents."""
     ctx.obj = {"profile": profile}
-
-
-for _command in [
-    *MEMORY_COMMANDS,
-    *PROMPT_COMMANDS,
-    *RECALL_COMMANDS,
-    *SEARCH_COMMANDS,
-    *SCAN_COMMANDS,
-    team,
-    *SERVE_COMMANDS,
-    *HOOK_COMMANDS,
-    *ENFORCE_COMMANDS,
-    *EXPORT_COMMANDS,
-    *INSTALL_COMMANDS,
-    *SESSION_COMMANDS,
-    *CONSOLIDATE_COMMANDS,
-    demo,
-]:
-    main.add_command(_command)

@@ -22,17 +22,18 @@ import sys
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from memdir.api import Memdir
 from memdir.config import memdir_home
 from memdir.errors import ConfigError, MemdirError
-from memdir.llm.base import Provider
-from memdir.llm.factory import provider_from_env
 from memdir.model import MemoryRecord
 from memdir.storage.fs import explain_os_error
+
+if TYPE_CHECKING:  # loaded by the commands that use them, not by every start
+    from memdir.api import Memdir
+    from memdir.llm.base import Provider
 
 __all__ = [
     "NO_PROVIDER_HINT",
@@ -208,12 +209,16 @@ def profile_option_value() -> str | None:
 
 def open_memdir(project: Path) -> Memdir:
     """Open the project's memory with the profile given to the top-level command."""
+    from memdir.api import Memdir
+
     return Memdir.open(project, profile=profile_option_value())
 
 
 def configured_provider(mem: Memdir) -> Provider | None:
     """The model provider of the environment, with the settings' provider and model
     filling in what the environment leaves unset; ``None`` when none is configured."""
+    from memdir.llm.factory import provider_from_env
+
     env = dict(mem.env)
     if mem.settings.provider and not env.get("MEMDIR_PROVIDER"):
         env["MEMDIR_PROVIDER"] = mem.settings.provider

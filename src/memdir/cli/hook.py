@@ -24,7 +24,6 @@ from pathlib import Path
 import click
 
 from memdir.cli._common import profile_option_value, project_option
-from memdir.integrations.claude_settings import install_claude_hooks
 from memdir.integrations.hook_entry import run_fast
 from memdir.integrations.hooks import (
     HookInput,
@@ -128,6 +127,8 @@ def _started(_: object) -> str:
 @project_option
 def install(agent: str, dry_run: bool, executable: str, project: Path) -> None:
     """Add memdir's hooks to the agent's project settings (.claude/settings.json)."""
+    from memdir.integrations.claude_settings import install_claude_hooks  # difflib: install only
+
     result = install_claude_hooks(
         find_project_root(project), executable=executable, dry_run=dry_run
     )

@@ -6,8 +6,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import click
-from rich.console import Console
-from rich.progress import Progress
 
 from memdir.cli._common import emit, json_option, open_memdir, project_option
 from memdir.search.catalog import Progress as CatalogProgress
@@ -68,6 +66,9 @@ def search(
 
 
 def _with_progress(label: str, work: Callable[[CatalogProgress], RefreshStats]) -> RefreshStats:
+    from rich.console import Console  # only the commands that draw a bar load rich
+    from rich.progress import Progress
+
     console = Console(stderr=True)  # progress never mixes with the output
     with Progress(transient=True, console=console, disable=not console.is_terminal) as bar:
         task = bar.add_task(label, total=None)

@@ -8,6 +8,15 @@ indexed too. Refresh is incremental (size and mtime, then a content hash)
 under a file lock, in WAL mode so readers go on while it writes; a file with
 another schema version or one SQLite cannot read is deleted and rebuilt,
 which loses nothing. The ranking names are re-exported from here.
+
+A search does not walk the files. It first reads what memdir's stores wrote
+since last time from their journal (:data:`~memdir.storage.store.JOURNAL_NAME`),
+then looks for edits made by hand: every folder's mtime (a file created,
+deleted or renamed there: that folder alone is listed again) and the stat of
+a rotating sample of files (an edit in place; stores of up to
+:data:`SAMPLE` files are checked whole on every search). A full walk runs
+on :meth:`Catalog.refresh` and when the last one is :data:`FULL_SCAN_EVERY`
+seconds old.
 """
 
 from __future__ import annotations
@@ -18,11 +27,13 @@ import hashlib
 import json
 import math
 import os
+import random
 import re
 import sqlite3
+import stat
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -46,12 +57,15 @@ from memdir.storage import sidecar
 from memdir.storage.dailylog import read_log
 from memdir.storage.fs import atomic_write, ensure_dir, file_lock
 from memdir.storage.paths import Layout
+from memdir.storage.store import JOURNAL_NAME, journal_lock
 
 __all__ = [
     "CATALOG_NAME",
     "DEFAULT_WEIGHTS",
     "FIELDS",
+    "FULL_SCAN_EVERY",
     "KINDS",
+    "SAMPLE",
     "SCHEMA_VERSION",
     "Catalog",
     "Document",
@@ -68,6 +82,20 @@ _T = TypeVar("_T")
 Progress = Callable[[int, int], None]
 """Called as ``progress(done, total)`` while files are checked."""
 
+SAMPLE = 100
+"""Files whose stat a search checks for edits made in place outside memdir."""
+FULL_SCAN_EVERY = 600.0
+"""Seconds after which a search walks every file again (the safety net)."""
+_RACY_NS = 2_000_000_000  # a folder changed this recently may change again unseen
+_JOURNAL_KEEP = 1 << 16  # bytes of read journal tolerated before it is emptied
+
+# Derived state of the refresh itself, beside the index's tables.
+_STATE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS folders (path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value);
+"""
+_ROW = "SELECT id, path, kind, mtime_ns, size, hash FROM sources"
+
 
 @dataclass(frozen=True, kw_only=True)
 class RefreshStats:
@@ -77,6 +105,21 @@ class RefreshStats:
     updated: int
     removed: int
     seconds: float
+
+
+_Stale = tuple[str, str, os.stat_result, tuple[Any, ...] | None]
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Pending:
+    """What a catch-up found to write; ``full``: walk everything instead."""
+
+    full: bool = False
+    stale: list[_Stale] = field(default_factory=list)
+    gone: list[tuple[Any, ...]] = field(default_factory=list)
+    folders: dict[str, int] = field(default_factory=dict)
+    dropped: list[str] = field(default_factory=list)
+    offset: int = 0
 
 
 class Catalog:
@@ -118,18 +161,18 @@ class Catalog:
     ) -> Catalog:
         """Open (creating, or rebuilding when unreadable or outdated) a project's catalog.
 
-        With ``auto_refresh`` each search first checks the files (one ``stat``
-        each: ~10 ms per thousand files); ``refresh_every`` > 0 skips that check
-        when this object refreshed less than that many seconds ago, for
-        long-lived processes over very large directories.
+        With ``auto_refresh`` each search first catches up (:meth:`catch_up`:
+        the journal, folder mtimes and a sample of files, not a walk);
+        ``refresh_every`` > 0 skips that when this object caught up less than
+        that many seconds ago.
         """
         ensure_dir(layout.state_dir)
         path = layout.state_dir / CATALOG_NAME
         try:
-            conn = open_index_db(path)
+            conn = _open_db(path)
         except sqlite3.DatabaseError:
             _discard(path)
-            conn = open_index_db(path)
+            conn = _open_db(path)
         return cls(
             layout,
             TextIndex(path, options=options, embedder=embedder, conn=conn),
@@ -192,6 +235,31 @@ class Catalog:
                 raise
             return RefreshStats(added=0, updated=0, removed=0, seconds=0.0)
 
+    def catch_up(self, *, wait: bool = False) -> RefreshStats:
+        """What a search does first: the journal, changed folders, a sample of files.
+
+        Falls back to a full :meth:`refresh` on a catalog never walked, or
+        walked more than :data:`FULL_SCAN_EVERY` seconds ago. The checks run
+        without the lock; only when they find something is it taken (with
+        ``wait=False``, skipped while another process refreshes) and the
+        checks repeated under it.
+        """
+        start = time.perf_counter()
+        first = self._guarded(lambda: self._pending(set()))
+        if first is None:
+            self._refreshed_at = time.monotonic()
+            return RefreshStats(added=0, updated=0, removed=0, seconds=time.perf_counter() - start)
+        seen = {path for path, *_ in first.stale} | {row[1] for row in first.gone}
+        try:
+            with file_lock(self.layout.lock_dir / "catalog.lock", timeout=30.0 if wait else 0.0):
+                stats = self._guarded(lambda: self._catch_up(start, seen))
+                self._refreshed_at = time.monotonic()
+                return stats
+        except LockTimeout:
+            if wait:
+                raise
+            return RefreshStats(added=0, updated=0, removed=0, seconds=0.0)
+
     def rebuild(self, *, progress: Progress | None = None) -> RefreshStats:
         """Index every file again from scratch (in one transaction: readers never see it empty)."""
         with file_lock(self.layout.lock_dir / "catalog.lock"):
@@ -210,7 +278,7 @@ class Catalog:
     def refresh_if_due(self) -> None:
         """Refresh unless ``auto_refresh`` is off or the last refresh is recent enough."""
         if self.auto_refresh and time.monotonic() - self._refreshed_at >= self.refresh_every:
-            self.refresh(wait=False)
+            self.catch_up()
 
     def _guarded(self, action: Callable[[], _T], *, rebuild: bool = False) -> _T:
         try:
@@ -226,25 +294,50 @@ class Catalog:
     def _reset(self) -> None:
         self.index.close()
         _discard(self.path)
-        self.index.conn = open_index_db(self.path)
+        self.index.conn = _open_db(self.path)
 
     def _refresh(
         self, progress: Progress | None, start: float, *, clear: bool = False
     ) -> RefreshStats:
-        found = dict(self._scan())
+        journal_size = _size(self._journal)
+        folders: dict[str, int] = {}
+        found = dict(self._scan(folders))
         conn = self.index.conn
-        known = {
-            row[1]: row
-            for row in conn.execute("SELECT id, path, kind, mtime_ns, size, hash FROM sources")
-            if not clear
-        }
+        known = {row[1]: row for row in conn.execute(_ROW) if not clear}
         stale = [
             (path, kind, info, known.get(path))
             for path, (kind, info) in found.items()
             if _changed(known.get(path), info)
         ]
         gone = [row for path, row in known.items() if path not in found]
-        if not stale and not gone and not clear and self.index.embedder is None:
+        return self._apply(
+            stale,
+            gone,
+            start,
+            progress=progress,
+            clear=clear,
+            folders=folders,
+            replace_folders=True,
+            state={"journal_offset": journal_size, "scanned_at": time.time()},
+        )
+
+    def _apply(
+        self,
+        stale: list[_Stale],
+        gone: list[tuple[Any, ...]],
+        start: float,
+        *,
+        progress: Progress | None = None,
+        clear: bool = False,
+        folders: dict[str, int],
+        replace_folders: bool = False,
+        dropped_folders: Sequence[str] = (),
+        state: dict[str, float],
+    ) -> RefreshStats:
+        """Write what changed (files, folders, state) in one transaction."""
+        conn = self.index.conn
+        quiet = not stale and not gone and not clear and self.index.embedder is None
+        if quiet and not self._state_differs(folders, replace_folders, dropped_folders, state):
             # Nothing to write: no write transaction, no fsync.
             return RefreshStats(added=0, updated=0, removed=0, seconds=time.perf_counter() - start)
         added = updated = 0
@@ -263,6 +356,7 @@ class Catalog:
                 self.index.remove_source(row[0])
                 conn.execute("DELETE FROM sources WHERE id = ?", (row[0],))
             self.index.embed_missing()
+            self._write_state(folders, replace_folders, dropped_folders, state)
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
@@ -270,6 +364,235 @@ class Catalog:
         return RefreshStats(
             added=added, updated=updated, removed=len(gone), seconds=time.perf_counter() - start
         )
+
+    def _state_differs(
+        self,
+        folders: dict[str, int],
+        replace: bool,
+        dropped: Sequence[str],
+        state: dict[str, float],
+    ) -> bool:
+        conn = self.index.conn
+        if dropped:
+            return True
+        stored = dict(conn.execute("SELECT path, mtime_ns FROM folders"))
+        if (stored != folders) if replace else any(stored.get(k) != v for k, v in folders.items()):
+            return True
+        current = dict(conn.execute("SELECT key, value FROM state"))
+        if any(key != "scanned_at" and current.get(key) != value for key, value in state.items()):
+            return True
+        # The time of the last walk is written when it would soon call for another.
+        scanned = current.get("scanned_at")
+        return "scanned_at" in state and (
+            not isinstance(scanned, int | float)
+            or state["scanned_at"] - scanned > FULL_SCAN_EVERY / 2
+        )
+
+    def _write_state(
+        self,
+        folders: dict[str, int],
+        replace: bool,
+        dropped: Sequence[str],
+        state: dict[str, float],
+    ) -> None:
+        conn = self.index.conn
+        if replace:
+            conn.execute("DELETE FROM folders")
+        for folder in dropped:
+            conn.execute(
+                "DELETE FROM folders WHERE path = ? OR (path > ? AND path < ?)",
+                (folder, f"{folder}/", f"{folder}0"),
+            )
+        conn.executemany("INSERT OR REPLACE INTO folders VALUES (?, ?)", folders.items())
+        conn.executemany("INSERT OR REPLACE INTO state VALUES (?, ?)", state.items())
+
+    # --- catching up without a walk ---------------------------------------------------
+
+    @property
+    def _journal(self) -> Path:
+        return self.layout.state_dir / JOURNAL_NAME
+
+    def _catch_up(self, start: float, extra: set[str]) -> RefreshStats:
+        pending = self._pending(extra)
+        if pending is None:
+            return RefreshStats(added=0, updated=0, removed=0, seconds=time.perf_counter() - start)
+        if pending.full:
+            return self._refresh(None, start)
+        stats = self._apply(
+            pending.stale,
+            pending.gone,
+            start,
+            folders=pending.folders,
+            dropped_folders=pending.dropped,
+            state={"journal_offset": pending.offset},
+        )
+        if pending.offset > _JOURNAL_KEEP:
+            self._empty_journal(pending.offset)
+        return stats
+
+    def _pending(self, extra: set[str]) -> _Pending | None:
+        """What changed since the catalog last looked (None: nothing), without a walk."""
+        conn = self.index.conn
+        state = dict(conn.execute("SELECT key, value FROM state"))
+        scanned_at = state.get("scanned_at")
+        if not isinstance(scanned_at, int | float) or time.time() - scanned_at > FULL_SCAN_EVERY:
+            return _Pending(full=True)
+        stored = state.get("journal_offset")
+        stored = stored if isinstance(stored, int) else 0
+        paths, offset = _read_journal(self._journal, stored)
+        candidates = set(paths) | extra
+        folders: dict[str, int] = {}
+        dropped: list[str] = []
+        changed: list[str] = []
+        seen: set[tuple[int, int]] = set()  # folders reached through links are walked once
+        stamps = dict(conn.execute("SELECT path, mtime_ns FROM folders").fetchall())
+        for folder, mtime in stamps.items():
+            try:
+                info = os.stat(folder)
+            except OSError:
+                dropped.append(folder)
+                candidates.update(self._known_under(folder, direct=False))
+                continue
+            seen.add((info.st_dev, info.st_ino))
+            if info.st_mtime_ns != mtime:
+                changed.append(folder)
+        for folder in changed:
+            candidates.update(self._relist(folder, folders, seen))
+        candidates.update(str(root) for root in self.transcript_roots() if root.is_file())
+        stale, gone = self._check(candidates)
+        self._sample(stale, gone, skip=candidates)
+        # A folder listed again only because its stamp was too recent to trust
+        # (and still is) changes nothing: no lock, no write.
+        folders = {path: stamp for path, stamp in folders.items() if stamps.get(path) != stamp}
+        if not (stale or gone or folders or dropped or offset != stored):
+            return None
+        return _Pending(stale=stale, gone=gone, folders=folders, dropped=dropped, offset=offset)
+
+    def _known_under(self, folder: str, *, direct: bool) -> list[str]:
+        """Indexed paths inside ``folder`` (only its own files when ``direct``)."""
+        rows = self.index.conn.execute(
+            "SELECT path FROM sources WHERE path > ? AND path < ?", (f"{folder}/", f"{folder}0")
+        )
+        cut = len(folder) + 1
+        return [row[0] for row in rows if not direct or "/" not in row[0][cut:]]
+
+    def _relist(
+        self, folder: str, folders: dict[str, int], seen: set[tuple[int, int]]
+    ) -> list[str]:
+        """A changed folder's files, new subfolders' files, and its vanished files."""
+        follow = self._follows(folder)
+        paths = self._known_under(folder, direct=True)
+        try:
+            info = os.stat(folder)
+            entries = list(os.scandir(folder))
+        except OSError:
+            return paths
+        folders[folder] = _stamp(info)
+        known = {row[0] for row in self.index.conn.execute("SELECT path FROM folders")}
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=follow):
+                    if entry.path not in known:
+                        walk = _walk(entry.path, "", follow=follow, folders=folders, seen=seen)
+                        paths.extend(path for path, _, _ in walk)
+                elif entry.is_file(follow_symlinks=follow):
+                    paths.append(entry.path)
+            except OSError:
+                continue
+        return paths
+
+    def _follows(self, path: str) -> bool:
+        """Whether ``path`` lies under a transcript root (where links are followed)."""
+        return any(_under(path, str(root)) for root in self.transcript_roots())
+
+    def _kind(self, path: str) -> str | None:
+        """What the full scan would index ``path`` as, or None."""
+        memory = str(self.layout.memory_dir)
+        if _under(path, memory):
+            parts = path[len(memory) + 1 :].split("/")
+            if any(part.startswith(".") for part in parts):
+                return None
+            if not path.endswith(".md"):  # a note of another extension needs its sidecar
+                return "memory" if parts[0] != "logs" and sidecar.exists(path) else None
+            if parts[0] == "logs":
+                return "log" if len(parts) == 4 and _LOG_NAME.match(parts[-1]) else None
+            return None if parts[-1] == "MEMORY.md" else "memory"
+        sessions = str(self.layout.sessions_dir)
+        if _under(path, sessions):
+            parts = path[len(sessions) + 1 :].split("/")
+            hidden = any(part.startswith(".") for part in parts)
+            shaped = len(parts) == 3 and parts[1:] == ["session-memory", "summary.md"]
+            return "notes" if shaped and not hidden else None
+        for root in self.transcript_roots():
+            if path == str(root):
+                return "transcript"
+            if _under(path, str(root)) and path.endswith(".jsonl"):
+                parts = path[len(str(root)) + 1 :].split("/")
+                return None if any(p.startswith(".") for p in parts) else "transcript"
+        return None
+
+    def _check(self, paths: set[str]) -> tuple[list[_Stale], list[Any]]:
+        """Which of ``paths`` changed (to index again) and which are gone."""
+        conn = self.index.conn
+        stale: list[_Stale] = []
+        gone: list[tuple[Any, ...]] = []
+        for path in sorted(paths):
+            row = conn.execute(f"{_ROW} WHERE path = ?", (path,)).fetchone()
+            kind = self._kind(path)
+            info = None
+            if kind is not None:
+                with contextlib.suppress(OSError):
+                    info = os.stat(path, follow_symlinks=kind == "transcript")
+            if info is None or not stat.S_ISREG(info.st_mode):
+                if row is not None:
+                    gone.append(row)
+            elif kind is not None and _changed(row, info):
+                stale.append((path, kind, info, row))
+        return stale, gone
+
+    def _sample(
+        self,
+        stale: list[_Stale],
+        gone: list[Any],
+        *,
+        skip: set[str],
+    ) -> None:
+        """Stat :data:`SAMPLE` indexed files from a random point on: edits made in place."""
+        conn = self.index.conn
+        low, high = conn.execute("SELECT min(id), max(id) FROM sources").fetchone()
+        if low is None:
+            return
+        first = random.randint(low, high)
+        rows = conn.execute(f"{_ROW} WHERE id >= ? ORDER BY id LIMIT ?", (first, SAMPLE))
+        rows_list = rows.fetchall()
+        if len(rows_list) < SAMPLE:
+            more = conn.execute(
+                f"{_ROW} WHERE id < ? ORDER BY id LIMIT ?", (first, SAMPLE - len(rows_list))
+            )
+            rows_list += more.fetchall()
+        for row in rows_list:
+            path, kind = row[1], row[2]
+            if path in skip:
+                continue
+            try:
+                info = os.stat(path, follow_symlinks=kind == "transcript")
+            except OSError:
+                gone.append(row)
+                continue
+            if _changed(row, info):
+                stale.append((path, kind, info, row))
+
+    def _empty_journal(self, offset: int) -> None:
+        """Empty a journal read to its end (never one a writer has just appended to)."""
+        with journal_lock(self._journal):
+            if _size(self._journal) != offset:
+                return
+            with open(self._journal, "r+b") as handle:
+                handle.truncate(0)
+        conn = self.index.conn
+        conn.execute("INSERT OR REPLACE INTO state VALUES ('journal_offset', 0)")
 
     def _sync_file(
         self, path: Path, kind: str, info: os.stat_result, row: tuple[Any, ...] | None
@@ -302,8 +625,9 @@ class Catalog:
         self.index.add(self._documents(path, kind, data, info.st_mtime), source=source)
         return "updated" if row is not None else "added"
 
-    def _scan(self) -> Iterator[tuple[str, tuple[str, os.stat_result]]]:
-        for path, info, rel in _walk(str(self.layout.memory_dir), "", follow=False):
+    def _scan(self, folders: dict[str, int]) -> Iterator[tuple[str, tuple[str, os.stat_result]]]:
+        memory = str(self.layout.memory_dir)
+        for path, info, rel in _walk(memory, "", follow=False, folders=folders):
             if not path.endswith(".md") and not sidecar.exists(path):
                 continue  # a note of another extension is a memory only with its sidecar
             if rel and rel[0] == "logs":
@@ -312,7 +636,7 @@ class Catalog:
             elif os.path.basename(path) != "MEMORY.md":
                 yield path, ("memory", info)
         notes = self.layout.sessions_dir
-        for path, info, rel in _walk(str(notes), "summary.md", follow=False):
+        for path, info, rel in _walk(str(notes), "summary.md", follow=False, folders=folders):
             if len(rel) == 2 and rel[1] == "session-memory":
                 yield path, ("notes", info)
         for root in self.transcript_roots():
@@ -323,7 +647,7 @@ class Catalog:
                     continue
                 yield str(root), ("transcript", info)
             else:
-                for path, info, _ in _walk(str(root), ".jsonl", follow=True):
+                for path, info, _ in _walk(str(root), ".jsonl", follow=True, folders=folders):
                     yield path, ("transcript", info)
 
     def _documents(self, path: Path, kind: str, data: bytes, mtime: float) -> list[Document]:
@@ -355,14 +679,21 @@ def _changed(row: tuple[Any, ...] | None, info: os.stat_result) -> bool:
 
 
 def _walk(
-    root: str, suffix: str, *, follow: bool
+    root: str,
+    suffix: str,
+    *,
+    follow: bool,
+    folders: dict[str, int] | None = None,
+    seen: set[tuple[int, int]] | None = None,
 ) -> Iterator[tuple[str, os.stat_result, tuple[str, ...]]]:
     """Files under ``root`` ending in ``suffix`` with their stat and folder parts.
 
     Hidden entries are skipped; without ``follow``, symlinked files too.
+    ``folders`` collects every folder walked with its mtime stamp; ``seen``
+    holds the folders (device, inode) already walked, and grows.
     """
     stack: list[tuple[str, tuple[str, ...]]] = [(root, ())]
-    seen: set[tuple[int, int]] = set()  # followed links can loop back to a parent
+    seen = set() if seen is None else seen  # followed links can loop back to a parent
     while stack:
         folder, rel = stack.pop()
         try:
@@ -373,6 +704,8 @@ def _walk(
         if (info.st_dev, info.st_ino) in seen:
             continue
         seen.add((info.st_dev, info.st_ino))
+        if folders is not None:
+            folders[folder] = _stamp(info)
         for entry in entries:
             if entry.name.startswith("."):
                 continue
@@ -383,6 +716,55 @@ def _walk(
                     yield entry.path, entry.stat(follow_symlinks=follow), rel
             except OSError:
                 continue
+
+
+def _stamp(info: os.stat_result) -> int:
+    """A folder's mtime as recorded: -1 (list it again) when too recent to trust.
+
+    A file created in the same clock tick as the last change would leave the
+    mtime as it was; a stamp older than that cannot hide one.
+    """
+    return -1 if time.time_ns() - info.st_mtime_ns < _RACY_NS else info.st_mtime_ns
+
+
+def _under(path: str, root: str) -> bool:
+    return path.startswith(root) and path[len(root) : len(root) + 1] == "/"
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _read_journal(journal: Path, offset: int) -> tuple[list[str], int]:
+    """Paths listed after ``offset`` (complete lines only) and the new offset.
+
+    A journal shorter than ``offset`` was emptied: it is read from the start.
+    """
+    try:
+        with open(journal, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size < offset:
+                offset = 0
+            handle.seek(offset)
+            data = handle.read()
+    except OSError:
+        return [], 0
+    end = data.rfind(b"\n") + 1
+    lines = data[:end].decode("utf-8", "surrogateescape").splitlines()
+    return [line for line in lines if line], offset + end
+
+
+def _open_db(path: Path) -> sqlite3.Connection:
+    conn = open_index_db(path)
+    try:
+        conn.executescript(_STATE_SCHEMA)
+    except sqlite3.DatabaseError:
+        conn.close()
+        raise
+    return conn
 
 
 def _discard(path: Path) -> None:

@@ -128,6 +128,7 @@ class OpenAIEmbedder:
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
+
         request = urllib.request.Request(
             f"{self.base_url}/embeddings", data=body, headers=headers, method="POST"
         )

@@ -37,8 +37,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import filelock
-
 from memdir.errors import InvalidMemory, LockTimeout, MemdirError, UnsafePath
 
 __all__ = [
@@ -311,10 +309,12 @@ def read_json_object(path: Path) -> dict[str, Any] | None:
 @contextlib.contextmanager
 def file_lock(path: Path, *, timeout: float = 30.0) -> Iterator[None]:
     """Hold an inter-process lock on ``path`` (created 0600) for the block."""
+    import filelock  # loaded by the first lock: read-only commands start without it
+
     ensure_dir(path.parent)
     lock = filelock.FileLock(str(path), timeout=timeout, mode=FILE_MODE)
     try:
-        lock.acquire()
+        lock.acquire(poll_interval=0.002)  # waiters retry often: writes hold it for ms
     except filelock.Timeout:
         raise LockTimeout(
             f"could not take the lock within {timeout:g} s",

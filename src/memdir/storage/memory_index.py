@@ -4,7 +4,11 @@ The index is loaded into every session, so it is truncated to a line and a
 character limit (first the lines, then at the last newline before the size
 limit) with a warning that names which limit fired, judged on the original.
 Editing functions work on the text and keep every line they do not own
-(headings, notes an agent wrote) exactly as it was.
+(headings, notes an agent wrote) exactly as it was. They find their lines by a
+keyed scan (``str.find`` of the link target or title, then one line parsed),
+not by parsing every line: an index of 100,000 entries is edited in
+milliseconds. A candidate line holding a line break other than ``\\n`` sends
+the edit through the full parse, which treats every break as ``splitlines`` does.
 """
 
 from __future__ import annotations
@@ -22,8 +26,10 @@ __all__ = [
     "format_entry",
     "parse_entries",
     "remove_entry",
+    "titled_files",
     "truncate_index",
     "upsert_entry",
+    "upsert_raw",
 ]
 
 INDEX_NAME = "MEMORY.md"
@@ -198,12 +204,173 @@ def _join(lines: list[str]) -> str:
     return "\n".join(lines).strip("\n") + "\n" if any(s.strip() for s in lines) else ""
 
 
+# What str.splitlines breaks on besides "\n": a candidate line holding one of
+# these is edited through the full parse, so both paths agree on lines.
+_ODD_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _line_at(text: str, pos: int) -> tuple[int, int]:
+    start = text.rfind("\n", 0, pos) + 1
+    end = text.find("\n", pos)
+    return start, len(text) if end < 0 else end
+
+
+def _entry_spans(text: str, file: str) -> list[tuple[int, int]] | None:
+    """``(start, end)`` of every line pointing at ``file``, by a keyed scan.
+
+    A pointer line holds ``(file)`` or ``(<file>)``, so the lines holding
+    either are all the candidates; each is then parsed. ``None`` when a
+    candidate holds an odd line break (the caller parses the whole text).
+    """
+    starts: set[int] = set()
+    for needle in (f"({file})", f"(<{file}>)"):
+        pos = text.find(needle)
+        while pos >= 0:
+            starts.add(text.rfind("\n", 0, pos) + 1)
+            pos = text.find(needle, pos + 1)
+    spans = []
+    for start in sorted(starts):
+        span = _line_at(text, start)
+        line = text[span[0] : span[1]]
+        if _ODD_BREAKS.search(line):
+            return None
+        match = _ENTRY.match(line)
+        if match is not None and _target(match.group("file")) == file:
+            spans.append(span)
+    return spans
+
+
+def _target(file: str) -> str:
+    return file[1:-1] if file.startswith("<") and file.endswith(">") else file
+
+
+def _cut(text: str, spans: list[tuple[int, int]]) -> str:
+    """``text`` without the lines at ``spans`` (and one line break each)."""
+    pieces, last = [], 0
+    for start, end in spans:
+        if end < len(text):
+            end += 1  # the line's own break
+        elif start > 0:
+            start -= 1  # the last line: the break before it goes
+        pieces.append(text[last:start])
+        last = end
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def _normalised(text: str) -> str:
+    """What :func:`_join` makes of ``text``'s lines (outer blank lines dropped)."""
+    return text.strip("\n") + "\n" if text.strip() else ""
+
+
+def _append(text: str, line: str) -> str:
+    """``text`` without its trailing blank lines, then ``line``."""
+    end = len(text)
+    while end > 0:
+        cut = text.rfind("\n", 0, end)
+        if text[cut + 1 : end].strip():
+            break
+        end = max(cut, 0)
+    head = text[:end].lstrip("\n")
+    return f"{head}\n{line}\n" if head else f"{line}\n"
+
+
+def _raw_spans(raw: bytes, file: str) -> list[tuple[int, int]] | None:
+    """:func:`_entry_spans` over the index's bytes (no decoding of other lines)."""
+    starts: set[int] = set()
+    for needle in (f"({file})".encode(), f"(<{file}>)".encode()):
+        pos = raw.find(needle)
+        while pos >= 0:
+            starts.add(raw.rfind(b"\n", 0, pos) + 1)
+            pos = raw.find(needle, pos + 1)
+    spans = []
+    for start in sorted(starts):
+        end = raw.find(b"\n", start)
+        end = len(raw) if end < 0 else end
+        try:
+            line = raw[start:end].decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        if _ODD_BREAKS.search(line):
+            return None
+        match = _ENTRY.match(line)
+        if match is not None and _target(match.group("file")) == file:
+            spans.append((start, end))
+    return spans
+
+
+def upsert_raw(raw: bytes, *, title: str, file: str, hook: str) -> tuple[str, bytes]:
+    """:func:`upsert_entry` on the index's bytes, as the cheapest edit that does it.
+
+    ``("same", b"")`` when nothing changes, ``("append", line)`` when the
+    line goes after an intact last line, else ``("replace", whole index)``.
+    Only the lines that may point at ``file`` are decoded.
+    """
+    new_line = format_entry(title, file, hook).encode("utf-8")
+    spans = _raw_spans(raw, file)
+    tidy = raw.endswith(b"\n") and not raw.startswith(b"\n")
+    last = raw[raw.rfind(b"\n", 0, len(raw) - 1) + 1 : -1] if tidy else b""
+    if spans == [] and tidy and last.strip():
+        return "append", new_line + b"\n"
+    if spans == [] and not raw.strip():
+        return "replace", new_line + b"\n"
+    if spans is not None and len(spans) == 1 and tidy and last.strip():
+        start, end = spans[0]
+        if raw[start:end] == new_line:
+            return "same", b""
+        return "replace", raw[:start] + new_line + raw[end:]
+    new = upsert_entry(raw.decode("utf-8"), title=title, file=file, hook=hook).encode("utf-8")
+    return ("same", b"") if new == raw else ("replace", new)
+
+
+def titled_files(text: str | bytes, title: str) -> list[str]:
+    """The files of the index lines titled ``title`` (whitespace and case folded).
+
+    A keyed scan: the bytes are searched for the escaped title (ASCII case
+    folded), and only the lines found are parsed. A title with non-ASCII letters is
+    matched by the full parse (case folding may change its length).
+    """
+    wanted = _clean(title).casefold()
+    if not wanted.isascii():
+        if isinstance(text, bytes):
+            text = text.decode("utf-8", "replace")
+        return [e.file for e in parse_entries(text) if _clean(e.title).casefold() == wanted]
+    escaped = wanted.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    import re2  # only writers look names up; a reader's start stays without it
+
+    # A bytes pattern folds ASCII case only; RE2's automaton scans an index of
+    # 100,000 lines in a few milliseconds, without lowering a copy of it.
+    needle = re2.compile(b"(?i)" + re2.escape(f"[{escaped}](".encode()))
+    raw = text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass")
+    files: list[str] = []
+    for found in needle.finditer(raw):
+        start = raw.rfind(b"\n", 0, found.start()) + 1
+        end = raw.find(b"\n", found.start())
+        line = raw[start : len(raw) if end < 0 else end].decode("utf-8", "replace")
+        for piece in line.splitlines() or [""]:
+            match = _ENTRY.match(piece)
+            if match is not None and _clean(_unescape(match.group("title"))).casefold() == wanted:
+                files.append(_target(match.group("file")))
+    return list(dict.fromkeys(files))
+
+
 def upsert_entry(text: str, *, title: str, file: str, hook: str) -> str:
     """Point the index at ``file``: replace its line(s) in place, or append one.
 
     Duplicate lines for the same file collapse into the first.
     """
     new_line = format_entry(title, file, hook)
+    spans = _entry_spans(text, file)
+    if spans is None:
+        return _upsert_parsed(text, new_line, file)
+    if not spans:
+        return _append(text, new_line)
+    first, rest = spans[0], spans[1:]
+    text = _cut(text, rest) if rest else text  # rest lies after first: its offsets hold
+    return _normalised(text[: first[0]] + new_line + text[first[1] :])
+
+
+def _upsert_parsed(text: str, new_line: str, file: str) -> str:
     lines = text.splitlines()
     positions = [e.line for e in parse_entries(text) if e.file == file]
     if not positions:
@@ -219,6 +386,9 @@ def upsert_entry(text: str, *, title: str, file: str, hook: str) -> str:
 
 def remove_entry(text: str, *, file: str) -> str:
     """Drop every line that points at ``file``; the rest is kept as it was."""
+    spans = _entry_spans(text, file)
+    if spans is not None:
+        return _normalised(_cut(text, spans)) if spans else text
     positions = {e.line for e in parse_entries(text) if e.file == file}
     if not positions:
         return text

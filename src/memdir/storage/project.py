@@ -47,6 +47,7 @@ class ProjectMemory:
             trash_dir=layout.trash_dir,
             excluded=tuple(sorted(layout.private_excluded)),
             guard=private_guard,
+            state_dir=layout.state_dir,
         )
         self.team = MemoryStore(
             root=layout.team_dir,
@@ -55,6 +56,7 @@ class ProjectMemory:
             lock_path=layout.lock_dir / "team.lock",
             trash_dir=layout.trash_dir,
             guard=team_guard,
+            state_dir=layout.state_dir,
         )
 
     def store(self, scope: Scope | str) -> MemoryStore:

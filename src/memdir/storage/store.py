@@ -14,18 +14,28 @@ Files are read without following a final symlink (``O_NOFOLLOW``).
 
 A scope may exclude subtrees (the private scope excludes ``team/`` and
 ``logs/``, which belong to other owners); dot-folders are never memories.
+
+A write costs the same at ten memories and at a hundred thousand: the index
+line is found by a keyed scan of the index text (never a full parse) and a new
+line is appended rather than the index rewritten; a name is looked up the same
+way; the file count for ``max_files`` is kept per folder in a state file and
+only folders whose mtime moved are listed again. What a write touched is
+appended to the catalog's journal, so the next search need not look for it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
+import json
 import os
 import re
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from memdir.config import Settings
 from memdir.errors import (
@@ -42,10 +52,13 @@ from memdir.model import Memory, MemoryRecord, MemoryType, Scope, check_memory_t
 from memdir.storage import sidecar
 from memdir.storage.codec import parse_memory, render_memory
 from memdir.storage.fs import (
+    FILE_MODE,
     atomic_write,
     ensure_dir,
     file_lock,
+    fsync_dir,
     read_bytes_nofollow,
+    read_json_object,
     refuse_hidden,
     safe_join,
 )
@@ -54,11 +67,25 @@ from memdir.storage.memory_index import (
     format_entry,
     parse_entries,
     remove_entry,
+    titled_files,
     upsert_entry,
+    upsert_raw,
 )
 from memdir.storage.rules import validate_memory_rules
 
-__all__ = ["MemoryStore", "ScanResult", "WriteGuard", "WriteResult", "content_version"]
+__all__ = [
+    "JOURNAL_NAME",
+    "MemoryStore",
+    "ScanResult",
+    "WriteGuard",
+    "WriteResult",
+    "append_journal",
+    "content_version",
+    "journal_lock",
+]
+
+JOURNAL_NAME = "catalog.journal"
+"""The file (in a project's state folder) where writers list the files they changed."""
 
 # A guard sees the text about to be written and the file name; it returns
 # warnings, or raises a MemdirError to refuse the write (team secret scanning).
@@ -68,6 +95,29 @@ _FILE_CHARS = re.compile(r"[^\w]+")
 _MAX_STEM = 60
 # Room an index line keeps for its description after `- [name](file) — `.
 _MIN_HOOK_CHARS = 12
+
+
+def journal_lock(journal: Path) -> AbstractContextManager[None]:
+    """The lock held while the journal is appended to or emptied."""
+    return file_lock(Path(f"{journal}.lock"))
+
+
+def append_journal(journal: Path, paths: Iterable[Path]) -> None:
+    """List ``paths`` (absolute, one a line) in the catalog's journal.
+
+    One ``O_APPEND`` write under the journal's lock. Not fsynced: the journal
+    only tells the catalog where to look first; what a crash loses there the
+    catalog's own checks (folder mtimes, rotating stat) still find.
+    """
+    data = "".join(f"{path}\n" for path in paths).encode("utf-8", "surrogateescape")
+    if not data:
+        return
+    with journal_lock(journal):
+        fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
 
 
 def content_version(data: bytes) -> str:
@@ -106,6 +156,7 @@ class MemoryStore:
         trash_dir: Path,
         excluded: tuple[str, ...] = (),
         guard: WriteGuard | None = None,
+        state_dir: Path | None = None,
     ) -> None:
         self.root = root
         self.scope = scope
@@ -114,6 +165,9 @@ class MemoryStore:
         self._trash_dir = trash_dir
         self._excluded = frozenset(excluded)
         self._guard = guard
+        # Without a state folder, counts are walked and nothing is journaled.
+        self._counts = None if state_dir is None else state_dir / f"{scope.value}.counts.json"
+        self._journal = None if state_dir is None else state_dir / JOURNAL_NAME
 
     # -- reading ---------------------------------------------------------
 
@@ -255,8 +309,11 @@ class MemoryStore:
         return None
 
     def _name_candidates(self, ref: str, wanted: str) -> Iterator[str]:
-        entries = parse_entries(self.read_index())
-        yield from (e.file for e in entries if " ".join(e.title.split()).casefold() == wanted)
+        try:
+            raw = self.index_path.read_bytes()
+        except FileNotFoundError:
+            raw = b""
+        yield from titled_files(raw, wanted)
         stem = self._file_stem(ref)
         yield f"{stem}.md"
         n = 2
@@ -332,7 +389,8 @@ class MemoryStore:
         return candidate
 
     def _check_count(self) -> None:
-        if len(self.files()) >= self.settings.max_files:
+        count = len(self.files()) if self._counts is None else self._tracked_count()
+        if count >= self.settings.max_files:
             raise LimitExceeded(
                 f"the {self.scope} scope already holds {self.settings.max_files} memories",
                 path=self.root,
@@ -362,12 +420,160 @@ class MemoryStore:
     def _update_index(
         self, title: str, file: str, description: str, *, moved_from: str | None = None
     ) -> None:
-        """Point the index at ``file`` (dropping ``moved_from``'s lines), in one write."""
-        text = self.read_index()
-        if moved_from is not None:
-            text = remove_entry(text, file=moved_from)
+        """Point the index at ``file`` (dropping ``moved_from``'s lines), in one write.
+
+        An unchanged index is not written; a new line after an intact index is
+        appended (one small write, fsynced), so the cost does not grow with
+        the index; any other edit replaces the index atomically.
+        """
         hook = self.index_hook(title, file, description)
-        atomic_write(self.index_path, upsert_entry(text, title=title, file=file, hook=hook))
+        if moved_from is not None:
+            text = remove_entry(self.read_index(), file=moved_from)
+            atomic_write(self.index_path, upsert_entry(text, title=title, file=file, hook=hook))
+            return
+        try:
+            raw = self.index_path.read_bytes()
+        except FileNotFoundError:
+            raw = b""
+        how, data = upsert_raw(raw, title=title, file=file, hook=hook)
+        if how == "replace":
+            atomic_write(self.index_path, data)  # fsyncs the root folder too
+            return
+        if how == "append":
+            self._append_index(data)
+        # No rename of the index: the root folder's fsync makes the memory file's own
+        # rename (done with sync_dir=False) durable.
+        fsync_dir(self.root)
+
+    def _append_index(self, tail: bytes) -> None:
+        # Under the scope lock, so no other memdir writer interleaves; one
+        # write() of a line is not torn by a concurrent reader.
+        fd = os.open(self.index_path, os.O_WRONLY | os.O_APPEND)
+        try:
+            os.write(fd, tail)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def _journaled(self, *files: str) -> None:
+        """Tell the catalog which files changed (absolute paths)."""
+        if self._journal is not None:
+            append_journal(self._journal, [self.root / file for file in files])
+
+    def _tracked_count(self) -> int:
+        """The number of memory files, listing again only folders whose mtime moved.
+
+        The state file maps each folder (relative, ``""`` the root) to its
+        mtime and number of memory files. A file created by hand in the same
+        clock tick as memdir's last write may be missed until the folder
+        changes again: the count is a limit, not an inventory.
+        """
+        assert self._counts is not None
+        state = read_json_object(self._counts) or {}
+        raw = state.get("folders")
+        folders: dict[str, list[int]] = raw if isinstance(raw, dict) else {}
+        changed = not folders
+        if changed:
+            folders = {}
+            self._count_folder("", folders)
+        for rel in sorted(folders):
+            if rel not in folders:
+                continue  # dropped with a vanished parent
+            try:
+                mtime = os.stat(self._folder(rel)).st_mtime_ns
+            except OSError:
+                for other in [o for o in folders if o == rel or o.startswith(f"{rel}/")]:
+                    del folders[other]
+                changed = True
+                continue
+            entry = folders[rel]
+            if not (isinstance(entry, list) and len(entry) == 2 and entry[0] == mtime):
+                self._count_folder(rel, folders)
+                changed = True
+        if changed:
+            self._save_counts(folders)
+        return sum(entry[1] for entry in folders.values())
+
+    def _folder(self, rel: str) -> str:
+        return os.path.join(self.root, rel) if rel else str(self.root)
+
+    def _count_folder(self, rel: str, folders: dict[str, list[int]]) -> None:
+        """Count one folder's memory files again; new subfolders are counted whole."""
+        path = self._folder(rel)
+        count = 0
+        try:
+            mtime = os.stat(path).st_mtime_ns
+            entries = list(os.scandir(path))
+        except OSError:
+            folders.pop(rel, None)
+            return
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            child = f"{rel}/{name}" if rel else name
+            if entry.is_dir(follow_symlinks=False):
+                if child not in self._excluded and child not in folders:
+                    self._count_folder(child, folders)
+            elif name.endswith(".md") and child != INDEX_NAME:
+                count += entry.is_file(follow_symlinks=False)
+        folders[rel] = [mtime, count]
+
+    def _save_counts(self, folders: dict[str, list[int]]) -> None:
+        assert self._counts is not None
+        # Derived state: a lost update only means one more listing, so no fsync.
+        ensure_dir(self._counts.parent)
+        tmp = self._counts.with_name(f".{self._counts.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"folders": folders}), encoding="utf-8")
+        os.replace(tmp, self._counts)
+
+    @staticmethod
+    def _count_again(folders: dict[str, Any], folder: str) -> None:
+        """Mark the nearest recorded ancestor of a new ``folder`` to be listed again."""
+        while folder:
+            folder = folder.rpartition("/")[0]
+            entry = folders.get(folder)
+            if isinstance(entry, list) and len(entry) == 2:
+                folders[folder] = [-1, entry[1]]
+                return
+
+    def _folder_mtimes(self, *files: str) -> dict[str, int]:
+        """The mtimes of the folders of ``files``, taken before memdir changes them."""
+        mtimes = {}
+        for file in files:
+            folder = file.rpartition("/")[0]
+            with contextlib.suppress(OSError):
+                mtimes[folder] = os.stat(self._folder(folder)).st_mtime_ns
+        return mtimes
+
+    def _counted(self, before: dict[str, int] | None, *changes: tuple[str, int]) -> None:
+        """Files memdir just created (+1) or moved away (-1): their folders follow.
+
+        A folder as recorded before the change (``before``; None: just checked)
+        takes its new mtime and count, so memdir's own changes never make it
+        look edited by hand; one that was not is marked to be listed again.
+        """
+        if self._counts is None:
+            return
+        state = read_json_object(self._counts) or {}
+        folders = state.get("folders")
+        if not isinstance(folders, dict):
+            return
+        for rel, delta in changes:
+            folder = rel.rpartition("/")[0]
+            entry = folders.get(folder)
+            if not isinstance(entry, list) or len(entry) != 2:
+                self._count_again(folders, folder)
+                continue
+            try:
+                mtime = os.stat(self._folder(folder)).st_mtime_ns
+            except OSError:
+                continue
+            if before is not None and before.get(folder) != entry[0]:
+                folders[folder] = [-1, entry[1]]
+            else:
+                folders[folder] = [mtime, max(int(entry[1]) + delta, 0)]
+        self._save_counts(folders)
 
     def write(
         self,
@@ -519,6 +725,9 @@ class MemoryStore:
         # The index write below fsyncs the root folder; nested files sync their own.
         atomic_write(path, text, sync_dir=path.parent != self.root)
         self._update_index(memory.name, rel, memory.description)
+        if created:  # after the index write, which may have moved the root's mtime
+            self._counted(None, (rel, 1))
+        self._journaled(rel)
         return WriteResult(record=self._read(rel, path), created=created, warnings=warnings)
 
     def _check_version(self, rel: str, path: Path, actual: str, expected: str | None) -> None:
@@ -560,10 +769,13 @@ class MemoryStore:
             record = self.get(ref)
             _, path = self._resolve(record.file)
             self._check_version(record.file, path, record.version, expected_version)
+            before = self._folder_mtimes(record.file)
             target = self._trash_target(record.file)
             os.replace(path, target)
             sidecar.move(path, target)
             atomic_write(self.index_path, remove_entry(self.read_index(), file=record.file))
+            self._counted(before, (record.file, -1))
+            self._journaled(record.file)
         return target
 
     def _trash_target(self, rel: str) -> Path:
@@ -595,6 +807,7 @@ class MemoryStore:
                 raise MemoryExists(
                     f"{new_rel} already exists", path=new_path, hint="choose another file name"
                 )
+            before = self._folder_mtimes(record.file, new_rel)
             ensure_dir(new_path.parent)
             new_path = safe_join(self.root, new_rel)  # its folders exist now: check again
             _, old_path = self._resolve(record.file, any_name=True)
@@ -602,6 +815,8 @@ class MemoryStore:
             sidecar.move(old_path, new_path)
             memory = record.memory
             self._update_index(memory.name, new_rel, memory.description, moved_from=record.file)
+            self._counted(before, (record.file, -1), (new_rel, 1))
+            self._journaled(record.file, new_rel)
             return self._read(new_rel, new_path)
 
     def write_index(self, text: str) -> None:
