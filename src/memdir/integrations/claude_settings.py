@@ -31,7 +31,9 @@ __all__ = [
     "InstallResult",
     "hook_commands",
     "install_claude_hooks",
+    "json_indent",
     "merge_hooks",
+    "parse_json_object",
 ]
 
 SETTINGS_PATH = Path(".claude") / "settings.json"
@@ -106,9 +108,9 @@ def install_claude_hooks(
     """Merge memdir's hooks into ``<project_root>/.claude/settings.json``."""
     path = project_root / SETTINGS_PATH
     before = _read(path)
-    settings = _parse(before, path)
+    settings = parse_json_object(before, path, str(SETTINGS_PATH))
     merged, added = merge_hooks(settings, hook_commands(executable))
-    after = before if not added else _render(merged, _indent_of(before))
+    after = before if not added else _render(merged, json_indent(before))
     diff = "".join(
         difflib.unified_diff(
             before.splitlines(keepends=True),
@@ -134,25 +136,26 @@ def _read(path: Path) -> str:
         raise ConfigError(f"cannot read {SETTINGS_PATH}: {exc.strerror}", path=path) from None
 
 
-def _parse(text: str, path: Path) -> dict[str, Any]:
+def parse_json_object(text: str, path: Path, label: str) -> dict[str, Any]:
+    """A settings file's JSON object (``{}`` when empty); anything else is a
+    :class:`ConfigError` naming ``label``, since memdir never rewrites what it cannot read."""
     if not text.strip():
         return {}
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ConfigError(
-            f"{SETTINGS_PATH} is not valid JSON (line {exc.lineno}: {exc.msg})",
+            f"{label} is not valid JSON (line {exc.lineno}: {exc.msg})",
             path=path,
             hint="fix the file by hand; memdir never overwrites settings it cannot read",
         ) from None
     if not isinstance(data, dict):
-        raise ConfigError(
-            f"{SETTINGS_PATH} is not a JSON object", path=path, hint="fix the file by hand"
-        )
+        raise ConfigError(f"{label} is not a JSON object", path=path, hint="fix the file by hand")
     return data
 
 
-def _indent_of(text: str) -> str:
+def json_indent(text: str) -> str:
+    """The indentation a JSON file already uses (two spaces for a new one)."""
     match = _INDENT.search(text)
     return match.group(1) if match else "  "
 

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from memdir.errors import ConfigError
+from memdir.integrations.claude_settings import json_indent, parse_json_object
 from memdir.storage.fs import atomic_write, ensure_dir
 
 __all__ = [
@@ -61,7 +62,6 @@ _PROJECT_FILES = {
     "gemini": Path(".gemini") / "settings.json",
 }
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-_INDENT = re.compile(r"^\{\s*\n([ \t]+)\S", re.MULTILINE)
 _HEADER = re.compile(r"^[ \t]*\[\[?(?P<key>[^\[\]]+)\]\]?[ \t]*(#.*)?$")
 
 Format = Literal["json", "toml"]
@@ -207,19 +207,7 @@ def read_server(path: Path, name: str) -> dict[str, Any] | None:
 
 
 def _json_data(text: str, path: Path) -> dict[str, Any]:
-    if not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            f"{path.name} is not valid JSON (line {exc.lineno}: {exc.msg})",
-            path=path,
-            hint="fix the file by hand; memdir never overwrites settings it cannot read",
-        ) from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{path.name} is not a JSON object", path=path, hint="fix it by hand")
-    return data
+    return parse_json_object(text, path, path.name)
 
 
 def _merge_json(text: str, target: HostTarget) -> str:
@@ -235,9 +223,7 @@ def _merge_json(text: str, target: HostTarget) -> str:
         return text
     merged = copy.deepcopy(data)
     merged.setdefault("mcpServers", {})[target.name] = target.entry
-    match = _INDENT.search(text)
-    indent = match.group(1) if match else "  "
-    return json.dumps(merged, indent=indent, ensure_ascii=False) + "\n"
+    return json.dumps(merged, indent=json_indent(text), ensure_ascii=False) + "\n"
 
 
 # -- TOML -----------------------------------------------------------------------------

@@ -310,7 +310,7 @@ class MemoryStore:
 
     def _name_candidates(self, ref: str, wanted: str) -> Iterator[str]:
         try:
-            raw = self.index_path.read_bytes()
+            raw = read_bytes_nofollow(self.index_path)
         except FileNotFoundError:
             raw = b""
         yield from titled_files(raw, wanted)
@@ -432,7 +432,7 @@ class MemoryStore:
             atomic_write(self.index_path, upsert_entry(text, title=title, file=file, hook=hook))
             return
         try:
-            raw = self.index_path.read_bytes()
+            raw = read_bytes_nofollow(self.index_path)
         except FileNotFoundError:
             raw = b""
         how, data = upsert_raw(raw, title=title, file=file, hook=hook)
