@@ -13,7 +13,6 @@ MCP server) call :func:`load_settings`; everything else receives a
 from __future__ import annotations
 
 import os
-import tomllib
 import types
 import unicodedata
 from collections.abc import Mapping
@@ -88,10 +87,17 @@ def _parse_bool(name: str, raw: str) -> bool:
 
 def _read_file(path: Path) -> dict[str, Any]:
     try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
+        handle = path.open("rb")
     except FileNotFoundError:
         return {}
+    except OSError as exc:
+        raise ConfigError(f"cannot read settings: {exc}", path=path) from None
+    # Imported only when a settings file exists: the hooks run on every tool call.
+    import tomllib
+
+    try:
+        with handle:
+            return tomllib.load(handle)
     except (OSError, tomllib.TOMLDecodeError) as exc:
         raise ConfigError(f"cannot read settings: {exc}", path=path) from None
 
