@@ -237,7 +237,14 @@ _SEP = (
 # The prefilter's view of "name, then an assignment": loose
 # (a superset of what _GAP + _SEP accept) and free of counted repetition, so
 # the combined automaton stays small.
-_CONTEXT_TRIGGER = r"[\w .-]*(?:[\"'`]?[ \t]*[:=>]| is | was | are | equals | set to )"
+_CONTEXT_TRIGGER = (
+    r"[\w .-]*(?:[\"'`]?[ \t]*[:=>]+|[ \t\"'`](?:is|was|are|equals|set to):?)[ \t]*[\"'`]?"
+    r"[ \t]*(?:bearer[ \t]+)?"
+)
+# The first characters of a value each kind of context rule accepts.
+_TOKEN_HEAD = r"[a-z0-9+/][a-z0-9_.~+/=-]{15}"
+_PASSWORD_HEAD = r"[^\s'\"`;&,<>]{8}"
+_KEYED_HEAD = r"[a-z0-9_.~+/=:-]{16}"
 # Values are taken possessively (no backtracking into them); the scanner
 # trims the sentence's closing punctuation off a context rule's value.
 _TOKEN_VALUE = r"(?P<secret>[A-Za-z0-9+/][\w.~+/=-]{15,250}+)(?![\w.~+/=-])"
@@ -285,7 +292,7 @@ def _keyed(
         description=description,
         pattern=f"(?i:{words}){_GAP}{_SEP}(?P<secret>{value})" + r"(?![\w.~+/=-])",
         keywords=names,
-        trigger=f"(?:{words.lower()}){_CONTEXT_TRIGGER}",
+        trigger=f"(?:{words.lower()}){_CONTEXT_TRIGGER}{_KEYED_HEAD}",
         entropy=entropy_min,
         examples=examples,
         counter_examples=counter_examples,
@@ -1954,6 +1961,7 @@ _GENERIC: tuple[Rule, ...] = (
         trigger=(
             r"(?:client[_ .-]?secret|consumer[_ .-]?secret|app(?:lication)?[_ .-]?secret)"
             + _CONTEXT_TRIGGER
+            + _TOKEN_HEAD
         ),
         entropy=3.0,
         generic=True,
@@ -1976,7 +1984,7 @@ _GENERIC: tuple[Rule, ...] = (
         description="A password written after its name (password:, DB_PASSWORD=, 'password is').",
         pattern=r"(?i:passw(?:or)?d|passphrase|\bpwd?\b|\bpass\b)" + _GAP + _SEP + _PASSWORD_VALUE,
         keywords=("password", "passwd", "passphrase", "pwd", "pw", "pass"),
-        trigger=r"(?:password|passwd|passphrase|pwd?|pass)" + _CONTEXT_TRIGGER,
+        trigger=r"(?:password|passwd|passphrase|pwd?|pass)" + _CONTEXT_TRIGGER + _PASSWORD_HEAD,
         entropy=2.5,
         generic=True,
         name_allow=_NAME_ALLOW,
@@ -2038,7 +2046,7 @@ _GENERIC: tuple[Rule, ...] = (
         ),
         trigger=(
             r"(?:secret|token|api[_ .-]?key|apikey|access[_ .-]?key|auth[_ .-]?key|"
-            r"private[_ .-]?key|credential)" + _CONTEXT_TRIGGER
+            r"private[_ .-]?key|credential)" + _CONTEXT_TRIGGER + _TOKEN_HEAD
         ),
         entropy=3.5,
         generic=True,

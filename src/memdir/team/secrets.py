@@ -256,16 +256,17 @@ def _readings(data: bytes) -> list[bytes]:
     for boms in (_UTF32_BOMS, _UTF16_BOMS):
         for bom, codec in boms.items():
             if data.startswith(bom):
-                return [_reencode(data, codec), data.replace(b"\x00", b"")]
+                return [_reencode(data, codec)]
     if data.startswith(codecs.BOM_UTF8):
         return [data[len(codecs.BOM_UTF8) :]]
     if b"\x00" not in data:
         return [data]
-    readings = [data, data.replace(b"\x00", b"")]
     guessed = _utf16_by_nuls(data[:_SNIFF])
     if guessed is not None:
-        readings.insert(0, _reencode(data, guessed))
-    return readings
+        return [_reencode(data, guessed)]
+    # Binary, or text with stray NULs: the bytes as they are, and without the
+    # NULs in case they hold UTF-16 text among other bytes.
+    return [data, data.replace(b"\x00", b"")]
 
 
 def _utf16_by_nuls(head: bytes) -> str | None:
