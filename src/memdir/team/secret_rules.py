@@ -5,8 +5,12 @@ what it looks like (``pattern``, a Python regex run on UTF-8 bytes, so ``\\b``
 and ``\\w`` are ASCII-only) and where to look: ``keywords`` are literals every
 match holds (matched case-insensitively, ``keyword_at`` bytes from the match's
 start, or anywhere in the ``lookback`` bytes before it). The scanner finds all
-keywords in one pass and runs a rule only where one of its keywords stands.
-Rules without a fixed keyword give a ``trigger`` regex for that pass instead.
+keywords in one pass and runs a rule only where one of its keywords stands. A
+``trigger`` (a lowercase RE2 regex that starts with one of the keywords, or
+stands alone when there is none) replaces the keywords in that pass when a
+bare keyword is too common: a context rule's trigger holds the name, the
+assignment and the value's first characters, so prose that merely mentions
+tokens and passwords costs no regex work at all.
 
 Families were taken from the providers' documented token formats and the
 gitleaks default configuration (``config/gitleaks.toml``), then written anew.
@@ -2126,6 +2130,220 @@ _GENERIC: tuple[Rule, ...] = (
     ),
 )
 
+# -- more SaaS APIs --------------------------------------------------------------------------
+
+_SAAS: tuple[Rule, ...] = (
+    _prefixed(
+        "clickhouse-cloud-key",
+        "ClickHouse Cloud API secret",
+        "A ClickHouse Cloud API key secret (4b1d prefix).",
+        "4b1d",
+        _ALNUM + r"{38}\b",
+        ("CLICKHOUSE_KEY_SECRET=4b1d[[alnum:38]]",),
+        ("4b1d<secret>",),
+    ),
+    _prefixed(
+        "frameio-token",
+        "Frame.io API token",
+        "A Frame.io developer token.",
+        "fio-u-",
+        r"[\w=-]{64}" + _END_DASH,
+        ("fio-u-[[b64url:64]]",),
+        ("fio-u-<token>",),
+    ),
+    Rule(
+        id="maxmind-license-key",
+        label="MaxMind license key",
+        description="A MaxMind GeoIP license key: 6 + '_' + 29 + '_mmk'.",
+        pattern=r"\b[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk\b",
+        keywords=("_mmk",),
+        keyword_at=36,
+        examples=("GEOIP_LICENSE_KEY=[[alnum:6]]_[[alnum:29]]_mmk",),
+        counter_examples=("key_<license>_mmk",),
+    ),
+    _prefixed(
+        "openshift-token",
+        "OpenShift user token",
+        "An OpenShift OAuth user token.",
+        "sha256~",
+        r"[\w-]{43}" + _END_DASH,
+        ("oc login --token=sha256~[[b64url:43]]",),
+        ("sha256~<token>", "sha256:[[hex:64]]"),
+    ),
+    Rule(
+        id="settlemint-token",
+        label="SettleMint access token",
+        description="A SettleMint personal, application or service access token.",
+        pattern=r"\bsm_(?:pat|aat|sat)_[A-Za-z0-9]{16}\b",
+        keywords=("sm_pat_", "sm_aat_", "sm_sat_"),
+        examples=("sm_pat_[[alnum:16]]",),
+        counter_examples=("sm_pat_<token>",),
+    ),
+    _prefixed(
+        "hubspot-private-app-token",
+        "HubSpot private app token",
+        "A HubSpot private app access token.",
+        "pat-",
+        r"(?:na|eu)\d-" + _UUID + r"\b",
+        ("HUBSPOT_TOKEN=pat-na1-[[uuid]]",),
+        ("pat-na1-<token>",),
+        trigger=r"pat-(?:na|eu)[0-9]-",
+    ),
+    Rule(
+        id="mapbox-secret-token",
+        label="Mapbox secret token",
+        description="A Mapbox secret access token (sk. + base64 JSON).",
+        pattern=r"\bsk\.eyJ[\w-]{20,}\.[\w-]{20,}" + _END_DASH,
+        keywords=("sk.eyJ",),
+        examples=("MAPBOX_SECRET=sk.eyJ[[b64url:40]].[[b64url:22]]",),
+        counter_examples=("pk.eyJ[[b64url:40]].[[b64url:22]]", "sk.eyJ<token>"),
+    ),
+    Rule(
+        id="facebook-access-token",
+        label="Facebook (Meta) access token",
+        description="A Facebook page or user access token (EAAM, EAAC...).",
+        pattern=r"\bEAA[MCGI][A-Za-z0-9]{100,}\b",
+        trigger=r"eaa[mcgi][a-z0-9]{40}",
+        examples=("FB_PAGE_TOKEN=EAAC[[alnum:180]]",),
+        counter_examples=("EAAC<token>",),
+    ),
+    _keyed(
+        "facebook-app-secret",
+        "Facebook app secret",
+        "A Facebook (Meta) app secret (32 hex) named as such.",
+        ("facebook", "fb_app_secret", "meta app secret"),
+        r"[a-f0-9]{32}",
+        ("FACEBOOK_APP_SECRET=[[hex:32]]",),
+        ("facebook page: acme-official",),
+    ),
+    Rule(
+        id="twitter-bearer-token",
+        label="Twitter (X) bearer token",
+        description="An X / Twitter app bearer token (22 A's, then the token).",
+        pattern=r"\bA{22}[A-Za-z0-9%]{80,120}\b",
+        keywords=("AAAAAAAAAAAAAAAAAAAAAA",),
+        placeholder_check=False,  # its 22 leading A's are the format
+        entropy=3.0,
+        examples=("TWITTER_BEARER_TOKEN=" + "A" * 22 + "[[alnum:90]]",),
+        counter_examples=("A" * 40,),
+    ),
+    _keyed(
+        "twitter-api-secret",
+        "Twitter (X) API secret",
+        "An X / Twitter consumer or access token secret named as such.",
+        ("twitter", "x_api_secret", "x api secret"),
+        r"[A-Za-z0-9]{45,50}",
+        ("TWITTER_API_SECRET=[[alnum:50]]",),
+        ("twitter handle: @acme",),
+        entropy_min=4.0,
+    ),
+    _keyed(
+        "okta-token",
+        "Okta API token",
+        "An Okta API token (00 + 40) named as such.",
+        ("okta",),
+        r"00[\w=-]{40}",
+        ("OKTA_API_TOKEN=00[[b64url:40]]",),
+        ("okta org: acme.okta.com",),
+        entropy_min=3.5,
+    ),
+    _keyed(
+        "algolia-admin-key",
+        "Algolia API key",
+        "An Algolia admin or search key (32 hex) named as such.",
+        ("algolia",),
+        r"[a-f0-9]{32}",
+        ("ALGOLIA_ADMIN_KEY=[[hex:32]]",),
+        ("algolia index: products_prod",),
+    ),
+    _keyed(
+        "contentful-token",
+        "Contentful API token",
+        "A Contentful delivery or management token named as such.",
+        ("contentful",),
+        r"(?:CFPAT-)?[\w=-]{43}",
+        ("CONTENTFUL_MANAGEMENT_TOKEN=CFPAT-[[b64url:43]]",),
+        ("contentful space: marketing-site",),
+    ),
+    _keyed(
+        "fastly-token",
+        "Fastly API token",
+        "A Fastly API token named as such.",
+        ("fastly",),
+        r"[\w=-]{32}",
+        ("FASTLY_API_TOKEN=[[b64url:32]]",),
+        ("fastly service: www-edge-2024",),
+        entropy_min=3.5,
+    ),
+    _keyed(
+        "zendesk-token",
+        "Zendesk API token",
+        "A Zendesk API token named as such.",
+        ("zendesk",),
+        r"[A-Za-z0-9]{40}",
+        ("ZENDESK_API_TOKEN=[[alnum:40]]",),
+        ("zendesk subdomain: acme-support",),
+        entropy_min=3.5,
+    ),
+    _keyed(
+        "confluent-secret",
+        "Confluent Cloud API secret",
+        "A Confluent Cloud API secret (64) named as such.",
+        ("confluent",),
+        r"[A-Za-z0-9+/]{64}",
+        ("CONFLUENT_API_SECRET=[[alnum:64]]",),
+        ("confluent cluster: lkc-abc123",),
+        entropy_min=4.0,
+    ),
+    _keyed(
+        "launchdarkly-key",
+        "LaunchDarkly key",
+        "A LaunchDarkly API access token or SDK key named as such.",
+        ("launchdarkly", "ld_sdk_key", "ld_api_key"),
+        r"(?:api|sdk)-" + _UUID,
+        ("LAUNCHDARKLY_SDK_KEY=sdk-[[uuid]]",),
+        ("launchdarkly project: web",),
+    ),
+    _keyed(
+        "dropbox-token",
+        "Dropbox access token",
+        "A Dropbox short-lived (sl.) or long-lived access token named as such.",
+        ("dropbox",),
+        r"sl\.[\w=-]{130,1400}|[a-z0-9]{11}AAAAAAAAAA[\w=-]{43}",
+        ("DROPBOX_TOKEN=sl.[[b64url:140]]",),
+        ("dropbox folder: /team/design",),
+    ),
+    _keyed(
+        "twitch-token",
+        "Twitch API token",
+        "A Twitch client secret or OAuth token (30) named as such.",
+        ("twitch",),
+        r"[a-z0-9]{30}",
+        ("TWITCH_CLIENT_SECRET=[[lalnum:30]]",),
+        ("twitch channel: acme_live",),
+        entropy_min=3.5,
+    ),
+    _keyed(
+        "linkedin-client-secret",
+        "LinkedIn client secret",
+        "A LinkedIn app client secret named as such.",
+        ("linkedin", "linked_in", "linked-in"),
+        r"[A-Za-z0-9]{16}",
+        ("LINKEDIN_CLIENT_SECRET=[[alnum:16]]",),
+        ("linkedin page: acme-inc",),
+        entropy_min=3.0,
+    ),
+    _keyed(
+        "yandex-key",
+        "Yandex Cloud key",
+        "A Yandex Cloud API key, IAM token or static access key named as such.",
+        ("yandex",),
+        r"AQVN[\w-]{35,38}|YC[\w-]{38}|t1\.[\w-]+={0,2}\.[\w-]{86}={0,2}",
+        ("YANDEX_API_KEY=AQVN[[b64url:36]]",),
+        ("yandex folder id: b1g[[lalnum:17]]",),
+    ),
+)
+
 RULES: tuple[Rule, ...] = (
     *_CLOUD,
     *_AI,
@@ -2134,6 +2352,7 @@ RULES: tuple[Rule, ...] = (
     *_MESSAGING,
     *_DEV_TOOLING,
     *_OBSERVABILITY,
+    *_SAAS,
     *_COMMERCE,
     *_PRIVATE_KEYS,
     *_CONNECTION_STRINGS,
