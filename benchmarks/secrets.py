@@ -144,6 +144,17 @@ def report_coverage() -> None:
         print(f"  flagged by {rules}: {render_example(sample.text)[:60]!r}")
 
 
+def report_hostile(runs: int) -> None:
+    """Scan time of inputs shaped to make a backtracking scanner blow up."""
+    from test_secrets import HOSTILE
+
+    print("hostile shapes (a teammate's file is untrusted):")
+    for name, text in HOSTILE.items():
+        data = text.encode()
+        _, best, _ = timed(lambda text=text: scan_text(text), runs)  # type: ignore[misc]
+        print(f"  {name:38} {best * 1000:7.1f} ms for {len(data) / 1e3:.0f} KB")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=4.0, help="size of the markdown text")
@@ -164,6 +175,7 @@ def main() -> None:
         args.runs,
     )
     report_speed("scan_bytes, the same text in UTF-16", utf16, lambda: scan_bytes(utf16), args.runs)
+    report_hostile(args.runs)
 
 
 if __name__ == "__main__":

@@ -474,3 +474,22 @@ def test_scan_tree_reports_files_with_secrets_and_skips_git_and_links(tmp_path: 
 def test_scan_tree_of_a_clean_tree_is_empty(tmp_path: Path) -> None:
     _write(tmp_path / "a.md", "nothing\n")
     assert scan_tree(tmp_path) == {}
+
+
+# Shapes that make backtracking regexes or a keyword pass blow up: a file from
+# a teammate is untrusted, so each must scan in one pass (a regression here
+# shows as a test that never ends, not as a timing).
+HOSTILE = {
+    "pem headers": "-----BEGIN RSA PRIVATE KEY-----\n" + "a:" * 3000 + "\x01",
+    "pem header lines": "-----BEGIN RSA PRIVATE KEY-----" + "\na: b" * 3000 + "!",
+    "long run of one letter": "basic " + "A" * 100_000,
+    "long token after a name": "token: " + "a1" * 50_000,
+    "names without values": ("token" + " ." * 15) * 3000,
+    "url of colons": "://" + "a:" * 10_000 + "b",
+    "unterminated jwt": "eyJ" + "a" * 50_000 + ".eyJ" + "b" * 50_000,
+}
+
+
+@pytest.mark.parametrize("text", HOSTILE.values(), ids=HOSTILE.keys())
+def test_hostile_shapes_are_scanned_in_one_pass(text: str) -> None:
+    assert isinstance(scan_text(text), list)

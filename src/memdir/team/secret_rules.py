@@ -41,7 +41,7 @@ import random
 import re
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 __all__ = [
     "ALPHABETS",
@@ -331,12 +331,14 @@ def _url_rule(
     )
 
 
-# A PEM block: armour headers (Proc-Type, DEK-Info, Version, Comment), then a
-# base64 body of at least 32 characters (lines may be indented), then the END
-# line. Newlines may be real or JSON-escaped (``\n``) so keys pasted from JSON
-# are found too. A block cut short before its END line is still reported.
-_PEM_HEADERS = r"(?:(?:\s|\\[nr])*[A-Za-z][A-Za-z-]*:[^\r\n\\]*)*"
-_PEM_BODY = r"(?:\s|\\[nr])*[A-Za-z0-9+/=]{32,}(?:[A-Za-z0-9+/=]|\r?\n[ \t]*|\\[nr])*"
+# A PEM block: armour headers (Proc-Type, DEK-Info, Version, Comment), each
+# on its own line, then a base64 body of at least 32 characters (lines may be
+# indented), then the END line. Quantifiers are possessive: a teammate's file
+# is untrusted, and no input may make the scan backtrack. Newlines may be real
+# or JSON-escaped (``\n``) so keys pasted from JSON are found too. A block cut
+# short before its END line is still reported.
+_PEM_HEADERS = r"(?:(?:\r?\n|\\[nr])[ \t]*[A-Za-z][A-Za-z-]*+:[^\r\n\\]*+)*+"
+_PEM_BODY = r"(?:\s|\\[nr])*+[A-Za-z0-9+/=]{32}(?:[A-Za-z0-9+/=]|\r?\n[ \t]*|\\[nr])*+"
 
 
 def _pem(kind: str) -> str:
@@ -2216,16 +2218,19 @@ _SAAS: tuple[Rule, ...] = (
         ("FACEBOOK_APP_SECRET=[[hex:32]]",),
         ("facebook page: acme-official",),
     ),
-    Rule(
-        id="twitter-bearer-token",
-        label="Twitter (X) bearer token",
-        description="An X / Twitter app bearer token (22 A's, then the token).",
-        pattern=r"\bA{22}[A-Za-z0-9%]{80,120}\b",
-        keywords=("AAAAAAAAAAAAAAAAAAAAAA",),
-        placeholder_check=False,  # its 22 leading A's are the format
-        entropy=3.0,
-        examples=("TWITTER_BEARER_TOKEN=" + "A" * 22 + "[[alnum:90]]",),
-        counter_examples=("A" * 40,),
+    # 22 A's lead every app bearer token: a keyword no prefilter can use (it
+    # matches everywhere in a run of A's), so the token is looked for by name.
+    replace(
+        _keyed(
+            "twitter-bearer-token",
+            "Twitter (X) bearer token",
+            "An X / Twitter app bearer token (22 A's, then the token) named as such.",
+            ("twitter", "x_bearer_token", "x bearer token"),
+            r"A{22}[A-Za-z0-9%]{80,120}",
+            ("TWITTER_BEARER_TOKEN=" + "A" * 22 + "[[alnum:90]]",),
+            ("twitter bearer token: " + "A" * 40,),
+        ),
+        placeholder_check=False,
     ),
     _keyed(
         "twitter-api-secret",
