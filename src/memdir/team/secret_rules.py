@@ -238,11 +238,11 @@ _SEP = (
     r"[\"'`]?[ \t]*(?:=>|->|:=|[:=]|(?<![\w])(?:is|was|are|equals|set to)\b:?)[ \t]*"
     r"(?:[\"'`]|\bBearer[ \t]+)?[ \t]*"
 )
-# The prefilter's view of "name, then an assignment": loose
-# (a superset of what _GAP + _SEP accept) and free of counted repetition, so
-# the combined automaton stays small.
+# The prefilter's view of "name, then an assignment": loose (a superset of
+# what _GAP + _SEP accept) and lazy, so the automaton stops at the first
+# assignment instead of reading to the end of a long run of word characters.
 _CONTEXT_TRIGGER = (
-    r"[\w .-]*(?:[\"'`]?[ \t]*[:=>]+|[ \t\"'`](?:is|was|are|equals|set to):?)[ \t]*[\"'`]?"
+    r"[\w .-]*?(?:[\"'`]?[ \t]*[:=>]+|[ \t\"'`](?:is|was|are|equals|set to):?)[ \t]*[\"'`]?"
     r"[ \t]*(?:bearer[ \t]+)?"
 )
 # The first characters of a value each kind of context rule accepts.
@@ -331,13 +331,13 @@ def _url_rule(
     )
 
 
-# A PEM block: armour headers (Proc-Type, DEK-Info, Version, Comment), each
-# on its own line, then a base64 body of at least 32 characters (lines may be
+# A PEM block: up to 8 armour headers (Proc-Type, DEK-Info, Version,
+# Comment), each on its own line, then a base64 body of at least 32 characters (lines may be
 # indented), then the END line. Quantifiers are possessive: a teammate's file
 # is untrusted, and no input may make the scan backtrack. Newlines may be real
 # or JSON-escaped (``\n``) so keys pasted from JSON are found too. A block cut
 # short before its END line is still reported.
-_PEM_HEADERS = r"(?:(?:\r?\n|\\[nr])[ \t]*[A-Za-z][A-Za-z-]*+:[^\r\n\\]*+)*+"
+_PEM_HEADERS = r"(?:(?:\r?\n|\\[nr])[ \t]*[A-Za-z][A-Za-z-]{0,40}+:[^\r\n\\]{0,300}+){0,8}+"
 _PEM_BODY = r"(?:\s|\\[nr])*+[A-Za-z0-9+/=]{32}(?:[A-Za-z0-9+/=]|\r?\n[ \t]*|\\[nr])*+"
 
 
@@ -390,7 +390,7 @@ _CLOUD: tuple[Rule, ...] = (
             + r"(?P<secret>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])"
         ),
         keywords=("aws", "secretaccesskey", "secret_access_key"),
-        trigger=r"aws[\w .-]*(?:secret|private)|secret_?access_?key",
+        trigger=r"aws[\w .-]*?(?:secret|private)|secret_?access_?key",
         entropy=3.5,
         allow=r"EXAMPLEKEY$",
         examples=(
@@ -1241,7 +1241,7 @@ _DEV_TOOLING: tuple[Rule, ...] = (
         id="pypi-upload-token",
         label="PyPI upload token",
         description="A PyPI or TestPyPI upload token (a macaroon for pypi.org).",
-        pattern=r"\bpypi-(?:AgEIcHlwaS5vcmc|AgENdGVzdC5weXBpLm9yZw)[\w-]{50,1000}",
+        pattern=r"\bpypi-(?:AgEIcHlwaS5vcmc|AgENdGVzdC5weXBpLm9yZw)[\w-]{50,1000}+",
         keywords=("pypi-AgEIcHlwaS5vcmc", "pypi-AgENdGVzdC5weXBpLm9yZw"),
         examples=("TWINE_PASSWORD=pypi-AgEIcHlwaS5vcmc[[b64url:120]]",),
         counter_examples=("pypi-<token>", "pypi-AgEIcHlwaS5vcmc"),
@@ -1816,7 +1816,10 @@ _PRIVATE_KEYS: tuple[Rule, ...] = (
         id="jwt",
         label="JSON Web Token",
         description="A signed JSON Web Token (header.payload.signature, base64url JSON).",
-        pattern=r"\beyJ[\w-]{15,}={0,2}\.eyJ[\w-]{15,}={0,2}\.[\w-]{16,}={0,2}(?![\w=-])",
+        pattern=(
+            r"\beyJ[\w-]{15,4096}+={0,2}\.eyJ[\w-]{15,16384}+={0,2}\.[\w-]{16,2048}+={0,2}"
+            r"(?![\w=-])"
+        ),
         keywords=("eyJ",),
         examples=(
             "session cookie eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ[[b64url:60]].[[b64url:43]]",
@@ -1924,7 +1927,7 @@ _GENERIC: tuple[Rule, ...] = (
         description="A scheme://user:password@host URL whose password is not a placeholder.",
         pattern=_URL_PASSWORD,
         keywords=("://",),
-        trigger=r"://[^\s/@'\"`<>]*:[^\s/@'\"`<>]*@",
+        trigger=r"://[^\s/@'\"`<>]*?:[^\s/@'\"`<>]*?@",
         check=_url_password_check,
         placeholder_check=False,
         generic=True,
@@ -2123,7 +2126,7 @@ _GENERIC: tuple[Rule, ...] = (
         description="curl -u / --user user:password with a password that is not a placeholder.",
         pattern=r"(?:-u|--user)[ =]['\"]?[^\s:'\"@]{1,64}:(?P<secret>[^\s'\"]{4,128})(?![^\s'\"])",
         keywords=("-u ", "--user"),
-        trigger=r"(?:-u |--user[ =])['\"]?[^\s:'\"@]+:",
+        trigger=r"(?:-u |--user[ =])['\"]?[^\s:'\"@]+?:",
         generic=True,
         check=_url_password_check,
         placeholder_check=False,

@@ -10,9 +10,9 @@ findings into :class:`~memdir.errors.SecretDetected`; :func:`redact` replaces
 the values.
 
 How it stays fast (``benchmarks/secrets.py``): the text is lowered once and
-one combined linear-time pattern (RE2) finds every rule's keyword or trigger
-in a single pass; a rule's own regex runs only where one of its keywords
-stands. Ordinary prose has few such places, so a scan costs about one pass of
+two combined linear-time patterns (RE2: the rules' literal keywords, then
+their triggers) find every place a rule could match; a rule's own regex runs
+only there. Ordinary prose has few such places, so a scan costs about one pass of
 RE2 over the bytes.
 
 Bytes in any encoding (:func:`scan_bytes`): UTF-8 (with or without BOM) is
@@ -105,38 +105,65 @@ class _Hit:
 
 
 class _Prefilter:
-    """Every rule's keywords and triggers, found in one RE2 pass over the lowered text."""
+    """Every rule's keywords and triggers, found in two RE2 passes over the lowered text.
+
+    Plain keywords go in one alternation of literals, whose automaton stays
+    small whatever the text; triggers (context rules, shapes without a fixed
+    keyword) go in a second, smaller one. Keeping them apart keeps each
+    automaton within its memory budget on hostile input, where RE2 would
+    otherwise fall back to its much slower NFA.
+    """
 
     def __init__(self, rules: tuple[Rule, ...]) -> None:
         self.order = {rule.id: i for i, rule in enumerate(rules)}
-        self.buckets: dict[bytes, list[tuple[bytes, Rule]]] = {}
+        # keyword's first two bytes -> (keyword, rule), for rules found by keyword
+        # alone (literal pass) and for rules with a trigger (trigger pass).
+        self.plain: dict[bytes, list[tuple[bytes, Rule]]] = {}
+        self.triggered: dict[bytes, list[tuple[bytes, Rule]]] = {}
         self.trigger_only: list[tuple[re.Pattern[bytes], Rule]] = []
-        alternatives: dict[str, None] = {}
+        literals: dict[str, None] = {}
+        triggers: dict[str, None] = {}
         for rule in rules:
+            buckets = self.plain if rule.trigger is None else self.triggered
             for keyword in rule.keywords:
                 lowered = keyword.lower().encode()
-                self.buckets.setdefault(lowered[:2], []).append((lowered, rule))
+                buckets.setdefault(lowered[:2], []).append((lowered, rule))
+                if rule.trigger is None:
+                    literals[re.escape(keyword.lower())] = None
             if rule.trigger is not None:
-                alternatives[rule.trigger] = None
+                triggers[rule.trigger] = None
                 if not rule.keywords:
                     self.trigger_only.append((re.compile(rule.trigger.encode()), rule))
-            else:
-                for keyword in rule.keywords:
-                    alternatives[re.escape(keyword.lower())] = None
         options = re2.Options()
-        options.max_mem = 64 << 20  # room for the DFA of all alternatives at once
-        self.regex = re2.compile("|".join(alternatives).encode(), options)
+        options.max_mem = 32 << 20
+        self.literals = re2.compile("|".join(literals).encode(), options)
+        self.triggers = re2.compile("|".join(triggers).encode(), options)
 
     def candidates(self, lowered: bytes) -> Iterator[tuple[Rule, int, int]]:
         """(rule, keyword position, keyword length) for every place a rule could match."""
-        search = self.regex.search
+        yield from self._literal_candidates(lowered)
+        yield from self._trigger_candidates(lowered)
+
+    def _literal_candidates(self, lowered: bytes) -> Iterator[tuple[Rule, int, int]]:
+        # Matches do not overlap, so a keyword that starts inside another one
+        # is looked for at each position of the match.
+        for match in self.literals.finditer(lowered):
+            for at in range(match.start(), match.end()):
+                for keyword, rule in self.plain.get(lowered[at : at + 2], ()):
+                    if lowered.startswith(keyword, at):
+                        yield rule, at, len(keyword)
+
+    def _trigger_candidates(self, lowered: bytes) -> Iterator[tuple[Rule, int, int]]:
+        # A trigger spans a name, an assignment and a value's start; another
+        # may start inside it, so the search resumes one byte after each start.
+        search = self.triggers.search
         position = 0
         while True:
             match = search(lowered, position)
             if match is None:
                 return
             at = match.start()
-            for keyword, rule in self.buckets.get(lowered[at : at + 2], ()):
+            for keyword, rule in self.triggered.get(lowered[at : at + 2], ()):
                 if lowered.startswith(keyword, at):
                     yield rule, at, len(keyword)
             for trigger, rule in self.trigger_only:
