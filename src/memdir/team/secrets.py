@@ -326,15 +326,27 @@ def _scan(data: bytes) -> list[Finding]:
 
 
 def _hits(data: bytes) -> list[_Hit]:
+    candidates = list(_PREFILTER.candidates(data.lower()))
     hits: dict[tuple[int, int, str], _Hit] = {}
-    for rule, at, length in _PREFILTER.candidates(data.lower()):
-        hit = _confirm(data, rule, at, length)
-        if hit is not None:
-            hits.setdefault((hit.start, hit.end, rule.id), hit)
+    # Token rules first: a context rule's value that a token rule already
+    # covers is dropped before its (costlier) plausibility checks run.
+    for rule, at, length in candidates:
+        if not rule.generic:
+            hit = _confirm(data, rule, at, length, taken=())
+            if hit is not None:
+                hits.setdefault((hit.start, hit.end, rule.id), hit)
+    taken = [(hit.start, hit.end) for hit in hits.values()]
+    for rule, at, length in candidates:
+        if rule.generic:
+            hit = _confirm(data, rule, at, length, taken=taken)
+            if hit is not None:
+                hits.setdefault((hit.start, hit.end, rule.id), hit)
     return _resolve(list(hits.values()))
 
 
-def _confirm(data: bytes, rule: Rule, at: int, length: int) -> _Hit | None:
+def _confirm(
+    data: bytes, rule: Rule, at: int, length: int, *, taken: Iterable[tuple[int, int]]
+) -> _Hit | None:
     match = _match(data, rule, at, length)
     if match is None:
         return None
@@ -346,8 +358,9 @@ def _confirm(data: bytes, rule: Rule, at: int, length: int) -> _Hit | None:
         # "the token is X." ends a sentence; the full stop is not part of X.
         while end > begin and data[end - 1] in _CLOSING:
             end -= 1
-    token = data[begin:end]
-    if not _plausible(rule, token):
+    if any(begin < other_end and other_start < end for other_start, other_end in taken):
+        return None
+    if not _plausible(rule, data[begin:end]):
         return None
     if rule.name_allow_regex is not None and rule.name_allow_regex.search(
         data[match.start() : begin]
