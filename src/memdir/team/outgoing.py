@@ -38,7 +38,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from memdir.storage.memory_index import INDEX_NAME
-from memdir.team.secrets import Finding, redact, scan_text
+from memdir.team.secrets import Finding, redact, scan_bytes, scan_text
 
 if TYPE_CHECKING:
     from memdir.team.git import Git
@@ -107,11 +107,7 @@ def decode_blob(data: bytes) -> str:
 
 def scan_blob(data: bytes) -> list[Finding]:
     """Likely secrets in a file's bytes, whatever their encoding (binary included)."""
-    findings = scan_text(decode_blob(data))
-    if b"\x00" in data and not findings:
-        # Binary with a token stored as ASCII between NULs: the raw bytes too.
-        findings = scan_text(data.decode("latin-1").replace("\x00", "\n"))
-    return findings
+    return scan_bytes(data)
 
 
 def scan_blobs(blobs: list[bytes]) -> list[list[Finding]]:
