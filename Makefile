@@ -43,9 +43,10 @@ pytest: $(VENV)/.installed-dev
 	$(BIN)/python -m pytest
 
 # The fast tests: everything not marked @pytest.mark.slow (the real local model,
-# many-process stress tests, the demo on the embedded model).
+# many-process stress tests, the demo on the embedded model), on two workers, with
+# fewer property-test examples.
 pytest-fast: $(VENV)/.installed-dev
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -m "not slow" -n 2 --hypothesis-profile quick
 
 test: lint typecheck pytest
 

@@ -7,9 +7,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from gitutil import git
 from memdir.api import Memdir
+
+# `make check` runs property tests with fewer examples (`--hypothesis-profile quick`);
+# `make test` and CI run the default.
+settings.register_profile("quick", max_examples=15)
 
 # Tests never reach a hosted model: real providers refuse unless the endpoint is loopback.
 os.environ.setdefault("MEMDIR_BLOCK_REAL_PROVIDERS", "1")
