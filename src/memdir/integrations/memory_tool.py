@@ -41,8 +41,10 @@ import datetime as dt
 import errno
 import os
 import posixpath
+import random
 import re
 import stat
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
@@ -81,7 +83,7 @@ _LINE_WIDTH = 6
 _MAX_LINES = 999_999
 # A FIFO swapped in for a note must not block the read: its type is refused after open.
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)
-_RETRIES = 8
+_RETRIES = 40  # compare-and-swap attempts before an edit gives up under contention
 # A sidecar's name is the note's name plus ".yaml": keep both under 255 bytes.
 _MAX_NAME_BYTES = 250
 # Characters Windows refuses in file names: a team folder must check out everywhere.
@@ -451,14 +453,17 @@ class MemoryToolBackend:
         """Apply ``change`` to the file's text with compare-and-swap, re-applying on races."""
         rel = self._writable(path)
         target = self.store.root / rel
-        for _ in range(_RETRIES):
+        for attempt in range(_RETRIES):
             data = self._read(path, target)
             old_text = _decode(path, data)
             new_text = change(old_text)
             try:
                 self._save(rel, data, new_text)
             except Conflict:
-                continue  # changed by another process since we read it: re-read, re-apply
+                # Changed by another process since we read it: re-read and re-apply,
+                # after a short random pause so that contending writers spread out.
+                time.sleep(random.uniform(0, 0.002 * (attempt + 1)))
+                continue
             return old_text, new_text
         raise Conflict(f"{path} kept changing while being edited", hint="retry the edit")
 
