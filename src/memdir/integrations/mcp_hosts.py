@@ -206,19 +206,25 @@ def read_server(path: Path, name: str) -> dict[str, Any] | None:
 # -- JSON -----------------------------------------------------------------------------
 
 
+def _server_table(data: dict[str, Any], key: str, kind: str, target: HostTarget) -> dict[str, Any]:
+    """The host's table of MCP servers (empty when absent); refused when it is not one."""
+    servers = data.get(key, {})
+    if not isinstance(servers, dict):
+        raise ConfigError(
+            f"'{key}' in {target.path.name} is not {kind}",
+            path=target.path,
+            hint="fix it by hand, then install again",
+        )
+    return servers
+
+
 def _json_data(text: str, path: Path) -> dict[str, Any]:
     return parse_json_object(text, path, path.name)
 
 
 def _merge_json(text: str, target: HostTarget) -> str:
     data = _json_data(text, target.path)
-    servers = data.get("mcpServers", {})
-    if not isinstance(servers, dict):
-        raise ConfigError(
-            f"'mcpServers' in {target.path.name} is not an object",
-            path=target.path,
-            hint="fix it by hand, then install again",
-        )
+    servers = _server_table(data, "mcpServers", "an object", target)
     if servers.get(target.name) == target.entry:
         return text
     merged = copy.deepcopy(data)
@@ -285,13 +291,7 @@ def _header_key(line: str) -> str | None:
 
 def _merge_toml(text: str, target: HostTarget) -> str:
     data = _toml_data(text, target.path)
-    servers = data.get("mcp_servers", {})
-    if not isinstance(servers, dict):
-        raise ConfigError(
-            f"'mcp_servers' in {target.path.name} is not a table",
-            path=target.path,
-            hint="fix it by hand, then install again",
-        )
+    servers = _server_table(data, "mcp_servers", "a table", target)
     if servers.get(target.name) == target.entry:
         return text
     ours = f"mcp_servers.{target.name}"

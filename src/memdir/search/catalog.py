@@ -225,9 +225,13 @@ class Catalog:
     def refresh(self, *, progress: Progress | None = None, wait: bool = True) -> RefreshStats:
         """Bring the index in step with the files; with ``wait=False`` skip if one is running."""
         start = time.perf_counter()
+        return self._locked(lambda: self._refresh(progress, start), wait=wait)
+
+    def _locked(self, work: Callable[[], RefreshStats], *, wait: bool) -> RefreshStats:
+        """``work`` under the catalog lock; without ``wait``, skipped while another holds it."""
         try:
             with file_lock(self.layout.lock_dir / "catalog.lock", timeout=30.0 if wait else 0.0):
-                stats = self._guarded(lambda: self._refresh(progress, start))
+                stats = self._guarded(work)
                 self._refreshed_at = time.monotonic()
                 return stats
         except LockTimeout:
@@ -250,15 +254,7 @@ class Catalog:
             self._refreshed_at = time.monotonic()
             return RefreshStats(added=0, updated=0, removed=0, seconds=time.perf_counter() - start)
         seen = {path for path, *_ in first.stale} | {row[1] for row in first.gone}
-        try:
-            with file_lock(self.layout.lock_dir / "catalog.lock", timeout=30.0 if wait else 0.0):
-                stats = self._guarded(lambda: self._catch_up(start, seen))
-                self._refreshed_at = time.monotonic()
-                return stats
-        except LockTimeout:
-            if wait:
-                raise
-            return RefreshStats(added=0, updated=0, removed=0, seconds=0.0)
+        return self._locked(lambda: self._catch_up(start, seen), wait=wait)
 
     def rebuild(self, *, progress: Progress | None = None) -> RefreshStats:
         """Index every file again from scratch (in one transaction: readers never see it empty)."""
