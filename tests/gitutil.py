@@ -22,3 +22,17 @@ def git(cwd: Path, *args: str) -> str:
         ["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True
     )
     return result.stdout
+
+
+def add_submodule(project: Path, scratch: Path) -> Path:
+    """Make a one-commit repository under ``scratch`` and add it to ``project`` as
+    the submodule ``vendor/lib``; return the submodule's folder."""
+    lib = scratch / "lib"
+    lib.mkdir()
+    git(lib, "init", "-q", "-b", "main")
+    (lib / "x.txt").write_text("x")
+    git(lib, "add", "x.txt")
+    git(lib, "commit", "-q", "-m", "lib")
+    git(project, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib),
+        "vendor/lib")  # fmt: skip
+    return project / "vendor" / "lib"

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from gitutil import git
+from gitutil import add_submodule, git
 from memdir.storage.claude import claude_location
 from memdir.storage.paths import find_project_root, slugify
 
@@ -165,23 +165,7 @@ def test_a_worktree_moved_by_hand_keeps_its_own_path(
 
 
 def test_a_submodule_is_its_own_project(project: Path, tmp_path: Path, config: Path) -> None:
-    lib = tmp_path / "lib"
-    lib.mkdir()
-    git(lib, "init", "-q", "-b", "main")
-    (lib / "x.txt").write_text("x")
-    git(lib, "add", "x.txt")
-    git(lib, "commit", "-q", "-m", "lib")
-    git(
-        project,
-        "-c",
-        "protocol.file.allow=always",
-        "submodule",
-        "add",
-        "-q",
-        str(lib),
-        "vendor/lib",
-    )
-    sub = project / "vendor" / "lib"
+    sub = add_submodule(project, tmp_path)
     assert cli_path(sub, {"CLAUDE_CONFIG_DIR": str(config)}) == expected(config, sub)
 
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import errno
 import os
-import socket
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -30,11 +28,10 @@ from memdir.storage.fs import explain_os_error
 
 pytest.importorskip("mcp")
 import httpx2
-import uvicorn
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from memdir.mcp.http import MCP_PATH, http_app
+from mcputil import serving_http
 from memdir.mcp.server import build_server
 
 SECRET = "outside-secret-never-read"
@@ -534,20 +531,8 @@ TOKEN = "hostile-inputs-token"
 
 @pytest.fixture
 def url(home: Memdir) -> Iterator[str]:
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(16)
-    port = sock.getsockname()[1]
-    app = http_app(build_server(home.layout.project_root), TOKEN)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{port}{MCP_PATH}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
-        sock.close()
+    with serving_http(home.layout.project_root, TOKEN) as served:
+        yield served
 
 
 def over_http(url: str, action: Callable[[Client], Any]) -> Any:

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import os
-import socket
 import stat
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,13 +13,12 @@ import pytest
 
 pytest.importorskip("mcp")
 import httpx2
-import uvicorn
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from mcputil import serving_http
 from memdir.api import Memdir
-from memdir.mcp.http import MCP_PATH, TOKEN_FILE, http_app, resolve_token
-from memdir.mcp.server import build_server
+from memdir.mcp.http import TOKEN_FILE, resolve_token
 
 TOKEN = "right-token-for-tests"
 INIT = {
@@ -41,23 +38,8 @@ HEADERS = {"accept": "application/json, text/event-stream", "content-type": "app
 def url(project: Path, mem: Memdir) -> Iterator[str]:
     """The server running in a thread on a free loopback port."""
     mem.write(name="Deploy window", description="Deploys on Tuesdays", type="project")
-    # The socket listens before the server starts, so a client that connects
-    # early waits in the backlog: no polling for readiness.
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    sock.listen(16)
-    port = sock.getsockname()[1]
-    app = http_app(build_server(project), TOKEN)
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{port}{MCP_PATH}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
-        sock.close()
-    assert not thread.is_alive()
+    with serving_http(project, TOKEN) as url:
+        yield url
 
 
 def post(url: str, headers: dict[str, str]) -> httpx2.Response:

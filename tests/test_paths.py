@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from gitutil import git
+from gitutil import add_submodule, git
 from memdir import ConfigError, Memdir, ProjectMismatch, load_settings
 from memdir.storage.paths import find_project_root, slugify
 
@@ -33,23 +33,7 @@ def test_all_worktrees_of_a_repository_share_one_memory(project: Path, tmp_path:
 
 
 def test_a_submodule_is_its_own_project(project: Path, tmp_path: Path) -> None:
-    lib = tmp_path / "lib"
-    lib.mkdir()
-    git(lib, "init", "-q", "-b", "main")
-    (lib / "x.txt").write_text("x")
-    git(lib, "add", "x.txt")
-    git(lib, "commit", "-q", "-m", "lib")
-    git(
-        project,
-        "-c",
-        "protocol.file.allow=always",
-        "submodule",
-        "add",
-        "-q",
-        str(lib),
-        "vendor/lib",
-    )
-    sub = project / "vendor" / "lib"
+    sub = add_submodule(project, tmp_path)
     assert (sub / ".git").is_file()
     assert find_project_root(sub) == sub.resolve()
 

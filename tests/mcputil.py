@@ -1,0 +1,38 @@
+"""memdir's MCP server over streamable HTTP, in a thread, for tests that need a real one."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import uvicorn
+
+from memdir.mcp.http import MCP_PATH, http_app
+from memdir.mcp.server import build_server
+
+
+@contextlib.contextmanager
+def serving_http(project: Path, token: str) -> Iterator[str]:
+    """The server of ``project`` on a free loopback port; yields its MCP URL.
+
+    The socket listens before the server starts, so a client that connects early
+    waits in the backlog: no polling for readiness. The server must stop on exit.
+    """
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    port = sock.getsockname()[1]
+    app = http_app(build_server(project), token)
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{port}{MCP_PATH}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+        sock.close()
+    assert not thread.is_alive()
