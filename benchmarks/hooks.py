@@ -5,8 +5,11 @@ user-prompt-submit`` before every prompt, so what counts is the whole
 process: interpreter start, imports, reading the rules or recalling, the
 answer. The store is generated as files (one memory in twenty is a feedback
 memory carrying an ``enforce:`` rule) with a real ``MEMORY.md``; one warm-up
-run fills the rule cache and the bytecode cache, as in daily use. Each run
-then starts ``python -m memdir hook ...`` with a recorded Claude Code JSON on
+run fills the rule cache, the hook's memo of where the memory lives and the
+bytecode cache, as in daily use. Each run then starts the ``memdir`` script
+(what ``memdir hook install claude`` installs; ``python -m memdir`` when the
+script is not next to this Python, and ``--module`` to time that form, which
+also loads ``runpy``) with a recorded Claude Code JSON on
 stdin (half the tool calls are denied, half pass; every prompt gets a fresh
 session so recall does its full work). The search catalog is built first, as
 ``memdir reindex`` (or any search) leaves it; ``--no-catalog`` measures recall
@@ -142,6 +145,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--memories", type=int, default=1000)
     parser.add_argument("--no-catalog", action="store_true", help="Recall without the catalog.")
+    parser.add_argument("--module", action="store_true", help="Run `python -m memdir`.")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         home, project = Path(tmp) / "home", Path(tmp) / "project"
@@ -165,8 +169,15 @@ def main() -> None:
             f"{'python -c pass':<20} p50 {statistics.median(walls):6.1f}  "
             f"p95 {_p95(walls):6.1f}  cpu p50 {statistics.median(cpus):5.1f}"
         )
+        script = Path(sys.executable).with_name("memdir")
+        launcher = (
+            [str(script)]
+            if script.exists() and not args.module
+            else [sys.executable, "-m", "memdir"]
+        )
+        print(f"hooks started as: {' '.join(launcher)}")
         for command, goal in GOALS.items():
-            argv = [sys.executable, "-m", "memdir", "hook", command]
+            argv = [*launcher, "hook", command]
             walls, cpus = time_runs(
                 argv, lambda n, c=command: _payload(c, project, n), env, args.runs
             )

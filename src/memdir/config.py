@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, get_args, get_origin, get_type_hints
 
 from memdir.errors import ConfigError
+from memdir.inputs import note
 
 __all__ = ["PROFILES", "Settings", "load_settings", "memdir_home", "memory_enabled"]
 
@@ -86,6 +87,7 @@ def _parse_bool(name: str, raw: str) -> bool:
 
 
 def _read_file(path: Path) -> dict[str, Any]:
+    note(path)
     try:
         handle = path.open("rb")
     except FileNotFoundError:

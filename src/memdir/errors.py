@@ -26,7 +26,9 @@ never branches on message text::
 
 from __future__ import annotations
 
-from pathlib import Path
+TYPE_CHECKING = False  # typing itself is not imported: the per-call hooks load this module
+if TYPE_CHECKING:
+    from pathlib import Path
 
 __all__ = [
     "ConfigError",

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
 from memdir.errors import InvalidMemory
+from memdir.kinds import MemoryType, Scope
 
 __all__ = [
     "KNOWN_FIELDS",
@@ -42,22 +42,6 @@ MAX_NAME_CHARS = 60
 MAX_DESCRIPTION_CHARS = 500
 # Embeddings, overrides and isolates reorder how a line displays.
 _BIDI = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-
-
-class MemoryType(StrEnum):
-    """The four kinds of memory."""
-
-    USER = "user"
-    FEEDBACK = "feedback"
-    PROJECT = "project"
-    REFERENCE = "reference"
-
-
-class Scope(StrEnum):
-    """Where a memory lives: only for this user, or shared with the team."""
-
-    PRIVATE = "private"
-    TEAM = "team"
 
 
 # Frontmatter keys memdir understands, in the order it writes them.

@@ -22,24 +22,32 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
 
+from memdir.frozen import Frozen
 from memdir.storage.enforced import EnforcedRule
 from memdir.storage.rules import Action, fired_rules, stronger, subjects
+
+TYPE_CHECKING = False  # the pre-tool-use hook loads this module: no typing at run time
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["Decision", "decide", "pre_tool_use_output", "reason_text"]
 
 _MAX_REASON_CHARS = 2000
 
 
-@dataclass(frozen=True, kw_only=True)
-class Decision:
+class Decision(Frozen):
     """What the rules say about one tool call: the action (None: nothing fired) and why."""
 
+    __slots__ = ("action", "fired", "tool_name")
     tool_name: str
     action: Action | None
     fired: tuple[EnforcedRule, ...]
+
+    def __init__(
+        self, *, tool_name: str, action: Action | None, fired: tuple[EnforcedRule, ...]
+    ) -> None:
+        self._set(tool_name=tool_name, action=action, fired=fired)
 
     @property
     def reason(self) -> str:

@@ -20,13 +20,17 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
 
+# Not typing.TYPE_CHECKING: this module starts every hook process, where importing
+# typing, dataclasses or pathlib costs more than the answer (see memdir.frozen).
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # types only: the fast path imports these modules when it needs them
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any
+
     from memdir.config import Settings
     from memdir.recall.relevant import Selector
+    from memdir.storage.enforced import RuleRoot
     from memdir.storage.paths import Layout
 
 __all__ = [
@@ -53,6 +57,11 @@ def read_payload(text: str) -> dict[str, Any]:
     return data
 
 
+def _cwd(payload: Mapping[str, Any]) -> str:
+    cwd = payload.get("cwd")
+    return cwd if isinstance(cwd, str) and cwd else os.getcwd()
+
+
 def _project(payload: Mapping[str, Any], env: Mapping[str, str]) -> tuple[Settings, Layout] | None:
     """(settings, layout) for the hook's ``cwd``, or None when memory is disabled."""
     from memdir.config import load_settings, memory_enabled
@@ -61,25 +70,81 @@ def _project(payload: Mapping[str, Any], env: Mapping[str, str]) -> tuple[Settin
     settings = load_settings(env)
     if not memory_enabled(env, settings.enabled):
         return None
-    cwd = payload.get("cwd")
-    layout = make_layout(settings.home, cwd if isinstance(cwd, str) and cwd else os.getcwd())
+    layout = make_layout(settings.home, _cwd(payload), profile=settings.profile, env=env)
     return settings, layout
+
+
+def _rule_places(
+    payload: Mapping[str, Any], env: Mapping[str, str]
+) -> tuple[list[RuleRoot], str] | None:
+    """Where the rules of the hook's project live (folders, cache file); None: memory is off.
+
+    Remembered between calls (:mod:`memdir.integrations.hook_memo`): a call in a
+    known directory loads neither the settings nor the layout modules.
+    """
+    from memdir.integrations import hook_memo
+
+    cwd = _cwd(payload)
+    known = hook_memo.remembered(cwd, env)
+    if known is not None:
+        try:
+            return _places(known)
+        except (KeyError, TypeError, ValueError):
+            pass  # a damaged memo: work the answer out again
+    from memdir.inputs import record
+
+    with record() as read:
+        answer = _work_out_places(payload, env)
+    hook_memo.remember(cwd, env, answer, read)
+    return _places(answer)
+
+
+def _work_out_places(payload: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, Any]:
+    """The answer :func:`_rule_places` remembers, as JSON values."""
+    from memdir.storage.enforced import cache_path, rule_roots
+
+    project = _project(payload, env)
+    if project is None:
+        return {"enabled": False}
+    settings, layout = project
+    roots = rule_roots(layout, include_team=settings.team is not False)
+    return {
+        "enabled": True,
+        "roots": [[scope.value, root, sorted(excluded)] for scope, root, excluded in roots],
+        "cache": str(cache_path(layout)),
+    }
+
+
+def _places(answer: Mapping[str, Any]) -> tuple[list[RuleRoot], str] | None:
+    """A remembered answer as values; raises on a malformed one."""
+    from memdir.kinds import Scope
+
+    if answer["enabled"] is not True:
+        return None
+    roots: list[RuleRoot] = []
+    for scope, root, excluded in answer["roots"]:
+        if not isinstance(root, str) or not all(isinstance(e, str) for e in excluded):
+            raise TypeError("a remembered folder is not text")
+        roots.append((Scope(scope), root, frozenset(excluded)))
+    cache = answer["cache"]
+    if not isinstance(cache, str):
+        raise TypeError("the remembered cache file is not text")
+    return roots, cache
 
 
 def pre_tool_use(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
     """The PreToolUse answer for one call (``""`` when no rule fires)."""
     from memdir.integrations.enforce import decide, pre_tool_use_output
-    from memdir.storage.enforced import load_rules
+    from memdir.storage.enforced import load_rules_at
 
     tool_name = payload.get("tool_name")
     tool_input = payload.get("tool_input")
     if not isinstance(tool_name, str) or not isinstance(tool_input, dict):
         return ""
-    project = _project(payload, env)
-    if project is None:
+    places = _rule_places(payload, env)
+    if places is None:
         return ""
-    settings, layout = project
-    rules = load_rules(layout, include_team=settings.team is not False)
+    rules = load_rules_at(*places)
     return pre_tool_use_output(decide(rules.rules, tool_name, tool_input))
 
 
@@ -109,6 +174,8 @@ def user_prompt_submit(
     if not use_model:
         # The lexical selector takes the best matches in rank order, so a pool of the top
         # few holds every memory it could choose; reading 200 heads would only cost time.
+        from dataclasses import replace
+
         pool = min(settings.manifest_max_entries, _LEXICAL_POOL)
         settings = replace(settings, manifest_max_entries=pool)
     memory = _Project(layout=layout, settings=settings, team_enabled=_team_on(settings, layout))
@@ -123,13 +190,15 @@ def user_prompt_submit(
     return user_prompt_output(result.render())
 
 
-@dataclass(frozen=True, kw_only=True)
 class _Project:
     """What recall needs of a project (``MemdirLike``), without loading the stores."""
 
-    layout: Layout
-    settings: Settings
-    team_enabled: bool
+    __slots__ = ("layout", "settings", "team_enabled")
+
+    def __init__(self, *, layout: Layout, settings: Settings, team_enabled: bool) -> None:
+        self.layout = layout
+        self.settings = settings
+        self.team_enabled = team_enabled
 
 
 def _team_on(settings: Settings, layout: Layout) -> bool:

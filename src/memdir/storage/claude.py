@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memdir.inputs import note
 from memdir.storage.paths import slugify
 
 __all__ = ["MANAGED_SETTINGS", "ClaudeLocation", "claude_config_dir", "claude_location"]
@@ -90,6 +91,7 @@ def _memory_path(value: Any, *, expand_home: bool) -> Path | None:
 
 
 def _setting(path: Path, key: str) -> Any:
+    note(path)
     try:
         with path.open("rb") as handle:
             data = json.loads(handle.read(_MAX_SETTINGS_BYTES + 1)[:_MAX_SETTINGS_BYTES])

@@ -20,31 +20,51 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from collections.abc import Iterator, Sequence
 
-from memdir.model import MemoryType, Scope
-from memdir.storage.paths import Layout
+from memdir.frozen import Frozen
+from memdir.kinds import MemoryType, Scope
 from memdir.storage.rules import ACTIONS, FIELD, Rule, parse_rule, why_line
 
-__all__ = ["CACHE_NAME", "EnforcedRule", "RuleSet", "cache_path", "load_rules"]
+TYPE_CHECKING = False  # no typing, pathlib or layout at run time: see memdir.frozen
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+    from memdir.storage.paths import Layout
+
+__all__ = [
+    "CACHE_NAME",
+    "EnforcedRule",
+    "RuleRoot",
+    "RuleSet",
+    "cache_path",
+    "load_rules",
+    "load_rules_at",
+    "rule_roots",
+]
 
 CACHE_NAME = "enforce-cache.json"
 _CACHE_VERSION = 3
 _INDEX_NAME = "MEMORY.md"
 
 
-@dataclass(frozen=True, kw_only=True)
-class EnforcedRule:
+# (scope, folder, names of its subfolders that belong to another scope)
+RuleRoot = tuple[Scope, str, frozenset[str]]
+
+
+class EnforcedRule(Frozen):
     """A rule and the memory it comes from: scope, file, name and its **Why** line."""
 
+    __slots__ = ("file", "name", "rule", "scope", "why")
     rule: Rule
     scope: Scope
     file: str
     name: str
     why: str
+
+    def __init__(self, *, rule: Rule, scope: Scope, file: str, name: str, why: str) -> None:
+        self._set(rule=rule, scope=scope, file=file, name=name, why=why)
 
     @property
     def ref(self) -> str:
@@ -52,12 +72,15 @@ class EnforcedRule:
         return f"team/{self.file}" if self.scope is Scope.TEAM else self.file
 
 
-@dataclass(frozen=True, kw_only=True)
-class RuleSet:
+class RuleSet(Frozen):
     """Every valid rule of a project, and the reasons the invalid ones were skipped."""
 
+    __slots__ = ("problems", "rules")
     rules: tuple[EnforcedRule, ...]
     problems: tuple[str, ...]
+
+    def __init__(self, *, rules: tuple[EnforcedRule, ...], problems: tuple[str, ...]) -> None:
+        self._set(rules=rules, problems=problems)
 
 
 def cache_path(layout: Layout) -> Path:
@@ -87,25 +110,31 @@ def _walk(
                 continue  # removed while we walked
 
 
-def _files(layout: Layout, include_team: bool) -> tuple[dict[str, list[int]], dict[str, str]]:
-    """``scope:rel`` -> [mtime_ns, size, inode] for every memory file, and -> its path."""
-    roots = [(Scope.PRIVATE, layout.memory_dir, layout.private_excluded)]
+def rule_roots(layout: Layout, *, include_team: bool = True) -> list[RuleRoot]:
+    """The folders whose memories may carry rules: private, then team."""
+    roots = [(Scope.PRIVATE, str(layout.memory_dir), layout.private_excluded)]
     if include_team:
-        roots.append((Scope.TEAM, layout.team_dir, frozenset()))
+        roots.append((Scope.TEAM, str(layout.team_dir), frozenset()))
+    return roots
+
+
+def _files(roots: Sequence[RuleRoot]) -> tuple[dict[str, list[int]], dict[str, str]]:
+    """``scope:rel`` -> [mtime_ns, size, inode] for every memory file, and -> its path."""
     stats: dict[str, list[int]] = {}
     paths: dict[str, str] = {}
     for scope, root, excluded in roots:
-        for rel, path, st in _walk(str(root), "", frozenset(excluded)):
+        for rel, path, st in _walk(root, "", excluded):
             key = f"{scope.value}:{rel}"
             stats[key] = [st.st_mtime_ns, st.st_size, st.st_ino]
             paths[key] = path
     return stats, paths
 
 
-def _read_cache(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+def _read_cache(path: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """The cached (stats, entries with rules or problems); empty when absent or damaged."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
     except (OSError, ValueError):
         return {}, {}
     if not isinstance(data, dict) or data.get("version") != _CACHE_VERSION:
@@ -120,7 +149,8 @@ def _entry_for(path: str) -> dict[str, Any]:
     """What one file contributes: its name, Why line, raw rules, problems."""
     entry: dict[str, Any] = {}
     try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            text = handle.read()
     except OSError:
         return entry
     if FIELD not in text:
@@ -188,8 +218,16 @@ def _cached_rule(raw: Any) -> Rule | None:
 
 def load_rules(layout: Layout, *, include_team: bool = True) -> RuleSet:
     """Every rule of the project's feedback memories (private first, then team)."""
-    stats, paths = _files(layout, include_team)
-    cache_file = cache_path(layout)
+    return load_rules_at(rule_roots(layout, include_team=include_team), str(cache_path(layout)))
+
+
+def load_rules_at(roots: Sequence[RuleRoot], cache_file: str) -> RuleSet:
+    """Every rule of the feedback memories under ``roots``, cached in ``cache_file``.
+
+    What :func:`load_rules` does once the folders are known: the pre-tool-use
+    hook calls it with folders it remembered, without computing a layout.
+    """
+    stats, paths = _files(roots)
     cached_stats, entries = _read_cache(cache_file)
     if cached_stats != stats:  # one comparison in C for the common case: nothing changed
         entries = _refresh(stats, paths, cached_stats, entries)
@@ -224,14 +262,17 @@ def _refresh(
     return entries
 
 
-def _write_cache(path: Path, stats: dict[str, list[int]], entries: dict[str, Any]) -> None:
+def _write_cache(path: str, stats: dict[str, list[int]], entries: dict[str, Any]) -> None:
     # Imported here: the cache is rewritten only when a memory file changed.
+    from pathlib import Path
+
     from memdir.storage.fs import atomic_write, ensure_dir
 
     try:
-        ensure_dir(path.parent)
+        ensure_dir(Path(path).parent)
         atomic_write(
-            path, json.dumps({"version": _CACHE_VERSION, "stats": stats, "entries": entries}) + "\n"
+            Path(path),
+            json.dumps({"version": _CACHE_VERSION, "stats": stats, "entries": entries}) + "\n",
         )
     except OSError:
         pass  # a read-only state folder: the rules are still right, only slower next time

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memdir.errors import ProjectMismatch
+from memdir.inputs import note, note_chain
 
 __all__ = ["ROOT_RECORD", "Layout", "find_project_root", "make_layout", "slugify"]
 
@@ -76,6 +77,7 @@ def slugify(path: str | Path) -> str:
 def _git_marker(directory: Path) -> bool:
     """Whether ``directory/.git`` marks a repository: a file or folder (links followed)."""
     dotgit = directory / ".git"
+    note(dotgit)
     try:
         return dotgit.is_dir() or dotgit.is_file()
     except OSError:
@@ -85,6 +87,7 @@ def _git_marker(directory: Path) -> bool:
 def _read_small(path: Path, *, follow: bool = False) -> str | None:
     """A small pointer file's trimmed text; None when missing, unreadable, or a link
     (unless ``follow``)."""
+    note(path)
     try:
         if (path.is_symlink() and not follow) or not path.is_file():
             return None
@@ -114,6 +117,8 @@ def _root_for(directory: Path) -> Path:
     common = Path(os.path.normpath(gitdir / common_text))
     if Path(os.path.normpath(gitdir.parent)) != common / "worktrees":
         return directory
+    note_chain(gitdir / back)
+    note_chain(directory)
     pointed = Path(os.path.realpath(gitdir / back))
     if pointed != Path(os.path.realpath(directory)) / ".git":
         return directory
@@ -124,7 +129,9 @@ def _root_for(directory: Path) -> Path:
 
 def find_project_root(start: str | Path = ".") -> Path:
     """The canonical project root for ``start``: its git root, or itself."""
+    note_chain(start)  # what resolving its links depends on
     here = Path(os.path.realpath(Path(start).expanduser()))
+    note_chain(here)
     if here.is_file():
         here = here.parent
     for candidate in (here, *here.parents):

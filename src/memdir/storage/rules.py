@@ -31,14 +31,25 @@ from __future__ import annotations
 import fnmatch
 import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal, cast
 
 import re2
 
 from memdir.errors import InvalidMemory
-from memdir.model import Memory, MemoryType
+from memdir.frozen import Frozen
+from memdir.kinds import MemoryType
+
+# The pre-tool-use hook loads this module on every tool call: no typing, no
+# dataclasses, no model at run time (type checkers read this block).
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+    from memdir.model import Memory
+
+    Action = Literal["deny", "ask", "warn"]
+else:
+    Action = str
 
 __all__ = [
     "ACTIONS",
@@ -61,7 +72,6 @@ __all__ = [
 ]
 
 FIELD = "enforce"
-Action = Literal["deny", "ask", "warn"]
 ACTIONS: tuple[Action, ...] = ("deny", "ask", "warn")  # strongest first
 EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 MAX_PATTERN_CHARS = 500
@@ -77,13 +87,16 @@ _HINT = (
 )
 
 
-@dataclass(frozen=True, kw_only=True)
-class Rule:
+class Rule(Frozen):
     """One rule: which tools, what to look for in their input, and what to do."""
 
+    __slots__ = ("action", "match", "tool")
     tool: str
     match: str
     action: Action
+
+    def __init__(self, *, tool: str, match: str, action: Action) -> None:
+        self._set(tool=tool, match=match, action=action)
 
     def as_dict(self) -> dict[str, str]:
         """The rule as written in frontmatter."""
@@ -220,7 +233,7 @@ def parse_rule(index: int, raw: Any) -> Rule:
             "(a memory can hold a call back, never allow one)",
             hint=_HINT,
         )
-    return Rule(tool=tool.strip(), match=match, action=cast(Action, action))
+    return Rule(tool=tool.strip(), match=match, action=action)
 
 
 def parse_rules(value: Any) -> tuple[Rule, ...]:
