@@ -254,3 +254,18 @@ def test_rules_compare_hash_and_refuse_assignment_like_frozen_dataclasses() -> N
     assert found.ref == "team/a.md"
     assert "match='npm'" in repr(found)
     assert isinstance(found, Frozen) and found != one
+
+
+def test_the_hook_reads_rules_where_the_claude_profile_keeps_memory(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    claude = tmp_path / "claude-config"
+    claude.mkdir()
+    moved = tmp_path / "auto-memory"
+    (claude / "settings.json").write_text(json.dumps({"autoMemoryDirectory": str(moved)}))
+    monkeypatch.setenv("MEMDIR_PROFILE", "claude")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(claude))
+    mem = Memdir.open(project)
+    assert mem.layout.memory_dir == moved
+    forbid_npm(mem)
+    assert decision(project) == "deny"
