@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from gitutil import git
 from memdir.api import Memdir
 from memdir.cli import main
 from memdir.errors import ConfigError
@@ -111,3 +112,21 @@ def test_the_export_command_reports_what_it_changed(stocked: Memdir, project: Pa
     assert first.stdout.count("updated: ") == 2
     second = runner.invoke(main, args)
     assert second.stdout.count("unchanged: ") == 2
+
+
+def test_filling_a_file_git_tracks_with_private_memory_draws_a_warning(
+    stocked: Memdir, project: Path
+) -> None:
+    (project / "AGENTS.md").write_text(USER_TOP)
+    runner = CliRunner()
+    args = ["export", "agents-md", "--project", str(project)]
+    untracked = runner.invoke(main, args)
+    assert untracked.exit_code == 0 and "warning" not in untracked.stderr
+    git(project, "add", "AGENTS.md")
+    git(project, "commit", "-q", "-m", "agents")
+    tracked = runner.invoke(main, args)
+    assert tracked.exit_code == 0
+    assert "git tracks AGENTS.md" in tracked.stderr and "--team-only" in tracked.stderr
+    team_only = runner.invoke(main, [*args, "--team-only"])
+    assert team_only.exit_code == 0 and "warning" not in team_only.stderr
+    assert "Use pnpm" not in (project / "AGENTS.md").read_text()  # private rule left out

@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from memdir.cli._common import open_memdir, project_option
-from memdir.integrations.agents_md import export_agents_md, export_cursor_rules
+from memdir.integrations.agents_md import export_agents_md, export_cursor_rules, tracked_by_git
 
 __all__ = ["COMMANDS", "export"]
 
@@ -36,6 +36,13 @@ def agents_md(cursor: bool, team_only: bool, project: Path) -> None:
         results.append(export_cursor_rules(mem, team_only=team_only))
     for result in results:
         click.echo(f"{'updated' if result.changed else 'unchanged'}: {result.path}")
+        if not team_only and tracked_by_git(result.path):
+            click.echo(
+                f"memdir: warning: git tracks {result.path.name}, and it now holds your private "
+                "memory index: commit it only if that is meant to be shared, or run again "
+                "with --team-only",
+                err=True,
+            )
 
 
 COMMANDS = [export]

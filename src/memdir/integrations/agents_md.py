@@ -16,7 +16,8 @@ always-applied Cursor rule) with the same content; the file is memdir's own,
 but one that does not carry memdir's marker is someone else's and is refused.
 
 ``team_only`` leaves private memory out: for a file that is committed and read
-by the whole team.
+by the whole team. :func:`tracked_by_git` tells the CLI when a file it is
+about to fill with private memory is one git tracks, so it can say so.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,6 +45,7 @@ __all__ = [
     "export_cursor_rules",
     "merge_section",
     "render_section",
+    "tracked_by_git",
 ]
 
 AGENTS_FILE = Path("AGENTS.md")
@@ -193,3 +196,18 @@ def export_cursor_rules(memory: ProjectMemory, *, team_only: bool = False) -> Ex
             )
         target.parent.mkdir(parents=True, exist_ok=True)
         return _write_if_changed(target, before, text)
+
+
+def tracked_by_git(path: Path) -> bool:
+    """Whether git tracks ``path`` in its repository (False outside git or without git)."""
+    try:
+        done = subprocess.run(
+            ["git", "ls-files", "--error-unmatch", "--", path.name],
+            cwd=path.parent,
+            capture_output=True,
+            timeout=30,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
