@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import os
+import pickle
 import re
 import subprocess
 import sys
@@ -254,6 +256,8 @@ def test_rules_compare_hash_and_refuse_assignment_like_frozen_dataclasses() -> N
     assert found.ref == "team/a.md"
     assert "match='npm'" in repr(found)
     assert isinstance(found, Frozen) and found != one
+    assert copy.deepcopy(found) == found
+    assert pickle.loads(pickle.dumps(found)) == found
 
 
 def test_the_hook_reads_rules_where_the_claude_profile_keeps_memory(

@@ -41,6 +41,15 @@ class Frozen:
     def __hash__(self) -> int:
         return hash((type(self).__name__, self._fields()))
 
+    def __reduce__(self) -> tuple[object, ...]:
+        # copy, deepcopy and pickle rebuild through __init__ (their default would set
+        # the slots one by one, which a frozen value refuses).
+        return (_rebuild, (type(self), dict(zip(self.__slots__, self._fields(), strict=True))))
+
     def __repr__(self) -> str:
         shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
         return f"{type(self).__name__}({shown})"
+
+
+def _rebuild(cls: type[Frozen], fields: dict[str, object]) -> Frozen:
+    return cls(**fields)
