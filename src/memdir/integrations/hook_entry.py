@@ -21,7 +21,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # types only: the fast path imports these modules when it needs them
@@ -40,7 +40,6 @@ __all__ = [
 ]
 
 FAST_COMMANDS = ("pre-tool-use", "user-prompt-submit")
-_LEXICAL_POOL = 20
 
 
 def read_payload(text: str) -> dict[str, Any]:
@@ -106,11 +105,7 @@ def user_prompt_submit(
     settings, layout = project
     from memdir.recall.relevant import recall
 
-    if not use_model:
-        # The lexical selector takes the best matches in rank order, so a pool of the top
-        # few holds every memory it could choose; reading 200 heads would only cost time.
-        pool = min(settings.manifest_max_entries, _LEXICAL_POOL)
-        settings = replace(settings, manifest_max_entries=pool)
+    # Without --model the lexical selector runs, and recall lists only the few best matches.
     memory = _Project(layout=layout, settings=settings, team_enabled=_team_on(settings, layout))
     session = payload.get("session_id")
     result = recall(

@@ -24,7 +24,6 @@ import os
 import posixpath
 import re
 import stat
-import subprocess
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
@@ -245,6 +244,9 @@ def find_claims(memory: Memory) -> list[Claim]:
 
 
 def _git_files(root: Path) -> list[str] | None:
+    # Loaded here: most recalls check no symbol and no missing path, and never list files.
+    import subprocess
+
     try:
         done = subprocess.run(
             [*_GIT_LS_FILES],
