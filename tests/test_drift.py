@@ -91,6 +91,16 @@ def test_line_references_are_found_backticked_and_bare() -> None:
     assert claims == [(ClaimKind.LINE, "src/api.py", 42), (ClaimKind.LINE, "api.py", 120)]
 
 
+@given(prose=st.text(alphabet="ab :*\n", max_size=40))
+def test_a_bare_line_reference_is_found_among_any_prose_colons(prose: str) -> None:
+    claims = find_claims(memory(body=f"{prose} api.py:120 {prose}"))
+    assert [(c.kind, c.target, c.line) for c in claims] == [(ClaimKind.LINE, "api.py", 120)]
+
+
+def test_prose_with_colons_but_no_code_makes_no_claims() -> None:
+    assert find_claims(memory(body="**Why:** learned the hard way: twice.\nNote: see above")) == []
+
+
 def test_a_line_range_claims_its_last_line() -> None:
     [claim] = find_claims(memory(body="See `src/api.py:10-95`."))
     assert (claim.kind, claim.line) == (ClaimKind.LINE, 95)

@@ -21,7 +21,6 @@ import json
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # types only: the fast path imports these modules when it needs them
@@ -118,13 +117,18 @@ def user_prompt_submit(
     return user_prompt_output(result.render())
 
 
-@dataclass(frozen=True, kw_only=True)
 class _Project:
-    """What recall needs of a project (``MemdirLike``), without loading the stores."""
+    """What recall needs of a project (``MemdirLike``), without loading the stores.
 
-    layout: Layout
-    settings: Settings
-    team_enabled: bool
+    A plain class: a dataclass would compile its methods on every prompt.
+    """
+
+    __slots__ = ("layout", "settings", "team_enabled")
+
+    def __init__(self, *, layout: Layout, settings: Settings, team_enabled: bool) -> None:
+        self.layout = layout
+        self.settings = settings
+        self.team_enabled = team_enabled
 
 
 def _team_on(settings: Settings, layout: Layout) -> bool:

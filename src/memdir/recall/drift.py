@@ -25,12 +25,12 @@ import posixpath
 import re
 import stat
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
 from memdir.model import Memory
+from memdir.recall.records import record
 
 __all__ = [
     "Claim",
@@ -86,18 +86,25 @@ _IDENT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0
 # Every byte that cannot be part of an identifier becomes a space: translate and
 # split run in C, about twice as fast as a regex over the same text.
 _TO_WORDS = bytes(b if b in _IDENT_BYTES else 0x20 for b in range(256))
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?(?:^ {0,3}\1[ \t]*$|\Z)", re.M | re.S)
-_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://\S+")
-_SPAN = re.compile(r"`([^`\n]+)`")
-_PATH_CHARS = re.compile(r"[\w.\-/]+")
-_LINE_SUFFIX = re.compile(
+# Patterns as text, compiled on first use (re keeps them): recall runs in a fresh
+# process per prompt, and most memories it shows cite no code at all.
+_FENCE = r"(?ms)^ {0,3}(`{3,}|~{3,}).*?(?:^ {0,3}\1[ \t]*$|\Z)"
+_URL = r"\b[A-Za-z][A-Za-z0-9+.-]*://\S+"
+_SPAN = r"`([^`\n]+)`"
+_PATH_CHARS = r"[\w.\-/]+"
+_LINE_SUFFIX = (
     r"^(?P<path>.+?)(?::(?P<line>[0-9]{1,9})(?:-(?P<end>[0-9]{1,9}))?|#L(?P<l2>[0-9]{1,9}))$"
 )
-_SYMBOL = re.compile(rf"(?P<name>{_IDENT}(?:(?:\.|::){_IDENT})*)(?P<call>\([^()]*\))?")
+_SYMBOL = rf"(?P<name>{_IDENT}(?:(?:\.|::){_IDENT})*)(?P<call>\([^()]*\))?"
 # A bare `file.ext:N` in prose: not preceded by a path or word character.
-_BARE_LINE_REF = re.compile(
-    r"(?<![\w./:-])(?P<path>(?:[\w.-]+/)*[\w-][\w.-]*\.(?P<ext>[A-Za-z0-9]+)):(?P<line>[0-9]{1,9})\b"
+_BARE_LINE_REF = (
+    r"(?<![\w./:-])(?P<path>(?:[\w.-]+/)*[\w-][\w.-]*\.(?P<ext>[A-Za-z0-9]+))"
+    r":(?P<line>[0-9]{1,9})\b"
 )
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)  # compiled once per process: re caches it
 
 
 class ClaimKind(StrEnum):
@@ -116,7 +123,7 @@ class ClaimStatus(StrEnum):
     UNCHECKED = "unchecked"
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class Claim:
     """One thing a memory says exists; ``text`` is how the memory wrote it.
 
@@ -131,7 +138,7 @@ class Claim:
     origin: Literal["anchor", "body"] = "body"
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class DriftFinding:
     """A claim that no longer holds, with a message saying concretely why."""
 
@@ -144,7 +151,7 @@ class DriftFinding:
 
 def _is_path(text: str, *, explicit: bool) -> bool:
     """Whether ``text`` reads as a path; ``explicit`` (anchors) accepts any slash."""
-    if not _PATH_CHARS.fullmatch(text) or text.startswith("-") or "//" in text:
+    if not _rx(_PATH_CHARS).fullmatch(text) or text.startswith("-") or "//" in text:
         return False
     name = text.rstrip("/").rsplit("/", 1)[-1]
     stem, dot, ext = name.rpartition(".")
@@ -155,7 +162,7 @@ def _is_path(text: str, *, explicit: bool) -> bool:
 
 
 def _path_claims(text: str, origin: Literal["anchor", "body"]) -> list[Claim]:
-    match = _LINE_SUFFIX.match(text)
+    match = _rx(_LINE_SUFFIX).match(text)
     if match:
         path = match.group("path")
         numbers = [int(n) for n in match.group("line", "end", "l2") if n]
@@ -179,7 +186,7 @@ def _looks_like_name(name: str) -> bool:
 
 
 def _symbol_claim(text: str, origin: Literal["anchor", "body"], *, explicit: bool) -> Claim | None:
-    match = _SYMBOL.fullmatch(text)
+    match = _rx(_SYMBOL).fullmatch(text)
     if match is None:
         return None
     name, called = match.group("name"), match.group("call") is not None
@@ -208,12 +215,24 @@ def _claims_in(text: str, origin: Literal["anchor", "body"]) -> list[Claim]:
     return [symbol] if symbol else []
 
 
+def _may_cite_line(text: str) -> bool:
+    """Whether a colon in ``text`` is followed by a digit (a bare ``file.ext:N`` needs one)."""
+    at = text.find(":")
+    while at != -1:
+        if text[at + 1 : at + 2].isdigit():
+            return True
+        at = text.find(":", at + 1)
+    return False
+
+
 def _body_claims(body: str) -> Iterator[Claim]:
-    prose = _URL.sub(" ", _FENCE.sub("\n", body))
-    for span in _SPAN.finditer(prose):
+    if "`" not in body and not _may_cite_line(body):
+        return  # no code span and no line reference: prose only, no pattern to run
+    prose = _rx(_URL).sub(" ", _rx(_FENCE).sub("\n", body))
+    for span in _rx(_SPAN).finditer(prose):
         yield from _claims_in(span.group(1), "body")
-    outside_spans = _SPAN.sub(" ", prose)
-    for ref in _BARE_LINE_REF.finditer(outside_spans):
+    outside_spans = _rx(_SPAN).sub(" ", prose)
+    for ref in _rx(_BARE_LINE_REF).finditer(outside_spans):
         if ref.group("ext").lower() in _EXTENSIONS and int(ref.group("line")) > 0:
             path = ref.group("path")
             yield Claim(

@@ -30,7 +30,6 @@ import json
 import os
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol
@@ -49,6 +48,7 @@ from memdir.recall.manifest import (
     rank_pool,
 )
 from memdir.recall.prompt import DRIFT_CAVEAT
+from memdir.recall.records import record
 from memdir.storage import sidecar
 from memdir.storage.fs import FILE_MODE, atomic_write, ensure_dir, file_lock, read_json_object
 from memdir.storage.paths import Layout
@@ -100,7 +100,7 @@ _REASONS = {
 # --- selection ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class Candidate:
     """What a selector sees of one memory: its manifest entry, age and pre-ranking score.
 
@@ -179,7 +179,7 @@ class LexicalSelector:
 # --- results --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class RecallItem:
     """One recalled memory: the candidate it was, its block of text, and what that cost."""
 
@@ -228,7 +228,7 @@ class RecallItem:
         return {name: getattr(self, name) for name in (*where, *cost)}
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class RecallResult:
     """What a recall returned, or why it returned nothing, and the session's budget."""
 
@@ -251,7 +251,7 @@ class RecallResult:
 # --- body caps and blocks -------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class CappedBody:
     """A body cut to its first lines, with the counts the truncation note gives."""
 
@@ -340,7 +340,7 @@ def render_block(
 # --- session state --------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class SessionState:
     """What one session has been shown (refs, in order) and the bytes it spent."""
 
@@ -420,7 +420,7 @@ def _session_lock(path: Path, *, timeout: float) -> Iterator[None]:
 # --- recall ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class _Context:
     memdir: MemdirLike
     query: str
