@@ -440,11 +440,11 @@ def _date(value: Any) -> dt.date | None:
         return None
 
 
+_TYPES = {kind.value: kind for kind in MemoryType}
+
+
 def _memory_type(value: str | None) -> MemoryType | None:
-    try:
-        return MemoryType(value) if value else None
-    except ValueError:
-        return None
+    return _TYPES.get(value) if value else None
 
 
 @contextlib.contextmanager
@@ -513,8 +513,11 @@ def build_manifest(
 
     def listed(memories: Memories) -> tuple[list[ManifestEntry], int]:
         if text:
-            return [e for e, _ in rank_pool(memories, text, limit=size)], memories.count()
-        return memories.newest(size), memories.count()
+            entries = [e for e, _ in rank_pool(memories, text, limit=size)]
+        else:
+            entries = memories.newest(size)
+        # A listing shorter than its limit holds every memory: nothing left to count.
+        return entries, len(entries) if len(entries) < size else memories.count()
 
     entries, total = over_memories(memdir, catalog, listed)
     return Manifest(
