@@ -20,7 +20,7 @@ from gitutil import git
 from memdir.api import Memdir
 from memdir.cli._common import MemdirGroup
 from memdir.cli.recall import manifest_command, recall_command
-from memdir.errors import UnsafePath
+from memdir.errors import LockTimeout, UnsafePath
 from memdir.model import Memory, MemoryType, Scope
 from memdir.recall.age import memory_age
 from memdir.recall.manifest import ManifestEntry, MemoryFile
@@ -572,3 +572,21 @@ def test_a_chosen_memory_garbled_since_it_was_catalogued_is_read_and_left_out(
         result = recall(mem, "redis cache eviction", today=TODAY)
     assert refs(result) == [fine]
     assert memory_files_opened(mem, opened) == {broken, fine}
+
+
+def test_a_session_another_recall_holds_times_out_with_an_error_naming_its_lock(
+    project: Path,
+) -> None:
+    import fcntl
+
+    mem = Memdir.open(project, lock_timeout=0.1)
+    save(mem, "Redis cache", "redis cache eviction policy")
+    lock = session_state_path(mem.layout, "s").with_name("recall.lock")
+    lock.parent.mkdir(parents=True)
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # what a recall in another process holds
+        with pytest.raises(LockTimeout) as caught:
+            recall(mem, "redis cache eviction", session="s", today=TODAY)
+    assert caught.value.path == str(lock)
+    assert read_session_state(mem.layout, "s").surfaced == ()
+    assert refs(recall(mem, "redis cache eviction", session="s", today=TODAY)) == ["redis_cache.md"]
