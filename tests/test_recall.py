@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -35,6 +34,7 @@ from memdir.recall.relevant import (
 )
 from memdir.search.catalog import CATALOG_NAME, Catalog
 from memdir.storage.codec import render_memory
+from openutil import files_opened
 
 TODAY = dt.date(2026, 3, 10)
 
@@ -502,27 +502,6 @@ def test_the_manifest_command_prints_lines_and_json(mem: Memdir, project: Path) 
 
 
 # --- what recall reads ----------------------------------------------------------------
-
-_OPENED: list[list[str]] = []
-
-
-def _record_opens(event: str, args: tuple[object, ...]) -> None:
-    # An audit hook sees every file the process opens (open(), os.open, sqlite aside).
-    if _OPENED and event == "open" and isinstance(args[0], str | bytes | os.PathLike):
-        _OPENED[-1].append(os.path.realpath(os.fsdecode(args[0])))
-
-
-sys.addaudithook(_record_opens)
-
-
-@contextlib.contextmanager
-def files_opened() -> Iterator[list[str]]:
-    """The paths of every file opened inside the block."""
-    _OPENED.append([])
-    try:
-        yield _OPENED[-1]
-    finally:
-        _OPENED.pop()
 
 
 def garble_in_place(path: Path) -> None:

@@ -13,9 +13,11 @@ inside the root only: a claim that leaves it (``../``, an absolute path
 elsewhere, a symlink out) is left unchecked, never reported as existing.
 Symbols are looked up as whole identifiers in the files git would track
 (``git ls-files --cached --others --exclude-standard``), or, outside git, in a
-walk that skips VCS, dependency and cache folders. Each file is read once per
-checker: its identifiers go into one set, so checking many memories (doctor)
-costs one scan. Binary and oversized files are skipped.
+walk that skips VCS, dependency and cache folders. Each file is read at most
+once per checker, and only as far as the symbols asked for are not yet found:
+its identifiers go into one set, so a symbol that still exists costs a
+partial scan (recall, per prompt) and checking many memories (doctor) at most
+one full scan. Binary and oversized files are skipped.
 """
 
 from __future__ import annotations
@@ -306,22 +308,29 @@ def _count_lines(path: Path) -> int:
 class DriftChecker:
     """Checks claims against one project root, scanning its files at most once.
 
-    The scan (file list and identifier set) is taken on first need and reused
-    for every later check; call :meth:`refresh` after the project changes.
+    The file list is taken on first need and reused for every later check;
+    call :meth:`refresh` after the project changes. Files are read for their
+    identifiers only as far as a symbol check needs: the scan stops once the
+    identifiers asked for are found and resumes there for the next check, so
+    a symbol that still exists is confirmed without reading the whole project
+    (recall checks a few memories per prompt), and the whole project is read
+    at most once (doctor checks them all).
     """
 
     def __init__(self, project_root: Path, *, max_files: int = MAX_FILES) -> None:
         self.root = Path(project_root).resolve()
         self.max_files = max_files
         self._files: list[str] | None = None
-        self._tokens: set[bytes] | None = None
+        self._tokens: set[bytes] = set()
+        self._scanned = 0  # how many of the listed files have given their identifiers
         self._by_name: dict[str, list[str]] | None = None
         self._git = False
 
     def refresh(self) -> None:
         """Forget the scan; the next check takes a new one."""
         self._files = None
-        self._tokens = None
+        self._tokens = set()
+        self._scanned = 0
         self._by_name = None
 
     # -- the scan --
@@ -336,17 +345,21 @@ class DriftChecker:
             self._files = [n for n in names if os.path.lexists(self.root / n)]
         return self._files
 
-    def _token_set(self) -> set[bytes]:
-        if self._tokens is None:
-            tokens: set[bytes] = set()
-            for name in self._file_list():
-                # Module and package names count too: `index.truncate_index` names index.py.
-                tokens.update(name.encode("utf-8", "surrogateescape").translate(_TO_WORDS).split())
-                data = self._read_text_file(self.root / name)
-                if data is not None:
-                    tokens.update(data.translate(_TO_WORDS).split())
-            self._tokens = tokens
-        return self._tokens
+    def _find_tokens(self, wanted: set[bytes]) -> set[bytes]:
+        """Which of ``wanted`` no file holds (reading on only while some are not yet seen)."""
+        tokens = self._tokens
+        missing = wanted - tokens
+        files = self._file_list()
+        while missing and self._scanned < len(files):
+            name = files[self._scanned]
+            self._scanned += 1
+            # Module and package names count too: `index.truncate_index` names index.py.
+            tokens.update(name.encode("utf-8", "surrogateescape").translate(_TO_WORDS).split())
+            data = self._read_text_file(self.root / name)
+            if data is not None:
+                tokens.update(data.translate(_TO_WORDS).split())
+            missing = {token for token in missing if token not in tokens}
+        return missing
 
     def _read_text_file(self, path: Path) -> bytes | None:
         # Symlinks are skipped (lstat: a tracked link may point outside the root).
@@ -448,8 +461,8 @@ class DriftChecker:
         parts = [p for p in re.split(r"\.|::", claim.target) if p]
         if not parts:
             return ClaimStatus.UNCHECKED, None
-        tokens = self._token_set()
-        missing = [p for p in parts if p.encode() not in tokens]
+        absent = self._find_tokens({p.encode() for p in parts})
+        missing = [p for p in parts if p.encode() in absent]
         if not missing:
             return ClaimStatus.HOLDS, None
         where = "tracked files" if self._git else "the project's files"
