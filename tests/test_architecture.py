@@ -44,7 +44,7 @@ def test_every_public_error_derives_from_memdir_error() -> None:
 ORDER = ["values", "storage", "llm", "search", "recall", "agents", "team", "facade", "adapters"]
 TOP_LEVEL = {
     "errors": "values", "model": "values", "config": "values", "kinds": "values",
-    "inputs": "values", "frozen": "values",
+    "inputs": "values", "records": "values",
     "testing": "llm",  # the shipped scripted provider
     "api": "facade", "memdir": "facade",  # the package's __init__ re-exports the facade
     "__main__": "adapters",

@@ -18,6 +18,7 @@ from memdir.recall.drift import (
     check_drift,
     find_claims,
 )
+from openutil import files_opened
 
 CONFIG_PY = '''\
 """Configuration loading."""
@@ -89,6 +90,16 @@ def test_line_references_are_found_backticked_and_bare() -> None:
     mem = memory(body="The bug is at `src/api.py:42`, and the handler at api.py:120.")
     claims = [(c.kind, c.target, c.line) for c in find_claims(mem)]
     assert claims == [(ClaimKind.LINE, "src/api.py", 42), (ClaimKind.LINE, "api.py", 120)]
+
+
+@given(prose=st.text(alphabet="ab :*\n", max_size=40))
+def test_a_bare_line_reference_is_found_among_any_prose_colons(prose: str) -> None:
+    claims = find_claims(memory(body=f"{prose} api.py:120 {prose}"))
+    assert [(c.kind, c.target, c.line) for c in claims] == [(ClaimKind.LINE, "api.py", 120)]
+
+
+def test_prose_with_colons_but_no_code_makes_no_claims() -> None:
+    assert find_claims(memory(body="**Why:** learned the hard way: twice.\nNote: see above")) == []
 
 
 def test_a_line_range_claims_its_last_line() -> None:
@@ -228,6 +239,26 @@ def test_the_checker_scans_once_until_refreshed(repo: Path) -> None:
     assert checker.status(claim)[0] is ClaimStatus.DRIFTED
     checker.refresh()
     assert checker.status(claim)[0] is ClaimStatus.HOLDS
+
+
+def test_a_symbol_that_exists_is_confirmed_without_reading_every_file(repo: Path) -> None:
+    for n in range(20):
+        (repo / "src" / f"zz_{n}.py").write_text(f"value_{n} = {n}\n")
+    run_git(repo, "add", ".")
+    run_git(repo, "commit", "-q", "-m", "more modules")  # listed after src/config.py
+    checker = DriftChecker(repo)
+    symbol = Claim(kind=ClaimKind.SYMBOL, text="parse_config", target="parse_config")
+    gone = Claim(kind=ClaimKind.SYMBOL, text="renamed_away", target="renamed_away")
+    with files_opened() as first:
+        assert checker.status(symbol)[0] is ClaimStatus.HOLDS
+    with files_opened() as second:
+        assert checker.status(gone)[0] is ClaimStatus.DRIFTED
+    with files_opened() as third:
+        assert checker.status(symbol)[0] is ClaimStatus.HOLDS
+    read = [p for p in first + second if p.endswith(".py")]
+    assert len([p for p in first if p.endswith(".py")]) < 3
+    assert sorted(read) == sorted(str(p) for p in (repo / "src").resolve().glob("*.py"))
+    assert third == []
 
 
 # -- checking claims outside git ----------------------------------------------------------

@@ -17,7 +17,6 @@ import pytest
 from gitutil import git
 from memdir import config
 from memdir.api import Memdir
-from memdir.frozen import Frozen
 from memdir.inputs import note, record, state, states, unchanged
 from memdir.integrations import hook_memo
 from memdir.integrations.hook_entry import pre_tool_use
@@ -245,17 +244,16 @@ def test_every_environment_variable_the_folder_rules_read_is_part_of_the_memo_ke
 # -- the frozen values the hook builds -----------------------------------------------------
 
 
-def test_rules_compare_hash_and_refuse_assignment_like_frozen_dataclasses() -> None:
+def test_rules_compare_hash_copy_and_refuse_assignment_like_frozen_dataclasses() -> None:
     one = Rule(tool="Bash", match="npm", action="deny")
     assert one == Rule(tool="Bash", match="npm", action="deny")
     assert one != Rule(tool="Bash", match="npm", action="ask")
     assert len({one, Rule(tool="Bash", match="npm", action="deny")}) == 1
     with pytest.raises(AttributeError, match="frozen"):
-        one.tool = "Edit"
+        one.tool = "Edit"  # type: ignore[misc]
     found = EnforcedRule(rule=one, scope=Scope.TEAM, file="a.md", name="a", why="")
     assert found.ref == "team/a.md"
     assert "match='npm'" in repr(found)
-    assert isinstance(found, Frozen) and found != one
     assert copy.deepcopy(found) == found
     assert pickle.loads(pickle.dumps(found)) == found
 

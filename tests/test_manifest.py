@@ -193,6 +193,35 @@ def test_the_catalog_listing_gives_the_same_lines_as_the_files(mem: Memdir) -> N
     assert [e.file for e in from_catalog.entries] == [e.file for e in from_files.entries]
 
 
+def test_after_hand_edits_the_catalog_manifest_still_equals_the_files_manifest(
+    mem: Memdir,
+) -> None:
+    root = mem.layout.memory_dir
+    put(root, "kept.md", description="kept as it was", mtime=at(1))
+    put(root, "edited.md", description="before the edit", mtime=at(2))
+    put(root, "removed.md", description="removed by hand", mtime=at(3))
+    put(mem.layout.team_dir, "shared.md", description="shared one", type="user", mtime=at(4))
+    with Catalog.open(mem.layout) as catalog:
+        catalog.refresh()
+    # Edits made outside memdir: the store's journal knows nothing of them.
+    put(root, "edited.md", description="after the edit, in place", type="feedback", mtime=at(6))
+    (root / "removed.md").unlink()
+    put(root, "sub/added.md", description="added by hand", extra="verified: 2026-02-01\n")
+    os.utime(root / "sub/added.md", (at(5), at(5)))
+    from_catalog = build_manifest(mem)
+    from_files = build_manifest(mem, catalog=None)
+    assert from_catalog.text == from_files.text
+    assert from_catalog.total == from_files.total == 4
+    assert [e.ref for e in from_catalog.entries] == [
+        "edited.md",
+        "sub/added.md",
+        "team/shared.md",
+        "kept.md",
+    ]
+    assert from_catalog.entries[0].type is MemoryType.FEEDBACK
+    assert [e.date for e in from_catalog.entries] == [e.date for e in from_files.entries]
+
+
 def test_an_existing_catalog_is_refreshed_and_used_by_default(mem: Memdir) -> None:
     put(mem.layout.memory_dir, "sizes.md", description="postgres connection pool size")
     with Catalog.open(mem.layout) as catalog:

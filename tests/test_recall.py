@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -18,7 +19,7 @@ from gitutil import git
 from memdir.api import Memdir
 from memdir.cli._common import MemdirGroup
 from memdir.cli.recall import manifest_command, recall_command
-from memdir.errors import UnsafePath
+from memdir.errors import LockTimeout, UnsafePath
 from memdir.model import Memory, MemoryType, Scope
 from memdir.recall.age import memory_age
 from memdir.recall.manifest import ManifestEntry, MemoryFile
@@ -33,6 +34,7 @@ from memdir.recall.relevant import (
 )
 from memdir.search.catalog import CATALOG_NAME, Catalog
 from memdir.storage.codec import render_memory
+from openutil import files_opened
 
 TODAY = dt.date(2026, 3, 10)
 
@@ -497,3 +499,73 @@ def test_the_manifest_command_prints_lines_and_json(mem: Memdir, project: Path) 
     assert ranked.output.splitlines()[0].endswith("who carries the pager")
     data = json.loads(runner.invoke(manifest_command, ["--json", "--project", str(project)]).output)
     assert {e["ref"] for e in data["entries"]} == {"redis_cache.md", "team/oncall.md"}
+
+
+# --- what recall reads ----------------------------------------------------------------
+
+
+def garble_in_place(path: Path) -> None:
+    """Overwrite a file with a frontmatter that does not parse, keeping its size and mtime.
+
+    The catalog's freshness checks compare size and mtime, so it still holds
+    the file's old facts: only a reader that opens the file sees the damage.
+    """
+    info = path.stat()
+    head, tail = b"---\nname: [", b"\n---\n"
+    path.write_bytes(head + b"x" * (info.st_size - len(head) - len(tail)) + tail)
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+
+
+def memory_files_opened(mem: Memdir, opened: list[str]) -> set[str]:
+    root = os.path.realpath(mem.layout.memory_dir)
+    inside = (p for p in opened if p.startswith(root + os.sep) and p.endswith(".md"))
+    return {os.path.relpath(p, root) for p in inside}
+
+
+def catalogued(mem: Memdir) -> None:
+    with Catalog.open(mem.layout) as catalog:
+        catalog.refresh()
+
+
+def test_with_a_catalog_recall_opens_only_the_memories_it_chooses(mem: Memdir) -> None:
+    chosen = {save(mem, f"Cache note {n}", f"redis cache eviction note {n}") for n in range(2)}
+    others = [save(mem, f"Deploy note {n}", f"deploy freeze calendar {n}") for n in range(4)]
+    catalogued(mem)
+    for ref in others:
+        garble_in_place(mem.layout.memory_dir / ref)
+    with files_opened() as opened:
+        result = recall(mem, "redis cache eviction", today=TODAY)
+    assert set(refs(result)) == chosen
+    assert memory_files_opened(mem, opened) == chosen
+
+
+def test_a_chosen_memory_garbled_since_it_was_catalogued_is_read_and_left_out(
+    mem: Memdir,
+) -> None:
+    broken = save(mem, "Cache eviction", "redis cache eviction policy")
+    fine = save(mem, "Cache sizing", "redis cache eviction sizing")
+    save(mem, "Deploy calendar", "deploy freeze calendar")
+    catalogued(mem)
+    garble_in_place(mem.layout.memory_dir / broken)
+    with files_opened() as opened:
+        result = recall(mem, "redis cache eviction", today=TODAY)
+    assert refs(result) == [fine]
+    assert memory_files_opened(mem, opened) == {broken, fine}
+
+
+def test_a_session_another_recall_holds_times_out_with_an_error_naming_its_lock(
+    project: Path,
+) -> None:
+    import fcntl
+
+    mem = Memdir.open(project, lock_timeout=0.1)
+    save(mem, "Redis cache", "redis cache eviction policy")
+    lock = session_state_path(mem.layout, "s").with_name("recall.lock")
+    lock.parent.mkdir(parents=True)
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # what a recall in another process holds
+        with pytest.raises(LockTimeout) as caught:
+            recall(mem, "redis cache eviction", session="s", today=TODAY)
+    assert caught.value.path == str(lock)
+    assert read_session_state(mem.layout, "s").surfaced == ()
+    assert refs(recall(mem, "redis cache eviction", session="s", today=TODAY)) == ["redis_cache.md"]

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 
-from memdir.frozen import Frozen
+from memdir.records import record
 from memdir.storage.enforced import EnforcedRule
 from memdir.storage.rules import Action, fired_rules, stronger, subjects
 
@@ -36,18 +36,13 @@ __all__ = ["Decision", "decide", "pre_tool_use_output", "reason_text"]
 _MAX_REASON_CHARS = 2000
 
 
-class Decision(Frozen):
+@record
+class Decision:
     """What the rules say about one tool call: the action (None: nothing fired) and why."""
 
-    __slots__ = ("action", "fired", "tool_name")
     tool_name: str
     action: Action | None
     fired: tuple[EnforcedRule, ...]
-
-    def __init__(
-        self, *, tool_name: str, action: Action | None, fired: tuple[EnforcedRule, ...]
-    ) -> None:
-        self._set(tool_name=tool_name, action=action, fired=fired)
 
     @property
     def reason(self) -> str:

@@ -22,7 +22,7 @@ import os
 import sys
 
 # Not typing.TYPE_CHECKING: this module starts every hook process, where importing
-# typing, dataclasses or pathlib costs more than the answer (see memdir.frozen).
+# typing, dataclasses or pathlib costs more than the answer (see memdir.records).
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # types only: the fast path imports these modules when it needs them
     from collections.abc import Callable, Mapping, Sequence
@@ -44,7 +44,6 @@ __all__ = [
 ]
 
 FAST_COMMANDS = ("pre-tool-use", "user-prompt-submit")
-_LEXICAL_POOL = 20
 
 
 def read_payload(text: str) -> dict[str, Any]:
@@ -171,13 +170,7 @@ def user_prompt_submit(
     settings, layout = project
     from memdir.recall.relevant import recall
 
-    if not use_model:
-        # The lexical selector takes the best matches in rank order, so a pool of the top
-        # few holds every memory it could choose; reading 200 heads would only cost time.
-        from dataclasses import replace
-
-        pool = min(settings.manifest_max_entries, _LEXICAL_POOL)
-        settings = replace(settings, manifest_max_entries=pool)
+    # Without --model the lexical selector runs, and recall lists only the few best matches.
     memory = _Project(layout=layout, settings=settings, team_enabled=_team_on(settings, layout))
     session = payload.get("session_id")
     result = recall(
@@ -191,7 +184,10 @@ def user_prompt_submit(
 
 
 class _Project:
-    """What recall needs of a project (``MemdirLike``), without loading the stores."""
+    """What recall needs of a project (``MemdirLike``), without loading the stores.
+
+    A plain class: a dataclass would compile its methods on every prompt.
+    """
 
     __slots__ = ("layout", "settings", "team_enabled")
 

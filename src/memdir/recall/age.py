@@ -16,17 +16,17 @@ only date when it is newer.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
 from typing import Literal
 
 from memdir.model import Memory
+from memdir.records import record
 
 __all__ = ["Age", "AgeSource", "age_label", "age_of", "memory_age", "memory_date", "staleness_note"]
 
 AgeSource = Literal["verified", "updated", "mtime"]
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class Age:
     """A memory's age: its reference date, where that came from, and whole days."""
 

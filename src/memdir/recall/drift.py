@@ -13,9 +13,11 @@ inside the root only: a claim that leaves it (``../``, an absolute path
 elsewhere, a symlink out) is left unchecked, never reported as existing.
 Symbols are looked up as whole identifiers in the files git would track
 (``git ls-files --cached --others --exclude-standard``), or, outside git, in a
-walk that skips VCS, dependency and cache folders. Each file is read once per
-checker: its identifiers go into one set, so checking many memories (doctor)
-costs one scan. Binary and oversized files are skipped.
+walk that skips VCS, dependency and cache folders. Each file is read at most
+once per checker, and only as far as the symbols asked for are not yet found:
+its identifiers go into one set, so a symbol that still exists costs a
+partial scan (recall, per prompt) and checking many memories (doctor) at most
+one full scan. Binary and oversized files are skipped.
 """
 
 from __future__ import annotations
@@ -24,14 +26,13 @@ import os
 import posixpath
 import re
 import stat
-import subprocess
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Literal
 
 from memdir.model import Memory
+from memdir.records import record
 
 __all__ = [
     "Claim",
@@ -87,18 +88,25 @@ _IDENT_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0
 # Every byte that cannot be part of an identifier becomes a space: translate and
 # split run in C, about twice as fast as a regex over the same text.
 _TO_WORDS = bytes(b if b in _IDENT_BYTES else 0x20 for b in range(256))
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,}).*?(?:^ {0,3}\1[ \t]*$|\Z)", re.M | re.S)
-_URL = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://\S+")
-_SPAN = re.compile(r"`([^`\n]+)`")
-_PATH_CHARS = re.compile(r"[\w.\-/]+")
-_LINE_SUFFIX = re.compile(
+# Patterns as text, compiled on first use (re keeps them): recall runs in a fresh
+# process per prompt, and most memories it shows cite no code at all.
+_FENCE = r"(?ms)^ {0,3}(`{3,}|~{3,}).*?(?:^ {0,3}\1[ \t]*$|\Z)"
+_URL = r"\b[A-Za-z][A-Za-z0-9+.-]*://\S+"
+_SPAN = r"`([^`\n]+)`"
+_PATH_CHARS = r"[\w.\-/]+"
+_LINE_SUFFIX = (
     r"^(?P<path>.+?)(?::(?P<line>[0-9]{1,9})(?:-(?P<end>[0-9]{1,9}))?|#L(?P<l2>[0-9]{1,9}))$"
 )
-_SYMBOL = re.compile(rf"(?P<name>{_IDENT}(?:(?:\.|::){_IDENT})*)(?P<call>\([^()]*\))?")
+_SYMBOL = rf"(?P<name>{_IDENT}(?:(?:\.|::){_IDENT})*)(?P<call>\([^()]*\))?"
 # A bare `file.ext:N` in prose: not preceded by a path or word character.
-_BARE_LINE_REF = re.compile(
-    r"(?<![\w./:-])(?P<path>(?:[\w.-]+/)*[\w-][\w.-]*\.(?P<ext>[A-Za-z0-9]+)):(?P<line>[0-9]{1,9})\b"
+_BARE_LINE_REF = (
+    r"(?<![\w./:-])(?P<path>(?:[\w.-]+/)*[\w-][\w.-]*\.(?P<ext>[A-Za-z0-9]+))"
+    r":(?P<line>[0-9]{1,9})\b"
 )
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)  # compiled once per process: re caches it
 
 
 class ClaimKind(StrEnum):
@@ -117,7 +125,7 @@ class ClaimStatus(StrEnum):
     UNCHECKED = "unchecked"
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class Claim:
     """One thing a memory says exists; ``text`` is how the memory wrote it.
 
@@ -132,7 +140,7 @@ class Claim:
     origin: Literal["anchor", "body"] = "body"
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class DriftFinding:
     """A claim that no longer holds, with a message saying concretely why."""
 
@@ -145,7 +153,7 @@ class DriftFinding:
 
 def _is_path(text: str, *, explicit: bool) -> bool:
     """Whether ``text`` reads as a path; ``explicit`` (anchors) accepts any slash."""
-    if not _PATH_CHARS.fullmatch(text) or text.startswith("-") or "//" in text:
+    if not _rx(_PATH_CHARS).fullmatch(text) or text.startswith("-") or "//" in text:
         return False
     name = text.rstrip("/").rsplit("/", 1)[-1]
     stem, dot, ext = name.rpartition(".")
@@ -156,7 +164,7 @@ def _is_path(text: str, *, explicit: bool) -> bool:
 
 
 def _path_claims(text: str, origin: Literal["anchor", "body"]) -> list[Claim]:
-    match = _LINE_SUFFIX.match(text)
+    match = _rx(_LINE_SUFFIX).match(text)
     if match:
         path = match.group("path")
         numbers = [int(n) for n in match.group("line", "end", "l2") if n]
@@ -180,7 +188,7 @@ def _looks_like_name(name: str) -> bool:
 
 
 def _symbol_claim(text: str, origin: Literal["anchor", "body"], *, explicit: bool) -> Claim | None:
-    match = _SYMBOL.fullmatch(text)
+    match = _rx(_SYMBOL).fullmatch(text)
     if match is None:
         return None
     name, called = match.group("name"), match.group("call") is not None
@@ -209,12 +217,24 @@ def _claims_in(text: str, origin: Literal["anchor", "body"]) -> list[Claim]:
     return [symbol] if symbol else []
 
 
+def _may_cite_line(text: str) -> bool:
+    """Whether a colon in ``text`` is followed by a digit (a bare ``file.ext:N`` needs one)."""
+    at = text.find(":")
+    while at != -1:
+        if text[at + 1 : at + 2].isdigit():
+            return True
+        at = text.find(":", at + 1)
+    return False
+
+
 def _body_claims(body: str) -> Iterator[Claim]:
-    prose = _URL.sub(" ", _FENCE.sub("\n", body))
-    for span in _SPAN.finditer(prose):
+    if "`" not in body and not _may_cite_line(body):
+        return  # no code span and no line reference: prose only, no pattern to run
+    prose = _rx(_URL).sub(" ", _rx(_FENCE).sub("\n", body))
+    for span in _rx(_SPAN).finditer(prose):
         yield from _claims_in(span.group(1), "body")
-    outside_spans = _SPAN.sub(" ", prose)
-    for ref in _BARE_LINE_REF.finditer(outside_spans):
+    outside_spans = _rx(_SPAN).sub(" ", prose)
+    for ref in _rx(_BARE_LINE_REF).finditer(outside_spans):
         if ref.group("ext").lower() in _EXTENSIONS and int(ref.group("line")) > 0:
             path = ref.group("path")
             yield Claim(
@@ -245,6 +265,9 @@ def find_claims(memory: Memory) -> list[Claim]:
 
 
 def _git_files(root: Path) -> list[str] | None:
+    # Loaded here: most recalls check no symbol and no missing path, and never list files.
+    import subprocess
+
     try:
         done = subprocess.run(
             [*_GIT_LS_FILES],
@@ -285,22 +308,29 @@ def _count_lines(path: Path) -> int:
 class DriftChecker:
     """Checks claims against one project root, scanning its files at most once.
 
-    The scan (file list and identifier set) is taken on first need and reused
-    for every later check; call :meth:`refresh` after the project changes.
+    The file list is taken on first need and reused for every later check;
+    call :meth:`refresh` after the project changes. Files are read for their
+    identifiers only as far as a symbol check needs: the scan stops once the
+    identifiers asked for are found and resumes there for the next check, so
+    a symbol that still exists is confirmed without reading the whole project
+    (recall checks a few memories per prompt), and the whole project is read
+    at most once (doctor checks them all).
     """
 
     def __init__(self, project_root: Path, *, max_files: int = MAX_FILES) -> None:
         self.root = Path(project_root).resolve()
         self.max_files = max_files
         self._files: list[str] | None = None
-        self._tokens: set[bytes] | None = None
+        self._tokens: set[bytes] = set()
+        self._scanned = 0  # how many of the listed files have given their identifiers
         self._by_name: dict[str, list[str]] | None = None
         self._git = False
 
     def refresh(self) -> None:
         """Forget the scan; the next check takes a new one."""
         self._files = None
-        self._tokens = None
+        self._tokens = set()
+        self._scanned = 0
         self._by_name = None
 
     # -- the scan --
@@ -315,17 +345,21 @@ class DriftChecker:
             self._files = [n for n in names if os.path.lexists(self.root / n)]
         return self._files
 
-    def _token_set(self) -> set[bytes]:
-        if self._tokens is None:
-            tokens: set[bytes] = set()
-            for name in self._file_list():
-                # Module and package names count too: `index.truncate_index` names index.py.
-                tokens.update(name.encode("utf-8", "surrogateescape").translate(_TO_WORDS).split())
-                data = self._read_text_file(self.root / name)
-                if data is not None:
-                    tokens.update(data.translate(_TO_WORDS).split())
-            self._tokens = tokens
-        return self._tokens
+    def _find_tokens(self, wanted: set[bytes]) -> set[bytes]:
+        """Which of ``wanted`` no file holds (reading on only while some are not yet seen)."""
+        tokens = self._tokens
+        missing = wanted - tokens
+        files = self._file_list()
+        while missing and self._scanned < len(files):
+            name = files[self._scanned]
+            self._scanned += 1
+            # Module and package names count too: `index.truncate_index` names index.py.
+            tokens.update(name.encode("utf-8", "surrogateescape").translate(_TO_WORDS).split())
+            data = self._read_text_file(self.root / name)
+            if data is not None:
+                tokens.update(data.translate(_TO_WORDS).split())
+            missing = {token for token in missing if token not in tokens}
+        return missing
 
     def _read_text_file(self, path: Path) -> bytes | None:
         # Symlinks are skipped (lstat: a tracked link may point outside the root).
@@ -427,8 +461,8 @@ class DriftChecker:
         parts = [p for p in re.split(r"\.|::", claim.target) if p]
         if not parts:
             return ClaimStatus.UNCHECKED, None
-        tokens = self._token_set()
-        missing = [p for p in parts if p.encode() not in tokens]
+        absent = self._find_tokens({p.encode() for p in parts})
+        missing = [p for p in parts if p.encode() in absent]
         if not missing:
             return ClaimStatus.HOLDS, None
         where = "tracked files" if self._git else "the project's files"

@@ -22,14 +22,12 @@ weights): the matches first, best first, then the rest by recency.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import datetime as dt
 import heapq
 import json
 import os
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol, TypeVar
 
@@ -37,6 +35,7 @@ from memdir.config import Settings
 from memdir.errors import MemdirError
 from memdir.model import MemoryType, Scope
 from memdir.recall.age import memory_date
+from memdir.records import record, record_fields
 from memdir.search.catalog import (
     CATALOG_NAME,
     Catalog,
@@ -95,7 +94,7 @@ CatalogChoice = Catalog | Literal["auto"] | None
 ``None``: none (the folders are scanned). A catalog passed in is used as it is."""
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class MemoryFile:
     """A memory file found by the scan; ``ref`` is its path from the memory directory.
 
@@ -114,7 +113,7 @@ class MemoryFile:
         return Path(self.location)
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class ManifestEntry:
     """One manifest line's facts: the file, and what its frontmatter says.
 
@@ -153,7 +152,7 @@ class ManifestEntry:
     def json_fields(self) -> dict[str, Any]:
         """The entry as one flat record (what ``--json`` prints)."""
         flat = {name: getattr(self.found, name) for name in ("ref", "file", "scope", "mtime")}
-        facts = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        facts = {name: getattr(self, name) for name in record_fields(self)}
         return {**flat, "path": self.path, **{k: v for k, v in facts.items() if k != "found"}}
 
     def line(self) -> str:
@@ -164,7 +163,7 @@ class ManifestEntry:
         return f"[{tag}] {self.ref} ({self.date.isoformat()}): {text}"
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class Manifest:
     """The listed entries, how many memory files exist, and the rendered text."""
 
@@ -441,11 +440,11 @@ def _date(value: Any) -> dt.date | None:
         return None
 
 
+_TYPES = {kind.value: kind for kind in MemoryType}
+
+
 def _memory_type(value: str | None) -> MemoryType | None:
-    try:
-        return MemoryType(value) if value else None
-    except ValueError:
-        return None
+    return _TYPES.get(value) if value else None
 
 
 @contextlib.contextmanager
@@ -514,8 +513,11 @@ def build_manifest(
 
     def listed(memories: Memories) -> tuple[list[ManifestEntry], int]:
         if text:
-            return [e for e, _ in rank_pool(memories, text, limit=size)], memories.count()
-        return memories.newest(size), memories.count()
+            entries = [e for e, _ in rank_pool(memories, text, limit=size)]
+        else:
+            entries = memories.newest(size)
+        # A listing shorter than its limit holds every memory: nothing left to count.
+        return entries, len(entries) if len(entries) < size else memories.count()
 
     entries, total = over_memories(memdir, catalog, listed)
     return Manifest(

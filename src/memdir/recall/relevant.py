@@ -24,16 +24,18 @@ a session id never surface one memory twice.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
-import html
 import json
-from collections.abc import Sequence
-from dataclasses import dataclass
+import os
+import time
+from collections.abc import Iterator, Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol
 
-from memdir.errors import MemdirError
+from memdir.config import Settings
+from memdir.errors import LockTimeout, MemdirError
 from memdir.model import Memory, MemoryType, Scope
 from memdir.recall.age import Age, memory_age
 from memdir.recall.drift import DriftChecker, DriftFinding
@@ -46,8 +48,9 @@ from memdir.recall.manifest import (
     rank_pool,
 )
 from memdir.recall.prompt import DRIFT_CAVEAT
+from memdir.records import record
 from memdir.storage import sidecar
-from memdir.storage.fs import atomic_write, file_lock, read_json_object
+from memdir.storage.fs import FILE_MODE, atomic_write, ensure_dir, file_lock, read_json_object
 from memdir.storage.paths import Layout
 
 __all__ = [
@@ -97,7 +100,7 @@ _REASONS = {
 # --- selection ------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class Candidate:
     """What a selector sees of one memory: its manifest entry, age and pre-ranking score.
 
@@ -176,7 +179,7 @@ class LexicalSelector:
 # --- results --------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class RecallItem:
     """One recalled memory: the candidate it was, its block of text, and what that cost."""
 
@@ -225,7 +228,7 @@ class RecallItem:
         return {name: getattr(self, name) for name in (*where, *cost)}
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class RecallResult:
     """What a recall returned, or why it returned nothing, and the session's budget."""
 
@@ -248,7 +251,7 @@ class RecallResult:
 # --- body caps and blocks -------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class CappedBody:
     """A body cut to its first lines, with the counts the truncation note gives."""
 
@@ -292,6 +295,12 @@ def cap_body(body: str, *, max_lines: int, max_bytes: int) -> CappedBody:
     )
 
 
+def _escape(text: str) -> str:
+    """``html.escape(text, quote=True)``, without loading ``html``'s entity table per prompt."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return text.replace('"', "&quot;").replace("'", "&#x27;")
+
+
 def _show_command(file: str, scope: Scope) -> str:
     return f"memdir show {file}" + (" --scope team" if scope is Scope.TEAM else "")
 
@@ -310,7 +319,7 @@ def render_block(
     """One recalled memory as the agent reads it (see the module docstring)."""
     kind = memory.type.value if memory.type is not None else "untyped"
     attrs = {"file": ref, "scope": scope.value, "type": kind, "saved": age.label}
-    head = " ".join(f'{k}="{html.escape(v, quote=True)}"' for k, v in attrs.items())
+    head = " ".join(f'{k}="{_escape(v)}"' for k, v in attrs.items())
     lines = [f"<memory {head}>", f"{memory.name}: {memory.description}"]
     if age.note:
         lines.append(age.note)
@@ -331,7 +340,7 @@ def render_block(
 # --- session state --------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class SessionState:
     """What one session has been shown (refs, in order) and the bytes it spent."""
 
@@ -372,10 +381,46 @@ def _save_state(path: Path, state: SessionState) -> None:
     atomic_write(path, json.dumps(data, indent=1) + "\n")
 
 
+@contextlib.contextmanager
+def _session_lock(path: Path, *, timeout: float) -> Iterator[None]:
+    """Hold ``path`` locked (``flock``) while a session's state is read and written.
+
+    Recall runs before every prompt, and importing ``filelock`` (what
+    :func:`~memdir.storage.fs.file_lock` uses) costs more than the rest of a
+    small recall; on POSIX its lock is this same ``flock`` on this file, taken
+    here directly. Only recall takes this lock. Elsewhere the shared helper is used.
+    """
+    try:
+        import fcntl
+    except ImportError:  # not POSIX
+        with file_lock(path, timeout=timeout):
+            yield
+        return
+    ensure_dir(path.parent)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise LockTimeout(
+                        f"could not take the lock within {timeout:g} s",
+                        path=path,
+                        hint="another memdir process is recalling for this session; retry",
+                    ) from None
+                time.sleep(0.002)  # a recall holds it for milliseconds
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
 # --- recall ---------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class _Context:
     memdir: MemdirLike
     query: str
@@ -385,6 +430,20 @@ class _Context:
     checker: DriftChecker
     session: str | None
     enabled: bool
+    pool: int
+
+
+def _pool_size(selector: Selector, settings: Settings) -> int:
+    """How many candidates to rank and list for ``selector``.
+
+    The lexical selector takes the best matches in rank order, so the top
+    ``recall_max_memories`` hold every memory it could choose: a bigger pool
+    would only cost entries built and dropped. Other selectors (a model) see
+    the full manifest-sized pool.
+    """
+    if type(selector) is LexicalSelector:
+        return settings.recall_max_memories
+    return settings.manifest_max_entries
 
 
 def recall(
@@ -409,15 +468,17 @@ def recall(
     (:func:`memdir.recall.prompt.memory_enabled`); ``None`` reads ``settings.enabled``.
     Nothing found is a result with ``skipped`` set, not an exception.
     """
+    chooser = selector or LexicalSelector()
     ctx = _Context(
         memdir=memdir,
         query=query,
-        selector=selector or LexicalSelector(),
+        selector=chooser,
         today=today or dt.date.today(),
         catalog=catalog,
         checker=checker or DriftChecker(memdir.layout.project_root),
         session=session,
         enabled=memdir.settings.enabled is not False if enabled is None else enabled,
+        pool=_pool_size(chooser, memdir.settings),
     )
     if session is None:
         result, _ = _recall(ctx, SessionState())
@@ -426,7 +487,7 @@ def recall(
     if not ctx.enabled or len(query.split()) < 2:
         result, _ = _recall(ctx, _load_state(path))
         return result
-    with file_lock(path.with_name("recall.lock"), timeout=memdir.settings.lock_timeout):
+    with _session_lock(path.with_name("recall.lock"), timeout=memdir.settings.lock_timeout):
         result, state = _recall(ctx, _load_state(path))
         if result.items:
             _save_state(path, state)
@@ -491,8 +552,7 @@ def _candidates(ctx: _Context, memories: Memories, seen: frozenset[str]) -> list
 
     What the session has seen is left out before ranking, so it cannot crowd out the rest.
     """
-    limit = ctx.memdir.settings.manifest_max_entries
-    pool = rank_pool(memories, ctx.query, limit=limit, exclude=seen)
+    pool = rank_pool(memories, ctx.query, limit=ctx.pool, exclude=seen)
     return [_candidate(entry, score, ctx.today) for entry, score in pool]
 
 

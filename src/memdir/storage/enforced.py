@@ -22,11 +22,11 @@ import json
 import os
 from collections.abc import Iterator, Sequence
 
-from memdir.frozen import Frozen
 from memdir.kinds import MemoryType, Scope
+from memdir.records import record
 from memdir.storage.rules import ACTIONS, FIELD, Rule, parse_rule, why_line
 
-TYPE_CHECKING = False  # no typing, pathlib or layout at run time: see memdir.frozen
+TYPE_CHECKING = False  # no typing, pathlib or layout at run time: see memdir.records
 if TYPE_CHECKING:
     from pathlib import Path
     from typing import Any
@@ -53,18 +53,15 @@ _INDEX_NAME = "MEMORY.md"
 RuleRoot = tuple[Scope, str, frozenset[str]]
 
 
-class EnforcedRule(Frozen):
+@record
+class EnforcedRule:
     """A rule and the memory it comes from: scope, file, name and its **Why** line."""
 
-    __slots__ = ("file", "name", "rule", "scope", "why")
     rule: Rule
     scope: Scope
     file: str
     name: str
     why: str
-
-    def __init__(self, *, rule: Rule, scope: Scope, file: str, name: str, why: str) -> None:
-        self._set(rule=rule, scope=scope, file=file, name=name, why=why)
 
     @property
     def ref(self) -> str:
@@ -72,15 +69,12 @@ class EnforcedRule(Frozen):
         return f"team/{self.file}" if self.scope is Scope.TEAM else self.file
 
 
-class RuleSet(Frozen):
+@record
+class RuleSet:
     """Every valid rule of a project, and the reasons the invalid ones were skipped."""
 
-    __slots__ = ("problems", "rules")
     rules: tuple[EnforcedRule, ...]
     problems: tuple[str, ...]
-
-    def __init__(self, *, rules: tuple[EnforcedRule, ...], problems: tuple[str, ...]) -> None:
-        self._set(rules=rules, problems=problems)
 
 
 def cache_path(layout: Layout) -> Path:

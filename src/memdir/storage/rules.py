@@ -36,8 +36,8 @@ from functools import lru_cache
 import re2
 
 from memdir.errors import InvalidMemory
-from memdir.frozen import Frozen
 from memdir.kinds import MemoryType
+from memdir.records import record
 
 # The pre-tool-use hook loads this module on every tool call: no typing, no
 # dataclasses, no model at run time (type checkers read this block).
@@ -87,16 +87,13 @@ _HINT = (
 )
 
 
-class Rule(Frozen):
+@record
+class Rule:
     """One rule: which tools, what to look for in their input, and what to do."""
 
-    __slots__ = ("action", "match", "tool")
     tool: str
     match: str
     action: Action
-
-    def __init__(self, *, tool: str, match: str, action: Action) -> None:
-        self._set(tool=tool, match=match, action=action)
 
     def as_dict(self) -> dict[str, str]:
         """The rule as written in frontmatter."""
