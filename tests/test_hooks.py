@@ -149,6 +149,7 @@ PROMPT_CASES: dict[str, tuple[dict[str, str], str, dict[str, Any]]] = {
     "team index": ({}, "index", {}),
     "team note with a sidecar only": ({}, "sidecar", {}),
     "team folder with a stray file only": ({}, "stray", {}),
+    "team folder with hidden entries only": ({}, "hidden", {}),
     "team off by setting": ({"MEMDIR_TEAM": "0"}, "index", {}),
     "team on by setting": ({"MEMDIR_TEAM": "1"}, "", {}),
     "daily log": ({"MEMDIR_DAILY_LOG": "1"}, "index", {}),
@@ -180,6 +181,10 @@ def test_the_prompt_built_without_the_stores_is_the_facades_prompt(
         _team_note_with_a_sidecar(team)
     elif team_files == "stray":
         (team / "README.txt").write_text("not a memory\n")
+    elif team_files == "hidden":
+        (team / ".git").mkdir()
+        (team / ".git" / "deploy.md").write_text("---\nname: x\n---\n")
+        (team / ".notes.md").write_text("hidden\n")
     kwargs = {k: v for k, v in options.items() if k != "profile"}
     expected = mem.prompt(**kwargs)
     assert project_prompt(project, env=os.environ, **options) == expected

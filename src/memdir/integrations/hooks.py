@@ -170,7 +170,8 @@ def _team_enabled(settings: Settings, layout: Layout, env: Mapping[str, str]) ->
         return True
     try:
         with os.scandir(layout.team_dir) as entries:
-            if next(entries, None) is None:
+            # The store skips hidden names (.git of team sync, .meta): none else, no memory.
+            if all(entry.name.startswith(".") for entry in entries):
                 return False
     except (FileNotFoundError, NotADirectoryError):
         return False
