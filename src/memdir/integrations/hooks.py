@@ -6,7 +6,10 @@ Claude Code runs a hook command with a JSON object on stdin (``session_id``,
 
 - **session start** returns the memory prompt in the shape Claude Code adds
   to the context: ``{"hookSpecificOutput": {"hookEventName": "SessionStart",
-  "additionalContext": "..."}}`` (nothing when memory is disabled);
+  "additionalContext": "..."}}`` (nothing when memory is disabled). The
+  ``memdir`` script answers it before click loads, and :func:`project_prompt`
+  builds the facade's prompt without its stores, so this module imports the
+  facade, filelock and subprocess only where the background jobs use them;
 - **stop** and **pre-compact** start a detached background process
   (``python -m memdir.integrations.hooks run ...``, its own session, output
   to a log under the state folder) and return at once: the agent never waits
