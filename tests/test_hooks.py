@@ -18,6 +18,7 @@ from click.testing import CliRunner, Result
 
 from background.helpers import CURRENT, Router, edit
 from memdir.api import Memdir
+from memdir.cli import main
 from memdir.cli._common import MemdirGroup
 from memdir.cli.hook import hook
 from memdir.integrations.claude_settings import hook_commands, install_claude_hooks
@@ -133,6 +134,20 @@ def test_session_start_through_the_memdir_script_loads_neither_click_nor_the_sto
     assert not {m for m in loaded if m.split(".")[0] in ("click", "rich", "yaml", "filelock")}
     heavy = ("memdir.api", "memdir.cli", "memdir.storage.store", "memdir.search", "memdir.llm")
     assert not {m for m in loaded if m.startswith(heavy)}
+
+
+def test_session_start_through_click_follows_the_profile_option(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-config"))
+    payload = json.dumps(recorded("session-start", cwd=str(project)))
+    result = CliRunner().invoke(
+        main, ["--profile", "claude", "hook", "session-start"], input=payload
+    )
+    assert result.exit_code == 0, result.output
+    context = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert context == Memdir.open(project, profile="claude").prompt()
+    assert str(tmp_path / "claude-config") in context
 
 
 def _team_note_with_a_sidecar(team: Path) -> None:
