@@ -12,13 +12,18 @@ fresh project under a temporary home, then measures, interleaved in one run:
   (``rg -l -i``, skipped without ``rg``) and a naive scan of every file's head;
 - the full index build (``rebuild``);
 - wall time p50 of ``memdir search``, ``memdir prompt`` and
-  ``memdir hook session-start`` as subprocesses, *with bytecode*
-  (``PYTHONDONTWRITEBYTECODE`` unset, ``PYTHONPYCACHEPREFIX`` in a temporary
-  folder, one warm-up run first), as users' installs run them.
+  ``memdir hook session-start`` as subprocesses of the ``memdir`` script
+  (``python -m memdir``: the hooks it answers before click loads included),
+  *with bytecode* (``PYTHONDONTWRITEBYTECODE`` unset, ``PYTHONPYCACHEPREFIX``
+  in a temporary folder, one warm-up run first), as users' installs run them.
+  ``--cli-baseline SRC`` times the same commands from another source tree
+  (``git archive <commit> src | tar -x -C /tmp/before``, then ``/tmp/before/src``)
+  run for run with this one, for before/after ratios on the same machine load.
 
 It prints one table (a column per size) and the ratios of the goals.
 
     .venv/bin/python benchmarks/scale.py [--sizes 1000,10000] [--big] [--queries 30]
+        [--cli-runs 7] [--cli-baseline SRC]
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from memdir.api import Memdir
-from memdir.search.catalog import Catalog
+from memdir.search.catalog import Catalog, SearchQuery
 from memdir.storage.memory_index import format_entry, parse_entries
 
 WORDS = (
@@ -162,34 +167,41 @@ def lost(mem: Memdir, workers: int, each: int) -> int:
 
 
 def cli_wall(
-    project: Path, home: Path, args: list[str], stdin: str, runs: int
-) -> tuple[float, float]:
-    """Wall and CPU (user + system) time p50 of ``memdir ARGS`` with bytecode.
+    project: Path, home: Path, args: list[str], stdin: str, runs: int, sources: list[str | None]
+) -> list[tuple[float, float]]:
+    """Wall and CPU (user + system) time p50 of ``memdir ARGS`` with bytecode, per source.
 
-    One warm-up run first writes the bytecode. CPU time is what the command
-    costs on an idle machine; wall time includes waiting for a shared one.
+    ``sources`` are ``PYTHONPATH`` values (``None``: this process's own), timed in
+    turn within each round so that they share the machine's load. One warm-up round
+    first writes the bytecode. CPU time is what the command costs on an idle
+    machine; wall time includes waiting for a shared one.
     """
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONPYCACHEPREFIX"] = str(home / "pycache")
     env["MEMDIR_HOME"] = str(home)
-    exe = [sys.executable, "-c", "import sys; from memdir.cli import main; sys.exit(main())"]
-    walls, cpus = [], []
+    walls: list[list[float]] = [[] for _ in sources]
+    cpus: list[list[float]] = [[] for _ in sources]
     for _ in range(runs + 1):
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        subprocess.run(
-            [*exe, *args],
-            input=stdin,
-            text=True,
-            cwd=project,
-            env=env,
-            capture_output=True,
-            check=False,
-        )
-        walls.append(time.perf_counter() - start)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
-    return statistics.median(walls[1:]), statistics.median(cpus[1:])
+        for i, source in enumerate(sources):
+            run_env = env if source is None else {**env, "PYTHONPATH": source}
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            subprocess.run(
+                [sys.executable, "-m", "memdir", *args],  # the script's path: fast hooks first
+                input=stdin,
+                text=True,
+                cwd=project,
+                env=run_env,
+                capture_output=True,
+                check=False,
+            )
+            walls[i].append(time.perf_counter() - start)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpus[i].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return [
+        (statistics.median(w[1:]), statistics.median(c[1:]))
+        for w, c in zip(walls, cpus, strict=True)
+    ]
 
 
 def prepare(n: int, stack: contextlib.ExitStack) -> Memdir:
@@ -213,7 +225,9 @@ def one_writes(stores: dict[int, Memdir], rounds: int = 15) -> dict[int, float]:
     return {n: statistics.median(values) for n, values in samples.items()}
 
 
-def measure(mem: Memdir, n_queries: int, cli_runs: int) -> dict[str, float]:
+def measure(
+    mem: Memdir, n_queries: int, cli_runs: int, baseline: str | None = None
+) -> dict[str, float]:
     project, home = mem.layout.project_root, mem.layout.home
     rng = random.Random(len(mem.private.index_entries()))
     queries = [" ".join(rng.sample(WORDS, 2)) for _ in range(n_queries)]
@@ -226,7 +240,7 @@ def measure(mem: Memdir, n_queries: int, cli_runs: int) -> dict[str, float]:
         time.sleep(2.1)
         alone, facade = [], []
         for q in queries:  # interleaved, so that both see the same machine
-            alone.append(timed(partial(catalog.search, q, limit=10)))
+            alone.append(timed(partial(catalog.search, SearchQuery(query=q, limit=10))))
             facade.append(timed(partial(mem.search, q, limit=10)))
         out["catalog_p50"], _ = percentiles(alone)
         out["search_p50"], _ = percentiles(facade)
@@ -259,8 +273,13 @@ def measure(mem: Memdir, n_queries: int, cli_runs: int) -> dict[str, float]:
         ("cli_prompt", ["prompt"]),
         ("cli_hook", ["hook", "session-start"]),
     ):
-        wall, cpu = cli_wall(project, home, args, stdin if key == "cli_hook" else "", cli_runs)
-        out[key], out[f"{key}_cpu"] = wall, cpu
+        sources = [None] if baseline is None else [None, baseline]
+        timed_cli = cli_wall(
+            project, home, args, stdin if key == "cli_hook" else "", cli_runs, sources
+        )
+        out[key], out[f"{key}_cpu"] = timed_cli[0]
+        if baseline is not None:
+            out[f"{key}_base"], out[f"{key}_base_cpu"] = timed_cli[1]
     return out
 
 
@@ -280,6 +299,15 @@ ROWS = (
     ("cli_prompt_cpu", "`memdir prompt` CPU p50 (bytecode)", "ms"),
     ("cli_hook", "`memdir hook session-start` wall p50 (bytecode)", "ms"),
     ("cli_hook_cpu", "`memdir hook session-start` CPU p50 (bytecode)", "ms"),
+    ("cli_search_base", "`memdir search` wall p50, --cli-baseline", "ms"),
+    ("cli_prompt_base", "`memdir prompt` wall p50, --cli-baseline", "ms"),
+    ("cli_hook_base", "`memdir hook session-start` wall p50, --cli-baseline", "ms"),
+)
+CLI_GOAL = 0.200  # seconds, wall p50 with bytecode
+CLI_COMMANDS = (
+    ("cli_search", "memdir search"),
+    ("cli_prompt", "memdir prompt"),
+    ("cli_hook", "memdir hook session-start"),
 )
 
 
@@ -316,6 +344,15 @@ def report(results: dict[int, dict[str, float]]) -> None:
         if "rg_p50" in r:
             line += f"; rg / Memdir.search {r['rg_p50'] / r['search_p50']:.1f}x"
         print(line)
+    for n in sizes:
+        r = results[n]
+        for key, name in CLI_COMMANDS:
+            verdict = "met" if r[key] <= CLI_GOAL else "missed"
+            line = f"  {n:>7,}: `{name}` {1000 * r[key]:.0f} ms (<= 200 ms: {verdict})"
+            if f"{key}_base" in r:
+                line += f"; / --cli-baseline {r[key] / r[f'{key}_base']:.2f}x"
+                line += f" (CPU {r[f'{key}_cpu'] / r[f'{key}_base_cpu']:.2f}x)"
+            print(line)
     if not all("rg_p50" in r for r in results.values()):
         print("  (ripgrep column skipped: `rg` not found; apt-get install -y ripgrep)")
 
@@ -326,6 +363,12 @@ def main() -> int:
     parser.add_argument("--big", action="store_true", help="also measure 100,000 memories")
     parser.add_argument("--queries", type=int, default=30)
     parser.add_argument("--cli-runs", type=int, default=7)
+    parser.add_argument(
+        "--cli-baseline",
+        default=None,
+        metavar="SRC",
+        help="another source tree whose CLI is timed run for run with this one",
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")] + ([100_000] if args.big else [])
     with contextlib.ExitStack() as stack:
@@ -337,7 +380,8 @@ def main() -> int:
         results = {}
         for n, mem in stores.items():
             print(f"measuring {n:,} memories ...", file=sys.stderr, flush=True)
-            results[n] = {**measure(mem, args.queries, args.cli_runs), "write_p50": writes[n]}
+            measured = measure(mem, args.queries, args.cli_runs, args.cli_baseline)
+            results[n] = {**measured, "write_p50": writes[n]}
     report(results)
     return 0
 

@@ -220,3 +220,35 @@ def test_demo_with_no_key_runs_the_model_steps_on_the_embedded_local_model(
     assert saved is not None
     assert steps.count("model wrote ") == int(saved.group(1))
     assert "skipped: no language model" not in out
+
+
+# What the everyday commands load, in a fresh process through the `memdir` script: never
+# the model layer, the MCP SDK, numpy or rich; `prompt` not even the facade and its stores.
+EVERYDAY: dict[str, tuple[list[str], tuple[str, ...]]] = {
+    "search": (["search", "deploy"], ()),
+    "prompt": (["prompt"], ("memdir.api", "memdir.storage.store", "memdir.search", "yaml")),
+    "recall": (["recall", "deploy"], ()),
+    "manifest": (["manifest"], ()),
+    "add": (["add", "--name", "Tabs", "--description", "Tabs, not spaces", "--type", "user"], ()),
+}
+
+
+@pytest.mark.parametrize("command", EVERYDAY)
+def test_everyday_commands_load_only_what_they_use(command: str, project: Path) -> None:
+    assert add(project, "Deploy window")[0] == 0
+    args, also_unused = EVERYDAY[command]
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "memdir", *args, "--project", str(project)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = {
+        line.rsplit("|", 1)[-1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    unused = ("memdir.llm", "mcp", "numpy", "rich", "anthropic", "openai", *also_unused)
+    assert not {m for m in loaded if m in unused or m.startswith(tuple(f"{u}." for u in unused))}

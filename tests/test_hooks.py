@@ -6,6 +6,8 @@ import contextlib
 import json
 import os
 import shutil
+import subprocess
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,7 @@ from click.testing import CliRunner, Result
 
 from background.helpers import CURRENT, Router, edit
 from memdir.api import Memdir
+from memdir.cli import main
 from memdir.cli._common import MemdirGroup
 from memdir.cli.hook import hook
 from memdir.integrations.claude_settings import hook_commands, install_claude_hooks
@@ -24,6 +27,7 @@ from memdir.integrations.hooks import (
     find_transcript,
     hooks_dir,
     parse_hook_input,
+    project_prompt,
     run_job,
     run_serialised,
     start_background,
@@ -110,6 +114,106 @@ def test_session_start_prints_nothing_when_memory_is_disabled(
     monkeypatch.setenv("MEMDIR_DISABLE", "1")
     result = invoke(["session-start"], recorded("session-start", cwd=str(project)))
     assert (result.exit_code, result.stdout) == (0, "")
+
+
+def test_session_start_through_the_memdir_script_loads_neither_click_nor_the_stores(
+    mem: Memdir, project: Path
+) -> None:
+    mem.write(name="Deploy window", description="Deploys on Tuesdays", type="project")
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "memdir", "hook", "session-start"],
+        input=json.dumps(recorded("session-start", cwd=str(project))),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"] == mem.prompt()
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+    assert not {m for m in loaded if m.split(".")[0] in ("click", "rich", "yaml", "filelock")}
+    heavy = ("memdir.api", "memdir.cli", "memdir.storage.store", "memdir.search", "memdir.llm")
+    assert not {m for m in loaded if m.startswith(heavy)}
+
+
+def test_session_start_through_click_follows_the_profile_option(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-config"))
+    payload = json.dumps(recorded("session-start", cwd=str(project)))
+    result = CliRunner().invoke(
+        main, ["--profile", "claude", "hook", "session-start"], input=payload
+    )
+    assert result.exit_code == 0, result.output
+    context = json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert context == Memdir.open(project, profile="claude").prompt()
+    assert str(tmp_path / "claude-config") in context
+
+
+def _team_note_with_a_sidecar(team: Path) -> None:
+    # A memory-tool note: any text file, its fields in a hidden sidecar; no index yet.
+    (team / "notes.txt").write_text("kept byte for byte\n")
+    (team / ".meta").mkdir()
+    (team / ".meta" / "notes.txt.yaml").write_text(
+        "name: Notes\ndescription: team notes\ntype: reference\n"
+    )
+
+
+PROMPT_CASES: dict[str, tuple[dict[str, str], str, dict[str, Any]]] = {
+    "defaults": ({}, "", {}),
+    "team index": ({}, "index", {}),
+    "team note with a sidecar only": ({}, "sidecar", {}),
+    "team folder with a stray file only": ({}, "stray", {}),
+    "team folder with hidden entries only": ({}, "hidden", {}),
+    "team off by setting": ({"MEMDIR_TEAM": "0"}, "index", {}),
+    "team on by setting": ({"MEMDIR_TEAM": "1"}, "", {}),
+    "daily log": ({"MEMDIR_DAILY_LOG": "1"}, "index", {}),
+    "disabled": ({"MEMDIR_DISABLE": "1"}, "", {}),
+    "extra guidelines": ({"MEMDIR_EXTRA_GUIDELINES": "Be brief."}, "", {}),
+    "explicit mode, no index, memdir tools": (
+        {},
+        "index",
+        {"mode": "combined", "skip_index": True, "tools": "memdir"},
+    ),
+    "claude profile": ({}, "", {"profile": "claude"}),
+}
+
+
+@pytest.mark.parametrize("case", PROMPT_CASES)
+def test_the_prompt_built_without_the_stores_is_the_facades_prompt(
+    case: str, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    variables, team_files, options = PROMPT_CASES[case]
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-config"))
+    for name, value in variables.items():
+        monkeypatch.setenv(name, value)
+    mem = Memdir.open(project, profile=options.get("profile"))
+    mem.write(name="Deploy window", description="Deploys on Tuesdays", type="project")
+    team = mem.layout.team_dir
+    if team_files == "index":
+        mem.write(name="Style", description="Black, 100 columns", type="feedback", scope="team")
+    elif team_files == "sidecar":
+        _team_note_with_a_sidecar(team)
+    elif team_files == "stray":
+        (team / "README.txt").write_text("not a memory\n")
+    elif team_files == "hidden":
+        (team / ".git").mkdir()
+        (team / ".git" / "deploy.md").write_text("---\nname: x\n---\n")
+        (team / ".notes.md").write_text("hidden\n")
+    kwargs = {k: v for k, v in options.items() if k != "profile"}
+    expected = mem.prompt(**kwargs)
+    assert project_prompt(project, env=os.environ, **options) == expected
+    if case == "team note with a sidecar only":
+        assert expected is not None and str(team) in expected  # combined: the team counts
+
+
+def test_the_prompt_built_without_the_stores_creates_the_memory_folders_as_open_does(
+    project: Path,
+) -> None:
+    prompt = project_prompt(project, env=os.environ)
+    mem = Memdir.open(project)
+    assert mem.layout.memory_dir.is_dir() and mem.layout.team_dir.is_dir()
+    assert prompt == mem.prompt()
 
 
 @pytest.mark.parametrize("command", ["session-start", "stop", "pre-compact"])
@@ -315,3 +419,24 @@ def test_the_background_runner_refuses_a_run_id_that_is_a_path(
     )  # fmt: skip
     assert done.returncode != 0 and "invalid run id" in done.stderr
     assert not list(tmp_path.rglob("escaped*"))
+
+
+@pytest.mark.parametrize("command", ["session-start", "pre-tool-use", "user-prompt-submit"])
+def test_a_fast_hook_given_bytes_that_are_not_utf8_steps_aside_without_a_traceback(
+    project: Path, command: str
+) -> None:
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(sys.path),
+        "LC_ALL": "C",
+        "PYTHONIOENCODING": "utf-8:strict",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "memdir", "hook", command],
+        input=b'{"cwd": "' + os.fsencode(project) + b'", "prompt": "caf\xe9 \xff"}',
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
+    assert done.returncode == 0
+    assert b"Traceback" not in done.stderr

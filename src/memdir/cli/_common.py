@@ -19,7 +19,6 @@ import enum
 import json
 import os
 import sys
-import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -28,12 +27,11 @@ import click
 
 from memdir.config import memdir_home
 from memdir.errors import ConfigError, MemdirError
-from memdir.model import MemoryRecord
-from memdir.storage.fs import explain_os_error
 
-if TYPE_CHECKING:  # loaded by the commands that use them, not by every start
+if TYPE_CHECKING:  # loaded by the commands that use them (or by an error), not by every start
     from memdir.api import Memdir
     from memdir.llm.base import Provider
+    from memdir.model import MemoryRecord
 
 __all__ = [
     "NO_PROVIDER_HINT",
@@ -100,6 +98,8 @@ def run_reporting_errors(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
     except MemdirError as exc:
         _report(ctx, exc, str(exc))
     except OSError as exc:
+        from memdir.storage.fs import explain_os_error
+
         _report(ctx, exc, str(explain_os_error(exc)))
     except UnicodeError as exc:
         _report(ctx, exc, _unicode_message(exc))
@@ -128,6 +128,8 @@ def _report(
         line += f" (this looks like a bug in memdir: {saved}; rerun with --debug to see it)"
     click.echo(_printable(line), err=True)
     if debug:
+        import traceback
+
         text = "".join(traceback.format_exception(exc))
         click.echo(_printable(text.rstrip("\n")), err=True)
     ctx.exit(1)
@@ -149,6 +151,8 @@ def _printable(text: str) -> str:
 
 def _log_traceback(exc: BaseException) -> Path | None:
     """Append the traceback to the CLI's error log; ``None`` when that is impossible."""
+    import traceback
+
     try:
         folder = memdir_home(os.environ) / "state"
         folder.mkdir(parents=True, exist_ok=True, mode=0o700)

@@ -7,8 +7,8 @@ feedback memories' enforced rules; ``stop`` and ``pre-compact`` start the
 session-notes and extraction job in a detached process and return at once.
 All of them read the hook's JSON on stdin and never fail the agent: any error
 is a note on stderr and exit status 0. The ``memdir`` script answers
-``pre-tool-use`` and ``user-prompt-submit`` before click loads
-(:mod:`memdir.integrations.hook_entry`); the commands here are the same
+``session-start``, ``pre-tool-use`` and ``user-prompt-submit`` before click
+loads (:mod:`memdir.integrations.hook_entry`); the commands here are the same
 answer for ``--help`` and ``--profile``. ``install claude`` merges the hook
 entries into the project's ``.claude/settings.json`` (``--dry-run`` prints
 the diff).
@@ -25,12 +25,7 @@ import click
 
 from memdir.cli._common import profile_option_value, project_option
 from memdir.integrations.hook_entry import run_fast
-from memdir.integrations.hooks import (
-    HookInput,
-    parse_hook_input,
-    session_start_output,
-    start_background,
-)
+from memdir.integrations.hooks import HookInput, parse_hook_input, start_background
 from memdir.storage.paths import find_project_root
 
 __all__ = ["COMMANDS", "hook"]
@@ -56,7 +51,7 @@ def _never_fail(name: str, action: Callable[[HookInput], str]) -> None:
 @hook.command("session-start")
 def session_start() -> None:
     """Print the memory prompt as SessionStart additionalContext (hook JSON on stdin)."""
-    _never_fail("session-start", lambda payload: session_start_output(payload, env=os.environ))
+    _fast("session-start")
 
 
 def _fast(name: str, *, use_model: bool = False) -> None:

@@ -10,8 +10,6 @@ import tempfile
 from pathlib import Path
 
 import click
-from rich.console import Console
-from rich.table import Table
 
 from memdir.cli._common import (
     emit,
@@ -23,7 +21,6 @@ from memdir.cli._common import (
 )
 from memdir.errors import MemdirError, MemoryNotFound
 from memdir.model import MemoryType, Scope
-from memdir.recall.doctor import diagnose
 from memdir.storage.fs import read_text_file
 
 __all__ = ["COMMANDS"]
@@ -101,6 +98,9 @@ def list_(scope: str | None, project: Path, as_json: bool) -> None:
         if not records:
             click.echo("no memories yet")
             return
+        from rich.console import Console  # loaded to draw the table, not by every command
+        from rich.table import Table
+
         table = Table("scope", "file", "type", "name", "description", box=None)
         for r in records:
             kind = r.memory.type.value if r.memory.type else "?"
@@ -189,6 +189,8 @@ def rm(name: str, scope: str | None, project: Path, as_json: bool) -> None:
 @json_option
 def doctor(fix: bool, drift: bool, project: Path, as_json: bool) -> None:
     """Check memories and indexes: orphans, dangling lines, bad files, drift."""
+    from memdir.recall.doctor import diagnose  # drift checks and repairs: doctor alone
+
     report = diagnose(open_memdir(project), fix=fix, drift=drift)
 
     def human() -> None:

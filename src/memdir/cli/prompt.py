@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 import click
 
-from memdir.cli._common import emit, json_option, open_memdir, project_option
+from memdir.cli._common import (
+    emit,
+    json_option,
+    open_memdir,
+    profile_option_value,
+    project_option,
+)
+from memdir.integrations.hooks import project_prompt
 
 __all__ = ["COMMANDS"]
 
@@ -32,7 +40,11 @@ __all__ = ["COMMANDS"]
 @json_option
 def prompt(mode: str, skip_index: bool, tools: str, project: Path, as_json: bool) -> None:
     """Print the memory section of an agent's system prompt."""
-    text = open_memdir(project).prompt(
+    # What Memdir.open(...).prompt() prints, without loading the stores (a faster start).
+    text = project_prompt(
+        project,
+        env=os.environ,
+        profile=profile_option_value(),
         mode=mode,  # type: ignore[arg-type]
         skip_index=skip_index,
         tools=tools,  # type: ignore[arg-type]

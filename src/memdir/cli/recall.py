@@ -9,10 +9,10 @@ newest first, or ranked for ``--query``.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from memdir.api import Memdir
 from memdir.cli._common import (
     NO_PROVIDER_HINT,
     configured_provider,
@@ -23,7 +23,10 @@ from memdir.cli._common import (
     to_jsonable,
 )
 from memdir.errors import ConfigError
-from memdir.recall.selector import ModelSelector
+
+if TYPE_CHECKING:  # the model layer loads with --model only
+    from memdir.api import Memdir
+    from memdir.recall.selector import ModelSelector
 
 __all__ = ["COMMANDS"]
 
@@ -61,6 +64,8 @@ def recall_command(
 
 
 def _model_selector(mem: Memdir) -> ModelSelector:
+    from memdir.recall.selector import ModelSelector
+
     provider = configured_provider(mem)
     if provider is None:
         raise ConfigError(

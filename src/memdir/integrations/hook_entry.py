@@ -6,8 +6,10 @@ hundreds of times a session. The ``memdir`` script (``memdir.__main__``)
 calls :func:`dispatch` before it imports the click CLI: for those two
 commands it answers here, importing only the store's value modules,
 RE2 and (for prompts) recall: never click, rich, the facade or the model
-layer (``--model`` loads the provider, and only then). For every other
-command it returns None and the click CLI runs.
+layer (``--model`` loads the provider, and only then). ``memdir hook
+session-start`` is answered here too, by
+:func:`memdir.integrations.hooks.session_start_output` (the prompt, built without
+the facade's stores). For every other command it returns None and the click CLI runs.
 
 The hooks read Claude Code's JSON on stdin and print the documented output
 shape (see :mod:`memdir.integrations.enforce` and :func:`user_prompt_output`).
@@ -43,7 +45,7 @@ __all__ = [
     "user_prompt_submit",
 ]
 
-FAST_COMMANDS = ("pre-tool-use", "user-prompt-submit")
+FAST_COMMANDS = ("pre-tool-use", "user-prompt-submit", "session-start")
 
 
 def read_payload(text: str) -> dict[str, Any]:
@@ -238,11 +240,14 @@ def run_fast(
     write = write or sys.stdout.write
     warn = warn or sys.stderr.write
     try:
-        payload = read_payload(stdin_text)
-        if name == "pre-tool-use":
-            output = pre_tool_use(payload, env)
+        if name == "session-start":
+            from memdir.integrations.hooks import parse_hook_input, session_start_output
+
+            output = session_start_output(parse_hook_input(stdin_text), env=env)
+        elif name == "pre-tool-use":
+            output = pre_tool_use(read_payload(stdin_text), env)
         else:
-            output = user_prompt_submit(payload, env, use_model=use_model)
+            output = user_prompt_submit(read_payload(stdin_text), env, use_model=use_model)
     except Exception as exc:  # a hook reports and steps aside, it never blocks the agent
         warn(f"memdir: hook {name}: {exc}\n")
         return 0
@@ -263,13 +268,25 @@ def _fast_args(argv: Sequence[str]) -> tuple[str, bool] | None:
     return None  # anything else (--help, unknown options): the full CLI answers
 
 
+def _stdin_text() -> str:
+    """The hook's input, as text whatever the locale (bad bytes become U+FFFD)."""
+    stream = sys.stdin
+    if stream is None or stream.isatty():
+        return ""
+    buffer = getattr(stream, "buffer", None)
+    try:
+        data = stream.read() if buffer is None else buffer.read()
+    except (OSError, ValueError):
+        return ""  # a closed or unreadable stdin is an empty input, not a traceback
+    return data if isinstance(data, str) else data.decode("utf-8", "replace")
+
+
 def dispatch(argv: Sequence[str]) -> int | None:
     """Answer ``argv`` here when it is a fast hook (returns the exit status), else None."""
     fast = _fast_args(argv)
     if fast is None:
         return None
     name, use_model = fast
-    text = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
-    status = run_fast(name, stdin_text=text, env=os.environ, use_model=use_model)
+    status = run_fast(name, stdin_text=_stdin_text(), env=os.environ, use_model=use_model)
     sys.stdout.flush()
     return status

@@ -6,7 +6,10 @@ Claude Code runs a hook command with a JSON object on stdin (``session_id``,
 
 - **session start** returns the memory prompt in the shape Claude Code adds
   to the context: ``{"hookSpecificOutput": {"hookEventName": "SessionStart",
-  "additionalContext": "..."}}`` (nothing when memory is disabled);
+  "additionalContext": "..."}}`` (nothing when memory is disabled). The
+  ``memdir`` script answers it before click loads, and :func:`project_prompt`
+  builds the facade's prompt without its stores, so this module imports the
+  facade, filelock and subprocess only where the background jobs use them;
 - **stop** and **pre-compact** start a detached background process
   (``python -m memdir.integrations.hooks run ...``, its own session, output
   to a log under the state folder) and return at once: the agent never waits
@@ -24,30 +27,30 @@ coalesced, ends with a completion marker ``<run-id>.done`` beside it (JSON).
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import json
 import os
 import re
-import subprocess
 import sys
-import uuid
-import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import filelock
-
-from memdir.api import Memdir
 from memdir.errors import ConfigError, MemdirError
 from memdir.storage.fs import FILE_MODE, atomic_write, ensure_dir, file_lock, read_json_object
 from memdir.storage.paths import Layout, slugify
-from memdir.storage.transcript import read_transcript
 
+# The session-start hook runs before click and the facade load (see
+# memdir.integrations.hook_entry): what only the stop and pre-compact jobs use
+# (the facade and its stores, filelock, subprocess) is imported where it is used.
 if TYPE_CHECKING:
+    import subprocess
+
+    from memdir.api import Memdir
+    from memdir.config import Settings
     from memdir.llm.base import Provider
+    from memdir.recall.prompt import PromptMode, PromptTools
 
 __all__ = [
     "BackgroundRun",
@@ -57,6 +60,7 @@ __all__ = [
     "hooks_dir",
     "main",
     "parse_hook_input",
+    "project_prompt",
     "run_job",
     "run_serialised",
     "session_start_output",
@@ -107,11 +111,77 @@ def parse_hook_input(text: str) -> HookInput:
 
 def session_start_output(payload: HookInput, *, env: Mapping[str, str]) -> str:
     """The JSON to print for a SessionStart hook, or ``""`` when memory is disabled."""
-    prompt = Memdir.open(payload.cwd or ".", env=env).prompt(tools="files")
+    prompt = project_prompt(payload.cwd or ".", env=env, tools="files")
     if prompt is None:
         return ""
     output = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": prompt}}
     return json.dumps(output, ensure_ascii=False)
+
+
+def project_prompt(
+    project: str | Path,
+    *,
+    env: Mapping[str, str],
+    profile: str | None = None,
+    mode: PromptMode | Literal["auto"] = "auto",
+    skip_index: bool = False,
+    tools: PromptTools = "files",
+) -> str | None:
+    """``Memdir.open(project, profile=profile, env=env).prompt(...)`` without the stores.
+
+    It does what opening the facade does that the prompt depends on (the settings, the
+    layout, the claim on the project folder, both memory folders created) and then
+    builds the same text, but loads neither the facade nor its stores (with the YAML
+    codec and the rules they import): the session-start hook and ``memdir prompt``
+    start this much faster. ``None`` when memory is disabled.
+    """
+    from memdir.config import load_settings, memory_enabled
+    from memdir.recall.prompt import load_prompt, resolve_mode
+    from memdir.storage.paths import make_layout
+
+    settings = load_settings(env, profile=profile)
+    layout = make_layout(settings.home, project, profile=settings.profile, env=env)
+    layout.claim()
+    ensure_dir(layout.memory_dir)  # as the facade's open does: agents write straight away
+    ensure_dir(layout.team_dir)
+    if not memory_enabled(env, settings.enabled):
+        return None
+    resolved = resolve_mode(
+        mode,
+        team_enabled=_team_enabled(settings, layout, env),
+        daily_log_active=settings.daily_log,
+    )
+    return load_prompt(
+        mode=resolved,
+        memory_dir=layout.memory_dir,
+        team_dir=layout.team_dir if resolved == "combined" else None,
+        skip_index=skip_index,
+        extra_guidelines=settings.extra_guidelines,
+        tools=tools,
+        max_index_lines=settings.max_index_lines,
+        max_index_chars=settings.max_index_chars,
+    )
+
+
+def _team_enabled(settings: Settings, layout: Layout, env: Mapping[str, str]) -> bool:
+    """``ProjectMemory.team_enabled``, answered without the stores in the usual cases."""
+    if settings.team is not None:
+        return settings.team
+    from memdir.storage.memory_index import INDEX_NAME
+
+    if (layout.team_dir / INDEX_NAME).exists():
+        return True
+    try:
+        with os.scandir(layout.team_dir) as entries:
+            # The store skips hidden names (.git of team sync, .meta): none else, no memory.
+            if all(entry.name.startswith(".") for entry in entries):
+                return False
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    # Files but no index: only the store knows which of them are memories (sidecars).
+    from memdir.storage.project import ProjectMemory
+
+    return ProjectMemory(layout=layout, settings=settings, env=env).team_enabled
 
 
 # -- stop / pre-compact: the detached start ----------------------------------------------
@@ -162,6 +232,12 @@ def start_background(
     ``keep_process`` keeps the :class:`subprocess.Popen` handle in the result
     (to wait on it); by default it is let go, as the job outlives the hook.
     """
+    import subprocess
+    import uuid
+    import warnings
+
+    from memdir.api import Memdir
+
     session_id = _check_session(payload.session_id)
     mem = Memdir.open(payload.cwd or ".", env=env)
     base = hooks_dir(mem.layout)
@@ -243,6 +319,9 @@ def run_job(
     provider: Provider | Literal["env"] | None = "env",
 ) -> JobReport:
     """Read the transcript and run session notes + extraction; never raises memdir errors."""
+    from memdir.api import Memdir
+    from memdir.storage.transcript import read_transcript
+
     steps: list[str] = []
 
     def report(status: Literal["done", "skipped", "failed"], note: str) -> JobReport:
@@ -310,6 +389,10 @@ def run_serialised(request: JobRequest, *, env: Mapping[str, str]) -> list[JobRe
     run) before releasing it, and checks once more after releasing, so a
     request is never stranded.
     """
+    import filelock
+
+    from memdir.api import Memdir
+
     base = hooks_dir(Memdir.open(request.project, env=env).layout)
     lock = filelock.FileLock(
         str(ensure_dir(base / "locks") / f"{request.session_id}.lock"), mode=FILE_MODE
@@ -396,6 +479,8 @@ def _load_pending(path: Path) -> JobRequest | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m memdir.integrations.hooks run ...``: the detached job (exit 0 always)."""
+    import argparse
+
     parser = argparse.ArgumentParser(prog="python -m memdir.integrations.hooks")
     sub = parser.add_subparsers(dest="action", required=True)
     run = sub.add_parser("run", help="run a stop or pre-compact job now")
