@@ -149,6 +149,17 @@ def test_importing_the_core_does_not_import_click_or_sdks() -> None:
     assert out.stdout.strip() == "[]"
 
 
+def test_the_catalog_and_the_store_load_the_yaml_parser_only_when_they_parse() -> None:
+    code = (
+        "import sys, memdir.search.catalog, memdir.storage.store, memdir.storage.codec as c;"
+        "before = 'yaml' in sys.modules;"
+        "c.parse_frontmatter('name: a');"
+        "print(before, 'yaml' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "True"]
+
+
 def test_every_module_opens_with_a_docstring() -> None:
     for module, path in modules():
         tree = ast.parse(path.read_text(encoding="utf-8"))

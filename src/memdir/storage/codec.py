@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from functools import cache
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
-import yaml
+if TYPE_CHECKING:
+    import yaml
 
 from memdir.errors import InvalidMemory, ParseError
 from memdir.model import KNOWN_FIELDS, Memory, MemoryType
@@ -69,44 +72,57 @@ def _quote_values(block: str) -> str:
     return "\n".join(out)
 
 
+@cache
+def _yaml() -> tuple[ModuleType, type[yaml.SafeLoader]]:
+    """PyYAML and memdir's loader, imported on first use.
+
+    Listing, searching and the hooks mostly never parse YAML (the catalog holds
+    the fields), and PyYAML costs every process that imports it ~20 ms.
+    """
+    import yaml
+
+    # libyaml's parser when PyYAML was built with it: ten times faster on listings.
+    base: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+    class StringDateLoader(base):  # type: ignore[valid-type,misc]
+        """SafeLoader that leaves timestamps as text, so unknown fields round-trip.
+
+        Keys are kept as written: YAML 1.1 would read a key ``no`` or ``on`` as a
+        boolean (and ``1`` as a number), and the rewrite would then say ``False``.
+        """
+
+        def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+            for key_node, _ in node.value:
+                if (
+                    isinstance(key_node, yaml.ScalarNode)
+                    and key_node.tag != "tag:yaml.org,2002:str"
+                ):
+                    key_node.tag = "tag:yaml.org,2002:str"
+            return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
+
+    StringDateLoader.yaml_implicit_resolvers = {
+        key: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+        for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    return yaml, StringDateLoader
+
+
 def _load_yaml(block: str) -> Any:
     # Dates stay strings in the raw mapping; memdir converts known date fields.
     # A SafeLoader subclass: no arbitrary object construction.
-    return yaml.load(block, Loader=_StringDateLoader)
-
-
-# libyaml's parser when PyYAML was built with it: ten times faster on listings.
-_BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class _StringDateLoader(_BaseLoader):  # type: ignore[valid-type,misc]
-    """SafeLoader that leaves timestamps as text, so unknown fields round-trip.
-
-    Keys are kept as written: YAML 1.1 would read a key ``no`` or ``on`` as a
-    boolean (and ``1`` as a number), and the rewrite would then say ``False``.
-    """
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        for key_node, _ in node.value:
-            if isinstance(key_node, yaml.ScalarNode) and key_node.tag != "tag:yaml.org,2002:str":
-                key_node.tag = "tag:yaml.org,2002:str"
-        return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
-
-
-_StringDateLoader.yaml_implicit_resolvers = {
-    key: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for key, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
+    module, loader = _yaml()
+    return module.load(block, Loader=loader)
 
 
 def parse_frontmatter(block: str, *, path: str | Path | None = None) -> dict[str, Any]:
     """The frontmatter block as an ordered mapping; retried with values quoted."""
+    error = _yaml()[0].YAMLError
     try:
         data = _load_yaml(block)
-    except yaml.YAMLError as first:
+    except error as first:
         try:
             data = _load_yaml(_quote_values(block))
-        except yaml.YAMLError:
+        except error:
             mark = getattr(first, "problem_mark", None)
             line = mark.line + 2 if mark is not None else None  # +1 fence, +1 one-based
             raise ParseError(
@@ -216,7 +232,7 @@ def read_frontmatter_head(path: Path, *, max_lines: int = FRONTMATTER_HEAD_LINES
 
 
 def _yaml_value(value: Any) -> str:
-    dumped = yaml.safe_dump(
+    dumped: str = _yaml()[0].safe_dump(
         value, default_flow_style=True, allow_unicode=True, width=10_000, sort_keys=False
     )
     return dumped.removesuffix("\n...\n").rstrip("\n")
@@ -255,7 +271,7 @@ def render_memory(memory: Memory) -> str:
             continue
         try:
             out.append(f"{key}: {_yaml_value(value)}")
-        except yaml.YAMLError as exc:
+        except _yaml()[0].YAMLError as exc:
             raise InvalidMemory(f"field {key!r} cannot be written as YAML: {exc}") from None
     out.append(_FENCE)
     body = memory.body
