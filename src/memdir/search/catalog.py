@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from memdir.errors import LockTimeout, MemdirError
-from memdir.model import Scope
+from memdir.model import Memory, Scope
 from memdir.search.embeddings import Embedder
 from memdir.search.engine import (
     CATALOG_NAME,
@@ -53,7 +53,7 @@ from memdir.search.engine import (
     TextIndex,
     open_index_db,
 )
-from memdir.storage import sidecar
+from memdir.storage import codec, sidecar
 from memdir.storage.dailylog import read_log
 from memdir.storage.fs import atomic_write, ensure_dir, file_lock
 from memdir.storage.paths import Layout
@@ -330,7 +330,13 @@ class Catalog:
         dropped_folders: Sequence[str] = (),
         state: dict[str, float],
     ) -> RefreshStats:
-        """Write what changed (files, folders, state) in one transaction."""
+        """Write what changed (files, folders, state) in one transaction.
+
+        Files are indexed oldest first: a document's rowid then follows its
+        file's age, which a query matching very many documents relies on (see
+        ``scan_limit`` of :class:`RankingOptions`).
+        """
+        stale = sorted(stale, key=lambda item: item[2].st_mtime_ns)
         conn = self.index.conn
         quiet = not stale and not gone and not clear and self.index.embedder is None
         if quiet and not self._state_differs(folders, replace_folders, dropped_folders, state):
@@ -776,17 +782,18 @@ def memory_document(path: Path, memory_dir: Path, text: str, mtime: float) -> Do
     for a file whose frontmatter does not parse, the ``problem``; so a manifest
     can list memories from the index without opening their files.
     """
-    rel = path.relative_to(memory_dir)
-    scope = Scope.TEAM if rel.parts[0] == "team" and len(rel.parts) > 1 else Scope.PRIVATE
-    stem_words = path.stem.replace("_", " ").replace("-", " ")
+    rel = _relative(path, memory_dir)
+    scope = Scope.TEAM if rel.startswith("team/") else Scope.PRIVATE
+    stem = os.path.splitext(os.path.basename(rel))[0]
+    stem_words = stem.replace("_", " ").replace("-", " ")
     try:
-        memory = sidecar.load_memory(text, path=path)
+        memory = _load_memory(path, text)
     except MemdirError as exc:
         # A file that does not parse is still searchable as plain text.
         return Document(
-            id=rel.as_posix(),
+            id=rel,
             kind="memory",
-            title=path.stem,
+            title=stem,
             fields={"name": stem_words, "body": text},
             scope=scope,
             date=dt.datetime.fromtimestamp(mtime),
@@ -794,9 +801,9 @@ def memory_document(path: Path, memory_dir: Path, text: str, mtime: float) -> Do
         )
     when = memory.updated or memory.created or dt.datetime.fromtimestamp(mtime)
     return Document(
-        id=rel.as_posix(),
+        id=rel,
         kind="memory",
-        title=memory.name or path.stem,
+        title=memory.name or stem,
         fields={
             "name": f"{memory.name} {stem_words}",
             "description": memory.description,
@@ -812,6 +819,62 @@ def memory_document(path: Path, memory_dir: Path, text: str, mtime: float) -> Do
             "updated": memory.updated.isoformat() if memory.updated else None,
         },
     )
+
+
+def _relative(path: Path, memory_dir: Path) -> str:
+    """``path`` relative to ``memory_dir``, as text (pathlib's parsing is a build's hot spot)."""
+    full, root = str(path), str(memory_dir)
+    if _under(full, root) and "/./" not in full and "/../" not in full:
+        return full[len(root) + 1 :]
+    return path.relative_to(memory_dir).as_posix()
+
+
+def _load_memory(path: Path, text: str) -> Memory:
+    """What :func:`memdir.storage.sidecar.load_memory` reads, with cheap paths for the common case.
+
+    A note whose folder has no sidecar folder has no sidecar (one stat instead
+    of two and their paths); a frontmatter of plain ``key: word`` lines needs no YAML parser.
+    """
+    folder = os.path.dirname(path)
+    if os.path.isdir(os.path.join(folder, sidecar.SIDECAR_DIR)):
+        return sidecar.load_memory(text, path=path)
+    block, body, _ = codec.split_frontmatter(text)
+    if block is None:
+        return codec.parse_memory(text, path=path)
+    fields = _plain_fields(block)
+    if fields is None:
+        fields = codec.parse_frontmatter(block, path=path)
+    return codec.memory_from_fields(fields, body.lstrip("\n"), path=path)
+
+
+# A line YAML reads as ``key: "value"`` for certain: the value starts with a letter and holds
+# no character YAML gives a meaning (no ``: ``, `` #``, quotes, brackets, anchors, tags), or
+# it is a plain date (read as text: memdir's loader drops YAML's timestamps).
+_PLAIN_LINE = re.compile(
+    r"(?P<key>[A-Za-z][A-Za-z0-9_-]*):"
+    r"(?: +(?P<value>[A-Za-z][A-Za-z0-9 .,;/()+=?$%'_-]*|\d{4}-\d{2}-\d{2}))? *"
+)
+# Plain words YAML 1.1 reads as booleans or null rather than text.
+_NOT_TEXT = frozenset("y n yes no true false on off null".split())
+
+
+def _plain_fields(block: str) -> dict[str, Any] | None:
+    """The frontmatter ``block`` as YAML reads it, when every line is a plain ``key: value``.
+
+    None when any line is anything else (the caller asks the YAML parser).
+    """
+    fields: dict[str, Any] = {}
+    for line in block.split("\n"):
+        match = _PLAIN_LINE.fullmatch(line)
+        if match is None:
+            if line.strip():
+                return None
+            continue
+        value = (match.group("value") or "").rstrip()
+        if value.lower() in _NOT_TEXT:
+            return None
+        fields[match.group("key")] = value or None
+    return fields
 
 
 def _log_docs(path: Path, memory_dir: Path) -> list[Document]:

@@ -120,7 +120,7 @@ def snippet(text: str, wanted: Iterable[str], *, width: int = 160) -> str:
     if len(flat) <= width:
         return flat
     targets = set(wanted)
-    hits = [m.start() for m in _WORD.finditer(flat) if stem(_fold(m.group())) in targets]
+    hits = [m.start() for m in _WORD.finditer(flat) if _term(m.group()) in targets]
     if not hits:
         return flat[: width - 1].rstrip() + "…"
     # Sliding window over the sorted hits: ``end`` only moves forward, so this is linear.
@@ -147,6 +147,12 @@ def _fold_text(text: str) -> str:
 
 # Snippets fold word by word, and the same words come back: cache them.
 _fold = functools.lru_cache(maxsize=65536)(_fold_text)
+
+
+@functools.lru_cache(maxsize=65536)
+def _term(word: str) -> str:
+    """A word of a text as the term it is indexed as (one cache lookup per word)."""
+    return stem(_fold(word))
 
 
 # --- Snowball English ("Porter2") stemmer ------------------------------------------------
