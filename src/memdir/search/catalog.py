@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import hashlib
 import json
 import math
@@ -88,6 +89,8 @@ FULL_SCAN_EVERY = 600.0
 """Seconds after which a search walks every file again (the safety net)."""
 _RACY_NS = 2_000_000_000  # a folder changed this recently may change again unseen
 _JOURNAL_KEEP = 1 << 16  # bytes of read journal tolerated before it is emptied
+_BULK = 1000  # files changed at once from which a refresh enlarges the page cache
+_BULK_CACHE = -262_144  # KiB (negative: a size, not pages): 256 MiB at most, while it runs
 
 # Derived state of the refresh itself, beside the index's tables.
 _STATE_SCHEMA = """
@@ -343,11 +346,16 @@ class Catalog:
             # Nothing to write: no write transaction, no fsync.
             return RefreshStats(added=0, updated=0, removed=0, seconds=time.perf_counter() - start)
         added = updated = 0
+        cache = conn.execute("PRAGMA cache_size").fetchone()[0]
+        if len(stale) > _BULK:
+            # Inserting many rows into indexes with a small page cache writes pages
+            # out and reads them back again and again.
+            conn.execute(f"PRAGMA cache_size = {_BULK_CACHE}")
         conn.execute("BEGIN IMMEDIATE")
         try:
             if clear:
-                for table in ("docs", "fts", "vectors", "sources"):
-                    conn.execute(f"DELETE FROM {table}")
+                self.index.clear()
+                conn.execute("DELETE FROM sources")
             for done, (path, kind, info, row) in enumerate(stale, start=1):
                 change = self._sync_file(Path(path), kind, info, row)
                 added += change == "added"
@@ -363,6 +371,8 @@ class Catalog:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+        finally:
+            conn.execute(f"PRAGMA cache_size = {int(cache)}")
         return RefreshStats(
             added=added, updated=updated, removed=len(gone), seconds=time.perf_counter() - start
         )
@@ -655,7 +665,7 @@ class Catalog:
     def _documents(self, path: Path, kind: str, data: bytes, mtime: float) -> list[Document]:
         text = data.decode("utf-8", "replace")
         if kind == "memory":
-            return [memory_document(path, self.layout.memory_dir, text, mtime)]
+            return [memory_document(path, _memory_dir(self.layout), text, mtime)]
         if kind == "log":
             return _log_docs(path, self.layout.memory_dir)
         if kind == "notes":
@@ -674,6 +684,12 @@ class Catalog:
 
 
 _LOG_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
+
+
+@functools.lru_cache(maxsize=64)
+def _memory_dir(layout: Layout) -> Path:
+    """``layout.memory_dir``, which joins paths on each call: once per file in a build."""
+    return layout.memory_dir
 
 
 def _changed(row: tuple[Any, ...] | None, info: os.stat_result) -> bool:

@@ -185,8 +185,7 @@ CREATE TABLE IF NOT EXISTS docs (
 CREATE INDEX IF NOT EXISTS docs_source ON docs(source);
 CREATE INDEX IF NOT EXISTS docs_grp ON docs(grp, seq);
 CREATE INDEX IF NOT EXISTS docs_filter ON docs(kind, scope, type, date, id);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
-    name, description, body, context, dates, tokenize = 'unicode61 remove_diacritics 2');
+{fts};
 CREATE VIRTUAL TABLE IF NOT EXISTS vocab USING fts5vocab(fts, 'row');
 CREATE TABLE IF NOT EXISTS vectors (rowid INTEGER PRIMARY KEY, model TEXT, vec BLOB);
 CREATE TABLE IF NOT EXISTS sources (
@@ -194,6 +193,11 @@ CREATE TABLE IF NOT EXISTS sources (
     mtime_ns INTEGER, size INTEGER, hash TEXT);
 CREATE INDEX IF NOT EXISTS sources_mtime ON sources(mtime_ns);
 """
+
+
+_FTS = """CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
+    name, description, body, context, dates, tokenize = 'unicode61 remove_diacritics 2')"""
+_SCHEMA = _SCHEMA.format(fts=_FTS)
 
 
 # MATERIALIZED common table expressions arrived in SQLite 3.35 (2021).
@@ -324,6 +328,15 @@ class TextIndex:
             )
             count += 1
         return count
+
+    def clear(self) -> None:
+        """Delete every document (in the caller's transaction when one is open)."""
+        with self.transaction():
+            for table in ("docs", "vectors"):
+                self.conn.execute(f"DELETE FROM {table}")
+            # Deleting FTS5 rows one by one reads and tokenises each again: drop the table.
+            self.conn.execute("DROP TABLE IF EXISTS fts")
+            self.conn.execute(_FTS)
 
     def remove(self, ids: Iterable[str]) -> None:
         """Delete documents by id (unknown ids are ignored)."""
