@@ -573,7 +573,10 @@ class Catalog:
     ) -> None:
         """Stat :data:`SAMPLE` indexed files from a random point on: edits made in place."""
         conn = self.index.conn
-        low, high = conn.execute("SELECT min(id), max(id) FROM sources").fetchone()
+        # Two subqueries: a min() and a max() side by side would scan the whole table.
+        low, high = conn.execute(
+            "SELECT (SELECT min(id) FROM sources), (SELECT max(id) FROM sources)"
+        ).fetchone()
         if low is None:
             return
         first = random.randint(low, high)
