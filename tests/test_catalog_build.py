@@ -6,9 +6,11 @@ import os
 import tempfile
 from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import memdir.search.catalog as catalog_module
 from memdir.search.catalog import Catalog, memory_document
 from memdir.search.engine import Document, RankingOptions, SearchQuery, TextIndex
 from memdir.storage.paths import Layout, make_layout
@@ -98,3 +100,63 @@ def _layout(tmp_path: Path, home: Path) -> Layout:
     layout = make_layout(home, project)
     layout.memory_dir.mkdir(parents=True)
     return layout
+
+
+def test_rebuilding_a_full_catalog_indexes_each_file_once(
+    tmp_path: Path, memdir_home: Path
+) -> None:
+    layout = _layout(tmp_path, memdir_home)
+    for name in ("a", "b", "c"):
+        (layout.memory_dir / f"{name}.md").write_text(
+            f"---\nname: {name}\n---\ndeploy notes {name}\n", encoding="utf-8"
+        )
+    with Catalog.open(layout) as catalog:
+        catalog.refresh()
+        catalog.rebuild()
+        stats = catalog.rebuild()
+        vocab = dict(catalog.index.conn.execute("SELECT term, doc FROM vocab"))
+        hits = catalog.search("deploy")
+    assert stats.added == 3
+    assert sorted(h.ref for h in hits) == ["a.md", "b.md", "c.md"]
+    assert vocab["deploy"] == 3
+
+
+def test_a_build_in_worker_processes_stores_what_one_in_this_process_stores(
+    tmp_path: Path, memdir_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    layout = _layout(tmp_path, memdir_home)
+    (layout.memory_dir / "team").mkdir()
+    for i in range(40):
+        folder = layout.memory_dir / ("team" if i % 3 == 0 else "") / f"d{i % 4}"
+        folder.mkdir(parents=True, exist_ok=True)
+        front = f"name: note {i}\ndescription: deploy step {i}" if i % 5 else "name: [odd: {i}"
+        (folder / f"m{i}.md").write_text(f"---\n{front}\n---\nbody {i} runbook\n", "utf-8")
+    log = layout.memory_dir / "logs" / "2026" / "03"
+    log.mkdir(parents=True)
+    (log / "2026-03-01.md").write_text("# 2026-03-01\n\n- 09:00 deploy went out\n", "utf-8")
+
+    def stored() -> list[tuple[object, ...]]:
+        with Catalog.open(layout) as catalog:
+            catalog.rebuild()
+            return catalog.index.conn.execute(
+                "SELECT d.id, d.kind, d.title, d.text, d.date, d.scope, d.type, d.meta,"
+                " f.name, f.description, f.body, f.dates, s.path, s.hash"
+                " FROM docs d JOIN fts f ON f.rowid = d.rowid JOIN sources s ON s.id = d.source"
+                " ORDER BY d.id"
+            ).fetchall()
+
+    here = stored()
+    monkeypatch.setattr(catalog_module, "_workers", lambda jobs: 2)
+    assert stored() == here
+    assert len(here) == 41
+
+
+def test_an_old_match_of_a_rare_word_is_found_beside_a_word_most_documents_hold() -> None:
+    index = TextIndex(options=RankingOptions(candidates=2, scan_limit=4))
+    index.add([Document(id="old", kind="memory", title="o", fields={"body": "deploy canary"})])
+    index.add(
+        Document(id=f"new{i}", kind="memory", title="n", fields={"body": f"deploy note {i}"})
+        for i in range(12)
+    )
+    hits = index.search(SearchQuery(query="deploy canary", limit=2))
+    assert hits[0].ref == "old"

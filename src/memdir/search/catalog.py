@@ -9,6 +9,12 @@ under a file lock, in WAL mode so readers go on while it writes; a file with
 another schema version or one SQLite cannot read is deleted and rebuilt,
 which loses nothing. The ranking names are re-exported from here.
 
+A build (:meth:`Catalog.rebuild`, or a refresh that finds many files) indexes
+files oldest first, so rowids follow age (the newest win when a query matches
+too many to score, see :class:`RankingOptions`); it enlarges SQLite's page
+cache while it runs, replaces the FTS table instead of deleting its rows, and
+reads a frontmatter of plain ``key: value`` lines without the YAML parser.
+
 A search does not walk the files. It first reads what memdir's stores wrote
 since last time from their journal (:data:`~memdir.storage.store.JOURNAL_NAME`),
 then looks for edits made by hand: every folder's mtime (a file created,
@@ -27,11 +33,13 @@ import functools
 import hashlib
 import json
 import math
+import multiprocessing
 import os
 import random
 import re
 import sqlite3
 import stat
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -49,10 +57,12 @@ from memdir.search.engine import (
     SCHEMA_VERSION,
     Document,
     Hit,
+    Prepared,
     RankingOptions,
     SearchQuery,
     TextIndex,
     open_index_db,
+    prepare,
 )
 from memdir.storage import codec, sidecar
 from memdir.storage.dailylog import read_log
@@ -356,12 +366,17 @@ class Catalog:
             if clear:
                 self.index.clear()
                 conn.execute("DELETE FROM sources")
-            for done, (path, kind, info, row) in enumerate(stale, start=1):
-                change = self._sync_file(Path(path), kind, info, row)
-                added += change == "added"
-                updated += change == "updated"
-                if progress is not None:
-                    progress(done, len(stale))
+            jobs = [
+                (self.layout, path, kind, info.st_mtime, None if row is None else row[5])
+                for path, kind, info, row in stale
+            ]
+            with _read_all(jobs) as results:
+                for done, (item, read) in enumerate(zip(stale, results, strict=True), start=1):
+                    change = self._store_file(*item, read)
+                    added += change == "added"
+                    updated += change == "updated"
+                    if progress is not None:
+                        progress(done, len(stale))
             for row in gone:
                 self.index.remove_source(row[0])
                 conn.execute("DELETE FROM sources WHERE id = ?", (row[0],))
@@ -609,16 +624,15 @@ class Catalog:
         conn = self.index.conn
         conn.execute("INSERT OR REPLACE INTO state VALUES ('journal_offset', 0)")
 
-    def _sync_file(
-        self, path: Path, kind: str, info: os.stat_result, row: tuple[Any, ...] | None
+    def _store_file(
+        self, path: str, kind: str, info: os.stat_result, row: tuple[Any, ...] | None, read: _Read
     ) -> str | None:
-        try:
-            data = path.read_bytes()
-        except OSError:
+        """Write what :func:`_read_source` found in one file (its source row and documents)."""
+        if read is None:
             return None  # vanished since the scan: the next refresh drops it
-        digest = hashlib.sha256(data).hexdigest()
+        digest, prepared = read
         conn = self.index.conn
-        if row is not None and row[5] == digest:
+        if row is not None and prepared is None:  # the same content: only the stat changed
             conn.execute(
                 "UPDATE sources SET mtime_ns = ?, size = ? WHERE id = ?",
                 (info.st_mtime_ns, info.st_size, row[0]),
@@ -634,10 +648,10 @@ class Catalog:
         else:
             cur = conn.execute(
                 "INSERT INTO sources (path, kind, mtime_ns, size, hash) VALUES (?,?,?,?,?)",
-                (str(path), kind, info.st_mtime_ns, info.st_size, digest),
+                (path, kind, info.st_mtime_ns, info.st_size, digest),
             )
             source = int(cur.lastrowid or 0)
-        self.index.add(self._documents(path, kind, data, info.st_mtime), source=source)
+        self.index.add_prepared(prepared or [], source=source)
         return "updated" if row is not None else "added"
 
     def _scan(self, folders: dict[str, int]) -> Iterator[tuple[str, tuple[str, os.stat_result]]]:
@@ -665,25 +679,76 @@ class Catalog:
                 for path, info, _ in _walk(str(root), ".jsonl", follow=True, folders=folders):
                     yield path, ("transcript", info)
 
-    def _documents(self, path: Path, kind: str, data: bytes, mtime: float) -> list[Document]:
-        text = data.decode("utf-8", "replace")
-        if kind == "memory":
-            return [memory_document(path, _memory_dir(self.layout), text, mtime)]
-        if kind == "log":
-            return _log_docs(path, self.layout.memory_dir)
-        if kind == "notes":
-            rel = path.relative_to(self.layout.project_dir).as_posix()
-            title = f"session notes {path.parent.parent.name}"
-            return [
-                Document(
-                    id=rel,
-                    kind="notes",
-                    title=title,
-                    fields={"body": text},
-                    date=dt.datetime.fromtimestamp(mtime),
-                )
-            ]
-        return _transcript_docs(path)
+
+# What a build reads in each file: (layout, path, kind, mtime, hash already indexed or None).
+_Job = tuple[Layout, str, str, float, str | None]
+# The file's hash and prepared documents (None: the hash is the one indexed), or None: unreadable.
+_Read = tuple[str, list[Prepared] | None] | None
+_PARALLEL_FROM = 2000  # files to read from which a build spreads the reading over processes
+
+
+def _read_source(job: _Job) -> _Read:
+    """Read, hash and analyse one file: a pure function of it, so it can run in a worker."""
+    layout, path, kind, mtime, indexed = job
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    digest = hashlib.sha256(data).hexdigest()
+    if digest == indexed:
+        return digest, None
+    return digest, [prepare(doc) for doc in _file_documents(layout, Path(path), kind, data, mtime)]
+
+
+@contextlib.contextmanager
+def _read_all(jobs: list[_Job]) -> Iterator[Iterator[_Read]]:
+    """:func:`_read_source` of every job, in order: in worker processes for a large build.
+
+    Reading and analysing files is most of a build and needs no database, so
+    with several CPUs, no other thread running (a fork copies only this one)
+    and many files, forked workers do it while this process writes.
+    """
+    workers = _workers(len(jobs))
+    if workers < 2:
+        yield map(_read_source, jobs)
+        return
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        yield pool.imap(_read_source, jobs, chunksize=64)
+
+
+def _workers(jobs: int) -> int:
+    """How many worker processes read ``jobs`` files (0: read them here)."""
+    if jobs < _PARALLEL_FROM or threading.active_count() > 1:
+        return 0
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return 0
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return min(cpus or 1, 4)
+
+
+def _file_documents(
+    layout: Layout, path: Path, kind: str, data: bytes, mtime: float
+) -> list[Document]:
+    """The documents of one source file of ``kind``."""
+    text = data.decode("utf-8", "replace")
+    if kind == "memory":
+        return [memory_document(path, _memory_dir(layout), text, mtime)]
+    if kind == "log":
+        return _log_docs(path, layout.memory_dir)
+    if kind == "notes":
+        rel = path.relative_to(layout.project_dir).as_posix()
+        title = f"session notes {path.parent.parent.name}"
+        return [
+            Document(
+                id=rel,
+                kind="notes",
+                title=title,
+                fields={"body": text},
+                date=dt.datetime.fromtimestamp(mtime),
+            )
+        ]
+    return _transcript_docs(path)
 
 
 _LOG_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")

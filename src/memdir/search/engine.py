@@ -16,6 +16,16 @@ cosine similarity over float32 vectors stored beside the text; last, a
 smoothing that lends each document part of its best neighbour's score (the
 turns of one transcript).
 
+Cost: FTS5 runs ``bm25()`` for every document a query matches (a few
+microseconds each, and it cannot skip any), so a query matching more than
+``RankingOptions.scan_limit`` documents (2,000: a word most of a large store
+holds) is scored over the newest that many of them, the highest rowids (a
+catalog indexes files oldest first), plus every match of its rarer terms;
+the scores themselves are unchanged, idf included (an older match of a rare
+term lacks only the common terms' small share: BM25 sums over terms).
+Everything after BM25 works on the ``candidates`` it kept (200), and the
+returned hits are read, with their snippets, in one query.
+
 The defaults were measured on LoCoMo's DEV split (``benchmarks/locomo.py``,
 paired bootstrap): each of the date words (0.5), the neighbours' context
 (0.3), the speaker lift (0.3) and the smoothing (0.2) is kept because
@@ -36,11 +46,13 @@ __all__ = [
     "SCHEMA_VERSION",
     "Document",
     "Hit",
+    "Prepared",
     "RankingOptions",
     "SearchQuery",
     "TextIndex",
     "date_words",
     "open_index_db",
+    "prepare",
 ]
 
 import contextlib
@@ -156,8 +168,10 @@ class RankingOptions:
     the start of the one before it in its group (the question a reply answers).
     BM25 keeps the best ``candidates``; a query matching more than
     ``scan_limit`` documents is scored over the ``scan_limit`` matches indexed
-    last (the newest: a catalog indexes files oldest first), since scoring
-    every match of a word most documents hold costs a few microseconds each.
+    last (the newest: a catalog indexes files oldest first) and every match of
+    its rarer terms (those in fewer than ``scan_limit`` documents), since
+    scoring every match of a word most documents hold costs a few microseconds
+    each.
     """
 
     weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
@@ -171,7 +185,7 @@ class RankingOptions:
     rrf_k: int = 60
     dense_weight: float = 1.0
     candidates: int = 200
-    scan_limit: int = 3000
+    scan_limit: int = 2000
 
 
 # Trigger: FTS5 ships a Porter stemmer. Why ours: measured equal on LoCoMo (72.5 vs 72.4
@@ -230,6 +244,32 @@ _INSERT_DOC = (
     " VALUES (?,?,?,?,?,?,?,?,?,?,?)"
 )
 _DATES = FIELDS.index("dates")
+
+
+Prepared = tuple[tuple[Any, ...], tuple[str, ...]]
+"""A document as :meth:`TextIndex.add_prepared` stores it: its row, and its FTS columns."""
+
+
+def prepare(doc: Document) -> Prepared:
+    """What storing ``doc`` takes apart from SQLite: its row values and analysed terms.
+
+    A pure function of the document, so a bulk build can run it in other processes.
+    """
+    values = (
+        doc.id,
+        doc.kind,
+        doc.title,
+        doc.text if doc.text is not None else doc.fields.get("body", ""),
+        _iso(doc.date),
+        doc.scope.value if doc.scope else None,
+        doc.type.value if doc.type else None,
+        doc.group,
+        doc.seq,
+        json.dumps(dict(doc.meta)) if doc.meta else None,
+    )
+    columns = [" ".join(textproc.terms(doc.fields.get(f, ""))) for f in FIELDS]
+    columns[_DATES] += " " + _date_terms(_day(doc.date))
+    return values, tuple(columns)
 
 
 def _day(value: dt.datetime | dt.date | None) -> dt.date | None:
@@ -294,39 +334,26 @@ class TextIndex:
 
     def add(self, docs: Iterable[Document], *, source: int | None = None) -> int:
         """Insert or replace documents; returns how many were written."""
-        with self.transaction():
-            return self._add(docs, source)
+        return self.add_prepared([prepare(doc) for doc in docs], source=source)
 
-    def _add(self, docs: Iterable[Document], source: int | None) -> int:
+    def add_prepared(self, rows: Iterable[Prepared], *, source: int | None = None) -> int:
+        """Insert or replace documents made ready by :func:`prepare` (maybe in another process)."""
         count = 0
-        for doc in docs:
-            row = (
-                doc.id,
-                source,
-                doc.kind,
-                doc.title,
-                doc.text if doc.text is not None else doc.fields.get("body", ""),
-                _iso(doc.date),
-                doc.scope.value if doc.scope else None,
-                doc.type.value if doc.type else None,
-                doc.group,
-                doc.seq,
-                json.dumps(dict(doc.meta)) if doc.meta else None,
-            )
-            try:
-                cur = self.conn.execute(_INSERT_DOC, row)
-            except sqlite3.IntegrityError:
-                # Replacing a document: rarer than adding one, so not looked up first.
-                self.remove([doc.id])
-                cur = self.conn.execute(_INSERT_DOC, row)
-            columns = [" ".join(textproc.terms(doc.fields.get(f, ""))) for f in FIELDS]
-            columns[_DATES] += " " + _date_terms(_day(doc.date))
-            self.conn.execute(
-                "INSERT INTO fts (rowid, name, description, body, context, dates)"
-                " VALUES (?,?,?,?,?,?)",
-                (cur.lastrowid, *columns),
-            )
-            count += 1
+        with self.transaction():
+            for values, columns in rows:
+                row = (values[0], source, *values[1:])
+                try:
+                    cur = self.conn.execute(_INSERT_DOC, row)
+                except sqlite3.IntegrityError:
+                    # Replacing a document: rarer than adding one, so not looked up first.
+                    self.remove([values[0]])
+                    cur = self.conn.execute(_INSERT_DOC, row)
+                self.conn.execute(
+                    "INSERT INTO fts (rowid, name, description, body, context, dates)"
+                    " VALUES (?,?,?,?,?,?)",
+                    (cur.lastrowid, *columns),
+                )
+                count += 1
         return count
 
     def clear(self) -> None:
@@ -453,10 +480,36 @@ class TextIndex:
     ) -> dict[int, float]:
         if not wanted:
             return {}
-        w = [float(self.options.weights.get(f, 0.0)) for f in FIELDS]
         match = textproc.fts_query(wanted)
         # FTS5 cannot skip documents while scoring: bm25() runs for every match.
-        floor = self._scan_floor(match, where, params, max(self.options.scan_limit, limit))
+        scan = max(self.options.scan_limit, limit)
+        floor = self._scan_floor(match, where, params, scan)
+        rare: list[str] = []
+        if floor and len(wanted) > 1:
+            # A word most documents hold must not hide the older matches of a rare one.
+            rare = [term for term in wanted if self._matches_fewer(term, scan)]
+            if len(rare) == len(wanted):  # no more than len(wanted) * scan matches
+                floor, rare = 0, []
+        scores = self._bm25_over(match, where, params, floor, limit)
+        if rare:
+            # BM25 sums over terms: an older match's score from its rare terms lacks only
+            # the common terms' share, small since their idf is.
+            older = self._bm25_over(textproc.fts_query(rare), where, params, 0, limit)
+            for rowid, value in older.items():
+                scores.setdefault(rowid, value)
+        return scores
+
+    def _matches_fewer(self, term: str, scan: int) -> bool:
+        """Whether fewer than ``scan`` documents hold ``term`` (counting stops there)."""
+        sql = "SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)"
+        count = self.conn.execute(sql, (textproc.fts_query([term]), scan)).fetchone()[0]
+        return bool(count < scan)
+
+    def _bm25_over(
+        self, match: str, where: str, params: list[Any], floor: int, limit: int
+    ) -> dict[int, float]:
+        """The best ``limit`` BM25 scores of ``match`` among documents from rowid ``floor`` on."""
+        w = [float(self.options.weights.get(f, 0.0)) for f in FIELDS]
         if not where:
             sql = (
                 "SELECT rowid, bm25(fts, ?, ?, ?, ?, ?) AS s FROM fts"
