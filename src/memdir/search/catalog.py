@@ -13,7 +13,10 @@ A build (:meth:`Catalog.rebuild`, or a refresh that finds many files) indexes
 files oldest first, so rowids follow age (the newest win when a query matches
 too many to score, see :class:`RankingOptions`); it enlarges SQLite's page
 cache while it runs, replaces the FTS table instead of deleting its rows, and
-reads a frontmatter of plain ``key: value`` lines without the YAML parser.
+reads a frontmatter of plain ``key: value`` lines without the YAML parser. The
+reading and analysing of the files (most of a build) runs in forked worker
+processes when there are many files, more than one CPU and no other thread
+(Linux only), while this process writes.
 
 A search does not walk the files. It first reads what memdir's stores wrote
 since last time from their journal (:data:`~memdir.storage.store.JOURNAL_NAME`),
@@ -39,6 +42,7 @@ import random
 import re
 import sqlite3
 import stat
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -721,8 +725,8 @@ def _workers(jobs: int) -> int:
     """How many worker processes read ``jobs`` files (0: read them here)."""
     if jobs < _PARALLEL_FROM or threading.active_count() > 1:
         return 0
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return 0
+    if not sys.platform.startswith("linux"):
+        return 0  # elsewhere fork is unsafe (macOS) or missing (Windows)
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return min(cpus or 1, 4)
 
