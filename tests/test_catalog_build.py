@@ -1,4 +1,4 @@
-"""What the catalog's fast paths must not change: parsed memories, scores, which files win."""
+"""What the catalog's fast paths must not change: parsed memories, words, scores, what wins."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 import memdir.search.catalog as catalog_module
 from memdir.search.catalog import Catalog, memory_document
 from memdir.search.engine import Document, RankingOptions, SearchQuery, TextIndex
+from memdir.search.terms import tokenize
 from memdir.storage.paths import Layout, make_layout
 
 KEYS = ("name", "description", "type", "updated", "source", "no", "x-y")
@@ -160,3 +161,9 @@ def test_an_old_match_of_a_rare_word_is_found_beside_a_word_most_documents_hold(
     )
     hits = index.search(SearchQuery(query="deploy canary", limit=2))
     assert hits[0].ref == "old"
+
+
+@given(text=st.text(alphabet=st.characters(max_codepoint=127), max_size=60))
+def test_ascii_text_splits_into_the_words_unicode_text_would(text: str) -> None:
+    # " é" makes the text non-ASCII (the general path) and adds the word "e" at its end.
+    assert tokenize(text + " é") == [*tokenize(text), "e"]
