@@ -9,6 +9,15 @@ under a file lock, in WAL mode so readers go on while it writes; a file with
 another schema version or one SQLite cannot read is deleted and rebuilt,
 which loses nothing. The ranking names are re-exported from here.
 
+A build (:meth:`Catalog.rebuild`, or a refresh that finds many files) indexes
+files oldest first, so rowids follow age (the newest win when a query matches
+too many to score, see :class:`RankingOptions`); it enlarges SQLite's page
+cache while it runs, replaces the FTS table instead of deleting its rows, and
+reads a frontmatter of plain ``key: value`` lines without the YAML parser. The
+reading and analysing of the files (most of a build) runs in forked worker
+processes when there are many files, more than one CPU and no other thread
+(Linux only), while this process writes.
+
 A search does not walk the files. It first reads what memdir's stores wrote
 since last time from their journal (:data:`~memdir.storage.store.JOURNAL_NAME`),
 then looks for edits made by hand: every folder's mtime (a file created,
@@ -23,14 +32,18 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import hashlib
 import json
 import math
+import multiprocessing
 import os
 import random
 import re
 import sqlite3
 import stat
+import sys
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -38,7 +51,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from memdir.errors import LockTimeout, MemdirError
-from memdir.model import Scope
+from memdir.model import Memory, Scope
 from memdir.search.embeddings import Embedder
 from memdir.search.engine import (
     CATALOG_NAME,
@@ -48,12 +61,14 @@ from memdir.search.engine import (
     SCHEMA_VERSION,
     Document,
     Hit,
+    Prepared,
     RankingOptions,
     SearchQuery,
     TextIndex,
     open_index_db,
+    prepare,
 )
-from memdir.storage import sidecar
+from memdir.storage import codec, sidecar
 from memdir.storage.dailylog import read_log
 from memdir.storage.fs import atomic_write, ensure_dir, file_lock
 from memdir.storage.paths import Layout
@@ -88,6 +103,8 @@ FULL_SCAN_EVERY = 600.0
 """Seconds after which a search walks every file again (the safety net)."""
 _RACY_NS = 2_000_000_000  # a folder changed this recently may change again unseen
 _JOURNAL_KEEP = 1 << 16  # bytes of read journal tolerated before it is emptied
+_BULK = 1000  # files changed at once from which a refresh enlarges the page cache
+_BULK_CACHE = -262_144  # KiB (negative: a size, not pages): 256 MiB at most, while it runs
 
 # Derived state of the refresh itself, beside the index's tables.
 _STATE_SCHEMA = """
@@ -330,24 +347,40 @@ class Catalog:
         dropped_folders: Sequence[str] = (),
         state: dict[str, float],
     ) -> RefreshStats:
-        """Write what changed (files, folders, state) in one transaction."""
+        """Write what changed (files, folders, state) in one transaction.
+
+        Files are indexed oldest first: a document's rowid then follows its
+        file's age, which a query matching very many documents relies on (see
+        ``scan_limit`` of :class:`RankingOptions`).
+        """
+        stale = sorted(stale, key=lambda item: item[2].st_mtime_ns)
         conn = self.index.conn
         quiet = not stale and not gone and not clear and self.index.embedder is None
         if quiet and not self._state_differs(folders, replace_folders, dropped_folders, state):
             # Nothing to write: no write transaction, no fsync.
             return RefreshStats(added=0, updated=0, removed=0, seconds=time.perf_counter() - start)
         added = updated = 0
+        cache = conn.execute("PRAGMA cache_size").fetchone()[0]
+        if len(stale) > _BULK:
+            # Inserting many rows into indexes with a small page cache writes pages
+            # out and reads them back again and again.
+            conn.execute(f"PRAGMA cache_size = {_BULK_CACHE}")
         conn.execute("BEGIN IMMEDIATE")
         try:
             if clear:
-                for table in ("docs", "fts", "vectors", "sources"):
-                    conn.execute(f"DELETE FROM {table}")
-            for done, (path, kind, info, row) in enumerate(stale, start=1):
-                change = self._sync_file(Path(path), kind, info, row)
-                added += change == "added"
-                updated += change == "updated"
-                if progress is not None:
-                    progress(done, len(stale))
+                self.index.clear()
+                conn.execute("DELETE FROM sources")
+            jobs = [
+                (self.layout, path, kind, info.st_mtime, None if row is None else row[5])
+                for path, kind, info, row in stale
+            ]
+            with _read_all(jobs) as results:
+                for done, (item, read) in enumerate(zip(stale, results, strict=True), start=1):
+                    change = self._store_file(*item, read)
+                    added += change == "added"
+                    updated += change == "updated"
+                    if progress is not None:
+                        progress(done, len(stale))
             for row in gone:
                 self.index.remove_source(row[0])
                 conn.execute("DELETE FROM sources WHERE id = ?", (row[0],))
@@ -357,6 +390,8 @@ class Catalog:
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+        finally:
+            conn.execute(f"PRAGMA cache_size = {int(cache)}")
         return RefreshStats(
             added=added, updated=updated, removed=len(gone), seconds=time.perf_counter() - start
         )
@@ -557,7 +592,10 @@ class Catalog:
     ) -> None:
         """Stat :data:`SAMPLE` indexed files from a random point on: edits made in place."""
         conn = self.index.conn
-        low, high = conn.execute("SELECT min(id), max(id) FROM sources").fetchone()
+        # Two subqueries: a min() and a max() side by side would scan the whole table.
+        low, high = conn.execute(
+            "SELECT (SELECT min(id) FROM sources), (SELECT max(id) FROM sources)"
+        ).fetchone()
         if low is None:
             return
         first = random.randint(low, high)
@@ -590,16 +628,15 @@ class Catalog:
         conn = self.index.conn
         conn.execute("INSERT OR REPLACE INTO state VALUES ('journal_offset', 0)")
 
-    def _sync_file(
-        self, path: Path, kind: str, info: os.stat_result, row: tuple[Any, ...] | None
+    def _store_file(
+        self, path: str, kind: str, info: os.stat_result, row: tuple[Any, ...] | None, read: _Read
     ) -> str | None:
-        try:
-            data = path.read_bytes()
-        except OSError:
+        """Write what :func:`_read_source` found in one file (its source row and documents)."""
+        if read is None:
             return None  # vanished since the scan: the next refresh drops it
-        digest = hashlib.sha256(data).hexdigest()
+        digest, prepared = read
         conn = self.index.conn
-        if row is not None and row[5] == digest:
+        if row is not None and prepared is None:  # the same content: only the stat changed
             conn.execute(
                 "UPDATE sources SET mtime_ns = ?, size = ? WHERE id = ?",
                 (info.st_mtime_ns, info.st_size, row[0]),
@@ -615,10 +652,10 @@ class Catalog:
         else:
             cur = conn.execute(
                 "INSERT INTO sources (path, kind, mtime_ns, size, hash) VALUES (?,?,?,?,?)",
-                (str(path), kind, info.st_mtime_ns, info.st_size, digest),
+                (path, kind, info.st_mtime_ns, info.st_size, digest),
             )
             source = int(cur.lastrowid or 0)
-        self.index.add(self._documents(path, kind, data, info.st_mtime), source=source)
+        self.index.add_prepared(prepared or [], source=source)
         return "updated" if row is not None else "added"
 
     def _scan(self, folders: dict[str, int]) -> Iterator[tuple[str, tuple[str, os.stat_result]]]:
@@ -646,28 +683,85 @@ class Catalog:
                 for path, info, _ in _walk(str(root), ".jsonl", follow=True, folders=folders):
                     yield path, ("transcript", info)
 
-    def _documents(self, path: Path, kind: str, data: bytes, mtime: float) -> list[Document]:
-        text = data.decode("utf-8", "replace")
-        if kind == "memory":
-            return [memory_document(path, self.layout.memory_dir, text, mtime)]
-        if kind == "log":
-            return _log_docs(path, self.layout.memory_dir)
-        if kind == "notes":
-            rel = path.relative_to(self.layout.project_dir).as_posix()
-            title = f"session notes {path.parent.parent.name}"
-            return [
-                Document(
-                    id=rel,
-                    kind="notes",
-                    title=title,
-                    fields={"body": text},
-                    date=dt.datetime.fromtimestamp(mtime),
-                )
-            ]
-        return _transcript_docs(path)
+
+# What a build reads in each file: (layout, path, kind, mtime, hash already indexed or None).
+_Job = tuple[Layout, str, str, float, str | None]
+# The file's hash and prepared documents (None: the hash is the one indexed), or None: unreadable.
+_Read = tuple[str, list[Prepared] | None] | None
+_PARALLEL_FROM = 2000  # files to read from which a build spreads the reading over processes
+
+
+def _read_source(job: _Job) -> _Read:
+    """Read, hash and analyse one file: a pure function of it, so it can run in a worker."""
+    layout, path, kind, mtime, indexed = job
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    digest = hashlib.sha256(data).hexdigest()
+    if digest == indexed:
+        return digest, None
+    return digest, [prepare(doc) for doc in _file_documents(layout, Path(path), kind, data, mtime)]
+
+
+@contextlib.contextmanager
+def _read_all(jobs: list[_Job]) -> Iterator[Iterator[_Read]]:
+    """:func:`_read_source` of every job, in order: in worker processes for a large build.
+
+    Reading and analysing files is most of a build and needs no database, so
+    with several CPUs, no other thread running (a fork copies only this one)
+    and many files, forked workers do it while this process writes.
+    """
+    workers = _workers(len(jobs))
+    if workers < 2:
+        yield map(_read_source, jobs)
+        return
+    with multiprocessing.get_context("fork").Pool(workers) as pool:
+        yield pool.imap(_read_source, jobs, chunksize=64)
+
+
+def _workers(jobs: int) -> int:
+    """How many worker processes read ``jobs`` files (0: read them here)."""
+    if jobs < _PARALLEL_FROM or threading.active_count() > 1:
+        return 0
+    if not sys.platform.startswith("linux"):
+        return 0  # elsewhere fork is unsafe (macOS) or missing (Windows)
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return min(cpus or 1, 4)
+
+
+def _file_documents(
+    layout: Layout, path: Path, kind: str, data: bytes, mtime: float
+) -> list[Document]:
+    """The documents of one source file of ``kind``."""
+    text = data.decode("utf-8", "replace")
+    if kind == "memory":
+        return [memory_document(path, _memory_dir(layout), text, mtime)]
+    if kind == "log":
+        return _log_docs(path, layout.memory_dir)
+    if kind == "notes":
+        rel = path.relative_to(layout.project_dir).as_posix()
+        title = f"session notes {path.parent.parent.name}"
+        return [
+            Document(
+                id=rel,
+                kind="notes",
+                title=title,
+                fields={"body": text},
+                date=dt.datetime.fromtimestamp(mtime),
+            )
+        ]
+    return _transcript_docs(path)
 
 
 _LOG_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
+
+
+@functools.lru_cache(maxsize=64)
+def _memory_dir(layout: Layout) -> Path:
+    """``layout.memory_dir``, which joins paths on each call: once per file in a build."""
+    return layout.memory_dir
 
 
 def _changed(row: tuple[Any, ...] | None, info: os.stat_result) -> bool:
@@ -776,17 +870,18 @@ def memory_document(path: Path, memory_dir: Path, text: str, mtime: float) -> Do
     for a file whose frontmatter does not parse, the ``problem``; so a manifest
     can list memories from the index without opening their files.
     """
-    rel = path.relative_to(memory_dir)
-    scope = Scope.TEAM if rel.parts[0] == "team" and len(rel.parts) > 1 else Scope.PRIVATE
-    stem_words = path.stem.replace("_", " ").replace("-", " ")
+    rel = _relative(path, memory_dir)
+    scope = Scope.TEAM if rel.startswith("team/") else Scope.PRIVATE
+    stem = os.path.splitext(os.path.basename(rel))[0]
+    stem_words = stem.replace("_", " ").replace("-", " ")
     try:
-        memory = sidecar.load_memory(text, path=path)
+        memory = _load_memory(path, text)
     except MemdirError as exc:
         # A file that does not parse is still searchable as plain text.
         return Document(
-            id=rel.as_posix(),
+            id=rel,
             kind="memory",
-            title=path.stem,
+            title=stem,
             fields={"name": stem_words, "body": text},
             scope=scope,
             date=dt.datetime.fromtimestamp(mtime),
@@ -794,9 +889,9 @@ def memory_document(path: Path, memory_dir: Path, text: str, mtime: float) -> Do
         )
     when = memory.updated or memory.created or dt.datetime.fromtimestamp(mtime)
     return Document(
-        id=rel.as_posix(),
+        id=rel,
         kind="memory",
-        title=memory.name or path.stem,
+        title=memory.name or stem,
         fields={
             "name": f"{memory.name} {stem_words}",
             "description": memory.description,
@@ -812,6 +907,62 @@ def memory_document(path: Path, memory_dir: Path, text: str, mtime: float) -> Do
             "updated": memory.updated.isoformat() if memory.updated else None,
         },
     )
+
+
+def _relative(path: Path, memory_dir: Path) -> str:
+    """``path`` relative to ``memory_dir``, as text (pathlib's parsing is a build's hot spot)."""
+    full, root = str(path), str(memory_dir)
+    if _under(full, root) and "/./" not in full and "/../" not in full:
+        return full[len(root) + 1 :]
+    return path.relative_to(memory_dir).as_posix()
+
+
+def _load_memory(path: Path, text: str) -> Memory:
+    """What :func:`memdir.storage.sidecar.load_memory` reads, with cheap paths for the common case.
+
+    A note whose folder has no sidecar folder has no sidecar (one stat instead
+    of two and their paths); a frontmatter of plain ``key: word`` lines needs no YAML parser.
+    """
+    folder = os.path.dirname(path)
+    if os.path.isdir(os.path.join(folder, sidecar.SIDECAR_DIR)):
+        return sidecar.load_memory(text, path=path)
+    block, body, _ = codec.split_frontmatter(text)
+    if block is None:
+        return codec.parse_memory(text, path=path)
+    fields = _plain_fields(block)
+    if fields is None:
+        fields = codec.parse_frontmatter(block, path=path)
+    return codec.memory_from_fields(fields, body.lstrip("\n"), path=path)
+
+
+# A line YAML reads as ``key: "value"`` for certain: the value starts with a letter and holds
+# no character YAML gives a meaning (no ``: ``, `` #``, quotes, brackets, anchors, tags), or
+# it is a plain date (read as text: memdir's loader drops YAML's timestamps).
+_PLAIN_LINE = re.compile(
+    r"(?P<key>[A-Za-z][A-Za-z0-9_-]*):"
+    r"(?: +(?P<value>[A-Za-z][A-Za-z0-9 .,;/()+=?$%'_-]*|\d{4}-\d{2}-\d{2}))? *"
+)
+# Plain words YAML 1.1 reads as booleans or null rather than text.
+_NOT_TEXT = frozenset("y n yes no true false on off null".split())
+
+
+def _plain_fields(block: str) -> dict[str, Any] | None:
+    """The frontmatter ``block`` as YAML reads it, when every line is a plain ``key: value``.
+
+    None when any line is anything else (the caller asks the YAML parser).
+    """
+    fields: dict[str, Any] = {}
+    for line in block.split("\n"):
+        match = _PLAIN_LINE.fullmatch(line)
+        if match is None:
+            if line.strip():
+                return None
+            continue
+        value = (match.group("value") or "").rstrip()
+        if value.lower() in _NOT_TEXT:
+            return None
+        fields[match.group("key")] = value or None
+    return fields
 
 
 def _log_docs(path: Path, memory_dir: Path) -> list[Document]:

@@ -16,6 +16,16 @@ cosine similarity over float32 vectors stored beside the text; last, a
 smoothing that lends each document part of its best neighbour's score (the
 turns of one transcript).
 
+Cost: FTS5 runs ``bm25()`` for every document a query matches (a few
+microseconds each, and it cannot skip any), so a query matching more than
+``RankingOptions.scan_limit`` documents (2,000: a word most of a large store
+holds) is scored over the newest that many of them, the highest rowids (a
+catalog indexes files oldest first), plus every match of its rarer terms;
+the scores themselves are unchanged, idf included (an older match of a rare
+term lacks only the common terms' small share: BM25 sums over terms).
+Everything after BM25 works on the ``candidates`` it kept (200), and the
+returned hits are read, with their snippets, in one query.
+
 The defaults were measured on LoCoMo's DEV split (``benchmarks/locomo.py``,
 paired bootstrap): each of the date words (0.5), the neighbours' context
 (0.3), the speaker lift (0.3) and the smoothing (0.2) is kept because
@@ -36,15 +46,18 @@ __all__ = [
     "SCHEMA_VERSION",
     "Document",
     "Hit",
+    "Prepared",
     "RankingOptions",
     "SearchQuery",
     "TextIndex",
     "date_words",
     "open_index_db",
+    "prepare",
 ]
 
 import contextlib
 import datetime as dt
+import functools
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -153,6 +166,12 @@ class RankingOptions:
     hit plus ``dense_weight`` times the cosine) or ``"rrf"`` (reciprocal-rank
     fusion, constant ``rrf_k``); ``embed_previous`` embeds each document with
     the start of the one before it in its group (the question a reply answers).
+    BM25 keeps the best ``candidates``; a query matching more than
+    ``scan_limit`` documents is scored over the ``scan_limit`` matches indexed
+    last (the newest: a catalog indexes files oldest first) and every match of
+    its rarer terms (those in fewer than ``scan_limit`` documents), since
+    scoring every match of a word most documents hold costs a few microseconds
+    each.
     """
 
     weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
@@ -166,6 +185,7 @@ class RankingOptions:
     rrf_k: int = 60
     dense_weight: float = 1.0
     candidates: int = 200
+    scan_limit: int = 2000
 
 
 # Trigger: FTS5 ships a Porter stemmer. Why ours: measured equal on LoCoMo (72.5 vs 72.4
@@ -179,8 +199,7 @@ CREATE TABLE IF NOT EXISTS docs (
 CREATE INDEX IF NOT EXISTS docs_source ON docs(source);
 CREATE INDEX IF NOT EXISTS docs_grp ON docs(grp, seq);
 CREATE INDEX IF NOT EXISTS docs_filter ON docs(kind, scope, type, date, id);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
-    name, description, body, context, dates, tokenize = 'unicode61 remove_diacritics 2');
+{fts};
 CREATE VIRTUAL TABLE IF NOT EXISTS vocab USING fts5vocab(fts, 'row');
 CREATE TABLE IF NOT EXISTS vectors (rowid INTEGER PRIMARY KEY, model TEXT, vec BLOB);
 CREATE TABLE IF NOT EXISTS sources (
@@ -190,8 +209,14 @@ CREATE INDEX IF NOT EXISTS sources_mtime ON sources(mtime_ns);
 """
 
 
+_FTS = """CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
+    name, description, body, context, dates, tokenize = 'unicode61 remove_diacritics 2')"""
+_SCHEMA = _SCHEMA.format(fts=_FTS)
+
+
 # MATERIALIZED common table expressions arrived in SQLite 3.35 (2021).
 _MATERIALIZED = sqlite3.sqlite_version_info >= (3, 35, 0)
+_ALLOWED = "WITH allowed AS MATERIALIZED (SELECT d.rowid AS r FROM docs d WHERE 1 {where})"
 
 
 def _connect(path: Path | str) -> sqlite3.Connection:
@@ -212,6 +237,49 @@ def date_words(value: dt.datetime | dt.date | None) -> str:
     if value is None:
         return ""
     return f"{value.day} {value:%B} {value.year} {value:%A}"
+
+
+_INSERT_DOC = (
+    "INSERT INTO docs (id, source, kind, title, text, date, scope, type, grp, seq, meta)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+)
+_DATES = FIELDS.index("dates")
+
+
+Prepared = tuple[tuple[Any, ...], tuple[str, ...]]
+"""A document as :meth:`TextIndex.add_prepared` stores it: its row, and its FTS columns."""
+
+
+def prepare(doc: Document) -> Prepared:
+    """What storing ``doc`` takes apart from SQLite: its row values and analysed terms.
+
+    A pure function of the document, so a bulk build can run it in other processes.
+    """
+    values = (
+        doc.id,
+        doc.kind,
+        doc.title,
+        doc.text if doc.text is not None else doc.fields.get("body", ""),
+        _iso(doc.date),
+        doc.scope.value if doc.scope else None,
+        doc.type.value if doc.type else None,
+        doc.group,
+        doc.seq,
+        json.dumps(dict(doc.meta)) if doc.meta else None,
+    )
+    columns = [" ".join(textproc.terms(doc.fields.get(f, ""))) for f in FIELDS]
+    columns[_DATES] += " " + _date_terms(_day(doc.date))
+    return values, tuple(columns)
+
+
+def _day(value: dt.datetime | dt.date | None) -> dt.date | None:
+    return value.date() if isinstance(value, dt.datetime) else value
+
+
+@functools.lru_cache(maxsize=4096)
+def _date_terms(day: dt.date | None) -> str:
+    """The index terms of a day's date words (documents of one day share them: cached)."""
+    return " ".join(textproc.terms(date_words(day)))
 
 
 def _iso(value: dt.datetime | dt.date | None) -> str | None:
@@ -266,40 +334,36 @@ class TextIndex:
 
     def add(self, docs: Iterable[Document], *, source: int | None = None) -> int:
         """Insert or replace documents; returns how many were written."""
-        with self.transaction():
-            return self._add(docs, source)
+        return self.add_prepared([prepare(doc) for doc in docs], source=source)
 
-    def _add(self, docs: Iterable[Document], source: int | None) -> int:
+    def add_prepared(self, rows: Iterable[Prepared], *, source: int | None = None) -> int:
+        """Insert or replace documents made ready by :func:`prepare` (maybe in another process)."""
         count = 0
-        for doc in docs:
-            self.remove([doc.id])
-            cur = self.conn.execute(
-                "INSERT INTO docs"
-                " (id, source, kind, title, text, date, scope, type, grp, seq, meta)"
-                " VALUES (?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    doc.id,
-                    source,
-                    doc.kind,
-                    doc.title,
-                    doc.text if doc.text is not None else doc.fields.get("body", ""),
-                    _iso(doc.date),
-                    doc.scope.value if doc.scope else None,
-                    doc.type.value if doc.type else None,
-                    doc.group,
-                    doc.seq,
-                    json.dumps(dict(doc.meta)) if doc.meta else None,
-                ),
-            )
-            columns = [" ".join(textproc.terms(doc.fields.get(f, ""))) for f in FIELDS]
-            columns[FIELDS.index("dates")] += " " + " ".join(textproc.terms(date_words(doc.date)))
-            self.conn.execute(
-                "INSERT INTO fts (rowid, name, description, body, context, dates)"
-                " VALUES (?,?,?,?,?,?)",
-                (cur.lastrowid, *columns),
-            )
-            count += 1
+        with self.transaction():
+            for values, columns in rows:
+                row = (values[0], source, *values[1:])
+                try:
+                    cur = self.conn.execute(_INSERT_DOC, row)
+                except sqlite3.IntegrityError:
+                    # Replacing a document: rarer than adding one, so not looked up first.
+                    self.remove([values[0]])
+                    cur = self.conn.execute(_INSERT_DOC, row)
+                self.conn.execute(
+                    "INSERT INTO fts (rowid, name, description, body, context, dates)"
+                    " VALUES (?,?,?,?,?,?)",
+                    (cur.lastrowid, *columns),
+                )
+                count += 1
         return count
+
+    def clear(self) -> None:
+        """Delete every document (in the caller's transaction when one is open)."""
+        with self.transaction():
+            for table in ("docs", "vectors"):
+                self.conn.execute(f"DELETE FROM {table}")
+            # Deleting FTS5 rows one by one reads and tokenises each again: drop the table.
+            self.conn.execute("DROP TABLE IF EXISTS fts")
+            self.conn.execute(_FTS)
 
     def remove(self, ids: Iterable[str]) -> None:
         """Delete documents by id (unknown ids are ignored)."""
@@ -416,30 +480,84 @@ class TextIndex:
     ) -> dict[int, float]:
         if not wanted:
             return {}
-        w = [float(self.options.weights.get(f, 0.0)) for f in FIELDS]
         match = textproc.fts_query(wanted)
+        # FTS5 cannot skip documents while scoring: bm25() runs for every match.
+        scan = max(self.options.scan_limit, limit)
+        floor = self._scan_floor(match, where, params, scan)
+        rare: list[str] = []
+        if floor and len(wanted) > 1:
+            # A word most documents hold must not hide the older matches of a rare one.
+            rare = [term for term in wanted if self._matches_fewer(term, scan)]
+            if len(rare) == len(wanted):  # no more than len(wanted) * scan matches
+                floor, rare = 0, []
+        scores = self._bm25_over(match, where, params, floor, limit)
+        if rare:
+            # BM25 sums over terms: an older match's score from its rare terms lacks only
+            # the common terms' share, small since their idf is.
+            older = self._bm25_over(textproc.fts_query(rare), where, params, 0, limit)
+            for rowid, value in older.items():
+                scores.setdefault(rowid, value)
+        return scores
+
+    def _matches_fewer(self, term: str, scan: int) -> bool:
+        """Whether fewer than ``scan`` documents hold ``term`` (counting stops there)."""
+        sql = "SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)"
+        count = self.conn.execute(sql, (textproc.fts_query([term]), scan)).fetchone()[0]
+        return bool(count < scan)
+
+    def _bm25_over(
+        self, match: str, where: str, params: list[Any], floor: int, limit: int
+    ) -> dict[int, float]:
+        """The best ``limit`` BM25 scores of ``match`` among documents from rowid ``floor`` on."""
+        w = [float(self.options.weights.get(f, 0.0)) for f in FIELDS]
         if not where:
-            sql = "SELECT rowid, bm25(fts, ?, ?, ?, ?, ?) AS s FROM fts WHERE fts MATCH ?"
-            rows = self.conn.execute(f"{sql} ORDER BY s LIMIT ?", (*w, match, limit))
+            sql = (
+                "SELECT rowid, bm25(fts, ?, ?, ?, ?, ?) AS s FROM fts"
+                " WHERE fts MATCH ? AND rowid >= ? ORDER BY s LIMIT ?"
+            )
+            rows = self.conn.execute(sql, (*w, match, floor, limit))
         elif _MATERIALIZED:
             # The filters are answered from the docs_filter index once, not by reading
             # each matching document's row (which holds its text): 3x faster at 10k.
             sql = (
-                "WITH allowed AS MATERIALIZED"
-                f" (SELECT d.rowid AS r FROM docs d WHERE 1 {where})"
-                " SELECT fts.rowid, bm25(fts, ?, ?, ?, ?, ?) AS s"
+                f"{_ALLOWED.format(where=where)} SELECT fts.rowid, bm25(fts, ?, ?, ?, ?, ?) AS s"
                 " FROM fts CROSS JOIN allowed a ON a.r = fts.rowid"
-                " WHERE fts MATCH ? ORDER BY s LIMIT ?"
+                " WHERE fts MATCH ? AND fts.rowid >= ? ORDER BY s LIMIT ?"
             )
-            rows = self.conn.execute(sql, (*params, *w, match, limit))
+            rows = self.conn.execute(sql, (*params, *w, match, floor, limit))
         else:
             sql = (
                 "SELECT fts.rowid, bm25(fts, ?, ?, ?, ?, ?) AS s FROM fts"
                 f" JOIN docs d ON d.rowid = fts.rowid WHERE fts MATCH ? {where}"
-                " ORDER BY s LIMIT ?"
+                " AND fts.rowid >= ? ORDER BY s LIMIT ?"
             )
-            rows = self.conn.execute(sql, (*w, match, *params, limit))
+            rows = self.conn.execute(sql, (*w, match, *params, floor, limit))
         return {rowid: -score for rowid, score in rows}
+
+    def _scan_floor(self, match: str, where: str, params: list[Any], scan: int) -> int:
+        """The lowest rowid that BM25 scores: that of the ``scan``-th newest match.
+
+        Walking the matches in rowid order without scoring them is cheap (a
+        tenth of the cost of scoring them), and it stops after ``scan``.
+        """
+        if not where:
+            sql = "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?"
+            args: tuple[Any, ...] = (match, scan - 1)
+        elif _MATERIALIZED:
+            sql = (
+                f"{_ALLOWED.format(where=where)} SELECT fts.rowid"
+                " FROM fts CROSS JOIN allowed a ON a.r = fts.rowid"
+                " WHERE fts MATCH ? ORDER BY fts.rowid DESC LIMIT 1 OFFSET ?"
+            )
+            args = (*params, match, scan - 1)
+        else:
+            sql = (
+                "SELECT fts.rowid FROM fts JOIN docs d ON d.rowid = fts.rowid"
+                f" WHERE fts MATCH ? {where} ORDER BY fts.rowid DESC LIMIT 1 OFFSET ?"
+            )
+            args = (match, *params, scan - 1)
+        row = self.conn.execute(sql, args).fetchone()
+        return int(row[0]) if row is not None else 0
 
     def _feedback_terms(
         self, scores: Mapping[int, float], wanted: list[str]
@@ -502,15 +620,22 @@ class TextIndex:
         return rrf([lexical, nearest], k=opts.rrf_k, weights=[1.0, opts.dense_weight])
 
     def _hits(self, ranked: list[tuple[int, float]], wanted: list[str]) -> list[Hit]:
+        if not ranked:
+            return []
+        marks = ",".join("?" * len(ranked))
+        rows = {
+            row[0]: row[1:]
+            for row in self.conn.execute(
+                "SELECT rowid, kind, id, title, text, date, scope, type FROM docs"
+                f" WHERE rowid IN ({marks})",
+                [rowid for rowid, _ in ranked],
+            )
+        }
         hits = []
         for rowid, score in ranked:
-            row = self.conn.execute(
-                "SELECT kind, id, title, text, date, scope, type FROM docs WHERE rowid = ?",
-                (rowid,),
-            ).fetchone()
-            if row is None:
+            if rowid not in rows:
                 continue
-            kind, ref, title, text, date, scope, type_ = row
+            kind, ref, title, text, date, scope, type_ = rows[rowid]
             hits.append(
                 Hit(
                     kind=kind,
