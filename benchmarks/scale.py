@@ -49,12 +49,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-# This folder's secrets.py would shadow the standard library's (filelock imports it).
-sys.path = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__).resolve().parent]
-
-from memdir.api import Memdir  # noqa: E402
-from memdir.search.catalog import Catalog, SearchQuery  # noqa: E402
-from memdir.storage.memory_index import format_entry, parse_entries  # noqa: E402
+from memdir.api import Memdir
+from memdir.search.catalog import Catalog, SearchQuery
+from memdir.storage.memory_index import format_entry, parse_entries
 
 WORDS = (
     "deploy staging database migration review release branch token cache index query "

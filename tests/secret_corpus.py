@@ -8,7 +8,7 @@ the same on every run. The templates are written independently of the rule
 table's own examples: the corpus measures the rules, it does not restate them.
 
 Used by ``tests/test_secret_corpus.py`` (coverage and false positives) and by
-``benchmarks/secrets.py`` (the same numbers, plus throughput).
+``benchmarks/secret_coverage.py`` (the same numbers, plus throughput).
 """
 
 from __future__ import annotations

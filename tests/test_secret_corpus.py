@@ -4,7 +4,7 @@ The corpus (``tests/secret_corpus.py``) holds more than 60 families of secrets
 with random bodies and more than 60 near misses (placeholders, documentation
 examples, hashes, ids, base64 of ordinary text, variable references). The
 issue's bar: at least 95 % of the secrets caught, no near miss flagged.
-``benchmarks/secrets.py`` prints the same numbers with the scan speed.
+``benchmarks/secret_coverage.py`` prints the same numbers with the scan speed.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ where (line, column), never what it matched; :func:`ensure_no_secrets` turns
 findings into :class:`~memdir.errors.SecretDetected`; :func:`redact` replaces
 the values.
 
-How it stays fast (``benchmarks/secrets.py``): the text is lowered once and
+How it stays fast (``benchmarks/secret_coverage.py``): the text is lowered once and
 two combined linear-time patterns (RE2: the rules' literal keywords, then
 their triggers) find every place a rule could match; a rule's own regex runs
 only there. Ordinary prose has few such places, so a scan costs about one pass of

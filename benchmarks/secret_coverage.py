@@ -10,7 +10,7 @@ them in notes, with random bodies, and near misses that must pass):
   ordinary markdown notes (median and best of N runs), clean and with one
   planted secret every ~20 KB.
 
-    .venv/bin/python benchmarks/secrets.py [--mb 4] [--runs 7]
+    .venv/bin/python benchmarks/secret_coverage.py [--mb 4] [--runs 7]
 """
 
 from __future__ import annotations
@@ -24,15 +24,12 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-# This file is called secrets.py: keep its folder off the import path so the
-# standard library's ``secrets`` stays importable; the corpus lives in tests/.
-_HERE = Path(__file__).resolve().parent
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _HERE]
-sys.path.insert(0, str(_HERE.parent / "tests"))
+# The corpus lives in tests/.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from memdir.team.secret_rules import RULES, render_example  # noqa: E402
-from memdir.team.secrets import scan_bytes, scan_text  # noqa: E402
-from secret_corpus import FAMILIES, NEAR_MISSES, near_miss_samples, secret_samples  # noqa: E402
+from memdir.team.secret_rules import RULES, render_example
+from memdir.team.secrets import scan_bytes, scan_text
+from secret_corpus import FAMILIES, NEAR_MISSES, near_miss_samples, secret_samples
 
 _SENTENCES = (
     "The integration tests hit a real database; a mocked migration once hid a broken index.",
