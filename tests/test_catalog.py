@@ -435,3 +435,26 @@ def test_a_journal_read_to_its_end_is_emptied_and_later_entries_still_count(
         append_journal(journal, [b])
         assert catalog.catch_up().added == 1
         assert refs(catalog.search("kiwis")) == ["b.md"]
+
+
+def test_a_session_folder_that_changed_is_recorded_without_the_lock_while_a_refresh_holds_it(
+    layout: Layout,
+) -> None:
+    import filelock
+
+    write_memory(layout.memory_dir, "a.md", name="Alpha", description="x", body="apples")
+    session = layout.session_dir("earlier")
+    session.mkdir(parents=True)
+    with Catalog.open(layout) as catalog:
+        _age(layout.memory_dir, layout.sessions_dir, session)
+        catalog.refresh()
+        assert catalog._pending(set()) is None
+        (session / "recall-state.json").write_text("{}")  # what a recall leaves there
+        os.utime(session, ns=(2_000_000_000, 2_000_000_000))  # changed, and long enough ago
+        assert catalog._pending(set()) is not None
+        with filelock.FileLock(str(layout.lock_dir / "catalog.lock"), timeout=5):
+            assert catalog.catch_up(wait=False).added == 0
+        assert catalog._pending(set()) is None  # the new stamp was recorded anyway
+        write_memory(session, "stray.md", name="Stray", description="x", body="plums")
+        os.utime(session, ns=(3_000_000_000, 3_000_000_000))
+        assert refs(catalog.search("plums")) == []  # only session notes are indexed there

@@ -137,6 +137,12 @@ class _Pending:
     folders: dict[str, int] = field(default_factory=dict)
     dropped: list[str] = field(default_factory=list)
     offset: int = 0
+    moved: bool = False  # the journal holds entries past the stored offset
+
+    @property
+    def stamps_only(self) -> bool:
+        """Only folder stamps to record: folders listed again, nothing new in them."""
+        return not (self.full or self.stale or self.gone or self.dropped or self.moved)
 
 
 class Catalog:
@@ -270,8 +276,35 @@ class Catalog:
         if first is None:
             self._refreshed_at = time.monotonic()
             return RefreshStats(added=0, updated=0, removed=0, seconds=time.perf_counter() - start)
+        if first.stamps_only:
+            # Typically a session folder that a recall wrote its state into: nothing
+            # to index, so neither the lock (and its import) nor a transaction of
+            # the catalog's, only the folders' new stamps.
+            self._guarded(lambda: self._save_stamps(first.folders))
+            self._refreshed_at = time.monotonic()
+            return RefreshStats(added=0, updated=0, removed=0, seconds=time.perf_counter() - start)
         seen = {path for path, *_ in first.stale} | {row[1] for row in first.gone}
         return self._locked(lambda: self._catch_up(start, seen), wait=wait)
+
+    def _save_stamps(self, folders: dict[str, int]) -> None:
+        """Record folder stamps without the catalog lock; skipped if the database is busy.
+
+        Safe unlocked: a stamp is the mtime seen *before* the folder was listed,
+        so a change after the listing still differs from it, and an older stamp
+        written over a newer one only costs one more listing.
+        """
+        conn = self.index.conn
+        (patience,) = conn.execute("PRAGMA busy_timeout").fetchone()
+        conn.execute("PRAGMA busy_timeout = 100")  # a hint: never wait on a refresh
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.executemany("INSERT OR REPLACE INTO folders VALUES (?, ?)", folders.items())
+            conn.execute("COMMIT")
+        except sqlite3.OperationalError:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(patience)}")
 
     def rebuild(self, *, progress: Progress | None = None) -> RefreshStats:
         """Index every file again from scratch (in one transaction: readers never see it empty)."""
@@ -497,7 +530,14 @@ class Catalog:
         folders = {path: stamp for path, stamp in folders.items() if stamps.get(path) != stamp}
         if not (stale or gone or folders or dropped or offset != stored):
             return None
-        return _Pending(stale=stale, gone=gone, folders=folders, dropped=dropped, offset=offset)
+        return _Pending(
+            stale=stale,
+            gone=gone,
+            folders=folders,
+            dropped=dropped,
+            offset=offset,
+            moved=offset != stored,
+        )
 
     def _known_under(self, folder: str, *, direct: bool) -> list[str]:
         """Indexed paths inside ``folder`` (only its own files when ``direct``)."""
