@@ -149,15 +149,15 @@ def test_importing_the_core_does_not_import_click_or_sdks() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_the_catalog_and_the_store_load_the_yaml_parser_only_when_they_parse() -> None:
+def test_the_yaml_parser_loads_only_for_a_frontmatter_that_is_not_plain_lines() -> None:
     code = (
         "import sys, memdir.search.catalog, memdir.storage.store, memdir.storage.codec as c;"
         "before = 'yaml' in sys.modules;"
-        "c.parse_frontmatter('name: a');"
-        "print(before, 'yaml' in sys.modules)"
+        "c.parse_frontmatter('name: a');plain = 'yaml' in sys.modules;c.parse_frontmatter('tags: [a, b]');"
+        "print(before, plain, 'yaml' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "True"]
+    assert out.stdout.split() == ["False", "False", "True"]
 
 
 def test_every_module_opens_with_a_docstring() -> None:

@@ -11,9 +11,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import memdir.search.catalog as catalog_module
+from memdir.errors import ParseError
 from memdir.search.catalog import Catalog, memory_document
 from memdir.search.engine import Document, RankingOptions, SearchQuery, TextIndex
 from memdir.search.terms import tokenize
+from memdir.storage import codec
 from memdir.storage.paths import Layout, make_layout
 
 KEYS = ("name", "description", "type", "updated", "source", "no", "x-y")
@@ -37,11 +39,29 @@ def as_comparable(doc: Document) -> tuple[object, ...]:
     return (doc.id, doc.title, dict(doc.fields), doc.text, doc.date, doc.scope, doc.type, doc.meta)
 
 
+@given(lines=st.lists(frontmatter_line(), max_size=6))
+def test_frontmatter_reads_the_same_with_or_without_the_plain_lines_fast_path(
+    lines: list[str],
+) -> None:
+    block = "\n".join(lines)
+    try:
+        reference: dict[str, object] | None = codec._yaml_frontmatter(block)
+    except ParseError:
+        reference = None  # YAML refuses it: the fast path must not accept it either
+    if codec._plain_fields(block) is not None:
+        assert codec._plain_fields(block) == reference
+    if reference is None:
+        with pytest.raises(ParseError):
+            codec.parse_frontmatter(block)
+    else:
+        assert codec.parse_frontmatter(block) == reference
+
+
 @given(lines=st.lists(frontmatter_line(), max_size=6), body=st.text(max_size=40))
-def test_a_memory_reads_the_same_with_or_without_the_plain_frontmatter_fast_path(
+def test_a_memory_document_is_the_same_in_a_folder_with_or_without_sidecars(
     lines: list[str], body: str
 ) -> None:
-    # A folder with a sidecar folder always goes through the YAML parser: the reference.
+    # A folder with a sidecar folder reads each note through the sidecar module.
     text = "---\n" + "\n".join(lines) + "\n---\n" + body
     with tempfile.TemporaryDirectory() as tmp:
         memory_dir = Path(tmp)

@@ -36,7 +36,6 @@ import functools
 import hashlib
 import json
 import math
-import multiprocessing
 import os
 import random
 import re
@@ -757,6 +756,8 @@ def _read_all(jobs: list[_Job]) -> Iterator[Iterator[_Read]]:
     if workers < 2:
         yield map(_read_source, jobs)
         return
+    import multiprocessing  # only large builds use it; searches never pay its import
+
     with multiprocessing.get_context("fork").Pool(workers) as pool:
         yield pool.imap(_read_source, jobs, chunksize=64)
 
@@ -961,7 +962,7 @@ def _load_memory(path: Path, text: str) -> Memory:
     """What :func:`memdir.storage.sidecar.load_memory` reads, with cheap paths for the common case.
 
     A note whose folder has no sidecar folder has no sidecar (one stat instead
-    of two and their paths); a frontmatter of plain ``key: word`` lines needs no YAML parser.
+    of two and their paths).
     """
     folder = os.path.dirname(path)
     if os.path.isdir(os.path.join(folder, sidecar.SIDECAR_DIR)):
@@ -969,40 +970,8 @@ def _load_memory(path: Path, text: str) -> Memory:
     block, body, _ = codec.split_frontmatter(text)
     if block is None:
         return codec.parse_memory(text, path=path)
-    fields = _plain_fields(block)
-    if fields is None:
-        fields = codec.parse_frontmatter(block, path=path)
+    fields = codec.parse_frontmatter(block, path=path)
     return codec.memory_from_fields(fields, body.lstrip("\n"), path=path)
-
-
-# A line YAML reads as ``key: "value"`` for certain: the value starts with a letter and holds
-# no character YAML gives a meaning (no ``: ``, `` #``, quotes, brackets, anchors, tags), or
-# it is a plain date (read as text: memdir's loader drops YAML's timestamps).
-_PLAIN_LINE = re.compile(
-    r"(?P<key>[A-Za-z][A-Za-z0-9_-]*):"
-    r"(?: +(?P<value>[A-Za-z][A-Za-z0-9 .,;/()+=?$%'_-]*|\d{4}-\d{2}-\d{2}))? *"
-)
-# Plain words YAML 1.1 reads as booleans or null rather than text.
-_NOT_TEXT = frozenset("y n yes no true false on off null".split())
-
-
-def _plain_fields(block: str) -> dict[str, Any] | None:
-    """The frontmatter ``block`` as YAML reads it, when every line is a plain ``key: value``.
-
-    None when any line is anything else (the caller asks the YAML parser).
-    """
-    fields: dict[str, Any] = {}
-    for line in block.split("\n"):
-        match = _PLAIN_LINE.fullmatch(line)
-        if match is None:
-            if line.strip():
-                return None
-            continue
-        value = (match.group("value") or "").rstrip()
-        if value.lower() in _NOT_TEXT:
-            return None
-        fields[match.group("key")] = value or None
-    return fields
 
 
 def _log_docs(path: Path, memory_dir: Path) -> list[Document]:

@@ -114,8 +114,49 @@ def _load_yaml(block: str) -> Any:
     return module.load(block, Loader=loader)
 
 
+# A line YAML reads as ``key: "value"`` for certain: the value starts with a letter and holds
+# no character YAML gives a meaning (no ``: ``, `` #``, quotes, brackets, anchors, tags), or
+# it is a plain date (read as text: memdir's loader drops YAML's timestamps).
+_PLAIN_LINE = re.compile(
+    r"(?P<key>[A-Za-z][A-Za-z0-9_-]*):"
+    r"(?: +(?P<value>[A-Za-z][A-Za-z0-9 .,;/()+=?$%'_-]*|\d{4}-\d{2}-\d{2}))? *"
+)
+# Plain words YAML 1.1 reads as booleans or null rather than text.
+_NOT_TEXT = frozenset("y n yes no true false on off null".split())
+
+
+def _plain_fields(block: str) -> dict[str, Any] | None:
+    """The frontmatter ``block`` as YAML reads it, when every line is a plain ``key: value``.
+
+    None when any line is anything else (the caller asks the YAML parser).
+    """
+    fields: dict[str, Any] = {}
+    for line in block.split("\n"):
+        match = _PLAIN_LINE.fullmatch(line)
+        if match is None:
+            if line.strip():
+                return None
+            continue
+        value = (match.group("value") or "").rstrip()
+        if value.lower() in _NOT_TEXT:
+            return None
+        fields[match.group("key")] = value or None
+    return fields
+
+
 def parse_frontmatter(block: str, *, path: str | Path | None = None) -> dict[str, Any]:
-    """The frontmatter block as an ordered mapping; retried with values quoted."""
+    """The frontmatter block as an ordered mapping; retried with values quoted.
+
+    A block of plain ``key: word`` lines (what memdir writes, mostly) is read
+    without the YAML parser, to the same result (:func:`_plain_fields`).
+    """
+    plain = _plain_fields(block)
+    if plain is not None:
+        return plain
+    return _yaml_frontmatter(block, path=path)
+
+
+def _yaml_frontmatter(block: str, *, path: str | Path | None = None) -> dict[str, Any]:
     error = _yaml()[0].YAMLError
     try:
         data = _load_yaml(block)
