@@ -153,7 +153,8 @@ def test_the_yaml_parser_loads_only_for_a_frontmatter_that_is_not_plain_lines() 
     code = (
         "import sys, memdir.search.catalog, memdir.storage.store, memdir.storage.codec as c;"
         "before = 'yaml' in sys.modules;"
-        "c.parse_frontmatter('name: a');plain = 'yaml' in sys.modules;c.parse_frontmatter('tags: [a, b]');"
+        "c.parse_frontmatter('name: a');plain = 'yaml' in sys.modules;"
+        "c.parse_frontmatter('tags: [a, b]');"
         "print(before, plain, 'yaml' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
