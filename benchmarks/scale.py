@@ -19,6 +19,7 @@ fresh project under a temporary home, then measures, interleaved in one run:
 It prints one table (a column per size) and the ratios of the goals.
 
     .venv/bin/python benchmarks/scale.py [--sizes 1000,10000] [--big] [--queries 30]
+        [--only writes]
 """
 
 from __future__ import annotations
@@ -213,6 +214,19 @@ def one_writes(stores: dict[int, Memdir], rounds: int = 15) -> dict[int, float]:
     return {n: statistics.median(values) for n, values in samples.items()}
 
 
+def parallel_writes(mem: Memdir) -> dict[str, float]:
+    """Writes/s of one process and of 8 at once (same memories per process), and losses."""
+    project, home = mem.layout.project_root, mem.layout.home
+    each = 12
+    # The one process writes as workers 100 and 101 (half private, half team like the eight).
+    one = (
+        throughput(project, home, 1, 4 * each, first=100)
+        + throughput(project, home, 1, 4 * each, first=101)
+    ) / 2
+    eight = throughput(project, home, 8, each)
+    return {"write_1proc": one, "write_8proc": eight, "lost": lost(mem, 8, each)}
+
+
 def measure(mem: Memdir, n_queries: int, cli_runs: int) -> dict[str, float]:
     project, home = mem.layout.project_root, mem.layout.home
     rng = random.Random(len(mem.private.index_entries()))
@@ -238,14 +252,7 @@ def measure(mem: Memdir, n_queries: int, cli_runs: int) -> dict[str, float]:
         out["rg_p50"], _ = percentiles(
             [timed(partial(ripgrep, mem.layout.memory_dir, q)) for q in few]
         )
-    each = 12
-    # The one process writes as workers 100 and 101 (half private, half team like the eight).
-    out["write_1proc"] = (
-        throughput(project, home, 1, 4 * each, first=100)
-        + throughput(project, home, 1, 4 * each, first=101)
-    ) / 2
-    out["write_8proc"] = throughput(project, home, 8, each)
-    out["lost"] = lost(mem, 8, each)
+    out.update(parallel_writes(mem))
     stdin = json.dumps(
         {
             "hook_event_name": "SessionStart",
@@ -308,15 +315,19 @@ def report(results: dict[int, dict[str, float]]) -> None:
     )
     for n in sizes:
         r = results[n]
-        line = (
-            f"  {n:>7,}: 8 processes / 1 process {r['write_8proc'] / r['write_1proc']:.2f}x "
-            f"(>= 1.5x); Memdir.search / catalog alone "
-            f"{r['search_p50'] / r['catalog_p50']:.2f}x (<= 1.5x)"
-        )
+        speedup = r["write_8proc"] / r["write_1proc"]
+        line = f"  {n:>7,}: 8 processes / 1 process {speedup:.2f}x (>= 1.5x)"
+        if "search_p50" in r:
+            line += (
+                f"; Memdir.search / catalog alone "
+                f"{r['search_p50'] / r['catalog_p50']:.2f}x (<= 1.5x)"
+            )
         if "rg_p50" in r:
             line += f"; rg / Memdir.search {r['rg_p50'] / r['search_p50']:.1f}x"
         print(line)
-    if not all("rg_p50" in r for r in results.values()):
+    if only_writes := all("search_p50" not in r for r in results.values()):
+        print("  (--only writes: searches, index build and CLI not measured)")
+    if not only_writes and not all("rg_p50" in r for r in results.values()):
         print("  (ripgrep column skipped: `rg` not found; apt-get install -y ripgrep)")
 
 
@@ -326,6 +337,11 @@ def main() -> int:
     parser.add_argument("--big", action="store_true", help="also measure 100,000 memories")
     parser.add_argument("--queries", type=int, default=30)
     parser.add_argument("--cli-runs", type=int, default=7)
+    parser.add_argument(
+        "--only",
+        choices=("writes",),
+        help="measure only the writes (one write per size, 1 against 8 processes)",
+    )
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")] + ([100_000] if args.big else [])
     with contextlib.ExitStack() as stack:
@@ -337,7 +353,10 @@ def main() -> int:
         results = {}
         for n, mem in stores.items():
             print(f"measuring {n:,} memories ...", file=sys.stderr, flush=True)
-            results[n] = {**measure(mem, args.queries, args.cli_runs), "write_p50": writes[n]}
+            if args.only == "writes":
+                results[n] = {**parallel_writes(mem), "write_p50": writes[n]}
+            else:
+                results[n] = {**measure(mem, args.queries, args.cli_runs), "write_p50": writes[n]}
     report(results)
     return 0
 
