@@ -30,7 +30,7 @@ from pathlib import Path
 
 from memdir.storage.memory_index import parse_entries, title_key
 
-__all__ = ["KeyTable", "key_table"]
+__all__ = ["KeyTable", "open_table"]
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS lines (
@@ -44,28 +44,23 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 _FAILURES = (sqlite3.Error, UnicodeError, ValueError, OSError)
 
 
-@contextlib.contextmanager
-def key_table(db: Path) -> Iterator[KeyTable | None]:
-    """The key table at ``db`` for the block; ``None`` when SQLite cannot open it.
+def open_table(db: Path) -> KeyTable | None:
+    """The key table at ``db``, open; ``None`` when SQLite cannot open it.
 
     A file SQLite calls damaged is deleted (it is rebuilt from the index).
+    The caller keeps it open across writes: closing the last connection
+    checkpoints the WAL, an fsync a write should not pay each time.
     """
     try:
-        conn = _connect(db)
+        return KeyTable(_connect(db))
     except sqlite3.DatabaseError:
         _discard(db)
-        try:
-            conn = _connect(db)
-        except _FAILURES:
-            yield None
-            return
     except _FAILURES:
-        yield None
-        return
+        return None
     try:
-        yield KeyTable(conn)
-    finally:
-        conn.close()
+        return KeyTable(_connect(db))
+    except _FAILURES:
+        return None
 
 
 def _connect(db: Path) -> sqlite3.Connection:
@@ -96,6 +91,12 @@ class KeyTable:
 
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
+        self.failed = False  # set by a failing statement: the owner opens it again
+
+    def close(self) -> None:
+        """Close the connection."""
+        with contextlib.suppress(*_FAILURES):
+            self._conn.close()
 
     def in_step(self, stamp: str | None) -> bool:
         """Whether the table describes the index whose stamp is ``stamp``."""
@@ -104,6 +105,7 @@ class KeyTable:
         try:
             row = self._conn.execute("SELECT value FROM meta WHERE key = 'stamp'").fetchone()
         except _FAILURES:
+            self.failed = True
             return False
         return row is not None and row[0] == stamp
 
@@ -116,6 +118,7 @@ class KeyTable:
                 "SELECT file FROM lines WHERE title = ? ORDER BY seq", (title_key(title),)
             ).fetchall()
         except _FAILURES:
+            self.failed = True
             return None
         return list(dict.fromkeys(row[0] for row in rows))
 
@@ -128,6 +131,7 @@ class KeyTable:
                 "SELECT line FROM lines WHERE file = ? ORDER BY seq", (file,)
             ).fetchall()
         except _FAILURES:
+            self.failed = True
             return None
         return [row[0] for row in rows]
 
@@ -171,11 +175,6 @@ class KeyTable:
             lambda conn: conn.execute("DELETE FROM lines WHERE file = ?", (file,)), stamp
         )
 
-    def forget(self) -> None:
-        """Mark the table stale (the index was replaced by something it cannot follow)."""
-        with contextlib.suppress(*_FAILURES):
-            self._conn.execute("DELETE FROM meta WHERE key = 'stamp'")
-
     def _change(self, work: Callable[[sqlite3.Connection], object], stamp: str) -> bool:
         """Run ``work`` and record ``stamp``, all or nothing."""
         try:
@@ -185,6 +184,7 @@ class KeyTable:
                     "INSERT OR REPLACE INTO meta (key, value) VALUES ('stamp', ?)", (stamp,)
                 )
         except _FAILURES:
+            self.failed = True
             return False
         return True
 

@@ -32,6 +32,7 @@ import hashlib
 import json
 import os
 import re
+import threading
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
@@ -163,6 +164,7 @@ class _Staged:
     warnings: tuple[str, ...]
     temp: Path | None  # the staging copy; None once renamed into place
     record: MemoryRecord | None  # None for a note: read once its sidecar is written
+    target: str | None = None  # the file name the plan chose, before it was resolved
 
 
 def _ends_tidy(fd: int, size: int) -> bool:
@@ -214,6 +216,7 @@ class MemoryStore:
         self._counts = None if state_dir is None else state_dir / f"{scope.value}.counts.json"
         self._journal = None if state_dir is None else state_dir / JOURNAL_NAME
         self._keys_db = None if state_dir is None else state_dir / f"{scope.value}.keys.sqlite"
+        self._tables = threading.local()  # the key table's connection, per thread
 
     # -- reading ---------------------------------------------------------
 
@@ -383,15 +386,28 @@ class MemoryStore:
 
     @contextlib.contextmanager
     def _key_table(self) -> Iterator[KeyTable | None]:
-        """The scope's key table (see :mod:`memdir.storage.index_keys`); None without one."""
+        """The scope's key table (see :mod:`memdir.storage.index_keys`); None without one.
+
+        One connection per thread, kept open across writes (its close costs a
+        WAL checkpoint); a forked child opens its own; a failing one is reopened.
+        """
         if self._keys_db is None:
             yield None
             return
-        from memdir.storage.index_keys import key_table  # SQLite: loaded by name lookups only
+        from memdir.storage.index_keys import open_table  # SQLite: loaded by lookups only
 
-        ensure_dir(self._keys_db.parent)
-        with key_table(self._keys_db) as table:
+        opened: tuple[int, KeyTable | None] | None = getattr(self._tables, "table", None)
+        if opened is None or opened[0] != os.getpid():
+            ensure_dir(self._keys_db.parent)
+            opened = (os.getpid(), open_table(self._keys_db))
+            self._tables.table = opened
+        table = opened[1]
+        try:
             yield table
+        finally:
+            if table is not None and table.failed:
+                table.close()
+                self._tables.table = None
 
     def _keys_in_step(self, keys: KeyTable | None) -> None:
         """Under the scope lock: rebuild the key table if the index changed behind it."""
@@ -405,6 +421,8 @@ class MemoryStore:
             keys.rebuild(raw, stamp)
 
     def _read_if_memory(self, file: str) -> MemoryRecord | None:
+        if not os.path.lexists(self.root / file):
+            return None  # nothing there under any resolution: no need to resolve links
         try:
             rel, path = self._resolve(file)
         except MemdirError:
@@ -667,11 +685,25 @@ class MemoryStore:
 
     def _save_counts(self, folders: dict[str, list[int]]) -> None:
         assert self._counts is not None
-        # Derived state: a lost update only means one more listing, so no fsync.
+        # Derived state, read and written under the scope lock only: written in
+        # place (a rename over a file makes ext4 flush it, milliseconds held under
+        # the lock), not fsynced. A write torn by a crash does not parse (or
+        # holds a count off by a few, a limit not an inventory): counted again.
         ensure_dir(self._counts.parent)
-        tmp = self._counts.with_name(f".{self._counts.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"folders": folders}), encoding="utf-8")
-        os.replace(tmp, self._counts)
+        data = json.dumps({"folders": folders}).encode("utf-8")
+        try:
+            fd = os.open(self._counts, os.O_WRONLY | os.O_CREAT | _NOFOLLOW, FILE_MODE)
+        except OSError:  # a link or a folder there: removed, made again next time
+            with contextlib.suppress(OSError):
+                os.unlink(self._counts)
+            return
+        try:
+            # Over the old text, then cut to length: truncating to zero first would
+            # make ext4 flush the file on close, as a rename over it does.
+            os.pwrite(fd, data, 0)
+            os.ftruncate(fd, len(data))
+        finally:
+            os.close(fd)
 
     @staticmethod
     def _count_again(folders: dict[str, Any], folder: str) -> None:
@@ -750,22 +782,26 @@ class MemoryStore:
         self._validate(memory)
         self._ensure_folder()
 
-        def plan(keys: KeyTable | None) -> _Staged:
-            return self._plan_write(memory, file, expected_version, stamp, replace, keys)
+        def plan(keys: KeyTable | None, locked: bool) -> _Staged:
+            target = self._target(memory.name, file, keys)
+            staged = self._plan_write(memory, target, expected_version, stamp, replace, locked)
+            staged.target = target
+            return staged
 
         return self._locked_write(plan, lambda keys: self._target(memory.name, file, keys))
 
     def _plan_write(
         self,
         memory: Memory,
-        file: str | None,
+        file: str,
         expected_version: str | None,
         stamp: bool,
         replace: bool,
-        keys: KeyTable | None,
+        locked: bool,
     ) -> _Staged:
-        rel, path = self._target(memory.name, file, keys)
-        current = self._current(rel, path, expected_version)
+        rel, path = self._resolve(file)
+        # Outside the lock the file count is not read: it is checked under the lock.
+        current = self._current(rel, path, expected_version, count=locked)
         self._check_bounds(memory, rel, self._held(current, path))
         trash = self._must_trash(rel, path, memory, current, expected_version, replace)
         memory = self._stamped(memory, current, path) if stamp else memory
@@ -773,17 +809,17 @@ class MemoryStore:
         text = memory.body if note else render_memory(memory)
         return self._stage(rel, path, current, memory, text, note=note, trash=trash)
 
-    def _target(self, name: str, file: str | None, keys: KeyTable | None) -> tuple[str, Path]:
+    def _target(self, name: str, file: str | None, keys: KeyTable | None) -> str:
         """The file a write goes to: ``file``, the memory of that name, or a new name."""
-        if file is None:
-            existing = self._find_named(name, thorough=False, keys=keys)
-            file = existing.file if existing is not None else self._new_file_name(name)
-        return self._resolve(file)
+        if file is not None:
+            return file
+        existing = self._find_named(name, thorough=False, keys=keys)
+        return existing.file if existing is not None else self._new_file_name(name)
 
     def _locked_write(
         self,
-        plan: Callable[[KeyTable | None], _Staged],
-        target: Callable[[KeyTable | None], tuple[str, Path]] | None,
+        plan: Callable[[KeyTable | None, bool], _Staged],
+        target: Callable[[KeyTable | None], str] | None,
     ) -> WriteResult:
         """Plan outside the lock (when ``target`` can check it), install under it, then sync.
 
@@ -794,12 +830,12 @@ class MemoryStore:
         try:
             if target is not None:
                 with contextlib.suppress(MemdirError, OSError, ValueError):
-                    staged = plan(None)
+                    staged = plan(None, False)
             with self.lock(), self._key_table() as keys:
                 self._keys_in_step(keys)
                 if staged is None or target is None or not self._still(staged, target(keys)):
                     self._discard(staged)
-                    staged = plan(keys)
+                    staged = plan(keys, True)
                 elif staged.current is None:
                     self._check_count()
                 result, index_fd = self._install(staged, keys)
@@ -808,11 +844,15 @@ class MemoryStore:
         finally:
             self._discard(staged)
 
-    def _still(self, staged: _Staged, target: tuple[str, Path]) -> bool:
-        """Whether the write's target, seen under the lock, is what the plan saw."""
-        rel, path = target
-        if rel != staged.rel:
+    def _still(self, staged: _Staged, target: str) -> bool:
+        """Whether the write's target, seen under the lock, is what the plan saw.
+
+        The same file name resolves to the same path (the rename checks the
+        path's confinement again), so only the file's bytes are read again.
+        """
+        if target != staged.target:
             return False
+        path = staged.path
         try:
             current = read_bytes_nofollow(path) if os.path.lexists(path) else None
         except (MemdirError, OSError):
@@ -829,7 +869,7 @@ class MemoryStore:
         self._validate(memory)
         self.ensure()
 
-        def plan(keys: KeyTable | None) -> _Staged:
+        def plan(keys: KeyTable | None, locked: bool) -> _Staged:
             rel, path = self._resolve(file, any_name=True)
             current = self._current(rel, path, expected_version)
             return self._stage(rel, path, current, memory, text, note=True, trash=False)
@@ -852,7 +892,7 @@ class MemoryStore:
         """
         self._ensure_folder()
 
-        def plan(keys: KeyTable | None) -> _Staged:
+        def plan(keys: KeyTable | None, locked: bool) -> _Staged:
             rel, path = self._resolve(file)
             memory = sidecar.load_memory(text, path=path)  # a note's fields stay beside it
             self._validate(memory)
@@ -919,14 +959,19 @@ class MemoryStore:
         atomic_write(target, data)
         return target
 
-    def _current(self, rel: str, path: Path, expected_version: str | None) -> bytes | None:
-        """The file's bytes (None if absent), checked against the caller's version."""
+    def _current(
+        self, rel: str, path: Path, expected_version: str | None, *, count: bool = True
+    ) -> bytes | None:
+        """The file's bytes (None if absent), checked against the caller's version.
+
+        With ``count``, a file that does not exist yet must fit ``max_files``.
+        """
         # A directory, FIFO or link with this name is refused here, not overwritten.
         current = read_bytes_nofollow(path) if os.path.lexists(path) else None
         if expected_version is not None:
             actual = "" if current is None else content_version(current)
             self._check_version(rel, path, actual, expected_version)
-        if current is None:
+        if current is None and count:
             self._check_count()
         return current
 
@@ -983,8 +1028,9 @@ class MemoryStore:
             self._trash_copy(rel, staged.current)
         if staged.note:
             sidecar.write(path, staged.memory)
-        ensure_dir(path.parent)
-        path = safe_join(self.root, rel)  # its folders exist now: check again
+        if not path.parent.is_dir():
+            ensure_dir(path.parent)
+            path = safe_join(self.root, rel)  # its folders exist now: check again
         assert staged.temp is not None
         try:
             os.replace(staged.temp, path)
