@@ -151,3 +151,20 @@ def test_a_waiter_that_timed_out_does_not_keep_the_lock_it_gave_up(tmp_path: Pat
     assert result == ["timed out"]
     with file_lock(path, timeout=5):  # the abandoned wait released what it got
         pass
+
+
+def test_a_renamed_memory_is_found_at_its_new_file_by_its_name(mem: Memdir) -> None:
+    mem.write(name="One", description="d", type="project")
+    mem.private.rename("one.md", "nested/one.md")
+    result = mem.write(name="One", description="changed", type="project")
+    assert result.record.file == "nested/one.md" and not result.created
+    assert [(e.file, e.hook) for e in parse_entries(mem.private.read_index())] == [
+        ("nested/one.md", "changed")
+    ]
+
+
+def test_a_memory_written_again_after_its_delete_gets_its_index_line_back(mem: Memdir) -> None:
+    mem.write(name="One", description="d", type="project")
+    mem.delete("One")
+    mem.write(name="One", description="d", type="project")
+    assert [e.file for e in parse_entries(mem.private.read_index())] == ["one.md"]

@@ -15,12 +15,28 @@ Files are read without following a final symlink (``O_NOFOLLOW``).
 A scope may exclude subtrees (the private scope excludes ``team/`` and
 ``logs/``, which belong to other owners); dot-folders are never memories.
 
-A write costs the same at ten memories and at a hundred thousand: the index
-line is found by a keyed scan of the index text (never a full parse) and a new
-line is appended rather than the index rewritten; a name is looked up the same
-way; the file count for ``max_files`` is kept per folder in a state file and
-only folders whose mtime moved are listed again. What a write touched is
-appended to the catalog's journal, so the next search need not look for it.
+A write costs the same at ten memories and at a hundred thousand: whether a
+memory of its name exists and whether the index already has its line come
+from a key table kept in step with the index under the scope lock
+(:mod:`memdir.storage.index_keys`; rebuilt once when the index was changed
+behind it), and a new line is appended rather than the index rewritten; the
+file count for ``max_files`` is kept per folder in a state file and only
+folders whose mtime moved are listed again. What a write touched is appended
+to the catalog's journal, so the next search need not look for it.
+
+The lock is held for as little as possible, so that writers in several
+processes overlap. A write is planned outside it: target chosen, checks and
+guard run, the text written and fsynced to a staging copy (``.staging/`` in
+the scope's root, a dot-folder never listed). Under the lock the target is
+looked up again; if it still holds what the plan saw, the copy is renamed into
+place, the index line appended with one ``O_APPEND`` write of the whole line,
+the key table, counts and trash updated; otherwise the plan is made again
+under the lock. The fsyncs of the folder and of the index follow the lock,
+before the write returns (a machine that dies in between may keep the line
+without the file, or the file without the line, of a write that never
+returned; doctor repairs both). An index edit that is not an append (a changed
+line, a rename, a delete, an index not ending with an intact line) replaces
+the whole index atomically (temp, fsync, rename) under the lock.
 """
 
 from __future__ import annotations
