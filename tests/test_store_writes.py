@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import os
 import threading
 import time
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memdir.api import Memdir
-from memdir.errors import LockTimeout, SecretDetected
+from memdir.errors import LimitExceeded, LockTimeout, SecretDetected
 from memdir.storage.fs import file_lock
 from memdir.storage.memory_index import parse_entries
 
@@ -168,3 +169,16 @@ def test_a_memory_written_again_after_its_delete_gets_its_index_line_back(mem: M
     mem.delete("One")
     mem.write(name="One", description="d", type="project")
     assert [e.file for e in parse_entries(mem.private.read_index())] == ["one.md"]
+
+
+def test_an_update_does_not_hide_a_file_added_by_hand_from_the_file_count(
+    project: Path,
+) -> None:
+    mem = Memdir.open(project, max_files=3)
+    mem.write(name="One", description="d", type="project")
+    mem.write(name="Two", description="d", type="project")
+    (mem.layout.memory_dir / "three.md").write_text("by hand\n")
+    os.utime(mem.layout.memory_dir, ns=(1, 1))  # a later clock tick than memdir's write
+    mem.write(name="One", description="changed", type="project")  # an update in that folder
+    with pytest.raises(LimitExceeded):
+        mem.write(name="Four", description="d", type="project")

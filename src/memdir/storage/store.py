@@ -1048,6 +1048,10 @@ class MemoryStore:
             ensure_dir(path.parent)
             path = safe_join(self.root, rel)  # its folders exist now: check again
         assert staged.temp is not None
+        # A new file's folder was counted just now (under this lock); an update's
+        # folder is compared with its record first, so a file added by hand is
+        # not hidden by recording the mtime the update gives it.
+        before = None if staged.current is None else self._folder_mtimes(rel)
         try:
             os.replace(staged.temp, path)
         except OSError as exc:
@@ -1060,7 +1064,7 @@ class MemoryStore:
         try:
             # After the index write, which may have moved the root's mtime; an update
             # records its folder's new mtime too, so the next count need not list it.
-            self._counted(None, (rel, 1 if staged.current is None else 0))
+            self._counted(before, (rel, 1 if staged.current is None else 0))
             record = staged.record if staged.record is not None else self._read(rel, path)
         except BaseException:
             if index_fd is not None:
