@@ -312,14 +312,18 @@ def report(results: dict[int, dict[str, float]]) -> None:
         print(f"{label:52s}" + "".join(f"{cell(results[n].get(key), unit):>14s}" for n in sizes))
     print("\nratios (goal):")
     small, large = results[sizes[0]], results[sizes[-1]]
+    growth = large["write_p50"] / small["write_p50"]
     print(
-        f"  one write at {sizes[-1]:,} / at {sizes[0]:,}: "
-        f"{large['write_p50'] / small['write_p50']:.2f}x (<= 2x)"
+        f"  one write at {sizes[-1]:,} / at {sizes[0]:,}: {growth:.2f}x (<= 2x: "
+        f"{'met' if growth <= 2 else 'missed'})"
     )
     for n in sizes:
         r = results[n]
         speedup = r["write_8proc"] / r["write_1proc"]
-        line = f"  {n:>7,}: 8 processes / 1 process {speedup:.2f}x (>= 1.5x)"
+        line = (
+            f"  {n:>7,}: 8 processes / 1 process {speedup:.2f}x (>= 1.5x: "
+            f"{'met' if speedup >= 1.5 else 'missed'}; lost {r['lost']:.0f})"
+        )
         if "search_p50" in r:
             line += (
                 f"; Memdir.search / catalog alone "
