@@ -60,7 +60,9 @@ def open_table(db: Path) -> KeyTable | None:
     """
     try:
         return KeyTable(_connect(db))
-    except sqlite3.DatabaseError:
+    except sqlite3.OperationalError:  # busy, unwritable: not damaged, so kept
+        return None
+    except sqlite3.DatabaseError:  # "not a database", a malformed image
         _discard(db)
     except _FAILURES:
         return None
