@@ -5,8 +5,9 @@ script writes N synthetic memory files (and their ``MEMORY.md`` lines) into a
 fresh project under a temporary home, then measures, interleaved in one run:
 
 - one ``Memdir.write`` of a new memory (p50), and 8 processes writing at once
-  against one process writing the same memories (throughput; every memory
-  must be on disk and in its index: "lost" counts those missing);
+  against one process writing the same memories (throughput, timed after
+  each process's first write, which loads modules such as the secret rules;
+  every memory must be on disk and in its index: "lost" counts those missing);
 - ``Memdir.search`` p50 (what users call: catches up with the files first)
   against the catalog alone (an open catalog, no freshness checks), ripgrep
   (``rg -l -i``, skipped without ``rg``) and a naive scan of every file's head;
@@ -121,8 +122,10 @@ def ripgrep(memory_dir: Path, query: str) -> None:
 
 def _writer(project: str, home: str, worker: int, count: int, ready: Any, go: Any) -> None:
     mem = Memdir.open(project, home=home)
+    for scope in ("private", "team"):  # a process's first write loads modules (secret rules)
+        mem.write(name=f"warm-up {worker} {scope}", description="d", type="project", scope=scope)
     ready.release()
-    go.wait()  # every process has started and imported: only the writes are timed
+    go.wait()  # every process has started and written once: only the steady writes are timed
     for i in range(count):
         mem.write(
             name=f"parallel {worker} {i}",
@@ -328,8 +331,8 @@ def measure_cli(
 
 ROWS = (
     ("write_p50", "one Memdir.write (new memory) p50", "ms"),
-    ("write_1proc", "writes/s, 1 process", "rate"),
-    ("write_8proc", "writes/s, 8 processes at once", "rate"),
+    ("write_1proc", "writes/s, 1 process (warm)", "rate"),
+    ("write_8proc", "writes/s, 8 processes at once (warm)", "rate"),
     ("lost", "memories lost by the 8 processes", "count"),
     ("search_p50", "Memdir.search p50", "ms"),
     ("catalog_p50", "catalog alone search p50", "ms"),
@@ -401,7 +404,8 @@ def goal_lines(results: dict[int, dict[str, float]]) -> list[str]:
         if "write_8proc" in r:
             ratio = r["write_8proc"] / r["write_1proc"]
             lines.append(
-                f"{n:>7,}: 8 processes / 1 process {ratio:.2f}x (>= 1.5x: {_verdict(ratio >= 1.5)})"
+                f"{n:>7,}: 8 processes / 1 process {ratio:.2f}x (>= 1.5x: "
+                f"{_verdict(ratio >= 1.5)}; lost {r['lost']:.0f})"
             )
         if "search_p50" in r:
             ratio = r["search_p50"] / r["catalog_p50"]

@@ -6,14 +6,18 @@
   path whose existing components resolve (through symlinks) outside the root.
 * :func:`atomic_write` writes a unique temp file in the target's directory,
   fsyncs it, renames it over the target and fsyncs the directory, so a reader
-  or a crash sees the old file or the new one, never a mix.
+  or a crash sees the old file or the new one, never a mix. :func:`write_temp`
+  is its first half, for writers that rename under a lock they take later.
 * :func:`file_lock` serialises read-modify-write cycles across processes
-  (``filelock``), turning a timeout into :class:`~memdir.errors.LockTimeout`.
+  (``flock``, waiting in the kernel; ``filelock`` where there is none),
+  turning a timeout into :class:`~memdir.errors.LockTimeout`.
 * :func:`read_bytes_nofollow` and :func:`read_text_file` are the one way to
   read a file memdir did not necessarily write: the final component is
   opened with ``O_NOFOLLOW`` where the platform has it (a planted symlink is
   refused, not followed), only regular files are read, and text that is not
   UTF-8 is an error naming the file, the byte and the encoding.
+* :func:`file_stamp` (device, inode, size, mtime, ctime) tells derived state
+  whether the file it was made from has changed since.
 * :func:`refuse_hidden` keeps names with a dot-component (``.git``,
   ``.trash``, ``.x.md``) out of every memory route: memdir never lists them.
 * :func:`explain_os_error` turns an environment failure (read-only folder,
@@ -32,6 +36,8 @@ import os
 import re
 import stat
 import tempfile
+import threading
+import time
 import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,19 +46,24 @@ from typing import Any
 from memdir.errors import InvalidMemory, LockTimeout, MemdirError, UnsafePath
 
 __all__ = [
+    "ABSENT_STAMP",
     "DIR_MODE",
     "FILE_MODE",
     "TEMP_PATTERN",
     "atomic_write",
     "ensure_dir",
     "explain_os_error",
+    "fd_stamp",
     "file_lock",
+    "file_stamp",
     "fsync_dir",
     "read_bytes_nofollow",
     "read_json_object",
+    "read_stamped",
     "read_text_file",
     "refuse_hidden",
     "safe_join",
+    "write_temp",
 ]
 
 DIR_MODE = 0o700
@@ -267,13 +278,12 @@ def fsync_dir(directory: Path) -> None:
             os.close(fd)
 
 
-def atomic_write(
-    path: Path, data: str | bytes, *, mode: int = FILE_MODE, sync_dir: bool = True
-) -> None:
-    """Replace ``path`` with ``data`` atomically (temp file, fsync, rename, fsync dir).
+def write_temp(path: Path, data: str | bytes, *, mode: int = FILE_MODE) -> tuple[Path, float]:
+    """Write ``data`` to a fresh temp file beside ``path``, fsynced; its path and mtime.
 
-    ``sync_dir=False`` leaves the directory fsync to the caller's next write
-    in the same directory (one fsync makes both renames durable).
+    The first half of :func:`atomic_write`, for callers that rename it into
+    place later (under a lock they do not want to hold while fsyncing). The
+    caller renames or unlinks it; a crash may leave it (:data:`TEMP_PATTERN`).
     """
     payload = data.encode("utf-8") if isinstance(data, str) else data
     ensure_dir(path.parent)
@@ -283,7 +293,25 @@ def atomic_write(
             handle.write(payload)
             handle.flush()
             os.fsync(handle.fileno())
+            mtime = os.fstat(handle.fileno()).st_mtime
         os.chmod(tmp, mode)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return Path(tmp), mtime
+
+
+def atomic_write(
+    path: Path, data: str | bytes, *, mode: int = FILE_MODE, sync_dir: bool = True
+) -> None:
+    """Replace ``path`` with ``data`` atomically (temp file, fsync, rename, fsync dir).
+
+    ``sync_dir=False`` leaves the directory fsync to the caller's next write
+    in the same directory (one fsync makes both renames durable).
+    """
+    tmp, _ = write_temp(path, data, mode=mode)
+    try:
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
@@ -291,6 +319,54 @@ def atomic_write(
         raise
     if sync_dir:
         fsync_dir(path.parent)
+
+
+ABSENT_STAMP = "absent"
+"""The :func:`file_stamp` of a file that does not exist."""
+
+
+def _stamp(st: os.stat_result) -> str:
+    return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"
+
+
+def file_stamp(path: Path) -> str | None:
+    """What changes whenever ``path`` is written or replaced: its device, inode, size, times.
+
+    :data:`ABSENT_STAMP` when it does not exist, ``None`` when it is not a
+    regular file (a link, a folder). Two writes of the same size within one
+    clock tick of the file system can share a stamp: callers use it to trust
+    derived state, not to prove content.
+    """
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return ABSENT_STAMP
+    return _stamp(st) if stat.S_ISREG(st.st_mode) else None
+
+
+def fd_stamp(fd: int) -> str:
+    """The :func:`file_stamp` of the file open as ``fd``."""
+    return _stamp(os.fstat(fd))
+
+
+def read_stamped(path: Path) -> tuple[bytes, str]:
+    """The bytes of the regular file ``path`` and the stamp of exactly what was read.
+
+    Never through a final symlink; a missing file reads as ``b""``.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
+    except FileNotFoundError:
+        return b"", ABSENT_STAMP
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise _link_refused(path) from None
+        raise
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise _not_regular(path)
+        stamp = fd_stamp(handle.fileno())
+        return handle.read(), stamp
 
 
 def read_json_object(path: Path) -> dict[str, Any] | None:
@@ -308,13 +384,94 @@ def read_json_object(path: Path) -> dict[str, Any] | None:
 
 @contextlib.contextmanager
 def file_lock(path: Path, *, timeout: float = 30.0) -> Iterator[None]:
-    """Hold an inter-process lock on ``path`` (created 0600) for the block."""
-    import filelock  # loaded by the first lock: read-only commands start without it
+    """Hold an inter-process lock on ``path`` (created 0600) for the block.
+
+    ``flock`` on POSIX: a waiter sleeps in the kernel and wakes when the
+    holder lets go, instead of polling (seven polling writers steal the CPU
+    the holder needs on a small machine). Elsewhere ``filelock``.
+    """
+    try:
+        import fcntl
+    except ImportError:  # Windows
+        with _portable_lock(path, timeout=timeout):
+            yield
+        return
+    ensure_dir(path.parent)
+    fd = _locked_fd(path, timeout, fcntl)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def _locked_fd(path: Path, timeout: float, fcntl: Any) -> int:
+    """An open descriptor of the lock file ``path``, locked; LockTimeout after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | _NOFOLLOW, FILE_MODE)
+        try:
+            if not _flock(fd, max(deadline - time.monotonic(), 0.0), fcntl):
+                raise LockTimeout(
+                    f"could not take the lock within {timeout:g} s",
+                    path=path,
+                    hint="another memdir process holds it; retry, or remove the lock file if "
+                    "no memdir process is running",
+                )
+            # A lock file removed (and made again) while we waited locks nothing: retry.
+            if os.fstat(fd).st_ino == os.stat(path).st_ino:
+                return fd
+        except FileNotFoundError:
+            pass
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
+
+
+def _flock(fd: int, timeout: float, fcntl: Any) -> bool:
+    """Lock ``fd`` exclusively, waiting at most ``timeout`` seconds; whether it was."""
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        if timeout <= 0:
+            return False
+    # The wait blocks in a helper thread (flock has no timeout of its own); a
+    # waiter that gives up leaves it to release the lock as soon as it gets it.
+    waiter = os.dup(fd)
+    got, mutex, gave_up = threading.Event(), threading.Lock(), [False]
+
+    def wait() -> None:
+        try:
+            fcntl.flock(waiter, fcntl.LOCK_EX)
+            with mutex:
+                if gave_up[0]:
+                    fcntl.flock(waiter, fcntl.LOCK_UN)
+                else:
+                    got.set()
+        finally:
+            os.close(waiter)
+
+    threading.Thread(target=wait, name="memdir-lock-wait", daemon=True).start()
+    if got.wait(timeout):
+        return True
+    with mutex:
+        if got.is_set():
+            return True
+        gave_up[0] = True
+    return False
+
+
+@contextlib.contextmanager
+def _portable_lock(path: Path, *, timeout: float) -> Iterator[None]:
+    import filelock  # where there is no flock
 
     ensure_dir(path.parent)
     lock = filelock.FileLock(str(path), timeout=timeout, mode=FILE_MODE)
     try:
-        lock.acquire(poll_interval=0.002)  # waiters retry often: writes hold it for ms
+        lock.acquire(poll_interval=0.002)
     except filelock.Timeout:
         raise LockTimeout(
             f"could not take the lock within {timeout:g} s",

@@ -26,6 +26,7 @@ __all__ = [
     "format_entry",
     "parse_entries",
     "remove_entry",
+    "title_key",
     "titled_files",
     "truncate_index",
     "upsert_entry",
@@ -321,6 +322,11 @@ def upsert_raw(raw: bytes, *, title: str, file: str, hook: str) -> tuple[str, by
         return "replace", raw[:start] + new_line + raw[end:]
     new = upsert_entry(raw.decode("utf-8"), title=title, file=file, hook=hook).encode("utf-8")
     return ("same", b"") if new == raw else ("replace", new)
+
+
+def title_key(title: str) -> str:
+    """What two titles share when a name lookup takes them for the same (case, spaces)."""
+    return _clean(title).casefold()
 
 
 def titled_files(text: str | bytes, title: str) -> list[str]:

@@ -15,27 +15,45 @@ Files are read without following a final symlink (``O_NOFOLLOW``).
 A scope may exclude subtrees (the private scope excludes ``team/`` and
 ``logs/``, which belong to other owners); dot-folders are never memories.
 
-A write costs the same at ten memories and at a hundred thousand: the index
-line is found by a keyed scan of the index text (never a full parse) and a new
-line is appended rather than the index rewritten; a name is looked up the same
-way; the file count for ``max_files`` is kept per folder in a state file and
-only folders whose mtime moved are listed again. What a write touched is
-appended to the catalog's journal, so the next search need not look for it.
+A write costs the same at ten memories and at a hundred thousand: whether a
+memory of its name exists and whether the index already has its line come
+from a key table kept in step with the index under the scope lock
+(:mod:`memdir.storage.index_keys`; rebuilt once when the index was changed
+behind it), and a new line is appended rather than the index rewritten; the
+file count for ``max_files`` is kept per folder in a state file and only
+folders whose mtime moved are listed again. What a write touched is appended
+to the catalog's journal, so the next search need not look for it.
+
+The lock is held for as little as possible, so that writers in several
+processes overlap. A write is planned outside it: target chosen, checks and
+guard run, the text written and fsynced to a staging copy (``.staging/`` in
+the scope's root, a dot-folder never listed). Under the lock the target is
+looked up again; if it still holds what the plan saw, the copy is renamed into
+place, the index line appended with one ``O_APPEND`` write of the whole line,
+the key table, counts and trash updated; otherwise the plan is made again
+under the lock. The fsyncs of the folder and of the index follow the lock,
+before the write returns (a machine that dies in between may keep the line
+without the file, or the file without the line, of a write that never
+returned; doctor repairs both). An index edit that is not an append (a changed
+line, a rename, a delete, an index not ending with an intact line) replaces
+the whole index atomically (temp, fsync, rename) under the lock.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import errno
 import hashlib
 import json
 import os
 import re
+import threading
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memdir.config import Settings
 from memdir.errors import (
@@ -52,15 +70,20 @@ from memdir.model import Memory, MemoryRecord, MemoryType, Scope, check_memory_t
 from memdir.storage import sidecar
 from memdir.storage.codec import parse_memory, render_memory
 from memdir.storage.fs import (
+    ABSENT_STAMP,
     FILE_MODE,
     atomic_write,
     ensure_dir,
+    fd_stamp,
     file_lock,
+    file_stamp,
     fsync_dir,
     read_bytes_nofollow,
     read_json_object,
+    read_stamped,
     refuse_hidden,
     safe_join,
+    write_temp,
 )
 from memdir.storage.memory_index import (
     INDEX_NAME,
@@ -72,6 +95,9 @@ from memdir.storage.memory_index import (
     upsert_raw,
 )
 from memdir.storage.rules import validate_memory_rules
+
+if TYPE_CHECKING:
+    from memdir.storage.index_keys import KeyTable
 
 __all__ = [
     "JOURNAL_NAME",
@@ -95,6 +121,12 @@ _FILE_CHARS = re.compile(r"[^\w]+")
 _MAX_STEM = 60
 # Room an index line keeps for its description after `- [name](file) — `.
 _MIN_HOOK_CHARS = 12
+# Where a write's text waits, fsynced, to be renamed into place: a dot-folder
+# in the scope's root (same file system, never listed as memories).
+_STAGING = ".staging"
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+# How far back from the end of the index a tidy last line is looked for.
+_TAIL_BYTES = 4096
 
 
 def journal_lock(journal: Path) -> AbstractContextManager[None]:
@@ -134,6 +166,37 @@ class WriteResult:
     warnings: tuple[str, ...] = ()
 
 
+@dataclass(kw_only=True)
+class _Staged:
+    """A write made ready: its target as the plan saw it and the text's fsynced copy."""
+
+    rel: str
+    path: Path
+    current: bytes | None  # what the target held when the write was planned
+    memory: Memory
+    text: str
+    note: bool
+    trash: bool  # the current file goes to the trash before it is replaced
+    warnings: tuple[str, ...]
+    temp: Path | None  # the staging copy; None once renamed into place
+    record: MemoryRecord | None  # None for a note: read once its sidecar is written
+    target: str | None = None  # the file name the plan chose, before it was resolved
+
+
+def _ends_tidy(fd: int, size: int) -> bool:
+    """Whether the index open as ``fd`` ends with an intact, non-blank line and
+    does not start with a blank one (an append then equals the full edit)."""
+    if size == 0 or os.pread(fd, 1, 0) == b"\n":
+        return False
+    tail = os.pread(fd, min(size, _TAIL_BYTES), max(size - _TAIL_BYTES, 0))
+    if not tail.endswith(b"\n"):
+        return False
+    cut = tail.rfind(b"\n", 0, len(tail) - 1)
+    if cut < 0 and size > len(tail):
+        return False  # a last line longer than the tail read: the full edit judges it
+    return bool(tail[cut + 1 : -1].strip())
+
+
 @dataclass(frozen=True, kw_only=True)
 class ScanResult:
     """Every memory file of a scope: the files listed, the ones that parse, the errors."""
@@ -168,6 +231,8 @@ class MemoryStore:
         # Without a state folder, counts are walked and nothing is journaled.
         self._counts = None if state_dir is None else state_dir / f"{scope.value}.counts.json"
         self._journal = None if state_dir is None else state_dir / JOURNAL_NAME
+        self._keys_db = None if state_dir is None else state_dir / f"{scope.value}.keys.sqlite"
+        self._tables = threading.local()  # the key table's connection, per thread
 
     # -- reading ---------------------------------------------------------
 
@@ -294,11 +359,13 @@ class MemoryStore:
                 return record
         return self._find_named(ref, thorough=thorough)
 
-    def _find_named(self, name: str, *, thorough: bool) -> MemoryRecord | None:
+    def _find_named(
+        self, name: str, *, thorough: bool, keys: KeyTable | None = None
+    ) -> MemoryRecord | None:
         # By name only: a writer must never take a file whose stem merely equals
         # the new memory's name for "the memory with the same name".
         wanted = " ".join(name.split()).casefold()
-        for file in self._name_candidates(name, wanted):
+        for file in self._name_candidates(name, wanted, keys):
             record = self._read_if_memory(file)
             if record is not None and record.memory.name.casefold() == wanted:
                 return record
@@ -308,12 +375,8 @@ class MemoryStore:
                     return record
         return None
 
-    def _name_candidates(self, ref: str, wanted: str) -> Iterator[str]:
-        try:
-            raw = read_bytes_nofollow(self.index_path)
-        except FileNotFoundError:
-            raw = b""
-        yield from titled_files(raw, wanted)
+    def _name_candidates(self, ref: str, wanted: str, keys: KeyTable | None) -> Iterator[str]:
+        yield from self._titled(wanted, keys)
         stem = self._file_stem(ref)
         yield f"{stem}.md"
         n = 2
@@ -321,7 +384,61 @@ class MemoryStore:
             yield f"{stem}_{n}.md"
             n += 1
 
+    def _titled(self, wanted: str, keys: KeyTable | None) -> list[str]:
+        """The files of the index lines titled ``wanted``: from the key table when in step."""
+        if keys is not None:
+            files = keys.files_titled(wanted, file_stamp(self.index_path))
+        else:
+            with self._key_table() as table:
+                stamp = file_stamp(self.index_path)
+                files = None if table is None else table.files_titled(wanted, stamp)
+        if files is not None:
+            return files
+        try:
+            raw = read_bytes_nofollow(self.index_path)
+        except FileNotFoundError:
+            raw = b""
+        return titled_files(raw, wanted)
+
+    @contextlib.contextmanager
+    def _key_table(self) -> Iterator[KeyTable | None]:
+        """The scope's key table (see :mod:`memdir.storage.index_keys`); None without one.
+
+        One connection per thread, kept open across writes (its close costs a
+        WAL checkpoint); a forked child opens its own; a failing one is reopened.
+        """
+        if self._keys_db is None:
+            yield None
+            return
+        from memdir.storage.index_keys import open_table  # SQLite: loaded by lookups only
+
+        opened: tuple[int, KeyTable | None] | None = getattr(self._tables, "table", None)
+        if opened is None or opened[0] != os.getpid():
+            ensure_dir(self._keys_db.parent)
+            opened = (os.getpid(), open_table(self._keys_db))
+            self._tables.table = opened
+        table = opened[1]
+        try:
+            yield table
+        finally:
+            if table is not None and table.failed:
+                table.close()
+                self._tables.table = None
+
+    def _keys_in_step(self, keys: KeyTable | None) -> None:
+        """Under the scope lock: rebuild the key table if the index changed behind it."""
+        if keys is None:
+            return
+        stamp = file_stamp(self.index_path)
+        if stamp is None or keys.in_step(stamp):
+            return
+        with contextlib.suppress(OSError):  # unreadable now: the writes go the long way
+            raw, stamp = read_stamped(self.index_path)
+            keys.rebuild(raw, stamp)
+
     def _read_if_memory(self, file: str) -> MemoryRecord | None:
+        if not os.path.lexists(self.root / file):
+            return None  # nothing there under any resolution: no need to resolve links
         try:
             rel, path = self._resolve(file)
         except MemdirError:
@@ -418,42 +535,105 @@ class MemoryStore:
             )
 
     def _update_index(
-        self, title: str, file: str, description: str, *, moved_from: str | None = None
-    ) -> None:
+        self,
+        title: str,
+        file: str,
+        description: str,
+        *,
+        keys: KeyTable | None,
+        moved_from: str | None = None,
+    ) -> int | None:
         """Point the index at ``file`` (dropping ``moved_from``'s lines), in one write.
 
-        An unchanged index is not written; a new line after an intact index is
-        appended (one small write, fsynced), so the cost does not grow with
-        the index; any other edit replaces the index atomically.
+        An unchanged index is not written. A new line after an intact index is
+        appended: one ``O_APPEND`` write of the whole line, not fsynced here;
+        the open index is returned and the caller fsyncs it after releasing
+        the lock (so concurrent writers' fsyncs overlap). Any other edit
+        replaces the index atomically (temp, fsync, rename). With the key
+        table in step, none of this reads the index.
         """
         hook = self.index_hook(title, file, description)
+        line = format_entry(title, file, hook)
+        if keys is not None and moved_from is None:
+            done, fd = self._keyed_upsert(keys, file, line)
+            if done:
+                return fd
+        before = file_stamp(self.index_path)
+        follows = keys is not None and keys.in_step(before)
         if moved_from is not None:
             text = remove_entry(self.read_index(), file=moved_from)
-            atomic_write(self.index_path, upsert_entry(text, title=title, file=file, hook=hook))
-            return
-        try:
-            raw = read_bytes_nofollow(self.index_path)
-        except FileNotFoundError:
-            raw = b""
-        how, data = upsert_raw(raw, title=title, file=file, hook=hook)
+            data = upsert_entry(text, title=title, file=file, hook=hook).encode("utf-8")
+            how = "replace"
+        else:
+            try:
+                raw = read_bytes_nofollow(self.index_path)
+            except FileNotFoundError:
+                raw = b""
+            how, data = upsert_raw(raw, title=title, file=file, hook=hook)
+        fd = None
         if how == "replace":
-            atomic_write(self.index_path, data)  # fsyncs the root folder too
-            return
-        if how == "append":
-            self._append_index(data)
-        # No rename of the index: the root folder's fsync makes the memory file's own
-        # rename (done with sync_dir=False) durable.
-        fsync_dir(self.root)
+            atomic_write(self.index_path, data)
+        elif how == "append":
+            fd = self._append_index(data, tidy_only=False)
+        if keys is not None and follows:
+            after = fd_stamp(fd) if fd is not None else file_stamp(self.index_path)
+            if after is not None:
+                keys.put(file, line, after, moved_from=moved_from)
+        return fd
 
-    def _append_index(self, tail: bytes) -> None:
-        # Under the scope lock, so no other memdir writer interleaves; one
-        # write() of a line is not torn by a concurrent reader.
-        fd = os.open(self.index_path, os.O_WRONLY | os.O_APPEND)
+    def _keyed_upsert(self, keys: KeyTable, file: str, line: str) -> tuple[bool, int | None]:
+        """The index edit from the key table alone: ``(done, index to fsync)``.
+
+        Done when the line is already there, or when ``file`` has no line and
+        the index ends with an intact line (the new one is appended); else the
+        caller edits the whole text.
+        """
+        stamp = file_stamp(self.index_path)
+        known = keys.lines_of(file, stamp)
+        if known is None or stamp in (None, ABSENT_STAMP):
+            return False, None
+        if known == [line]:
+            return True, None
+        if known:
+            return False, None
+        fd = self._append_index(f"{line}\n".encode(), tidy_only=True, stamp=stamp)
+        if fd is None:
+            return False, None
+        keys.put(file, line, fd_stamp(fd))
+        return True, fd
+
+    def _append_index(
+        self, tail: bytes, *, tidy_only: bool, stamp: str | None = None
+    ) -> int | None:
+        """Append ``tail`` (whole lines) to the index; returns it open, to be fsynced.
+
+        One ``write()`` on an ``O_APPEND`` descriptor, under the scope lock: a
+        reader sees the index without the line or with all of it; a short
+        write (a full disk) is cut back off. With ``tidy_only``, nothing is
+        written (None) unless the index still has ``stamp`` and ends with an
+        intact, non-blank line and does not start with a blank one, so the
+        result is what the full edit would make.
+        """
         try:
-            os.write(fd, tail)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+            fd = os.open(self.index_path, os.O_RDWR | os.O_APPEND | _NOFOLLOW)
+        except FileNotFoundError:
+            if tidy_only:
+                return None  # removed by hand: the full edit writes a new one
+            raise
+        try:
+            size = os.fstat(fd).st_size
+            if tidy_only and (fd_stamp(fd) != stamp or not _ends_tidy(fd, size)):
+                os.close(fd)
+                return None
+            written = os.write(fd, tail)
+            if written != len(tail):
+                os.ftruncate(fd, size)
+                raise OSError(errno.ENOSPC, "short write", str(self.index_path))
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+            raise
+        return fd
 
     def _journaled(self, *files: str) -> None:
         """Tell the catalog which files changed (absolute paths)."""
@@ -521,11 +701,25 @@ class MemoryStore:
 
     def _save_counts(self, folders: dict[str, list[int]]) -> None:
         assert self._counts is not None
-        # Derived state: a lost update only means one more listing, so no fsync.
+        # Derived state, read and written under the scope lock only: written in
+        # place (a rename over a file makes ext4 flush it, milliseconds held under
+        # the lock), not fsynced. A write torn by a crash does not parse (or
+        # holds a count off by a few, a limit not an inventory): counted again.
         ensure_dir(self._counts.parent)
-        tmp = self._counts.with_name(f".{self._counts.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"folders": folders}), encoding="utf-8")
-        os.replace(tmp, self._counts)
+        data = json.dumps({"folders": folders}).encode("utf-8")
+        try:
+            fd = os.open(self._counts, os.O_WRONLY | os.O_CREAT | _NOFOLLOW, FILE_MODE)
+        except OSError:  # a link or a folder there: removed, made again next time
+            with contextlib.suppress(OSError):
+                os.unlink(self._counts)
+            return
+        try:
+            # Over the old text, then cut to length: truncating to zero first would
+            # make ext4 flush the file on close, as a rename over it does.
+            os.pwrite(fd, data, 0)
+            os.ftruncate(fd, len(data))
+        finally:
+            os.close(fd)
 
     @staticmethod
     def _count_again(folders: dict[str, Any], folder: str) -> None:
@@ -593,21 +787,93 @@ class MemoryStore:
         its ``expected_version`` or ``replace=True``, after a copy goes to
         the trash. With ``stamp``, ``created`` is kept (or set) and
         ``updated`` becomes today.
+
+        The write is made ready outside the scope lock (target chosen, checks,
+        guard, text fsynced to a staging copy); under the lock the target is
+        looked up again and, if it is still what the plan saw, the copy is
+        renamed into place and the index appended to; otherwise the plan is
+        made again under the lock. The fsyncs of the folder and the index
+        follow the lock, before the call returns.
         """
         self._validate(memory)
         self._ensure_folder()
-        with self.lock():
-            if file is None:
-                existing = self._find_named(memory.name, thorough=False)
-                file = existing.file if existing is not None else self._new_file_name(memory.name)
-            rel, path = self._resolve(file)
-            current = self._current(rel, path, expected_version)
-            self._check_bounds(memory, rel, self._held(current, path))
-            self._keep_what_is_replaced(rel, path, memory, current, expected_version, replace)
-            memory = self._stamped(memory, current, path) if stamp else memory
-            note = sidecar.exists(path)  # a note keeps its fields beside it, its text as is
-            text = memory.body if note else render_memory(memory)
-            return self._commit(rel, path, memory, text, created=current is None, note=note)
+
+        def plan(keys: KeyTable | None, locked: bool) -> _Staged:
+            target = self._target(memory.name, file, keys)
+            staged = self._plan_write(memory, target, expected_version, stamp, replace, locked)
+            staged.target = target
+            return staged
+
+        return self._locked_write(plan, lambda keys: self._target(memory.name, file, keys))
+
+    def _plan_write(
+        self,
+        memory: Memory,
+        file: str,
+        expected_version: str | None,
+        stamp: bool,
+        replace: bool,
+        locked: bool,
+    ) -> _Staged:
+        rel, path = self._resolve(file)
+        # Outside the lock the file count is not read: it is checked under the lock.
+        current = self._current(rel, path, expected_version, count=locked)
+        self._check_bounds(memory, rel, self._held(current, path))
+        trash = self._must_trash(rel, path, memory, current, expected_version, replace)
+        memory = self._stamped(memory, current, path) if stamp else memory
+        note = sidecar.exists(path)  # a note keeps its fields beside it, its text as is
+        text = memory.body if note else render_memory(memory)
+        return self._stage(rel, path, current, memory, text, note=note, trash=trash)
+
+    def _target(self, name: str, file: str | None, keys: KeyTable | None) -> str:
+        """The file a write goes to: ``file``, the memory of that name, or a new name."""
+        if file is not None:
+            return file
+        existing = self._find_named(name, thorough=False, keys=keys)
+        return existing.file if existing is not None else self._new_file_name(name)
+
+    def _locked_write(
+        self,
+        plan: Callable[[KeyTable | None, bool], _Staged],
+        target: Callable[[KeyTable | None], str] | None,
+    ) -> WriteResult:
+        """Plan outside the lock (when ``target`` can check it), install under it, then sync.
+
+        A plan that fails outside the lock is made again under it, so every
+        error is judged on what the lock guards, as when all of it ran there.
+        """
+        staged: _Staged | None = None
+        try:
+            if target is not None:
+                with contextlib.suppress(MemdirError, OSError, ValueError):
+                    staged = plan(None, False)
+            with self.lock(), self._key_table() as keys:
+                self._keys_in_step(keys)
+                if staged is None or target is None or not self._still(staged, target(keys)):
+                    self._discard(staged)
+                    staged = plan(keys, True)
+                elif staged.current is None:
+                    self._check_count()
+                result, index_fd = self._install(staged, keys)
+            self._settle(staged, index_fd)
+            return result
+        finally:
+            self._discard(staged)
+
+    def _still(self, staged: _Staged, target: str) -> bool:
+        """Whether the write's target, seen under the lock, is what the plan saw.
+
+        The same file name resolves to the same path (the rename checks the
+        path's confinement again), so only the file's bytes are read again.
+        """
+        if target != staged.target:
+            return False
+        path = staged.path
+        try:
+            current = read_bytes_nofollow(path) if os.path.lexists(path) else None
+        except (MemdirError, OSError):
+            return False
+        return current == staged.current
 
     def write_note(
         self, file: str, text: str, memory: Memory, *, expected_version: str | None = None
@@ -618,10 +884,13 @@ class MemoryStore:
         """
         self._validate(memory)
         self.ensure()
-        with self.lock():
+
+        def plan(keys: KeyTable | None, locked: bool) -> _Staged:
             rel, path = self._resolve(file, any_name=True)
             current = self._current(rel, path, expected_version)
-            return self._commit(rel, path, memory, text, created=current is None, note=True)
+            return self._stage(rel, path, current, memory, text, note=True, trash=False)
+
+        return self._locked_write(plan, None)
 
     def write_text(
         self,
@@ -638,16 +907,19 @@ class MemoryStore:
         memory needs ``expected_version`` or ``replace``, as in :meth:`write`.
         """
         self._ensure_folder()
-        with self.lock():
+
+        def plan(keys: KeyTable | None, locked: bool) -> _Staged:
             rel, path = self._resolve(file)
             memory = sidecar.load_memory(text, path=path)  # a note's fields stay beside it
             self._validate(memory)
             current = self._current(rel, path, expected_version)
             self._check_bounds(memory, rel, self._held(current, path))
-            self._keep_what_is_replaced(rel, path, memory, current, expected_version, replace)
-            return self._commit(rel, path, memory, text, created=current is None)
+            trash = self._must_trash(rel, path, memory, current, expected_version, replace)
+            return self._stage(rel, path, current, memory, text, note=False, trash=trash)
 
-    def _keep_what_is_replaced(
+        return self._locked_write(plan, None)
+
+    def _must_trash(
         self,
         rel: str,
         path: Path,
@@ -655,19 +927,19 @@ class MemoryStore:
         current: bytes | None,
         expected_version: str | None,
         replace: bool,
-    ) -> None:
-        """Refuse to overwrite another memory or an unparseable file, or trash it first.
+    ) -> bool:
+        """Refuse to overwrite another memory or an unparseable file; else whether to trash it.
 
         The same memory (same name) is updated in place; anything else is only
         replaced when the caller proved it read it (``expected_version``) or
         asked for it (``replace``), and then a copy goes to the trash.
         """
         if current is None:
-            return
+            return False
         previous = self._held(current, path)
         held = previous.name if previous is not None else None
         if held is not None and held.casefold() == memory.name.casefold():
-            return
+            return False
         if expected_version is None and not replace:
             what = (
                 f"holds another memory, {held!r}"
@@ -680,7 +952,7 @@ class MemoryStore:
                 hint="choose another file name, or pass replace (--replace) to move the "
                 "current file to the trash and write this one",
             )
-        self._trash_copy(rel, current)
+        return True
 
     @staticmethod
     def _held(current: bytes | None, path: Path) -> Memory | None:
@@ -703,32 +975,124 @@ class MemoryStore:
         atomic_write(target, data)
         return target
 
-    def _current(self, rel: str, path: Path, expected_version: str | None) -> bytes | None:
-        """The file's bytes (None if absent), checked against the caller's version."""
+    def _current(
+        self, rel: str, path: Path, expected_version: str | None, *, count: bool = True
+    ) -> bytes | None:
+        """The file's bytes (None if absent), checked against the caller's version.
+
+        With ``count``, a file that does not exist yet must fit ``max_files``.
+        """
         # A directory, FIFO or link with this name is refused here, not overwritten.
         current = read_bytes_nofollow(path) if os.path.lexists(path) else None
         if expected_version is not None:
             actual = "" if current is None else content_version(current)
             self._check_version(rel, path, actual, expected_version)
-        if current is None:
+        if current is None and count:
             self._check_count()
         return current
 
-    def _commit(
-        self, rel: str, path: Path, memory: Memory, text: str, *, created: bool, note: bool = False
-    ) -> WriteResult:
-        """Size check, guard, atomic write and index line: the tail of every write."""
+    def _stage(
+        self,
+        rel: str,
+        path: Path,
+        current: bytes | None,
+        memory: Memory,
+        text: str,
+        *,
+        note: bool,
+        trash: bool,
+    ) -> _Staged:
+        """Size check, guard, and the text fsynced to a staging copy: a write made ready.
+
+        The copy goes to the scope's staging folder (a dot-folder, never
+        listed), so the target folder's mtime, which the file count trusts,
+        only moves when the copy is renamed into place under the lock.
+        """
         self._check_size(rel, text)
         warnings = tuple(self._guard(text, rel)) if self._guard else ()
-        if note:
-            sidecar.write(path, memory)
-        # The index write below fsyncs the root folder; nested files sync their own.
-        atomic_write(path, text, sync_dir=path.parent != self.root)
-        self._update_index(memory.name, rel, memory.description)
-        if created:  # after the index write, which may have moved the root's mtime
-            self._counted(None, (rel, 1))
-        self._journaled(rel)
-        return WriteResult(record=self._read(rel, path), created=created, warnings=warnings)
+        payload = text.encode("utf-8")
+        temp, mtime = write_temp(self.root / _STAGING / path.name, payload)
+        record = None
+        if not note:  # a note's record is read after its sidecar is written
+            record = MemoryRecord(
+                scope=self.scope,
+                file=rel,
+                memory=sidecar.load_memory(text, path=path),
+                version=content_version(payload),
+                mtime=mtime,
+            )
+        return _Staged(
+            rel=rel,
+            path=path,
+            current=current,
+            memory=memory,
+            text=text,
+            note=note,
+            trash=trash,
+            warnings=warnings,
+            temp=temp,
+            record=record,
+        )
+
+    def _install(self, staged: _Staged, keys: KeyTable | None) -> tuple[WriteResult, int | None]:
+        """Under the lock: trash what is replaced, rename the copy into place, index it.
+
+        Returns the result and the index to fsync once the lock is released.
+        """
+        rel, path = staged.rel, staged.path
+        if staged.trash and staged.current is not None:
+            self._trash_copy(rel, staged.current)
+        if staged.note:
+            sidecar.write(path, staged.memory)
+        if not path.parent.is_dir():
+            ensure_dir(path.parent)
+            path = safe_join(self.root, rel)  # its folders exist now: check again
+        assert staged.temp is not None
+        # A new file's folder was counted just now (under this lock); an update's
+        # folder is compared with its record first, so a file added by hand is
+        # not hidden by recording the mtime the update gives it.
+        before = None if staged.current is None else self._folder_mtimes(rel)
+        try:
+            os.replace(staged.temp, path)
+        except OSError as exc:
+            if exc.errno != errno.EXDEV:  # a folder on another file system: copy there
+                raise
+            atomic_write(path, staged.text, sync_dir=False)
+        staged.temp = None
+        memory = staged.memory
+        index_fd = self._update_index(memory.name, rel, memory.description, keys=keys)
+        try:
+            # After the index write, which may have moved the root's mtime; an update
+            # records its folder's new mtime too, so the next count need not list it.
+            self._counted(before, (rel, 1 if staged.current is None else 0))
+            record = staged.record if staged.record is not None else self._read(rel, path)
+        except BaseException:
+            if index_fd is not None:
+                os.close(index_fd)
+            raise
+        result = WriteResult(
+            record=record, created=staged.current is None, warnings=staged.warnings
+        )
+        return result, index_fd
+
+    def _settle(self, staged: _Staged, index_fd: int | None) -> None:
+        """After the lock: make the rename and the index line durable, tell the catalog."""
+        try:
+            fsync_dir(staged.path.parent)
+            if index_fd is not None:
+                os.fsync(index_fd)
+        finally:
+            if index_fd is not None:
+                os.close(index_fd)
+        self._journaled(staged.rel)
+
+    @staticmethod
+    def _discard(staged: _Staged | None) -> None:
+        """Remove a staging copy that was not renamed into place."""
+        if staged is not None and staged.temp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(staged.temp)
+            staged.temp = None
 
     def _check_version(self, rel: str, path: Path, actual: str, expected: str | None) -> None:
         """Refuse the write when the caller read another version (``""``: absent)."""
@@ -765,7 +1129,7 @@ class MemoryStore:
 
     def delete(self, ref: str, *, expected_version: str | None = None) -> Path:
         """Move a memory to the trash and drop its index line; returns the trash path."""
-        with self.lock():
+        with self.lock(), self._key_table() as keys:
             record = self.get(ref)
             _, path = self._resolve(record.file)
             self._check_version(record.file, path, record.version, expected_version)
@@ -773,7 +1137,11 @@ class MemoryStore:
             target = self._trash_target(record.file)
             os.replace(path, target)
             sidecar.move(path, target)
+            follows = keys is not None and keys.in_step(file_stamp(self.index_path))
             atomic_write(self.index_path, remove_entry(self.read_index(), file=record.file))
+            after = file_stamp(self.index_path)
+            if keys is not None and follows and after is not None:
+                keys.drop(record.file, after)
             self._counted(before, (record.file, -1))
             self._journaled(record.file)
         return target
@@ -799,7 +1167,7 @@ class MemoryStore:
 
     def rename(self, ref: str, new_file: str) -> MemoryRecord:
         """Move a memory to another file name; its index line follows it."""
-        with self.lock():
+        with self.lock(), self._key_table() as keys:
             record = self.get(ref)
             old_path = self.root / record.file
             new_rel, new_path = self._resolve(new_file, any_name=sidecar.exists(old_path))
@@ -814,7 +1182,9 @@ class MemoryStore:
             os.rename(old_path, new_path)
             sidecar.move(old_path, new_path)
             memory = record.memory
-            self._update_index(memory.name, new_rel, memory.description, moved_from=record.file)
+            self._update_index(
+                memory.name, new_rel, memory.description, keys=keys, moved_from=record.file
+            )
             self._counted(before, (record.file, -1), (new_rel, 1))
             self._journaled(record.file, new_rel)
             return self._read(new_rel, new_path)
