@@ -33,7 +33,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import functools
-import hashlib
 import json
 import math
 import os
@@ -51,6 +50,7 @@ from typing import Any, TypeVar
 
 from memdir.errors import LockTimeout, MemdirError
 from memdir.model import Memory, Scope
+from memdir.records import record
 from memdir.search.embeddings import Embedder
 from memdir.search.engine import (
     CATALOG_NAME,
@@ -113,7 +113,7 @@ CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value);
 _ROW = "SELECT id, path, kind, mtime_ns, size, hash FROM sources"
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class RefreshStats:
     """What a refresh changed, counted in source files."""
 
@@ -738,6 +738,8 @@ def _read_source(job: _Job) -> _Read:
             data = handle.read()
     except OSError:
         return None
+    import hashlib  # only builds and catch-ups that read a file hash it
+
     digest = hashlib.sha256(data).hexdigest()
     if digest == indexed:
         return digest, None

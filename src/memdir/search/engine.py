@@ -66,6 +66,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from memdir.model import MemoryType, Scope
+from memdir.records import record
 from memdir.search import terms as textproc
 from memdir.search.embeddings import Embedder, cosine_scores, pack_vector, rrf
 
@@ -106,7 +107,7 @@ class Document:
     meta: Mapping[str, str | None] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class Hit:
     """One search result; ``ref`` is the document id (see :class:`Catalog`)."""
 

@@ -28,10 +28,10 @@ import datetime as dt
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from memdir.errors import InvalidMemory, LimitExceeded, MemdirError
+from memdir.records import record
 from memdir.storage.fs import FILE_MODE, ensure_dir, file_lock, fsync_dir
 
 __all__ = [
@@ -55,7 +55,7 @@ _BULLET = re.compile(r"^[-*] (?:\[?(\d{1,2}):(\d{2})(?::(\d{2}))?\]? ?)?(.*)$")
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class LogEntry:
     """One bullet of a daily log.
 

@@ -35,7 +35,6 @@ import json
 import os
 import re
 import stat
-import tempfile
 import threading
 import time
 import unicodedata
@@ -285,6 +284,8 @@ def write_temp(path: Path, data: str | bytes, *, mode: int = FILE_MODE) -> tuple
     place later (under a lock they do not want to hold while fsyncing). The
     caller renames or unlinks it; a crash may leave it (:data:`TEMP_PATTERN`).
     """
+    import tempfile  # only writers need it, and it loads shutil, bz2, lzma, random
+
     payload = data.encode("utf-8") if isinstance(data, str) else data
     ensure_dir(path.parent)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

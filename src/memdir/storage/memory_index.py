@@ -14,7 +14,8 @@ the edit through the full parse, which treats every break as ``splitlines`` does
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+
+from memdir.records import record
 
 __all__ = [
     "INDEX_NAME",
@@ -47,7 +48,7 @@ _ENTRY = re.compile(
 )
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class IndexEntry:
     """One pointer line of the index; ``line`` is its 0-based position."""
 
@@ -58,7 +59,7 @@ class IndexEntry:
     raw: str
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class Truncation:
     """The index as loaded into a prompt, and what truncation did to it."""
 

@@ -44,7 +44,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import errno
-import hashlib
 import json
 import os
 import re
@@ -67,6 +66,7 @@ from memdir.errors import (
     UnsafePath,
 )
 from memdir.model import Memory, MemoryRecord, MemoryType, Scope, check_memory_text
+from memdir.records import record
 from memdir.storage import sidecar
 from memdir.storage.codec import parse_memory, render_memory
 from memdir.storage.fs import (
@@ -154,10 +154,12 @@ def append_journal(journal: Path, paths: Iterable[Path]) -> None:
 
 def content_version(data: bytes) -> str:
     """The version a compare-and-swap writer passes back: a short content hash."""
+    import hashlib  # here: loading OpenSSL costs every command that never hashes
+
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class WriteResult:
     """What a write did: the stored record, whether it created the file, warnings."""
 
@@ -197,7 +199,7 @@ def _ends_tidy(fd: int, size: int) -> bool:
     return bool(tail[cut + 1 : -1].strip())
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class ScanResult:
     """Every memory file of a scope: the files listed, the ones that parse, the errors."""
 
