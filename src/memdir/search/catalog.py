@@ -111,6 +111,7 @@ CREATE TABLE IF NOT EXISTS folders (path TEXT PRIMARY KEY, mtime_ns INTEGER NOT 
 CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value);
 """
 _ROW = "SELECT id, path, kind, mtime_ns, size, hash FROM sources"
+_ROWS_PER_QUERY = 500  # well under SQLite's limit on bound parameters
 
 
 @record
@@ -577,9 +578,14 @@ class Catalog:
         """Whether ``path`` lies under a transcript root (where links are followed)."""
         return any(_under(path, str(root)) for root in self.transcript_roots())
 
+    @functools.cached_property
+    def _folders_text(self) -> tuple[str, str]:
+        """The memory and sessions folders as text: :meth:`_kind` runs once per file checked."""
+        return str(self.layout.memory_dir), str(self.layout.sessions_dir)
+
     def _kind(self, path: str) -> str | None:
         """What the full scan would index ``path`` as, or None."""
-        memory = str(self.layout.memory_dir)
+        memory, sessions = self._folders_text
         if _under(path, memory):
             parts = path[len(memory) + 1 :].split("/")
             if any(part.startswith(".") for part in parts):
@@ -589,7 +595,6 @@ class Catalog:
             if parts[0] == "logs":
                 return "log" if len(parts) == 4 and _LOG_NAME.match(parts[-1]) else None
             return None if parts[-1] == "MEMORY.md" else "memory"
-        sessions = str(self.layout.sessions_dir)
         if _under(path, sessions):
             parts = path[len(sessions) + 1 :].split("/")
             hidden = any(part.startswith(".") for part in parts)
@@ -605,11 +610,11 @@ class Catalog:
 
     def _check(self, paths: set[str]) -> tuple[list[_Stale], list[Any]]:
         """Which of ``paths`` changed (to index again) and which are gone."""
-        conn = self.index.conn
         stale: list[_Stale] = []
         gone: list[tuple[Any, ...]] = []
+        rows = self._rows(paths)
         for path in sorted(paths):
-            row = conn.execute(f"{_ROW} WHERE path = ?", (path,)).fetchone()
+            row = rows.get(path)
             kind = self._kind(path)
             info = None
             if kind is not None:
@@ -621,6 +626,18 @@ class Catalog:
             elif kind is not None and _changed(row, info):
                 stale.append((path, kind, info, row))
         return stale, gone
+
+    def _rows(self, paths: set[str]) -> dict[str, tuple[Any, ...]]:
+        """The indexed rows of ``paths``, by path: a query per few hundred, not one each."""
+        conn = self.index.conn
+        ordered = sorted(paths)
+        found: dict[str, tuple[Any, ...]] = {}
+        for at in range(0, len(ordered), _ROWS_PER_QUERY):
+            chunk = ordered[at : at + _ROWS_PER_QUERY]
+            marks = ",".join("?" * len(chunk))
+            for row in conn.execute(f"{_ROW} WHERE path IN ({marks})", chunk):
+                found[row[1]] = row
+        return found
 
     def _sample(
         self,
