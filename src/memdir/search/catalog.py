@@ -69,7 +69,7 @@ from memdir.search.engine import (
 )
 from memdir.storage import codec, sidecar
 from memdir.storage.dailylog import read_log
-from memdir.storage.fs import atomic_write, ensure_dir, file_lock
+from memdir.storage.fs import atomic_write, ensure_dir, file_lock, remove_database
 from memdir.storage.paths import Layout
 from memdir.storage.store import JOURNAL_NAME, journal_lock
 
@@ -194,7 +194,7 @@ class Catalog:
         try:
             conn = _open_db(path)
         except sqlite3.DatabaseError:
-            _discard(path)
+            remove_database(path)
             conn = _open_db(path)
         return cls(
             layout,
@@ -339,7 +339,7 @@ class Catalog:
 
     def _reset(self) -> None:
         self.index.close()
-        _discard(self.path)
+        remove_database(self.path)
         self.index.conn = _open_db(self.path)
 
     def _refresh(
@@ -915,12 +915,6 @@ def _open_db(path: Path) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
-
-
-def _discard(path: Path) -> None:
-    for suffix in ("", "-wal", "-shm"):
-        with contextlib.suppress(FileNotFoundError):
-            Path(f"{path}{suffix}").unlink()
 
 
 def memory_document(path: Path, memory_dir: Path, text: str, mtime: float) -> Document:

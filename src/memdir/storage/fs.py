@@ -61,6 +61,7 @@ __all__ = [
     "read_stamped",
     "read_text_file",
     "refuse_hidden",
+    "remove_database",
     "safe_join",
     "write_temp",
 ]
@@ -275,6 +276,16 @@ def fsync_dir(directory: Path) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def remove_database(path: Path | str) -> None:
+    """Delete an SQLite database file with its ``-wal`` and ``-shm`` companions.
+
+    For derived state found damaged (it is rebuilt); a file already gone is fine.
+    """
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(f"{path}{suffix}")
 
 
 def write_temp(path: Path, data: str | bytes, *, mode: int = FILE_MODE) -> tuple[Path, float]:

@@ -23,11 +23,11 @@ rebuilt.
 from __future__ import annotations
 
 import contextlib
-import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from memdir.storage.fs import remove_database
 from memdir.storage.memory_index import parse_entries, title_key
 
 __all__ = ["KeyTable", "open_table"]
@@ -63,7 +63,8 @@ def open_table(db: Path) -> KeyTable | None:
     except sqlite3.OperationalError:  # busy, unwritable: not damaged, so kept
         return None
     except sqlite3.DatabaseError:  # "not a database", a malformed image
-        _discard(db)
+        with contextlib.suppress(OSError):  # cannot delete it: reopening below says why
+            remove_database(db)
     except _FAILURES:
         return None
     try:
@@ -82,12 +83,6 @@ def _connect(db: Path) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
-
-
-def _discard(db: Path) -> None:
-    for suffix in ("", "-wal", "-shm"):
-        with contextlib.suppress(OSError):
-            os.unlink(f"{db}{suffix}")
 
 
 class KeyTable:
