@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 from memdir.team.secret_rules import RULES, render_example
 from memdir.team.secrets import scan_bytes, scan_text
 from secret_corpus import FAMILIES, NEAR_MISSES, near_miss_samples, secret_samples
+from secrets_scan import concatenated
 
 _SENTENCES = (
     "The integration tests hit a real database; a mocked migration once hid a broken index.",
@@ -56,16 +57,7 @@ _HEX = "0123456789abcdef"
 
 def ordinary_markdown(size: int, seed: int = 7) -> str:
     """Memory files as agents and people write them: frontmatter, prose, lists, code, links."""
-    rng = random.Random(seed)
-    parts: list[str] = []
-    total = 0
-    n = 0
-    while total < size:
-        n += 1
-        note = _note(rng, n)
-        parts.append(note)
-        total += len(note)
-    return "".join(parts)[:size]
+    return concatenated(size, seed, _note)
 
 
 def _note(rng: random.Random, n: int) -> str:

@@ -48,18 +48,23 @@ _CODE = (
 )
 
 
-def realistic_markdown(size: int = SIZE, seed: int = 7) -> str:
-    """Memory files as an agent writes them: frontmatter, prose, links, ids, code."""
+def concatenated(size: int, seed: int, make: Callable[[random.Random, int], str]) -> str:
+    """``size`` characters of ``make(rng, n)`` for n = 1, 2, ... (a seeded, repeatable text)."""
     rng = random.Random(seed)
     parts: list[str] = []
     total = 0
     n = 0
     while total < size:
         n += 1
-        chunk = _memory_file(rng, n)
+        chunk = make(rng, n)
         parts.append(chunk)
         total += len(chunk)
     return "".join(parts)[:size]
+
+
+def realistic_markdown(size: int = SIZE, seed: int = 7) -> str:
+    """Memory files as an agent writes them: frontmatter, prose, links, ids, code."""
+    return concatenated(size, seed, _memory_file)
 
 
 def _memory_file(rng: random.Random, n: int) -> str:
