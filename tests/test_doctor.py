@@ -157,3 +157,23 @@ def test_old_temp_files_are_reported_and_removed_by_fix_young_ones_are_left(mem:
     assert not old.exists() and not nested.exists()
     assert young.read_text() == "partial"
     assert (root / "a.md").is_file()
+
+
+def test_a_staged_copy_a_killed_writer_left_is_removed_by_fix_other_dot_folders_are_not(
+    mem: Memdir,
+) -> None:
+    mem.write(name="A", description="d", type="project")
+    root = mem.layout.memory_dir
+    staged = root / ".staging" / ".a.md.k3j2h1.tmp"
+    foreign = root / ".git" / ".x.md.k3j2h1.tmp"  # not the store's: never touched
+    for path in (staged, foreign):
+        path.parent.mkdir(exist_ok=True)
+        path.write_text("partial")
+        stale = time.time() - 3600
+        os.utime(path, (stale, stale))
+    assert ("temp-file", ".staging/.a.md.k3j2h1.tmp") in problems(mem)
+    assert diagnose(mem, fix=True).ok
+    assert not staged.exists()
+    assert foreign.read_text() == "partial"
+    mem.write(name="B", description="d", type="project")  # the staging folder still works
+    assert (root / "b.md").is_file()

@@ -12,8 +12,9 @@ and duplicate ones, and shortens long ones. It never deletes, moves or
 rewrites a memory file. The repair runs under the scope's lock and reads the
 folder and the index again inside it, so a memory written meanwhile is never
 dropped from the index. It also reports the temp files a killed writer left
-(``.<name>.<random>.tmp``) and, with ``fix``, removes those older than a
-minute (younger ones may belong to a write in progress).
+(``.<name>.<random>.tmp``, beside the file or in the scope's ``.staging/``)
+and, with ``fix``, removes those older than a minute (younger ones may belong
+to a write in progress).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from memdir.storage.codec import read_frontmatter_head
 from memdir.storage.fs import TEMP_PATTERN, atomic_write
 from memdir.storage.memory_index import parse_entries, remove_entry, truncate_index, upsert_entry
 from memdir.storage.project import ProjectMemory
-from memdir.storage.store import MemoryStore
+from memdir.storage.store import STAGING_DIR, MemoryStore
 
 __all__ = ["TEMP_MIN_AGE", "DoctorReport", "Finding", "Problem", "diagnose"]
 
@@ -267,17 +268,18 @@ def _examine(store: MemoryStore) -> tuple[list[Finding], list[MemoryRecord]]:
 
 
 def _temp_files(store: MemoryStore) -> Iterator[tuple[str, Path]]:
-    """The scope's leftover atomic-write temp files, without following links."""
+    """The scope's leftover temp files (atomic writes, staged copies), links not followed."""
     root = store.root
     if not root.is_dir():
         return
     for folder, dirs, names in os.walk(root):
         rel_folder = Path(folder).relative_to(root).as_posix()
-        # Other owners' folders, and dot-folders (.git): not this scope's files.
+        # Other owners' folders, and dot-folders (.git): not this scope's files; but the
+        # store's own staging folder, where a killed writer leaves its staged copy.
         dirs[:] = [
             d
             for d in dirs
-            if not d.startswith(".")
+            if (not d.startswith(".") or (rel_folder == "." and d == STAGING_DIR))
             and (f"{rel_folder}/{d}" if rel_folder != "." else d) not in store.excluded
         ]
         for name in names:

@@ -101,6 +101,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "JOURNAL_NAME",
+    "STAGING_DIR",
     "MemoryStore",
     "ScanResult",
     "WriteGuard",
@@ -123,7 +124,7 @@ _MAX_STEM = 60
 _MIN_HOOK_CHARS = 12
 # Where a write's text waits, fsynced, to be renamed into place: a dot-folder
 # in the scope's root (same file system, never listed as memories).
-_STAGING = ".staging"
+STAGING_DIR = ".staging"  # staged copies of writes in progress (a dot-folder: never listed)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 # How far back from the end of the index a tidy last line is looked for.
 _TAIL_BYTES = 4096
@@ -1013,7 +1014,7 @@ class MemoryStore:
         self._check_size(rel, text)
         warnings = tuple(self._guard(text, rel)) if self._guard else ()
         payload = text.encode("utf-8")
-        temp, mtime = write_temp(self.root / _STAGING / path.name, payload)
+        temp, mtime = write_temp(self.root / STAGING_DIR / path.name, payload)
         record = None
         if not note:  # a note's record is read after its sidecar is written
             record = MemoryRecord(
