@@ -19,12 +19,12 @@ rebuilt, and a state folder that cannot be written only costs the reread.
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from memdir.kinds import MemoryType, Scope
 from memdir.records import record
 from memdir.storage.rules import ACTIONS, FIELD, Rule, parse_rule, why_line
+from memdir.storage.scope_files import scope_entries
 
 TYPE_CHECKING = False  # no typing, pathlib or layout at run time: see memdir.records
 if TYPE_CHECKING:
@@ -82,28 +82,6 @@ def cache_path(layout: Layout) -> Path:
     return layout.state_dir / CACHE_NAME
 
 
-def _walk(
-    root: str, prefix: str, excluded: frozenset[str]
-) -> Iterator[tuple[str, str, os.stat_result]]:
-    try:
-        entries = list(os.scandir(root))
-    except OSError:
-        return
-    for entry in entries:
-        name = entry.name
-        if name.startswith("."):
-            continue
-        rel = prefix + name
-        if entry.is_dir(follow_symlinks=False):
-            if rel not in excluded:
-                yield from _walk(entry.path, rel + "/", excluded)
-        elif name.endswith(".md") and rel != _INDEX_NAME and entry.is_file(follow_symlinks=False):
-            try:
-                yield rel, entry.path, entry.stat(follow_symlinks=False)
-            except OSError:
-                continue  # removed while we walked
-
-
 def rule_roots(layout: Layout, *, include_team: bool = True) -> list[RuleRoot]:
     """The folders whose memories may carry rules: private, then team."""
     roots = [(Scope.PRIVATE, str(layout.memory_dir), layout.private_excluded)]
@@ -117,10 +95,16 @@ def _files(roots: Sequence[RuleRoot]) -> tuple[dict[str, list[int]], dict[str, s
     stats: dict[str, list[int]] = {}
     paths: dict[str, str] = {}
     for scope, root, excluded in roots:
-        for rel, path, st in _walk(root, "", excluded):
+        for rel, entry in scope_entries(root, excluded, tolerant=True):
+            if not entry.name.endswith(".md") or rel == _INDEX_NAME:
+                continue
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue  # removed while we walked
             key = f"{scope.value}:{rel}"
             stats[key] = [st.st_mtime_ns, st.st_size, st.st_ino]
-            paths[key] = path
+            paths[key] = entry.path
     return stats, paths
 
 

@@ -95,6 +95,7 @@ from memdir.storage.memory_index import (
     upsert_raw,
 )
 from memdir.storage.rules import validate_memory_rules
+from memdir.storage.scope_files import scope_entries
 
 if TYPE_CHECKING:
     from memdir.storage.index_keys import KeyTable
@@ -286,22 +287,9 @@ class MemoryStore:
             walk.close()  # releases the open scandir handles now
 
     def _walk(self, directory: str, prefix: str) -> Generator[str, None, None]:
-        # Plain strings and scandir: this runs over every file on every listing.
-        with os.scandir(directory) as entries:
-            for entry in entries:
-                name = entry.name
-                if name.startswith("."):
-                    continue
-                rel = prefix + name
-                if entry.is_dir(follow_symlinks=False):
-                    if rel not in self._excluded:
-                        yield from self._walk(entry.path, rel + "/")
-                elif (
-                    (name.endswith(".md") or sidecar.exists(entry.path))
-                    and rel != INDEX_NAME
-                    and entry.is_file(follow_symlinks=False)
-                ):
-                    yield rel
+        for rel, entry in scope_entries(directory, self._excluded, prefix=prefix):
+            if (entry.name.endswith(".md") or sidecar.exists(entry.path)) and rel != INDEX_NAME:
+                yield rel
 
     def scan(self) -> ScanResult:
         """Read every memory file; unparseable ones are reported, not dropped."""
