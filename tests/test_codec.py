@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from memdir.errors import ParseError
 from memdir.model import KNOWN_FIELDS, Memory, MemoryType
+from memdir.storage import codec
 from memdir.storage.codec import parse_memory, read_frontmatter_head, render_memory
 
 line_text = st.text(
@@ -107,3 +108,40 @@ def test_head_reader_sees_only_the_first_lines(tmp_path: Any) -> None:
     late = tmp_path / "late.md"
     late.write_text("\n" * 40 + "---\nname: A\n---\n")
     assert read_frontmatter_head(late) == {}
+
+
+# Characters YAML gives a meaning to, beside plain ones: the plain writer must defer on them.
+PLAIN_OR_NOT = "abyYnNoOtTeE 12.,;/()+=?$%'_-:#\"!&*[]{}@`|>~\t\\"
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    value=st.one_of(
+        st.text(alphabet=PLAIN_OR_NOT, max_size=14),
+        st.sampled_from(["yes", "No", "null", "ON", "e", "a  b", "b ", "x" * 2_001]),
+    )
+)
+def test_a_value_written_without_the_emitter_is_what_yaml_writes_and_reads_back(
+    value: str,
+) -> None:
+    plain = codec._plain_value(value)
+    if plain is None:
+        return
+    dumped = codec._yaml()[0].safe_dump(
+        value, default_flow_style=True, allow_unicode=True, width=10_000, sort_keys=False
+    )
+    assert plain == dumped.removesuffix("\n...\n").rstrip("\n")
+    assert codec._yaml_frontmatter(f"key: {plain}") == {"key": value}
+    assert codec.parse_frontmatter(f"key: {plain}") == {"key": value}
+
+
+@pytest.mark.parametrize("value", ["yes", "Off", "a: b", "#x", "'q'", "1.5", "b ", "a  b"])
+def test_values_yaml_would_misread_go_through_the_emitter(value: str) -> None:
+    assert codec._plain_value(value) is None
+    memory = Memory(name=value.strip() or "n", description="d", type=None, extra={"k": value})
+    assert parse_memory(render_memory(memory)).extra == {"k": value}
+
+
+def test_ordinary_names_and_descriptions_are_written_without_the_emitter() -> None:
+    for value in ["Deploys go through staging first", "Use uv, not pip (since 2026)", "e"]:
+        assert codec._plain_value(value) == value

@@ -272,7 +272,30 @@ def read_frontmatter_head(path: Path, *, max_lines: int = FRONTMATTER_HEAD_LINES
     return parse_frontmatter(block, path=path) if block is not None else {}
 
 
+# A text value written as is: the plain reader (``_PLAIN_LINE``) takes it back unchanged,
+# and PyYAML's emitter writes it the same way (no quotes), so files do not change with
+# the path that rendered them.
+_PLAIN_VALUE = re.compile(r"[A-Za-z](?:[A-Za-z0-9.,;/()+=?$%'_-]| (?! ))*")
+_PLAIN_MAX = 2_000
+
+
+def _plain_value(value: Any) -> str | None:
+    """``value`` written as a plain YAML scalar without the emitter; None when it cannot be."""
+    if (
+        isinstance(value, str)
+        and _PLAIN_VALUE.fullmatch(value)
+        and not value.endswith(" ")
+        and len(value) <= _PLAIN_MAX  # the emitter folds a long line; this path never does
+        and value.lower() not in _NOT_TEXT
+    ):
+        return value
+    return None
+
+
 def _yaml_value(value: Any) -> str:
+    plain = _plain_value(value)
+    if plain is not None:
+        return plain
     dumped: str = _yaml()[0].safe_dump(
         value, default_flow_style=True, allow_unicode=True, width=10_000, sort_keys=False
     )

@@ -177,6 +177,17 @@ class KeyTable:
 
         return self._change(replace, stamp)
 
+    def append(self, file: str, line: str, stamp: str) -> bool:
+        """``line``, the only line of ``file`` (which had none), was appended to the index."""
+        entries = parse_entries(line)
+        title = title_key(entries[0].title) if entries else ""
+        return self._change(
+            lambda conn: conn.execute(
+                "INSERT INTO lines (file, title, line) VALUES (?, ?, ?)", (file, title, line)
+            ),
+            stamp,
+        )
+
     def drop(self, file: str, stamp: str) -> bool:
         """``file`` has no line any more."""
         return self._change(

@@ -44,7 +44,6 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import errno
-import json
 import os
 import re
 import threading
@@ -52,7 +51,7 @@ from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memdir.config import Settings
 from memdir.errors import (
@@ -69,6 +68,7 @@ from memdir.model import Memory, MemoryRecord, MemoryType, Scope, check_memory_t
 from memdir.records import record
 from memdir.storage import sidecar
 from memdir.storage.codec import parse_memory, render_memory
+from memdir.storage.file_counts import FileCounts
 from memdir.storage.fs import (
     ABSENT_STAMP,
     FILE_MODE,
@@ -79,7 +79,6 @@ from memdir.storage.fs import (
     file_stamp,
     fsync_dir,
     read_bytes_nofollow,
-    read_json_object,
     read_stamped,
     refuse_hidden,
     safe_join,
@@ -233,7 +232,11 @@ class MemoryStore:
         self._excluded = frozenset(excluded)
         self._guard = guard
         # Without a state folder, counts are walked and nothing is journaled.
-        self._counts = None if state_dir is None else state_dir / f"{scope.value}.counts.json"
+        self._counts = (
+            None
+            if state_dir is None
+            else FileCounts(root, state_dir / f"{scope.value}.counts.json", self._excluded)
+        )
         self._journal = None if state_dir is None else state_dir / JOURNAL_NAME
         self._keys_db = None if state_dir is None else state_dir / f"{scope.value}.keys.sqlite"
         self._tables = threading.local()  # the key table's connection, per thread
@@ -459,9 +462,17 @@ class MemoryStore:
         """Top-level folders under the root that belong to other owners."""
         return self._excluded
 
-    def lock(self) -> AbstractContextManager[None]:
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
         """The scope's inter-process lock: held by every write, rename and delete."""
-        return file_lock(self._lock_path, timeout=self.settings.lock_timeout)
+        with file_lock(self._lock_path, timeout=self.settings.lock_timeout):
+            if self._counts is not None:
+                self._counts.forget()  # what another holder changed is read again
+            try:
+                yield
+            finally:
+                if self._counts is not None:
+                    self._counts.forget()
 
     def _validate(self, memory: Memory) -> None:
         check_memory_text(memory, limits=False)
@@ -497,13 +508,25 @@ class MemoryStore:
         return candidate
 
     def _check_count(self) -> None:
-        count = len(self.files()) if self._counts is None else self._tracked_count()
+        if self._counts is None:
+            count = len(self.files())
+        else:
+            count = self._counts.total(self.settings.max_files)
         if count >= self.settings.max_files:
             raise LimitExceeded(
                 f"the {self.scope} scope already holds {self.settings.max_files} memories",
                 path=self.root,
                 hint="consolidate or delete memories, or raise max_files",
             )
+
+    def _folder_mtimes(self, *files: str) -> dict[str, int] | None:
+        """Under the lock, before a change: the mtimes of the folders of ``files``."""
+        return None if self._counts is None else self._counts.mtimes(*files)
+
+    def _counted(self, before: dict[str, int] | None, *changes: tuple[str, int]) -> None:
+        """Under the lock, after a change: the file counts follow it."""
+        if self._counts is not None:
+            self._counts.record(before, *changes)
 
     def index_hook(self, title: str, file: str, description: str) -> str:
         """The description, shortened so that the index line fits its length limit."""
@@ -590,7 +613,7 @@ class MemoryStore:
         fd = self._append_index(f"{line}\n".encode(), tidy_only=True, stamp=stamp)
         if fd is None:
             return False, None
-        keys.put(file, line, fd_stamp(fd))
+        keys.append(file, line, fd_stamp(fd))
         return True, fd
 
     def _append_index(
@@ -630,135 +653,6 @@ class MemoryStore:
         """Tell the catalog which files changed (absolute paths)."""
         if self._journal is not None:
             append_journal(self._journal, [self.root / file for file in files])
-
-    def _tracked_count(self) -> int:
-        """The number of memory files, listing again only folders whose mtime moved.
-
-        The state file maps each folder (relative, ``""`` the root) to its
-        mtime and number of memory files. A file created by hand in the same
-        clock tick as memdir's last write may be missed until the folder
-        changes again: the count is a limit, not an inventory.
-        """
-        assert self._counts is not None
-        state = read_json_object(self._counts) or {}
-        raw = state.get("folders")
-        folders: dict[str, list[int]] = raw if isinstance(raw, dict) else {}
-        changed = not folders
-        if changed:
-            folders = {}
-            self._count_folder("", folders)
-        for rel in sorted(folders):
-            if rel not in folders:
-                continue  # dropped with a vanished parent
-            try:
-                mtime = os.stat(self._folder(rel)).st_mtime_ns
-            except OSError:
-                for other in [o for o in folders if o == rel or o.startswith(f"{rel}/")]:
-                    del folders[other]
-                changed = True
-                continue
-            entry = folders[rel]
-            if not (isinstance(entry, list) and len(entry) == 2 and entry[0] == mtime):
-                self._count_folder(rel, folders)
-                changed = True
-        if changed:
-            self._save_counts(folders)
-        return sum(entry[1] for entry in folders.values())
-
-    def _folder(self, rel: str) -> str:
-        return os.path.join(self.root, rel) if rel else str(self.root)
-
-    def _count_folder(self, rel: str, folders: dict[str, list[int]]) -> None:
-        """Count one folder's memory files again; new subfolders are counted whole."""
-        path = self._folder(rel)
-        count = 0
-        try:
-            mtime = os.stat(path).st_mtime_ns
-            entries = list(os.scandir(path))
-        except OSError:
-            folders.pop(rel, None)
-            return
-        for entry in entries:
-            name = entry.name
-            if name.startswith("."):
-                continue
-            child = f"{rel}/{name}" if rel else name
-            if entry.is_dir(follow_symlinks=False):
-                if child not in self._excluded and child not in folders:
-                    self._count_folder(child, folders)
-            elif name.endswith(".md") and child != INDEX_NAME:
-                count += entry.is_file(follow_symlinks=False)
-        folders[rel] = [mtime, count]
-
-    def _save_counts(self, folders: dict[str, list[int]]) -> None:
-        assert self._counts is not None
-        # Derived state, read and written under the scope lock only: written in
-        # place (a rename over a file makes ext4 flush it, milliseconds held under
-        # the lock), not fsynced. A write torn by a crash does not parse (or
-        # holds a count off by a few, a limit not an inventory): counted again.
-        ensure_dir(self._counts.parent)
-        data = json.dumps({"folders": folders}).encode("utf-8")
-        try:
-            fd = os.open(self._counts, os.O_WRONLY | os.O_CREAT | _NOFOLLOW, FILE_MODE)
-        except OSError:  # a link or a folder there: removed, made again next time
-            with contextlib.suppress(OSError):
-                os.unlink(self._counts)
-            return
-        try:
-            # Over the old text, then cut to length: truncating to zero first would
-            # make ext4 flush the file on close, as a rename over it does.
-            os.pwrite(fd, data, 0)
-            os.ftruncate(fd, len(data))
-        finally:
-            os.close(fd)
-
-    @staticmethod
-    def _count_again(folders: dict[str, Any], folder: str) -> None:
-        """Mark the nearest recorded ancestor of a new ``folder`` to be listed again."""
-        while folder:
-            folder = folder.rpartition("/")[0]
-            entry = folders.get(folder)
-            if isinstance(entry, list) and len(entry) == 2:
-                folders[folder] = [-1, entry[1]]
-                return
-
-    def _folder_mtimes(self, *files: str) -> dict[str, int]:
-        """The mtimes of the folders of ``files``, taken before memdir changes them."""
-        mtimes = {}
-        for file in files:
-            folder = file.rpartition("/")[0]
-            with contextlib.suppress(OSError):
-                mtimes[folder] = os.stat(self._folder(folder)).st_mtime_ns
-        return mtimes
-
-    def _counted(self, before: dict[str, int] | None, *changes: tuple[str, int]) -> None:
-        """Files memdir just created (+1) or moved away (-1): their folders follow.
-
-        A folder as recorded before the change (``before``; None: just checked)
-        takes its new mtime and count, so memdir's own changes never make it
-        look edited by hand; one that was not is marked to be listed again.
-        """
-        if self._counts is None:
-            return
-        state = read_json_object(self._counts) or {}
-        folders = state.get("folders")
-        if not isinstance(folders, dict):
-            return
-        for rel, delta in changes:
-            folder = rel.rpartition("/")[0]
-            entry = folders.get(folder)
-            if not isinstance(entry, list) or len(entry) != 2:
-                self._count_again(folders, folder)
-                continue
-            try:
-                mtime = os.stat(self._folder(folder)).st_mtime_ns
-            except OSError:
-                continue
-            if before is not None and before.get(folder) != entry[0]:
-                folders[folder] = [-1, entry[1]]
-            else:
-                folders[folder] = [mtime, max(int(entry[1]) + delta, 0)]
-        self._save_counts(folders)
 
     def write(
         self,
