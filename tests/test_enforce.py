@@ -239,6 +239,49 @@ def test_memories_without_rules_are_not_parsed_on_a_cache_miss(mem: Memdir) -> N
     assert [r.name for r in rules.rules] == ["Use pnpm"] and rules.problems == ()
 
 
+def test_a_rule_added_by_an_edit_in_place_is_seen_on_the_next_call(mem: Memdir) -> None:
+    feedback(mem, "Use pnpm", NPM)
+    mem.write(name="Plain", description="d", type="feedback", body="no rule yet\n")
+    assert len(load_rules(mem.layout).rules) == 1
+    plain = mem.layout.memory_dir / "plain.md"
+    inode = plain.stat().st_ino
+    text = render_memory(
+        Memory(
+            name="Plain",
+            description="d",
+            type=MemoryType.FEEDBACK,
+            body=WHY,
+            extra={"enforce": [{**NPM, "match": r"\byarn\b"}]},
+        )
+    )
+    with plain.open("r+", encoding="utf-8") as handle:  # an editor's write: same file, no rename
+        handle.write(text)
+        handle.truncate()
+    assert plain.stat().st_ino == inode
+    assert sorted(r.name for r in load_rules(mem.layout).rules) == ["Plain", "Use pnpm"]
+
+
+def test_rules_of_files_whose_names_hold_line_breaks_survive_the_cache(mem: Memdir) -> None:
+    feedback(mem, "Use pnpm", NPM)
+    odd = mem.layout.memory_dir / "odd\nname.md"
+    odd.write_bytes((mem.layout.memory_dir / "use_pnpm.md").read_bytes().replace(b"pnpm", b"x"))
+    first = load_rules(mem.layout)
+    again = load_rules(mem.layout)  # from the cache
+    assert sorted(r.file for r in first.rules) == sorted(r.file for r in again.rules)
+    assert "odd\nname.md" in {r.file for r in again.rules}
+    odd.unlink()
+    assert [r.file for r in load_rules(mem.layout).rules] == ["use_pnpm.md"]
+
+
+def test_a_cache_from_an_older_version_is_read_again_not_trusted(mem: Memdir) -> None:
+    feedback(mem, "Use pnpm", NPM)
+    load_rules(mem.layout)
+    cache_path(mem.layout).write_text(json.dumps({"version": 3, "stats": {}, "entries": {}}))
+    assert len(load_rules(mem.layout).rules) == 1
+    cache_path(mem.layout).write_bytes(b'{"version": 4, "entries": {}}\nodd\x00')
+    assert len(load_rules(mem.layout).rules) == 1
+
+
 # -- the commands --------------------------------------------------------------------------
 
 

@@ -2,12 +2,15 @@
 
 :func:`load_rules` walks the private and team memory folders the way the
 store does (dot entries, ``MEMORY.md`` and the private scope's ``team/`` and
-``logs/`` left out) and stats every file. A JSON cache under the project's
-state folder (``<state>/enforce-cache.json``) keeps, per file, its mtime and
-size and inode, and the rules of the files that hold any; only files whose
-stat changed are read again, and a file whose text does not mention
-``enforce`` is not even parsed. With nothing changed, a call costs one
-directory walk, one JSON read and one comparison: no YAML, no validation.
+``logs/`` left out) and stats every file: an edit made in place (an agent's
+editor) moves no folder's mtime. A cache under the project's state folder
+(``<state>/enforce-cache.json``) keeps the rules of the files that hold any
+(one JSON line) and what the walk saw: each file's name, mtime, size and
+inode, as plain text. Only files whose stat changed are read again, and a
+file whose text does not mention ``enforce`` is not even parsed. With
+nothing changed, a call costs one directory walk, one comparison of that
+text with the cache's, and the JSON of the few files with rules: no YAML, no
+validation, and no per-file JSON at ten thousand memories.
 
 Rules come from feedback memories only. A rule that fails the checks of
 :mod:`memdir.storage.rules` (a hand-edited file, a teammate's file pulled
@@ -24,7 +27,7 @@ from collections.abc import Sequence
 from memdir.kinds import MemoryType, Scope
 from memdir.records import record
 from memdir.storage.rules import ACTIONS, FIELD, Rule, parse_rule, why_line
-from memdir.storage.scope_files import scope_entries
+from memdir.storage.scope_files import scope_stats
 
 TYPE_CHECKING = False  # no typing, pathlib or layout at run time: see memdir.records
 if TYPE_CHECKING:
@@ -45,7 +48,7 @@ __all__ = [
 ]
 
 CACHE_NAME = "enforce-cache.json"
-_CACHE_VERSION = 3
+_CACHE_VERSION = 4
 _INDEX_NAME = "MEMORY.md"
 
 
@@ -90,37 +93,49 @@ def rule_roots(layout: Layout, *, include_team: bool = True) -> list[RuleRoot]:
     return roots
 
 
-def _files(roots: Sequence[RuleRoot]) -> tuple[dict[str, list[int]], dict[str, str]]:
-    """``scope:rel`` -> [mtime_ns, size, inode] for every memory file, and -> its path."""
-    stats: dict[str, list[int]] = {}
+def _seen(roots: Sequence[RuleRoot]) -> tuple[bytes, dict[str, str]]:
+    """What the walk saw, as the cache keeps it, and ``scope:rel`` -> path of every file.
+
+    One record per memory file: ``scope:rel``, NUL, ``mtime size inode``,
+    NUL (a name may hold a line break, never a NUL).
+    """
+    seen: list[str] = []
     paths: dict[str, str] = {}
     for scope, root, excluded in roots:
-        for rel, entry in scope_entries(root, excluded, tolerant=True):
-            if not entry.name.endswith(".md") or rel == _INDEX_NAME:
+        prefix = f"{scope.value}:"
+        for rel, st in scope_stats(root, excluded):
+            if not rel.endswith(".md") or rel == _INDEX_NAME:
                 continue
-            try:
-                st = entry.stat(follow_symlinks=False)
-            except OSError:
-                continue  # removed while we walked
-            key = f"{scope.value}:{rel}"
-            stats[key] = [st.st_mtime_ns, st.st_size, st.st_ino]
-            paths[key] = entry.path
-    return stats, paths
+            key = prefix + rel
+            seen.append(f"{key}\0{st.st_mtime_ns} {st.st_size} {st.st_ino}\0")
+            paths[key] = f"{root}/{rel}"
+    return "".join(seen).encode("utf-8", "surrogateescape"), paths
 
 
-def _read_cache(path: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The cached (stats, entries with rules or problems); empty when absent or damaged."""
+def _stats(seen: bytes) -> dict[str, str]:
+    """``scope:rel`` -> ``mtime size inode``, from what a walk saw."""
+    fields = seen.decode("utf-8", "surrogateescape").split("\0")
+    return dict(zip(fields[0:-1:2], fields[1::2], strict=True))
+
+
+def _read_cache(path: str) -> tuple[bytes, dict[str, Any]]:
+    """The cached (walk, entries with rules or problems); empty when absent or damaged."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except (OSError, ValueError):
-        return {}, {}
-    if not isinstance(data, dict) or data.get("version") != _CACHE_VERSION:
-        return {}, {}
-    stats, entries = data.get("stats"), data.get("entries")
-    if not isinstance(stats, dict) or not isinstance(entries, dict):
-        return {}, {}
-    return stats, entries
+        with open(path, "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return b"", {}
+    head, _, seen = data.partition(b"\n")
+    try:
+        header = json.loads(head)
+    except ValueError:
+        return b"", {}
+    if not isinstance(header, dict) or header.get("version") != _CACHE_VERSION:
+        return b"", {}
+    entries = header.get("entries")
+    if not isinstance(entries, dict) or seen.count(b"\0") % 2:
+        return b"", {}
+    return seen, entries
 
 
 def _entry_for(path: str) -> dict[str, Any]:
@@ -205,11 +220,11 @@ def load_rules_at(roots: Sequence[RuleRoot], cache_file: str) -> RuleSet:
     What :func:`load_rules` does once the folders are known: the pre-tool-use
     hook calls it with folders it remembered, without computing a layout.
     """
-    stats, paths = _files(roots)
-    cached_stats, entries = _read_cache(cache_file)
-    if cached_stats != stats:  # one comparison in C for the common case: nothing changed
-        entries = _refresh(stats, paths, cached_stats, entries)
-        _write_cache(cache_file, stats, entries)
+    seen, paths = _seen(roots)
+    cached_seen, entries = _read_cache(cache_file)
+    if cached_seen != seen:  # one comparison in C for the common case: nothing changed
+        entries = _refresh(_stats(seen), paths, _stats(cached_seen), entries)
+        _write_cache(cache_file, seen, entries)
     rules: list[EnforcedRule] = []
     problems: list[str] = []
     for key in sorted(entries, key=lambda k: (not k.startswith("private:"), k)):
@@ -222,9 +237,9 @@ def load_rules_at(roots: Sequence[RuleRoot], cache_file: str) -> RuleSet:
 
 
 def _refresh(
-    stats: dict[str, list[int]],
+    stats: dict[str, str],
     paths: dict[str, str],
-    cached_stats: dict[str, Any],
+    cached_stats: dict[str, str],
     cached: dict[str, Any],
 ) -> dict[str, Any]:
     """The entries (files with rules or problems), rereading only the files that changed."""
@@ -240,7 +255,7 @@ def _refresh(
     return entries
 
 
-def _write_cache(path: str, stats: dict[str, list[int]], entries: dict[str, Any]) -> None:
+def _write_cache(path: str, seen: bytes, entries: dict[str, Any]) -> None:
     # Imported here: the cache is rewritten only when a memory file changed.
     from pathlib import Path
 
@@ -248,9 +263,7 @@ def _write_cache(path: str, stats: dict[str, list[int]], entries: dict[str, Any]
 
     try:
         ensure_dir(Path(path).parent)
-        atomic_write(
-            Path(path),
-            json.dumps({"version": _CACHE_VERSION, "stats": stats, "entries": entries}) + "\n",
-        )
+        head = json.dumps({"version": _CACHE_VERSION, "entries": entries})  # one line
+        atomic_write(Path(path), head.encode("utf-8") + b"\n" + seen)
     except OSError:
         pass  # a read-only state folder: the rules are still right, only slower next time

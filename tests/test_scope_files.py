@@ -1,0 +1,50 @@
+"""The walk of a scope's folder: by path for listings, by folder descriptor for the hook."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from memdir.storage.scope_files import scope_entries, scope_stats
+
+
+def _tree(root: Path, outside: Path) -> None:
+    (root / "a" / "b").mkdir(parents=True)
+    (root / ".hidden").mkdir()
+    (root / "team").mkdir()
+    (root / "logs").mkdir()
+    for rel in ("top.md", "a/one.md", "a/b/two.md", "a/b/notes.txt", ".hidden/x.md", ".dot.md"):
+        (root / rel).write_text(rel)
+    (root / "team" / "theirs.md").write_text("t")
+    (root / "logs" / "day.md").write_text("l")
+    outside.mkdir()
+    (outside / "secret.md").write_text("s")
+    (root / "linked-folder").symlink_to(outside)
+    (root / "linked.md").symlink_to(outside / "secret.md")
+    os.mkfifo(root / "a" / "pipe.md")
+
+
+def test_both_walks_keep_the_same_files_and_the_stat_is_the_files_own(tmp_path: Path) -> None:
+    root = tmp_path / "scope"
+    _tree(root, tmp_path / "outside")
+    excluded = frozenset({"team", "logs"})
+    by_path = {
+        rel: entry.stat(follow_symlinks=False) for rel, entry in scope_entries(str(root), excluded)
+    }
+    by_fd = dict(scope_stats(str(root), excluded))
+    assert sorted(by_fd) == sorted(by_path) == ["a/b/notes.txt", "a/b/two.md", "a/one.md", "top.md"]
+    for rel, st in by_fd.items():
+        assert (st.st_ino, st.st_size) == (by_path[rel].st_ino, by_path[rel].st_size)
+
+
+def test_a_missing_root_yields_nothing_and_a_linked_root_is_followed_like_a_listing(
+    tmp_path: Path,
+) -> None:
+    assert scope_stats(str(tmp_path / "absent"), frozenset()) == []
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "m.md").write_text("m")
+    (tmp_path / "link").symlink_to(tmp_path / "real")
+    listed = [rel for rel, _ in scope_entries(str(tmp_path / "link"), frozenset())]
+    assert (
+        [rel for rel, _ in scope_stats(str(tmp_path / "link"), frozenset())] == listed == ["m.md"]
+    )
