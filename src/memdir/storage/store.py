@@ -354,12 +354,12 @@ class MemoryStore:
         return self._find_named(ref, thorough=thorough)
 
     def _find_named(
-        self, name: str, *, thorough: bool, keys: KeyTable | None = None
+        self, name: str, *, thorough: bool, keys: KeyTable | None = None, titled: bool = True
     ) -> MemoryRecord | None:
         # By name only: a writer must never take a file whose stem merely equals
         # the new memory's name for "the memory with the same name".
         wanted = " ".join(name.split()).casefold()
-        for file in self._name_candidates(name, wanted, keys):
+        for file in self._name_candidates(name, wanted, keys, titled=titled):
             record = self._read_if_memory(file)
             if record is not None and record.memory.name.casefold() == wanted:
                 return record
@@ -369,8 +369,11 @@ class MemoryStore:
                     return record
         return None
 
-    def _name_candidates(self, ref: str, wanted: str, keys: KeyTable | None) -> Iterator[str]:
-        yield from self._titled(wanted, keys)
+    def _name_candidates(
+        self, ref: str, wanted: str, keys: KeyTable | None, *, titled: bool = True
+    ) -> Iterator[str]:
+        if titled:
+            yield from self._titled(wanted, keys)
         stem = self._file_stem(ref)
         yield f"{stem}.md"
         n = 2
@@ -684,7 +687,9 @@ class MemoryStore:
         self._ensure_folder()
 
         def plan(keys: KeyTable | None, locked: bool) -> _Staged:
-            target = self._target(memory.name, file, keys)
+            # Outside the lock the target is a guess made without the key table (the
+            # file of the name's stem, else a new one): the lock's lookup checks it.
+            target = self._target(memory.name, file, keys, guess=not locked)
             staged = self._plan_write(memory, target, expected_version, stamp, replace, locked)
             staged.target = target
             return staged
@@ -710,11 +715,17 @@ class MemoryStore:
         text = memory.body if note else render_memory(memory)
         return self._stage(rel, path, current, memory, text, note=note, trash=trash)
 
-    def _target(self, name: str, file: str | None, keys: KeyTable | None) -> str:
-        """The file a write goes to: ``file``, the memory of that name, or a new name."""
+    def _target(
+        self, name: str, file: str | None, keys: KeyTable | None, *, guess: bool = False
+    ) -> str:
+        """The file a write goes to: ``file``, the memory of that name, or a new name.
+
+        A ``guess`` does not look the name up in the index: it finds the memory
+        only in the file named after it.
+        """
         if file is not None:
             return file
-        existing = self._find_named(name, thorough=False, keys=keys)
+        existing = self._find_named(name, thorough=False, keys=keys, titled=not guess)
         return existing.file if existing is not None else self._new_file_name(name)
 
     def _locked_write(
