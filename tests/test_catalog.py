@@ -7,11 +7,13 @@ import json
 import multiprocessing
 import os
 import sqlite3
+import time
 from pathlib import Path
 
 import pytest
 
 from memdir.model import MemoryType, Scope
+from memdir.search import catalog as catalog_module
 from memdir.search.catalog import CATALOG_NAME, SCHEMA_VERSION, Catalog, SearchQuery
 from memdir.storage.paths import Layout, make_layout
 
@@ -458,3 +460,36 @@ def test_a_session_folder_that_changed_is_recorded_without_the_lock_while_a_refr
         write_memory(session, "stray.md", name="Stray", description="x", body="plums")
         os.utime(session, ns=(3_000_000_000, 3_000_000_000))
         assert refs(catalog.search("plums")) == []  # only session notes are indexed there
+
+
+@pytest.mark.parametrize(
+    ("age_ms", "whole_second", "trusted"),
+    [(500, False, True), (30, False, False), (500, True, False), (2_500, True, True)],
+)
+def test_a_folder_stamp_is_trusted_after_one_tick_of_the_clock_its_mtime_shows(
+    layout: Layout, age_ms: int, whole_second: bool, trusted: bool
+) -> None:
+    folder = layout.memory_dir / "sub"
+    folder.mkdir()
+    mtime = time.time_ns() - age_ms * 1_000_000
+    if whole_second:
+        mtime -= mtime % 1_000_000_000  # a file system that keeps whole seconds
+    else:
+        mtime += 1 if mtime % 1_000_000_000 == 0 else 0
+    os.utime(folder, ns=(mtime, mtime))
+    stamp = catalog_module._stamp(os.stat(folder))
+    assert stamp == (mtime if trusted else -1)
+
+
+def test_a_store_searched_right_after_its_files_were_written_is_not_listed_again(
+    layout: Layout,
+) -> None:
+    for i in range(3):
+        write_memory(layout.memory_dir / f"d{i}", "m.md", name=f"m{i}", description="d", body="b")
+    time.sleep(0.15)  # past a tick of a file system with sub-second mtimes
+    if os.stat(layout.memory_dir / "d0").st_mtime_ns % 1_000_000_000 == 0:
+        pytest.skip("this file system keeps whole-second mtimes: the 2 s wait applies")
+    with Catalog.open(layout) as catalog:
+        catalog.rebuild()
+        stamps = dict(catalog.index.conn.execute("SELECT path, mtime_ns FROM folders"))
+    assert all(stamp > 0 for stamp in stamps.values()), stamps
