@@ -117,3 +117,14 @@ def test_writes_far_from_the_limit_still_refuse_at_it(project: Path) -> None:
         mem.write(name=f"n{i}", description="d", type="project")
     with pytest.raises(LimitExceeded):
         mem.write(name="one too many", description="d", type="project")
+
+
+def test_a_state_file_that_is_a_link_is_not_followed(tmp_path: Path) -> None:
+    root = tmp_path / "scope"
+    _scope(root, folders=2)
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text(json.dumps({"folders": {"": [1, 500]}}))
+    state = tmp_path / "counts.json"
+    state.symlink_to(elsewhere)
+    assert FileCounts(root, state, frozenset()).total(100) == 4
+    assert json.loads(elsewhere.read_text()) == {"folders": {"": [1, 500]}}

@@ -25,7 +25,8 @@ import random
 import threading
 from pathlib import Path
 
-from memdir.storage.fs import FILE_MODE, ensure_dir, read_json_object
+from memdir.errors import MemdirError
+from memdir.storage.fs import FILE_MODE, ensure_dir, read_bytes_nofollow
 from memdir.storage.memory_index import INDEX_NAME
 
 __all__ = ["FileCounts"]
@@ -118,8 +119,11 @@ class FileCounts:
         """The state, read once per locked section (and shared by the calls in it)."""
         folders: Folders | None = getattr(self._held, "folders", None)
         if folders is None:
-            state = read_json_object(self._state) or {}
-            raw = state.get("folders")
+            try:
+                state = json.loads(read_bytes_nofollow(self._state))
+            except (MemdirError, OSError, ValueError):
+                state = None  # absent, a link, damaged: counted again
+            raw = state.get("folders") if isinstance(state, dict) else None
             folders = raw if isinstance(raw, dict) else {}
             self._held.folders = folders
         return folders
@@ -168,7 +172,7 @@ class FileCounts:
         # held under the lock), not fsynced. A write torn by a crash does not parse
         # (or holds a count off by a few, a limit not an inventory): counted again.
         ensure_dir(self._state.parent)
-        data = json.dumps({"folders": folders}).encode("utf-8")
+        data = json.dumps({"folders": folders}, separators=(",", ":")).encode("utf-8")
         try:
             fd = os.open(self._state, os.O_WRONLY | os.O_CREAT | _NOFOLLOW, FILE_MODE)
         except OSError:  # a link or a folder there: removed, made again next time

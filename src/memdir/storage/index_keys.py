@@ -96,6 +96,15 @@ class KeyTable:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._conn = conn
         self.failed = False  # set by a failing statement: the owner opens it again
+        # The stamp the table was last seen (or made) to hold, kept only while the
+        # scope lock is held: no other writer can change the table then.
+        self._seen: str | None = None
+        self._held = False
+
+    def forget(self, *, held: bool) -> None:
+        """The scope lock was taken (``held``) or let go: the stamp is asked for again."""
+        self._seen = None
+        self._held = held
 
     def close(self) -> None:
         """Close the connection."""
@@ -106,12 +115,17 @@ class KeyTable:
         """Whether the table describes the index whose stamp is ``stamp``."""
         if stamp is None:
             return False
+        if stamp == self._seen:
+            return True
         try:
             row = self._conn.execute("SELECT value FROM meta WHERE key = 'stamp'").fetchone()
         except _FAILURES:
             self.failed = True
             return False
-        return row is not None and row[0] == stamp
+        if row is None or row[0] != stamp:
+            return False
+        self._seen = stamp if self._held else None
+        return True
 
     def files_titled(self, title: str, stamp: str | None) -> list[str] | None:
         """The files of the lines titled ``title`` (folded), in index order."""
@@ -203,8 +217,10 @@ class KeyTable:
                     "INSERT OR REPLACE INTO meta (key, value) VALUES ('stamp', ?)", (stamp,)
                 )
         except _FAILURES:
+            self._seen = None
             self.failed = True
             return False
+        self._seen = stamp if self._held else None
         return True
 
 

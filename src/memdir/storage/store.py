@@ -225,6 +225,7 @@ class MemoryStore:
         state_dir: Path | None = None,
     ) -> None:
         self.root = root
+        self._index_path = root / INDEX_NAME
         self.scope = scope
         self.settings = settings
         self._lock_path = lock_path
@@ -250,7 +251,7 @@ class MemoryStore:
 
     @property
     def index_path(self) -> Path:
-        return self.root / INDEX_NAME
+        return self._index_path
 
     def ensure(self) -> None:
         """Create the scope's folder (0700) so that agents can write straight away."""
@@ -469,13 +470,19 @@ class MemoryStore:
     def lock(self) -> Iterator[None]:
         """The scope's inter-process lock: held by every write, rename and delete."""
         with file_lock(self._lock_path, timeout=self.settings.lock_timeout):
-            if self._counts is not None:
-                self._counts.forget()  # what another holder changed is read again
+            self._forget(held=True)  # what another holder changed is read again
             try:
                 yield
             finally:
-                if self._counts is not None:
-                    self._counts.forget()
+                self._forget(held=False)
+
+    def _forget(self, *, held: bool) -> None:
+        """A locked section starts or ends: derived state read in the last one is stale."""
+        if self._counts is not None:
+            self._counts.forget()
+        opened: tuple[int, KeyTable | None] | None = getattr(self._tables, "table", None)
+        if opened is not None and opened[1] is not None and opened[0] == os.getpid():
+            opened[1].forget(held=held)
 
     def _validate(self, memory: Memory) -> None:
         check_memory_text(memory, limits=False)
