@@ -50,6 +50,7 @@ __all__ = [
     "FILE_MODE",
     "TEMP_PATTERN",
     "atomic_write",
+    "confined",
     "ensure_dir",
     "explain_os_error",
     "fd_stamp",
@@ -141,6 +142,11 @@ def safe_join(root: Path, relpath: str) -> Path:
     The result never equals the root. Symlinks of every existing component
     are resolved; a path that ends up outside ``root`` is refused.
     """
+    return confined(root, relpath)[0]
+
+
+def confined(root: Path, relpath: str) -> tuple[Path, str]:
+    """:func:`safe_join`, and the joined path relative to the resolved root (``a/b.md``)."""
     if not isinstance(relpath, str):
         raise _refuse("not a string", repr(relpath))
     _check_text(relpath)
@@ -151,7 +157,7 @@ def safe_join(root: Path, relpath: str) -> Path:
     resolved = Path(os.path.realpath(candidate))
     if resolved == real_root or not resolved.is_relative_to(real_root):
         raise _refuse("resolves outside the memory directory (through a symlink?)", relpath)
-    return candidate
+    return candidate, "/".join(parts)
 
 
 def refuse_hidden(relpath: str) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -54,10 +55,12 @@ def path_for(note: str | Path) -> Path:
 
 def exists(note: str | Path) -> bool:
     """Whether ``note`` has a sidecar (a regular file, never a symlink)."""
+    folder, _, name = os.fspath(note).rpartition(os.sep)
     try:
-        return path_for(note).is_file() and not path_for(note).is_symlink()
-    except OSError:
+        info = os.lstat(os.path.join(folder, SIDECAR_DIR, f"{name}{_SUFFIX}"))
+    except (OSError, ValueError):
         return False
+    return stat.S_ISREG(info.st_mode)
 
 
 def read_fields(note: str | Path) -> dict[str, Any] | None:

@@ -73,6 +73,7 @@ from memdir.storage.fs import (
     ABSENT_STAMP,
     FILE_MODE,
     atomic_write,
+    confined,
     ensure_dir,
     fd_stamp,
     file_lock,
@@ -323,8 +324,7 @@ class MemoryStore:
 
     def _resolve(self, file: str, *, any_name: bool = False) -> tuple[str, Path]:
         refuse_hidden(file)
-        path = safe_join(self.root, file)
-        rel = path.relative_to(Path(os.path.realpath(self.root))).as_posix()
+        path, rel = confined(self.root, file)
         top = rel.split("/", 1)[0]
         if "/" in rel and top in self._excluded:
             raise InvalidMemory(
