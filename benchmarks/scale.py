@@ -341,7 +341,11 @@ def measure_writes(mem: Memdir, stack: contextlib.ExitStack) -> dict[str, float]
         "write_1proc": statistics.median(ones),
         "write_8proc": statistics.median(eights),
         "write_ratio": statistics.median(ratios),
+        "write_ratio_low": min(ratios),
+        "write_ratio_high": max(ratios),
         "apart_ratio": statistics.median(separate),
+        "apart_ratio_low": min(separate),
+        "apart_ratio_high": max(separate),
         "lost": lost(mem, range(8 * WRITE_ROUNDS), each),
     }
 
@@ -451,10 +455,11 @@ def goal_lines(results: dict[int, dict[str, float]]) -> list[str]:
             ratio = r["write_ratio"]
             lines.append(
                 f"{n:>7,}: 8 processes / 1 process {ratio:.2f}x, median of {WRITE_ROUNDS} "
-                f"rounds (>= 1.5x: "
+                f"rounds ({r['write_ratio_low']:.2f}-{r['write_ratio_high']:.2f}) (>= 1.5x: "
                 f"{_verdict(ratio >= 1.5)}; lost {r['lost']:.0f}); 8 processes in 8 "
                 f"projects of their own / 1 process {r['apart_ratio']:.2f}x in the same "
-                f"rounds (what 2 cores allow): the shared project reaches "
+                f"rounds ({r['apart_ratio_low']:.2f}-{r['apart_ratio_high']:.2f}; what 2 "
+                f"cores allow): the shared project reaches "
                 f"{ratio / r['apart_ratio']:.0%} of it"
             )
         if "search_p50" in r:
