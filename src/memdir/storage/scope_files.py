@@ -25,61 +25,47 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def scope_entries(
-    root: str, excluded: Collection[str], *, prefix: str = "", tolerant: bool = False
+    root: str, excluded: Collection[str], *, tolerant: bool = False
 ) -> Iterator[tuple[str, os.DirEntry[str]]]:
     """The regular files under ``root`` as (path relative to it, entry), depth first.
 
     ``excluded`` names subfolders (relative paths) left out. A folder that
     cannot be listed raises, unless ``tolerant`` (then it is skipped: a folder
-    removed while the walk ran).
+    removed while the walk ran). Folders are listed through their
+    descriptors: an entry's ``stat()``, taken while the walk is at it,
+    resolves one name, not the whole path (about twice as fast where a system
+    call is dear), and its ``path`` is only its name.
     """
-    try:
-        listing = os.scandir(root)
-    except OSError:
-        if tolerant:
-            return
-        raise
-    with listing as entries:
-        for entry in entries:
-            name = entry.name
-            if name.startswith("."):
-                continue
-            rel = prefix + name
-            if entry.is_dir(follow_symlinks=False):
-                if rel not in excluded:
-                    yield from scope_entries(
-                        entry.path, excluded, prefix=rel + "/", tolerant=tolerant
-                    )
-            elif entry.is_file(follow_symlinks=False):
-                yield rel, entry
+    yield from _entries(root, None, "", excluded, tolerant)
 
 
 def scope_stats(root: str, excluded: Collection[str]) -> list[tuple[str, os.stat_result]]:
     """(path relative to ``root``, ``lstat``) of the files :func:`scope_entries` yields.
 
-    Walked through folder descriptors, so each stat resolves one name, not
-    the whole path: about twice as fast where a system call is dear (ten
-    thousand files in a hook that runs before every tool call). A folder
-    that cannot be listed is skipped (removed while the walk ran).
+    Folders that cannot be listed, and files gone before their stat, are skipped.
     """
     found: list[tuple[str, os.stat_result]] = []
-    _stat_folder(root, None, "", excluded, found)
+    for rel, entry in _entries(root, None, "", excluded, True):
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue  # removed while we walked
+        if S_ISREG(st.st_mode):
+            found.append((rel, st))
     return found
 
 
-def _stat_folder(
-    name: str,
-    parent: int | None,
-    prefix: str,
-    excluded: Collection[str],
-    found: list[tuple[str, os.stat_result]],
-) -> None:
+def _entries(
+    name: str, parent: int | None, prefix: str, excluded: Collection[str], tolerant: bool
+) -> Iterator[tuple[str, os.DirEntry[str]]]:
     try:
-        # The root is opened as scope_entries lists it (a linked root followed); a
-        # subfolder swapped for a link since it was listed is not.
+        # The root is opened as named (a linked root is followed); a subfolder
+        # swapped for a link since it was listed is not.
         fd = os.open(name, _DIR_FLAGS | (_NOFOLLOW if parent is not None else 0), dir_fd=parent)
     except OSError:
-        return
+        if tolerant:
+            return
+        raise
     try:
         with os.scandir(fd) as entries:
             for entry in entries:
@@ -89,13 +75,8 @@ def _stat_folder(
                 rel = prefix + child
                 if entry.is_dir(follow_symlinks=False):
                     if rel not in excluded:
-                        _stat_folder(child, fd, rel + "/", excluded, found)
-                    continue
-                try:
-                    st = entry.stat(follow_symlinks=False)  # fstatat: one name to resolve
-                except OSError:
-                    continue  # removed while we walked
-                if S_ISREG(st.st_mode):
-                    found.append((rel, st))
+                        yield from _entries(child, fd, rel + "/", excluded, tolerant)
+                elif entry.is_file(follow_symlinks=False):
+                    yield rel, entry
     finally:
         os.close(fd)

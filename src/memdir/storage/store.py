@@ -279,21 +279,23 @@ class MemoryStore:
         """Relative paths of every memory file (``*.md`` but the index), sorted."""
         if not self.root.is_dir():
             return []
-        return sorted(self._walk(str(self.root), ""))
+        return sorted(self._walk(str(self.root)))
 
     def has_files(self) -> bool:
         """Whether the scope holds any memory file; stops at the first one found."""
         if not self.root.is_dir():
             return False
-        walk = self._walk(str(self.root), "")
+        walk = self._walk(str(self.root))
         try:
             return next(walk, None) is not None
         finally:
             walk.close()  # releases the open scandir handles now
 
-    def _walk(self, directory: str, prefix: str) -> Generator[str, None, None]:
-        for rel, entry in scope_entries(directory, self._excluded, prefix=prefix):
-            if (entry.name.endswith(".md") or sidecar.exists(entry.path)) and rel != INDEX_NAME:
+    def _walk(self, directory: str) -> Generator[str, None, None]:
+        for rel, entry in scope_entries(directory, self._excluded):
+            if rel == INDEX_NAME:
+                continue
+            if entry.name.endswith(".md") or sidecar.exists(os.path.join(directory, rel)):
                 yield rel
 
     def scan(self) -> ScanResult:
