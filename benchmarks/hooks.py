@@ -168,8 +168,8 @@ def main() -> None:
     parser.add_argument(
         "--baseline",
         metavar="SRC",
-        help="Another checkout's src folder: time user-prompt-submit with it and with this "
-        "one, alternating run by run, and print the ratio.",
+        help="Another checkout's src folder: time both hooks with it and with this one, "
+        "taking turns, and print the ratios.",
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -220,27 +220,51 @@ def main() -> None:
             compare(args.baseline, env, project, args.runs)
 
 
+BLOCKS = 5  # pre-tool-use's baseline runs in turns of blocks: see compare()
+
+
 def compare(baseline: str, env: dict[str, str], project: Path, runs: int) -> None:
-    """user-prompt-submit from ``baseline`` and from this checkout, interleaved in one run."""
-    command = "user-prompt-submit"
-    argv = [sys.executable, "-m", "memdir", "hook", command]
+    """Both hooks from ``baseline`` and from this checkout, taking turns in one run.
+
+    user-prompt-submit alternates run by run. pre-tool-use alternates in
+    ``BLOCKS`` blocks each, after a warm-up run: two versions may keep their
+    rule caches in different forms, and each would throw the other's away.
+    """
     before = {**env, "PYTHONPATH": str(Path(baseline).resolve())}
-    # Payload numbers past the ones used above: every run recalls for a fresh session.
-    (old_walls, old_cpus), (new_walls, new_cpus) = time_interleaved(
-        argv, lambda n: _payload(command, project, 10_000 + n), [before, env], runs
-    )
-    print(f"{command}, interleaved with {baseline}:")
-    for label, walls, cpus in (
-        ("  baseline", old_walls, old_cpus),
-        ("  this", new_walls, new_cpus),
-    ):
-        print(
-            f"{label:<20} p50 {statistics.median(walls):6.1f}  p95 {_p95(walls):6.1f}  "
-            f"cpu p50 {statistics.median(cpus):5.1f}"
-        )
-    wall = statistics.median(new_walls) / statistics.median(old_walls)
-    cpu = statistics.median(new_cpus) / statistics.median(old_cpus)
-    print(f"{'  ratio this/baseline':<20} wall {wall:.2f}x  cpu {cpu:.2f}x")
+    for command in ("pre-tool-use", "user-prompt-submit"):
+        argv = [sys.executable, "-m", "memdir", "hook", command]
+        # Payload numbers past the ones used above: every run recalls for a fresh session.
+        if command == "user-prompt-submit":
+            (old_walls, old_cpus), (new_walls, new_cpus) = time_interleaved(
+                argv, lambda n, c=command: _payload(c, project, 10_000 + n), [before, env], runs
+            )
+        else:
+            old_walls, old_cpus, new_walls, new_cpus = [], [], [], []
+            for block in range(BLOCKS):
+                for walls, cpus, chosen in (
+                    (old_walls, old_cpus, before),
+                    (new_walls, new_cpus, env),
+                ):
+                    w, c = time_runs(
+                        argv,
+                        lambda n, c=command, b=block: _payload(c, project, 20_000 + 1_000 * b + n),
+                        chosen,
+                        max(runs // BLOCKS, 1),
+                    )
+                    walls += w
+                    cpus += c
+        print(f"{command}, taking turns with {baseline}:")
+        for label, walls, cpus in (
+            ("  baseline", old_walls, old_cpus),
+            ("  this", new_walls, new_cpus),
+        ):
+            print(
+                f"{label:<20} p50 {statistics.median(walls):6.1f}  p95 {_p95(walls):6.1f}  "
+                f"cpu p50 {statistics.median(cpus):5.1f}"
+            )
+        wall = statistics.median(new_walls) / statistics.median(old_walls)
+        cpu = statistics.median(new_cpus) / statistics.median(old_cpus)
+        print(f"{'  ratio this/baseline':<20} wall {wall:.2f}x  cpu {cpu:.2f}x")
 
 
 if __name__ == "__main__":
