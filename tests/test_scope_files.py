@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
+from memdir.storage import scope_files
 from memdir.storage.scope_files import scope_entries, scope_stats
 
 
@@ -48,3 +51,15 @@ def test_a_missing_root_yields_nothing_and_a_linked_root_is_followed_like_a_list
     assert (
         [rel for rel, _ in scope_stats(str(tmp_path / "link"), frozenset())] == listed == ["m.md"]
     )
+
+
+def test_the_walk_by_path_where_folders_cannot_be_opened_keeps_the_same_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "scope"
+    _tree(root, tmp_path / "outside")
+    excluded = frozenset({"team", "logs"})
+    by_fd = sorted(rel for rel, _ in scope_stats(str(root), excluded))
+    monkeypatch.setattr(scope_files, "_BY_FD", False)  # as on Windows
+    assert sorted(rel for rel, _ in scope_stats(str(root), excluded)) == by_fd
+    assert sorted(rel for rel, _ in scope_entries(str(root), excluded)) == by_fd

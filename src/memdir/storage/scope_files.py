@@ -22,6 +22,8 @@ __all__ = ["scope_entries", "scope_stats"]
 
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+# Listing through folder descriptors where the system can (not Windows).
+_BY_FD = os.scandir in os.supports_fd and os.open in os.supports_dir_fd
 
 
 def scope_entries(
@@ -32,9 +34,10 @@ def scope_entries(
     ``excluded`` names subfolders (relative paths) left out. A folder that
     cannot be listed raises, unless ``tolerant`` (then it is skipped: a folder
     removed while the walk ran). Folders are listed through their
-    descriptors: an entry's ``stat()``, taken while the walk is at it,
-    resolves one name, not the whole path (about twice as fast where a system
-    call is dear), and its ``path`` is only its name.
+    descriptors where the system allows: an entry's ``stat()``, taken while
+    the walk is at it, then resolves one name, not the whole path (about
+    twice as fast where a system call is dear), and its ``path`` is only its
+    name: callers join ``root`` and the relative path.
     """
     yield from _entries(root, None, "", excluded, tolerant)
 
@@ -58,16 +61,23 @@ def scope_stats(root: str, excluded: Collection[str]) -> list[tuple[str, os.stat
 def _entries(
     name: str, parent: int | None, prefix: str, excluded: Collection[str], tolerant: bool
 ) -> Iterator[tuple[str, os.DirEntry[str]]]:
+    """The walk below ``name`` (relative to the folder ``parent`` is open on, if any)."""
+    fd = None
     try:
-        # The root is opened as named (a linked root is followed); a subfolder
-        # swapped for a link since it was listed is not.
-        fd = os.open(name, _DIR_FLAGS | (_NOFOLLOW if parent is not None else 0), dir_fd=parent)
+        if _BY_FD:
+            # The root is opened as named (a linked root is followed); a subfolder
+            # swapped for a link since it was listed is not.
+            flags = _DIR_FLAGS | (_NOFOLLOW if parent is not None else 0)
+            fd = os.open(name, flags, dir_fd=parent)
+        listing = os.scandir(name if fd is None else fd)
     except OSError:
+        if fd is not None:
+            os.close(fd)
         if tolerant:
             return
         raise
     try:
-        with os.scandir(fd) as entries:
+        with listing as entries:
             for entry in entries:
                 child = entry.name
                 if child.startswith("."):
@@ -75,8 +85,10 @@ def _entries(
                 rel = prefix + child
                 if entry.is_dir(follow_symlinks=False):
                     if rel not in excluded:
-                        yield from _entries(child, fd, rel + "/", excluded, tolerant)
+                        where = child if fd is not None else entry.path
+                        yield from _entries(where, fd, rel + "/", excluded, tolerant)
                 elif entry.is_file(follow_symlinks=False):
                     yield rel, entry
     finally:
-        os.close(fd)
+        if fd is not None:
+            os.close(fd)
