@@ -69,7 +69,8 @@ class FileCounts:
         if changed:
             self._count_folder("", folders)
         names = list(folders)
-        if len(names) > FOLDERS_PER_COUNT and _recorded(folders) < limit * NEAR_LIMIT:
+        recorded = _recorded(folders)
+        if len(names) > FOLDERS_PER_COUNT and recorded < limit * NEAR_LIMIT:
             # A run from a random start: one-shot processes share no turn to take.
             start = random.randrange(len(names))
             names = ["", *(names * 2)[start : start + FOLDERS_PER_COUNT - 1]]
@@ -78,7 +79,8 @@ class FileCounts:
                 changed |= self._check_folder(rel, folders)
         if changed:
             self._save(folders)
-        return _recorded(folders)
+            recorded = _recorded(folders)
+        return recorded
 
     def mtimes(self, *files: str) -> dict[str, int]:
         """The mtimes of the folders of ``files``, taken before memdir changes them."""
