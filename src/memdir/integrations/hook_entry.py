@@ -145,8 +145,29 @@ def pre_tool_use(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
     places = _rule_places(payload, env)
     if places is None:
         return ""
-    rules = load_rules_at(*places)
+    rules = load_rules_at(*places, touched=_touched(tool_input, payload.get("cwd")))
     return pre_tool_use_output(decide(rules.rules, tool_name, tool_input))
+
+
+# The fields in which an agent's edit tools name the file they change (Claude Code's
+# Write, Edit, MultiEdit and NotebookEdit, and tools shaped like them).
+_PATH_FIELDS = ("file_path", "notebook_path", "path")
+
+
+def _touched(tool_input: Mapping[str, Any], cwd: object) -> list[str]:
+    """The resolved paths a tool call names as the file it writes, if any."""
+    base = cwd if isinstance(cwd, str) and os.path.isabs(cwd) else None
+    touched = []
+    for field in _PATH_FIELDS:
+        value = tool_input.get(field)
+        if not isinstance(value, str) or not value or "\0" in value:
+            continue
+        if not os.path.isabs(value):
+            if base is None:
+                continue
+            value = os.path.join(base, value)
+        touched.append(os.path.realpath(value))
+    return touched
 
 
 def user_prompt_output(context: str) -> str:

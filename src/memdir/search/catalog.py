@@ -71,6 +71,7 @@ from memdir.storage import codec, sidecar
 from memdir.storage.dailylog import read_log
 from memdir.storage.fs import atomic_write, ensure_dir, file_lock, remove_database
 from memdir.storage.paths import Layout
+from memdir.storage.scope_files import folder_stamp
 from memdir.storage.store import JOURNAL_NAME, journal_lock
 
 __all__ = [
@@ -100,11 +101,6 @@ SAMPLE = 100
 """Files whose stat a search checks for edits made in place outside memdir."""
 FULL_SCAN_EVERY = 600.0
 """Seconds after which a search walks every file again (the safety net)."""
-# A folder changed this recently may change again unseen (within one tick of its file
-# system's clock). Whole-second mtimes (FAT's 2 s, HFS+, ext3) get the long wait; a file
-# system that shows sub-second mtimes moves them every kernel tick (1-16 ms).
-_RACY_NS = 2_000_000_000
-_RACY_FINE_NS = 100_000_000
 _JOURNAL_KEEP = 1 << 16  # bytes of read journal tolerated before it is emptied
 _BULK = 1000  # files changed at once from which a refresh enlarges the page cache
 _BULK_CACHE = -262_144  # KiB (negative: a size, not pages): 256 MiB at most, while it runs
@@ -873,15 +869,8 @@ def _walk(
 
 
 def _stamp(info: os.stat_result) -> int:
-    """A folder's mtime as recorded: -1 (list it again) when too recent to trust.
-
-    A file created in the same clock tick as the last change would leave the
-    mtime as it was; a stamp older than that cannot hide one. How long a tick
-    may be is read off the mtime itself: whole seconds, 2 s; finer, 100 ms.
-    """
-    mtime = info.st_mtime_ns
-    window = _RACY_NS if mtime % 1_000_000_000 == 0 else _RACY_FINE_NS
-    return -1 if time.time_ns() - mtime < window else mtime
+    """A folder's mtime as recorded: -1 (list it again) when too recent to trust."""
+    return folder_stamp(info.st_mtime_ns)
 
 
 def _under(path: str, root: str) -> bool:

@@ -4,13 +4,12 @@
 store does (dot entries, ``MEMORY.md`` and the private scope's ``team/`` and
 ``logs/`` left out) and stats every file: an edit made in place (an agent's
 editor) moves no folder's mtime. A cache under the project's state folder
-(``<state>/enforce-cache.json``) keeps the rules of the files that hold any
-(one JSON line) and what the walk saw: each file's name, mtime, size and
-inode, as plain text. Only files whose stat changed are read again, and a
-file whose text does not mention ``enforce`` is not even parsed. With
-nothing changed, a call costs one directory walk, one comparison of that
-text with the cache's, and the JSON of the few files with rules: no YAML, no
-validation, and no per-file JSON at ten thousand memories.
+(:mod:`memdir.storage.rule_cache`) keeps the rules of the files that hold
+any and what the walk saw; only files whose stat changed are read again, and
+a file whose text does not mention ``enforce`` is not even parsed. With
+nothing changed, a call costs one directory walk and one comparison: no
+YAML, no validation. In a store too large to walk on every call, calls
+between walks check folder mtimes and the files that matter instead.
 
 Rules come from feedback memories only. A rule that fails the checks of
 :mod:`memdir.storage.rules` (a hand-edited file, a teammate's file pulled
@@ -21,13 +20,12 @@ rebuilt, and a state folder that cannot be written only costs the reread.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 
 from memdir.kinds import MemoryType, Scope
 from memdir.records import record
+from memdir.storage import rule_cache
 from memdir.storage.rules import ACTIONS, FIELD, Rule, parse_rule, why_line
-from memdir.storage.scope_files import scope_stats
 
 TYPE_CHECKING = False  # no typing, pathlib or layout at run time: see memdir.records
 if TYPE_CHECKING:
@@ -48,8 +46,6 @@ __all__ = [
 ]
 
 CACHE_NAME = "enforce-cache.json"
-_CACHE_VERSION = 4
-_INDEX_NAME = "MEMORY.md"
 
 
 # (scope, folder, names of its subfolders that belong to another scope)
@@ -91,51 +87,6 @@ def rule_roots(layout: Layout, *, include_team: bool = True) -> list[RuleRoot]:
     if include_team:
         roots.append((Scope.TEAM, str(layout.team_dir), frozenset()))
     return roots
-
-
-def _seen(roots: Sequence[RuleRoot]) -> tuple[bytes, dict[str, str]]:
-    """What the walk saw, as the cache keeps it, and ``scope:rel`` -> path of every file.
-
-    One record per memory file: ``scope:rel``, NUL, ``mtime size inode``,
-    NUL (a name may hold a line break, never a NUL).
-    """
-    seen: list[str] = []
-    paths: dict[str, str] = {}
-    for scope, root, excluded in roots:
-        prefix = f"{scope.value}:"
-        for rel, st in scope_stats(root, excluded):
-            if not rel.endswith(".md") or rel == _INDEX_NAME:
-                continue
-            key = prefix + rel
-            seen.append(f"{key}\0{st.st_mtime_ns} {st.st_size} {st.st_ino}\0")
-            paths[key] = f"{root}/{rel}"
-    return "".join(seen).encode("utf-8", "surrogateescape"), paths
-
-
-def _stats(seen: bytes) -> dict[str, str]:
-    """``scope:rel`` -> ``mtime size inode``, from what a walk saw."""
-    fields = seen.decode("utf-8", "surrogateescape").split("\0")
-    return dict(zip(fields[0:-1:2], fields[1::2], strict=True))
-
-
-def _read_cache(path: str) -> tuple[bytes, dict[str, Any]]:
-    """The cached (walk, entries with rules or problems); empty when absent or damaged."""
-    try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except OSError:
-        return b"", {}
-    head, _, seen = data.partition(b"\n")
-    try:
-        header = json.loads(head)
-    except ValueError:
-        return b"", {}
-    if not isinstance(header, dict) or header.get("version") != _CACHE_VERSION:
-        return b"", {}
-    entries = header.get("entries")
-    if not isinstance(entries, dict) or seen.count(b"\0") % 2:
-        return b"", {}
-    return seen, entries
 
 
 def _entry_for(path: str) -> dict[str, Any]:
@@ -214,17 +165,24 @@ def load_rules(layout: Layout, *, include_team: bool = True) -> RuleSet:
     return load_rules_at(rule_roots(layout, include_team=include_team), str(cache_path(layout)))
 
 
-def load_rules_at(roots: Sequence[RuleRoot], cache_file: str) -> RuleSet:
+def load_rules_at(
+    roots: Sequence[RuleRoot], cache_file: str, *, touched: Sequence[str] = ()
+) -> RuleSet:
     """Every rule of the feedback memories under ``roots``, cached in ``cache_file``.
 
     What :func:`load_rules` does once the folders are known: the pre-tool-use
-    hook calls it with folders it remembered, without computing a layout.
+    hook calls it with folders it remembered, without computing a layout, and
+    with the files the call's edit tool is aimed at (``touched``: absolute,
+    resolved paths), which a large store watches until its next walk (see
+    :mod:`memdir.storage.rule_cache`).
     """
-    seen, paths = _seen(roots)
-    cached_seen, entries = _read_cache(cache_file)
-    if cached_seen != seen:  # one comparison in C for the common case: nothing changed
-        entries = _refresh(_stats(seen), paths, _stats(cached_seen), entries)
-        _write_cache(cache_file, seen, entries)
+    header, seen = rule_cache.read(cache_file)
+    changed = rule_cache.between_walks(header, roots, touched, _entry_for) if header else None
+    if changed is None:
+        header = _walked(roots, cache_file, touched, header, seen)
+    elif changed:
+        rule_cache.write(cache_file, header, seen)
+    entries: dict[str, Any] = header["entries"]
     rules: list[EnforcedRule] = []
     problems: list[str] = []
     for key in sorted(entries, key=lambda k: (not k.startswith("private:"), k)):
@@ -234,6 +192,26 @@ def load_rules_at(roots: Sequence[RuleRoot], cache_file: str) -> RuleSet:
             rules += found
             problems += bad
     return RuleSet(rules=tuple(rules), problems=tuple(problems))
+
+
+def _walked(
+    roots: Sequence[RuleRoot],
+    cache_file: str,
+    touched: Sequence[str],
+    cached: dict[str, Any],
+    cached_seen: bytes,
+) -> dict[str, Any]:
+    """The header after a walk, rereading only the files whose stat changed."""
+    done = rule_cache.walk(roots)
+    entries = cached.get("entries", {})
+    same = bool(cached) and cached_seen == done.seen  # one comparison in C: nothing changed
+    if not same:
+        stats = rule_cache.stats
+        entries = _refresh(stats(done.seen), done.paths, stats(cached_seen), entries)
+    header = rule_cache.header_for(roots, done, entries, touched)
+    if not same or len(done.paths) > rule_cache.LARGE_STORE:  # a large store's walk is dated
+        rule_cache.write(cache_file, header, done.seen)
+    return header
 
 
 def _refresh(
@@ -253,17 +231,3 @@ def _refresh(
         if entry.get("rules") or entry.get("problems"):
             entries[key] = entry
     return entries
-
-
-def _write_cache(path: str, seen: bytes, entries: dict[str, Any]) -> None:
-    # Imported here: the cache is rewritten only when a memory file changed.
-    from pathlib import Path
-
-    from memdir.storage.fs import atomic_write, ensure_dir
-
-    try:
-        ensure_dir(Path(path).parent)
-        head = json.dumps({"version": _CACHE_VERSION, "entries": entries})  # one line
-        atomic_write(Path(path), head.encode("utf-8") + b"\n" + seen)
-    except OSError:
-        pass  # a read-only state folder: the rules are still right, only slower next time

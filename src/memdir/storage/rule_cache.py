@@ -1,0 +1,234 @@
+"""The cache behind enforced rules: what the last walk saw, and what it found.
+
+One file (``<state>/enforce-cache.json``): a JSON line (the header: the
+rules and problems of the files that have any, and what the call between
+walks needs), then what the walk saw as plain text, one record per memory
+file: ``scope:rel``, NUL, ``mtime size inode``, NUL (a name may hold a line
+break, never a NUL). Comparing that text with a new walk's is one
+comparison in C.
+
+A walk stats every file, because an edit made in place moves no folder's
+mtime: 1,000 files cost a few milliseconds, 100,000 about half a second, on
+every tool call. So in a scope of more than :data:`LARGE_STORE` files, a
+call within :data:`WALK_EVERY` seconds of the last walk does not walk
+(:func:`between_walks`): it checks the mtime of every folder the walk
+listed (a file created, deleted, renamed or replaced there: walk again), and
+the stat of the files with rules and of the files the agent's own edit tools
+were aimed at (``touched``). An edit made in place by anything else (an
+editor open on a memory, an append from a shell) is seen by the next walk,
+at most :data:`WALK_EVERY` seconds later. Smaller scopes walk on every call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from stat import S_ISREG
+
+from memdir.storage.scope_files import scope_stats
+
+TYPE_CHECKING = False  # the pre-tool-use hook loads this module: no typing at run time
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from typing import Any
+
+    from memdir.storage.enforced import RuleRoot
+
+__all__ = [
+    "LARGE_STORE",
+    "WALK_EVERY",
+    "Walk",
+    "between_walks",
+    "header_for",
+    "read",
+    "stats",
+    "walk",
+    "write",
+]
+
+VERSION = 5
+LARGE_STORE = 20_000  # memory files from which calls between walks skip the files' stats
+WALK_EVERY = 30.0  # seconds between two walks of a large store
+_INDEX_NAME = "MEMORY.md"
+_MISSING = -2  # the stamp of a root that could not be listed
+
+
+class Walk:
+    """What one walk saw: ``seen`` (the cache's text), each file's path, each folder's stamp."""
+
+    def __init__(self, seen: bytes, paths: dict[str, str], folders: dict[str, int]) -> None:
+        self.seen = seen
+        self.paths = paths
+        self.folders = folders
+
+
+def walk(roots: Sequence[RuleRoot]) -> Walk:
+    """Stat every memory file under ``roots`` (see the module docstring)."""
+    seen: list[str] = []
+    paths: dict[str, str] = {}
+    folders: dict[str, int] = {}
+    for scope, root, excluded in roots:
+        prefix = f"{scope.value}:"
+        for rel, st in scope_stats(root, excluded, folders=folders):
+            if not rel.endswith(".md") or rel == _INDEX_NAME:
+                continue
+            key = prefix + rel
+            seen.append(f"{key}\0{st.st_mtime_ns} {st.st_size} {st.st_ino}\0")
+            paths[key] = f"{root}/{rel}"
+        folders.setdefault(root, _MISSING)  # not there (yet): its creation is looked for
+    return Walk("".join(seen).encode("utf-8", "surrogateescape"), paths, folders)
+
+
+def stats(seen: bytes) -> dict[str, str]:
+    """``scope:rel`` -> ``mtime size inode``, from what a walk saw."""
+    fields = seen.decode("utf-8", "surrogateescape").split("\0")
+    return dict(zip(fields[0:-1:2], fields[1::2], strict=True))
+
+
+def read(path: str) -> tuple[dict[str, Any], bytes]:
+    """The cached (header, walk); ``({}, b"")`` when absent, damaged or of another version.
+
+    Read together, so that what is written back is a pair one process made.
+    """
+    try:
+        with open(path, "rb") as handle:
+            head = handle.readline()
+            seen = handle.read()
+        header = json.loads(head)
+    except (OSError, ValueError):
+        return {}, b""
+    if not isinstance(header, dict) or header.get("version") != VERSION:
+        return {}, b""
+    if not isinstance(header.get("entries"), dict) or seen.count(b"\0") % 2:
+        return {}, b""
+    return header, seen
+
+
+def write(path: str, header: dict[str, Any], seen: bytes) -> None:
+    """Replace the cache (atomically); a state folder that cannot be written is left be."""
+    # Imported here: the cache is rewritten only when something changed.
+    from pathlib import Path
+
+    from memdir.storage.fs import atomic_write, ensure_dir
+
+    head = json.dumps({**header, "version": VERSION})  # one line: JSON escapes line breaks
+    try:
+        ensure_dir(Path(path).parent)
+        atomic_write(Path(path), head.encode("utf-8") + b"\n" + seen)
+    except OSError:
+        pass  # a read-only state folder: the rules are still right, only slower next time
+
+
+def header_for(
+    roots: Sequence[RuleRoot], done: Walk, entries: dict[str, Any], touched: Sequence[str]
+) -> dict[str, Any]:
+    """The header after a walk; a large store's also holds what calls until the next check."""
+    header = {"entries": entries, "roots": _roots_text(roots), "files": len(done.paths)}
+    if len(done.paths) <= LARGE_STORE:
+        return header  # every call walks: nothing to watch
+    watch = {key: _stat_text(_path(roots, key)) for key in [*entries, *_keys(roots, touched)]}
+    return {**header, "walked_at": time.time(), "folders": done.folders, "watch": watch}
+
+
+def between_walks(
+    header: dict[str, Any],
+    roots: Sequence[RuleRoot],
+    touched: Sequence[str],
+    reread: Callable[[str], dict[str, Any]],
+) -> bool | None:
+    """Bring ``header`` up to date without a walk; None when a walk is due.
+
+    Returns whether the header changed (to be written back). ``reread``
+    gives the entry of a file whose stat moved.
+    """
+    if not _may_skip_walk(header, roots):
+        return None
+    for folder, stamp in header["folders"].items():
+        try:
+            mtime = os.stat(folder).st_mtime_ns
+        except OSError:
+            if stamp == _MISSING:
+                continue
+            return None
+        if stamp < 0 or mtime != stamp:
+            return None
+    watch: dict[str, str] = header["watch"]
+    entries: dict[str, Any] = header["entries"]
+    changed = False
+    for key in _keys(roots, touched):
+        if key not in watch:  # aimed at by an edit tool: its next state is looked for
+            watch[key] = _stat_text(_path(roots, key))
+            changed = True
+    for key, before in list(watch.items()):
+        path = _path(roots, key)
+        now = _stat_text(path)
+        if now == before:
+            continue
+        entry = reread(path) if now else {}
+        if entry.get("rules") or entry.get("problems"):
+            entries[key] = entry
+        else:
+            entries.pop(key, None)
+        watch[key] = now
+        changed = True
+    return changed
+
+
+def _may_skip_walk(header: dict[str, Any], roots: Sequence[RuleRoot]) -> bool:
+    files, walked, folders, watch = (
+        header.get(k) for k in ("files", "walked_at", "folders", "watch")
+    )
+    return (
+        isinstance(files, int)
+        and files > LARGE_STORE
+        and isinstance(walked, int | float)
+        and 0 <= time.time() - walked < WALK_EVERY
+        and isinstance(folders, dict)
+        and bool(folders)
+        and all(isinstance(v, int) for v in folders.values())
+        and isinstance(watch, dict)
+        and all(isinstance(v, str) for v in watch.values())
+        and header.get("roots") == _roots_text(roots)
+    )
+
+
+def _roots_text(roots: Sequence[RuleRoot]) -> list[list[Any]]:
+    return [[scope.value, root, sorted(excluded)] for scope, root, excluded in roots]
+
+
+def _path(roots: Sequence[RuleRoot], key: str) -> str:
+    scope, _, rel = key.partition(":")
+    for root_scope, root, _ in roots:
+        if root_scope.value == scope:
+            return f"{root}/{rel}"
+    return ""
+
+
+def _keys(roots: Sequence[RuleRoot], touched: Sequence[str]) -> list[str]:
+    """The keys of the memory files among ``touched`` (absolute, resolved paths)."""
+    keys = []
+    for path in touched:
+        for scope, root, excluded in roots:
+            real = os.path.realpath(root)
+            if not path.startswith(real + os.sep):
+                continue
+            rel = path[len(real) + 1 :].replace(os.sep, "/")
+            parts = rel.split("/")
+            hidden = any(part.startswith(".") for part in parts)
+            owned = any("/".join(parts[:n]) in excluded for n in range(1, len(parts)))
+            if rel.endswith(".md") and rel != _INDEX_NAME and not hidden and not owned:
+                keys.append(f"{scope.value}:{rel}")
+                break
+    return keys
+
+
+def _stat_text(path: str) -> str:
+    """The file's ``mtime size inode`` as a walk records it; ``""`` when it is not a file."""
+    try:
+        st = os.lstat(path)
+    except (OSError, ValueError):
+        return ""
+    if not S_ISREG(st.st_mode):  # a link, a folder
+        return ""
+    return f"{st.st_mtime_ns} {st.st_size} {st.st_ino}"

@@ -1,0 +1,164 @@
+"""Enforced rules in a store too large to walk on every tool call (memdir.storage.rule_cache)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memdir.api import Memdir
+from memdir.integrations.hook_entry import pre_tool_use
+from memdir.model import Memory, MemoryType
+from memdir.storage import rule_cache
+from memdir.storage.codec import render_memory
+from memdir.storage.enforced import cache_path, load_rules_at, rule_roots
+
+NPM: dict[str, Any] = {"tool": "Bash", "match": r"\bnpm install\b", "action": "deny"}
+YARN: dict[str, Any] = {"tool": "Bash", "match": r"\byarn\b", "action": "deny"}
+
+
+def _text(name: str, *rules: dict[str, Any]) -> str:
+    extra = {"enforce": list(rules)} if rules else {}
+    memory = Memory(
+        name=name,
+        description="d",
+        type=MemoryType.FEEDBACK,
+        body="**Why:** it broke CI.\n",
+        extra=extra,
+    )
+    return render_memory(memory)
+
+
+def _in_place(path: Path, text: str) -> None:
+    """An editor's save: the same file (inode) rewritten, no folder changed."""
+    with path.open("r+", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.truncate()
+
+
+def _settled(mem: Memdir) -> None:
+    """Every folder's mtime a second old: stamps a walk can trust at once."""
+    past = time.time_ns() - 5_000_000_000 + 123
+    for folder, _, _ in os.walk(mem.layout.memory_dir):
+        os.utime(folder, ns=(past, past))
+
+
+@pytest.fixture
+def large(mem: Memdir, monkeypatch: pytest.MonkeyPatch) -> Memdir:
+    """A store treated as large (every store is, here), with one rule and one plain memory."""
+    monkeypatch.setattr(rule_cache, "LARGE_STORE", 0)
+    folder = mem.layout.memory_dir
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "npm.md").write_text(_text("npm", NPM))
+    (folder / "plain.md").write_text(_text("plain"))
+    _settled(mem)
+    return mem
+
+
+def _load(mem: Memdir, *touched: Path) -> list[str]:
+    roots = rule_roots(mem.layout)
+    found = load_rules_at(roots, str(cache_path(mem.layout)), touched=[str(t) for t in touched])
+    return sorted(r.rule.match for r in found.rules)
+
+
+def _walked_at(mem: Memdir) -> float:
+    header = json.loads(cache_path(mem.layout).read_bytes().split(b"\n", 1)[0])
+    return float(header["walked_at"])
+
+
+def test_between_walks_a_call_checks_folders_and_rule_files_not_every_file(
+    large: Memdir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _load(large) == [NPM["match"]]
+    walked = _walked_at(large)
+    monkeypatch.setattr(rule_cache, "walk", _no_walk)
+    assert _load(large) == [NPM["match"]]  # no walk: the stub would have failed
+    assert _walked_at(large) == walked
+
+
+def _no_walk(roots: object) -> object:
+    raise AssertionError("walked between walks")
+
+
+def test_a_file_the_agents_edit_tool_aims_at_is_watched_until_the_next_walk(
+    large: Memdir,
+) -> None:
+    plain = large.layout.memory_dir / "plain.md"
+    assert _load(large) == [NPM["match"]]
+    assert _load(large, plain) == [NPM["match"]]  # the Edit is about to run
+    _in_place(plain, _text("plain", YARN))
+    assert _load(large) == sorted([NPM["match"], YARN["match"]])
+
+
+def test_a_rule_file_edited_in_place_is_seen_without_being_aimed_at(large: Memdir) -> None:
+    assert _load(large) == [NPM["match"]]
+    _in_place(large.layout.memory_dir / "npm.md", _text("npm"))  # its rule taken out
+    assert _load(large) == []
+
+
+def test_a_new_file_moves_its_folder_and_the_next_call_walks(large: Memdir) -> None:
+    assert _load(large) == [NPM["match"]]
+    (large.layout.memory_dir / "yarn.md").write_text(_text("yarn", YARN))
+    assert _load(large) == sorted([NPM["match"], YARN["match"]])
+
+
+def test_an_edit_in_place_no_tool_announced_waits_for_the_next_walk(
+    large: Memdir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert _load(large) == [NPM["match"]]
+    _in_place(large.layout.memory_dir / "plain.md", _text("plain", YARN))
+    assert _load(large) == [NPM["match"]]  # the documented delay of a large store
+    later = time.time() + rule_cache.WALK_EVERY + 1
+    monkeypatch.setattr(time, "time", lambda: later)
+    assert _load(large) == sorted([NPM["match"], YARN["match"]])
+
+
+def test_below_the_threshold_every_call_walks(mem: Memdir) -> None:
+    folder = mem.layout.memory_dir
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "plain.md").write_text(_text("plain"))
+    _settled(mem)
+    assert _load(mem) == []
+    _in_place(folder / "plain.md", _text("plain", YARN))
+    assert _load(mem) == [YARN["match"]]
+
+
+def test_the_hook_watches_the_memory_file_an_edit_tool_names(large: Memdir) -> None:
+    plain = large.layout.memory_dir / "plain.md"
+    cwd = str(large.layout.project_root)
+    edit = {"cwd": cwd, "tool_name": "Edit", "tool_input": {"file_path": str(plain)}}
+    yarn = {"cwd": cwd, "tool_name": "Bash", "tool_input": {"command": "yarn add x"}}
+    assert pre_tool_use(yarn, os.environ) == ""
+    assert pre_tool_use(edit, os.environ) == ""
+    _in_place(plain, _text("plain", YARN))
+    assert '"deny"' in pre_tool_use(yarn, os.environ)
+
+
+@pytest.mark.parametrize(
+    "aimed", ["../outside.md", ".hidden/x.md", "MEMORY.md", "team/theirs.md", "notes.txt"]
+)
+def test_only_memory_files_of_a_scope_are_watched(large: Memdir, aimed: str) -> None:
+    path = os.path.realpath(large.layout.memory_dir / aimed)
+    roots = [r for r in rule_roots(large.layout) if r[0].value == "private"]
+    assert rule_cache._keys(roots, [path]) == []
+    ok = os.path.realpath(large.layout.memory_dir / "sub" / "fine.md")
+    assert rule_cache._keys(roots, [ok]) == ["private:sub/fine.md"]
+
+
+def test_a_missing_team_folder_is_looked_for_and_its_creation_walks(large: Memdir) -> None:
+    roots = rule_roots(large.layout)
+    team = next(root for scope, root, _ in roots if scope.value == "team")
+    os.rmdir(team)  # no team memory yet
+    _settled(large)
+    assert _load(large) == [NPM["match"]]
+    header, _ = rule_cache.read(str(cache_path(large.layout)))
+    assert header["folders"][team] < 0
+    unread: dict[str, Any] = {}
+    assert rule_cache.between_walks(header, roots, [], lambda path: unread) is False  # no walk
+    os.mkdir(team)
+    (Path(team) / "yarn.md").write_text(_text("yarn", YARN))
+    assert _load(large) == sorted([NPM["match"], YARN["match"]])
