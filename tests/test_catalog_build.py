@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import tempfile
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 
 import memdir.search.catalog as catalog_module
 from memdir.errors import ParseError
+from memdir.search import engine
 from memdir.search.catalog import Catalog, memory_document
 from memdir.search.engine import Document, RankingOptions, SearchQuery, TextIndex
 from memdir.search.terms import tokenize
@@ -187,3 +189,30 @@ def test_an_old_match_of_a_rare_word_is_found_beside_a_word_most_documents_hold(
 def test_ascii_text_splits_into_the_words_unicode_text_would(text: str) -> None:
     # " é" makes the text non-ASCII (the general path) and adds the word "e" at its end.
     assert tokenize(text + " é") == [*tokenize(text), "e"]
+
+
+@pytest.mark.parametrize("memories_share", [0.9, 0.1])
+def test_a_filter_ranks_the_same_whether_its_rows_are_gathered_or_looked_up(
+    memories_share: float, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = random.Random(5)
+    words = "deploy staging rollback cache queue retry".split()
+    docs = [
+        Document(
+            id=f"d{i}",
+            kind="memory" if rng.random() < memories_share else "log",
+            title=f"d{i}",
+            fields={"body": " ".join(rng.choice(words) for _ in range(6))},
+        )
+        for i in range(300)
+    ]
+    index = TextIndex(options=RankingOptions(candidates=20, scan_limit=40))
+    index.add(docs)
+    query = SearchQuery(query="deploy retry cache", kinds=("memory",), limit=20)
+    where, params = engine._filters(query)
+    assert index._broad(where, params) is (memories_share > 0.5)
+    chosen = index.rank(query)
+    for broad in (True, False):
+        monkeypatch.setattr(index, "_broad", lambda where, params, b=broad: b)
+        assert index.rank(query) == chosen
+    assert chosen and all(ref in {d.id for d in docs if d.kind == "memory"} for ref, _ in chosen)
