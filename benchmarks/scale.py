@@ -454,7 +454,7 @@ def goal_lines(results: dict[int, dict[str, float]]) -> list[str]:
         if "write_8proc" in r:
             ratio = r["write_ratio"]
             lines.append(
-                f"{n:>7,}: 8 processes / 1 process {ratio:.2f}x, median of {WRITE_ROUNDS} "
+                f"{n:>7,}: 8 processes / 1 process {ratio:.3f}x, median of {WRITE_ROUNDS} "
                 f"rounds ({r['write_ratio_low']:.2f}-{r['write_ratio_high']:.2f}) (>= 1.5x: "
                 f"{_verdict(ratio >= 1.5)}; lost {r['lost']:.0f}); 8 processes in 8 "
                 f"projects of their own / 1 process {r['apart_ratio']:.2f}x in the same "
