@@ -181,6 +181,15 @@ def read_bytes_nofollow(path: Path) -> bytes:
     :class:`~memdir.errors.InvalidMemory` for a directory, FIFO or device;
     ``FileNotFoundError`` when it is gone.
     """
+    with os.fdopen(_open_regular(path), "rb") as handle:
+        return handle.read()
+
+
+def _open_regular(path: Path) -> int:
+    """``path`` open for reading, if it is a regular file reached without a final link.
+
+    Raises as :func:`read_bytes_nofollow` does.
+    """
     if not _NOFOLLOW and os.path.islink(path):
         raise _link_refused(path)
     try:
@@ -199,8 +208,7 @@ def read_bytes_nofollow(path: Path) -> bytes:
     if not regular:
         os.close(fd)
         raise _not_regular(path)
-    with os.fdopen(fd, "rb") as handle:
-        return handle.read()
+    return fd
 
 
 def _link_refused(path: Path) -> UnsafePath:
@@ -373,16 +381,10 @@ def read_stamped(path: Path) -> tuple[bytes, str]:
     Never through a final symlink; a missing file reads as ``b""``.
     """
     try:
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK)
+        fd = _open_regular(path)
     except FileNotFoundError:
         return b"", ABSENT_STAMP
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise _link_refused(path) from None
-        raise
     with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise _not_regular(path)
         stamp = fd_stamp(handle.fileno())
         return handle.read(), stamp
 
