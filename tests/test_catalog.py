@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from memdir.model import MemoryType, Scope
-from memdir.search import catalog as catalog_module
 from memdir.search.catalog import CATALOG_NAME, SCHEMA_VERSION, Catalog, SearchQuery
 from memdir.storage.paths import Layout, make_layout
+from memdir.storage.scope_files import folder_stamp
 
 
 @pytest.fixture
@@ -477,7 +477,7 @@ def test_a_folder_stamp_is_trusted_after_one_tick_of_the_clock_its_mtime_shows(
     else:
         mtime += 1 if mtime % 1_000_000_000 == 0 else 0
     os.utime(folder, ns=(mtime, mtime))
-    stamp = catalog_module._stamp(os.stat(folder))
+    stamp = folder_stamp(os.stat(folder).st_mtime_ns)
     assert stamp == (mtime if trusted else -1)
 
 

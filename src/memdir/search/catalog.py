@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from memdir.errors import LockTimeout, MemdirError
-from memdir.model import Memory, Scope
+from memdir.model import Scope
 from memdir.records import record
 from memdir.search.embeddings import Embedder
 from memdir.search.engine import (
@@ -67,7 +67,7 @@ from memdir.search.engine import (
     open_index_db,
     prepare,
 )
-from memdir.storage import codec, sidecar
+from memdir.storage import sidecar
 from memdir.storage.dailylog import read_log
 from memdir.storage.fs import atomic_write, ensure_dir, file_lock, remove_database
 from memdir.storage.paths import Layout
@@ -558,7 +558,7 @@ class Catalog:
             entries = list(os.scandir(folder))
         except OSError:
             return paths
-        folders[folder] = _stamp(info)
+        folders[folder] = folder_stamp(info.st_mtime_ns)
         known = {row[0] for row in self.index.conn.execute("SELECT path FROM folders")}
         for entry in entries:
             if entry.name.startswith("."):
@@ -855,7 +855,7 @@ def _walk(
             continue
         seen.add((info.st_dev, info.st_ino))
         if folders is not None:
-            folders[folder] = _stamp(info)
+            folders[folder] = folder_stamp(info.st_mtime_ns)
         for entry in entries:
             if entry.name.startswith("."):
                 continue
@@ -866,11 +866,6 @@ def _walk(
                     yield entry.path, entry.stat(follow_symlinks=follow), rel
             except OSError:
                 continue
-
-
-def _stamp(info: os.stat_result) -> int:
-    """A folder's mtime as recorded: -1 (list it again) when too recent to trust."""
-    return folder_stamp(info.st_mtime_ns)
 
 
 def _under(path: str, root: str) -> bool:
@@ -925,7 +920,7 @@ def memory_document(path: Path, memory_dir: Path, text: str, mtime: float) -> Do
     stem = os.path.splitext(os.path.basename(rel))[0]
     stem_words = stem.replace("_", " ").replace("-", " ")
     try:
-        memory = _load_memory(path, text)
+        memory = sidecar.load_memory(text, path=path)
     except MemdirError as exc:
         # A file that does not parse is still searchable as plain text.
         return Document(
@@ -965,22 +960,6 @@ def _relative(path: Path, memory_dir: Path) -> str:
     if _under(full, root) and "/./" not in full and "/../" not in full:
         return full[len(root) + 1 :]
     return path.relative_to(memory_dir).as_posix()
-
-
-def _load_memory(path: Path, text: str) -> Memory:
-    """What :func:`memdir.storage.sidecar.load_memory` reads, with cheap paths for the common case.
-
-    A note whose folder has no sidecar folder has no sidecar (one stat instead
-    of two and their paths).
-    """
-    folder = os.path.dirname(path)
-    if os.path.isdir(os.path.join(folder, sidecar.SIDECAR_DIR)):
-        return sidecar.load_memory(text, path=path)
-    block, body, _ = codec.split_frontmatter(text)
-    if block is None:
-        return codec.parse_memory(text, path=path)
-    fields = codec.parse_frontmatter(block, path=path)
-    return codec.memory_from_fields(fields, body.lstrip("\n"), path=path)
 
 
 def _log_docs(path: Path, memory_dir: Path) -> list[Document]:
