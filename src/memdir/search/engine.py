@@ -452,11 +452,15 @@ class TextIndex:
     ) -> dict[int, float]:
         # A caller asking for more than the candidate pool gets a pool that large.
         opts = self.options
-        scores = self._bm25(wanted, where, params, pool)
+        # A filter is answered from a list of the rows it keeps, made once per query,
+        # unless it keeps most rows: then each match visited is looked up (making a
+        # list of 100,000 rows costs 0.3 s a query).
+        gather = bool(where and wanted) and _MATERIALIZED and not self._broad(where, params)
+        scores = self._bm25(wanted, where, params, pool, gather)
         if opts.feedback_terms and scores:
             extra = self._feedback_terms(scores, wanted)
             if extra:
-                more = self._bm25([t for t, _ in extra], where, params, pool)
+                more = self._bm25([t for t, _ in extra], where, params, pool, gather)
                 top, top_more = max(scores.values()), max(more.values(), default=1.0)
                 for rowid, value in more.items():
                     share = opts.feedback_weight * value / top_more * top
@@ -478,15 +482,11 @@ class TextIndex:
         return {r: v * factor if r in named else v for r, v in scores.items()}
 
     def _bm25(
-        self, wanted: list[str], where: str, params: list[Any], limit: int
+        self, wanted: list[str], where: str, params: list[Any], limit: int, gather: bool
     ) -> dict[int, float]:
         if not wanted:
             return {}
         match = textproc.fts_query(wanted)
-        # A filter is answered from a list of the rows it keeps, made once per query,
-        # unless it keeps most rows: then each match visited is looked up (making a
-        # list of 100,000 rows costs 0.3 s a query).
-        gather = bool(where) and _MATERIALIZED and not self._broad(where, params)
         # FTS5 cannot skip documents while scoring: bm25() runs for every match.
         scan = max(self.options.scan_limit, limit)
         floor = self._scan_floor(match, where, params, scan, gather)
@@ -524,7 +524,7 @@ class TextIndex:
     ) -> dict[int, float]:
         """The best ``limit`` BM25 scores of ``match`` among documents from rowid ``floor`` on.
 
-        ``gather``: the filter's rows are listed first (see :meth:`_bm25`).
+        ``gather``: the filter's rows are listed first (see :meth:`_lexical`).
         """
         w = [float(self.options.weights.get(f, 0.0)) for f in FIELDS]
         if not where:
@@ -535,7 +535,8 @@ class TextIndex:
             rows = self.conn.execute(sql, (*w, match, floor, limit))
         elif gather:
             # The filters are answered from the docs_filter index once, not by reading
-            # each matching document's row (which holds its text): 3x faster at 10k.
+            # each matching document's row (which holds its text): 3x faster at 10k
+            # when they keep few of the matches.
             sql = (
                 f"{_ALLOWED.format(where=where)} SELECT fts.rowid, bm25(fts, ?, ?, ?, ?, ?) AS s"
                 " FROM fts CROSS JOIN allowed a ON a.r = fts.rowid"
