@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from memdir.storage import scope_files
-from memdir.storage.scope_files import scope_entries, scope_stats
+from memdir.storage.scope_files import in_scope, scope_entries, scope_stats
 
 
 def _tree(root: Path, outside: Path) -> None:
@@ -63,3 +63,19 @@ def test_the_walk_by_path_where_folders_cannot_be_opened_keeps_the_same_files(
     monkeypatch.setattr(scope_files, "_BY_FD", False)  # as on Windows
     assert sorted(rel for rel, _ in scope_stats(str(root), excluded)) == by_fd
     assert sorted(rel for rel, _ in scope_entries(str(root), excluded)) == by_fd
+
+
+def test_in_scope_names_the_files_the_walk_reaches(tmp_path: Path) -> None:
+    root = tmp_path / "scope"
+    _tree(root, tmp_path / "outside")
+    excluded = frozenset({"team", "logs"})
+    every = [
+        os.path.relpath(os.path.join(folder, name), root)
+        for folder, _, names in os.walk(root)
+        for name in names
+        if os.path.isfile(os.path.join(folder, name))
+        and not os.path.islink(os.path.join(folder, name))
+    ]
+    walked = sorted(rel for rel, _ in scope_entries(str(root), excluded))
+    assert sorted(rel for rel in every if in_scope(rel, excluded)) == walked
+    assert not in_scope("team/theirs.md", excluded) and in_scope("teams/x.md", excluded)

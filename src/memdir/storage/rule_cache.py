@@ -26,7 +26,7 @@ import os
 import time
 from stat import S_ISREG
 
-from memdir.storage.scope_files import scope_stats
+from memdir.storage.scope_files import in_scope, scope_stats
 
 TYPE_CHECKING = False  # the pre-tool-use hook loads this module: no typing at run time
 if TYPE_CHECKING:
@@ -71,10 +71,10 @@ def walk(roots: Sequence[RuleRoot]) -> Walk:
     for scope, root, excluded in roots:
         prefix = f"{scope.value}:"
         for rel, st in scope_stats(root, excluded, folders=folders):
-            if not rel.endswith(".md") or rel == _INDEX_NAME:
+            if not _is_memory(rel):
                 continue
             key = prefix + rel
-            seen.append(f"{key}\0{st.st_mtime_ns} {st.st_size} {st.st_ino}\0")
+            seen.append(f"{key}\0{_fields(st)}\0")
             paths[key] = f"{root}/{rel}"
         folders.setdefault(root, _MISSING)  # not there (yet): its creation is looked for
     return Walk("".join(seen).encode("utf-8", "surrogateescape"), paths, folders)
@@ -83,6 +83,8 @@ def walk(roots: Sequence[RuleRoot]) -> Walk:
 def stats(seen: bytes) -> dict[str, str]:
     """``scope:rel`` -> ``mtime size inode``, from what a walk saw."""
     fields = seen.decode("utf-8", "surrogateescape").split("\0")
+    if len(fields) % 2 == 0:  # damaged (records end in NUL): nothing is known of any file
+        return {}
     return dict(zip(fields[0:-1:2], fields[1::2], strict=True))
 
 
@@ -100,7 +102,7 @@ def read(path: str) -> tuple[dict[str, Any], bytes]:
         return {}, b""
     if not isinstance(header, dict) or header.get("version") != VERSION:
         return {}, b""
-    if not isinstance(header.get("entries"), dict) or seen.count(b"\0") % 2:
+    if not isinstance(header.get("entries"), dict):
         return {}, b""
     return header, seen
 
@@ -214,10 +216,7 @@ def _keys(roots: Sequence[RuleRoot], touched: Sequence[str]) -> list[str]:
             if not path.startswith(real + os.sep):
                 continue
             rel = path[len(real) + 1 :].replace(os.sep, "/")
-            parts = rel.split("/")
-            hidden = any(part.startswith(".") for part in parts)
-            owned = any("/".join(parts[:n]) in excluded for n in range(1, len(parts)))
-            if rel.endswith(".md") and rel != _INDEX_NAME and not hidden and not owned:
+            if _is_memory(rel) and in_scope(rel, excluded):
                 keys.append(f"{scope.value}:{rel}")
                 break
     return keys
@@ -229,6 +228,14 @@ def _stat_text(path: str) -> str:
         st = os.lstat(path)
     except (OSError, ValueError):
         return ""
-    if not S_ISREG(st.st_mode):  # a link, a folder
-        return ""
+    return _fields(st) if S_ISREG(st.st_mode) else ""  # not a link, not a folder
+
+
+def _fields(st: os.stat_result) -> str:
+    """What the cache keeps of a file's stat: ``mtime size inode``."""
     return f"{st.st_mtime_ns} {st.st_size} {st.st_ino}"
+
+
+def _is_memory(rel: str) -> bool:
+    """Whether a file the walk reaches is a memory (rules live in memories only)."""
+    return rel.endswith(".md") and rel != _INDEX_NAME

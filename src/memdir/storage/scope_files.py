@@ -19,7 +19,7 @@ TYPE_CHECKING = False  # the pre-tool-use hook loads this module: no typing at r
 if TYPE_CHECKING:
     from collections.abc import Collection, Iterator
 
-__all__ = ["folder_stamp", "scope_entries", "scope_stats"]
+__all__ = ["folder_stamp", "in_scope", "scope_entries", "scope_stats"]
 
 _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
@@ -41,6 +41,14 @@ def folder_stamp(mtime_ns: int) -> int:
     """
     window = _RACY_NS if mtime_ns % 1_000_000_000 == 0 else _RACY_FINE_NS
     return -1 if time.time_ns() - mtime_ns < window else mtime_ns
+
+
+def in_scope(rel: str, excluded: Collection[str]) -> bool:
+    """Whether the walk would reach ``rel`` (a path below the root): the same rule, on a name."""
+    parts = rel.split("/")
+    if any(part.startswith(".") for part in parts):
+        return False
+    return not any("/".join(parts[:n]) in excluded for n in range(1, len(parts)))
 
 
 def scope_entries(
