@@ -125,7 +125,7 @@ _MAX_STEM = 60
 _MIN_HOOK_CHARS = 12
 # Where a write's text waits, fsynced, to be renamed into place: a dot-folder
 # in the scope's root (same file system, never listed as memories).
-STAGING_DIR = ".staging"  # staged copies of writes in progress (a dot-folder: never listed)
+STAGING_DIR = ".staging"
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 # How far back from the end of the index a tidy last line is looked for.
 _TAIL_BYTES = 4096
@@ -412,8 +412,8 @@ class MemoryStore:
             return
         from memdir.storage.index_keys import open_table  # SQLite: loaded by lookups only
 
-        opened: tuple[int, KeyTable | None] | None = getattr(self._tables, "table", None)
-        if opened is None or opened[0] != os.getpid():
+        opened = self._opened_table()
+        if opened is None:
             ensure_dir(self._keys_db.parent)
             opened = (os.getpid(), open_table(self._keys_db))
             self._tables.table = opened
@@ -482,9 +482,14 @@ class MemoryStore:
         """A locked section starts or ends: derived state read in the last one is stale."""
         if self._counts is not None:
             self._counts.forget()
-        opened: tuple[int, KeyTable | None] | None = getattr(self._tables, "table", None)
-        if opened is not None and opened[1] is not None and opened[0] == os.getpid():
+        opened = self._opened_table()
+        if opened is not None and opened[1] is not None:
             opened[1].forget(held=held)
+
+    def _opened_table(self) -> tuple[int, KeyTable | None] | None:
+        """This thread's key-table connection (pid, table), if this process opened one."""
+        opened: tuple[int, KeyTable | None] | None = getattr(self._tables, "table", None)
+        return opened if opened is not None and opened[0] == os.getpid() else None
 
     def _validate(self, memory: Memory) -> None:
         check_memory_text(memory, limits=False)
