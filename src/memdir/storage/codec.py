@@ -117,9 +117,11 @@ def _load_yaml(block: str) -> Any:
 # A line YAML reads as ``key: "value"`` for certain: the value starts with a letter and holds
 # no character YAML gives a meaning (no ``: ``, `` #``, quotes, brackets, anchors, tags), or
 # it is a plain date (read as text: memdir's loader drops YAML's timestamps).
+# After its first letter, a plain value holds these characters (and single spaces).
+_PLAIN_CHARS = "A-Za-z0-9.,;/()+=?$%'_-"
 _PLAIN_LINE = re.compile(
     r"(?P<key>[A-Za-z][A-Za-z0-9_-]*):"
-    r"(?: +(?P<value>[A-Za-z][A-Za-z0-9 .,;/()+=?$%'_-]*|\d{4}-\d{2}-\d{2}))? *"
+    rf"(?: +(?P<value>[A-Za-z][ {_PLAIN_CHARS}]*|\d{{4}}-\d{{2}}-\d{{2}}))? *"
 )
 # Plain words YAML 1.1 reads as booleans or null rather than text.
 _NOT_TEXT = frozenset("y n yes no true false on off null".split())
@@ -275,7 +277,7 @@ def read_frontmatter_head(path: Path, *, max_lines: int = FRONTMATTER_HEAD_LINES
 # A text value written as is: the plain reader (``_PLAIN_LINE``) takes it back unchanged,
 # and PyYAML's emitter writes it the same way (no quotes), so files do not change with
 # the path that rendered them.
-_PLAIN_VALUE = re.compile(r"[A-Za-z](?:[A-Za-z0-9.,;/()+=?$%'_-]| (?! ))*")
+_PLAIN_VALUE = re.compile(rf"[A-Za-z](?:[{_PLAIN_CHARS}]| (?! ))*")
 _PLAIN_MAX = 2_000
 
 
