@@ -1,0 +1,264 @@
+"""A local stand-in for the Anthropic Messages API, for driving the real Claude Code CLI.
+
+The model is the one part of a Claude Code session a test may script. This server
+listens on 127.0.0.1, records every request the client sends (path, headers, JSON
+body), and answers ``POST /v1/messages`` with the next scripted turn: plain text, or
+a tool call the client then runs (its hooks included) and reports back in the next
+request. Streaming requests get the server-sent events the client parses
+(``message_start``, content blocks, ``message_delta``, ``message_stop``); others get
+the JSON message. ``count_tokens`` answers with a rough count. Requests the script did
+not foresee get a short text reply, so a client's side calls (titles, summaries) never
+hang a test.
+
+A turn is a :class:`Turn`; a script is a callable that gets the request's body and
+returns the turn, or a list of turns taken in order by the main conversation's
+requests (those that carry the client's tools).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = ["Recorded", "StandIn", "Turn", "run_stand_in", "system_text", "user_texts"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Turn:
+    """One scripted model turn: text, optionally followed by one tool call."""
+
+    text: str = ""
+    tool: str | None = None
+    tool_input: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Recorded:
+    """One request the client sent."""
+
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+    @property
+    def is_conversation(self) -> bool:
+        """A main-loop request: it offers the client's tools (side calls offer none)."""
+        return bool(self.body.get("tools")) and self.path.startswith("/v1/messages")
+
+
+Script = Callable[[dict[str, Any]], Turn]
+
+
+class StandIn:
+    """The running server: its URL, the requests it recorded, and its script."""
+
+    def __init__(self, script: Script | Sequence[Turn]) -> None:
+        self.requests: list[Recorded] = []
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        if callable(script):
+            self._script: Script = script
+        else:
+            turns = list(script)
+
+            def scripted(body: dict[str, Any]) -> Turn:
+                return turns.pop(0) if turns else Turn(text="Done.")
+
+            self._script = scripted
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def conversation(self) -> list[Recorded]:
+        """The main-loop requests, in the order they arrived."""
+        with self._lock:
+            return [r for r in self.requests if r.is_conversation]
+
+    def reply_for(self, recorded: Recorded) -> Turn:
+        with self._lock:
+            self.requests.append(recorded)
+        if not recorded.is_conversation:
+            return Turn(text="memdir test")
+        return self._script(recorded.body)
+
+    def next_id(self) -> int:
+        return next(self._ids)
+
+    def serve(self) -> threading.Thread:
+        thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        thread.start()
+        return thread
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+@contextmanager
+def run_stand_in(script: Script | Sequence[Turn]) -> Iterator[StandIn]:
+    """Serve ``script`` on a free loopback port for the length of the block."""
+    server = StandIn(script)
+    server.serve()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+def _handler(owner: StandIn) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # the recorded requests are the log
+
+        def do_GET(self) -> None:
+            self._send_json(404, {"type": "error", "error": {"type": "not_found_error"}})
+
+        def do_HEAD(self) -> None:
+            self.send_response(200)
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                body = json.loads(raw or b"{}")
+            except ValueError:
+                body = {}
+            path = self.path.split("?", 1)[0]
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            if path.endswith("/count_tokens"):
+                with owner._lock:
+                    owner.requests.append(Recorded(path=path, headers=headers, body=body))
+                self._send_json(200, {"input_tokens": max(1, len(raw) // 4)})
+                return
+            if not path.startswith("/v1/messages"):
+                with owner._lock:
+                    owner.requests.append(Recorded(path=path, headers=headers, body=body))
+                self._send_json(404, {"type": "error", "error": {"type": "not_found_error"}})
+                return
+            turn = owner.reply_for(Recorded(path=path, headers=headers, body=body))
+            message = _message(owner, body, turn)
+            if body.get("stream"):
+                self._send_stream(message)
+            else:
+                self._send_json(200, message)
+
+        def _send_json(self, status: int, data: dict[str, Any]) -> None:
+            payload = json.dumps(data).encode()
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def _send_stream(self, message: dict[str, Any]) -> None:
+            chunks = b"".join(_sse(name, data) for name, data in _events(message))
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("cache-control", "no-cache")
+            self.send_header("content-length", str(len(chunks)))
+            self.end_headers()
+            self.wfile.write(chunks)
+
+    return Handler
+
+
+def _message(owner: StandIn, body: dict[str, Any], turn: Turn) -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
+    if turn.text or turn.tool is None:
+        content.append({"type": "text", "text": turn.text or "Done."})
+    if turn.tool is not None:
+        content.append(
+            {
+                "type": "tool_use",
+                "id": f"toolu_{owner.next_id():06d}",
+                "name": turn.tool,
+                "input": turn.tool_input,
+            }
+        )
+    return {
+        "id": f"msg_{owner.next_id():06d}",
+        "type": "message",
+        "role": "assistant",
+        "model": body.get("model", "claude-test"),
+        "content": content,
+        "stop_reason": "tool_use" if turn.tool else "end_turn",
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 5},
+    }
+
+
+def _events(message: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    start = {**message, "content": [], "stop_reason": None}
+    yield "message_start", {"type": "message_start", "message": start}
+    for index, block in enumerate(message["content"]):
+        if block["type"] == "text":
+            empty: dict[str, Any] = {"type": "text", "text": ""}
+            delta: dict[str, Any] = {"type": "text_delta", "text": block["text"]}
+        else:
+            empty = {**block, "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+        yield (
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": index,
+                "content_block": empty,
+            },
+        )
+        yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
+        yield "content_block_stop", {"type": "content_block_stop", "index": index}
+    yield (
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+            "usage": {"output_tokens": 5},
+        },
+    )
+    yield "message_stop", {"type": "message_stop"}
+
+
+def _sse(name: str, data: dict[str, Any]) -> bytes:
+    return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+def system_text(body: dict[str, Any]) -> str:
+    """The request's system prompt as one text."""
+    system = body.get("system")
+    if isinstance(system, str):
+        return system
+    if isinstance(system, list):
+        return "\n".join(b.get("text", "") for b in system if isinstance(b, dict))
+    return ""
+
+
+def user_texts(body: dict[str, Any]) -> list[str]:
+    """Every text block of every user message, in order (tool results included)."""
+    texts: list[str] = []
+    for message in body.get("messages", []):
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            texts.append(content)
+            continue
+        for block in content or []:
+            if block.get("type") == "text":
+                texts.append(block.get("text", ""))
+            elif block.get("type") == "tool_result":
+                inner = block.get("content")
+                if isinstance(inner, str):
+                    texts.append(inner)
+                else:
+                    texts.extend(b.get("text", "") for b in inner or [] if isinstance(b, dict))
+    return texts
