@@ -95,6 +95,9 @@ def test_the_recorded_inputs_parse_into_the_fields_memdir_uses() -> None:
 
 def test_session_start_prints_the_prompt_as_additional_context(mem: Memdir, project: Path) -> None:
     mem.write(name="Deploy window", description="Deploys on Tuesdays", type="project")
+    # As `memdir hook install claude` leaves it: Claude Code's own auto memory off.
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.local.json").write_text('{"autoMemoryEnabled": false}')
     result = invoke(["session-start"], recorded("session-start", cwd=str(project)))
     assert result.exit_code == 0
     assert result.stderr == ""
@@ -140,6 +143,8 @@ def test_session_start_through_click_follows_the_profile_option(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude-config"))
+    # Claude Code's own auto memory off: memdir's whole prompt, for the claude folder.
+    monkeypatch.setenv("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1")
     payload = json.dumps(recorded("session-start", cwd=str(project)))
     result = CliRunner().invoke(
         main, ["--profile", "claude", "hook", "session-start"], input=payload

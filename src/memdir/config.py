@@ -55,6 +55,8 @@ class Settings:
     recall_max_bytes: int = 4096
     recall_session_budget: int = 60 * 1024
     manifest_max_entries: int = 200
+    # what one hook may hand a coding agent (Claude Code cuts a longer context)
+    hook_context_chars: int = 10_000
     # session memory
     session_min_tokens_to_init: int = 4000
     session_min_tokens_between_updates: int = 2000

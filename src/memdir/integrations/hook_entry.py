@@ -202,6 +202,7 @@ def user_prompt_submit(
         session=session if isinstance(session, str) and session else None,
         selector=_model_selector(settings, env) if use_model else None,
         enabled=True,  # _project returned: the enable chain said on
+        max_chars=settings.hook_context_chars,  # past it Claude Code shows a preview only
     )
     return user_prompt_output(result.render())
 
@@ -262,7 +263,8 @@ def run_fast(
     warn = warn or sys.stderr.write
     try:
         if name == "session-start":
-            from memdir.integrations.hooks import parse_hook_input, session_start_output
+            from memdir.integrations.hooks import parse_hook_input
+            from memdir.integrations.session_start import session_start_output
 
             output = session_start_output(parse_hook_input(stdin_text), env=env)
         elif name == "pre-tool-use":

@@ -1,15 +1,13 @@
-"""Coding-agent hooks: the memory prompt at session start, memory work at stop.
+"""Coding-agent hooks: the background memory work at stop and pre-compact.
 
 Claude Code runs a hook command with a JSON object on stdin (``session_id``,
 ``transcript_path``, ``cwd``, ``hook_event_name``, and ``source`` or
 ``trigger``). Two kinds of hook live here:
 
-- **session start** returns the memory prompt in the shape Claude Code adds
-  to the context: ``{"hookSpecificOutput": {"hookEventName": "SessionStart",
-  "additionalContext": "..."}}`` (nothing when memory is disabled). The
-  ``memdir`` script answers it before click loads, and :func:`project_prompt`
-  builds the facade's prompt without its stores, so this module imports the
-  facade, filelock and subprocess only where the background jobs use them;
+- **session start** (:mod:`memdir.integrations.session_start`, re-exported
+  here) returns the memory section in the shape Claude Code adds to the
+  context; this module imports the facade, filelock and subprocess only where
+  the background jobs use them;
 - **stop** and **pre-compact** start a detached background process
   (``python -m memdir.integrations.hooks run ...``, its own session, output
   to a log under the state folder) and return at once: the agent never waits
@@ -38,6 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from memdir.errors import ConfigError, MemdirError
+from memdir.integrations.session_start import project_prompt, session_start_output
 from memdir.storage.fs import FILE_MODE, atomic_write, ensure_dir, file_lock, read_json_object
 from memdir.storage.paths import Layout, slugify
 
@@ -48,9 +47,7 @@ if TYPE_CHECKING:
     import subprocess
 
     from memdir.api import Memdir
-    from memdir.config import Settings
     from memdir.llm.base import Provider
-    from memdir.recall.prompt import PromptMode, PromptTools
 
 __all__ = [
     "BackgroundRun",
@@ -104,84 +101,6 @@ def parse_hook_input(text: str) -> HookInput:
         )
     fields = ("session_id", "transcript_path", "cwd", "hook_event_name", "source", "trigger")
     return HookInput(**{k: data[k] for k in fields if isinstance(data.get(k), str)})
-
-
-# -- session start -----------------------------------------------------------------------
-
-
-def session_start_output(payload: HookInput, *, env: Mapping[str, str]) -> str:
-    """The JSON to print for a SessionStart hook, or ``""`` when memory is disabled."""
-    prompt = project_prompt(payload.cwd or ".", env=env, tools="files")
-    if prompt is None:
-        return ""
-    output = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": prompt}}
-    return json.dumps(output, ensure_ascii=False)
-
-
-def project_prompt(
-    project: str | Path,
-    *,
-    env: Mapping[str, str],
-    profile: str | None = None,
-    mode: PromptMode | Literal["auto"] = "auto",
-    skip_index: bool = False,
-    tools: PromptTools = "files",
-) -> str | None:
-    """``Memdir.open(project, profile=profile, env=env).prompt(...)`` without the stores.
-
-    It does what opening the facade does that the prompt depends on (the settings, the
-    layout, the claim on the project folder, both memory folders created) and then
-    builds the same text, but loads neither the facade nor its stores (with the YAML
-    codec and the rules they import): the session-start hook and ``memdir prompt``
-    start this much faster. ``None`` when memory is disabled.
-    """
-    from memdir.config import load_settings, memory_enabled
-    from memdir.recall.prompt import load_prompt, resolve_mode
-    from memdir.storage.paths import make_layout
-
-    settings = load_settings(env, profile=profile)
-    layout = make_layout(settings.home, project, profile=settings.profile, env=env)
-    layout.claim()
-    ensure_dir(layout.memory_dir)  # as the facade's open does: agents write straight away
-    ensure_dir(layout.team_dir)
-    if not memory_enabled(env, settings.enabled):
-        return None
-    resolved = resolve_mode(
-        mode,
-        team_enabled=_team_enabled(settings, layout, env),
-        daily_log_active=settings.daily_log,
-    )
-    return load_prompt(
-        mode=resolved,
-        memory_dir=layout.memory_dir,
-        team_dir=layout.team_dir if resolved == "combined" else None,
-        skip_index=skip_index,
-        extra_guidelines=settings.extra_guidelines,
-        tools=tools,
-        max_index_lines=settings.max_index_lines,
-        max_index_chars=settings.max_index_chars,
-    )
-
-
-def _team_enabled(settings: Settings, layout: Layout, env: Mapping[str, str]) -> bool:
-    """``ProjectMemory.team_enabled``, answered without the stores in the usual cases."""
-    if settings.team is not None:
-        return settings.team
-    from memdir.storage.memory_index import INDEX_NAME
-
-    if (layout.team_dir / INDEX_NAME).exists():
-        return True
-    try:
-        with os.scandir(layout.team_dir) as entries:
-            # The store skips hidden names (.git of team sync, .meta): none else, no memory.
-            if all(entry.name.startswith(".") for entry in entries):
-                return False
-    except (FileNotFoundError, NotADirectoryError):
-        return False
-    # Files but no index: only the store knows which of them are memories (sidecars).
-    from memdir.storage.project import ProjectMemory
-
-    return ProjectMemory(layout=layout, settings=settings, env=env).team_enabled
 
 
 # -- stop / pre-compact: the detached start ----------------------------------------------

@@ -18,26 +18,39 @@ the environment.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Literal, get_args
 
 from memdir.config import memory_enabled
 from memdir.errors import ConfigError, MemdirError, UnsafePath
+from memdir.recall.context_budget import fit_lines, split_budget, text_length
+from memdir.records import record
 from memdir.storage.fs import read_bytes_nofollow
-from memdir.storage.memory_index import INDEX_NAME, MAX_INDEX_CHARS, MAX_INDEX_LINES, truncate_index
+from memdir.storage.memory_index import (
+    INDEX_NAME,
+    MAX_INDEX_CHARS,
+    MAX_INDEX_LINES,
+    parse_entries,
+    truncate_index,
+)
 
 __all__ = [
     "BEFORE_RECOMMENDING",
     "DRIFT_CAVEAT",
     "MEMORY_AND_OTHER_PERSISTENCE",
     "WHAT_NOT_TO_SAVE",
+    "IndexShape",
     "PromptMode",
     "PromptTools",
     "build_prompt",
+    "fit_index_block",
+    "index_shape",
     "load_prompt",
     "memory_enabled",
+    "read_index",
     "resolve_mode",
 ]
 
@@ -390,6 +403,71 @@ def _index_block(heading: str, raw: str | None, *, max_lines: int, max_chars: in
     return f"## {heading}\n\n{content}"
 
 
+def fit_index_block(
+    heading: str,
+    raw: str | None,
+    *,
+    shape: IndexShape | None,
+    budget: int,
+    limit: int,
+    max_lines: int,
+    max_chars: int,
+) -> str:
+    """The index block within ``budget`` code units, whole lines only.
+
+    The load limits still hold (``max_lines``, ``max_chars``, and their warning), but
+    the lines kept are chosen over the whole index: lines that are not entries
+    (headings, notes) first, then the most recently changed memories (``shape.rank``),
+    shown in the index's own order, with a line saying how many entries are left out.
+    """
+    block = _index_block(heading, raw, max_lines=max_lines, max_chars=max_chars)
+    if raw is None or not raw.strip():
+        return block
+    if text_length(block) <= budget:
+        return block
+    trimmed = raw.strip()
+    lines = trimmed.split("\n")
+    entries = {e.line: e.file for e in parse_entries(trimmed)}
+    rank = shape.rank if shape is not None else None
+
+    def score(position: int) -> tuple[float, int]:
+        # Notes and headings first; then the newest memories, the later line on a tie.
+        if position not in entries:
+            return (float("inf"), -position)
+        return (rank(entries[position]) if rank is not None else 0.0, position)
+
+    truncation = truncate_index(trimmed, max_lines=max_lines, max_chars=max_chars)
+    warning = truncation.content.rsplit("\n\n", 1)[-1] if truncation.truncated else ""
+    where = f" is `{shape.path}`" if shape is not None else f" is {INDEX_NAME} in memory"
+    pointer = (
+        f"> {{n}} more {INDEX_NAME} entries are not shown (this context is limited to "
+        f"{limit:,} characters). The full index{where}: read it, or search memory, when "
+        "what you need is not above."
+    )
+    reserve = text_length(f"## {heading}\n\n\n") + text_length(pointer) + 8
+    if warning:
+        reserve += text_length(warning) + 2
+    room = min(max(budget - reserve, 0), max_chars)
+    fit = fit_lines(lines, room, rank=score, max_count=max_lines)
+    omitted = sum(1 for position in entries) - sum(1 for line in fit.kept if _is_entry(line))
+    tail = "\n".join(t for t in (warning and f"\n{warning}", pointer.format(n=omitted)) if t)
+    body = fit.text()
+    return f"## {heading}\n\n{body}\n{tail}" if body else f"## {heading}\n\n{tail}"
+
+
+def _is_entry(line: str) -> bool:
+    return bool(parse_entries(line))
+
+
+@record
+class IndexShape:
+    """What the budget needs to know of an index beyond its text: where it is, and how
+    recently each entry's memory changed (a file name to a sortable number)."""
+
+    path: Path
+    rank: Callable[[str], float]
+
+
 def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
         raise ConfigError(
@@ -412,6 +490,9 @@ def build_prompt(
     max_index_lines: int = MAX_INDEX_LINES,
     max_index_chars: int = MAX_INDEX_CHARS,
     host_paths: bool = True,
+    max_chars: int | None = None,
+    private_shape: IndexShape | None = None,
+    team_shape: IndexShape | None = None,
 ) -> str:
     """The memory section of a system prompt; pure: the index texts are passed in.
 
@@ -422,6 +503,11 @@ def build_prompt(
     or combined mode without a team directory. ``host_paths=False`` (with
     ``tools='memdir'``) names no path of this machine: the text refers to the
     tools, for a client that is not on this machine (MCP over HTTP).
+
+    ``max_chars`` bounds the whole text (in UTF-16 code units, as a hook's context is
+    measured): the indexes then give up whole lines, the most recently changed memories
+    kept (by ``private_shape``/``team_shape``, which :func:`load_prompt` fills in), with a
+    line saying how many entries are left out and where the full index is.
     """
     _check_choice("mode", mode, get_args(PromptMode))
     _check_choice("tools", tools, get_args(PromptTools))
@@ -462,16 +548,47 @@ def build_prompt(
         MEMORY_AND_OTHER_PERSISTENCE,
         _extra(extra_guidelines),
     ]
-    if not skip_index:
-        limits = {"max_lines": max_index_lines, "max_chars": max_index_chars}
-        if mode == "combined":
-            sections.append(_index_block("Private MEMORY.md", private_index, **limits))
-            sections.append(
-                _index_block("Team MEMORY.md (shared with your teammates)", team_index, **limits)
+    text = "\n\n".join(s for s in sections if s)
+    if skip_index:
+        return _within(text + "\n", max_chars)
+    limits = {"max_lines": max_index_lines, "max_chars": max_index_chars}
+    if mode == "combined":
+        blocks = [
+            (_index_block("Private MEMORY.md", private_index, **limits), private_shape),
+            (
+                _index_block("Team MEMORY.md (shared with your teammates)", team_index, **limits),
+                team_shape,
+            ),
+        ]
+    else:
+        blocks = [(_index_block(INDEX_NAME, private_index, **limits), private_shape)]
+    if max_chars is not None:
+        room = max_chars - text_length(text) - 1 - 2 * len(blocks)
+        shares = split_budget([text_length(b) for b, _ in blocks], max(room, 0))
+        raws = [private_index, team_index] if mode == "combined" else [private_index]
+        headings = (
+            ["Private MEMORY.md", "Team MEMORY.md (shared with your teammates)"]
+            if mode == "combined"
+            else [INDEX_NAME]
+        )
+        blocks = [
+            (
+                fit_index_block(heading, raw, shape=shape, budget=share, limit=max_chars, **limits),
+                shape,
             )
-        else:
-            sections.append(_index_block(INDEX_NAME, private_index, **limits))
-    return "\n\n".join(s for s in sections if s) + "\n"
+            for heading, raw, (_, shape), share in zip(headings, raws, blocks, shares, strict=True)
+        ]
+    return _within("\n\n".join([text, *(b for b, _ in blocks)]) + "\n", max_chars)
+
+
+def _within(text: str, max_chars: int | None) -> str:
+    """``text`` cut to ``max_chars`` at a line boundary, saying so (only guidance so long
+    that no index fits gets here: very long extra guidelines)."""
+    if max_chars is None or text_length(text) <= max_chars:
+        return text
+    note = "\n[memdir: the rest of the memory guidance is cut to fit this context's limit]\n"
+    fit = fit_lines(text.split("\n"), max(max_chars - text_length(note), 0))
+    return fit.text() + note
 
 
 def _save_section(mode: PromptMode, memory_dir: Path, tools: PromptTools, skip_index: bool) -> str:
@@ -480,7 +597,8 @@ def _save_section(mode: PromptMode, memory_dir: Path, tools: PromptTools, skip_i
     return _save_with_files(mode=mode, memory_dir=memory_dir, skip_index=skip_index)
 
 
-def _read_index(directory: Path) -> str | None:
+def read_index(directory: Path) -> str | None:
+    """A folder's MEMORY.md as text (``None`` when missing); never through a link."""
     # A link planted as MEMORY.md (or as the team folder) would put any file
     # of the machine into the prompt: refused, like every memory read.
     path = directory / INDEX_NAME
@@ -515,6 +633,7 @@ def load_prompt(
     max_index_lines: int = MAX_INDEX_LINES,
     max_index_chars: int = MAX_INDEX_CHARS,
     host_paths: bool = True,
+    max_chars: int | None = None,
 ) -> str:
     """:func:`build_prompt` with the MEMORY.md files read from disk (missing: empty)."""
     read = not skip_index
@@ -522,8 +641,8 @@ def load_prompt(
         mode=mode,
         memory_dir=memory_dir,
         team_dir=team_dir,
-        private_index=_read_index(memory_dir) if read else None,
-        team_index=_read_index(team_dir) if read and team_dir is not None else None,
+        private_index=read_index(memory_dir) if read else None,
+        team_index=read_index(team_dir) if read and team_dir is not None else None,
         skip_index=skip_index,
         extra_guidelines=extra_guidelines,
         tools=tools,
@@ -532,7 +651,23 @@ def load_prompt(
         max_index_lines=max_index_lines,
         max_index_chars=max_index_chars,
         host_paths=host_paths,
+        max_chars=max_chars,
+        private_shape=index_shape(memory_dir),
+        team_shape=index_shape(team_dir) if team_dir is not None else None,
     )
+
+
+def index_shape(directory: Path) -> IndexShape:
+    """An index's path, and its entries ranked by their memory file's last change."""
+
+    def changed(file: str) -> float:
+        target = file[1:-1] if file.startswith("<") and file.endswith(">") else file
+        try:
+            return os.stat(directory / target).st_mtime
+        except (OSError, ValueError):
+            return 0.0  # a dangling pointer: the last to keep
+
+    return IndexShape(path=directory / INDEX_NAME, rank=changed)
 
 
 def resolve_mode(

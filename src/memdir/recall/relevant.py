@@ -38,6 +38,7 @@ from memdir.config import Settings
 from memdir.errors import LockTimeout, MemdirError
 from memdir.model import Memory, MemoryType, Scope
 from memdir.recall.age import Age, memory_age
+from memdir.recall.context_budget import text_length
 from memdir.recall.drift import DriftChecker, DriftFinding
 from memdir.recall.manifest import (
     CatalogChoice,
@@ -74,6 +75,7 @@ STATE_NAME = "recall.json"
 _STATE_VERSION = 1
 # A block cut below this many body bytes to fit the budget says too little to be worth it.
 _MIN_BODY_BYTES = 256
+_HEADING = "Memories recalled for this request:"
 
 
 class SkipReason(StrEnum):
@@ -245,7 +247,7 @@ class RecallResult:
         if not self.items:
             return ""
         blocks = "\n\n".join(item.text for item in self.items)
-        return f"Memories recalled for this request:\n\n{blocks}\n\n{DRIFT_CAVEAT}\n"
+        return f"{_HEADING}\n\n{blocks}\n\n{DRIFT_CAVEAT}\n"
 
 
 # --- body caps and blocks -------------------------------------------------------------
@@ -431,6 +433,7 @@ class _Context:
     session: str | None
     enabled: bool
     pool: int
+    max_chars: int | None
 
 
 def _pool_size(selector: Selector, settings: Settings) -> int:
@@ -456,6 +459,7 @@ def recall(
     catalog: CatalogChoice = "auto",
     checker: DriftChecker | None = None,
     enabled: bool | None = None,
+    max_chars: int | None = None,
 ) -> RecallResult:
     """The memories that may help with ``query`` (at most ``recall_max_memories``).
 
@@ -466,7 +470,10 @@ def recall(
     exists; ``checker`` to a drift checker over the project root. ``enabled``
     is the outcome of the enable chain, which composition roots work out
     (:func:`memdir.recall.prompt.memory_enabled`); ``None`` reads ``settings.enabled``.
-    Nothing found is a result with ``skipped`` set, not an exception.
+    ``max_chars`` bounds what :meth:`RecallResult.render` returns (UTF-16 code units,
+    as a hook's context is measured): blocks give up body lines, then whole blocks,
+    and only what fits counts as seen. Nothing found is a result with ``skipped`` set,
+    not an exception.
     """
     chooser = selector or LexicalSelector()
     ctx = _Context(
@@ -479,6 +486,7 @@ def recall(
         session=session,
         enabled=memdir.settings.enabled is not False if enabled is None else enabled,
         pool=_pool_size(chooser, memdir.settings),
+        max_chars=max_chars,
     )
     if session is None:
         result, _ = _recall(ctx, SessionState())
@@ -566,17 +574,25 @@ def _validated(refs: Sequence[str], candidates: Sequence[Candidate], limit: int)
     return [by_ref[r] for r in dict.fromkeys(refs) if r in by_ref][:limit]
 
 
+_RENDER_FRAME = text_length(f"{_HEADING}\n\n") + text_length(f"\n\n{DRIFT_CAVEAT}\n")
+
+
 def _items(ctx: _Context, chosen: Sequence[Candidate], remaining: int) -> list[RecallItem]:
     items: list[RecallItem] = []
+    # What one answer may hold (a hook's context is cut past its limit, and what is cut
+    # never reaches the model): the frame of the rendered text, and each block's separator.
+    room = None if ctx.max_chars is None else ctx.max_chars - _RENDER_FRAME + 2
     for candidate in chosen:
         memory = _read_memory(candidate.entry.path)
         if memory is None:
             continue  # unreadable or removed since it was listed: nothing to show
-        item = _item(ctx, candidate, memory, remaining)
+        item = _item(ctx, candidate, memory, remaining, None if room is None else room - 2)
         if item is None:
             break  # the budget cannot hold another block
         items.append(item)
         remaining -= item.bytes
+        if room is not None:
+            room -= text_length(item.text) + 2
     return items
 
 
@@ -588,7 +604,9 @@ def _read_memory(path: Path) -> Memory | None:
         return None
 
 
-def _item(ctx: _Context, candidate: Candidate, memory: Memory, remaining: int) -> RecallItem | None:
+def _item(
+    ctx: _Context, candidate: Candidate, memory: Memory, remaining: int, room: int | None
+) -> RecallItem | None:
     settings = ctx.memdir.settings
     entry = candidate.entry
     drift = tuple(ctx.checker.check_memory(memory))
@@ -606,10 +624,13 @@ def _item(ctx: _Context, candidate: Candidate, memory: Memory, remaining: int) -
             body=body,
         )
         size = len(text.encode("utf-8"))
-        if size <= remaining:
+        over = max(size - remaining, 0 if room is None else text_length(text) - room)
+        if over <= 0:
             break
         # Too big for what is left of the budget: show less of the body, if that helps.
-        max_bytes = body.shown_bytes - (size - remaining)
+        # (A code unit is at most 3 bytes of UTF-8, so cutting `over` bytes is enough
+        # for the bytes and at least a start for the characters; the loop checks again.)
+        max_bytes = body.shown_bytes - over
         if max_bytes < _MIN_BODY_BYTES:
             return None
     return RecallItem(

@@ -33,7 +33,13 @@ from typing import Any
 from memdir.inputs import note
 from memdir.storage.paths import slugify
 
-__all__ = ["MANAGED_SETTINGS", "ClaudeLocation", "claude_config_dir", "claude_location"]
+__all__ = [
+    "MANAGED_SETTINGS",
+    "ClaudeLocation",
+    "auto_memory_enabled",
+    "claude_config_dir",
+    "claude_location",
+]
 
 MANAGED_SETTINGS = Path("/etc/claude-code/managed-settings.json")
 _DIR_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -133,3 +139,33 @@ def claude_location(
         )
     memory = Path(_nfc(os.path.join(str(home), "projects", folder, "memory")))
     return ClaudeLocation(folder=folder, memory_dir=memory)
+
+
+_ENV_TRUE = {"1", "true", "yes", "on"}
+_ENV_FALSE = {"0", "false", "no", "off"}
+
+
+def auto_memory_enabled(root: Path, *, env: Mapping[str, str], start: Path | None = None) -> bool:
+    """Whether Claude Code's own auto memory is on for the project at ``root``.
+
+    Claude Code's rule: ``CLAUDE_CODE_DISABLE_AUTO_MEMORY`` set true turns it off
+    and set false forces it on; else the ``autoMemoryEnabled`` setting, from managed
+    settings, then the project's ``.claude/settings.local.json``, its shared
+    ``.claude/settings.json``, and the user's ``settings.json``; else on.
+    """
+    flag = (env.get("CLAUDE_CODE_DISABLE_AUTO_MEMORY") or "").strip().lower()
+    if flag in _ENV_TRUE:
+        return False
+    if flag in _ENV_FALSE:
+        return True
+    base = start or root
+    for source in (
+        MANAGED_SETTINGS,
+        base / ".claude" / "settings.local.json",
+        base / ".claude" / "settings.json",
+        claude_config_dir(env) / "settings.json",
+    ):
+        value = _setting(source, "autoMemoryEnabled")
+        if isinstance(value, bool):
+            return value
+    return True

@@ -1,0 +1,251 @@
+"""The SessionStart hook: one memory section, within the hook limit, sent once."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memdir.api import Memdir
+from memdir.integrations.hooks import HookInput
+from memdir.integrations.session_start import session_context, session_start_output
+from memdir.recall.context_budget import HOOK_CONTEXT_LIMIT, fit_lines, split_budget, text_length
+from memdir.recall.prompt import load_prompt
+from memdir.storage.memory_index import parse_entries
+
+
+def _fill(mem: Memdir, count: int, *, scope: str = "private", long: bool = True) -> None:
+    hook = "about the checkout service, its payment webhooks, retries and latency dashboards"
+    for i in range(count):
+        mem.write(
+            name=f"Memory {scope} {i:03d}",
+            type="project",
+            description=f"Fact {i} {hook if long else ''}".strip(),
+            body=f"body {i}",
+            scope=scope,
+        )
+
+
+def _start(project: Path, *, source: str = "startup", session: str = "s-1") -> str | None:
+    return session_context(
+        HookInput(cwd=str(project), session_id=session, source=source), env=os.environ
+    )
+
+
+def test_text_length_counts_utf16_code_units_as_claude_code_does() -> None:
+    assert text_length("abc") == 3
+    assert text_length("é" * 10) == 10
+    assert text_length("😀") == 2  # outside the basic plane: a surrogate pair
+
+
+@given(st.lists(st.text(alphabet=st.characters(blacklist_characters="\n"), max_size=40)))
+def test_fitted_lines_never_exceed_the_budget_and_keep_their_order(texts: list[str]) -> None:
+    lines = [f"{i}:{text}" for i, text in enumerate(texts)]
+    budget = sum(text_length(line) for line in lines) // 2
+    fit = fit_lines(lines, budget, rank=lambda i: ((i * 7919) % 13, i))
+    assert text_length(fit.text()) <= budget
+    positions = [lines.index(line) for line in fit.kept]
+    assert positions == sorted(positions)
+    assert fit.omitted == len(lines) - len(fit.kept)
+
+
+def test_a_shared_budget_gives_no_part_more_than_it_needs() -> None:
+    assert split_budget([100, 5000], 1000) == [100, 900]
+    assert split_budget([5000, 5000], 1000) == [500, 500]
+    assert split_budget([10, 20], 1000) == [10, 20]
+
+
+def test_at_250_memories_session_start_stays_within_the_hook_limit(
+    mem: Memdir, project: Path
+) -> None:
+    _fill(mem, 250)
+    context = _start(project)
+    assert context is not None
+    assert text_length(context) <= HOOK_CONTEXT_LIMIT
+    shown = parse_entries(context)
+    assert 0 < len(shown) < 250
+    # Whole lines only, each one exactly as the index has it, and said what is left out.
+    index = (mem.layout.memory_dir / "MEMORY.md").read_text().splitlines()
+    assert all(entry.raw in index for entry in shown)
+    assert f"{250 - len(shown)} more MEMORY.md entries are not shown" in context
+    assert str(mem.layout.memory_dir / "MEMORY.md") in context
+
+
+def test_the_index_cut_keeps_the_most_recently_changed_memories(mem: Memdir, project: Path) -> None:
+    _fill(mem, 250)
+    old = time.time() - 86_400
+    for path in mem.layout.memory_dir.glob("memory_private_*.md"):
+        os.utime(path, (old, old))
+    mem.write(name="Memory private 007", type="project", description="Fact 7 changed", body="x")
+    prompt = load_prompt(mode="individual", memory_dir=mem.layout.memory_dir, max_chars=10_000)
+    assert "[Memory private 007]" in prompt
+    # The newest of all, beyond the 200-line load limit, is shown too.
+    assert "[Memory private 249]" in prompt or "[Memory private 248]" in prompt
+
+
+def test_a_small_index_is_sent_whole(mem: Memdir, project: Path) -> None:
+    _fill(mem, 5)
+    assert _start(project) == mem.prompt(tools="files")
+
+
+def test_combined_mode_shares_the_limit_between_both_indexes(mem: Memdir, project: Path) -> None:
+    _fill(mem, 150)
+    _fill(mem, 150, scope="team")
+    context = _start(project)
+    assert context is not None and text_length(context) <= HOOK_CONTEXT_LIMIT
+    assert "[Memory private" in context and "[Memory team" in context
+
+
+def test_very_long_extra_guidelines_are_cut_to_the_limit(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMDIR_EXTRA_GUIDELINES", "\n".join(["Be brief. " * 9] * 200))
+    context = _start(project)
+    assert context is not None and text_length(context) <= HOOK_CONTEXT_LIMIT
+
+
+# -- the claude profile: Claude Code loads MEMORY.md itself ------------------------------------
+
+
+@pytest.fixture
+def claude(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    config = tmp_path / "claude-config"
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    monkeypatch.setenv("MEMDIR_PROFILE", "claude")
+    return config
+
+
+def test_under_the_claude_profile_no_index_line_is_sent_that_claude_code_loads(
+    claude: Path, project: Path
+) -> None:
+    mem = Memdir.open(project, profile="claude")
+    _fill(mem, 7)
+    context = _start(project)
+    assert context is not None
+    assert parse_entries(context) == []  # Claude Code puts MEMORY.md in front of the model
+    assert "# Memory\n" not in context  # nor a second set of memory instructions
+    assert "memdir: MEMORY.md 7/200 lines" in context
+
+
+def test_under_the_claude_profile_the_team_index_is_added_within_the_limit(
+    claude: Path, project: Path
+) -> None:
+    mem = Memdir.open(project, profile="claude")
+    _fill(mem, 3)
+    _fill(mem, 250, scope="team")
+    context = _start(project)
+    assert context is not None and text_length(context) <= HOOK_CONTEXT_LIMIT
+    assert str(mem.layout.team_dir) in context
+    assert all(e.title.startswith("Memory team") for e in parse_entries(context))
+    assert "more MEMORY.md entries are not shown" in context
+
+
+@pytest.mark.parametrize(
+    "where", ["env", "settings.local.json", "settings.json", "user settings.json"]
+)
+def test_with_claude_codes_auto_memory_off_the_claude_profile_gets_the_whole_prompt(
+    claude: Path, project: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    off = json.dumps({"autoMemoryEnabled": False})
+    if where == "env":
+        monkeypatch.setenv("CLAUDE_CODE_DISABLE_AUTO_MEMORY", "1")
+    elif where == "user settings.json":
+        claude.mkdir(parents=True, exist_ok=True)
+        (claude / "settings.json").write_text(off)
+    else:
+        (project / ".claude").mkdir(exist_ok=True)
+        (project / ".claude" / where).write_text(off)
+    mem = Memdir.open(project, profile="claude")
+    _fill(mem, 3)
+    assert _start(project) == mem.prompt(tools="files")
+
+
+def test_a_local_setting_wins_over_the_shared_one(claude: Path, project: Path) -> None:
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps({"autoMemoryEnabled": False}))
+    (project / ".claude" / "settings.local.json").write_text(
+        json.dumps({"autoMemoryEnabled": True})
+    )
+    context = _start(project)
+    assert context is not None and context.startswith("memdir: MEMORY.md")
+
+
+# -- resumed sessions ------------------------------------------------------------------------
+
+
+def test_a_resumed_session_with_unchanged_memory_gets_nothing(mem: Memdir, project: Path) -> None:
+    _fill(mem, 3)
+    assert _start(project, session="s-9")
+    assert _start(project, source="resume", session="s-9") is None
+    payload = HookInput(cwd=str(project), session_id="s-9", source="resume")
+    assert session_start_output(payload, env=os.environ) == ""
+
+
+def test_a_resumed_session_gets_only_the_lines_that_changed(mem: Memdir, project: Path) -> None:
+    _fill(mem, 3)
+    first = _start(project, session="s-9")
+    mem.write(name="Release freeze", type="project", description="No merges after Thursday")
+    again = _start(project, source="resume", session="s-9")
+    assert first is not None and again is not None
+    assert "[Release freeze]" in again
+    assert "[Memory private 000]" not in again
+    assert len(again) < len(first) // 4
+
+
+def test_a_new_or_compacted_session_gets_everything_again(mem: Memdir, project: Path) -> None:
+    _fill(mem, 3)
+    first = _start(project, session="s-9")
+    assert _start(project, source="compact", session="s-9") == first
+    assert _start(project, source="startup", session="s-10") == first
+
+
+def test_a_resume_of_a_session_memdir_never_saw_gets_everything(mem: Memdir, project: Path) -> None:
+    _fill(mem, 3)
+    assert _start(project, source="resume", session="unknown") == mem.prompt(tools="files")
+
+
+# -- per-prompt recall within the limit -------------------------------------------------------
+
+
+def test_recall_of_long_memories_fits_the_hook_limit_and_only_what_fits_counts_as_seen(
+    mem: Memdir, project: Path
+) -> None:
+    from memdir.integrations.hook_entry import user_prompt_submit
+
+    words = "deploy pipeline rollback canary region latency budget alarms"
+    for i in range(5):
+        body = "\n".join(f"{words} step {i}.{n} " + "x" * 70 for n in range(120))
+        mem.write(name=f"Deploy runbook {i}", type="reference", description=words, body=body)
+    payload = {"prompt": f"how do I {words}?", "session_id": "s-r", "cwd": str(project)}
+    first = json.loads(user_prompt_submit(payload, os.environ))
+    context = first["hookSpecificOutput"]["additionalContext"]
+    assert text_length(context) <= HOOK_CONTEXT_LIMIT
+    titles = {f"Deploy runbook {i}" for i in range(5)}
+    shown = {title for title in titles if f"{title}: " in context}
+    assert shown
+    second = user_prompt_submit(payload, os.environ)
+    later_context = json.loads(second)["hookSpecificOutput"]["additionalContext"] if second else ""
+    later = {title for title in titles if f"{title}: " in later_context}
+    # Only what reached the model was counted as seen: the rest comes with the next prompt.
+    assert len(shown) < 5  # five capped bodies are more than one answer holds
+    assert context.count("<memory ") == len(shown) == context.count("</memory>")
+    assert not shown & later
+    assert shown | later == titles
+
+
+def test_the_user_is_told_once_per_start_when_two_memory_systems_are_on(
+    mem: Memdir, project: Path
+) -> None:
+    payload = HookInput(cwd=str(project), session_id="s-2", hook_event_name="SessionStart")
+    both = json.loads(session_start_output(payload, env=os.environ))
+    assert "auto memory is on as well" in both["systemMessage"]
+    assert both["hookSpecificOutput"]["additionalContext"]  # the model still gets memory
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.local.json").write_text('{"autoMemoryEnabled": false}')
+    one = json.loads(session_start_output(payload, env=os.environ))
+    assert "systemMessage" not in one
