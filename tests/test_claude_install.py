@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import stat
 import subprocess
@@ -488,3 +489,20 @@ def test_the_running_installation_answers_without_path(project: Path, home: Path
     launch = launch_for(os.environ)
     done = run_as_claude_code(launch.hook_command("pre-tool-use"), {}, project, home)
     assert done.returncode == 0 and done.stdout == "" and done.stderr == ""
+
+
+def test_command_replaces_the_program_with_the_users_own_text(project: Path, home: Path) -> None:
+    args = ("hook", "install", "claude", "--command", "uv run --quiet memdir")
+    result = cli("--profile", "claude", *args, "--project", str(project))
+    assert result.exit_code == 0, result.output
+    commands = commands_in(project / ".claude" / "settings.local.json")
+    home_var = shlex.quote(os.environ["MEMDIR_HOME"])
+    assert commands["Stop"] == (
+        f"MEMDIR_HOME={home_var} MEMDIR_PROFILE=claude uv run --quiet memdir hook stop"
+    )
+    shared = cli(*args, "--scope", "project", "--project", str(project))
+    assert shared.exit_code == 0
+    command = commands_in(project / ".claude" / "settings.json")["Stop"]
+    assert command.startswith("if command -v uv >/dev/null 2>&1; then ")
+    done = run_as_claude_code(command, {}, project, home, path="/nowhere")
+    assert done.returncode == 0 and "(no uv, no memdir on PATH)" in done.stderr
