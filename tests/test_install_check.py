@@ -55,7 +55,7 @@ def test_a_hook_whose_program_is_gone_is_flagged_with_the_fix(project: Path, hom
     doctor = CliRunner().invoke(main, ["doctor", "--project", str(project)])
     assert doctor.exit_code == 1
     line = next(x for x in doctor.output.splitlines() if x.startswith("[broken-hook]"))
-    assert str(path) in line and "exits 127" in line and "/gone/venv/bin/memdir" in line
+    assert str(path) in line and "cannot run: /gone/venv/bin/memdir: no such executable" in line
     assert line.endswith("fix: memdir --profile claude hook install claude --scope local")
     assert len([x for x in doctor.output.splitlines() if x.startswith("[broken-hook]")]) == 1
 
@@ -84,7 +84,7 @@ def test_a_shared_command_that_skips_here_is_flagged(project: Path, home: Path) 
     (finding,) = check_installs(project, bare_env(home))
     assert finding.problem == "broken-hook"
     assert (
-        "says: memdir: hook pre-tool-use skipped: memdir is not installed here" in finding.message
+        "says: memdir: hook session-start skipped: memdir is not installed here" in finding.message
     )
 
 
@@ -110,8 +110,9 @@ def test_a_server_that_cannot_start_or_stops_at_once_is_flagged(project: Path, h
         ("broken-server", project / ".mcp.json"),
         ("broken-server", home / ".claude.json"),
     ]
-    assert "cannot start: /gone/memdir" in found[0].message
+    assert "cannot run: /gone/memdir: no such executable file" in found[0].message
     assert found[0].fix == "memdir install claude-code --scope project"
+    # ~/.claude.json is the user's own: its server starts as Claude Code starts it.
     assert "exited with status 1 before answering: memdir: MCP server not started" in (
         found[1].message
     )
@@ -127,3 +128,40 @@ def test_a_settings_file_that_does_not_parse_is_reported_and_kept(
     (finding,) = check_installs(project, bare_env(home))
     assert (finding.problem, finding.path) == ("unreadable", path)
     assert path.read_text() == '{"hooks": '
+
+
+def test_the_users_own_settings_run_through_the_shell_as_claude_code_runs_them(
+    project: Path, home: Path
+) -> None:
+    result = install_claude_hooks(project, Launch(program=("/gone/memdir",)), scope="user")
+    assert result.path == home / ".claude" / "settings.json"
+    (finding,) = check_installs(project, bare_env(home))
+    assert finding.problem == "broken-hook" and "exits 127" in finding.message
+    assert finding.fix == "memdir hook install claude --scope user"
+
+
+def test_commands_from_the_projects_files_run_only_in_the_forms_memdir_writes(
+    project: Path, home: Path, tmp_path: Path
+) -> None:
+    # A cloned repository's files: doctor must not run what they say.
+    marker = tmp_path / "ran"
+    sneaky = f"touch {marker}; memdir hook stop"
+    settings = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": sneaky}]}]}}
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    (project / ".claude" / "settings.local.json").write_text(
+        json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command",
+                    "command": f"PATH=/x /bin/sh -c 'touch {marker}' memdir hook stop"}]}]}})
+    )  # fmt: skip
+    server = {"command": "/bin/sh", "args": ["-c", f"touch {marker}", "memdir", "serve"]}
+    other = {"command": str(tmp_path / "bin" / "memdir"), "args": ["serve"]}
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "memdir").write_text(f"#!/bin/sh\ntouch {marker}\n")
+    (tmp_path / "bin" / "memdir").chmod(0o755)
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"memdir": server, "b": other}}))
+    found = check_installs(project, bare_env(home))
+    assert sorted(f.problem for f in found) == [
+        "duplicate-hooks", "unchecked-hook", "unchecked-hook", "unchecked-server",
+    ]  # fmt: skip
+    # A program that is not this installation (nor memdir on PATH) is only looked at.
+    assert not marker.exists()

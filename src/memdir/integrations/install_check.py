@@ -6,13 +6,19 @@ files (``.claude/settings.local.json``, ``.claude/settings.json``, the user's
 ``settings.json``), the project's ``.mcp.json`` and ``~/.claude.json`` (this
 project's servers and the user's). For each entry that runs memdir:
 
-- a hook command runs through ``/bin/sh`` as Claude Code runs it, in the
-  project, with ``{}`` on stdin and the hook name swapped for
-  ``pre-tool-use`` (which answers an empty call at once; ``stop`` would start
-  background work). It answers when it exits 0 with nothing on stderr: a
-  shared command that skips because memdir is missing says so there;
+- a hook command runs in the project with ``{}`` on stdin and the hook name
+  swapped for ``pre-tool-use`` (which answers an empty call at once; ``stop``
+  would start background work). It answers when it exits 0 with nothing on
+  stderr: a shared command that skips because memdir is missing says so there;
 - an MCP server starts as the host would start it (its ``env`` added) and
   must answer MCP's ``initialize`` request;
+- the user's own files (``~/.claude/settings.json``, ``~/.claude.json``) are
+  run as Claude Code runs them (hooks through ``/bin/sh``). The files in the
+  project come with the repository, so their commands are never handed to a
+  shell: one runs only when it reads back as a form memdir writes
+  (:mod:`memdir.integrations.written`) and starts this installation or the
+  ``memdir`` on PATH, as an argv list; one that starts another program is
+  checked to exist; any other form is reported, not run;
 - a command that finds memdir only through PATH (a bare ``memdir``) is
   reported even when it works here: Claude Code started from a desktop
   launcher or an IDE often has another PATH;
@@ -30,6 +36,7 @@ import json
 import os
 import re
 import selectors
+import shutil
 import subprocess
 import tempfile
 import time
@@ -45,8 +52,14 @@ from memdir.integrations.claude_settings import (
     parse_json_object,
     settings_path,
 )
-from memdir.integrations.launch import hook_name, runs_memdir_server
+from memdir.integrations.launch import hook_name, launch_for, runs_memdir_server
 from memdir.integrations.mcp_hosts import claude_json_path
+from memdir.integrations.written import (
+    Resolved,
+    Written,
+    read_hook_command,
+    read_server_entry,
+)
 from memdir.storage.paths import find_project_root
 
 __all__ = ["HOOK_TIMEOUT", "SERVER_TIMEOUT", "InstallFinding", "check_installs"]
@@ -71,7 +84,8 @@ class InstallFinding:
     """One installed command that does not (or may not) run memdir.
 
     ``problem``: ``broken-hook``, ``path-hook``, ``duplicate-hooks``,
-    ``broken-server``, ``path-server`` or ``unreadable``; ``fix``: the command to run.
+    ``unchecked-hook``, ``broken-server``, ``path-server``, ``unchecked-server``
+    or ``unreadable``; ``fix``: the command to run.
     """
 
     problem: str
@@ -146,34 +160,77 @@ def _check_hooks(
     path: Path, scope: str, entries: list[tuple[str, str]], root: Path, env: Mapping[str, str]
 ) -> list[InstallFinding]:
     findings = []
-    probes: dict[str, str] = {}
+    if any(_bare(command) for _, command in entries):
+        command = next(c for _, c in entries if _bare(c))
+        findings.append(
+            InstallFinding(
+                problem="path-hook",
+                path=path,
+                message=f"the hook command {command!r} finds memdir only through PATH, "
+                "which Claude Code may not share (every hook then fails, and rules fail open)",
+                fix=_hook_fix(scope, command),
+            )
+        )
+    checked: set[str] = set()
     for _, command in entries:
         name = hook_name(command) or ""
         probe = re.sub(rf"\bhook(\s+){re.escape(name)}\b", r"hook\1pre-tool-use", command)
-        probes.setdefault(probe, command)
-        if _bare(command):
-            findings.append(
-                InstallFinding(
-                    problem="path-hook",
-                    path=path,
-                    message=f"the hook command {command!r} finds memdir only through PATH, "
-                    "which Claude Code may not share (every hook then fails, and rules fail open)",
-                    fix=_hook_fix(scope, command),
-                )
-            )
-            break
-    for probe, command in probes.items():
-        trouble = _run_hook(probe, root, env)
+        if probe in checked:
+            continue  # every event's command differs only in the hook's name
+        checked.add(probe)
+        if scope == "user":
+            trouble = _run_hook(["/bin/sh", "-c", probe], {}, root, env)
+        else:
+            trouble = _run_project_hook(command, root, env)
         if trouble is not None:
+            problem = "unchecked-hook" if trouble == _UNCHECKED else "broken-hook"
             findings.append(
                 InstallFinding(
-                    problem="broken-hook",
+                    problem=problem,
                     path=path,
                     message=f"the hook command {command!r} {trouble}",
                     fix=_hook_fix(scope, command),
                 )
             )
     return findings
+
+
+_UNCHECKED = (
+    "is not in a form memdir writes, so doctor does not run it (it runs no other command "
+    "from a project's files): look at it, then install again"
+)
+
+
+def _run_project_hook(command: str, root: Path, env: Mapping[str, str]) -> str | None:
+    """Check a hook command from a file of the project, never through a shell."""
+    written = read_hook_command(command)
+    if written is None:
+        return _UNCHECKED
+    probe = Written(
+        program=written.program,
+        env=written.env,
+        profile=written.profile,
+        args=("hook", "pre-tool-use"),
+        shared=written.shared,
+        message=written.message,
+    )
+    resolved = probe.resolve(env)
+    if isinstance(resolved, str):
+        return resolved
+    if not _vouched(resolved, env):
+        return None  # another installation's program, and it exists: nothing more to run
+    return _run_hook(list(resolved.argv), resolved.env, root, env)
+
+
+def _vouched(resolved: Resolved, env: Mapping[str, str]) -> bool:
+    """Whether ``resolved`` starts this installation, or the memdir on PATH, with no
+    PYTHONPATH but this installation's own: the only programs doctor starts for a project."""
+    ours = launch_for(os.environ)
+    found = shutil.which("memdir", path=env.get("PATH", os.defpath))
+    program = resolved.argv[: len(ours.program)]
+    if program != ours.program and resolved.argv[:1] != ((found,) if found else ()):
+        return False
+    return resolved.env.get("PYTHONPATH") in (None, dict(ours.env).get("PYTHONPATH"))
 
 
 def _bare(command: str) -> bool:
@@ -184,16 +241,18 @@ def _bare(command: str) -> bool:
     return bool(words) and words[0] in ("memdir", "memdir.exe")
 
 
-def _run_hook(command: str, root: Path, env: Mapping[str, str]) -> str | None:
-    """Why ``command`` does not answer an empty pre-tool-use call, or None when it does."""
+def _run_hook(
+    argv: list[str], extra: Mapping[str, str], root: Path, env: Mapping[str, str]
+) -> str | None:
+    """Why ``argv`` does not answer an empty pre-tool-use call, or None when it does."""
     try:
         done = subprocess.run(
-            ["/bin/sh", "-c", command],
+            argv,
             input="{}",
             capture_output=True,
             text=True,
             cwd=root,
-            env={**env, "CLAUDE_PROJECT_DIR": str(root)},
+            env={**env, **extra, "CLAUDE_PROJECT_DIR": str(root)},
             timeout=HOOK_TIMEOUT,
             check=False,
         )
@@ -253,17 +312,33 @@ def _check_server(
                 fix=fix,
             )
         )
-    trouble = _start_server(entry, root, env)
+    # .mcp.json comes with the repository; ~/.claude.json is the user's own.
+    check = _start_project_server if scope == "project" else _start_server
+    trouble = check(entry, root, env)
     if trouble is not None:
         findings.append(
             InstallFinding(
-                problem="broken-server",
+                problem="unchecked-server" if trouble == _UNCHECKED else "broken-server",
                 path=path,
                 message=f"the MCP server {name!r} ({scope} scope) {trouble}",
                 fix=fix,
             )
         )
     return findings
+
+
+def _start_project_server(entry: dict[str, Any], root: Path, env: Mapping[str, str]) -> str | None:
+    """Check a server entry from the project's ``.mcp.json``, never through a shell."""
+    written = read_server_entry(entry)
+    if written is None:
+        return _UNCHECKED
+    resolved = written.resolve(env)
+    if isinstance(resolved, str):
+        return resolved.replace("says: ", "exits 1 before answering: ", 1)
+    if not _vouched(resolved, env):
+        return None
+    return _start_server({"command": resolved.argv[0], "args": list(resolved.argv[1:]),
+                          "env": resolved.env}, root, env)  # fmt: skip
 
 
 def _start_server(entry: dict[str, Any], root: Path, env: Mapping[str, str]) -> str | None:
