@@ -1,8 +1,8 @@
 """Memory inside the agent loop, driven by recorded Claude Code hook JSON through processes.
 
 The hooks are installed with ``memdir hook install claude``, then each event
-runs the command Claude Code would run (``memdir hook ...`` as ``python -m
-memdir``, in a fresh process) with a recorded payload on stdin: session start,
+runs the command it wrote the way Claude Code runs it (through ``/bin/sh``, in a
+fresh process) with a recorded payload on stdin: session start,
 a prompt, a tool call a feedback memory forbids, and the same call after the
 memory is edited.
 """
@@ -12,12 +12,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from memdir.api import Memdir
 from memdir.integrations.claude_settings import install_claude_hooks
+from memdir.integrations.launch import launch_for
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hooks"
 RULE = {"tool": "Bash", "match": r"\bnpm (install|i|run)\b", "action": "deny"}
@@ -35,22 +35,18 @@ def recorded(event: str, project: Path, **overrides: Any) -> dict[str, Any]:
 
 def installed_commands(project: Path) -> dict[str, str]:
     """Each event's command, as ``memdir hook install claude`` wrote it."""
-    install_claude_hooks(project)
-    settings = json.loads((project / ".claude" / "settings.json").read_text())
+    install_claude_hooks(project, launch_for(os.environ))
+    settings = json.loads((project / ".claude" / "settings.local.json").read_text())
     return {event: groups[-1]["hooks"][0]["command"] for event, groups in settings["hooks"].items()}
 
 
 def run_hook(command: str, payload: dict[str, Any]) -> dict[str, Any] | None:
     """Run an installed hook command the way Claude Code does; its JSON answer, or None."""
-    program, *args = command.split()
-    assert program == "memdir"
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     done = subprocess.run(
-        [sys.executable, "-m", "memdir", *args],
+        ["/bin/sh", "-c", command],
         input=json.dumps(payload),
         capture_output=True,
         text=True,
-        env=env,
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
@@ -109,10 +105,11 @@ def test_a_session_is_told_denied_and_then_allowed_as_the_feedback_memory_change
 
 
 def test_a_hook_with_no_memory_home_yet_answers_nothing(project: Path) -> None:
+    launch = launch_for(os.environ)
     call = recorded("pre-tool-use", project)
-    assert run_hook("memdir hook pre-tool-use", call) is None
+    assert run_hook(launch.hook_command("pre-tool-use"), call) is None
     prompt = recorded("user-prompt-submit", project)
-    assert run_hook("memdir hook user-prompt-submit", prompt) is None
+    assert run_hook(launch.hook_command("user-prompt-submit"), prompt) is None
 
 
 def test_each_prompt_gets_at_most_five_memories_and_never_one_shown_before(

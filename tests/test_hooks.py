@@ -21,7 +21,6 @@ from memdir.api import Memdir
 from memdir.cli import main
 from memdir.cli._common import MemdirGroup
 from memdir.cli.hook import hook
-from memdir.integrations.claude_settings import hook_commands, install_claude_hooks
 from memdir.integrations.hooks import (
     JobRequest,
     find_transcript,
@@ -336,79 +335,6 @@ def test_a_job_arriving_mid_run_is_coalesced_into_one_trailing_run(
     assert [r.run_ids for r in reports] == [("third",), ("first", "second")]
     for run_id in ("first", "second", "third"):
         assert json.loads((base / "runs" / f"{run_id}.done").read_text())["status"] == "skipped"
-
-
-# -- hook install ------------------------------------------------------------------------
-
-
-def existing_settings(project: Path) -> Path:
-    path = project / ".claude" / "settings.json"
-    path.parent.mkdir()
-    shutil.copy(FIXTURES / "hooks" / "settings-existing.json", path)
-    return path
-
-
-def test_install_keeps_every_existing_key_and_hook(project: Path) -> None:
-    path = existing_settings(project)
-    before = json.loads(path.read_text())
-    result = invoke(["install", "claude", "--project", str(project)])
-    assert result.exit_code == 0, result.output
-    after = json.loads(path.read_text())
-    for key in ("permissions", "env", "model", "statusLine"):
-        assert after[key] == before[key]
-    # The user's own PreToolUse groups stay first and unchanged; memdir's comes after.
-    assert after["hooks"]["PreToolUse"][:-1] == before["hooks"]["PreToolUse"]
-    assert after["hooks"]["PreToolUse"][-1] == {
-        "matcher": "*",
-        "hooks": [{"type": "command", "command": "memdir hook pre-tool-use", "timeout": 30}],
-    }
-    assert after["hooks"]["Stop"][0] == before["hooks"]["Stop"][0]
-    commands = hook_commands()
-    assert after["hooks"]["Stop"][1]["hooks"][0]["command"] == commands["Stop"]
-    assert after["hooks"]["SessionStart"][0]["hooks"][0]["command"] == commands["SessionStart"]
-    assert after["hooks"]["PreCompact"][0]["hooks"][0]["command"] == commands["PreCompact"]
-    prompt_hook = after["hooks"]["UserPromptSubmit"][0]["hooks"][0]["command"]
-    assert prompt_hook == "memdir hook user-prompt-submit"
-    assert list(after) == list(before)
-    assert path.read_text().startswith('{\n    "permissions"')  # its 4-space indent kept
-
-
-def test_install_twice_changes_nothing_the_second_time(project: Path) -> None:
-    path = existing_settings(project)
-    invoke(["install", "claude", "--project", str(project)])
-    first = path.read_bytes()
-    result = invoke(["install", "claude", "--project", str(project)])
-    assert result.exit_code == 0
-    assert "already installed" in result.stdout
-    assert path.read_bytes() == first
-
-
-def test_install_dry_run_prints_the_diff_and_writes_nothing(project: Path) -> None:
-    path = existing_settings(project)
-    before = path.read_bytes()
-    result = invoke(["install", "claude", "--dry-run", "--project", str(project)])
-    assert result.exit_code == 0
-    assert result.stdout.startswith("--- a/.claude/settings.json\n+++ b/.claude/settings.json\n")
-    assert '+                        "command": "memdir hook session-start",' in result.stdout
-    assert path.read_bytes() == before
-
-
-def test_install_creates_the_settings_file_when_there_is_none(project: Path) -> None:
-    result = install_claude_hooks(project, executable="/opt/bin/memdir")
-    settings = json.loads(result.path.read_text())
-    assert set(settings) == {"hooks"}
-    assert settings["hooks"]["Stop"][0]["hooks"][0]["command"] == "/opt/bin/memdir hook stop"
-    assert result.added == ("SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "PreCompact")
-
-
-def test_install_refuses_settings_it_cannot_read(project: Path) -> None:
-    path = project / ".claude" / "settings.json"
-    path.parent.mkdir()
-    path.write_text('{"model": "x",,}')
-    result = invoke(["install", "claude", "--project", str(project)])
-    assert result.exit_code == 1
-    assert "is not valid JSON" in result.stderr
-    assert path.read_text() == '{"model": "x",,}'
 
 
 def test_the_background_runner_refuses_a_run_id_that_is_a_path(

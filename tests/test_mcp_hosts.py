@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import stat
+import subprocess
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -15,9 +17,12 @@ from hypothesis import strategies as st
 
 from memdir.cli import main
 from memdir.errors import ConfigError
+from memdir.integrations import mcp_hosts
+from memdir.integrations.launch import Launch, launch_for
 from memdir.integrations.mcp_hosts import (
     HOSTS,
     claude_desktop_config_path,
+    claude_json_path,
     host_target,
     install_mcp_server,
     read_server,
@@ -53,6 +58,14 @@ FILES = {
 }
 
 
+OPT = Launch(program=("/opt/bin/memdir",))
+
+
+def scoped(host: str) -> str | None:
+    """Claude Code's shared project file, where the tests below keep each host's file."""
+    return "project" if host == "claude-code" else None
+
+
 def others(path: Path, text: str) -> object:
     """Everything in a host file but memdir's own entries."""
     if path.suffix == ".toml":
@@ -74,7 +87,7 @@ def test_each_host_file_gets_the_entry_once_and_keeps_every_other_setting(
     path.parent.mkdir(parents=True)
     path.write_text(EXISTING[host])
     os.chmod(path, 0o640)
-    target = host_target(host, project, path=path)
+    target = host_target(host, project, path=path, scope=scoped(host))
 
     first = install_mcp_server(target)
     assert first.changed and first.path == path
@@ -94,7 +107,7 @@ def test_a_host_file_that_does_not_exist_is_created_with_just_the_entry(
     host: str, project: Path, tmp_path: Path
 ) -> None:
     path = tmp_path / "new" / FILES[host]
-    target = host_target(host, project, path=path)
+    target = host_target(host, project, path=path, scope=scoped(host))
     install_mcp_server(target)
     assert read_server(path, target.name) == target.entry
     assert others(path, path.read_text()) in ({"mcpServers": {}}, {"mcp_servers": {}})
@@ -107,7 +120,9 @@ def test_dry_run_shows_the_diff_and_writes_nothing(
     path = tmp_path / FILES[host]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(EXISTING[host])
-    result = install_mcp_server(host_target(host, project, path=path), dry_run=True)
+    result = install_mcp_server(
+        host_target(host, project, path=path, scope=scoped(host)), dry_run=True
+    )
     assert result.changed and result.dry_run
     assert "+" in result.diff and "serve" in result.diff
     assert path.read_text() == EXISTING[host]
@@ -117,14 +132,16 @@ def test_project_hosts_start_memdir_in_the_project_and_user_hosts_name_it(
     project: Path, tmp_path: Path
 ) -> None:
     env = {"HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
-    code = host_target("claude-code", project, env=env)
-    assert (code.path, code.name, code.entry) == (
-        project / ".mcp.json", "memdir", {"command": "memdir", "args": ["serve"]},
-    )  # fmt: skip
-    assert host_target("cursor", project, env=env).path == project / ".cursor" / "mcp.json"
-    assert host_target("cursor", project).entry["args"][-1] == "${workspaceFolder}"
+    code = host_target("claude-code", project, env=env, launch=OPT, scope="project")
+    assert (code.path, code.name) == (project / ".mcp.json", "memdir")
+    # A shared file: /bin/sh runs this installation, else memdir on PATH.
+    assert code.entry["command"] == "/bin/sh" and code.entry["args"][-2:] == ["memdir", "serve"]
+    assert "/opt/bin/memdir" in code.entry["args"][1]
+    cursor = host_target("cursor", project, env=env, launch=OPT)
+    assert cursor.path == project / ".cursor" / "mcp.json"
+    assert cursor.entry["args"][-1] == "${workspaceFolder}"
     assert host_target("gemini", project, env=env).path == project / ".gemini" / "settings.json"
-    codex = host_target("codex", project, env=env, executable="/opt/bin/memdir")
+    codex = host_target("codex", project, env=env, launch=OPT)
     assert codex.path == tmp_path / ".codex" / "config.toml"
     assert codex.name == "memdir-project"
     assert codex.entry == {
@@ -132,7 +149,9 @@ def test_project_hosts_start_memdir_in_the_project_and_user_hosts_name_it(
         "args": ["serve", "--project", str(project)],
     }
     assert host_target("codex", project, env={"CODEX_HOME": "/c"}).path == Path("/c/config.toml")
-    desktop = host_target("claude-desktop", project, env=env, profile="claude")
+    desktop = host_target(
+        "claude-desktop", project, env=env, launch=Launch(program=("/m",), profile="claude")
+    )
     assert desktop.path == tmp_path / "xdg" / "Claude" / "claude_desktop_config.json"
     assert desktop.entry["args"][:3] == ["--profile", "claude", "serve"]
 
@@ -173,9 +192,10 @@ def test_an_outdated_entry_is_replaced_and_nothing_else_moves(
 
     json_path = tmp_path / "settings.json"
     json_path.write_text('{"mcpServers": {"memdir": {"command": "x"}}, "a": [1, 2]}\n')
-    install_mcp_server(host_target("gemini", project, path=json_path))
+    gemini = host_target("gemini", project, path=json_path)
+    install_mcp_server(gemini)
     assert json.loads(json_path.read_text()) == {
-        "mcpServers": {"memdir": {"command": "memdir", "args": ["serve"]}},
+        "mcpServers": {"memdir": gemini.entry},
         "a": [1, 2],
     }
 
@@ -199,7 +219,7 @@ def test_a_file_memdir_cannot_read_or_edit_safely_is_refused_and_kept(
     path = tmp_path / ("config.toml" if host == "codex" else "settings.json")
     path.write_text(text)
     with pytest.raises(ConfigError) as raised:
-        install_mcp_server(host_target(host, project, path=path))
+        install_mcp_server(host_target(host, project, path=path, scope=scoped(host)))
     assert raised.value.hint
     assert path.read_text() == text
 
@@ -231,14 +251,157 @@ def test_the_install_command_writes_rewrites_and_dry_runs(project: Path, tmp_pat
     args = ["install", "claude-desktop", "--config", str(path), "--project", str(project)]
     dry = runner.invoke(main, [*args, "--dry-run"])
     assert dry.exit_code == 0 and '"memdir-project"' in dry.output
+    assert dry.output.splitlines()[:3] == [f"would change {path}:", f"--- {path}", f"+++ {path}"]
     assert path.read_text() == EXISTING["claude-desktop"]
     first = runner.invoke(main, args)
     assert first.exit_code == 0 and "added MCP server 'memdir-project'" in first.output
     second = runner.invoke(main, args)
     assert second.exit_code == 0 and "already in" in second.output
-    assert read_server(path, "memdir-project") == {
-        "command": "memdir",
-        "args": ["serve", "--project", str(project)],
-    }
+    assert read_server(path, "memdir-project") == launch_for(os.environ).server_entry(
+        ["serve", "--project", str(project)]
+    )
     bad = runner.invoke(main, ["install", "vscode"])
     assert bad.exit_code == 2
+    scope = runner.invoke(main, ["install", "cursor", "--scope", "user"])
+    assert scope.exit_code == 2 and "--scope is for claude-code" in scope.output
+
+
+# -- Claude Code's scopes -------------------------------------------------------------
+
+# ~/.claude.json as Claude Code 2.1 writes it: two-space JSON, no final newline.
+CLAUDE_JSON: dict[str, Any] = {
+    "numStartups": 12,
+    "projects": {
+        "/elsewhere": {"allowedTools": [], "mcpServers": {"db": {"command": "db-mcp"}}},
+    },
+    "mcpServers": {"github": {"command": "gh-mcp", "args": []}},
+    "oauthAccount": {"emailAddress": "a@b.c"},
+    "tipsHistory": {"x": 3},
+}
+
+
+@pytest.fixture
+def claude_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    path = home / ".claude.json"
+    path.write_text(json.dumps(CLAUDE_JSON, indent=2))
+    path.chmod(0o600)
+    return path
+
+
+def test_claude_code_local_scope_goes_under_this_project_in_claude_json(
+    project: Path, claude_json: Path
+) -> None:
+    result = CliRunner().invoke(
+        main, ["--profile", "claude", "install", "claude-code", "--project", str(project)]
+    )
+    assert result.exit_code == 0, result.output
+    assert f"added MCP server 'memdir' to {claude_json} (local scope)" in result.output
+    text = claude_json.read_text()
+    data = json.loads(text)
+    entry = data["projects"][str(project)]["mcpServers"]["memdir"]
+    assert entry["command"].startswith("/") and entry["args"] == ["--profile", "claude", "serve"]
+    assert entry["env"]["MEMDIR_HOME"] == os.environ["MEMDIR_HOME"]
+    del data["projects"][str(project)]
+    assert data == CLAUDE_JSON  # nothing else moved
+    assert not text.endswith("\n") and text.startswith('{\n  "numStartups": 12,')
+    assert stat.S_IMODE(claude_json.stat().st_mode) == 0o600
+    assert not Path(str(claude_json) + ".lock").exists()  # Claude Code's lock, released
+    again = CliRunner().invoke(
+        main, ["--profile", "claude", "install", "claude-code", "--project", str(project)]
+    )
+    assert "already in" in again.output and claude_json.read_text() == text
+
+
+def test_claude_code_user_scope_is_the_top_level_table_and_follows_claude_config_dir(
+    project: Path, claude_json: Path, tmp_path: Path
+) -> None:
+    target = host_target("claude-code", project, launch=OPT, scope="user")
+    install_mcp_server(target)
+    data = json.loads(claude_json.read_text())
+    assert data["mcpServers"] == {
+        **CLAUDE_JSON["mcpServers"],
+        "memdir": OPT.server_entry(["serve"]),
+    }
+    assert (
+        claude_json_path({"CLAUDE_CONFIG_DIR": str(tmp_path / "c")})
+        == tmp_path / "c" / ".claude.json"
+    )
+
+
+def test_claude_code_waits_for_claude_codes_lock_and_takes_over_a_stale_one(
+    project: Path, claude_json: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lock = Path(str(claude_json) + ".lock")
+    lock.mkdir()
+    monkeypatch.setattr(mcp_hosts, "_LOCK_WAIT", 0.2)
+    target = host_target("claude-code", project, launch=OPT)
+    before = claude_json.read_text()
+    with pytest.raises(ConfigError) as raised:
+        install_mcp_server(target)
+    assert "is locked" in raised.value.message and claude_json.read_text() == before
+    assert lock.is_dir()  # someone else's lock is theirs to remove
+    old = lock.stat().st_mtime - 60
+    os.utime(lock, (old, old))  # a killed writer's lock: stale after 10 s
+    assert install_mcp_server(target).changed
+    assert not lock.exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "scope"),
+    [
+        ('{"projects": ', "local"),
+        ('{"projects": ', "user"),
+        ('{"projects": []}', "local"),
+        ('{"projects": {"%s": 1}}', "local"),
+        ('{"mcpServers": 1}', "user"),
+    ],
+)
+def test_claude_code_refuses_a_claude_json_it_cannot_edit_safely(
+    text: str, scope: str, project: Path, claude_json: Path
+) -> None:
+    text = text.replace("%s", str(project))
+    claude_json.write_text(text)
+    with pytest.raises(ConfigError):
+        install_mcp_server(host_target("claude-code", project, launch=OPT, scope=scope))
+    assert claude_json.read_text() == text
+    assert not Path(str(claude_json) + ".lock").exists()
+
+
+def test_claude_code_project_scope_wraps_the_command_for_teammates(
+    project: Path, tmp_path: Path
+) -> None:
+    result = CliRunner().invoke(
+        main,
+        ["install", "claude-code", "--scope", "project", "--command", "/gone/bin/memdir",
+         "--project", str(project)],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "approve" in result.output
+    entry = read_server(project / ".mcp.json", "memdir")
+    assert entry is not None and entry["command"] == "/bin/sh"
+    done = subprocess.run(
+        ["/usr/bin/env", "-i", "PATH=/usr/bin:/bin", entry["command"], *entry["args"]],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=60,
+    )
+    # The host lists the server as failed; the one line says what is missing.
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "memdir: MCP server not started: memdir is not installed here "
+        "(no /gone/bin/memdir, no memdir on PATH)"
+    ]
+
+
+def test_claude_code_names_the_other_scopes_that_define_the_same_server(
+    project: Path, claude_json: Path
+) -> None:
+    runner = CliRunner()
+    assert runner.invoke(main, ["install", "claude-code", "--scope", "project",
+                                "--project", str(project)]).exit_code == 0  # fmt: skip
+    local = runner.invoke(main, ["install", "claude-code", "--project", str(project)])
+    assert f"also in {project / '.mcp.json'} (project scope): this one wins" in local.output

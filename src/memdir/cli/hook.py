@@ -10,8 +10,9 @@ is a note on stderr and exit status 0. The ``memdir`` script answers
 ``session-start``, ``pre-tool-use`` and ``user-prompt-submit`` before click
 loads (:mod:`memdir.integrations.hook_entry`); the commands here are the same
 answer for ``--help`` and ``--profile``. ``install claude`` merges the hook
-entries into the project's ``.claude/settings.json`` (``--dry-run`` prints
-the diff).
+entries into a Claude Code settings file of the chosen scope, with commands
+that run this installation whatever PATH Claude Code has (``--dry-run``
+prints the file and the diff); ``uninstall claude`` takes them out again.
 """
 
 from __future__ import annotations
@@ -20,13 +21,19 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from memdir.cli._common import profile_option_value, project_option
 from memdir.integrations.hook_entry import run_fast
 from memdir.integrations.hooks import HookInput, parse_hook_input, start_background
-from memdir.storage.paths import find_project_root
+
+if TYPE_CHECKING:
+    from memdir.integrations.claude_settings import InstallResult
+
+# The scope names, here so the options need not import the installer (difflib, json).
+SCOPES = ("local", "project", "user")
 
 __all__ = ["COMMANDS", "hook"]
 
@@ -109,32 +116,83 @@ def _started(_: object) -> str:
     return ""  # Claude Code shows a Stop hook's stdout nowhere useful: stay quiet
 
 
+_SCOPE_HELP = (
+    "local: .claude/settings.local.json (yours, not committed); project: .claude/settings.json "
+    "(shared; teammates without memdir are skipped, never broken); user: ~/.claude/settings.json"
+)
+
+
 @hook.command("install")
 @click.argument("agent", type=click.Choice(["claude"]))
-@click.option("--dry-run", is_flag=True, help="Print the change as a diff; write nothing.")
+@click.option(
+    "--scope", type=click.Choice(SCOPES), default="local", show_default=True, help=_SCOPE_HELP
+)
+@click.option("--dry-run", is_flag=True, help="Print the file and the diff; write nothing.")
 @click.option(
     "--command",
-    "executable",
-    default="memdir",
-    show_default=True,
-    help="How the agent should invoke memdir (e.g. a full path).",
+    "shell",
+    default=None,
+    help="The shell command that runs memdir (default: this installation's absolute path).",
 )
 @project_option
-def install(agent: str, dry_run: bool, executable: str, project: Path) -> None:
-    """Add memdir's hooks to the agent's project settings (.claude/settings.json)."""
-    from memdir.integrations.claude_settings import install_claude_hooks  # difflib: install only
+def install(agent: str, scope: str, dry_run: bool, shell: str | None, project: Path) -> None:
+    """Add memdir's hooks to a Claude Code settings file (default: this project's, local).
 
+    The commands name this installation by absolute path and carry the
+    settings that chose the memory folder (--profile, MEMDIR_HOME,
+    MEMDIR_CONFIG), so they run whatever PATH Claude Code has.
+    """
+    from memdir.config import load_settings
+    from memdir.integrations.claude_settings import install_claude_hooks
+    from memdir.integrations.launch import launch_for
+
+    profile = profile_option_value()
+    launch = launch_for(os.environ, profile=profile, shell=shell)
+    own_folder = load_settings(os.environ, profile=profile).profile != "claude"
     result = install_claude_hooks(
-        find_project_root(project), executable=executable, dry_run=dry_run
+        project, launch, scope=scope, own_folder=own_folder, dry_run=dry_run
     )
     if dry_run:
-        click.echo(result.diff or "nothing to change: memdir's hooks are already there", nl=False)
-        if not result.diff:
-            click.echo()
-    elif result.changed:
-        click.echo(f"added memdir hooks ({', '.join(result.added)}) to {result.path}")
+        _echo_dry_run(result, "nothing to change: memdir's hooks are already in")
+    elif result.added or result.updated:
+        done = [f"added {', '.join(result.added)}"] if result.added else []
+        done += [f"updated {', '.join(result.updated)}"] if result.updated else []
+        click.echo(f"installed memdir's hooks in {result.path} ({'; '.join(done)})")
     else:
-        click.echo(f"memdir hooks already installed in {result.path}")
+        click.echo(f"memdir's hooks are already installed in {result.path}")
+    if not dry_run:
+        fallback = " (else memdir on PATH, else skipped)" if scope == "project" else ""
+        click.echo(f"hooks run: {launch.hook_command('<event>')}{fallback}")
+    for note in result.notes:
+        click.echo(f"note: {note}")
+
+
+@hook.command("uninstall")
+@click.argument("agent", type=click.Choice(["claude"]))
+@click.option("--scope", type=click.Choice(SCOPES), default="local", show_default=True)
+@click.option("--dry-run", is_flag=True, help="Print the file and the diff; write nothing.")
+@project_option
+def uninstall(agent: str, scope: str, dry_run: bool, project: Path) -> None:
+    """Remove memdir's hooks from a Claude Code settings file; nothing else changes."""
+    from memdir.integrations.claude_settings import uninstall_claude_hooks
+
+    result = uninstall_claude_hooks(project, scope=scope, dry_run=dry_run)
+    if dry_run:
+        _echo_dry_run(result, "nothing to change: no memdir hooks in")
+    elif result.updated:
+        click.echo(f"removed memdir's hooks ({', '.join(result.updated)}) from {result.path}")
+    else:
+        click.echo(f"no memdir hooks in {result.path}")
+    for note in result.notes:
+        click.echo(f"note: {note}")
+
+
+def _echo_dry_run(result: InstallResult, unchanged: str) -> None:
+    if not result.changed:
+        click.echo(f"{unchanged} {result.path}")
+        return
+    click.echo(f"would {'create' if result.created else 'change'} {result.path}:")
+    click.echo(result.diff, nl=not result.diff.endswith("\n"))
 
 
 COMMANDS = [hook]

@@ -188,21 +188,27 @@ def rm(name: str, scope: str | None, project: Path, as_json: bool) -> None:
 @project_option
 @json_option
 def doctor(fix: bool, drift: bool, project: Path, as_json: bool) -> None:
-    """Check memories and indexes: orphans, dangling lines, bad files, drift."""
+    """Check memories and indexes (orphans, dangling lines, bad files, drift) and that
+    the hook and MCP commands installed for Claude Code start memdir."""
+    from memdir.integrations.install_check import check_installs
     from memdir.recall.doctor import diagnose  # drift checks and repairs: doctor alone
 
     report = diagnose(open_memdir(project), fix=fix, drift=drift)
+    installs = check_installs(project)
+    ok = report.ok and not installs
 
     def human() -> None:
-        if not report.findings:
+        if not report.findings and not installs:
             click.echo("all good")
         for f in report.findings:
             mark = "fixed" if f.fixed else f.problem.value
             where = f"{f.scope.value}:{f.file}" if f.file else f.scope.value
             click.echo(f"[{mark}] {where} {f.message}")
+        for i in installs:
+            click.echo(f"[{i.problem}] {i.path} {i.message}; fix: {i.fix}")
 
-    emit(as_json, {"ok": report.ok, "findings": report.findings}, human)
-    if not report.ok:
+    emit(as_json, {"ok": ok, "findings": report.findings, "installs": installs}, human)
+    if not ok:
         sys.exit(1)
 
 

@@ -2,7 +2,9 @@
 
 Each host keeps its MCP servers in a file of its own: Claude Desktop in
 ``claude_desktop_config.json`` (a per-user folder that depends on the
-platform), Claude Code in the project's ``.mcp.json``, Cursor in
+platform), Claude Code in ``~/.claude.json`` (scope ``local``: under
+``projects[<project root>]``, this project only; ``user``: every project) or
+in the project's shared ``.mcp.json`` (scope ``project``), Cursor in
 ``.cursor/mcp.json``, Gemini CLI in ``.gemini/settings.json`` (all JSON under
 ``mcpServers``), Codex CLI in ``~/.codex/config.toml`` (TOML, a
 ``[mcp_servers.<name>]`` table). :func:`install_mcp_server` adds or updates
@@ -17,16 +19,23 @@ memdir's one entry and changes nothing else:
   form memdir cannot edit safely, is refused, never overwritten;
 - the new text is written atomically (temp file, fsync, rename) keeping the
   file's mode, after checking the file did not change since it was read;
+  ``~/.claude.json``, which Claude Code rewrites while it runs, is edited
+  under Claude Code's own lock (the ``<file>.lock`` folder it makes);
   ``dry_run`` only computes the unified diff.
 
-Project files name the server ``memdir`` and start it in the project (they
-are usually committed, so they hold no absolute path); per-user files
-(Claude Desktop, Codex) hold one entry per project, ``memdir-<folder>``, with
-``--project`` set to the project's root.
+Every entry starts this installation by absolute path with the settings that
+chose the folder (:mod:`memdir.integrations.launch`). Project files are
+shared: they name the server ``memdir``, start it in the project, and wrap it
+so a teammate without this installation gets ``memdir`` from PATH or one
+line saying what is missing. Per-user files (Claude Desktop, Codex) hold one
+entry per project, ``memdir-<folder>``, with ``--project`` set to the
+project's root; Claude Code's local and user entries are ``memdir`` and start
+in the session's project.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import difflib
 import json
@@ -34,21 +43,25 @@ import os
 import re
 import stat
 import sys
+import time
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from memdir.errors import ConfigError
 from memdir.integrations.claude_settings import json_indent, parse_json_object
+from memdir.integrations.launch import Launch, launch_for
 from memdir.storage.fs import atomic_write, ensure_dir
 
 __all__ = [
+    "CLAUDE_CODE_SCOPES",
     "HOSTS",
     "HostTarget",
     "InstallResult",
     "claude_desktop_config_path",
+    "claude_json_path",
     "host_target",
     "install_mcp_server",
     "read_server",
@@ -56,6 +69,7 @@ __all__ = [
 ]
 
 HOSTS = ("claude-desktop", "claude-code", "cursor", "codex", "gemini")
+CLAUDE_CODE_SCOPES = ("local", "project", "user")
 _PROJECT_FILES = {
     "claude-code": Path(".mcp.json"),
     "cursor": Path(".cursor") / "mcp.json",
@@ -63,6 +77,9 @@ _PROJECT_FILES = {
 }
 _NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 _HEADER = re.compile(r"^[ \t]*\[\[?(?P<key>[^\[\]]+)\]\]?[ \t]*(#.*)?$")
+# proper-lockfile, which Claude Code uses for ~/.claude.json, calls a lock stale after 10 s.
+_LOCK_STALE = 10.0
+_LOCK_WAIT = 5.0
 
 Format = Literal["json", "toml"]
 
@@ -76,6 +93,11 @@ class HostTarget:
     name: str
     entry: dict[str, Any]
     format: Format
+    # Where the servers table sits in a JSON file: ("mcpServers",), or in
+    # ~/.claude.json ("projects", <root>, "mcpServers") for one project.
+    table: tuple[str, ...] = ("mcpServers",)
+    scope: str | None = None  # Claude Code's scope, for the other hosts None
+    locked: bool = False  # edited under the host's own lock (~/.claude.json)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -113,23 +135,50 @@ def _codex_config_path(env: Mapping[str, str]) -> Path:
     return Path(env.get("HOME") or Path.home()) / ".codex" / "config.toml"
 
 
+def claude_json_path(env: Mapping[str, str] | None = None) -> Path:
+    """Claude Code's per-user file: ``$CLAUDE_CONFIG_DIR/.claude.json`` or ``~/.claude.json``."""
+    env = os.environ if env is None else env
+    configured = env.get("CLAUDE_CONFIG_DIR")
+    if configured:
+        return Path(configured) / ".claude.json"
+    return Path(env.get("HOME") or Path.home()) / ".claude.json"
+
+
 def host_target(
     host: str,
     project_root: Path,
     *,
-    executable: str = "memdir",
-    profile: str | None = None,
+    launch: Launch | None = None,
     name: str | None = None,
     path: Path | None = None,
     env: Mapping[str, str] | None = None,
+    scope: str | None = None,
+    checkout: Path | None = None,
 ) -> HostTarget:
-    """The file ``host`` reads (``path`` overrides it) and memdir's entry for ``project_root``."""
+    """The file ``host`` reads (``path`` overrides it) and memdir's entry for ``project_root``.
+
+    ``launch`` says how to start memdir (default: this installation, carrying
+    ``env``'s settings); ``scope`` is Claude Code's (default ``local``; other
+    hosts take none); ``checkout`` is the folder a shared project file goes in
+    (default ``project_root``).
+    """
     env = os.environ if env is None else env
     if host not in HOSTS:
         raise ConfigError(f"unknown MCP host {host!r}", hint=f"one of {', '.join(HOSTS)}")
+    if host == "claude-code":
+        scope = scope or "local"
+        if scope not in CLAUDE_CODE_SCOPES:
+            raise ConfigError(
+                f"unknown scope {scope!r}", hint=f"use one of {', '.join(CLAUDE_CODE_SCOPES)}"
+            )
+    elif scope is not None:
+        raise ConfigError(
+            f"{host} takes no --scope", hint="--scope is for claude-code (local, project, user)"
+        )
+    launch = launch or launch_for(env)
+    shared = host in _PROJECT_FILES and scope in (None, "project")
     per_user = host not in _PROJECT_FILES
-    args = ["--profile", profile] if profile else []
-    args.append("serve")
+    args = ["serve"]
     if per_user:
         args += ["--project", str(project_root)]
     elif host == "cursor":
@@ -142,44 +191,53 @@ def host_target(
             f"server name {name!r} is not 1-64 letters, digits, '_' or '-'",
             hint="pass another --name",
         )
+    table: tuple[str, ...] = ("mcpServers",)
+    if scope == "local":
+        table = ("projects", str(project_root), "mcpServers")
     if path is None:
         if host == "claude-desktop":
             path = claude_desktop_config_path(env)
         elif host == "codex":
             path = _codex_config_path(env)
+        elif scope in ("local", "user"):
+            path = claude_json_path(env)
         else:
-            path = project_root / _PROJECT_FILES[host]
-    entry: dict[str, Any] = {"command": executable, "args": args}
+            path = (checkout or project_root) / _PROJECT_FILES[host]
     return HostTarget(
         host=host,
         path=path,
         name=name,
-        entry=entry,
+        entry=launch.server_entry(args, shared=shared),
         format="toml" if host == "codex" else "json",
+        table=table,
+        scope=scope,
+        locked=scope in ("local", "user"),
     )
 
 
 def install_mcp_server(target: HostTarget, *, dry_run: bool = False) -> InstallResult:
     """Add or update memdir's entry in ``target.path`` (see the module docstring)."""
-    before = _read(target.path)
-    merge = _merge_json if target.format == "json" else _merge_toml
-    after = merge(before, target)
-    changed = after != before
-    if changed and not dry_run:
-        if _read(target.path) != before:
-            raise ConfigError(
-                f"{target.path.name} changed while memdir was editing it",
-                path=target.path,
-                hint="run the install again",
-            )
-        ensure_dir(target.path.parent, mode=0o755 if target.host in _PROJECT_FILES else 0o700)
-        atomic_write(target.path, after, mode=_mode_of(target.path, target.host))
+    lock = _host_lock(target.path) if target.locked and not dry_run else contextlib.nullcontext()
+    with lock:
+        before = _read(target.path)
+        merge = _merge_json if target.format == "json" else _merge_toml
+        after = merge(before, target)
+        changed = after != before
+        if changed and not dry_run:
+            if _read(target.path) != before:
+                raise ConfigError(
+                    f"{target.path} changed while memdir was editing it",
+                    path=target.path,
+                    hint="run the install again",
+                )
+            ensure_dir(target.path.parent, mode=0o755 if _is_project_file(target) else 0o700)
+            atomic_write(target.path, after, mode=_mode_of(target.path, target))
     diff = "".join(
         difflib.unified_diff(
             before.splitlines(keepends=True),
             after.splitlines(keepends=True),
-            fromfile=f"a/{target.path.name}",
-            tofile=f"b/{target.path.name}",
+            fromfile=str(target.path) if before else "/dev/null",
+            tofile=str(target.path),
         )
     )
     return InstallResult(
@@ -192,15 +250,60 @@ def install_mcp_server(target: HostTarget, *, dry_run: bool = False) -> InstallR
     )
 
 
-def read_server(path: Path, name: str) -> dict[str, Any] | None:
-    """The MCP server entry ``name`` in the host file ``path`` (JSON or TOML), if any."""
+@contextlib.contextmanager
+def _host_lock(path: Path) -> Iterator[None]:
+    """Hold the lock Claude Code takes on ``path``: a ``<file>.lock`` folder (proper-lockfile).
+
+    A lock older than proper-lockfile's stale limit is one a killed process
+    left, and is taken over, as Claude Code itself would.
+    """
+    target = Path(os.path.realpath(path))
+    lock = target.with_name(target.name + ".lock")
+    deadline = time.monotonic() + _LOCK_WAIT
+    ensure_dir(target.parent, mode=0o700)
+    while True:
+        try:
+            os.mkdir(lock)
+            break
+        except FileExistsError:
+            with contextlib.suppress(OSError):
+                if time.time() - os.stat(lock).st_mtime > _LOCK_STALE:
+                    os.rmdir(lock)
+                    continue
+            if time.monotonic() > deadline:
+                raise ConfigError(
+                    f"{path} is locked ({lock} exists): Claude Code is writing it",
+                    path=path,
+                    hint="run the install again; if no Claude Code is running, remove the folder",
+                ) from None
+            time.sleep(0.05)  # Claude Code holds it for milliseconds
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.rmdir(lock)
+
+
+def read_server(
+    path: Path, name: str, table: tuple[str, ...] = ("mcpServers",)
+) -> dict[str, Any] | None:
+    """The MCP server entry ``name`` in the host file ``path`` (JSON or TOML), if any.
+
+    ``table`` is where a JSON file keeps its servers (see :class:`HostTarget`).
+    """
     text = _read(path)
     if path.suffix == ".toml":
         servers = _toml_data(text, path).get("mcp_servers", {})
     else:
-        servers = _json_data(text, path).get("mcpServers", {})
+        servers = _dig(_json_data(text, path), table)
     entry = servers.get(name) if isinstance(servers, dict) else None
     return entry if isinstance(entry, dict) else None
+
+
+def _dig(data: Any, keys: tuple[str, ...]) -> Any:
+    for key in keys:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data
 
 
 # -- JSON -----------------------------------------------------------------------------
@@ -224,12 +327,26 @@ def _json_data(text: str, path: Path) -> dict[str, Any]:
 
 def _merge_json(text: str, target: HostTarget) -> str:
     data = _json_data(text, target.path)
-    servers = _server_table(data, "mcpServers", "an object", target)
-    if servers.get(target.name) == target.entry:
+    node: Any = data
+    for depth, key in enumerate(target.table):
+        node = node.get(key, {})
+        if not isinstance(node, dict):
+            where = ".".join(target.table[: depth + 1])
+            raise ConfigError(
+                f"'{where}' in {target.path} is not an object",
+                path=target.path,
+                hint="fix it by hand, then install again",
+            )
+    if node.get(target.name) == target.entry:
         return text
     merged = copy.deepcopy(data)
-    merged.setdefault("mcpServers", {})[target.name] = target.entry
-    return json.dumps(merged, indent=json_indent(text), ensure_ascii=False) + "\n"
+    node = merged
+    for key in target.table:
+        node = node.setdefault(key, {})
+    node[target.name] = target.entry
+    # Claude Code writes ~/.claude.json without a final newline: keep each file's habit.
+    end = "" if text and not text.endswith("\n") else "\n"
+    return json.dumps(merged, indent=json_indent(text), ensure_ascii=False) + end
 
 
 # -- TOML -----------------------------------------------------------------------------
@@ -353,10 +470,14 @@ def _read(path: Path) -> str:
         raise ConfigError(f"cannot read {path.name}: {reason}", path=path) from None
 
 
-def _mode_of(path: Path, host: str) -> int:
+def _is_project_file(target: HostTarget) -> bool:
+    return target.host in _PROJECT_FILES and not target.locked
+
+
+def _mode_of(path: Path, target: HostTarget) -> int:
     try:
         return stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:
         # Project files are committed and read like their neighbours; a per-user
         # config may hold tokens for other servers: owner only.
-        return 0o644 if host in _PROJECT_FILES else 0o600
+        return 0o644 if _is_project_file(target) else 0o600

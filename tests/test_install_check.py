@@ -1,0 +1,167 @@
+"""`memdir doctor` runs the hook and MCP commands installed for Claude Code, for real."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from memdir.cli import main
+from memdir.integrations.claude_settings import install_claude_hooks
+from memdir.integrations.install_check import check_installs
+from memdir.integrations.launch import Launch, launch_for
+from memdir.integrations.mcp_hosts import host_target, install_mcp_server
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "home"
+    folder.mkdir()
+    monkeypatch.setenv("HOME", str(folder))
+    return folder
+
+
+def bare_env(home: Path) -> dict[str, str]:
+    """What a Claude Code started from a desktop launcher might pass: no memdir on PATH."""
+    return {"PATH": "/usr/bin:/bin", "HOME": str(home)}
+
+
+def problems(project: Path, home: Path) -> list[tuple[str, Path]]:
+    return [(f.problem, f.path) for f in check_installs(project, bare_env(home))]
+
+
+def test_installed_hooks_and_server_that_answer_without_path_are_all_good(
+    project: Path, home: Path
+) -> None:
+    install_claude_hooks(project, launch_for(os.environ))
+    install_mcp_server(host_target("claude-code", project, launch=launch_for(os.environ)))
+    assert (home / ".claude.json").exists()
+    assert problems(project, home) == []
+    result = CliRunner().invoke(main, ["doctor", "--project", str(project)])
+    assert result.exit_code == 0, result.output
+    assert result.output == "all good\n"
+
+
+def test_a_hook_whose_program_is_gone_is_flagged_with_the_fix(project: Path, home: Path) -> None:
+    launch = launch_for(os.environ, profile="claude")
+    result = install_claude_hooks(project, launch)
+    path = result.path
+    program = launch.program[0]
+    path.write_text(path.read_text().replace(program, "/gone/venv/bin/memdir"))
+
+    doctor = CliRunner().invoke(main, ["doctor", "--project", str(project)])
+    assert doctor.exit_code == 1
+    line = next(x for x in doctor.output.splitlines() if x.startswith("[broken-hook]"))
+    assert str(path) in line and "cannot run: /gone/venv/bin/memdir: no such executable" in line
+    assert line.endswith("fix: memdir --profile claude hook install claude --scope local")
+    assert len([x for x in doctor.output.splitlines() if x.startswith("[broken-hook]")]) == 1
+
+    # The fix it names works.
+    fixed = CliRunner().invoke(
+        main, ["--profile", "claude", "hook", "install", "claude", "--project", str(project)]
+    )
+    assert fixed.exit_code == 0 and problems(project, home) == []
+
+    as_json = CliRunner().invoke(main, ["doctor", "--json", "--project", str(project)])
+    assert json.loads(as_json.output)["installs"] == [] and as_json.exit_code == 0
+
+
+def test_a_bare_memdir_from_an_earlier_version_is_flagged(project: Path, home: Path) -> None:
+    path = project / ".claude" / "settings.json"
+    path.parent.mkdir()
+    entry = {"type": "command", "command": "memdir hook pre-tool-use"}
+    path.write_text(json.dumps({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [entry]}]}}))
+    found = check_installs(project, bare_env(home))
+    assert [f.problem for f in found] == ["path-hook", "broken-hook"]
+    assert all(f.fix == "memdir hook install claude --scope project" for f in found)
+
+
+def test_a_shared_command_that_skips_here_is_flagged(project: Path, home: Path) -> None:
+    install_claude_hooks(project, Launch(program=("/gone/memdir",)), scope="project")
+    (finding,) = check_installs(project, bare_env(home))
+    assert finding.problem == "broken-hook"
+    assert (
+        "says: memdir: hook session-start skipped: memdir is not installed here" in finding.message
+    )
+
+
+def test_hooks_in_two_settings_files_are_flagged(project: Path, home: Path) -> None:
+    launch = launch_for(os.environ)
+    install_claude_hooks(project, launch, scope="local")
+    install_claude_hooks(project, launch, scope="user")
+    assert problems(project, home) == [
+        ("duplicate-hooks", project / ".claude" / "settings.local.json")
+    ]
+
+
+def test_a_server_that_cannot_start_or_stops_at_once_is_flagged(project: Path, home: Path) -> None:
+    gone = {"command": "/gone/memdir", "args": ["serve"]}
+    shared = Launch(program=("/gone/memdir",)).server_entry(["serve"], shared=True)
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"memdir": gone}}))
+    (home / ".claude.json").write_text(
+        json.dumps({"projects": {str(project): {"mcpServers": {"memdir": shared}}},
+                    "mcpServers": {"other": {"command": "/gone/other", "args": ["serve"]}}})
+    )  # fmt: skip
+    found = check_installs(project, bare_env(home))
+    assert [(f.problem, f.path) for f in found] == [
+        ("broken-server", project / ".mcp.json"),
+        ("broken-server", home / ".claude.json"),
+    ]
+    assert "cannot run: /gone/memdir: no such executable file" in found[0].message
+    assert found[0].fix == "memdir install claude-code --scope project"
+    # ~/.claude.json is the user's own: its server starts as Claude Code starts it.
+    assert "exited with status 1 before answering: memdir: MCP server not started" in (
+        found[1].message
+    )
+    assert found[1].fix == "memdir install claude-code --scope local"
+
+
+def test_a_settings_file_that_does_not_parse_is_reported_and_kept(
+    project: Path, home: Path
+) -> None:
+    path = project / ".claude" / "settings.local.json"
+    path.parent.mkdir()
+    path.write_text('{"hooks": ')
+    (finding,) = check_installs(project, bare_env(home))
+    assert (finding.problem, finding.path) == ("unreadable", path)
+    assert path.read_text() == '{"hooks": '
+
+
+def test_the_users_own_settings_run_through_the_shell_as_claude_code_runs_them(
+    project: Path, home: Path
+) -> None:
+    result = install_claude_hooks(project, Launch(program=("/gone/memdir",)), scope="user")
+    assert result.path == home / ".claude" / "settings.json"
+    (finding,) = check_installs(project, bare_env(home))
+    assert finding.problem == "broken-hook" and "exits 127" in finding.message
+    assert finding.fix == "memdir hook install claude --scope user"
+
+
+def test_commands_from_the_projects_files_run_only_in_the_forms_memdir_writes(
+    project: Path, home: Path, tmp_path: Path
+) -> None:
+    # A cloned repository's files: doctor must not run what they say.
+    marker = tmp_path / "ran"
+    sneaky = f"touch {marker}; memdir hook stop"
+    settings = {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": sneaky}]}]}}
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    (project / ".claude" / "settings.local.json").write_text(
+        json.dumps({"hooks": {"Stop": [{"hooks": [{"type": "command",
+                    "command": f"PATH=/x /bin/sh -c 'touch {marker}' memdir hook stop"}]}]}})
+    )  # fmt: skip
+    server = {"command": "/bin/sh", "args": ["-c", f"touch {marker}", "memdir", "serve"]}
+    other = {"command": str(tmp_path / "bin" / "memdir"), "args": ["serve"]}
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "memdir").write_text(f"#!/bin/sh\ntouch {marker}\n")
+    (tmp_path / "bin" / "memdir").chmod(0o755)
+    (project / ".mcp.json").write_text(json.dumps({"mcpServers": {"memdir": server, "b": other}}))
+    found = check_installs(project, bare_env(home))
+    assert sorted(f.problem for f in found) == [
+        "duplicate-hooks", "unchecked-hook", "unchecked-hook", "unchecked-server",
+    ]  # fmt: skip
+    # A program that is not this installation (nor memdir on PATH) is only looked at.
+    assert not marker.exists()
