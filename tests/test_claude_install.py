@@ -359,7 +359,10 @@ def test_dry_run_prints_the_full_path_and_the_diff_and_writes_nothing(
     lines = result.output.splitlines()
     assert lines[:3] == [f"would change {path}:", f"--- {path}", f"+++ {path}"]
     assert any(line.startswith("+") and "hook session-start" in line for line in lines)
-    assert '+    "autoMemoryEnabled": false' in lines
+    # Claude Code's auto memory goes off for this user alone, never in the shared file.
+    local_diff = lines.index(f"+++ {project / '.claude' / 'settings.local.json'}")
+    assert not any("autoMemoryEnabled" in line for line in lines[:local_diff])
+    assert '+  "autoMemoryEnabled": false' in lines[local_diff:]
     assert path.read_bytes() == before
     fresh = cli("hook", "install", "claude", "--dry-run", "--project", str(project))
     local = project / ".claude" / "settings.local.json"

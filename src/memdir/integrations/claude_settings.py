@@ -30,7 +30,7 @@ import os
 import re
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -294,11 +294,29 @@ def install_claude_hooks(
     had_ours = bool(memdir_hook_entries(settings))
     commands = hook_commands(launch, shared=scope == "project")
     merged, added, updated = merge_hooks(settings, commands, label=str(path))
+    if scope == "project":
+        # The shared file reaches teammates who may not use memdir: turning Claude Code's
+        # auto memory off there would take theirs away. It goes in this user's local file.
+        local = _local_auto_memory(
+            project, own_folder=own_folder, had_ours=had_ours, dry_run=dry_run, env=env
+        )
+        notes = list(local.notes) + _elsewhere(scope, project, env)
+        result = _write(path, scope, before, merged, added, updated, notes, dry_run)
+        return replace(result, diff=result.diff + local.diff)
     notes = _auto_memory(merged, own_folder=own_folder, had_ours=had_ours, path=path)
-    if scope == "project" and merged.get(_AUTO_MEMORY) != settings.get(_AUTO_MEMORY):
-        notes.append("the project's settings.json is shared: this applies to every teammate")
     notes += _elsewhere(scope, project, env)
     return _write(path, scope, before, merged, added, updated, notes, dry_run)
+
+
+def _local_auto_memory(
+    project: Path, *, own_folder: bool, had_ours: bool, dry_run: bool, env: Mapping[str, str]
+) -> InstallResult:
+    """``autoMemoryEnabled`` set for this user alone, in the local settings file."""
+    path = settings_path("local", project, env)
+    before = _read(path)
+    merged = copy.deepcopy(parse_json_object(before, path, str(path)))
+    notes = _auto_memory(merged, own_folder=own_folder, had_ours=had_ours, path=path)
+    return _write(path, "local", before, merged, [], [], notes, dry_run)
 
 
 def uninstall_claude_hooks(
