@@ -34,7 +34,7 @@ $(VENV)/.installed-dev: pyproject.toml scripts/install-local-model.sh | $(BIN)/p
 # package at the version in tests/claude-code.version, in .cache/claude-code/ (about
 # 400 MB; skipped when that version is there). Without npm or the registry it says why
 # and the tests skip, except under CI=true.
-CLAUDE_CODE_BIN := $(CURDIR)/.cache/claude-code/node_modules/.bin/claude
+CLAUDE_CODE_BIN := $(CURDIR)/.cache/claude-code/claude
 claude-code:
 	bash scripts/install-claude-code.sh
 
