@@ -1,6 +1,7 @@
 # The two commands of the quickstart:
 #   make demo   memdir's main job end to end, on embedded defaults (no key, no network)
-#   make test   lint, type-check and the whole test suite (installs what it needs first)
+#   make test   lint, type-check and the whole test suite (installs what it needs first,
+#               the real Claude Code CLI included)
 # While developing:
 #   make check  lint, type-check and the fast tests (those not marked slow)
 PYTHON ?= python3
@@ -8,7 +9,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 EXTRAS ?= dev,anthropic,openai,mcp,embeddings
 
-.PHONY: demo test check lint typecheck pytest pytest-fast bench clean
+.PHONY: demo test check lint typecheck pytest pytest-fast bench clean claude-code
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +30,14 @@ $(VENV)/.installed-dev: pyproject.toml scripts/install-local-model.sh | $(BIN)/p
 	bash scripts/install-local-model.sh $(BIN)/python
 	touch $@
 
+# The real Claude Code CLI the end-to-end tests drive (tests/test_claude_code.py): the npm
+# package at the version in tests/claude-code.version, in .cache/claude-code/ (about
+# 400 MB; skipped when that version is there). Without npm or the registry it says why
+# and the tests skip, except under CI=true.
+CLAUDE_CODE_BIN := $(CURDIR)/.cache/claude-code/claude
+claude-code:
+	bash scripts/install-claude-code.sh
+
 demo: $(VENV)/.installed-core
 	$(BIN)/memdir demo
 
@@ -39,8 +48,8 @@ lint: $(VENV)/.installed-dev
 typecheck: $(VENV)/.installed-dev
 	$(BIN)/mypy
 
-pytest: $(VENV)/.installed-dev
-	$(BIN)/python -m pytest
+pytest: $(VENV)/.installed-dev claude-code
+	MEMDIR_CLAUDE_BIN=$(CLAUDE_CODE_BIN) $(BIN)/python -m pytest
 
 # The fast tests: everything not marked @pytest.mark.slow (the real local model,
 # many-process stress tests, the demo on the embedded model), on two workers, with

@@ -12,7 +12,11 @@ hang a test.
 
 A turn is a :class:`Turn`; a script is a callable that gets the request's body and
 returns the turn, or a list of turns taken in order by the main conversation's
-requests (those that carry the client's tools).
+requests (those Claude Code sends with its tools). Requests from anyone else (memdir's
+own background jobs reach the same ``ANTHROPIC_BASE_URL`` when they spend the key
+Claude Code exports to its hooks) are recorded and answered, but never take a turn:
+:attr:`Recorded.from_claude_code` tells them apart by the user agent. A new script
+for the next client run replaces the old one with :meth:`StandIn.script`.
 """
 
 from __future__ import annotations
@@ -26,7 +30,15 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["Recorded", "StandIn", "Turn", "run_stand_in", "system_text", "user_texts"]
+__all__ = [
+    "Recorded",
+    "StandIn",
+    "Turn",
+    "request_texts",
+    "run_stand_in",
+    "system_text",
+    "user_texts",
+]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -47,9 +59,19 @@ class Recorded:
     body: dict[str, Any]
 
     @property
+    def from_claude_code(self) -> bool:
+        """Sent by the Claude Code CLI (its user agent is ``claude-cli/<version> ...``)."""
+        return self.headers.get("user-agent", "").startswith("claude-cli/")
+
+    @property
     def is_conversation(self) -> bool:
-        """A main-loop request: it offers the client's tools (side calls offer none)."""
-        return bool(self.body.get("tools")) and self.path.startswith("/v1/messages")
+        """A main-loop request of Claude Code: it offers the client's tools (side calls
+        offer none)."""
+        return (
+            self.from_claude_code
+            and bool(self.body.get("tools"))
+            and self.path.startswith("/v1/messages")
+        )
 
 
 Script = Callable[[dict[str, Any]], Turn]
@@ -62,18 +84,20 @@ class StandIn:
         self.requests: list[Recorded] = []
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
-        if callable(script):
-            self._script: Script = script
-        else:
-            turns = list(script)
-
-            def scripted(body: dict[str, Any]) -> Turn:
-                return turns.pop(0) if turns else Turn(text="Done.")
-
-            self._script = scripted
+        self._script: Script = _as_script(script)
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def script(self, script: Script | Sequence[Turn]) -> None:
+        """Answer the conversation's next requests with ``script`` from now on."""
+        with self._lock:
+            self._script = _as_script(script)
+
+    def recorded(self) -> list[Recorded]:
+        """Every request so far, in the order they arrived."""
+        with self._lock:
+            return list(self.requests)
 
     def conversation(self) -> list[Recorded]:
         """The main-loop requests, in the order they arrived."""
@@ -83,9 +107,10 @@ class StandIn:
     def reply_for(self, recorded: Recorded) -> Turn:
         with self._lock:
             self.requests.append(recorded)
+            script = self._script
         if not recorded.is_conversation:
             return Turn(text="memdir test")
-        return self._script(recorded.body)
+        return script(recorded.body)
 
     def next_id(self) -> int:
         return next(self._ids)
@@ -98,6 +123,19 @@ class StandIn:
     def close(self) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+
+def _as_script(script: Script | Sequence[Turn]) -> Script:
+    if callable(script):
+        return script
+    turns = list(script)
+    lock = threading.Lock()
+
+    def scripted(body: dict[str, Any]) -> Turn:
+        with lock:
+            return turns.pop(0) if turns else Turn(text="Done.")
+
+    return scripted
 
 
 @contextmanager
@@ -246,19 +284,30 @@ def user_texts(body: dict[str, Any]) -> list[str]:
     """Every text block of every user message, in order (tool results included)."""
     texts: list[str] = []
     for message in body.get("messages", []):
-        if message.get("role") != "user":
+        if message.get("role") == "user":
+            texts.extend(_content_texts(message.get("content")))
+    return texts
+
+
+def request_texts(body: dict[str, Any]) -> list[str]:
+    """Every text the model reads in the request: the system prompt, then every text
+    block of every message whatever its role (Claude Code sends hook context as
+    ``system`` messages), tool results included."""
+    texts = [system_text(body)]
+    for message in body.get("messages", []):
+        texts.extend(_content_texts(message.get("content")))
+    return texts
+
+
+def _content_texts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    texts: list[str] = []
+    for block in content or []:
+        if not isinstance(block, dict):
             continue
-        content = message.get("content")
-        if isinstance(content, str):
-            texts.append(content)
-            continue
-        for block in content or []:
-            if block.get("type") == "text":
-                texts.append(block.get("text", ""))
-            elif block.get("type") == "tool_result":
-                inner = block.get("content")
-                if isinstance(inner, str):
-                    texts.append(inner)
-                else:
-                    texts.extend(b.get("text", "") for b in inner or [] if isinstance(b, dict))
+        if block.get("type") == "text":
+            texts.append(block.get("text", ""))
+        elif block.get("type") == "tool_result":
+            texts.extend(_content_texts(block.get("content")))
     return texts

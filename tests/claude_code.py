@@ -1,0 +1,470 @@
+"""Running the real Claude Code CLI on memdir, installed the way a user installs it.
+
+- **The client** is the npm package ``@anthropic-ai/claude-code`` at the version in
+  ``tests/claude-code.version``, which ``make claude-code`` (part of ``make test``)
+  installs into ``.cache/claude-code/``; ``MEMDIR_CLAUDE_BIN`` names another binary.
+  Where it is missing the tests skip with the reason the installer recorded (npm or
+  the registry unreachable), except under ``CI=true``, where they fail.
+- **memdir** is the test suite's own virtual environment: the folder of
+  ``sys.executable`` holds the ``memdir`` script, and it is not on the ``PATH`` Claude
+  Code gets (``/usr/bin:/bin``), so a hook or MCP command runs only if it names the
+  installation. ``PYTHONPATH``, when the suite runs with one, is passed on, so the hooks
+  run the code under test.
+- **The machine** is a throwaway ``HOME`` (Claude Code's ``~/.claude`` and
+  ``~/.claude.json``, memdir's ``~/.memdir``, both memory folders) and a throwaway git
+  project. ``MEMDIR_HOME`` is unset, as for a user; the test process itself points
+  ``HOME`` at the same folder, so the Python API it uses to set up memories sees what
+  the hooks see.
+- **The model** is the stand-in of :mod:`claude_api` on 127.0.0.1: Claude Code gets its
+  URL as ``ANTHROPIC_BASE_URL``, a fake key, and its nonessential traffic and telemetry
+  switched off, so it reaches no other host.
+
+Each run is ``claude -p PROMPT --output-format stream-json --verbose
+--include-hook-events``: the events show every hook's exit status and output, the MCP
+servers' status, and what the user is shown (``informational`` events), while the
+stand-in shows what reached the model.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from claude_api import Recorded, StandIn, Turn, request_texts, run_stand_in
+from gitutil import git
+from memdir.api import Memdir
+from memdir.integrations.hooks import hooks_dir
+
+__all__ = [
+    "CLAUDE_PATH",
+    "HOOK_CONTEXT_LIMIT",
+    "PERSISTED_MARKER",
+    "ClaudeRun",
+    "HookRun",
+    "Sandbox",
+    "claude_binary",
+    "sandbox",
+]
+
+ROOT = Path(__file__).resolve().parent.parent
+VERSION_FILE = ROOT / "tests" / "claude-code.version"
+INSTALL_DIR = ROOT / ".cache" / "claude-code"
+DEFAULT_BIN = INSTALL_DIR / "claude"  # linked to the native binary by the installer
+UNAVAILABLE = INSTALL_DIR / "unavailable"  # the installer's reason, when it could not install
+CLAUDE_PATH = "/usr/bin:/bin"  # what Claude Code and its hooks get: memdir is not on it
+PERSISTED_MARKER = "<persisted-output>"  # Claude Code's stand-in for hook context over 10,000
+HOOK_CONTEXT_LIMIT = 10_000
+_RUN_TIMEOUT = 180  # seconds: a guard against a hung client, never an assertion
+_JOB_TIMEOUT = 90
+
+
+def pinned_version() -> str:
+    """The Claude Code version the tests run (``tests/claude-code.version``)."""
+    return VERSION_FILE.read_text(encoding="utf-8").strip()
+
+
+def claude_binary() -> Path:
+    """The Claude Code CLI to drive; skips (fails under ``CI=true``) when there is none."""
+    given = os.environ.get("MEMDIR_CLAUDE_BIN", "").strip()
+    path = Path(given) if given else DEFAULT_BIN
+    reason = _unusable(path, check_version=not given or path == DEFAULT_BIN)
+    if reason is None:
+        return path
+    if os.environ.get("CI", "").strip().lower() == "true":
+        pytest.fail(f"the Claude Code CLI is required under CI=true: {reason}")
+    pytest.skip(reason)
+
+
+@functools.cache
+def _unusable(path: Path, *, check_version: bool) -> str | None:
+    """Why ``path`` cannot be the client under test, or None when it can."""
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        recorded = ""
+        if path == DEFAULT_BIN:  # the installer says why it could not install
+            with suppress(OSError):
+                recorded = UNAVAILABLE.read_text(encoding="utf-8").strip()
+        why = recorded or "not installed"
+        return f"Claude Code CLI {path} missing ({why}); `make claude-code` installs it"
+    if not check_version:
+        return None
+    try:
+        shown = subprocess.run(
+            [str(path), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={"PATH": CLAUDE_PATH, "HOME": str(INSTALL_DIR), "DISABLE_AUTOUPDATER": "1"},
+        ).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"Claude Code CLI {path} does not run ({exc})"
+    if not shown.startswith(pinned_version()):
+        return (
+            f"Claude Code CLI {path} is {shown!r}, the tests pin {pinned_version()}; "
+            "`make claude-code` installs the pinned version"
+        )
+    return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class HookRun:
+    """One hook Claude Code ran: its event, exit status and output."""
+
+    event: str
+    name: str  # e.g. ``SessionStart:startup``
+    exit_code: int | None
+    outcome: str
+    stdout: str
+    stderr: str
+
+    @property
+    def output(self) -> dict[str, Any]:
+        """The hook's JSON answer (``{}`` when it printed none)."""
+        try:
+            data = json.loads(self.stdout) if self.stdout.strip() else {}
+        except json.JSONDecodeError:
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    @property
+    def context(self) -> str:
+        """The ``additionalContext`` the hook gave the model, or ``""``."""
+        specific = self.output.get("hookSpecificOutput")
+        value = specific.get("additionalContext") if isinstance(specific, dict) else None
+        return value if isinstance(value, str) else ""
+
+    @property
+    def system_message(self) -> str:
+        """The ``systemMessage`` the hook showed the user, or ``""``."""
+        value = self.output.get("systemMessage")
+        return value if isinstance(value, str) else ""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClaudeRun:
+    """One ``claude -p`` run: its events, stderr, and the requests the model got."""
+
+    events: list[dict[str, Any]]
+    stderr: str
+    returncode: int
+    requests: list[Recorded]
+
+    @property
+    def result(self) -> dict[str, Any]:
+        """The final ``result`` event."""
+        found = [e for e in self.events if e.get("type") == "result"]
+        assert found, f"no result event; stderr: {self.stderr[-2000:]}"
+        return found[-1]
+
+    @property
+    def session_id(self) -> str:
+        session = self.result.get("session_id")
+        assert isinstance(session, str)
+        return session
+
+    @property
+    def init(self) -> dict[str, Any]:
+        """The ``system/init`` event: tools, MCP servers, memory paths."""
+        found = [e for e in self.events if e.get("subtype") == "init"]
+        assert found, "no init event"
+        return found[-1]
+
+    def hooks(self, event: str | None = None) -> list[HookRun]:
+        """The hooks that ran (of ``event`` only, when given), in order."""
+        runs = [
+            HookRun(
+                event=str(e.get("hook_event", "")),
+                name=str(e.get("hook_name", "")),
+                exit_code=e.get("exit_code"),
+                outcome=str(e.get("outcome", "")),
+                stdout=str(e.get("stdout", e.get("output", ""))),
+                stderr=str(e.get("stderr", "")),
+            )
+            for e in self.events
+            if e.get("type") == "system" and e.get("subtype") == "hook_response"
+        ]
+        return [r for r in runs if event is None or r.event == event]
+
+    @property
+    def notices(self) -> list[str]:
+        """What Claude Code showed the user beside the conversation (hooks' messages)."""
+        return [
+            str(e.get("content", ""))
+            for e in self.events
+            if e.get("type") == "system" and e.get("subtype") == "informational"
+        ]
+
+    @property
+    def conversation(self) -> list[Recorded]:
+        """Claude Code's main-loop requests during this run."""
+        return [r for r in self.requests if r.is_conversation]
+
+    def model_texts(self) -> list[str]:
+        """Everything the model read in the run's last request (the whole conversation)."""
+        assert self.conversation, "Claude Code sent the model nothing"
+        return request_texts(self.conversation[-1].body)
+
+    def model_text(self) -> str:
+        return "\n".join(self.model_texts())
+
+    def tool_results(self) -> list[str]:
+        """The tool results the model got back in this run, in order."""
+        results: list[str] = []
+        seen: set[str] = set()
+        for recorded in self.conversation:
+            for message in recorded.body.get("messages", []):
+                for block in message.get("content") or []:
+                    if not isinstance(block, dict) or block.get("type") != "tool_result":
+                        continue
+                    key = str(block.get("tool_use_id"))
+                    if key not in seen:
+                        seen.add(key)
+                        results.append("\n".join(request_texts({"messages": [message]})))
+        return results
+
+    def delivered(self, context: str) -> bool:
+        """Whether ``context`` reached the model whole in one of the run's requests."""
+        return bool(context) and any(
+            context in text for r in self.conversation for text in request_texts(r.body)
+        )
+
+
+@dataclass(kw_only=True)
+class Sandbox:
+    """A throwaway machine for one test: HOME, a git project, the stand-in, memdir's venv."""
+
+    root: Path
+    home: Path
+    project: Path
+    venv_bin: Path
+    claude: Path
+    api: StandIn
+    extra_env: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def memdir_script(self) -> Path:
+        """The installation's ``memdir`` script (what a user runs as ``.venv/bin/memdir``)."""
+        return self.venv_bin / "memdir"
+
+    def env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        """The environment of Claude Code, its hooks and the user's memdir commands."""
+        env = {
+            "PATH": CLAUDE_PATH,
+            "HOME": str(self.home),
+            "LANG": "C.UTF-8",
+            "ANTHROPIC_BASE_URL": self.api.url,
+            "ANTHROPIC_API_KEY": "sk-ant-test-000",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "DISABLE_TELEMETRY": "1",
+            # Belt and braces: memdir's providers refuse any endpoint off this machine.
+            "MEMDIR_BLOCK_REAL_PROVIDERS": "1",
+            # The embedded local model this machine may have is not what these tests are
+            # about (and would take a core for minutes).
+            "MEMDIR_LOCAL_MODEL": str(self.root / "no-local-model.gguf"),
+        }
+        if os.environ.get("PYTHONPATH"):
+            env["PYTHONPATH"] = os.environ["PYTHONPATH"]  # the hooks run the code under test
+        env.update(self.extra_env)
+        env.update(extra or {})
+        return env
+
+    def memdir(
+        self, *args: str, check: bool = True, env: Mapping[str, str] | None = None
+    ) -> subprocess.CompletedProcess[str]:
+        """Run ``<venv>/bin/memdir ARGS`` in the project, as the user would."""
+        done = subprocess.run(
+            [str(self.memdir_script), *args],
+            cwd=self.project,
+            env=self.env(env),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=_RUN_TIMEOUT,
+        )
+        if check and done.returncode != 0:
+            raise AssertionError(
+                f"memdir {' '.join(args)} exited {done.returncode}:\n{done.stdout}{done.stderr}"
+            )
+        return done
+
+    def open(self, profile: str | None = None) -> Memdir:
+        """The project's memory through the Python API (the test process shares HOME)."""
+        return Memdir.open(self.project, profile=profile)
+
+    def run(
+        self,
+        prompt: str,
+        turns: Sequence[Turn] = (),
+        *,
+        resume: str | None = None,
+        allowed_tools: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        args: Sequence[str] = (),
+        wrapper: Sequence[str] = (),
+        check: bool = True,
+    ) -> ClaudeRun:
+        """``claude -p PROMPT`` in the project, the model answering with ``turns``.
+
+        ``wrapper`` runs before the client (a tracer); ``check`` asserts a clean exit.
+        """
+        self.api.script(turns)
+        before = len(self.api.recorded())
+        command = [*wrapper, str(self.claude), "-p", prompt, *_STREAM, *args]
+        if resume is not None:
+            command += ["--resume", resume]
+        if allowed_tools:
+            command += ["--allowedTools", ",".join(allowed_tools)]
+        done = subprocess.run(
+            command,
+            cwd=self.project,
+            env=self.env(env),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=_RUN_TIMEOUT,
+        )
+        run = ClaudeRun(
+            events=_events(done.stdout),
+            stderr=done.stderr,
+            returncode=done.returncode,
+            requests=self.api.recorded()[before:],
+        )
+        if check:
+            assert done.returncode == 0, f"claude exited {done.returncode}: {done.stderr[-2000:]}"
+            assert run.result.get("is_error") is False, run.result
+        return run
+
+    def jobs(self, session_id: str, profile: str | None = None) -> list[dict[str, Any]]:
+        """The finished background jobs of a session (their completion records)."""
+        runs = hooks_dir(self.open(profile).layout) / "runs"
+        found = []
+        for marker in sorted(runs.glob("*.done")):
+            data = json.loads(marker.read_text(encoding="utf-8"))
+            if data.get("session_id") == session_id:
+                found.append(data)
+        return found
+
+    def wait_for_jobs(self, session_id: str, profile: str | None = None) -> list[dict[str, Any]]:
+        """Wait until every background job the session started has finished; their records.
+
+        A hook records a start (or a job it did not need to start) before it returns, so
+        once Claude Code has exited, a session with neither has no job. The jobs run
+        detached, so the only event to wait on is their completion record appearing.
+        """
+        runs = hooks_dir(self.open(profile).layout) / "runs"
+
+        def pending() -> list[dict[str, Any]]:
+            found = [_read_json(p) for p in runs.glob("*.json")]
+            mine = [s for s in found if s.get("session_id") == session_id]
+            return [s for s in mine if not (runs / f"{s.get('run_id')}.done").exists()]
+
+        assert pending() or self.jobs(session_id, profile), (
+            f"no background job was recorded for session {session_id}"
+        )
+        deadline = time.monotonic() + _JOB_TIMEOUT
+        while waiting := pending():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"jobs of session {session_id} did not finish: {waiting}")
+            time.sleep(0.05)
+        return self.jobs(session_id, profile)
+
+    def drain(self) -> None:
+        """Wait (bounded) for every background job started here whose process still runs."""
+        deadline = time.monotonic() + _JOB_TIMEOUT
+        for start in self.home.glob("**/hooks/runs/*.json"):
+            done = start.with_suffix(".done")
+            pid = _read_json(start).get("pid")
+            while not done.exists() and isinstance(pid, int) and _alive(pid):
+                if time.monotonic() > deadline:
+                    os.kill(pid, signal.SIGTERM)  # a job of this test, started by its hook
+                    break
+                time.sleep(0.05)
+
+    def index_lines(self, profile: str | None = None) -> list[str]:
+        """The lines of the project's private ``MEMORY.md`` that point at a memory."""
+        index = self.open(profile).layout.memory_dir / "MEMORY.md"
+        return [
+            line
+            for line in index.read_text(encoding="utf-8").splitlines()
+            if line.startswith("- [")
+        ]
+
+
+_STREAM = ("--output-format", "stream-json", "--verbose", "--include-hook-events")
+
+
+def _events(stdout: str) -> list[dict[str, Any]]:
+    events = []
+    for line in stdout.splitlines():
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(event, dict):
+            events.append(event)
+    return events
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _venv_bin() -> Path:
+    """The folder of the running interpreter, which must hold memdir's script and be off
+    :data:`CLAUDE_PATH` (else these tests could not tell an absolute command from luck)."""
+    venv_bin = Path(sys.executable).parent
+    assert (venv_bin / "memdir").is_file(), f"no memdir script beside {sys.executable}"
+    on_path = shutil.which("memdir", path=CLAUDE_PATH)
+    assert on_path is None, f"memdir is on {CLAUDE_PATH} ({on_path}): the tests need it off"
+    return venv_bin
+
+
+@contextmanager
+def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Sandbox]:
+    """A fresh :class:`Sandbox` under ``tmp_path``; the test process shares its HOME."""
+    claude = claude_binary()
+    home = tmp_path / "home"
+    home.mkdir()
+    project = tmp_path / "project"
+    project.mkdir()
+    git(project, "init", "-q", "-b", "main")
+    (project / "README.md").write_text("A project that installs its packages with pnpm.\n")
+    git(project, "add", "README.md")
+    git(project, "commit", "-q", "-m", "init")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("MEMDIR_HOME", raising=False)
+    with run_stand_in([]) as api:
+        box = Sandbox(
+            root=tmp_path, home=home, project=project, venv_bin=_venv_bin(), claude=claude, api=api
+        )
+        try:
+            yield box
+        finally:
+            box.drain()
