@@ -23,7 +23,7 @@ from typing import Any, get_args, get_origin, get_type_hints
 from memdir.errors import ConfigError
 from memdir.inputs import note
 
-__all__ = ["PROFILES", "Settings", "load_settings", "memdir_home", "memory_enabled"]
+__all__ = ["PROFILES", "Settings", "config_path", "load_settings", "memdir_home", "memory_enabled"]
 
 PROFILES = ("memdir", "claude")
 _TRUE = {"1", "true", "yes", "on"}
@@ -75,6 +75,11 @@ def memdir_home(env: Mapping[str, str]) -> Path:
     """memdir's own home: ``MEMDIR_HOME`` or ``~/.memdir``."""
     raw = env.get("MEMDIR_HOME", "").strip()
     return Path(raw).expanduser() if raw else Path.home() / ".memdir"
+
+
+def config_path(env: Mapping[str, str]) -> Path:
+    """memdir's settings file: ``MEMDIR_CONFIG``, else ``config.toml`` in memdir's home."""
+    return Path(env.get("MEMDIR_CONFIG", "") or memdir_home(env) / "config.toml")
 
 
 def _parse_bool(name: str, raw: str) -> bool:
@@ -159,8 +164,8 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: Any) -> Set
     """Settings from defaults, the settings file, the environment and ``overrides``."""
     env = os.environ if env is None else env
     base_home = memdir_home(env)
-    config_path = Path(env.get("MEMDIR_CONFIG", "") or base_home / "config.toml")
-    values = _coerce(_read_file(config_path), str(config_path))
+    settings_file = config_path(env)
+    values = _coerce(_read_file(settings_file), str(settings_file))
     values.update(_from_env(env))
     values.update(_coerce({k: v for k, v in overrides.items() if v is not None}, "arguments"))
     profile = values.get("profile", "memdir")
