@@ -234,7 +234,7 @@ def test_stop_without_a_session_id_starts_nothing(project: Path, mem: Memdir) ->
     assert started_runs(mem) == []
 
 
-@pytest.mark.parametrize("event", ["stop", "pre-compact"])
+@pytest.mark.parametrize("event", ["stop", "pre-compact", "session-end"])
 def test_the_hook_returns_at_once_and_its_background_job_records_it_skipped_the_model(
     project: Path, mem: Memdir, transcript: Path, event: str
 ) -> None:
@@ -251,7 +251,7 @@ def test_the_hook_returns_at_once_and_its_background_job_records_it_skipped_the_
     assert report["steps"][0].startswith("read ") and report["steps"][0].endswith(
         " turns from the transcript"
     )
-    assert report["steps"][-1].startswith("no model provider configured")
+    assert report["steps"][-1].startswith("model steps are off (provider none)")
 
 
 def test_pre_compact_runs_detached_in_its_own_session(
@@ -393,7 +393,9 @@ def test_install_creates_the_settings_file_when_there_is_none(project: Path) -> 
     settings = json.loads(result.path.read_text())
     assert set(settings) == {"hooks"}
     assert settings["hooks"]["Stop"][0]["hooks"][0]["command"] == "/opt/bin/memdir hook stop"
-    assert result.added == ("SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "PreCompact")
+    assert result.added == (
+        "SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "PreCompact", "SessionEnd"
+    )  # fmt: skip
 
 
 def test_install_refuses_settings_it_cannot_read(project: Path) -> None:

@@ -188,21 +188,32 @@ def rm(name: str, scope: str | None, project: Path, as_json: bool) -> None:
 @project_option
 @json_option
 def doctor(fix: bool, drift: bool, project: Path, as_json: bool) -> None:
-    """Check memories and indexes: orphans, dangling lines, bad files, drift."""
+    """Check memories and indexes: orphans, dangling lines, bad files, drift.
+
+    Also says when the last background job (hooks) failed, or skipped for want of a
+    model, with the fix.
+    """
+    from memdir.integrations.job_status import run_problem
     from memdir.recall.doctor import diagnose  # drift checks and repairs: doctor alone
 
-    report = diagnose(open_memdir(project), fix=fix, drift=drift)
+    mem = open_memdir(project)
+    report = diagnose(mem, fix=fix, drift=drift)
+    background = run_problem(mem.layout)
+    job_failed = background is not None and background.status == "failed"
 
     def human() -> None:
-        if not report.findings:
+        if not report.findings and background is None:
             click.echo("all good")
         for f in report.findings:
             mark = "fixed" if f.fixed else f.problem.value
             where = f"{f.scope.value}:{f.file}" if f.file else f.scope.value
             click.echo(f"[{mark}] {where} {f.message}")
+        if background is not None:
+            click.echo(f"[background] {background.describe()}")
 
-    emit(as_json, {"ok": report.ok, "findings": report.findings}, human)
-    if not report.ok:
+    ok = report.ok and not job_failed  # a skipped job is a choice to make, not a fault
+    emit(as_json, {"ok": ok, "findings": report.findings, "background": background}, human)
+    if not ok:
         sys.exit(1)
 
 
