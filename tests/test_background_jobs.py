@@ -181,6 +181,29 @@ def test_provider_none_skips_quietly(project: Path, mem: Memdir, transcript: Pat
     assert report.reason.startswith("model steps are off")
 
 
+@pytest.mark.parametrize("configured", [False, True], ids=["key-only", "provider-named"])
+def test_recall_by_model_in_the_prompt_hook_needs_a_named_provider(
+    project: Path, mem: Memdir, configured: bool
+) -> None:
+    if configured:
+        pytest.importorskip("anthropic")
+    mem.write(name="Deploy window", description="Deploys happen on Tuesdays", type="project")
+    payload = json.loads((FIXTURES / "hooks" / "user-prompt-submit.json").read_text())
+    payload.update(cwd=str(project), prompt="when may we deploy to production this week?")
+    with run_stand_in([]) as api:
+        env = job_env(ANTHROPIC_API_KEY="sk-ant-from-claude-code", ANTHROPIC_BASE_URL=api.url)
+        if configured:
+            env["MEMDIR_PROVIDER"] = "anthropic"
+        done = subprocess.run(
+            [sys.executable, "-m", "memdir", "hook", "user-prompt-submit", "--model"],
+            input=json.dumps(payload), capture_output=True, text=True, env=env,
+            timeout=DEADLINE, check=True,
+        )  # fmt: skip
+    context = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Deploy window" in context  # recalled either way (lexically without a model)
+    assert bool(api.requests) is configured
+
+
 # -- failures say so, with the fix -------------------------------------------------------
 
 
