@@ -12,6 +12,7 @@ MCP server) call :func:`load_settings`; everything else receives a
 
 from __future__ import annotations
 
+import functools
 import os
 import types
 import unicodedata
@@ -125,6 +126,12 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
     return values
 
 
+@functools.cache
+def _setting_types() -> dict[str, Any]:
+    # Evaluating the annotations costs milliseconds: once per process is enough.
+    return get_type_hints(Settings)
+
+
 def _accepts(kind: Any, value: Any) -> bool:
     """Whether a settings value fits its field's type (bool is not a number here)."""
     if isinstance(kind, types.UnionType):
@@ -141,7 +148,9 @@ def _accepts(kind: Any, value: Any) -> bool:
 
 
 def _coerce(values: dict[str, Any], source: str) -> dict[str, Any]:
-    hints = get_type_hints(Settings)
+    if not values:
+        return {}  # no settings file, no overrides: the usual case for every hook
+    hints = _setting_types()
     out: dict[str, Any] = {}
     for key, value in values.items():
         if key not in hints:
