@@ -42,7 +42,7 @@ BODY = (
     "**Why:** npm rewrote pnpm-lock.yaml and broke the release build.\n"
     "**How to apply:** installs and CI steps.\n"
 )
-EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "PreCompact")
+EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "PreCompact", "SessionEnd")
 
 
 @pytest.fixture
@@ -291,7 +291,7 @@ def test_older_entries_are_replaced_in_place_and_nothing_else_moves(
     launch = launch_for(os.environ)
     result = install_claude_hooks(project, launch, scope="project")
     after = json.loads(path.read_text())
-    assert result.added == ("UserPromptSubmit", "PreCompact")
+    assert result.added == ("UserPromptSubmit", "PreCompact", "SessionEnd")
     assert set(result.updated) == {"SessionStart", "PreToolUse", "Stop"}
     shared = {event: launch.hook_command(name, shared=True) for event, name in (
         ("SessionStart", "session-start"), ("PreToolUse", "pre-tool-use"), ("Stop", "stop"),
@@ -332,7 +332,7 @@ def test_uninstall_removes_only_memdirs_entries(project: Path, home: Path) -> No
     gone = cli("hook", "uninstall", "claude", "--project", str(project))
     assert gone.exit_code == 0, gone.output
     # In the file's order: the user's events first, then those the install added.
-    removed = "PreToolUse, Stop, SessionStart, UserPromptSubmit, PreCompact"
+    removed = "PreToolUse, Stop, SessionStart, UserPromptSubmit, PreCompact, SessionEnd"
     assert f"removed memdir's hooks ({removed}) from {path}" in gone.output
     assert "auto memory back on" in gone.output
     assert json.loads(path.read_text()) == before

@@ -174,6 +174,16 @@ def test_warn_adds_context_without_a_permission_decision(mem: Memdir) -> None:
     assert "Prefer pnpm" in output["systemMessage"]
 
 
+def test_each_reason_says_what_its_rule_does(mem: Memdir) -> None:
+    feedback(mem, "Warn on npm", {**NPM, "action": "warn"})
+    feedback(mem, "Ask on installs", {"tool": "Bash", "match": r"\binstall\b", "action": "ask"})
+    feedback(mem, "Never npm", NPM)
+    reason = decide(load_rules(mem.layout).rules, "Bash", {"command": "npm install x"}).reason
+    assert '"Ask on installs" (ask_on_installs.md, private) asks before this (Bash' in reason
+    assert '"Never npm" (never_npm.md, private) forbids this (Bash' in reason
+    assert '"Warn on npm" (warn_on_npm.md, private) warns about this (Bash' in reason
+
+
 def test_a_call_no_rule_covers_gets_no_answer(mem: Memdir) -> None:
     feedback(mem, "Use pnpm", NPM)
     assert answer(mem, bash("pnpm install", mem)) is None

@@ -238,7 +238,7 @@ def test_stop_without_a_session_id_starts_nothing(project: Path, mem: Memdir) ->
     assert started_runs(mem) == []
 
 
-@pytest.mark.parametrize("event", ["stop", "pre-compact"])
+@pytest.mark.parametrize("event", ["stop", "pre-compact", "session-end"])
 def test_the_hook_returns_at_once_and_its_background_job_records_it_skipped_the_model(
     project: Path, mem: Memdir, transcript: Path, event: str
 ) -> None:
@@ -255,7 +255,7 @@ def test_the_hook_returns_at_once_and_its_background_job_records_it_skipped_the_
     assert report["steps"][0].startswith("read ") and report["steps"][0].endswith(
         " turns from the transcript"
     )
-    assert report["steps"][-1].startswith("no model provider configured")
+    assert report["steps"][-1].startswith("model steps are off (provider none)")
 
 
 def test_pre_compact_runs_detached_in_its_own_session(

@@ -93,6 +93,15 @@ def test_explicit_local_without_a_url_or_a_running_server_uses_the_embedded_mode
     assert provider.server.pid is None
 
 
+def test_an_installed_embedded_model_is_no_default_for_unattended_work(
+    bundled_model: Path,
+) -> None:
+    assert provider_from_env({}, unattended=True) is None
+    named = provider_from_env({"MEMDIR_PROVIDER": "local"}, unattended=True)
+    if not server_answers(DEFAULT_LOCAL_BASE_URL, timeout=0.5):
+        assert isinstance(named, EmbeddedProvider)
+
+
 def test_provider_none_means_no_model_even_with_the_embedded_model_installed() -> None:
     assert provider_from_env({"MEMDIR_PROVIDER": "none"}) is None
 

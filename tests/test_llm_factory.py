@@ -146,3 +146,37 @@ def test_describe_provider_names_the_kind_the_model_and_the_host_but_no_credenti
     described = describe_provider(endpoint)
     assert described == "model m at the OpenAI-compatible endpoint 127.0.0.1:8000"
     assert "secret" not in described
+
+
+@pytest.mark.parametrize(
+    "env",
+    [
+        {"ANTHROPIC_API_KEY": "k"},
+        {"OPENAI_API_KEY": "k"},
+        {"OPENAI_BASE_URL": "http://127.0.0.1:8000/v1"},
+    ],
+)
+def test_unattended_work_takes_no_provider_from_a_key_alone(env: dict[str, str]) -> None:
+    assert provider_from_env(env) is not None  # a person asking may use it
+    assert provider_from_env(env, unattended=True) is None
+
+
+def test_unattended_work_uses_the_provider_memdir_provider_names() -> None:
+    env = {"MEMDIR_PROVIDER": "anthropic", "ANTHROPIC_API_KEY": "k", "MEMDIR_MODEL": "m"}
+    provider = provider_from_env(env, unattended=True)
+    assert isinstance(provider, AnthropicProvider) and provider.model == "m"
+
+
+def test_the_settings_files_provider_and_model_count_and_the_environment_wins(
+    tmp_path: Path,
+) -> None:
+    from memdir.config import load_settings
+    from memdir.llm.factory import provider_from_settings
+
+    (tmp_path / "config.toml").write_text('provider = "openai"\nmodel = "from-file"\n')
+    env = {"MEMDIR_HOME": str(tmp_path), "OPENAI_BASE_URL": "http://127.0.0.1:8000/v1"}
+    env["ANTHROPIC_API_KEY"] = "k"  # not what the file names: it stays unused
+    provider = provider_from_settings(load_settings(env), env, unattended=True)
+    assert isinstance(provider, OpenAICompatProvider) and provider.model == "from-file"
+    env["MEMDIR_PROVIDER"] = "none"
+    assert provider_from_settings(load_settings(env), env, unattended=True) is None

@@ -228,14 +228,18 @@ def test_recall_of_long_memories_fits_the_hook_limit_and_only_what_fits_counts_a
     titles = {f"Deploy runbook {i}" for i in range(5)}
     shown = {title for title in titles if f"{title}: " in context}
     assert shown
-    second = user_prompt_submit(payload, os.environ)
-    later_context = json.loads(second)["hookSpecificOutput"]["additionalContext"] if second else ""
-    later = {title for title in titles if f"{title}: " in later_context}
-    # Only what reached the model was counted as seen: the rest comes with the next prompt.
-    assert len(shown) < 5  # five capped bodies are more than one answer holds
-    assert context.count("<memory ") == len(shown) == context.count("</memory>")
-    assert not shown & later
-    assert shown | later == titles
+    # Only what reached the model was counted as seen: the rest comes with the next prompts.
+    seen = set(shown)
+    for _ in range(4):
+        answer = user_prompt_submit(payload, os.environ)
+        if not answer:
+            break
+        text = json.loads(answer)["hookSpecificOutput"]["additionalContext"]
+        assert text_length(text) <= HOOK_CONTEXT_LIMIT
+        now = {title for title in titles if f"{title}: " in text}
+        assert now and not now & seen
+        seen |= now
+    assert seen == titles
 
 
 def test_the_user_is_told_once_per_start_when_two_memory_systems_are_on(

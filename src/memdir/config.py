@@ -12,6 +12,7 @@ MCP server) call :func:`load_settings`; everything else receives a
 
 from __future__ import annotations
 
+import functools
 import os
 import types
 import unicodedata
@@ -23,7 +24,7 @@ from typing import Any, get_args, get_origin, get_type_hints
 from memdir.errors import ConfigError
 from memdir.inputs import note
 
-__all__ = ["PROFILES", "Settings", "load_settings", "memdir_home", "memory_enabled"]
+__all__ = ["PROFILES", "Settings", "config_path", "load_settings", "memdir_home", "memory_enabled"]
 
 PROFILES = ("memdir", "claude")
 _TRUE = {"1", "true", "yes", "on"}
@@ -79,6 +80,11 @@ def memdir_home(env: Mapping[str, str]) -> Path:
     return Path(raw).expanduser() if raw else Path.home() / ".memdir"
 
 
+def config_path(env: Mapping[str, str]) -> Path:
+    """memdir's settings file: ``MEMDIR_CONFIG``, else ``config.toml`` in memdir's home."""
+    return Path(env.get("MEMDIR_CONFIG", "") or memdir_home(env) / "config.toml")
+
+
 def _parse_bool(name: str, raw: str) -> bool:
     value = raw.strip().lower()
     if value in _TRUE:
@@ -122,6 +128,12 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
     return values
 
 
+@functools.cache
+def _setting_types() -> dict[str, Any]:
+    # Evaluating the annotations costs milliseconds: once per process is enough.
+    return get_type_hints(Settings)
+
+
 def _accepts(kind: Any, value: Any) -> bool:
     """Whether a settings value fits its field's type (bool is not a number here)."""
     if isinstance(kind, types.UnionType):
@@ -138,7 +150,9 @@ def _accepts(kind: Any, value: Any) -> bool:
 
 
 def _coerce(values: dict[str, Any], source: str) -> dict[str, Any]:
-    hints = get_type_hints(Settings)
+    if not values:
+        return {}  # no settings file, no overrides: the usual case for every hook
+    hints = _setting_types()
     out: dict[str, Any] = {}
     for key, value in values.items():
         if key not in hints:
@@ -161,8 +175,8 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: Any) -> Set
     """Settings from defaults, the settings file, the environment and ``overrides``."""
     env = os.environ if env is None else env
     base_home = memdir_home(env)
-    config_path = Path(env.get("MEMDIR_CONFIG", "") or base_home / "config.toml")
-    values = _coerce(_read_file(config_path), str(config_path))
+    settings_file = config_path(env)
+    values = _coerce(_read_file(settings_file), str(settings_file))
     values.update(_from_env(env))
     values.update(_coerce({k: v for k, v in overrides.items() if v is not None}, "arguments"))
     profile = values.get("profile", "memdir")

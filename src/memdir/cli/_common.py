@@ -219,16 +219,16 @@ def open_memdir(project: Path) -> Memdir:
 
 
 def configured_provider(mem: Memdir) -> Provider | None:
-    """The model provider of the environment, with the settings' provider and model
-    filling in what the environment leaves unset; ``None`` when none is configured."""
-    from memdir.llm.factory import provider_from_env
+    """The model provider for a command a person runs; ``None`` when none is configured.
 
-    env = dict(mem.env)
-    if mem.settings.provider and not env.get("MEMDIR_PROVIDER"):
-        env["MEMDIR_PROVIDER"] = mem.settings.provider
-    if mem.settings.model and not env.get("MEMDIR_MODEL"):
-        env["MEMDIR_MODEL"] = mem.settings.model
-    return provider_from_env(env)
+    The settings' provider and model (``MEMDIR_PROVIDER``, ``MEMDIR_MODEL`` or the
+    settings file) when named, else what the environment offers: a person running a
+    model verb by hand may use the key they exported (the hooks may not, see
+    :func:`memdir.llm.factory.provider_from_env`).
+    """
+    from memdir.llm.factory import provider_from_settings
+
+    return provider_from_settings(mem.settings, mem.env)
 
 
 def require_provider(mem: Memdir) -> Provider:

@@ -3,8 +3,8 @@
 ``session-start`` prints the memory prompt in the JSON shape Claude Code adds
 to the context; ``user-prompt-submit`` adds the memories recalled for each
 prompt; ``pre-tool-use`` answers with the permission decision of the
-feedback memories' enforced rules; ``stop`` and ``pre-compact`` start the
-session-notes and extraction job in a detached process and return at once.
+feedback memories' enforced rules; ``stop``, ``pre-compact`` and ``session-end``
+start the session-notes and extraction job in a detached process and return at once.
 All of them read the hook's JSON on stdin and never fail the agent: any error
 is a note on stderr and exit status 0. The ``memdir`` script answers
 ``session-start``, ``pre-tool-use`` and ``user-prompt-submit`` before click
@@ -109,6 +109,14 @@ def pre_compact() -> None:
     """Bring session notes up to date in the background before compaction (JSON on stdin)."""
     _never_fail(
         "pre-compact", lambda p: _started(start_background("pre-compact", p, env=os.environ))
+    )
+
+
+@hook.command("session-end")
+def session_end() -> None:
+    """Bring session notes and memories up to date in the background as the session ends."""
+    _never_fail(
+        "session-end", lambda p: _started(start_background("session-end", p, env=os.environ))
     )
 
 

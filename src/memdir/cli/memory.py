@@ -188,17 +188,23 @@ def rm(name: str, scope: str | None, project: Path, as_json: bool) -> None:
 @project_option
 @json_option
 def doctor(fix: bool, drift: bool, project: Path, as_json: bool) -> None:
-    """Check memories and indexes (orphans, dangling lines, bad files, drift) and that
-    the hook and MCP commands installed for Claude Code start memdir."""
+    """Check memories and indexes (orphans, dangling lines, bad files, drift), that the
+    hook and MCP commands installed for Claude Code start memdir, and the last background
+    job (hooks): failed, or skipped for want of a model, with the fix."""
     from memdir.integrations.install_check import check_installs
+    from memdir.integrations.job_status import run_problem
     from memdir.recall.doctor import diagnose  # drift checks and repairs: doctor alone
 
-    report = diagnose(open_memdir(project), fix=fix, drift=drift)
+    mem = open_memdir(project)
+    report = diagnose(mem, fix=fix, drift=drift)
     installs = check_installs(project)
-    ok = report.ok and not installs
+    background = run_problem(mem.layout)
+    job_failed = background is not None and background.status == "failed"
+    # A skipped job is a choice to make, not a fault.
+    ok = report.ok and not installs and not job_failed
 
     def human() -> None:
-        if not report.findings and not installs:
+        if not report.findings and not installs and background is None:
             click.echo("all good")
         for f in report.findings:
             mark = "fixed" if f.fixed else f.problem.value
@@ -206,8 +212,16 @@ def doctor(fix: bool, drift: bool, project: Path, as_json: bool) -> None:
             click.echo(f"[{mark}] {where} {f.message}")
         for i in installs:
             click.echo(f"[{i.problem}] {i.path} {i.message}; fix: {i.fix}")
+        if background is not None:
+            click.echo(f"[background] {background.describe()}")
 
-    emit(as_json, {"ok": ok, "findings": report.findings, "installs": installs}, human)
+    payload = {
+        "ok": ok,
+        "findings": report.findings,
+        "installs": installs,
+        "background": background,
+    }
+    emit(as_json, payload, human)
     if not ok:
         sys.exit(1)
 

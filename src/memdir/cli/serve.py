@@ -1,6 +1,7 @@
 """``memdir serve``: the MCP server on stdio, or on streamable HTTP with ``--http``.
 
-Parse, build the server for the project, run it. HTTP binds to loopback
+Parse, build the server for the project, run it. On stdio, SIGINT and SIGTERM
+stop it cleanly (:mod:`memdir.mcp.stdio`). HTTP binds to loopback
 unless ``--host`` says otherwise and always requires a bearer token:
 ``--token``/``MEMDIR_MCP_TOKEN``, else the one stored (0600) in the memdir
 home, generated on first use. The server needs the ``memdir[mcp]`` extra;
@@ -36,8 +37,8 @@ _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 def serve(use_http: bool, host: str, port: int, token: str | None, project: Path) -> None:
     """Run memdir's MCP server for this project (stdio unless --http)."""
     try:
-        from memdir.mcp.http import TOKEN_FILE, resolve_token, serve_http
         from memdir.mcp.server import build_server
+        from memdir.mcp.stdio import serve_stdio
     except ImportError as exc:
         if exc.name != "mcp" and not (exc.name or "").startswith("mcp."):
             raise
@@ -47,8 +48,10 @@ def serve(use_http: bool, host: str, port: int, token: str | None, project: Path
     mem = open_memdir(project)  # fail here, with a clear error, rather than in the server
     server = build_server(mem.layout.project_root, profile=profile_option_value())
     if not use_http:
-        server.run("stdio")
+        serve_stdio(server)  # until the client closes stdin, or SIGINT / SIGTERM
         return
+    from memdir.mcp.http import TOKEN_FILE, resolve_token, serve_http
+
     secret = resolve_token(mem.settings.home, token)
     if host not in _LOOPBACK:
         click.echo(f"memdir: warning: serving on {host}, reachable beyond this machine", err=True)

@@ -65,6 +65,7 @@ _EVENTS = (
     ("PreToolUse", "pre-tool-use"),
     ("Stop", "stop"),
     ("PreCompact", "pre-compact"),
+    ("SessionEnd", "session-end"),
 )
 # Events whose matcher selects tools: memdir's rules decide per tool, so it sees every call.
 _TOOL_EVENTS = frozenset({"PreToolUse"})

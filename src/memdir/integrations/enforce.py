@@ -63,11 +63,16 @@ def decide(
     return Decision(tool_name=tool_name, action=action, fired=fired)
 
 
+# What each rule does, in its own words: a call several rules catch is named once per
+# rule, each with its own action, whichever action won.
+_DOES = {"deny": "forbids this", "ask": "asks before this", "warn": "warns about this"}
+
+
 def _one(found: EnforcedRule) -> str:
     why = f" Why: {found.why}" if found.why else ""
     return (
-        f'feedback memory "{found.name}" ({found.ref}, {found.scope.value}) forbids this '
-        f"({found.rule.tool} matching `{found.rule.match}`).{why}"
+        f'feedback memory "{found.name}" ({found.ref}, {found.scope.value}) '
+        f"{_DOES[found.rule.action]} ({found.rule.tool} matching `{found.rule.match}`).{why}"
     )
 
 

@@ -236,16 +236,18 @@ def _team_on(settings: Settings, layout: Layout) -> bool:
 
 
 def _model_selector(settings: Settings, env: Mapping[str, str]) -> Selector | None:
-    """The configured provider's selector (it falls back to lexical on any failure)."""
-    from memdir.llm.factory import provider_from_env
+    """The configured provider's selector (it falls back to lexical on any failure).
+
+    A hook runs by itself: only a provider named in memdir's settings or
+    ``MEMDIR_PROVIDER`` is used, never one guessed from a key in the environment
+    (Claude Code exports its own). None named: the lexical selector.
+    """
+    if not settings.provider:
+        return None  # and the model layer is not even loaded
+    from memdir.llm.factory import provider_from_settings
     from memdir.recall.selector import ModelSelector
 
-    merged = dict(env)
-    if settings.provider and not merged.get("MEMDIR_PROVIDER"):
-        merged["MEMDIR_PROVIDER"] = settings.provider
-    if settings.model and not merged.get("MEMDIR_MODEL"):
-        merged["MEMDIR_MODEL"] = settings.model
-    provider = provider_from_env(merged)
+    provider = provider_from_settings(settings, env, unattended=True)
     return None if provider is None else ModelSelector(provider)
 
 

@@ -8,19 +8,24 @@ Claude Code runs a hook command with a JSON object on stdin (``session_id``,
   here) returns the memory section in the shape Claude Code adds to the
   context; this module imports the facade, filelock and subprocess only where
   the background jobs use them;
-- **stop** and **pre-compact** start a detached background process
-  (``python -m memdir.integrations.hooks run ...``, its own session, output
-  to a log under the state folder) and return at once: the agent never waits
-  for a model call.
+- **stop**, **pre-compact** and **session-end** start a detached background
+  process (``python -m memdir.integrations.hooks run ...``, its own session,
+  output to a log under the state folder) and return at once: the agent never
+  waits for a model call (Claude Code gives its SessionEnd hooks about 1.5 s).
 
 The background job reads the transcript, then updates the session notes and
-runs extraction through :class:`~memdir.agents.host.MemoryHost`; without a
-configured provider it records that it skipped the model steps. One job
-per session at a time: a job that finds the session's lock taken leaves its
-request in a pending file and exits; the holder runs the pending request as
-one trailing run before it lets go. A start is recorded in
-``<state>/hooks/runs/<run-id>.json`` (with the pid); every job, run or
-coalesced, ends with a completion marker ``<run-id>.done`` beside it (JSON).
+runs extraction through :class:`~memdir.agents.host.MemoryHost`. It runs by
+itself, so it uses only the provider memdir's settings or ``MEMDIR_PROVIDER``
+name (a key in the environment is not consent, see
+:func:`memdir.llm.factory.provider_from_env`); without one it records that it
+skipped the model steps, with the fix. One job per session at a time: a job
+that finds the session's lock taken leaves its request in a pending file and
+exits; the holder runs the pending request as one trailing run before it lets
+go. A start is recorded in ``<state>/hooks/runs/<run-id>.json`` (with the
+pid); every job, run or coalesced, ends with a completion marker
+``<run-id>.done`` beside it (a :class:`JobReport` as JSON), which
+:mod:`memdir.integrations.job_status` reads back for ``memdir doctor`` and for
+the one line the next session start shows when a job failed or skipped.
 """
 
 from __future__ import annotations
@@ -46,10 +51,12 @@ from memdir.storage.paths import Layout, slugify
 if TYPE_CHECKING:
     import subprocess
 
+    from memdir.agents.host import MemoryHost
     from memdir.api import Memdir
     from memdir.llm.base import Provider
 
 __all__ = [
+    "EVENTS",
     "BackgroundRun",
     "HookInput",
     "JobReport",
@@ -64,12 +71,13 @@ __all__ = [
     "start_background",
 ]
 
-Event = Literal["stop", "pre-compact"]
+Event = Literal["stop", "pre-compact", "session-end"]
+EVENTS: tuple[Event, ...] = ("stop", "pre-compact", "session-end")
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
-_NO_PROVIDER = (
-    "no model provider configured: session notes and extraction skipped "
-    "(set MEMDIR_PROVIDER, ANTHROPIC_API_KEY / OPENAI_API_KEY, or MEMDIR_LOCAL_MODEL "
-    "for an embedded local model)"
+_NO_MODEL = "no model configured for background work"
+_MODEL_OFF = "model steps are off (provider none): session notes and extraction skipped"
+_CHECK_MODEL = (
+    "check the model settings (MEMDIR_PROVIDER, MEMDIR_MODEL, and the provider's key or URL)"
 )
 
 
@@ -207,7 +215,11 @@ def start_background(
 
 @dataclass(frozen=True, kw_only=True)
 class JobReport:
-    """What one background job did: ``done``, ``skipped`` or ``failed``, and its steps."""
+    """What one background job did: ``done``, ``skipped`` or ``failed``, and its steps.
+
+    A job that skipped or failed says why (``reason``) and, where the user can do
+    something about it, what (``fix``).
+    """
 
     status: Literal["done", "skipped", "failed"]
     event: str
@@ -215,6 +227,8 @@ class JobReport:
     steps: tuple[str, ...] = ()
     run_ids: tuple[str, ...] = ()
     finished: str = ""
+    reason: str = ""
+    fix: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -237,46 +251,102 @@ def run_job(
     env: Mapping[str, str],
     provider: Provider | Literal["env"] | None = "env",
 ) -> JobReport:
-    """Read the transcript and run session notes + extraction; never raises memdir errors."""
+    """Read the transcript and run session notes + extraction; never raises memdir errors.
+
+    ``provider="env"``: the one memdir's settings or ``MEMDIR_PROVIDER`` name, never
+    one guessed from the environment; none named, the job is skipped with the fix.
+    """
     from memdir.api import Memdir
     from memdir.storage.transcript import read_transcript
 
     steps: list[str] = []
 
-    def report(status: Literal["done", "skipped", "failed"], note: str) -> JobReport:
-        return JobReport(status=status, event=event, session_id=session_id, steps=(*steps, note))
+    def report(
+        status: Literal["done", "skipped", "failed"], reason: str, fix: str = ""
+    ) -> JobReport:
+        note = f"{reason}: {fix}" if fix else reason
+        return JobReport(
+            status=status,
+            event=event,
+            session_id=session_id,
+            steps=(*steps, note),
+            reason=reason,
+            fix=fix,
+        )
 
     try:
         mem = Memdir.open(project, env=env)
         if not mem.enabled:
             return report("skipped", "memory is disabled")
+        if provider == "env" and not mem.settings.provider:
+            return report("skipped", _NO_MODEL, _configure_hint(env))
         path = find_transcript(transcript, session_id=session_id, cwd=project, env=env)
         if path is None:
             return report("skipped", "no transcript found for this session")
         turns = list(read_transcript(path).turns)
         steps.append(f"read {len(turns)} turns from the transcript")
-        # Imported here: the hook commands load this module and must answer fast;
-        # only the background job needs the model layer.
-        from memdir.llm.factory import provider_from_env
-
-        model = provider_from_env(env) if provider == "env" else provider
+        model = _background_provider(mem, env) if provider == "env" else provider
         if model is None:
-            return report("skipped", _NO_PROVIDER)
-        steps.extend(_model_steps(mem, model, session_id, event, turns))
+            return report("skipped", _MODEL_OFF)
+        try:
+            done, failure = _model_steps(mem, model, session_id, event, turns)
+        finally:
+            if provider == "env":
+                _close(model)
+        steps.extend(done)
+        if failure is not None:
+            return report("failed", failure, _CHECK_MODEL)
     except MemdirError as exc:
-        return report("failed", f"{type(exc).__name__}: {exc}")
+        return report("failed", exc.message, _fix_for(exc))
     return JobReport(status="done", event=event, session_id=session_id, steps=tuple(steps))
+
+
+def _configure_hint(env: Mapping[str, str]) -> str:
+    from memdir.config import config_path
+
+    return (
+        f"set MEMDIR_PROVIDER=anthropic (uses ANTHROPIC_API_KEY) or provider in "
+        f'{config_path(env)} (provider = "none" turns model steps off quietly)'
+    )
+
+
+def _fix_for(exc: MemdirError) -> str:
+    where = f" ({exc.path})" if exc.path and exc.path not in exc.message else ""
+    return (exc.hint or "see the message above") + where
+
+
+def _background_provider(mem: Memdir, env: Mapping[str, str]) -> Provider | None:
+    # Imported here: the hook commands load this module and must answer fast;
+    # only the background job needs the model layer.
+    from memdir.llm.factory import provider_from_settings
+
+    return provider_from_settings(mem.settings, env, unattended=True)
+
+
+def _close(provider: Provider) -> None:
+    close = getattr(provider, "close", None)  # the embedded model stops its server
+    if callable(close):
+        close()
 
 
 def _model_steps(
     mem: Memdir, provider: Provider, session_id: str, event: Event, turns: Sequence[Any]
-) -> list[str]:
+) -> tuple[list[str], str | None]:
+    """The steps run, and the first provider failure among them (``None``: none failed)."""
     from memdir.agents.host import MemoryHost
 
     with MemoryHost(mem, provider, session_id) as host:
         if event == "pre-compact":
             # Compaction is about to drop messages: bring the notes up to date now.
             host.notes.update(turns)
+            if host.extractor.should_run(turns):
+                host.extractor.extract(turns)
+        elif event == "session-end":
+            # The last chance: notes that exist get what is new (the update runs no
+            # model when nothing is); a session too short to have notes gets them
+            # only when their trigger says so.
+            if host.notes.read() is not None or host.notes.should_update(turns):
+                host.notes.update(turns)
             if host.extractor.should_run(turns):
                 host.extractor.extract(turns)
         else:
@@ -286,7 +356,24 @@ def _model_steps(
         for u in host.notes_updates
     ]
     steps += [r.message for r in host.extractions]
-    return steps or ["nothing was due (session notes and extraction triggers not met)"]
+    return (
+        steps or ["nothing was due (session notes and extraction triggers not met)"],
+        _provider_failure(host),
+    )
+
+
+def _provider_failure(host: MemoryHost) -> str | None:
+    """What went wrong when a step's model call failed (not a budget or turn limit)."""
+    from memdir.agents.runner import AgentStop
+
+    for update in host.notes_updates:
+        if update.run is not None and update.run.stop_reason is AgentStop.ERROR:
+            return f"session notes update failed: {update.run.error}"
+    for extraction in host.extractions:
+        run = extraction.run
+        if extraction.error and (run is None or run.stop_reason is AgentStop.ERROR):
+            return f"extraction failed: {extraction.error}"
+    return None
 
 
 def find_transcript(
@@ -347,14 +434,23 @@ def _run_and_mark(base: Path, request: JobRequest, *, env: Mapping[str, str]) ->
         )
     except Exception as exc:  # a background job reports, it never dies silently
         note = f"unexpected {type(exc).__name__}: {exc}"
+        log = base / "logs" / f"{request.session_id}.log"
         report = JobReport(
-            status="failed", event=request.event, session_id=request.session_id, steps=(note,)
+            status="failed",
+            event=request.event,
+            session_id=request.session_id,
+            steps=(note,),
+            reason=note,
+            fix=f"this looks like a bug in memdir; the job's output is in {log}",
         )
     report = replace(
         report, run_ids=request.run_ids, finished=dt.datetime.now().isoformat(timespec="seconds")
     )
     for run_id in request.run_ids:
         atomic_write(base / "runs" / f"{run_id}.done", json.dumps(asdict(report), indent=2) + "\n")
+    from memdir.integrations.job_status import prune_runs
+
+    prune_runs(base / "runs")
     return report
 
 
@@ -402,8 +498,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     parser = argparse.ArgumentParser(prog="python -m memdir.integrations.hooks")
     sub = parser.add_subparsers(dest="action", required=True)
-    run = sub.add_parser("run", help="run a stop or pre-compact job now")
-    run.add_argument("--event", choices=("stop", "pre-compact"), required=True)
+    run = sub.add_parser("run", help="run a stop, pre-compact or session-end job now")
+    run.add_argument("--event", choices=EVENTS, required=True)
     run.add_argument("--session", required=True)
     run.add_argument("--project", required=True)
     run.add_argument("--transcript", default=None)

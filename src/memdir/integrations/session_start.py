@@ -99,7 +99,21 @@ def _session_start(
         text = _prompt(settings, layout, env, tools="files", max_chars=settings.hook_context_chars)
         if client_loads and settings.profile != "claude" and payload.hook_event_name:
             notices.append(_TWO_SYSTEMS)
+    notice = _background_notice(layout)
+    if notice is not None:
+        notices.insert(0, notice)  # what needs fixing first
     return _once(layout, payload, text), notices
+
+
+def _background_notice(layout: Layout) -> str | None:
+    """One line about the last background job when it failed or skipped, once per job."""
+    from memdir.errors import MemdirError
+    from memdir.integrations.job_status import notice_for
+
+    try:
+        return notice_for(layout)
+    except (MemdirError, OSError):
+        return None  # the memory section matters more than the note about a job
 
 
 def _client_loads_index(layout: Layout, env: Mapping[str, str]) -> bool:

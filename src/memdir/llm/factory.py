@@ -1,17 +1,30 @@
 """Choose the provider from configuration; ``None`` when model steps should be skipped.
 
 The composition root passes its environment in (nothing here reads ``os.environ``).
-With nothing configured, the default is the embedded local model (llama.cpp's
-server on a bundled GGUF file, see :mod:`memdir.llm.local`) when it is installed,
-started on the first call; else ``None``. ``MEMDIR_PROVIDER=local`` without
-``MEMDIR_LOCAL_BASE_URL`` uses a server already answering at the default URL (one
-quick probe, the only network access here), else the embedded model.
+Who asked decides how far the choice may guess:
+
+- **a person** (``memdir consolidate``, ``recall --model``, a program calling
+  :func:`provider_from_env`): ``MEMDIR_PROVIDER`` when set, else inferred: the
+  Anthropic key, then the OpenAI key or base URL, then the embedded local model
+  (llama.cpp's server on a bundled GGUF file, see :mod:`memdir.llm.local`) when it
+  is installed, else ``None``;
+- **nobody** (``unattended=True``: the hooks and their background jobs): only
+  ``MEMDIR_PROVIDER`` (or ``provider`` in memdir's settings file, through
+  :func:`provider_from_settings`) names the provider, and unset means ``None``.
+  A key in the environment is not consent: Claude Code exports its own
+  ``ANTHROPIC_API_KEY`` to every hook it runs. The named provider then reads its
+  key, URL and model from the variables below as usual.
+
+``MEMDIR_PROVIDER=local`` without ``MEMDIR_LOCAL_BASE_URL`` uses a server already
+answering at the default URL (one quick probe, the only network access here), else
+the embedded model, started on its first call.
 
 =========================  =================================================
 ``MEMDIR_PROVIDER``        ``anthropic`` | ``openai`` | ``local`` | ``none``;
-                           unset: Anthropic if its key is set, else OpenAI if
-                           its key or base URL is set, else the embedded
-                           local model if installed, else none
+                           unset: none when unattended; else Anthropic if
+                           its key is set, else OpenAI if its key or base
+                           URL is set, else the embedded local model if
+                           installed, else none
 ``MEMDIR_MODEL``           model name (each provider has a default)
 ``ANTHROPIC_API_KEY``      Anthropic key; ``ANTHROPIC_BASE_URL`` optional
 ``OPENAI_API_KEY``         OpenAI key (optional for servers that need none)
@@ -28,6 +41,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
+from memdir.config import Settings
 from memdir.errors import ConfigError
 from memdir.llm.base import Provider
 from memdir.llm.local import (
@@ -38,7 +52,13 @@ from memdir.llm.local import (
     server_answers,
 )
 
-__all__ = ["DEFAULT_LOCAL_BASE_URL", "PROVIDER_NAMES", "describe_provider", "provider_from_env"]
+__all__ = [
+    "DEFAULT_LOCAL_BASE_URL",
+    "PROVIDER_NAMES",
+    "describe_provider",
+    "provider_from_env",
+    "provider_from_settings",
+]
 
 PROVIDER_NAMES = ("anthropic", "openai", "local", "none")
 DEFAULT_LOCAL_BASE_URL = "http://127.0.0.1:8080/v1"
@@ -47,9 +67,13 @@ _PROBE_TIMEOUT = 0.5
 _EMBEDDED = "embedded"
 
 
-def provider_from_env(env: Mapping[str, str]) -> Provider | None:
-    """The provider ``env`` configures, or ``None`` when model steps should be skipped."""
-    name = _provider_name(env)
+def provider_from_env(env: Mapping[str, str], *, unattended: bool = False) -> Provider | None:
+    """The provider ``env`` configures, or ``None`` when model steps should be skipped.
+
+    ``unattended``: the work runs by itself (a hook, a background job), so only an
+    explicit ``MEMDIR_PROVIDER`` counts; no key, URL or installed model is guessed at.
+    """
+    name = _provider_name(env, unattended=unattended)
     if name == "none":
         return None
     model = env.get("MEMDIR_MODEL") or None
@@ -87,9 +111,27 @@ def provider_from_env(env: Mapping[str, str]) -> Provider | None:
     )
 
 
-def _provider_name(env: Mapping[str, str]) -> str:
+def provider_from_settings(
+    settings: Settings, env: Mapping[str, str], *, unattended: bool = False
+) -> Provider | None:
+    """:func:`provider_from_env` with ``settings.provider`` and ``settings.model`` in force.
+
+    The settings already hold ``MEMDIR_PROVIDER`` and ``MEMDIR_MODEL`` when they are set
+    (the environment wins over the settings file), so what they name is what runs.
+    """
+    merged = dict(env)
+    if settings.provider:
+        merged["MEMDIR_PROVIDER"] = settings.provider
+    if settings.model:
+        merged["MEMDIR_MODEL"] = settings.model
+    return provider_from_env(merged, unattended=unattended)
+
+
+def _provider_name(env: Mapping[str, str], *, unattended: bool) -> str:
     name = (env.get("MEMDIR_PROVIDER") or "").strip().lower()
     if not name:
+        if unattended:
+            return "none"
         if env.get("ANTHROPIC_API_KEY"):
             return "anthropic"
         if env.get("OPENAI_API_KEY") or env.get("OPENAI_BASE_URL"):

@@ -47,10 +47,11 @@ from memdir.api import Memdir
 from memdir.errors import InvalidMemory, LimitExceeded, MemdirError, UnsafePath
 from memdir.mcp._text import Scrubber, agent_error, listing, numbered
 from memdir.model import MemoryRecord, Scope
-from memdir.recall.relevant import recall as recall_memories
-from memdir.search.query import SearchQuery, grep
-from memdir.search.query import search as ranked_search
 from memdir.storage.fs import explain_os_error, read_bytes_nofollow, safe_join
+
+# Search and recall (the catalog, its engine, the manifest, drift checks) load with
+# the first search or recall call: a client waits for the server's first answer,
+# and most sessions call neither.
 
 __all__ = ["TOOL_NAMES", "MemdirContext", "argument_errors", "build_server"]
 
@@ -258,6 +259,9 @@ def search(
     (or a regular expression with regex=true), case-insensitive, with line
     numbers. Use view on a path from the results to read the whole memory.
     """
+    from memdir.search.query import SearchQuery
+    from memdir.search.query import search as ranked_search
+
     mem = _mem(ctx)
     limit = max(1, min(limit, 100))
     if mode == "grep":
@@ -283,6 +287,8 @@ def search(
 
 
 def _grep(mem: Memdir, query: str, *, scope: ScopeArg | None, limit: int, regex: bool) -> str:
+    from memdir.search.query import grep
+
     root = mem.layout.memory_dir
     found = []
     for hit in grep(root, query, regex=regex, ignore_case=True):
@@ -306,6 +312,8 @@ def recall(ctx: MemdirCtx, query: QueryArg, session: str | None = None) -> str:
     empty answer is normal. Pass session (any stable id for this conversation)
     so that memories already recalled in it are not repeated.
     """
+    from memdir.recall.relevant import recall as recall_memories
+
     state = _state(ctx)
     result = recall_memories(state.memdir, query, session=session, enabled=state.memdir.enabled)
     if not result.items:
