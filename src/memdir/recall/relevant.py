@@ -586,7 +586,16 @@ def _items(ctx: _Context, chosen: Sequence[Candidate], remaining: int) -> list[R
         memory = _read_memory(candidate.entry.path)
         if memory is None:
             continue  # unreadable or removed since it was listed: nothing to show
-        item = _item(ctx, candidate, memory, remaining, None if room is None else room - 2)
+        item = _item(
+            ctx,
+            candidate,
+            memory,
+            remaining,
+            None if room is None else room - 2,
+            # Past the first block, one that would be cut to fit this answer waits for the
+            # next one whole (it is not counted as seen), rather than arriving in part.
+            cut_to_fit=not items,
+        )
         if item is None:
             break  # the budget cannot hold another block
         items.append(item)
@@ -605,7 +614,13 @@ def _read_memory(path: Path) -> Memory | None:
 
 
 def _item(
-    ctx: _Context, candidate: Candidate, memory: Memory, remaining: int, room: int | None
+    ctx: _Context,
+    candidate: Candidate,
+    memory: Memory,
+    remaining: int,
+    room: int | None,
+    *,
+    cut_to_fit: bool = True,
 ) -> RecallItem | None:
     settings = ctx.memdir.settings
     entry = candidate.entry
@@ -624,9 +639,12 @@ def _item(
             body=body,
         )
         size = len(text.encode("utf-8"))
-        over = max(size - remaining, 0 if room is None else text_length(text) - room)
+        over_room = 0 if room is None else text_length(text) - room
+        over = max(size - remaining, over_room)
         if over <= 0:
             break
+        if over_room > 0 and not cut_to_fit:
+            return None
         # Too big for what is left of the budget: show less of the body, if that helps.
         # (A code unit is at most 3 bytes of UTF-8, so cutting `over` bytes is enough
         # for the bytes and at least a start for the characters; the loop checks again.)
