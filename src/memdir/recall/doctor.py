@@ -30,7 +30,7 @@ from pathlib import Path
 from memdir.errors import MemdirError
 from memdir.model import MemoryRecord, MemoryType, Scope
 from memdir.recall.drift import DriftChecker
-from memdir.storage.codec import read_frontmatter_head
+from memdir.storage.codec import memory_from_fields, read_frontmatter_head
 from memdir.storage.fs import TEMP_PATTERN, atomic_write
 from memdir.storage.memory_index import parse_entries, remove_entry, truncate_index, upsert_entry
 from memdir.storage.project import ProjectMemory
@@ -203,10 +203,10 @@ def _hook_for(store: MemoryStore, file: str, records: dict[str, MemoryRecord]) -
     if record is not None:
         return record.memory.name or file, record.memory.description
     try:
-        head = read_frontmatter_head(store.root / file)
+        head = memory_from_fields(read_frontmatter_head(store.root / file), "")
     except (MemdirError, OSError):
-        head = {}
-    return str(head.get("name") or file), str(head.get("description") or "")
+        return file, ""
+    return head.name or file, head.description
 
 
 def _repair(store: MemoryStore, findings: list[Finding], records: list[MemoryRecord]) -> str:

@@ -251,7 +251,7 @@ def read_entry(found: MemoryFile) -> ManifestEntry:
         name, description, kind, verified, updated = found.path.stem, "", None, None, None
     else:
         name, description, kind = memory.name or found.path.stem, memory.description, memory.type
-        verified, updated = memory.verified, memory.updated
+        verified, updated = memory.verified, memory.last_updated
     return _entry(found, name, description, kind, verified, updated, problem)
 
 
