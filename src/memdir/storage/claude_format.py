@@ -39,10 +39,11 @@ NODE_TYPE = "memory"
 """The ``metadata.node_type`` Claude Code writes first in every memory file."""
 
 _TOP = ("name", "description")
-# A text value written as is: a letter, then letters, digits, single spaces and
-# punctuation neither YAML nor Claude Code's writer gives a meaning to inside a value.
+# A text value written as is: a letter, ``/`` or a ``.`` before no digit (a path), then
+# letters, digits, single spaces and punctuation neither YAML nor Claude Code's writer
+# gives a meaning to inside a value.
 _PLAIN = re.compile(
-    r"[^\W\d_](?:[A-Za-z0-9._/()+=?$%;!@*&|>~-]| (?! )"
+    r"(?:[^\W\d_]|/|\.(?!\d))(?:[A-Za-z0-9._/()+=?$%;!@*&|>~-]| (?! )"
     "|[^\x00-\xa0\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff])*"
 )
 # Dates, timestamps and UUIDs: Claude Code writes them unquoted, and memdir's
@@ -52,8 +53,8 @@ _UNQUOTED = re.compile(
     r"|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 )
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
-# Words YAML 1.1 reads as booleans or null.
-_KEYWORDS = frozenset("y n yes no true false on off null".split())
+# Words YAML 1.1 reads as booleans, null or floats.
+_KEYWORDS = frozenset("y n yes no true false on off null .inf .nan".split())
 # What a double-quoted scalar must escape: the quote and backslash, the characters
 # YAML refuses in a stream, and those it reads as line breaks (NEL, LS, PS).
 _ESCAPE = re.compile('["\\\\\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufeff\ufffe\uffff]')
@@ -103,7 +104,9 @@ def scalar(value: Any, fallback: Callable[[Any], str]) -> str:
     """One value on one line, quoted where Claude Code's writer quotes it."""
     if isinstance(value, str):
         plain = (
-            _PLAIN.fullmatch(value) is not None and value.lower() not in _KEYWORDS
+            _PLAIN.fullmatch(value) is not None
+            and not value.endswith(" ")  # YAML drops a plain value's trailing space
+            and value.lower() not in _KEYWORDS
         ) or _UNQUOTED.fullmatch(value) is not None
         return value if plain else _double_quoted(value)
     if isinstance(value, bool):

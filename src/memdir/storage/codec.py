@@ -130,11 +130,12 @@ def _load_yaml(block: str) -> Any:
 # After its first letter, a plain value holds these characters (and single spaces).
 _PLAIN_CHARS = "A-Za-z0-9.,;/()+=?$%'_-"
 _PLAIN_LINE = re.compile(r"(?P<key>[A-Za-z][A-Za-z0-9_-]*):(?: +(?P<value>\S.*?))? *")
-# Also read for certain: a letter (any script) first, then those and the characters that
-# mean something to YAML only at a value's start (``! @ * & | > ~``), and any character
-# past ASCII YAML accepts in a stream but reads as no line break or byte-order mark.
+# Also read for certain: a letter (any script), ``/`` or a ``.`` before no digit (a path)
+# first, then those and the characters that mean something to YAML only at a value's
+# start (``! @ * & | > ~``), and any character past ASCII YAML accepts in a stream but
+# reads as no line break or byte-order mark.
 _PLAIN_SCALAR = re.compile(
-    r"[^\W\d_](?:[ A-Za-z0-9.,;/()+=?$%'_!@*&|>~-]"
+    r"(?:[^\W\d_]|/|\.(?!\d))(?:[ A-Za-z0-9.,;/()+=?$%'_!@*&|>~-]"
     "|[^\x00-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff])*"
     r"|\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})?)?"
     r"|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
@@ -142,8 +143,8 @@ _PLAIN_SCALAR = re.compile(
 _DOUBLE_QUOTED = re.compile(r'"((?:[^"\\]|\\["\\])*)"')
 _SINGLE_QUOTED = re.compile(r"'((?:[^']|'')*)'")
 _UNESCAPE = re.compile(r"\\([\"\\])")
-# Plain words YAML 1.1 reads as booleans or null rather than text.
-_NOT_TEXT = frozenset("y n yes no true false on off null".split())
+# Plain words YAML 1.1 reads as booleans, null or floats rather than text.
+_NOT_TEXT = frozenset("y n yes no true false on off null .inf .nan".split())
 
 
 class _NotPlain(Exception):
