@@ -169,8 +169,10 @@ timestamps = st.datetimes(
 ).map(claude_timestamp)
 claude_values: st.SearchStrategy[Any] = st.recursive(
     scalars,
-    lambda inner: st.lists(inner, max_size=3)
-    | st.dictionaries(extra_keys, inner.filter(lambda v: v is not None), max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(extra_keys, inner.filter(lambda v: v is not None), max_size=3)
+    ),
     max_leaves=6,
 )
 
@@ -326,4 +328,6 @@ def test_names_are_slugged_as_claude_code_slugs_them(name: str, slug: str) -> No
 
 def test_a_name_without_ascii_letters_still_gets_a_slug() -> None:
     assert claude_slug("日本語") == ""
-    assert memory_slug("日本語").startswith("memory-") and memory_slug("日本語") != memory_slug("中文")
+    assert memory_slug("日本語").startswith("memory-") and memory_slug("日本語") != memory_slug(
+        "中文"
+    )

@@ -5,11 +5,13 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memdir.storage.links import LinkIndex, Linkable, link_targets
+from memdir.storage.links import Linkable, LinkIndex, link_targets
 
 
 def test_links_are_found_in_order_once_each_with_labels_and_parts_dropped() -> None:
-    body = "See [[deploy-freeze]], [[Testing policy|the tests]] and [[ci#setup]]; [[deploy-freeze]]."
+    body = (
+        "See [[deploy-freeze]], [[Testing policy|the tests]] and [[ci#setup]]; [[deploy-freeze]]."
+    )
     assert link_targets(body) == ("deploy-freeze", "Testing policy", "ci")
 
 

@@ -31,12 +31,19 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Callable, Iterable
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["NODE_TYPE", "fold", "render", "scalar"]
+if TYPE_CHECKING:
+    from memdir.model import Memory
+
+__all__ = ["CLAUDE_CODE_KEYS", "NODE_TYPE", "carry_claude_keys", "fold", "render", "scalar"]
 
 NODE_TYPE = "memory"
 """The ``metadata.node_type`` Claude Code writes first in every memory file."""
+
+CLAUDE_CODE_KEYS = ("originSessionId", "claudeCodeItem", "typedTurn")
+"""The ``metadata`` keys Claude Code keeps for itself: provenance and its own bookkeeping."""
 
 _TOP = ("name", "description")
 # A text value written as is: a letter, ``/`` or a ``.`` before no digit (a path), then
@@ -76,6 +83,17 @@ def fold(fields: dict[str, Any]) -> dict[str, Any]:
     flat.update({**others, **{str(k): v for k, v in nested.items()}})
     flat.pop("node_type", None)
     return flat
+
+
+def carry_claude_keys(memory: Memory, previous: Memory | None) -> Memory:
+    """``memory`` holding the keys Claude Code keeps for itself that ``previous`` (the
+    same memory's file) held and ``memory`` does not name: memdir updates the fact,
+    never Claude Code's record of where it came from."""
+    if previous is None:
+        return memory
+    kept = {k: previous.extra[k] for k in CLAUDE_CODE_KEYS if k in previous.extra}
+    missing = {k: v for k, v in kept.items() if k not in memory.extra}
+    return replace(memory, extra={**memory.extra, **missing}) if missing else memory
 
 
 def render(

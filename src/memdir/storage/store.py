@@ -77,7 +77,7 @@ from memdir.model import (
     stamp_memory,
 )
 from memdir.records import record
-from memdir.storage import sidecar
+from memdir.storage import claude_format, sidecar
 from memdir.storage.codec import parse_memory, render_memory
 from memdir.storage.file_counts import FileCounts
 from memdir.storage.fs import (
@@ -378,6 +378,12 @@ class MemoryStore:
             record = self._read_if_memory(file)
             if record is not None and record.memory.answers_to(name):
                 return record
+        # Trigger: Claude Code's model names files as it likes (``project_x.md``) and its
+        # index titles are prose. Why: a slug alone finds neither, and a miss makes a
+        # second memory of one name. Outcome: in Claude Code's folder a slug is looked up
+        # in every file (only writes by slug pay it; a titled write finds its line).
+        if titled and self.style is FrontmatterStyle.CLAUDE and is_slug(name):
+            thorough = True
         if thorough:
             for record in self.scan().records:
                 if record.memory.answers_to(name):
@@ -389,6 +395,8 @@ class MemoryStore:
     ) -> Iterator[str]:
         if titled:
             yield from self._titled(wanted, keys)
+            if is_slug(ref):  # `deploy-freeze` is most often titled `Deploy freeze`
+                yield from self._titled(" ".join(re.split(r"[-_]+", ref)).strip(), keys)
         for stem, sep in ((self._file_stem(ref), "_"), (self._slug_stem(ref), "-")):
             yield f"{stem}.md"
             n = 2
@@ -750,8 +758,9 @@ class MemoryStore:
         self._check_bounds(memory, rel, previous)
         trash = self._must_trash(rel, path, memory, current, expected_version, replace)
         # A file keeps its shape (memdir's or Claude Code's); a new one takes the store's.
-        style = previous.style if previous is not None and not trash else self.style
-        memory = dc_replace(memory, style=style)
+        kept = previous if previous is not None and not trash else None
+        memory = dc_replace(memory, style=kept.style if kept is not None else self.style)
+        memory = claude_format.carry_claude_keys(memory, kept)
         if stamp:
             memory = stamp_memory(memory, previous=previous, today=dt.date.today())
         note = sidecar.exists(path)  # a note keeps its fields beside it, its text as is
