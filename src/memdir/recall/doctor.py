@@ -246,22 +246,22 @@ def _link_findings(examined: list[tuple[MemoryStore, list[MemoryRecord]]]) -> li
             Linkable(ref=prefix + r.file, name=r.memory.name, title=titles.get(r.file, ""))
             for r in records
         ]
-    index: LinkIndex | None = None
+    links = [(s, r, link_targets(r.memory.body)) for s, records in examined for r in records]
+    every = {target for _, _, targets in links for target in targets}
+    written = LinkIndex(linkable).resolve_all(every) if every else {}
     out = []
-    for store, records in examined:
-        for record in records:
-            for target in link_targets(record.memory.body):
-                index = index or LinkIndex(linkable)
-                if index.resolve(target) is None:
-                    message = f"links to [[{target}]], a memory not written yet"
-                    out.append(
-                        Finding(
-                            problem=Problem.UNWRITTEN_LINK,
-                            scope=store.scope,
-                            file=record.file,
-                            message=message,
-                        )
+    for store, record, targets in links:
+        for target in targets:
+            if target not in written:
+                message = f"links to [[{target}]], a memory not written yet"
+                out.append(
+                    Finding(
+                        problem=Problem.UNWRITTEN_LINK,
+                        scope=store.scope,
+                        file=record.file,
+                        message=message,
                     )
+                )
     return out
 
 

@@ -81,12 +81,12 @@ def linked_entries(
     taken = exclude | {entry.ref for entry in chosen}
 
     def resolve(memories: Memories) -> list[ManifestEntry]:
-        titles = _titles(memdir)
         index = LinkIndex(
-            Linkable(ref=ref, name=name, title=titles.get(ref, ""))
-            for ref, name in memories.names()
+            (Linkable(ref=ref, name=name) for ref, name in memories.names()),
+            titles=lambda: _titles(memdir),
         )
-        refs = [index.resolve(target) for target in targets]
+        found = index.resolve_all(targets)
+        refs = (found.get(target) for target in targets)
         wanted = list(dict.fromkeys(r for r in refs if r is not None and r not in taken))
         return memories.entries(wanted[:room])
 

@@ -26,9 +26,8 @@ Within one rule the memory listed first wins (callers list private before team).
 
 from __future__ import annotations
 
-import posixpath
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from memdir.records import record
 
@@ -88,34 +87,87 @@ def _slug(text: str) -> str:
     return _NOT_SLUG.sub("-", text.lower()).strip("-")
 
 
-def _stem(ref: str) -> str:
-    return posixpath.splitext(posixpath.basename(ref))[0]
+def _path(ref: str) -> str:
+    return ref.removesuffix(".md")
+
+
+_TOKENS = re.compile(r"[^\s-]+")
 
 
 class LinkIndex:
-    """Resolves link targets to the refs of the memories they name (see the module docstring)."""
+    """Resolves link targets to the refs of the memories they name (see the module docstring).
 
-    def __init__(self, memories: Iterable[Linkable]) -> None:
-        # One table per rule; a key keeps the first memory that claimed it.
-        self._rules: list[dict[str, str]] = [{}, {}, {}, {}]
-        names, slugs, titles, files = self._rules
-        for memory in memories:
-            names.setdefault(_key(memory.name), memory.ref)
-            slugs.setdefault(_slug(memory.name), memory.ref)
-            places = [(titles, memory.title), (files, _stem(memory.ref))]
-            places.append((files, memory.ref.removesuffix(".md")))
-            for table, text in places:
-                table.setdefault(_key(text), memory.ref)
-                table.setdefault(_slug(text), memory.ref)
-        for table in self._rules:
-            table.pop("", None)  # an empty name or slug names nothing
+    Resolving is driven by the targets: one walk compares every memory's name
+    (rules 1 and 2, two string operations a memory); only targets still
+    unresolved walk again for titles and file names (rules 3 and 4), and there a
+    text is skipped unless it holds the longest word of some target. A store of
+    thousands costs a few milliseconds per recall, links to memories not written
+    yet included. ``titles`` gives the index titles (by ref) of memories listed
+    without one, read only when rule 3 is needed.
+    """
+
+    def __init__(
+        self,
+        memories: Iterable[Linkable],
+        *,
+        titles: Callable[[], Mapping[str, str]] | None = None,
+    ) -> None:
+        self._memories = list(memories)
+        self._titles = titles
 
     def resolve(self, target: str) -> str | None:
         """The ref of the memory ``target`` names, or None: not written yet."""
-        text = target.removesuffix(".md")
-        key, slug = _key(text), _slug(text)
-        names, slugs, titles, files = self._rules
-        for table, wanted in ((names, key), (slugs, slug), (titles, key), (titles, slug)):
-            if wanted in table:
-                return table[wanted]
-        return files.get(key) or files.get(slug)
+        return self.resolve_all([target]).get(target)
+
+    def resolve_all(self, targets: Iterable[str]) -> dict[str, str]:
+        """The ref each target names, for those that name a written memory."""
+        wanted = {t: (_key(_path(t)), _slug(_path(t))) for t in targets}
+        # Per target, the best match so far: (rule, position in the listing, ref).
+        best: dict[str, tuple[int, int, str]] = {}
+
+        def offer(table: dict[str, list[str]], key: str, rule: int, at: int, ref: str) -> None:
+            for target in table.get(key, ()):
+                if best.get(target, (9, 0, ""))[:2] > (rule, at):
+                    best[target] = (rule, at, ref)
+
+        keys = _waiting(wanted, (0,))
+        slugs = _waiting(wanted, (1,))
+        for at, memory in enumerate(self._memories):
+            offer(keys, _key(memory.name), 0, at, memory.ref)
+            offer(slugs, _slug(memory.name), 1, at, memory.ref)
+        left = {t: v for t, v in wanted.items() if t not in best}
+        if left:
+            self._by_place(left, offer)
+        return {target: ref for target, (_, _, ref) in best.items()}
+
+    def _by_place(
+        self,
+        left: dict[str, tuple[str, str]],
+        offer: Callable[[dict[str, list[str]], str, int, int, str], None],
+    ) -> None:
+        """Rules 3 and 4 for the ``left`` targets: index titles, then file names."""
+        table = _waiting(left, (0, 1))
+        if not table:
+            return
+        # A text can key or slug to a target only if it holds that target's longest word.
+        longest = {max(_TOKENS.findall(text) or [text], key=len) for text in table}
+        probe = re.compile("|".join(map(re.escape, sorted(longest, key=len, reverse=True))))
+        titles = self._titles() if self._titles is not None else {}
+        for at, memory in enumerate(self._memories):
+            ref = memory.ref
+            title = memory.title or titles.get(ref, "")
+            stem = _path(ref).rsplit("/", 1)[-1]
+            for rule, text in ((2, title), (3, stem), (3, _path(ref))):
+                if text and probe.search(text.casefold()):
+                    offer(table, _key(text), rule, at, ref)
+                    offer(table, _slug(text), rule, at, ref)
+
+
+def _waiting(wanted: Mapping[str, tuple[str, str]], which: tuple[int, ...]) -> dict[str, list[str]]:
+    """The targets waiting on each of their keys (``which``: 0 the key, 1 the slug)."""
+    table: dict[str, list[str]] = {}
+    for target, forms in wanted.items():
+        for index in which:
+            if forms[index]:
+                table.setdefault(forms[index], []).append(target)
+    return table
