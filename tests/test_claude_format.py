@@ -418,3 +418,11 @@ def test_claude_code_and_memdir_keep_each_others_files_in_one_shape(
     )
     again = parse_memory(new_path.read_text())
     assert again.style is FrontmatterStyle.CLAUDE and again.extra == claude_written.extra
+
+
+def test_a_sync_conflict_copy_of_a_claude_code_file_gets_a_slug_of_its_own() -> None:
+    from memdir.team.sync import _local_copy
+
+    copy = parse_memory(_local_copy((CLAUDE / "project_deploy_freeze.md").read_bytes()).decode())
+    assert copy.name == "deploy-freeze-local-copy" and copy.style is FrontmatterStyle.CLAUDE
+    assert copy.type is MemoryType.PROJECT

@@ -121,7 +121,9 @@ class Memory:
     ``type`` is ``None`` for legacy files that lack one (read, reported by
     doctor). ``extra`` holds unknown frontmatter keys in file order; they are
     written back unchanged. ``modified`` is Claude Code's timestamp, as written
-    (ISO 8601). ``style`` is the shape the file has, or will be written in; in
+    (ISO 8601). ``style`` is the shape the file has (the codec renders a memory
+    in its ``style``; a store decides it on write: a file keeps its shape, a new
+    one takes the store's, Claude Code's under the ``claude`` profile). In
     Claude Code's shape ``name`` is a slug (:func:`claude_slug`) and ``extra``
     holds the unknown keys of ``metadata:`` and of the top level together, as
     Claude Code reads them.

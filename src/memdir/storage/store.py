@@ -719,8 +719,10 @@ class MemoryStore:
         compare-and-swap (``""`` means "must not exist yet"). A ``file`` that
         holds another memory (or cannot be parsed) is only overwritten with
         its ``expected_version`` or ``replace=True``, after a copy goes to
-        the trash. With ``stamp``, ``created`` is kept (or set) and
-        ``updated`` becomes today.
+        the trash. With ``stamp``, ``created`` is kept (or set) and the change
+        is dated (:func:`~memdir.model.stamp_memory`). The file keeps its shape
+        (memdir's or Claude Code's) and Claude Code's own keys; a new file takes
+        :attr:`style`.
 
         The write is made ready outside the scope lock (target chosen, checks,
         guard, text fsynced to a staging copy); under the lock the target is
