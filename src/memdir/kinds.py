@@ -1,4 +1,4 @@
-"""The two closed vocabularies of a memory: its type and its scope.
+"""The closed vocabularies of a memory: its type, its scope, its file's shape.
 
 They live apart from :mod:`memdir.model` (which re-exports them) because the
 hooks that run on every tool call need them and nothing else of it: the
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["MemoryType", "Scope"]
+__all__ = ["FrontmatterStyle", "MemoryType", "Scope"]
 
 
 class MemoryType(StrEnum):
@@ -26,3 +26,17 @@ class Scope(StrEnum):
 
     PRIVATE = "private"
     TEAM = "team"
+
+
+class FrontmatterStyle(StrEnum):
+    """The shape of a memory file's frontmatter.
+
+    ``memdir``: ``name``, ``description``, ``type`` and memdir's own fields at
+    the top level. ``claude``: what Claude Code's current memory prompt
+    prescribes and its own writer produces: ``name`` a kebab-case slug,
+    ``description``, and every other field (``type`` first, ``modified`` last)
+    nested under ``metadata:``.
+    """
+
+    MEMDIR = "memdir"
+    CLAUDE = "claude"

@@ -1,6 +1,8 @@
 """Frozen values: memory types, scopes, a memory, and a memory as stored.
 
-A :class:`Memory` is what a file says (frontmatter + body). A
+A :class:`Memory` is what a file says (frontmatter + body), whichever of the
+two shapes the file has (:class:`FrontmatterStyle`: memdir's flat fields, or
+Claude Code's ``name`` slug with the rest under ``metadata:``). A
 :class:`MemoryRecord` is a memory as found on disk: which scope, which file,
 the content hash a compare-and-swap writer passes back, and the mtime.
 
@@ -15,23 +17,30 @@ and lone surrogates, and bounded (:data:`MAX_NAME_CHARS`,
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from memdir.errors import InvalidMemory
-from memdir.kinds import MemoryType, Scope
+from memdir.kinds import FrontmatterStyle, MemoryType, Scope
 
 __all__ = [
     "KNOWN_FIELDS",
     "MAX_DESCRIPTION_CHARS",
     "MAX_NAME_CHARS",
+    "FrontmatterStyle",
     "Memory",
     "MemoryRecord",
     "MemoryType",
     "Scope",
     "check_memory_text",
+    "claude_slug",
+    "claude_timestamp",
+    "is_slug",
+    "memory_slug",
     "normalize_body",
     "plain_line",
+    "stamp_memory",
     "text_problem",
 ]
 
@@ -56,7 +65,53 @@ KNOWN_FIELDS: tuple[str, ...] = (
     "anchors",
     "supersedes",
     "review_after",
+    "modified",
 )
+
+# Claude Code keeps a ``name`` that is already all ``[a-z0-9_-]`` and slugs any other:
+# lower case, each run of other characters one ``-``, no ``-`` at either end.
+_SLUG = re.compile(r"[a-z0-9_-]+")
+_NOT_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def is_slug(name: str) -> bool:
+    """Whether ``name`` is a name Claude Code keeps as written (``[a-z0-9_-]+``)."""
+    return _SLUG.fullmatch(name) is not None
+
+
+def claude_slug(name: str) -> str:
+    """``name`` as Claude Code writes it in a memory's ``name:`` (may be ``""``)."""
+    if is_slug(name):
+        return name
+    return _NOT_SLUG.sub("-", name.lower()).strip("-")
+
+
+def memory_slug(name: str) -> str:
+    """:func:`claude_slug`, never empty: a name without a Latin letter or digit
+    (``日本語``) becomes ``memory-`` and a checksum of the name."""
+    slug = claude_slug(name)
+    if slug or not name.strip():
+        return slug
+    import zlib  # only for names without one ASCII letter or digit
+
+    return f"memory-{zlib.crc32(name.encode('utf-8')):08x}"
+
+
+def claude_timestamp(now: dt.datetime) -> str:
+    """``now`` as Claude Code stamps ``modified``: UTC, milliseconds, ``Z``."""
+    utc = now.astimezone(dt.UTC)
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.") + f"{utc.microsecond // 1000:03d}Z"
+
+
+def _modified_at(text: str | None) -> dt.datetime | None:
+    """A ``modified`` value as a time; None when it is not ISO 8601 (Claude Code then
+    falls back on the file's mtime, and so does memdir)."""
+    if not text:
+        return None
+    try:
+        return dt.datetime.fromisoformat(text.strip())
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,7 +120,13 @@ class Memory:
 
     ``type`` is ``None`` for legacy files that lack one (read, reported by
     doctor). ``extra`` holds unknown frontmatter keys in file order; they are
-    written back unchanged.
+    written back unchanged. ``modified`` is Claude Code's timestamp, as written
+    (ISO 8601). ``style`` is the shape the file has (the codec renders a memory
+    in its ``style``; a store decides it on write: a file keeps its shape, a new
+    one takes the store's, Claude Code's under the ``claude`` profile). In
+    Claude Code's shape ``name`` is a slug (:func:`claude_slug`) and ``extra``
+    holds the unknown keys of ``metadata:`` and of the top level together, as
+    Claude Code reads them.
     """
 
     name: str
@@ -79,7 +140,9 @@ class Memory:
     anchors: tuple[str, ...] = ()
     supersedes: tuple[str, ...] = ()
     review_after: dt.date | None = None
+    modified: str | None = None
     extra: dict[str, Any] = field(default_factory=dict, compare=True, hash=False)
+    style: FrontmatterStyle = FrontmatterStyle.MEMDIR
 
     def __post_init__(self) -> None:
         # Canonical forms, so that a memory read back from its file is equal to
@@ -93,6 +156,61 @@ class Memory:
 
     def __hash__(self) -> int:
         return hash((self.name, self.description, self.type, self.body))
+
+    @property
+    def modified_at(self) -> dt.datetime | None:
+        """``modified`` as a time, or None when absent or not ISO 8601."""
+        return _modified_at(self.modified)
+
+    @property
+    def last_updated(self) -> dt.date | None:
+        """When the memory last changed: the later of ``updated`` and ``modified``
+        (as a local date), so a memory either tool rewrote counts as new."""
+        when = self.modified_at
+        stamped = (when.astimezone() if when.tzinfo else when).date() if when else None
+        if stamped is None or (self.updated is not None and self.updated >= stamped):
+            return self.updated
+        return stamped
+
+    @property
+    def raw_type(self) -> Any:
+        """The ``type`` as written when it is none of the four (for doctor), else None."""
+        return None if self.type is not None else self.extra.get("type")
+
+    def answers_to(self, name: str) -> bool:
+        """Whether ``name`` names this memory: the same name (case and spacing aside),
+        or, for a memory in Claude Code's shape, a name with the same slug."""
+        wanted = " ".join(name.split())
+        if self.name.casefold() == wanted.casefold():
+            return True
+        if self.style is not FrontmatterStyle.CLAUDE:
+            return False
+        slug = claude_slug(wanted)
+        return bool(slug) and claude_slug(self.name) == slug
+
+
+def stamp_memory(
+    memory: Memory,
+    *,
+    previous: Memory | None,
+    today: dt.date,
+    now: dt.datetime | None = None,
+) -> Memory:
+    """``memory`` dated for a write over ``previous`` (what the file held, if anything).
+
+    ``created`` is kept (the memory's, else the file's, else today). memdir's
+    shape records the change as ``updated`` (today). Claude Code's records it
+    as Claude Code does, as ``modified`` (``now``); ``updated`` is kept current
+    only where the memory or the file already has one, since Claude Code never
+    touches it.
+    """
+    before = previous.created if previous is not None else None
+    created = memory.created or before or today
+    if memory.style is not FrontmatterStyle.CLAUDE:
+        return replace(memory, created=created, updated=today)
+    had = memory.updated is not None or (previous is not None and previous.updated is not None)
+    stamp = claude_timestamp(now or dt.datetime.now(dt.UTC))
+    return replace(memory, created=created, updated=today if had else None, modified=stamp)
 
 
 def normalize_body(body: str) -> str:
@@ -177,6 +295,7 @@ def check_memory_text(
         MAX_DESCRIPTION_CHARS if limits and not same_description else None,
     )
     others = [("body", memory.body), ("source", memory.source or "")]
+    others += [("modified", memory.modified or "")]
     others += [("anchor", a) for a in memory.anchors]
     others += [("supersedes entry", s) for s in memory.supersedes]
     others += [(f"field {k!r}", v) for k, v in memory.extra.items() if isinstance(v, str)]

@@ -23,7 +23,7 @@ from memdir.errors import (
     UnsafePath,
 )
 from memdir.storage import sidecar
-from memdir.storage.codec import read_frontmatter_head
+from memdir.storage.codec import memory_from_fields, read_frontmatter_head
 from memdir.storage.memory_index import INDEX_NAME
 
 __all__ = ["Scrubber", "agent_error", "listing", "numbered"]
@@ -116,10 +116,10 @@ def _describe(path: Path, rel: str) -> str:
     if path.name == INDEX_NAME:
         return f"{rel} (index)"
     try:
-        head = sidecar.read_fields(path)
-        head = read_frontmatter_head(path) if head is None else head
+        fields = sidecar.read_fields(path)
+        fields = read_frontmatter_head(path) if fields is None else fields
+        head = memory_from_fields(fields, "", path=path)
     except (MemdirError, OSError):
         return f"{rel} (frontmatter unreadable)"
-    kind = head.get("type") or "untyped"
-    description = " ".join(str(head.get("description") or "").split())
-    return f"{rel} [{kind}] {description}".rstrip()
+    kind = head.type.value if head.type is not None else head.raw_type or "untyped"
+    return f"{rel} [{kind}] {head.description}".rstrip()

@@ -70,7 +70,8 @@ def memory_age(
 
 def age_of(memory: Memory, *, mtime: float, today: dt.date) -> Age:
     """:func:`memory_age` for a parsed :class:`Memory`."""
-    return memory_age(today=today, mtime=mtime, verified=memory.verified, updated=memory.updated)
+    updated = memory.last_updated  # ``updated``, or Claude Code's ``modified``
+    return memory_age(today=today, mtime=mtime, verified=memory.verified, updated=updated)
 
 
 def age_label(days: int) -> str:

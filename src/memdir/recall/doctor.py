@@ -5,7 +5,9 @@ sometimes stop after one. doctor compares each scope's files with its index
 and reports orphan files, dangling pointers, duplicate lines, over-long
 lines, entries that truncation would drop, unparseable files, missing or
 unknown types, memories in a scope they do not belong to, and (on request)
-memories whose claims about the code have drifted.
+memories whose claims about the code have drifted. A ``[[name]]`` link to a
+memory not written yet is listed for information (``unwritten-link``): Claude
+Code's own prompt asks for such links, so it never makes the report fail.
 
 ``fix=True`` repairs only the index: it adds missing lines, drops dangling
 and duplicate ones, and shortens long ones. It never deletes, moves or
@@ -28,10 +30,11 @@ from enum import StrEnum
 from pathlib import Path
 
 from memdir.errors import MemdirError
-from memdir.model import MemoryRecord, MemoryType, Scope
+from memdir.model import FrontmatterStyle, MemoryRecord, MemoryType, Scope
 from memdir.recall.drift import DriftChecker
-from memdir.storage.codec import read_frontmatter_head
+from memdir.storage.codec import memory_from_fields, read_frontmatter_head
 from memdir.storage.fs import TEMP_PATTERN, atomic_write
+from memdir.storage.links import Linkable, LinkIndex, link_targets
 from memdir.storage.memory_index import parse_entries, remove_entry, truncate_index, upsert_entry
 from memdir.storage.project import ProjectMemory
 from memdir.storage.store import STAGING_DIR, MemoryStore
@@ -57,6 +60,7 @@ class Problem(StrEnum):
     WRONG_SCOPE = "wrong-scope"  # e.g. a user memory in team memory
     DRIFT = "drift"  # a path or symbol the memory names is gone
     TEMP_FILE = "temp-file"  # left by a writer killed mid-write
+    UNWRITTEN_LINK = "unwritten-link"  # a [[name]] no memory answers to yet: information
 
 
 _FIXABLE = {
@@ -66,6 +70,8 @@ _FIXABLE = {
     Problem.LONG_LINE,
     Problem.TEMP_FILE,
 }
+# Reported, never a failure.
+_INFO = {Problem.UNWRITTEN_LINK}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -82,6 +88,11 @@ class Finding:
     def fixable(self) -> bool:
         return self.problem in _FIXABLE
 
+    @property
+    def info(self) -> bool:
+        """Information only: the report is still ok."""
+        return self.problem in _INFO
+
 
 @dataclass(frozen=True, kw_only=True)
 class DoctorReport:
@@ -91,7 +102,7 @@ class DoctorReport:
 
     @property
     def ok(self) -> bool:
-        return all(f.fixed for f in self.findings)
+        return all(f.fixed or f.info for f in self.findings)
 
     def count(self, problem: Problem) -> int:
         return sum(1 for f in self.findings if f.problem is problem)
@@ -102,10 +113,11 @@ def _file_findings(store: MemoryStore, records: list[MemoryRecord]) -> list[Find
     for record in records:
         memory, scope = record.memory, store.scope
         if memory.type is None:
-            raw = memory.extra.get("type")
+            raw = memory.raw_type
             problem = Problem.MISSING_TYPE if raw is None else Problem.UNKNOWN_TYPE
             what = "has no type" if raw is None else f"has unknown type {raw!r}"
-            message = f"{what}; add type: user, feedback, project or reference"
+            where = "metadata: type:" if memory.style is FrontmatterStyle.CLAUDE else "type:"
+            message = f"{what}; add {where} user, feedback, project or reference"
             out.append(Finding(problem=problem, scope=scope, file=record.file, message=message))
         if not memory.name or not memory.description:
             missing = "name" if not memory.name else "description"
@@ -203,10 +215,10 @@ def _hook_for(store: MemoryStore, file: str, records: dict[str, MemoryRecord]) -
     if record is not None:
         return record.memory.name or file, record.memory.description
     try:
-        head = read_frontmatter_head(store.root / file)
+        head = memory_from_fields(read_frontmatter_head(store.root / file), "")
     except (MemdirError, OSError):
-        head = {}
-    return str(head.get("name") or file), str(head.get("description") or "")
+        return file, ""
+    return head.name or file, head.description
 
 
 def _repair(store: MemoryStore, findings: list[Finding], records: list[MemoryRecord]) -> str:
@@ -221,6 +233,36 @@ def _repair(store: MemoryStore, findings: list[Finding], records: list[MemoryRec
             hook = store.index_hook(title, file, description)
             text = upsert_entry(text, title=title, file=file, hook=hook)
     return text
+
+
+def _link_findings(examined: list[tuple[MemoryStore, list[MemoryRecord]]]) -> list[Finding]:
+    """Links no memory of either scope answers to: not written yet (information)."""
+    linkable: list[Linkable] = []
+    home = examined[0][0].root  # the private scope's folder: refs are relative to it
+    for store, records in examined:
+        prefix = "" if store.root == home else f"{store.root.relative_to(home).as_posix()}/"
+        titles = {e.file: e.title for e in reversed(parse_entries(store.read_index()))}
+        linkable += [
+            Linkable(ref=prefix + r.file, name=r.memory.name, title=titles.get(r.file, ""))
+            for r in records
+        ]
+    links = [(s, r, link_targets(r.memory.body)) for s, records in examined for r in records]
+    every = {target for _, _, targets in links for target in targets}
+    written = LinkIndex(linkable).resolve_all(every) if every else {}
+    out = []
+    for store, record, targets in links:
+        for target in targets:
+            if target not in written:
+                message = f"links to [[{target}]], a memory not written yet"
+                out.append(
+                    Finding(
+                        problem=Problem.UNWRITTEN_LINK,
+                        scope=store.scope,
+                        file=record.file,
+                        message=message,
+                    )
+                )
+    return out
 
 
 def _drift_findings(checker: DriftChecker, records: list[MemoryRecord]) -> list[Finding]:
@@ -330,9 +372,12 @@ def diagnose(memdir: ProjectMemory, *, fix: bool = False, drift: bool = False) -
     findings: list[Finding] = []
     # One checker for both scopes: it scans the project's files once.
     checker = DriftChecker(memdir.layout.project_root) if drift else None
+    examined = []
     for store in (memdir.private, memdir.team):
         scope_findings, records = _diagnose_scope(store, fix=fix)
         findings += scope_findings
+        examined.append((store, records))
         if checker is not None:
             findings += _drift_findings(checker, records)
+    findings += _link_findings(examined)  # a link may name a memory of the other scope
     return DoctorReport(findings=tuple(findings))

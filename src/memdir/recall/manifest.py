@@ -251,7 +251,7 @@ def read_entry(found: MemoryFile) -> ManifestEntry:
         name, description, kind, verified, updated = found.path.stem, "", None, None, None
     else:
         name, description, kind = memory.name or found.path.stem, memory.description, memory.type
-        verified, updated = memory.verified, memory.updated
+        verified, updated = memory.verified, memory.last_updated
     return _entry(found, name, description, kind, verified, updated, problem)
 
 
@@ -299,6 +299,14 @@ class Memories(Protocol):
         self, query: str, *, limit: int, exclude: frozenset[str] = frozenset()
     ) -> list[tuple[ManifestEntry, float]]:
         """The memories matching ``query``, best first, at most ``limit``, with scores."""
+        ...
+
+    def names(self) -> list[tuple[str, str]]:
+        """Every memory's ref and name (what ``[[name]]`` links resolve against)."""
+        ...
+
+    def entries(self, refs: Sequence[str]) -> list[ManifestEntry]:
+        """The entries of ``refs`` that exist, in the order given."""
         ...
 
 
@@ -365,6 +373,20 @@ class IndexedMemories:
         by_ref = {row[0]: self._entry(row) for row in rows}
         return [(by_ref[ref], score) for ref, score in scores if ref in by_ref]
 
+    def names(self) -> list[tuple[str, str]]:
+        where, params = self._where(frozenset())
+        sql = "SELECT d.id, d.title FROM docs d WHERE d.kind = 'memory'" + where
+        return [(ref, title) for ref, title in self.conn.execute(sql, params)]
+
+    def entries(self, refs: Sequence[str]) -> list[ManifestEntry]:
+        if not refs:
+            return []
+        where, params = self._where(frozenset())
+        marks = ",".join("?" * len(refs))
+        rows = self.conn.execute(f"{_BY_ID} ({marks}){where}", [*refs, *params])
+        by_ref = {row[0]: self._entry(row) for row in rows}
+        return [by_ref[ref] for ref in refs if ref in by_ref]
+
     def _entry(self, row: tuple[Any, ...]) -> ManifestEntry:
         ref, title, kind, meta, location, mtime_ns = row
         facts: dict[str, Any] = json.loads(meta) if meta else {}
@@ -416,6 +438,13 @@ class ScannedMemories:
             return listing.ranked(query, limit=limit)
         finally:
             index.close()
+
+    def names(self) -> list[tuple[str, str]]:
+        return [(entry.ref, entry.name) for entry in map(read_entry, self.files)]
+
+    def entries(self, refs: Sequence[str]) -> list[ManifestEntry]:
+        by_ref = {f.ref: f for f in self.files}
+        return [read_entry(by_ref[ref]) for ref in refs if ref in by_ref]
 
     def _fill(self, index: TextIndex, files: Sequence[MemoryFile]) -> None:
         with index.transaction():

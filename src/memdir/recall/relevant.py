@@ -7,7 +7,9 @@ folders: see :mod:`memdir.recall.manifest`) and leaves out those this session
 has already seen *before* ranking, so they cannot crowd out the rest. It
 ranks the others against the query with the one search engine into a pool of
 candidates, the matches first and the newest others after them, and hands
-the pool to a :class:`Selector` that names at most ``recall_max_memories``.
+the pool to a :class:`Selector` that names at most ``recall_max_memories``;
+memories the chosen ones link to (``[[name]]``) fill what the limit leaves
+(:mod:`memdir.recall.links`).
 :class:`LexicalSelector` takes the matches in rank order; a model-based
 selector implements the same Protocol and sees names, descriptions, types
 and ages, never bodies.
@@ -40,6 +42,7 @@ from memdir.model import Memory, MemoryType, Scope
 from memdir.recall.age import Age, memory_age
 from memdir.recall.context_budget import text_length
 from memdir.recall.drift import DriftChecker, DriftFinding
+from memdir.recall.links import linked_entries
 from memdir.recall.manifest import (
     CatalogChoice,
     ManifestEntry,
@@ -538,6 +541,7 @@ def _recall(ctx: _Context, state: SessionState) -> tuple[RecallResult, SessionSt
         return _skip(
             ctx, SkipReason.NONE_SELECTED if matched else SkipReason.NO_MATCH, state
         ), state
+    chosen += _linked(ctx, chosen, seen)
     items = _items(ctx, chosen, remaining)
     if not items:
         return _skip(ctx, SkipReason.BUDGET_SPENT, state), state
@@ -567,6 +571,14 @@ def _candidates(ctx: _Context, memories: Memories, seen: frozenset[str]) -> list
 def _candidate(entry: ManifestEntry, score: float, today: dt.date) -> Candidate:
     age = memory_age(today=today, mtime=entry.mtime, verified=entry.verified, updated=entry.updated)
     return Candidate(entry=entry, age=age, score=score)
+
+
+def _linked(ctx: _Context, chosen: Sequence[Candidate], seen: frozenset[str]) -> list[Candidate]:
+    """The memories the chosen ones link to, where the limit leaves room."""
+    room = ctx.memdir.settings.recall_max_memories - len(chosen)
+    entries = [c.entry for c in chosen]
+    linked = linked_entries(ctx.memdir, ctx.catalog, entries, exclude=seen, room=room)
+    return [_candidate(entry, 0.0, ctx.today) for entry in linked]
 
 
 def _validated(refs: Sequence[str], candidates: Sequence[Candidate], limit: int) -> list[Candidate]:

@@ -932,7 +932,8 @@ def memory_document(path: Path, memory_dir: Path, text: str, mtime: float) -> Do
             date=dt.datetime.fromtimestamp(mtime),
             meta={"problem": f"frontmatter does not parse: {exc.message}"},
         )
-    when = memory.updated or memory.created or dt.datetime.fromtimestamp(mtime)
+    updated = memory.last_updated  # ``updated``, or Claude Code's ``modified``
+    when = updated or memory.created or dt.datetime.fromtimestamp(mtime)
     return Document(
         id=rel,
         kind="memory",
@@ -949,7 +950,7 @@ def memory_document(path: Path, memory_dir: Path, text: str, mtime: float) -> Do
         meta={
             "description": memory.description,
             "verified": memory.verified.isoformat() if memory.verified else None,
-            "updated": memory.updated.isoformat() if memory.updated else None,
+            "updated": updated.isoformat() if updated else None,
         },
     )
 

@@ -70,7 +70,9 @@ from memdir.records import record
 from memdir.search import terms as textproc
 from memdir.search.embeddings import Embedder, cosine_scores, pack_vector, rrf
 
-SCHEMA_VERSION = 2
+# 3: memories in Claude Code's shape (``metadata.type``, ``modified``) are read typed;
+# a catalog built before holds them untyped, so it is rebuilt.
+SCHEMA_VERSION = 3
 CATALOG_NAME = "catalog.sqlite3"
 KINDS = ("memory", "log", "notes", "transcript")
 FIELDS = ("name", "description", "body", "context", "dates")

@@ -7,6 +7,14 @@ retried with every value quoted; if it still fails, :class:`ParseError` names
 the line. Rendering is canonical: known fields in a fixed order, then unknown
 fields in the order they were read, so a rewrite never drops or reorders what
 another tool put there.
+
+One reader for both shapes a memory file has (:class:`~memdir.model.FrontmatterStyle`):
+a top-level ``metadata:`` mapping marks Claude Code's, which is folded the way
+Claude Code reads it (:func:`memdir.storage.claude_format.fold`) and then read
+like memdir's own; the memory remembers its shape, and :func:`render_memory`
+writes it back in that shape. Every part of memdir that reads frontmatter
+(store, catalog, manifest, recall, doctor, team sync, the MCP listing) goes
+through :func:`memory_from_fields`.
 """
 
 from __future__ import annotations
@@ -22,7 +30,8 @@ if TYPE_CHECKING:
     import yaml
 
 from memdir.errors import InvalidMemory, ParseError
-from memdir.model import KNOWN_FIELDS, Memory, MemoryType
+from memdir.model import KNOWN_FIELDS, FrontmatterStyle, Memory, MemoryType, memory_slug
+from memdir.storage import claude_format
 
 __all__ = [
     "FRONTMATTER_HEAD_LINES",
@@ -116,34 +125,101 @@ def _load_yaml(block: str) -> Any:
 
 # A line YAML reads as ``key: "value"`` for certain: the value starts with a letter and holds
 # no character YAML gives a meaning (no ``: ``, `` #``, quotes, brackets, anchors, tags), or
-# it is a plain date (read as text: memdir's loader drops YAML's timestamps).
+# it is a plain date, timestamp or UUID (read as text: memdir's loader drops YAML's
+# timestamps), or a one-line quoted string with no escape but ``\"``, ``\\`` or ``''``.
 # After its first letter, a plain value holds these characters (and single spaces).
 _PLAIN_CHARS = "A-Za-z0-9.,;/()+=?$%'_-"
-_PLAIN_LINE = re.compile(
-    r"(?P<key>[A-Za-z][A-Za-z0-9_-]*):"
-    rf"(?: +(?P<value>[A-Za-z][ {_PLAIN_CHARS}]*|\d{{4}}-\d{{2}}-\d{{2}}))? *"
+_PLAIN_LINE = re.compile(r"(?P<key>[A-Za-z][A-Za-z0-9_-]*):(?: +(?P<value>\S.*?))? *")
+# Also read for certain: a letter (any script), ``/`` or a ``.`` before no digit (a path)
+# first, then those and the characters that mean something to YAML only at a value's
+# start (``! @ * & | > ~``), and any character past ASCII YAML accepts in a stream but
+# reads as no line break or byte-order mark.
+_PLAIN_SCALAR = re.compile(
+    r"(?:[^\W\d_]|/|\.(?!\d))(?:[ A-Za-z0-9.,;/()+=?$%'_!@*&|>~-]"
+    "|[^\x00-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff])*"
+    r"|\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})?)?"
+    r"|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 )
-# Plain words YAML 1.1 reads as booleans or null rather than text.
-_NOT_TEXT = frozenset("y n yes no true false on off null".split())
+_DOUBLE_QUOTED = re.compile(r'"((?:[^"\\]|\\["\\])*)"')
+_SINGLE_QUOTED = re.compile(r"'((?:[^']|'')*)'")
+_UNESCAPE = re.compile(r"\\([\"\\])")
+# Plain words YAML 1.1 reads as booleans, null or floats rather than text.
+_NOT_TEXT = frozenset("y n yes no true false on off null .inf .nan".split())
+
+
+class _NotPlain(Exception):
+    """A line the fast reader does not read for certain: the YAML parser decides."""
+
+
+def _plain_scalar(value: str) -> str:
+    """The text of one value as YAML reads it (see above), or :class:`_NotPlain`."""
+    if _PLAIN_SCALAR.fullmatch(value):
+        if value.lower() in _NOT_TEXT:
+            raise _NotPlain
+        return value
+    quoted = _DOUBLE_QUOTED.fullmatch(value)
+    if quoted is not None and quoted.group(1).isprintable():
+        return _UNESCAPE.sub(r"\1", quoted.group(1))
+    quoted = _SINGLE_QUOTED.fullmatch(value)
+    if quoted is not None and quoted.group(1).isprintable():
+        return quoted.group(1).replace("''", "'")
+    raise _NotPlain
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
+
+
+def _plain_mapping(lines: list[str], start: int, indent: int) -> tuple[dict[str, Any], int]:
+    """The ``key: value`` lines at ``indent`` from ``start``; a key with no value may
+    hold a deeper mapping or a ``- value`` list. Returns where the mapping ends."""
+    fields: dict[str, Any] = {}
+    at = start
+    while at < len(lines) and _indent(lines[at]) >= indent:
+        if _indent(lines[at]) > indent:
+            raise _NotPlain  # a continued value, or a block YAML would read otherwise
+        match = _PLAIN_LINE.fullmatch(lines[at][indent:])
+        if match is None:
+            raise _NotPlain
+        value = match.group("value")
+        at += 1
+        if value is not None:
+            fields[match.group("key")] = _plain_scalar(value.rstrip(" "))
+        elif at < len(lines) and _indent(lines[at]) > indent:
+            fields[match.group("key")], at = _plain_block(lines, at, _indent(lines[at]))
+        else:
+            fields[match.group("key")] = None
+    return fields, at
+
+
+def _plain_block(lines: list[str], start: int, indent: int) -> tuple[Any, int]:
+    """A nested mapping or a list of one-line values, at ``indent``."""
+    if not lines[start][indent:].startswith("- "):
+        return _plain_mapping(lines, start, indent)
+    items: list[str] = []
+    at = start
+    while at < len(lines) and _indent(lines[at]) >= indent:
+        line = lines[at][indent:]
+        if _indent(lines[at]) > indent or not line.startswith("- "):
+            raise _NotPlain
+        items.append(_plain_scalar(line[2:].strip(" ")))
+        at += 1
+    return items, at
 
 
 def _plain_fields(block: str) -> dict[str, Any] | None:
-    """The frontmatter ``block`` as YAML reads it, when every line is a plain ``key: value``.
+    """The frontmatter ``block`` as YAML reads it, when every line is one the fast
+    reader reads for certain (above): plain ``key: value`` lines, and the nested
+    ``metadata:`` block and ``- item`` lists Claude Code writes.
 
     None when any line is anything else (the caller asks the YAML parser).
     """
-    fields: dict[str, Any] = {}
-    for line in block.split("\n"):
-        match = _PLAIN_LINE.fullmatch(line)
-        if match is None:
-            if line.strip():
-                return None
-            continue
-        value = (match.group("value") or "").rstrip()
-        if value.lower() in _NOT_TEXT:
-            return None
-        fields[match.group("key")] = value or None
-    return fields
+    lines = [line for line in block.split("\n") if line.strip()]
+    try:
+        fields, end = _plain_mapping(lines, 0, 0)
+    except _NotPlain:
+        return None
+    return fields if end == len(lines) else None
 
 
 def parse_frontmatter(block: str, *, path: str | Path | None = None) -> dict[str, Any]:
@@ -225,10 +301,18 @@ def _as_text(value: Any) -> str:
     return "" if value is None else " ".join(str(value).split())
 
 
+def _as_modified(value: Any) -> str | None:
+    text = "" if value is None else str(value).strip()
+    return text or None
+
+
 def memory_from_fields(
     fields: dict[str, Any], body: str, *, path: str | Path | None = None
 ) -> Memory:
-    """Build a Memory from a parsed frontmatter mapping and a body."""
+    """Build a Memory from a parsed frontmatter mapping (of either shape) and a body."""
+    style = FrontmatterStyle.MEMDIR
+    if isinstance(fields.get("metadata"), dict):
+        fields, style = claude_format.fold(fields), FrontmatterStyle.CLAUDE
     dates = {key: _as_date(fields.get(key), key, path) for key in _DATE_FIELDS}
     extra = {k: v for k, v in fields.items() if k not in KNOWN_FIELDS}
     raw_type = fields.get("type")
@@ -246,7 +330,9 @@ def memory_from_fields(
         source=None if fields.get("source") is None else str(fields["source"]),
         anchors=_as_tuple(fields.get("anchors")),
         supersedes=_as_tuple(fields.get("supersedes")),
+        modified=_as_modified(fields.get("modified")),
         extra=extra,
+        style=style,
     )
 
 
@@ -305,13 +391,12 @@ def _yaml_value(value: Any) -> str:
 
 
 def _field_lines(memory: Memory) -> list[tuple[str, Any]]:
+    """Every field but ``name`` and ``description``, in the order memdir writes them."""
     if memory.type is not None:
         type_value: Any = memory.type.value
     else:
         type_value = memory.extra.get("type")
     pairs: list[tuple[str, Any]] = [
-        ("name", memory.name),
-        ("description", memory.description),
         ("type", type_value),
         ("created", memory.created.isoformat() if memory.created else None),
         ("updated", memory.updated.isoformat() if memory.updated else None),
@@ -321,25 +406,53 @@ def _field_lines(memory: Memory) -> list[tuple[str, Any]]:
         ("supersedes", list(memory.supersedes) or None),
         ("review_after", memory.review_after.isoformat() if memory.review_after else None),
     ]
-    pairs += [(k, v) for k, v in memory.extra.items() if k != "type"]
+    extra = [(k, v) for k, v in memory.extra.items() if k != "type"]
+    # Claude Code appends ``modified`` last, after its own keys; memdir's shape has no
+    # place of its own for it, so it follows the other known fields there too.
+    if memory.style is FrontmatterStyle.CLAUDE:
+        pairs += [*extra, ("modified", memory.modified)]
+    else:
+        pairs += [("modified", memory.modified), *extra]
     return [(k, v) for k, v in pairs if v is not None]
 
 
-def render_memory(memory: Memory) -> str:
-    """The file text for ``memory``: frontmatter, a blank-free join, the body.
+def _written(key: str, value: Any) -> str:
+    """``value`` as memdir's shape writes it: a date field as is, the rest as YAML."""
+    dated = key in _DATE_FIELDS or key == "modified"
+    if dated and isinstance(value, str) and claude_format.scalar(value, _yaml_value) == value:
+        return value  # a date or timestamp, which memdir's loader reads back as text
+    return _yaml_value(value)
 
-    Raises :class:`InvalidMemory` when a field cannot be represented.
+
+def render_memory(memory: Memory) -> str:
+    """The file text for ``memory``, in the shape its ``style`` names.
+
+    memdir's: the fields one per line, then the body. Claude Code's:
+    ``name`` (as a slug), ``description``, the rest under ``metadata:``, a
+    blank line, the body. Raises :class:`InvalidMemory` when a field cannot
+    be represented.
     """
-    out = [_FENCE]
-    for key, value in _field_lines(memory):
-        if isinstance(value, str) and key in _DATE_FIELDS:
-            out.append(f"{key}: {value}")
-            continue
+    if memory.style is FrontmatterStyle.CLAUDE:
         try:
-            out.append(f"{key}: {_yaml_value(value)}")
+            lines = claude_format.render(
+                memory_slug(memory.name),
+                memory.description,
+                _field_lines(memory),
+                fallback=_yaml_value,
+            )
         except _yaml()[0].YAMLError as exc:
-            raise InvalidMemory(f"field {key!r} cannot be written as YAML: {exc}") from None
-    out.append(_FENCE)
+            raise InvalidMemory(f"a metadata field cannot be written as YAML: {exc}") from None
+    else:
+        pairs = [("name", memory.name), ("description", memory.description)]
+        lines = []
+        for key, value in pairs + _field_lines(memory):
+            try:
+                lines.append(f"{key}: {_written(key, value)}")
+            except _yaml()[0].YAMLError as exc:
+                raise InvalidMemory(f"field {key!r} cannot be written as YAML: {exc}") from None
+    head = "\n".join([_FENCE, *lines, _FENCE]) + "\n"
     body = memory.body
-    text = "\n".join(out) + "\n" + body
+    if body and memory.style is FrontmatterStyle.CLAUDE:
+        head += "\n"  # Claude Code's writer leaves a blank line after the fence
+    text = head + body
     return text if text.endswith("\n") else text + "\n"

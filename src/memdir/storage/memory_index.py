@@ -28,6 +28,7 @@ __all__ = [
     "parse_entries",
     "remove_entry",
     "title_key",
+    "title_of",
     "titled_files",
     "truncate_index",
     "upsert_entry",
@@ -323,6 +324,19 @@ def upsert_raw(raw: bytes, *, title: str, file: str, hook: str) -> tuple[str, by
         return "replace", raw[:start] + new_line + raw[end:]
     new = upsert_entry(raw.decode("utf-8"), title=title, file=file, hook=hook).encode("utf-8")
     return ("same", b"") if new == raw else ("replace", new)
+
+
+def title_of(raw: bytes, file: str) -> str | None:
+    """The title of the first index line pointing at ``file``, or None (a keyed scan)."""
+    spans = _raw_spans(raw, file)
+    if spans is None:
+        entries = [e for e in parse_entries(raw.decode("utf-8", "replace")) if e.file == file]
+        return entries[0].title if entries else None
+    if not spans:
+        return None
+    start, end = spans[0]
+    match = _ENTRY.match(raw[start:end].decode("utf-8"))
+    return _unescape(match.group("title")) if match is not None else None
 
 
 def title_key(title: str) -> str:

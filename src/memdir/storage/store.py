@@ -49,7 +49,8 @@ import re
 import threading
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from dataclasses import replace as dc_replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -64,9 +65,19 @@ from memdir.errors import (
     ParseError,
     UnsafePath,
 )
-from memdir.model import Memory, MemoryRecord, MemoryType, Scope, check_memory_text
+from memdir.model import (
+    FrontmatterStyle,
+    Memory,
+    MemoryRecord,
+    MemoryType,
+    Scope,
+    check_memory_text,
+    is_slug,
+    memory_slug,
+    stamp_memory,
+)
 from memdir.records import record
-from memdir.storage import sidecar
+from memdir.storage import claude_format, sidecar
 from memdir.storage.codec import parse_memory, render_memory
 from memdir.storage.file_counts import FileCounts
 from memdir.storage.fs import (
@@ -90,6 +101,7 @@ from memdir.storage.memory_index import (
     format_entry,
     parse_entries,
     remove_entry,
+    title_of,
     titled_files,
     upsert_entry,
     upsert_raw,
@@ -364,11 +376,17 @@ class MemoryStore:
         wanted = " ".join(name.split()).casefold()
         for file in self._name_candidates(name, wanted, keys, titled=titled):
             record = self._read_if_memory(file)
-            if record is not None and record.memory.name.casefold() == wanted:
+            if record is not None and record.memory.answers_to(name):
                 return record
+        # Trigger: Claude Code's model names files as it likes (``project_x.md``) and its
+        # index titles are prose. Why: a slug alone finds neither, and a miss makes a
+        # second memory of one name. Outcome: in Claude Code's folder a slug is looked up
+        # in every file (only writes by slug pay it; a titled write finds its line).
+        if titled and self.style is FrontmatterStyle.CLAUDE and is_slug(name):
+            thorough = True
         if thorough:
             for record in self.scan().records:
-                if record.memory.name.casefold() == wanted:
+                if record.memory.answers_to(name):
                     return record
         return None
 
@@ -377,12 +395,14 @@ class MemoryStore:
     ) -> Iterator[str]:
         if titled:
             yield from self._titled(wanted, keys)
-        stem = self._file_stem(ref)
-        yield f"{stem}.md"
-        n = 2
-        while (self.root / f"{stem}_{n}.md").exists():
-            yield f"{stem}_{n}.md"
-            n += 1
+            if is_slug(ref):  # `deploy-freeze` is most often titled `Deploy freeze`
+                yield from self._titled(" ".join(re.split(r"[-_]+", ref)).strip(), keys)
+        for stem, sep in ((self._file_stem(ref), "_"), (self._slug_stem(ref), "-")):
+            yield f"{stem}.md"
+            n = 2
+            while (self.root / f"{stem}{sep}{n}.md").exists():
+                yield f"{stem}{sep}{n}.md"
+                n += 1
 
     def _titled(self, wanted: str, keys: KeyTable | None) -> list[str]:
         """The files of the index lines titled ``wanted``: from the key table when in step."""
@@ -512,16 +532,28 @@ class MemoryStore:
             )
         validate_memory_rules(memory)  # enforce: rules must compile and hold a call back
 
+    @property
+    def style(self) -> FrontmatterStyle:
+        """The shape new memory files get: Claude Code's under the ``claude`` profile."""
+        claude = self.settings.profile == "claude"
+        return FrontmatterStyle.CLAUDE if claude else FrontmatterStyle.MEMDIR
+
     @staticmethod
     def _file_stem(name: str) -> str:
         stem = _FILE_CHARS.sub("_", name.casefold()).strip("_")[:_MAX_STEM].strip("_")
         return stem or "memory"
 
+    @staticmethod
+    def _slug_stem(name: str) -> str:
+        """The file stem of a memory in Claude Code's shape: its ``name:`` slug."""
+        return memory_slug(name)[:_MAX_STEM].strip("-") or "memory"
+
     def _new_file_name(self, name: str) -> str:
-        stem = self._file_stem(name)
+        claude = self.style is FrontmatterStyle.CLAUDE
+        stem, sep = (self._slug_stem(name), "-") if claude else (self._file_stem(name), "_")
         candidate, n = f"{stem}.md", 2
         while (self.root / candidate).exists():
-            candidate, n = f"{stem}_{n}.md", n + 1
+            candidate, n = f"{stem}{sep}{n}.md", n + 1
         return candidate
 
     def _check_count(self) -> None:
@@ -687,8 +719,10 @@ class MemoryStore:
         compare-and-swap (``""`` means "must not exist yet"). A ``file`` that
         holds another memory (or cannot be parsed) is only overwritten with
         its ``expected_version`` or ``replace=True``, after a copy goes to
-        the trash. With ``stamp``, ``created`` is kept (or set) and
-        ``updated`` becomes today.
+        the trash. With ``stamp``, ``created`` is kept (or set) and the change
+        is dated (:func:`~memdir.model.stamp_memory`). The file keeps its shape
+        (memdir's or Claude Code's) and Claude Code's own keys; a new file takes
+        :attr:`style`.
 
         The write is made ready outside the scope lock (target chosen, checks,
         guard, text fsynced to a staging copy); under the lock the target is
@@ -722,9 +756,15 @@ class MemoryStore:
         rel, path = self._resolve(file)
         # Outside the lock the file count is not read: it is checked under the lock.
         current = self._current(rel, path, expected_version, count=locked)
-        self._check_bounds(memory, rel, self._held(current, path))
+        previous = self._held(current, path)
+        self._check_bounds(memory, rel, previous)
         trash = self._must_trash(rel, path, memory, current, expected_version, replace)
-        memory = self._stamped(memory, current, path) if stamp else memory
+        # A file keeps its shape (memdir's or Claude Code's); a new one takes the store's.
+        kept = previous if previous is not None and not trash else None
+        memory = dc_replace(memory, style=kept.style if kept is not None else self.style)
+        memory = claude_format.carry_claude_keys(memory, kept)
+        if stamp:
+            memory = stamp_memory(memory, previous=previous, today=dt.date.today())
         note = sidecar.exists(path)  # a note keeps its fields beside it, its text as is
         text = memory.body if note else render_memory(memory)
         return self._stage(rel, path, current, memory, text, note=note, trash=trash)
@@ -848,7 +888,7 @@ class MemoryStore:
             return False
         previous = self._held(current, path)
         held = previous.name if previous is not None else None
-        if held is not None and held.casefold() == memory.name.casefold():
+        if previous is not None and previous.answers_to(memory.name):
             return False
         if expected_version is None and not replace:
             what = (
@@ -970,7 +1010,8 @@ class MemoryStore:
             atomic_write(path, staged.text, sync_dir=False)
         staged.temp = None
         memory = staged.memory
-        index_fd = self._update_index(memory.name, rel, memory.description, keys=keys)
+        title = self._index_title(memory, rel, keys)
+        index_fd = self._update_index(title, rel, memory.description, keys=keys)
         try:
             # After the index write, which may have moved the root's mtime; an update
             # records its folder's new mtime too, so the next count need not list it.
@@ -984,6 +1025,21 @@ class MemoryStore:
             record=record, created=staged.current is None, warnings=staged.warnings
         )
         return result, index_fd
+
+    def _index_title(self, memory: Memory, rel: str, keys: KeyTable | None) -> str:
+        """The title of the memory's index line: its name; but a memory in Claude Code's
+        shape named by its slug alone keeps the title its index line already has."""
+        if memory.style is not FrontmatterStyle.CLAUDE or not is_slug(memory.name):
+            return memory.name
+        lines = None if keys is None else keys.lines_of(rel, file_stamp(self.index_path))
+        if lines is not None:
+            raw = "\n".join(lines).encode("utf-8")
+        else:
+            try:
+                raw = read_bytes_nofollow(self.index_path)
+            except FileNotFoundError:
+                return memory.name
+        return title_of(raw, rel) or memory.name
 
     def _settle(self, staged: _Staged, index_fd: int | None) -> None:
         """After the lock: make the rename and the index line durable, tell the catalog."""
@@ -1026,16 +1082,6 @@ class MemoryStore:
                 path=self.root / rel,
                 hint="keep one memory short and specific, or split it into several",
             )
-
-    def _stamped(self, memory: Memory, current: bytes | None, path: Path) -> Memory:
-        today = dt.date.today()
-        created = memory.created
-        if current is not None and created is None:
-            try:
-                created = parse_memory(current.decode("utf-8", "replace"), path=path).created
-            except ParseError:
-                created = None
-        return replace(memory, created=created or today, updated=today)
 
     def delete(self, ref: str, *, expected_version: str | None = None) -> Path:
         """Move a memory to the trash and drop its index line; returns the trash path."""

@@ -51,7 +51,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memdir.errors import MemdirError, SecretDetected, SyncError
-from memdir.storage.codec import parse_memory, read_frontmatter_head, render_memory
+from memdir.storage.codec import (
+    memory_from_fields,
+    parse_memory,
+    read_frontmatter_head,
+    render_memory,
+)
 from memdir.storage.fs import atomic_write, ensure_dir, file_lock, safe_join
 from memdir.storage.memory_index import INDEX_NAME, parse_entries, remove_entry, upsert_entry
 from memdir.team.git import NETWORK_TIMEOUT, Git, display_url, install_pre_commit_hook, last_line
@@ -776,11 +781,11 @@ class _Team:
     def describe(self, rel: str) -> tuple[str, str]:
         """Title and hook for a file's index line, from its frontmatter."""
         try:
-            fields = read_frontmatter_head(self.root / rel)
+            head = memory_from_fields(read_frontmatter_head(self.root / rel), "")
+            name, description = head.name, head.description
         except (MemdirError, OSError):  # unreadable, or deleted since the listing
-            fields = {}
-        title = str(fields.get("name") or posixpath.splitext(posixpath.basename(rel))[0])
-        description = " ".join(str(fields.get("description") or "").split())
+            name, description = "", ""
+        title = name or posixpath.splitext(posixpath.basename(rel))[0]
         return title, self.memdir.team.index_hook(title, rel, description)
 
 
