@@ -49,6 +49,9 @@ class Settings:
     max_files: int = 100_000
     max_view_bytes: int = 256 * 1024
     lock_timeout: float = 120.0
+    # history: every version kept this many days (the newest of a memory always)
+    history: bool = True
+    history_retention_days: float = 30.0
     # recall
     recall_max_memories: int = 5
     recall_max_lines: int = 200

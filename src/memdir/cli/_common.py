@@ -214,7 +214,9 @@ def profile_option_value() -> str | None:
 def open_memdir(project: Path) -> Memdir:
     """Open the project's memory with the profile given to the top-level command."""
     from memdir.api import Memdir
+    from memdir.storage.provenance import set_default
 
+    set_default(route="cli")  # what this command changes is recorded as the CLI's
     return Memdir.open(project, profile=profile_option_value())
 
 

@@ -92,6 +92,7 @@ from memdir.storage.store_apply import (
 )
 
 if TYPE_CHECKING:
+    from memdir.storage.history import History
     from memdir.storage.index_keys import KeyTable
 
 __all__ = [
@@ -147,8 +148,10 @@ class MemoryStore(AppliedStore):
         excluded: tuple[str, ...] = (),
         guard: WriteGuard | None = None,
         state_dir: Path | None = None,
+        history: History | None = None,
     ) -> None:
         self.root = root
+        self.history = history  # every change is kept there (None: no history)
         self._index_path = root / INDEX_NAME
         self.scope = scope
         self.settings = settings
@@ -528,7 +531,9 @@ class MemoryStore(AppliedStore):
             current = self._current(rel, path, expected_version)
             self._check_bounds(memory, rel, self._held(current, path))
             trash = self._must_trash(rel, path, memory, current, expected_version, replace)
-            return self._stage(rel, path, current, memory, text, note=False, trash=trash)
+            staged = self._stage(rel, path, current, memory, text, note=False, trash=trash)
+            staged.action = "edit" if current is not None else None
+            return staged
 
         return self._locked_write(plan, None)
 

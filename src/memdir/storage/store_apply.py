@@ -46,6 +46,7 @@ from memdir.storage.fs import (
     safe_join,
 )
 from memdir.storage.memory_index import (
+    INDEX_NAME,
     format_entry,
     parse_entries,
     remove_entry,
@@ -54,6 +55,7 @@ from memdir.storage.memory_index import (
 )
 
 if TYPE_CHECKING:
+    from memdir.storage.history import History, IndexWatch
     from memdir.storage.index_keys import KeyTable
 
 __all__ = ["JOURNAL_NAME", "AppliedStore", "WriteResult", "append_journal", "journal_lock"]
@@ -115,6 +117,22 @@ class _Staged:
     temp: Path | None  # the staging copy; None once renamed into place
     record: MemoryRecord | None  # None for a note: read once its sidecar is written
     target: str | None = None  # the file name the plan chose, before it was resolved
+    action: str | None = None  # the history's name for the change (else create/update)
+
+
+def _meta_bytes(note: Path) -> bytes | None:
+    """A note's sidecar bytes (None without one), for the history."""
+    try:
+        return read_bytes_nofollow(sidecar.path_for(note))
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def _index_bytes(index: Path) -> bytes | None:
+    try:
+        return read_bytes_nofollow(index)
+    except FileNotFoundError:
+        return None
 
 
 def _ends_tidy(fd: int, size: int) -> bool:
@@ -144,6 +162,7 @@ class AppliedStore:
     _journal: Path | None
     _keys_db: Path | None
     _tables: threading.local
+    history: History | None
 
     if TYPE_CHECKING:  # the reads this half needs, provided by MemoryStore
 
@@ -388,6 +407,8 @@ class AppliedStore:
         Returns the result and the index to fsync once the lock is released.
         """
         rel, path = staged.rel, staged.path
+        watch = self._watch()
+        meta_before = _meta_bytes(path) if staged.note and watch is not None else None
         if staged.trash and staged.current is not None:
             self._trash_copy(rel, staged.current)
         if staged.note:
@@ -421,7 +442,63 @@ class AppliedStore:
         result = WriteResult(
             record=record, created=staged.current is None, warnings=staged.warnings
         )
+        if watch is not None:
+            action = staged.action or ("create" if staged.current is None else "update")
+            try:
+                self._keep(
+                    watch,
+                    rel,
+                    action=action if not staged.trash else "replace",
+                    name=memory.name,
+                    before=staged.current,
+                    after=staged.text.encode("utf-8"),
+                    meta_before=meta_before,
+                    meta_after=_meta_bytes(path) if staged.note else None,
+                )
+            except BaseException:
+                if index_fd is not None:
+                    os.close(index_fd)
+                raise
         return result, index_fd
+
+    def _watch(self) -> IndexWatch | None:
+        """Under the lock, before a change: what the history needs to see of the index."""
+        if self.history is None:
+            return None
+        from memdir.storage.history import IndexWatch
+
+        return IndexWatch(self._index_path)
+
+    def _keep(
+        self,
+        watch: IndexWatch,
+        rel: str,
+        *,
+        action: str,
+        name: str | None,
+        before: bytes | None,
+        after: bytes | None,
+        old_file: str | None = None,
+        meta_before: bytes | None = None,
+        meta_after: bytes | None = None,
+    ) -> None:
+        """Under the lock, after a change: record it (and its index edit) in the history."""
+        try:
+            assert self.history is not None
+            self.history.record(
+                scope=self.scope,
+                file=rel,
+                action=action,
+                name=name,
+                before=before,
+                after=after,
+                old_file=old_file,
+                meta_before=meta_before,
+                meta_after=meta_after,
+                hunk=watch.hunk(),
+            )
+        finally:
+            watch.close()
 
     def _settle(self, staged: _Staged, index_fd: int | None) -> None:
         """After the lock: make the rename and the index line durable, tell the catalog."""
@@ -449,6 +526,9 @@ class AppliedStore:
             _, path = self._resolve(record.file)
             self._check_version(record.file, path, record.version, expected_version)
             before = self._folder_mtimes(record.file)
+            watch = self._watch()
+            held = read_bytes_nofollow(path) if watch is not None else None
+            meta = _meta_bytes(path) if watch is not None else None
             target = self._trash_target(record.file)
             os.replace(path, target)
             sidecar.move(path, target)
@@ -459,6 +539,16 @@ class AppliedStore:
                 keys.drop(record.file, after)
             self._counted(before, (record.file, -1))
             self._journaled(record.file)
+            if watch is not None:
+                self._keep(
+                    watch,
+                    record.file,
+                    action="delete",
+                    name=record.memory.name,
+                    before=held,
+                    after=None,
+                    meta_before=meta,
+                )
         return target
 
     def _trash_target(self, rel: str) -> Path:
@@ -494,6 +584,9 @@ class AppliedStore:
             ensure_dir(new_path.parent)
             new_path = safe_join(self.root, new_rel)  # its folders exist now: check again
             _, old_path = self._resolve(record.file, any_name=True)
+            watch = self._watch()
+            held = read_bytes_nofollow(old_path) if watch is not None else None
+            meta = _meta_bytes(old_path) if watch is not None else None
             os.rename(old_path, new_path)
             sidecar.move(old_path, new_path)
             memory = record.memory
@@ -502,12 +595,30 @@ class AppliedStore:
             )
             self._counted(before, (record.file, -1), (new_rel, 1))
             self._journaled(record.file, new_rel)
+            if watch is not None:
+                self._keep(
+                    watch,
+                    new_rel,
+                    action="rename",
+                    name=memory.name,
+                    before=held,
+                    after=held,
+                    old_file=record.file,
+                    meta_before=meta,
+                    meta_after=meta,
+                )
             return self._read(new_rel, new_path)
 
     def write_index(self, text: str) -> None:
         """Replace the index (used by doctor's repairs), under the scope lock."""
         with self.lock():
+            before = _index_bytes(self.index_path) if self.history is not None else None
             atomic_write(self.index_path, text)
+            if self.history is not None:  # the whole text: a repair rewrites it anyway
+                after = text.encode("utf-8")
+                self.history.record(
+                    scope=self.scope, file=INDEX_NAME, action="index", before=before, after=after
+                )
 
     def index_entries(self) -> list[str]:
         """The files the index points at, in order (duplicates kept)."""
