@@ -89,6 +89,7 @@ def test_the_server_lists_every_tool_with_its_annotations(project: Path) -> None
         "edit": (False, False, False),
         "delete": (False, True, False),
         "log": (False, False, False),
+        "why": (True, False, True),
     }
     assert all(tools[n].description for n in TOOL_NAMES)
 

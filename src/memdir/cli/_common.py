@@ -82,7 +82,10 @@ class MemdirGroup(click.Group):
         )
 
     def invoke(self, ctx: click.Context) -> Any:
-        return run_reporting_errors(ctx, lambda: super(MemdirGroup, self).invoke(ctx))
+        from memdir.storage.provenance import provenance
+
+        with provenance(route="cli"):  # what the command changes is recorded as the CLI's
+            return run_reporting_errors(ctx, lambda: super(MemdirGroup, self).invoke(ctx))
 
 
 def _remember_debug(ctx: click.Context, _: click.Parameter, value: bool) -> None:
@@ -214,9 +217,7 @@ def profile_option_value() -> str | None:
 def open_memdir(project: Path) -> Memdir:
     """Open the project's memory with the profile given to the top-level command."""
     from memdir.api import Memdir
-    from memdir.storage.provenance import set_default
 
-    set_default(route="cli")  # what this command changes is recorded as the CLI's
     return Memdir.open(project, profile=profile_option_value())
 
 

@@ -12,22 +12,11 @@ import click
 
 from memdir.cli._common import emit, json_option, open_memdir, project_option, record_dict
 from memdir.model import Scope
-from memdir.storage.history import Version
+from memdir.storage.undo import render_why, version_line
 
 __all__ = ["COMMANDS", "history", "redact", "restore", "undo", "why"]
 
 _SCOPES = click.Choice([s.value for s in Scope])
-
-
-def _line(v: Version) -> str:
-    """One version: id, time, action, route (and client), session, file."""
-    route = f"{v.route}({v.client})" if v.client else v.route
-    file = f"{v.old_file} -> {v.file}" if v.old_file else v.file
-    redacted = " [redacted]" if v.redacted else ""
-    return (
-        f"v{v.id}  {v.when}  {v.action:<9} {route:<14} session={v.session or '-'}  "
-        f"{v.scope.value}:{file}{redacted}"
-    )
 
 
 @click.command()
@@ -59,7 +48,7 @@ def history(name: str | None, scope: str | None, prune: bool, project: Path, as_
         if not versions:
             click.echo(f"no version of {name!r} is kept")
         for v in versions:
-            click.echo(_line(v))
+            click.echo(version_line(v))
 
     emit(as_json, versions, human)
 
@@ -123,29 +112,7 @@ def why(name: str, scope: str | None, project: Path, as_json: bool) -> None:
     """Why memdir holds a memory: where it came from, the turns behind it, its history."""
     answer = open_memdir(project).why(name, scope=scope)
 
-    def human() -> None:
-        if answer.memory is not None:
-            m = answer.memory
-            click.echo(f"{m.scope.value}:{m.file}  {m.memory.name} — {m.memory.description}")
-        else:
-            click.echo(f"{name}: deleted (its versions are kept)")
-        for label, v in (("created", answer.origin), ("last changed", answer.latest)):
-            if v is not None:
-                who = f" by {v.user}@{v.host}" if v.user or v.host else ""
-                click.echo(f"{label}: {_line(v)}{who}")
-                if v.turns:
-                    click.echo(f"  turns {v.turns} of {v.transcript or 'an unknown transcript'}")
-        if answer.turns:
-            click.echo("source turns:")
-            for turn in answer.turns:
-                click.echo(f"  [{turn.role} {turn.ref}] {turn.text}")
-        elif answer.transcript_note:
-            click.echo(f"source turns: {answer.transcript_note}")
-        click.echo("history:")
-        for v in answer.history:
-            click.echo(f"  {_line(v)}")
-
-    emit(as_json, answer, human)
+    emit(as_json, answer, lambda: click.echo(render_why(answer)))
 
 
 COMMANDS = [history, restore, undo, redact, why]

@@ -320,6 +320,7 @@ def run_job(
 ) -> JobReport:
     """Read the transcript and run session notes + extraction; never raises memdir errors."""
     from memdir.api import Memdir
+    from memdir.storage.provenance import provenance
     from memdir.storage.transcript import read_transcript
 
     steps: list[str] = []
@@ -343,7 +344,9 @@ def run_job(
         model = provider_from_env(env) if provider == "env" else provider
         if model is None:
             return report("skipped", _NO_PROVIDER)
-        steps.extend(_model_steps(mem, model, session_id, event, turns))
+        # What the background work writes rests on this transcript (`memdir why` reads it).
+        with provenance(route="hook", session=session_id, transcript=str(path)):
+            steps.extend(_model_steps(mem, model, session_id, event, turns))
     except MemdirError as exc:
         return report("failed", f"{type(exc).__name__}: {exc}")
     return JobReport(status="done", event=event, session_id=session_id, steps=tuple(steps))

@@ -65,6 +65,7 @@ from memdir.storage import sidecar
 from memdir.storage.codec import parse_memory, split_frontmatter
 from memdir.storage.fs import ensure_dir, safe_join
 from memdir.storage.memory_index import INDEX_NAME
+from memdir.storage.provenance import provenance
 from memdir.storage.store import MemoryStore, content_version
 
 if TYPE_CHECKING:
@@ -164,7 +165,8 @@ class MemoryToolBackend:
                 is_error=True,
             )
         try:
-            return MemoryToolResult(text=handler(command))
+            with provenance(route="memory-tool"):  # the history names the route of each change
+                return MemoryToolResult(text=handler(command))
         except MemdirError as exc:
             return MemoryToolResult(text=self._message(exc), is_error=True)
         except KeyError as exc:

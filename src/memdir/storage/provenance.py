@@ -32,7 +32,7 @@ from functools import cache
 
 from memdir.records import record
 
-__all__ = ["ROUTES", "Provenance", "current", "local_identity", "provenance", "set_default"]
+__all__ = ["ROUTES", "Provenance", "current", "local_identity", "provenance"]
 
 ROUTES = (
     "api",
@@ -93,11 +93,6 @@ def provenance(**fields: str | None) -> Iterator[Provenance]:
         yield merged
     finally:
         _current.reset(token)
-
-
-def set_default(**fields: str | None) -> None:
-    """Set fields for the rest of this context (a CLI process sets ``route='cli'``)."""
-    _current.set(_merged(fields))
 
 
 @cache

@@ -47,9 +47,11 @@ __all__ = [
     "Why",
     "history_of",
     "redact",
+    "render_why",
     "require_history",
     "restore",
     "undo",
+    "version_line",
     "why",
 ]
 
@@ -406,3 +408,41 @@ def _source_turns(v: Version | None) -> tuple[tuple[SourceTurn, ...], str | None
                 text = text[:_MAX_TURN_CHARS] + " […]"
             found.append(SourceTurn(ref=turn.uuid or f"#{turn.index}", role=turn.role, text=text))
     return tuple(found), None if found else "the transcript no longer holds those turns"
+
+
+def version_line(v: Version) -> str:
+    """One version on one line: id, time, action, route (client), session, file."""
+    route = f"{v.route}({v.client})" if v.client else v.route
+    file = f"{v.old_file} -> {v.file}" if v.old_file else v.file
+    redacted = " [redacted]" if v.redacted else ""
+    return (
+        f"v{v.id}  {v.when}  {v.action:<9} {route:<14} session={v.session or '-'}  "
+        f"{v.scope.value}:{file}{redacted}"
+    )
+
+
+def render_why(answer: Why) -> str:
+    """The answer of :func:`why` as text, for a person or an agent."""
+    lines = []
+    if answer.memory is not None:
+        m = answer.memory
+        lines.append(f"{m.scope.value}:{m.file}  {m.memory.name} — {m.memory.description}")
+    else:
+        lines.append(f"{answer.ref}: deleted (its versions are kept)")
+    for label, v in (("created", answer.origin), ("last changed", answer.latest)):
+        if v is None:
+            continue
+        who = f" by {v.user}@{v.host}" if v.user or v.host else ""
+        lines.append(f"{label}: {version_line(v)}{who}")
+        if v.turns:
+            lines.append(f"  from turns {v.turns} of {v.transcript or 'an unknown transcript'}")
+    if answer.turns:
+        lines.append("source turns:")
+        lines += [f"  [{turn.role} {turn.ref}] {turn.text}" for turn in answer.turns]
+    elif answer.transcript_note:
+        lines.append(f"source turns: {answer.transcript_note}")
+    if answer.origin is None:
+        lines.append("no version is kept: it was written before history was on, or by hand")
+    lines.append("history:")
+    lines += [f"  {version_line(v)}" for v in answer.history]
+    return "\n".join(lines)
