@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from memdir.search.catalog import Catalog, Hit, Progress, RefreshStats
     from memdir.search.query import GrepHit
     from memdir.storage.history import PruneReport, Version
+    from memdir.storage.pending import Pending
     from memdir.storage.store import WriteResult
     from memdir.storage.undo import RedactReport, UndoReport, Why
 
@@ -294,6 +295,24 @@ class Memdir(ProjectMemory):
         from memdir.storage.undo import require_history
 
         return require_history(self).prune()
+
+    def review(self) -> builtins.list[Pending]:
+        """Agents' changes awaiting review (``manual`` mode), oldest first, with diffs."""
+        from memdir.storage.pending import pending_changes
+
+        return pending_changes(self)
+
+    def approve(self, ref: str | None = None) -> builtins.list[Version]:
+        """Apply the pending changes of ``ref`` (every one with None)."""
+        from memdir.storage.pending import approve
+
+        return approve(self, ref)
+
+    def reject(self, ref: str) -> builtins.list[Version]:
+        """Drop the pending changes of ``ref``; they never apply."""
+        from memdir.storage.pending import reject
+
+        return reject(self, ref)
 
     # -- model verbs: each takes the caller's provider ---------------------------------
 

@@ -316,8 +316,15 @@ def _write(memdir: ProjectMemory, args: Mapping[str, Any], writes: _Writes) -> s
     result = write_from_args(memdir, args, scope=scope, file=file)
     writes.add(scope, result.record.file)
     verb = "created" if result.created else "updated"
+    if result.pending is not None:
+        verb = "proposed"
     warnings = "".join(f"\nwarning: {w}" for w in result.warnings)
-    return f"{verb} {scope.value}:{result.record.file}{warnings}"
+    held = (
+        " (kept for the user's review: not in memory until they approve it)"
+        if result.pending is not None
+        else ""
+    )
+    return f"{verb} {scope.value}:{result.record.file}{held}{warnings}"
 
 
 _FILE_ARG = {"type": "string", "description": "path inside the memory directory, e.g. topic.md"}

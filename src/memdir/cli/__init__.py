@@ -50,6 +50,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "undo": ("memdir.cli.history", "undo"),
     "redact": ("memdir.cli.history", "redact"),
     "why": ("memdir.cli.history", "why"),
+    "review": ("memdir.cli.review", "review"),
 }
 
 

@@ -105,6 +105,9 @@ class MemoryToolResult:
     is_error: bool = False
 
 
+_CHANGES = frozenset({"create", "str_replace", "insert", "delete", "rename"})
+
+
 def _string(command: Mapping[str, Any], key: str) -> str:
     value = command[key]
     if not isinstance(value, str):
@@ -166,7 +169,14 @@ class MemoryToolBackend:
             )
         try:
             with provenance(route="memory-tool"):  # the history names the route of each change
-                return MemoryToolResult(text=handler(command))
+                held = name in _CHANGES and self.store.review_held()
+                text = handler(command)
+            if held:
+                text += (
+                    " This change awaits the user's review: it is not in memory until they "
+                    "approve it (`memdir review approve`)."
+                )
+            return MemoryToolResult(text=text)
         except MemdirError as exc:
             return MemoryToolResult(text=self._message(exc), is_error=True)
         except KeyError as exc:

@@ -173,6 +173,12 @@ def _origin(ctx: object) -> dict[str, str | None]:
     return {"route": "mcp", "client": client, "session": session or _state(ctx).connection}
 
 
+_AWAITS = (
+    "{what} awaits the user's review ({scope} memory is in manual review mode): it is not "
+    "in memory until they approve it with `memdir review approve`. Do not write it again."
+)
+
+
 def _state(ctx: MemdirCtx) -> MemdirContext:
     return ctx.request_context.lifespan_context
 
@@ -399,6 +405,8 @@ def write(
     verb = "Created" if result.created else "Updated"
     record = result.record
     text = f"{verb} {record.scope.value} memory {record.name!r} in {_shown(record)}; index updated."
+    if result.pending is not None:
+        text = _AWAITS.format(what=f"Your write of {record.name!r}", scope=record.scope.value)
     return "\n".join([text, *(f"Warning: {w}" for w in result.warnings)])
 
 
@@ -437,7 +445,10 @@ def edit(
     if count != 1:
         raise InvalidMemory(_edit_mismatch(_shown(record), body, old_str, count))
     memory = replace(record.memory, body=body.replace(old_str, new_str, 1))
-    mem.store(record.scope).write(memory, file=record.file, expected_version=record.version)
+    store = mem.store(record.scope)
+    result = store.write(memory, file=record.file, expected_version=record.version)
+    if result.pending is not None:
+        return _AWAITS.format(what=f"Your edit of {_shown(record)}", scope=record.scope.value)
     return f"Edited {_shown(record)}: 1 replacement."
 
 
@@ -465,7 +476,11 @@ def delete(ctx: MemdirCtx, path: RefArg, scope: ScopeArg | None = None) -> str:
     """
     mem = _mem(ctx)
     record = _locate(mem, path, scope)
-    mem.store(record.scope).delete(record.file, expected_version=record.version)
+    store = mem.store(record.scope)
+    held = store.review_held()
+    store.delete(record.file, expected_version=record.version)
+    if held:
+        return _AWAITS.format(what=f"Deleting {_shown(record)}", scope=record.scope.value)
     kept = "kept in memdir's history" if mem.history_db is not None else "moved to the trash"
     return (
         f"Deleted {_shown(record)} ({kept}: `memdir restore {record.name}` brings it back); "

@@ -92,17 +92,23 @@ CREATE TABLE IF NOT EXISTS versions (
     session TEXT, turns TEXT, transcript TEXT, user TEXT, host TEXT,
     before TEXT, after TEXT, meta_before TEXT, meta_after TEXT,
     index_at INTEGER, index_old BLOB, index_new BLOB, index_absent INTEGER,
-    redacted INTEGER DEFAULT 0
+    redacted INTEGER DEFAULT 0, status TEXT
 );
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
+"""
+# Columns added after the first release of the table: (name, declaration).
+_ADDED_COLUMNS = (("status", "TEXT"),)
+_INDEXES = """
+CREATE INDEX IF NOT EXISTS versions_status ON versions (status) WHERE status IS NOT NULL;
 CREATE INDEX IF NOT EXISTS versions_file ON versions (scope, file);
 CREATE INDEX IF NOT EXISTS versions_name ON versions (name_key);
 CREATE INDEX IF NOT EXISTS versions_change ON versions (change);
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
 """
 _COLUMNS = (
     "id, change, time, scope, file, old_file, name, action, route, client, session, "
-    "turns, transcript, user, host, before, after, meta_before, meta_after, redacted"
+    "turns, transcript, user, host, before, after, meta_before, meta_after, redacted, status"
 )
+PENDING, APPROVED, REJECTED = "pending", "approved", "rejected"
 _DAY = 86_400.0
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 # The change set being recorded in this context (see History.change_set).
@@ -142,6 +148,7 @@ class Version:
     meta_before: str | None
     meta_after: str | None
     redacted: bool
+    status: str | None  # None: applied; pending, approved or rejected (review)
 
     @property
     def when(self) -> str:
@@ -306,6 +313,11 @@ class History:
             # power cut can lose the last versions, never corrupt the table.
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.executescript(_SCHEMA)
+            have = {row[1] for row in conn.execute("PRAGMA table_info(versions)")}
+            for column, kind in _ADDED_COLUMNS:
+                if column not in have:  # a history written by an earlier memdir
+                    conn.execute(f"ALTER TABLE versions ADD COLUMN {column} {kind}")
+            conn.executescript(_INDEXES)
         except sqlite3.DatabaseError as exc:
             raise MemdirError(
                 f"the memory history cannot be opened: {exc}",
@@ -431,20 +443,24 @@ class History:
         meta_after: bytes | None = None,
         hunk: IndexHunk | None = None,
         origin: Provenance | None = None,
+        status: str | None = None,
     ) -> int:
-        """Keep one change to one file (called under the scope's lock); returns its id."""
+        """Keep one change to one file (called under the scope's lock); returns its id.
+
+        ``status`` ``"pending"`` keeps a change that is not applied (review).
+        """
         origin = origin or current_provenance()
         action = origin.action or action
         user, host = origin.user, origin.host
-        if scope is Scope.TEAM and user is None and host is None:
+        if (scope is Scope.TEAM or origin.approved) and user is None and host is None:
             user, host = local_identity()
         with self._transaction() as conn:
             change = _open_change.get() or self._new_change(conn, action)
             cur = conn.execute(
                 "INSERT INTO versions (change, time, scope, file, old_file, name, name_key, "
                 "action, route, client, session, turns, transcript, user, host, before, after, "
-                "meta_before, meta_after, index_at, index_old, index_new, index_absent) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                "meta_before, meta_after, index_at, index_old, index_new, index_absent, status) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
                     change,
                     time.time(),
@@ -469,6 +485,7 @@ class History:
                     None if hunk is None else hunk.old,
                     None if hunk is None else hunk.new,
                     None if hunk is None else int(hunk.absent),
+                    status,
                 ),
             )
             version = int(cur.lastrowid or 0)
@@ -486,6 +503,7 @@ class History:
         file: str | None = None,
         name: str | None = None,
         change: int | None = None,
+        applied: bool = False,
     ) -> list[Version]:
         """Versions matching every filter given, newest first.
 
@@ -509,11 +527,25 @@ class History:
         if change is not None:
             where.append("change = ?")
             args.append(change)
+        if applied:
+            where.append("status IS NULL")
         sql = f"SELECT {_COLUMNS} FROM versions"
         if where:
             sql += " WHERE " + " AND ".join(where)
         rows = self._conn().execute(sql + " ORDER BY id DESC", args).fetchall()
         return [_version(row) for row in rows]
+
+    def pending(self) -> list[Version]:
+        """Changes awaiting review, oldest first."""
+        rows = self._conn().execute(
+            f"SELECT {_COLUMNS} FROM versions WHERE status = ? ORDER BY id", (PENDING,)
+        )
+        return [_version(row) for row in rows]
+
+    def set_status(self, version_id: int, status: str) -> None:
+        """Mark a pending version approved or rejected."""
+        with self._transaction() as conn:
+            conn.execute("UPDATE versions SET status = ? WHERE id = ?", (status, version_id))
 
     def version(self, version_id: int) -> Version | None:
         row = (
@@ -529,7 +561,7 @@ class History:
             self._conn()
             .execute(
                 f"SELECT {_COLUMNS} FROM versions WHERE scope = ? AND file = ? "
-                "ORDER BY id DESC LIMIT 1",
+                "AND status IS NULL ORDER BY id DESC LIMIT 1",
                 (scope.value, file),
             )
             .fetchone()
@@ -560,7 +592,8 @@ class History:
             self._conn()
             .execute(
                 "SELECT id, time, action, route, session, undoes, undone_by FROM changes "
-                "WHERE undone_by IS NULL AND undoes IS NULL ORDER BY id DESC LIMIT 1"
+                "WHERE undone_by IS NULL AND undoes IS NULL AND EXISTS (SELECT 1 FROM versions "
+                "WHERE versions.change = changes.id AND status IS NULL) ORDER BY id DESC LIMIT 1"
             )
             .fetchone()
         )
@@ -604,8 +637,9 @@ class History:
         cutoff = now - self.retention_days * _DAY
         with self._transaction() as conn:
             gone = conn.execute(
-                "DELETE FROM versions WHERE time < ? AND NOT (after IS NOT NULL AND id IN "
-                "(SELECT max(id) FROM versions GROUP BY scope, file))",
+                "DELETE FROM versions WHERE time < ? AND coalesce(status, '') != 'pending' "
+                "AND NOT (after IS NOT NULL AND id IN (SELECT max(id) FROM versions "
+                "WHERE status IS NULL GROUP BY scope, file))",
                 (cutoff,),
             ).rowcount
             conn.execute(

@@ -60,13 +60,24 @@ class Provenance:
     user: str | None = None
     host: str | None = None
     action: str | None = None  # restore, undo, sync...: else the store names it
+    approved: str | None = None  # who approved this agent's change (review): it applies
 
 
 _current: contextvars.ContextVar[Provenance | None] = contextvars.ContextVar(
     "memdir_provenance", default=None
 )
 _NONE = Provenance()
-_FIELDS = ("route", "client", "session", "turns", "transcript", "user", "host", "action")
+_FIELDS = (
+    "route",
+    "client",
+    "session",
+    "turns",
+    "transcript",
+    "user",
+    "host",
+    "action",
+    "approved",
+)
 
 
 def current() -> Provenance:

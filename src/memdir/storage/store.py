@@ -474,6 +474,7 @@ class MemoryStore(AppliedStore):
         error is judged on what the lock guards, as when all of it ran there.
         """
         staged: _Staged | None = None
+        hold = self.review_held()  # an agent's write under review is kept, not applied
         try:
             if target is not None:
                 with contextlib.suppress(MemdirError, OSError, ValueError):
@@ -485,6 +486,8 @@ class MemoryStore(AppliedStore):
                     staged = plan(keys, True)
                 elif staged.current is None:
                     self._check_count()
+                if hold:
+                    return self._propose(staged)
                 result, index_fd = self._install(staged, keys)
             self._settle(staged, index_fd)
             return result

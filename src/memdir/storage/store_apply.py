@@ -22,7 +22,7 @@ import os
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -95,11 +95,16 @@ def append_journal(journal: Path, paths: Iterable[Path]) -> None:
 
 @record
 class WriteResult:
-    """What a write did: the stored record, whether it created the file, warnings."""
+    """What a write did: the stored record, whether it created the file, warnings.
+
+    ``pending`` is the id of the version awaiting review when the write was
+    held (see :mod:`memdir.storage.review`): then nothing changed on disk yet.
+    """
 
     record: MemoryRecord
     created: bool
     warnings: tuple[str, ...] = ()
+    pending: int | None = None
 
 
 @dataclass(kw_only=True)
@@ -126,6 +131,22 @@ def _meta_bytes(note: Path) -> bytes | None:
         return read_bytes_nofollow(sidecar.path_for(note))
     except (FileNotFoundError, NotADirectoryError):
         return None
+
+
+def _note_meta(memory: Memory) -> bytes:
+    """The sidecar bytes :func:`sidecar.write` would write for ``memory``."""
+    from memdir.storage.codec import render_memory
+
+    rendered = render_memory(replace(memory, body=""))
+    lines = rendered.split("\n")
+    return ("\n".join(lines[1 : lines.index("---", 1)]) + "\n").encode("utf-8")
+
+
+def blob_version(data: bytes) -> str:
+    """The store's content version of ``data`` (a short SHA-256)."""
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 def _index_bytes(index: Path) -> bytes | None:
@@ -461,6 +482,45 @@ class AppliedStore:
                 raise
         return result, index_fd
 
+    def review_held(self) -> bool:
+        """Whether a change made now (by the current provenance) waits for review.
+
+        Raises for an agent's change to a read-only scope.
+        """
+        from memdir.storage.provenance import current
+        from memdir.storage.review import held
+
+        return held(self.settings, self.scope, current(), history=self.history is not None)
+
+    def _propose(self, staged: _Staged) -> WriteResult:
+        """Under the lock: keep the write as a pending version; the file is not touched."""
+        assert self.history is not None
+        payload = staged.text.encode("utf-8")
+        version = self.history.record(
+            scope=self.scope,
+            file=staged.rel,
+            action=staged.action or ("create" if staged.current is None else "update"),
+            name=staged.memory.name,
+            before=staged.current,
+            after=payload,
+            meta_before=_meta_bytes(staged.path) if staged.note else None,
+            meta_after=_note_meta(staged.memory) if staged.note else None,
+            status="pending",
+        )
+        record = staged.record or MemoryRecord(
+            scope=self.scope,
+            file=staged.rel,
+            memory=staged.memory,
+            version=blob_version(payload),
+            mtime=0.0,
+        )
+        return WriteResult(
+            record=record,
+            created=staged.current is None,
+            warnings=staged.warnings,
+            pending=version,
+        )
+
     def _watch(self) -> IndexWatch | None:
         """Under the lock, before a change: what the history needs to see of the index."""
         if self.history is None:
@@ -521,10 +581,14 @@ class AppliedStore:
 
     def delete(self, ref: str, *, expected_version: str | None = None) -> Path:
         """Move a memory to the trash and drop its index line; returns the trash path."""
+        hold = self.review_held()
         with self.lock(), self._key_table() as keys:
             record = self.get(ref)
             _, path = self._resolve(record.file)
             self._check_version(record.file, path, record.version, expected_version)
+            if hold:  # kept as a pending deletion: the file stays until it is approved
+                self._propose_removal(record.file, path, record.memory.name)
+                return path
             before = self._folder_mtimes(record.file)
             watch = self._watch()
             held = read_bytes_nofollow(path) if watch is not None else None
@@ -551,6 +615,20 @@ class AppliedStore:
                 )
         return target
 
+    def _propose_removal(self, rel: str, path: Path, name: str) -> int:
+        """Under the lock: keep a deletion as a pending version."""
+        assert self.history is not None
+        return self.history.record(
+            scope=self.scope,
+            file=rel,
+            action="delete",
+            name=name,
+            before=read_bytes_nofollow(path),
+            after=None,
+            meta_before=_meta_bytes(path),
+            status="pending",
+        )
+
     def _trash_target(self, rel: str) -> Path:
         """A free path in today's trash folder, its folders made and confined.
 
@@ -572,6 +650,7 @@ class AppliedStore:
 
     def rename(self, ref: str, new_file: str) -> MemoryRecord:
         """Move a memory to another file name; its index line follows it."""
+        hold = self.review_held()
         with self.lock(), self._key_table() as keys:
             record = self.get(ref)
             old_path = self.root / record.file
@@ -580,6 +659,20 @@ class AppliedStore:
                 raise MemoryExists(
                     f"{new_rel} already exists", path=new_path, hint="choose another file name"
                 )
+            if hold:  # kept as a pending rename: nothing moves until it is approved
+                assert self.history is not None
+                text = read_bytes_nofollow(old_path)
+                self.history.record(
+                    scope=self.scope,
+                    file=new_rel,
+                    old_file=record.file,
+                    action="rename",
+                    name=record.memory.name,
+                    before=text,
+                    after=text,
+                    status="pending",
+                )
+                return record
             before = self._folder_mtimes(record.file, new_rel)
             ensure_dir(new_path.parent)
             new_path = safe_join(self.root, new_rel)  # its folders exist now: check again

@@ -215,7 +215,7 @@ def undo(memdir: ProjectMemory) -> UndoReport:
     change = history.last_change()
     if change is None:
         return UndoReport(change=None)
-    versions = history.versions(change=change.id)  # newest first: the order to reverse
+    versions = history.versions(change=change.id, applied=True)  # newest first: to reverse
     snapshots = history.snapshots(change.id)
     scopes = [s for s in (Scope.PRIVATE, Scope.TEAM) if s in {v.scope for v in versions}]
     scopes += [s for s in snapshots if s not in scopes]
