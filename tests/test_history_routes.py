@@ -17,6 +17,7 @@ import teamutil
 from background.helpers import Router
 from memdir.agents.extract import MemoryExtractor
 from memdir.api import Memdir
+from memdir.errors import MemdirError
 from memdir.integrations.hooks import run_job
 from memdir.integrations.memory_tool import MemoryToolBackend
 from memdir.mcp import build_server
@@ -183,8 +184,11 @@ def test_incoming_team_changes_are_versions_naming_their_author(clone: Clone) ->
     sync_team(bob)
     newest = bob.history("Deploy window", scope=Scope.TEAM)[0]
     assert newest.before == version.after  # the text bob had is kept
+    with pytest.raises(MemdirError, match="team sync brought in"):
+        bob.undo()  # it would push the revert of alice's change back to her
     bob.restore("Deploy window", scope=Scope.TEAM)
     assert "tuesdays" in bob.get("Deploy window").memory.body
+    assert [v.action for v in bob.history("team/deploy_window.md")][:2] == ["restore", "sync"]
 
 
 def test_extractor_background_runs_keep_the_submitters_provenance(mem: Memdir) -> None:

@@ -11,8 +11,9 @@ the facade's ``history``, ``restore``, ``undo``, ``redact`` and ``why`` call.
 - **undo** reverses the newest change set that is not undone yet, all of
   it: under both scopes' locks it first checks that every file still holds
   what the change left (else it refuses, naming the file, and ``restore``
-  is the way), then puts each file's bytes back, newest first, and applies
-  each recorded index hunk backwards; a change set that snapshotted an index
+  is the way; it also refuses to revert what team sync brought in), then
+  puts each file's bytes back, newest first, and applies each recorded
+  index hunk backwards; a change set that snapshotted an index
   (consolidation) gets that snapshot back. The folder is then byte for byte
   what it was. The undo is itself recorded (action ``undo``), and a second
   undo reverses the change before.
@@ -122,6 +123,8 @@ def history_of(
 ) -> list[Version]:
     """Every version of the memory ``ref`` (file or name, deleted ones too), newest first."""
     history = require_history(memdir)
+    if scope is None and ref.startswith("team/"):  # the way listings name team memories
+        scope, ref = Scope.TEAM, ref.removeprefix("team/")
     found = _find(memdir, ref, scope)
     wanted = None if scope is None else Scope(scope)
     seen: dict[int, Version] = {}
@@ -215,6 +218,13 @@ def undo(memdir: ProjectMemory) -> UndoReport:
     change = history.last_change()
     if change is None:
         return UndoReport(change=None)
+    if change.route == "sync":
+        # Reverting what teammates pushed would push the revert to all of them.
+        raise MemdirError(
+            f"the last change ({change.id}) is what team sync brought in; undo does not revert "
+            "teammates' changes, which the next sync would push back to everyone",
+            hint="bring back one memory with `memdir restore NAME --scope team` if you mean to",
+        )
     versions = history.versions(change=change.id, applied=True)  # newest first: to reverse
     snapshots = history.snapshots(change.id)
     scopes = [s for s in (Scope.PRIVATE, Scope.TEAM) if s in {v.scope for v in versions}]
