@@ -55,7 +55,8 @@ from memdir.storage.memory_index import (
 )
 
 if TYPE_CHECKING:
-    from memdir.storage.history import History, IndexWatch
+    from memdir.storage.history import History
+    from memdir.storage.index_hunks import IndexWatch
     from memdir.storage.index_keys import KeyTable
 
 __all__ = ["JOURNAL_NAME", "AppliedStore", "WriteResult", "append_journal", "journal_lock"]
@@ -525,7 +526,7 @@ class AppliedStore:
         """Under the lock, before a change: what the history needs to see of the index."""
         if self.history is None:
             return None
-        from memdir.storage.history import IndexWatch
+        from memdir.storage.index_hunks import IndexWatch
 
         return IndexWatch(self._index_path)
 

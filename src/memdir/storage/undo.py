@@ -35,7 +35,8 @@ from memdir.model import MemoryRecord, Scope
 from memdir.records import record
 from memdir.storage import sidecar
 from memdir.storage.fs import atomic_write, read_bytes_nofollow, safe_join
-from memdir.storage.history import REDACTED, History, Version, apply_backwards, blob_hash
+from memdir.storage.history import REDACTED, History, Version, blob_hash
+from memdir.storage.index_hunks import apply_backwards
 from memdir.storage.memory_index import INDEX_NAME
 from memdir.storage.project import ProjectMemory
 from memdir.storage.provenance import provenance
