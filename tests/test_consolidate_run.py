@@ -207,7 +207,7 @@ def test_tools_refuse_paths_outside_memories_and_never_touch_logs_or_index(
 
 
 def test_team_files_are_deleted_through_the_team_store(project: Path) -> None:
-    mem = Memdir.open(project, team=True)
+    mem = Memdir.open(project, team=True, review_team="auto")
     mem.write(
         name="Deploy runbook",
         description="How to deploy",

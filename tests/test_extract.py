@@ -42,7 +42,7 @@ TEAM_PROJECT = {
 
 @pytest.fixture
 def team_mem(project: Path) -> Memdir:
-    return Memdir.open(project, team=True)
+    return Memdir.open(project, team=True, review_team="auto")
 
 
 def writing_turn(index: int, name: str, path: str) -> Turn:

@@ -89,6 +89,7 @@ def test_the_server_lists_every_tool_with_its_annotations(project: Path) -> None
         "edit": (False, False, False),
         "delete": (False, True, False),
         "log": (False, False, False),
+        "why": (True, False, True),
     }
     assert all(tools[n].description for n in TOOL_NAMES)
 
@@ -111,7 +112,10 @@ def test_write_accepts_the_argument_names_models_guess(project: Path, mem: Memdi
     assert "deploy_window.md" in mem.private.read_index()
 
 
-def test_write_to_the_team_scope_lands_in_the_team_folder(project: Path, mem: Memdir) -> None:
+def test_write_to_the_team_scope_lands_in_the_team_folder(
+    project: Path, mem: Memdir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMDIR_REVIEW", "auto")  # team memory's default is manual review
     reply = ok(
         project,
         "write",

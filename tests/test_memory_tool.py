@@ -383,7 +383,8 @@ def test_concurrent_creates_from_four_processes_all_land_in_files_and_index(
     assert not [p for p in mem.layout.memory_dir.iterdir() if p.name.endswith(".tmp")]
 
 
-def test_the_team_scope_can_back_the_tool(mem: Memdir) -> None:
+def test_the_team_scope_can_back_the_tool(project: Path) -> None:
+    mem = Memdir.open(project, review_team="auto")  # the default, manual, keeps it pending
     team = MemoryToolBackend(mem, scope="team")
     run(team, command="create", path="/memories/oncall.md", file_text="# Oncall rota\n")
     assert (mem.layout.team_dir / "oncall.md").is_file()

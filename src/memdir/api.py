@@ -44,6 +44,10 @@ if TYPE_CHECKING:
     from memdir.recall.relevant import RecallResult, Selector
     from memdir.search.catalog import Catalog, Hit, Progress, RefreshStats
     from memdir.search.query import GrepHit
+    from memdir.storage.history import PruneReport, Version
+    from memdir.storage.pending import Pending
+    from memdir.storage.store import WriteResult
+    from memdir.storage.undo import RedactReport, UndoReport, Why
 
 __all__ = ["Memdir"]
 
@@ -251,6 +255,64 @@ class Memdir(ProjectMemory):
         path = append_log(self.layout.logs_dir, text, now=now, lock_dir=self.layout.lock_dir)
         append_journal(self.layout.state_dir / JOURNAL_NAME, [path])
         return path
+
+    # -- history and provenance (see memdir.storage.undo) -------------------------------
+
+    def history(self, ref: str, *, scope: Scope | str | None = None) -> builtins.list[Version]:
+        """Every kept version of memory ``ref`` (deleted ones too), newest first."""
+        from memdir.storage.undo import history_of
+
+        return history_of(self, ref, scope=scope)
+
+    def restore(
+        self, ref: str, *, version: int | None = None, scope: Scope | str | None = None
+    ) -> WriteResult:
+        """Bring back ``version`` of ``ref``, or the text before its last change."""
+        from memdir.storage.undo import restore
+
+        return restore(self, ref, version=version, scope=scope)
+
+    def undo(self) -> UndoReport:
+        """Reverse the last change (a whole consolidation run is one change)."""
+        from memdir.storage.undo import undo
+
+        return undo(self)
+
+    def redact(self, ref: str, version: int, *, scope: Scope | str | None = None) -> RedactReport:
+        """Remove the text a version held (a secret) from the history."""
+        from memdir.storage.undo import redact
+
+        return redact(self, ref, version, scope=scope)
+
+    def why(self, ref: str, *, scope: Scope | str | None = None) -> Why:
+        """Why memdir holds ``ref``: its provenance, the turns behind it, its history."""
+        from memdir.storage.undo import why
+
+        return why(self, ref, scope=scope)
+
+    def prune_history(self) -> PruneReport:
+        """Drop versions and trash older than ``history_retention_days``."""
+        from memdir.storage.undo import require_history
+
+        return require_history(self).prune()
+
+    def review(self) -> builtins.list[Pending]:
+        """Agents' changes awaiting review (``manual`` mode), oldest first, with diffs."""
+        from memdir.storage.pending import pending_changes
+
+        return pending_changes(self)
+
+    def approve(self, ref: str | None = None) -> builtins.list[Version]:
+        """Apply the pending changes of ``ref`` (every one with None)."""
+        from memdir.storage.pending import approve
+
+        return approve(self, ref)
+
+    def reject(self, ref: str) -> builtins.list[Version]:
+        """Drop the pending changes of ``ref``; they never apply."""
+        from memdir.storage.pending import reject
+
+        return reject(self, ref)
 
     # -- model verbs: each takes the caller's provider ---------------------------------
 

@@ -50,6 +50,12 @@ class Settings:
     max_files: int = 100_000
     max_view_bytes: int = 256 * 1024
     lock_timeout: float = 120.0
+    # history: every version kept this many days (the newest of a memory always)
+    history: bool = True
+    history_retention_days: float = 30.0
+    # review: auto | manual (agents' changes wait for a person) | read-only (for agents)
+    review_private: str = "auto"
+    review_team: str = "manual"
     # recall
     recall_max_memories: int = 5
     recall_max_lines: int = 200
@@ -125,6 +131,14 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
         values["model"] = env["MEMDIR_MODEL"].strip()
     if env.get("MEMDIR_PROVIDER", "").strip():
         values["provider"] = env["MEMDIR_PROVIDER"].strip()
+    if env.get("MEMDIR_REVIEW", "").strip():
+        mode = env["MEMDIR_REVIEW"].strip().lower()
+        if mode not in ("auto", "manual", "read-only"):
+            raise ConfigError(
+                f"MEMDIR_REVIEW={env['MEMDIR_REVIEW']!r} is not a review mode",
+                hint="use auto, manual or read-only",
+            )
+        values["review_private"] = values["review_team"] = mode
     return values
 
 

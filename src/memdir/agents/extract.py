@@ -45,6 +45,7 @@ from memdir.recall.prompt import WHAT_NOT_TO_SAVE
 from memdir.search.query import grep
 from memdir.storage.fs import atomic_write, read_json_object, safe_join
 from memdir.storage.project import ProjectMemory
+from memdir.storage.provenance import provenance
 from memdir.storage.rules import FIELD as ENFORCE_FIELD
 from memdir.storage.store import WriteResult
 from memdir.storage.transcript import Turn, last_assistant_has_tool_calls
@@ -315,8 +316,15 @@ def _write(memdir: ProjectMemory, args: Mapping[str, Any], writes: _Writes) -> s
     result = write_from_args(memdir, args, scope=scope, file=file)
     writes.add(scope, result.record.file)
     verb = "created" if result.created else "updated"
+    if result.pending is not None:
+        verb = "proposed"
     warnings = "".join(f"\nwarning: {w}" for w in result.warnings)
-    return f"{verb} {scope.value}:{result.record.file}{warnings}"
+    held = (
+        " (kept for the user's review: not in memory until they approve it)"
+        if result.pending is not None
+        else ""
+    )
+    return f"{verb} {scope.value}:{result.record.file}{held}{warnings}"
 
 
 _FILE_ARG = {"type": "string", "description": "path inside the memory directory, e.g. topic.md"}
@@ -369,6 +377,19 @@ _WRITE_SPEC = ToolSpec(
         "required": ["name", "description", "type", "body"],
     },
 )
+
+
+_MAX_SOURCE_TURNS = 20
+
+
+def source_turns(turns: Sequence[Turn]) -> str | None:
+    """The ids of the conversation turns an extraction read (``#index`` without a uuid)."""
+    refs = [
+        t.uuid or f"#{t.index}"
+        for t in turns
+        if not t.is_sidechain and t.role in ("user", "assistant") and t.text.strip()
+    ]
+    return " ".join(refs[-_MAX_SOURCE_TURNS:]) or None
 
 
 class MemoryExtractor:
@@ -445,16 +466,18 @@ class MemoryExtractor:
             cursor = self._save_cursor(turns)
             return ExtractionReport(skipped="the agent wrote memory itself", cursor=cursor)
         writes = _Writes()
-        report = run_agent(
-            self.provider,
-            job="extract",
-            system=SYSTEM_PROMPT,
-            prompt=self._prompt(fresh),
-            policy=extraction_policy(self.memdir, writes),
-            max_turns=self.max_turns,
-            token_budget=self.token_budget,
-            max_tokens=self.max_tokens,
-        )
+        # What this run saves rests on these turns: the history records them (see `memdir why`).
+        with provenance(route="extraction", session=self.session_id, turns=source_turns(fresh)):
+            report = run_agent(
+                self.provider,
+                job="extract",
+                system=SYSTEM_PROMPT,
+                prompt=self._prompt(fresh),
+                policy=extraction_policy(self.memdir, writes),
+                max_turns=self.max_turns,
+                token_budget=self.token_budget,
+                max_tokens=self.max_tokens,
+            )
         # Trigger: the turn limit ends a run that already wrote. Why: five turns is the
         # design's cap, and the writes stand. Outcome: count it as done.
         done = report.ok or (report.stop_reason is AgentStop.MAX_TURNS and bool(writes.refs))

@@ -20,6 +20,7 @@ by polling) until it is idle. Failures are logged, never raised to the caller.
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -304,8 +305,11 @@ class SerialRunner(Generic[T]):
                 self._pending = (arg,)
                 return True
             self._running = True
+            # The run sees the submitter's context variables (the provenance of
+            # what it writes: a hook's session and transcript).
+            context = contextvars.copy_context()
             self._thread = threading.Thread(
-                target=self._loop, args=(arg,), name=self.name, daemon=False
+                target=context.run, args=(self._loop, arg), name=self.name, daemon=False
             )
             self._thread.start()
             return True

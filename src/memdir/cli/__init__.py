@@ -45,6 +45,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "session": ("memdir.cli.session", "session"),
     "consolidate": ("memdir.cli.consolidate", "consolidate_command"),
     "demo": ("memdir.cli.demo", "demo"),
+    "history": ("memdir.cli.history", "history"),
+    "restore": ("memdir.cli.history", "restore"),
+    "undo": ("memdir.cli.history", "undo"),
+    "redact": ("memdir.cli.history", "redact"),
+    "why": ("memdir.cli.history", "why"),
+    "review": ("memdir.cli.review", "review"),
 }
 
 

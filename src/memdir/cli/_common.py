@@ -82,7 +82,10 @@ class MemdirGroup(click.Group):
         )
 
     def invoke(self, ctx: click.Context) -> Any:
-        return run_reporting_errors(ctx, lambda: super(MemdirGroup, self).invoke(ctx))
+        from memdir.storage.provenance import provenance
+
+        with provenance(route="cli"):  # what the command changes is recorded as the CLI's
+            return run_reporting_errors(ctx, lambda: super(MemdirGroup, self).invoke(ctx))
 
 
 def _remember_debug(ctx: click.Context, _: click.Parameter, value: bool) -> None:

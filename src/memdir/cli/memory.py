@@ -177,7 +177,7 @@ def edit(name: str, scope: str | None, project: Path) -> None:
 @project_option
 @json_option
 def rm(name: str, scope: str | None, project: Path, as_json: bool) -> None:
-    """Delete a memory (it is moved to the trash folder, not destroyed)."""
+    """Delete a memory (moved to the trash and kept in the history: `memdir restore NAME`)."""
     trashed = open_memdir(project).delete(name, scope=scope)
     emit(as_json, {"trashed": trashed}, lambda: click.echo(f"moved to {trashed}"))
 

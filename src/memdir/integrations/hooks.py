@@ -257,6 +257,7 @@ def run_job(
     one guessed from the environment; none named, the job is skipped with the fix.
     """
     from memdir.api import Memdir
+    from memdir.storage.provenance import provenance
     from memdir.storage.transcript import read_transcript
 
     steps: list[str] = []
@@ -289,7 +290,9 @@ def run_job(
         if model is None:
             return report("skipped", _MODEL_OFF)
         try:
-            done, failure = _model_steps(mem, model, session_id, event, turns)
+            # What the background work writes rests on this transcript (`memdir why` reads it).
+            with provenance(route="hook", session=session_id, transcript=str(path)):
+                done, failure = _model_steps(mem, model, session_id, event, turns)
         finally:
             if provider == "env":
                 _close(model)

@@ -65,6 +65,7 @@ from memdir.storage import sidecar
 from memdir.storage.codec import parse_memory, split_frontmatter
 from memdir.storage.fs import ensure_dir, safe_join
 from memdir.storage.memory_index import INDEX_NAME
+from memdir.storage.provenance import provenance
 from memdir.storage.store import MemoryStore, content_version
 
 if TYPE_CHECKING:
@@ -102,6 +103,9 @@ class MemoryToolResult:
 
     text: str
     is_error: bool = False
+
+
+_CHANGES = frozenset({"create", "str_replace", "insert", "delete", "rename"})
 
 
 def _string(command: Mapping[str, Any], key: str) -> str:
@@ -164,7 +168,15 @@ class MemoryToolBackend:
                 is_error=True,
             )
         try:
-            return MemoryToolResult(text=handler(command))
+            with provenance(route="memory-tool"):  # the history names the route of each change
+                held = name in _CHANGES and self.store.review_held()
+                text = handler(command)
+            if held:
+                text += (
+                    " This change awaits the user's review: it is not in memory until they "
+                    "approve it (`memdir review approve`)."
+                )
+            return MemoryToolResult(text=text)
         except MemdirError as exc:
             return MemoryToolResult(text=self._message(exc), is_error=True)
         except KeyError as exc:

@@ -29,9 +29,11 @@ in its ``tools='memdir'`` variant; served over HTTP it names no host path
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import os
+import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
@@ -48,6 +50,8 @@ from memdir.errors import InvalidMemory, LimitExceeded, MemdirError, UnsafePath
 from memdir.mcp._text import Scrubber, agent_error, listing, numbered
 from memdir.model import MemoryRecord, Scope
 from memdir.storage.fs import explain_os_error, read_bytes_nofollow, safe_join
+from memdir.storage.provenance import provenance
+from memdir.storage.undo import render_why
 
 # Search and recall (the catalog, its engine, the manifest, drift checks) load with
 # the first search or recall call: a client waits for the server's first answer,
@@ -57,7 +61,7 @@ __all__ = ["TOOL_NAMES", "MemdirContext", "argument_errors", "build_server"]
 
 logger = logging.getLogger("memdir.mcp")
 
-TOOL_NAMES = ("view", "search", "recall", "write", "edit", "delete", "log")
+TOOL_NAMES = ("view", "search", "recall", "write", "edit", "delete", "log", "why")
 _ROOT_NAMES = frozenset({"", ".", "./", "/"})
 _SEARCH_KINDS = ("memory", "log")
 _P = ParamSpec("_P")
@@ -70,6 +74,9 @@ class MemdirContext:
 
     memdir: Memdir
     scrub: Scrubber
+    # Recorded as the session of this connection's changes when the transport has no
+    # session id of its own (stdio: one client per server process).
+    connection: str = ""
 
 
 MemdirCtx = Context[MemdirContext, Any]
@@ -131,7 +138,8 @@ def _agent_errors(fn: Callable[_P, _R]) -> Callable[_P, _R]:
     def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         ctx = kwargs.get("ctx")  # the SDK passes the context by its parameter name
         try:
-            return fn(*args, **kwargs)
+            with provenance(**_origin(ctx)):
+                return fn(*args, **kwargs)
         except MemdirError as exc:
             if not isinstance(ctx, Context):
                 raise
@@ -151,6 +159,25 @@ def _agent_errors(fn: Callable[_P, _R]) -> Callable[_P, _R]:
             ) from None
 
     return wrapper
+
+
+def _origin(ctx: object) -> dict[str, str | None]:
+    """Where this call's changes come from: MCP, the client's name, its session."""
+    if not isinstance(ctx, Context):
+        return {"route": "mcp"}
+    client = None
+    with contextlib.suppress(AttributeError):
+        params = ctx.session.client_params
+        client = params.client_info.name if params is not None else None
+    headers = getattr(ctx.request_context.request, "headers", None)
+    session = headers.get("mcp-session-id") if headers is not None else None
+    return {"route": "mcp", "client": client, "session": session or _state(ctx).connection}
+
+
+_AWAITS = (
+    "{what} awaits the user's review ({scope} memory is in manual review mode): it is not "
+    "in memory until they approve it with `memdir review approve`. Do not write it again."
+)
 
 
 def _state(ctx: MemdirCtx) -> MemdirContext:
@@ -386,6 +413,8 @@ def write(
     verb = "Created" if result.created else "Updated"
     record = result.record
     text = f"{verb} {record.scope.value} memory {record.name!r} in {_shown(record)}; index updated."
+    if result.pending is not None:
+        text = _AWAITS.format(what=f"Your write of {record.name!r}", scope=record.scope.value)
     return "\n".join([text, *(f"Warning: {w}" for w in result.warnings)])
 
 
@@ -424,7 +453,10 @@ def edit(
     if count != 1:
         raise InvalidMemory(_edit_mismatch(_shown(record), body, old_str, count))
     memory = replace(record.memory, body=body.replace(old_str, new_str, 1))
-    mem.store(record.scope).write(memory, file=record.file, expected_version=record.version)
+    store = mem.store(record.scope)
+    result = store.write(memory, file=record.file, expected_version=record.version)
+    if result.pending is not None:
+        return _AWAITS.format(what=f"Your edit of {_shown(record)}", scope=record.scope.value)
     return f"Edited {_shown(record)}: 1 replacement."
 
 
@@ -446,13 +478,35 @@ def _edit_mismatch(shown: str, body: str, old: str, count: int) -> str:
 def delete(ctx: MemdirCtx, path: RefArg, scope: ScopeArg | None = None) -> str:
     """Delete a memory that turned out wrong or obsolete; its index line goes too.
 
-    The file moves to memdir's trash, so the user can restore it. Pass the file
-    (from the index) or the memory's name.
+    Its text stays in memdir's history, so the user can bring it back with
+    `memdir restore NAME` (or `memdir undo`). Pass the file (from the index) or
+    the memory's name.
     """
     mem = _mem(ctx)
     record = _locate(mem, path, scope)
-    mem.store(record.scope).delete(record.file, expected_version=record.version)
-    return f"Deleted {_shown(record)} (moved to the trash); index updated."
+    store = mem.store(record.scope)
+    held = store.review_held()
+    store.delete(record.file, expected_version=record.version)
+    if held:
+        return _AWAITS.format(what=f"Deleting {_shown(record)}", scope=record.scope.value)
+    kept = "kept in memdir's history" if mem.history_db is not None else "moved to the trash"
+    return (
+        f"Deleted {_shown(record)} ({kept}: `memdir restore {record.name}` brings it back); "
+        "index updated."
+    )
+
+
+@_agent_errors
+def why(ctx: MemdirCtx, path: RefArg, scope: ScopeArg | None = None) -> str:
+    """Why memdir holds a memory: where it came from and what it rests on.
+
+    Returns its provenance (route, client, session, when), the conversation
+    turns it was learned from when their transcript is still there, and its
+    versions. Use it before relying on a memory you doubt, or when the user
+    asks why you believe something.
+    """
+    state = _state(ctx)
+    return state.scrub(render_why(state.memdir.why(path, scope=scope)))
 
 
 @_agent_errors
@@ -498,6 +552,7 @@ _TOOLS: tuple[tuple[Callable[..., str], ToolAnnotations], ...] = (
     (edit, _annotations(read_only=False, destructive=False, idempotent=False)),
     (delete, _annotations(read_only=False, destructive=True, idempotent=False)),
     (log, _annotations(read_only=False, destructive=False, idempotent=False)),
+    (why, _annotations(read_only=True, destructive=False, idempotent=True)),
 )
 
 
@@ -521,6 +576,7 @@ def build_server(
         state = MemdirContext(
             memdir=memdir,
             scrub=Scrubber(memdir.layout.memory_dir, [(memdir.layout.home, "<memdir home>")]),
+            connection=f"mcp-{uuid.uuid4().hex[:12]}",
         )
         holder["state"] = state
         yield state

@@ -167,6 +167,7 @@ class Catalog:
         self.auto_refresh = auto_refresh
         self.refresh_every = refresh_every
         self._refreshed_at = -math.inf
+        self._edited: list[tuple[str, str]] = []  # changed memory files: (path, sha256)
 
     @property
     def path(self) -> Path:
@@ -425,6 +426,11 @@ class Catalog:
             raise
         finally:
             conn.execute(f"PRAGMA cache_size = {int(cache)}")
+            edited, self._edited = self._edited, []
+        if edited and not clear:
+            from memdir.search.hand_edits import record_hand_edits
+
+            record_hand_edits(self.layout, edited)
         return RefreshStats(
             added=added, updated=updated, removed=len(gone), seconds=time.perf_counter() - start
         )
@@ -699,6 +705,8 @@ class Catalog:
             )
             return None
         if row is not None:
+            if kind == "memory":  # changed since it was indexed: a hand edit, unless memdir's
+                self._edited.append((path, digest))
             self.index.remove_source(row[0])
             source = int(row[0])
             conn.execute(

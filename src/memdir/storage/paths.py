@@ -188,6 +188,11 @@ class Layout:
         return self.project_dir / ".trash"
 
     @property
+    def history_dir(self) -> Path:
+        """Every version of every memory: kept, not derived (not under ``state_dir``)."""
+        return self.project_dir / "history"
+
+    @property
     def lock_dir(self) -> Path:
         return self.state_dir / "locks"
 

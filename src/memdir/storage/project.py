@@ -10,6 +10,7 @@ root, extends it with everything that needs search, recall or a model.
 from __future__ import annotations
 
 import builtins
+import datetime as dt
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 from memdir.config import Settings, memory_enabled
 from memdir.errors import InvalidMemory
 from memdir.model import Memory, MemoryRecord, MemoryType, Scope
+from memdir.storage.history import HISTORY_NAME, History
 from memdir.storage.paths import Layout
 from memdir.storage.store import MemoryStore, WriteGuard, WriteResult
 
@@ -39,6 +41,13 @@ class ProjectMemory:
         self.layout = layout
         self.settings = settings
         self.env: Mapping[str, str] = dict(os.environ if env is None else env)
+        self.history_db: History | None = None
+        if settings.history:
+            self.history_db = History(
+                layout.history_dir / HISTORY_NAME,
+                retention_days=settings.history_retention_days,
+                trash_dir=layout.trash_dir,
+            )
         self.private = MemoryStore(
             root=layout.memory_dir,
             scope=Scope.PRIVATE,
@@ -48,6 +57,7 @@ class ProjectMemory:
             excluded=tuple(sorted(layout.private_excluded)),
             guard=private_guard,
             state_dir=layout.state_dir,
+            history=self.history_db,
         )
         self.team = MemoryStore(
             root=layout.team_dir,
@@ -57,6 +67,7 @@ class ProjectMemory:
             trash_dir=layout.trash_dir,
             guard=team_guard,
             state_dir=layout.state_dir,
+            history=self.history_db,
         )
 
     def store(self, scope: Scope | str) -> MemoryStore:
@@ -94,6 +105,7 @@ class ProjectMemory:
                 f"unknown memory type {type!r}",
                 hint="one of user, feedback, project, reference",
             ) from None
+        _check_field_types(fields)
         memory = Memory(name=name, description=description, type=kind, body=body, **fields)
         return self.store(scope).write(
             memory, file=file, expected_version=expected_version, replace=replace
@@ -127,3 +139,29 @@ class ProjectMemory:
         if self.settings.team is not None:
             return self.settings.team
         return self.team.index_path.exists() or self.team.has_files()
+
+
+_TEXT_FIELDS = ("source",)
+_LIST_FIELDS = ("anchors", "supersedes")
+_DATE_FIELDS = ("created", "updated", "verified", "review_after")
+
+
+def _check_field_types(fields: dict[str, Any]) -> None:
+    """Refuse a wrong-typed optional field with a clear error (not a TypeError later)."""
+    for key, value in fields.items():
+        if value is None:
+            continue
+        if key in _TEXT_FIELDS and not isinstance(value, str):
+            wanted = "text (a session id or transcript reference)"
+        elif key in _LIST_FIELDS and not (
+            isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)
+        ):
+            wanted = "a list of strings"
+        elif key in _DATE_FIELDS and not isinstance(value, dt.date):
+            wanted = "a date (datetime.date)"
+        else:
+            continue
+        raise InvalidMemory(
+            f"the field {key!r} must be {wanted}, not {type(value).__name__}",
+            hint=f"pass {key} as {wanted}",
+        )

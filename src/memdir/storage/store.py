@@ -37,19 +37,20 @@ without the file, or the file without the line, of a write that never
 returned; doctor repairs both). An index edit that is not an append (a changed
 line, a rename, a delete, an index not ending with an intact line) replaces
 the whole index atomically (temp, fsync, rename) under the lock.
+
+This module reads and plans; what runs under the lock (install, the index
+edit, the key table, counts, trash, delete, rename) is its base class,
+:class:`~memdir.storage.store_apply.AppliedStore`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import errno
 import os
 import re
 import threading
-from collections.abc import Callable, Generator, Iterable, Iterator
-from contextlib import AbstractContextManager
-from dataclasses import dataclass
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import replace as dc_replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -81,35 +82,30 @@ from memdir.storage import claude_format, sidecar
 from memdir.storage.codec import parse_memory, render_memory
 from memdir.storage.file_counts import FileCounts
 from memdir.storage.fs import (
-    ABSENT_STAMP,
-    FILE_MODE,
-    atomic_write,
     confined,
     ensure_dir,
-    fd_stamp,
-    file_lock,
     file_stamp,
-    fsync_dir,
     read_bytes_nofollow,
-    read_stamped,
     refuse_hidden,
-    safe_join,
     write_temp,
 )
 from memdir.storage.memory_index import (
     INDEX_NAME,
-    format_entry,
-    parse_entries,
-    remove_entry,
-    title_of,
     titled_files,
-    upsert_entry,
-    upsert_raw,
 )
 from memdir.storage.rules import validate_memory_rules
 from memdir.storage.scope_files import scope_entries
+from memdir.storage.store_apply import (
+    JOURNAL_NAME,
+    AppliedStore,
+    WriteResult,
+    _Staged,
+    append_journal,
+    journal_lock,
+)
 
 if TYPE_CHECKING:
+    from memdir.storage.history import History
     from memdir.storage.index_keys import KeyTable
 
 __all__ = [
@@ -124,46 +120,15 @@ __all__ = [
     "journal_lock",
 ]
 
-JOURNAL_NAME = "catalog.journal"
-"""The file (in a project's state folder) where writers list the files they changed."""
-
 # A guard sees the text about to be written and the file name; it returns
 # warnings, or raises a MemdirError to refuse the write (team secret scanning).
 WriteGuard = Callable[[str, str], list[str]]
 
 _FILE_CHARS = re.compile(r"[^\w]+")
 _MAX_STEM = 60
-# Room an index line keeps for its description after `- [name](file) — `.
-_MIN_HOOK_CHARS = 12
 # Where a write's text waits, fsynced, to be renamed into place: a dot-folder
 # in the scope's root (same file system, never listed as memories).
 STAGING_DIR = ".staging"
-_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
-# How far back from the end of the index a tidy last line is looked for.
-_TAIL_BYTES = 4096
-
-
-def journal_lock(journal: Path) -> AbstractContextManager[None]:
-    """The lock held while the journal is appended to or emptied."""
-    return file_lock(Path(f"{journal}.lock"))
-
-
-def append_journal(journal: Path, paths: Iterable[Path]) -> None:
-    """List ``paths`` (absolute, one a line) in the catalog's journal.
-
-    One ``O_APPEND`` write under the journal's lock. Not fsynced: the journal
-    only tells the catalog where to look first; what a crash loses there the
-    catalog's own checks (folder mtimes, rotating stat) still find.
-    """
-    data = "".join(f"{path}\n" for path in paths).encode("utf-8", "surrogateescape")
-    if not data:
-        return
-    with journal_lock(journal):
-        fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
-        try:
-            os.write(fd, data)
-        finally:
-            os.close(fd)
 
 
 def content_version(data: bytes) -> str:
@@ -171,46 +136,6 @@ def content_version(data: bytes) -> str:
     import hashlib  # here: loading OpenSSL costs every command that never hashes
 
     return hashlib.sha256(data).hexdigest()[:16]
-
-
-@record
-class WriteResult:
-    """What a write did: the stored record, whether it created the file, warnings."""
-
-    record: MemoryRecord
-    created: bool
-    warnings: tuple[str, ...] = ()
-
-
-@dataclass(kw_only=True)
-class _Staged:
-    """A write made ready: its target as the plan saw it and the text's fsynced copy."""
-
-    rel: str
-    path: Path
-    current: bytes | None  # what the target held when the write was planned
-    memory: Memory
-    text: str
-    note: bool
-    trash: bool  # the current file goes to the trash before it is replaced
-    warnings: tuple[str, ...]
-    temp: Path | None  # the staging copy; None once renamed into place
-    record: MemoryRecord | None  # None for a note: read once its sidecar is written
-    target: str | None = None  # the file name the plan chose, before it was resolved
-
-
-def _ends_tidy(fd: int, size: int) -> bool:
-    """Whether the index open as ``fd`` ends with an intact, non-blank line and
-    does not start with a blank one (an append then equals the full edit)."""
-    if size == 0 or os.pread(fd, 1, 0) == b"\n":
-        return False
-    tail = os.pread(fd, min(size, _TAIL_BYTES), max(size - _TAIL_BYTES, 0))
-    if not tail.endswith(b"\n"):
-        return False
-    cut = tail.rfind(b"\n", 0, len(tail) - 1)
-    if cut < 0 and size > len(tail):
-        return False  # a last line longer than the tail read: the full edit judges it
-    return bool(tail[cut + 1 : -1].strip())
 
 
 @record
@@ -222,7 +147,7 @@ class ScanResult:
     problems: tuple[ParseError, ...]
 
 
-class MemoryStore:
+class MemoryStore(AppliedStore):
     """The memories of one scope (private or team) under ``root``."""
 
     def __init__(
@@ -236,8 +161,10 @@ class MemoryStore:
         excluded: tuple[str, ...] = (),
         guard: WriteGuard | None = None,
         state_dir: Path | None = None,
+        history: History | None = None,
     ) -> None:
         self.root = root
+        self.history = history  # every change is kept there (None: no history)
         self._index_path = root / INDEX_NAME
         self.scope = scope
         self.settings = settings
@@ -262,10 +189,6 @@ class MemoryStore:
         """The check every write's text passes through (secrets, for the team store)."""
         return self._guard
 
-    @property
-    def index_path(self) -> Path:
-        return self._index_path
-
     def ensure(self) -> None:
         """Create the scope's folder (0700) so that agents can write straight away."""
         ensure_dir(self.root)
@@ -279,13 +202,6 @@ class MemoryStore:
                 path=self.root,
                 hint="move that file aside; memdir recreates the folder on the next write",
             )
-
-    def read_index(self) -> str:
-        """The index text, or ``""`` when there is none yet (never read through a link)."""
-        try:
-            return read_bytes_nofollow(self.index_path).decode("utf-8", "replace")
-        except FileNotFoundError:
-            return ""
 
     def files(self) -> list[str]:
         """Relative paths of every memory file (``*.md`` but the index), sorted."""
@@ -420,42 +336,6 @@ class MemoryStore:
             raw = b""
         return titled_files(raw, wanted)
 
-    @contextlib.contextmanager
-    def _key_table(self) -> Iterator[KeyTable | None]:
-        """The scope's key table (see :mod:`memdir.storage.index_keys`); None without one.
-
-        One connection per thread, kept open across writes (its close costs a
-        WAL checkpoint); a forked child opens its own; a failing one is reopened.
-        """
-        if self._keys_db is None:
-            yield None
-            return
-        from memdir.storage.index_keys import open_table  # SQLite: loaded by lookups only
-
-        opened = self._opened_table()
-        if opened is None:
-            ensure_dir(self._keys_db.parent)
-            opened = (os.getpid(), open_table(self._keys_db))
-            self._tables.table = opened
-        table = opened[1]
-        try:
-            yield table
-        finally:
-            if table is not None and table.failed:
-                table.close()
-                self._tables.table = None
-
-    def _keys_in_step(self, keys: KeyTable | None) -> None:
-        """Under the scope lock: rebuild the key table if the index changed behind it."""
-        if keys is None:
-            return
-        stamp = file_stamp(self.index_path)
-        if stamp is None or keys.in_step(stamp):
-            return
-        with contextlib.suppress(OSError):  # unreadable now: the writes go the long way
-            raw, stamp = read_stamped(self.index_path)
-            keys.rebuild(raw, stamp)
-
     def _read_if_memory(self, file: str) -> MemoryRecord | None:
         if not os.path.lexists(self.root / file):
             return None  # nothing there under any resolution: no need to resolve links
@@ -487,29 +367,6 @@ class MemoryStore:
     def excluded(self) -> frozenset[str]:
         """Top-level folders under the root that belong to other owners."""
         return self._excluded
-
-    @contextlib.contextmanager
-    def lock(self) -> Iterator[None]:
-        """The scope's inter-process lock: held by every write, rename and delete."""
-        with file_lock(self._lock_path, timeout=self.settings.lock_timeout):
-            self._forget(held=True)  # what another holder changed is read again
-            try:
-                yield
-            finally:
-                self._forget(held=False)
-
-    def _forget(self, *, held: bool) -> None:
-        """A locked section starts or ends: derived state read in the last one is stale."""
-        if self._counts is not None:
-            self._counts.forget()
-        opened = self._opened_table()
-        if opened is not None and opened[1] is not None:
-            opened[1].forget(held=held)
-
-    def _opened_table(self) -> tuple[int, KeyTable | None] | None:
-        """This thread's key-table connection (pid, table), if this process opened one."""
-        opened: tuple[int, KeyTable | None] | None = getattr(self._tables, "table", None)
-        return opened if opened is not None and opened[0] == os.getpid() else None
 
     def _validate(self, memory: Memory) -> None:
         check_memory_text(memory, limits=False)
@@ -567,141 +424,6 @@ class MemoryStore:
                 path=self.root,
                 hint="consolidate or delete memories, or raise max_files",
             )
-
-    def _folder_mtimes(self, *files: str) -> dict[str, int] | None:
-        """Under the lock, before a change: the mtimes of the folders of ``files``."""
-        return None if self._counts is None else self._counts.mtimes(*files)
-
-    def _counted(self, before: dict[str, int] | None, *changes: tuple[str, int]) -> None:
-        """Under the lock, after a change: the file counts follow it."""
-        if self._counts is not None:
-            self._counts.record(before, *changes)
-
-    def index_hook(self, title: str, file: str, description: str) -> str:
-        """The description, shortened so that the index line fits its length limit."""
-        budget = self.settings.max_index_line_chars - len(format_entry(title, file, ""))
-        budget -= 3  # " — "
-        if len(description) <= budget:
-            return description
-        return description[: max(budget - 1, 0)].rstrip() + "…"
-
-    def _check_line_budget(self, name: str, rel: str) -> None:
-        """Refuse a name and file whose index line would leave no room for a description."""
-        limit = self.settings.max_index_line_chars
-        used = len(format_entry(name, rel, "")) + 3  # " — "
-        if used + _MIN_HOOK_CHARS > limit:
-            raise InvalidMemory(
-                f"the index line for {name!r} in {rel} would take {used} characters before "
-                f"its description; the limit is {limit} for the whole line",
-                path=self.root / rel,
-                hint="shorten the name or the file name",
-            )
-
-    def _update_index(
-        self,
-        title: str,
-        file: str,
-        description: str,
-        *,
-        keys: KeyTable | None,
-        moved_from: str | None = None,
-    ) -> int | None:
-        """Point the index at ``file`` (dropping ``moved_from``'s lines), in one write.
-
-        An unchanged index is not written. A new line after an intact index is
-        appended: one ``O_APPEND`` write of the whole line, not fsynced here;
-        the open index is returned and the caller fsyncs it after releasing
-        the lock (so concurrent writers' fsyncs overlap). Any other edit
-        replaces the index atomically (temp, fsync, rename). With the key
-        table in step, none of this reads the index.
-        """
-        hook = self.index_hook(title, file, description)
-        line = format_entry(title, file, hook)
-        if keys is not None and moved_from is None:
-            done, fd = self._keyed_upsert(keys, file, line)
-            if done:
-                return fd
-        before = file_stamp(self.index_path)
-        follows = keys is not None and keys.in_step(before)
-        if moved_from is not None:
-            text = remove_entry(self.read_index(), file=moved_from)
-            data = upsert_entry(text, title=title, file=file, hook=hook).encode("utf-8")
-            how = "replace"
-        else:
-            try:
-                raw = read_bytes_nofollow(self.index_path)
-            except FileNotFoundError:
-                raw = b""
-            how, data = upsert_raw(raw, title=title, file=file, hook=hook)
-        fd = None
-        if how == "replace":
-            atomic_write(self.index_path, data)
-        elif how == "append":
-            fd = self._append_index(data, tidy_only=False)
-        if keys is not None and follows:
-            after = fd_stamp(fd) if fd is not None else file_stamp(self.index_path)
-            if after is not None:
-                keys.put(file, line, after, moved_from=moved_from)
-        return fd
-
-    def _keyed_upsert(self, keys: KeyTable, file: str, line: str) -> tuple[bool, int | None]:
-        """The index edit from the key table alone: ``(done, index to fsync)``.
-
-        Done when the line is already there, or when ``file`` has no line and
-        the index ends with an intact line (the new one is appended); else the
-        caller edits the whole text.
-        """
-        stamp = file_stamp(self.index_path)
-        known = keys.lines_of(file, stamp)
-        if known is None or stamp in (None, ABSENT_STAMP):
-            return False, None
-        if known == [line]:
-            return True, None
-        if known:
-            return False, None
-        fd = self._append_index(f"{line}\n".encode(), tidy_only=True, stamp=stamp)
-        if fd is None:
-            return False, None
-        keys.append(file, line, fd_stamp(fd))
-        return True, fd
-
-    def _append_index(
-        self, tail: bytes, *, tidy_only: bool, stamp: str | None = None
-    ) -> int | None:
-        """Append ``tail`` (whole lines) to the index; returns it open, to be fsynced.
-
-        One ``write()`` on an ``O_APPEND`` descriptor, under the scope lock: a
-        reader sees the index without the line or with all of it; a short
-        write (a full disk) is cut back off. With ``tidy_only``, nothing is
-        written (None) unless the index still has ``stamp`` and ends with an
-        intact, non-blank line and does not start with a blank one, so the
-        result is what the full edit would make.
-        """
-        try:
-            fd = os.open(self.index_path, os.O_RDWR | os.O_APPEND | _NOFOLLOW)
-        except FileNotFoundError:
-            if tidy_only:
-                return None  # removed by hand: the full edit writes a new one
-            raise
-        try:
-            size = os.fstat(fd).st_size
-            if tidy_only and (fd_stamp(fd) != stamp or not _ends_tidy(fd, size)):
-                os.close(fd)
-                return None
-            written = os.write(fd, tail)
-            if written != len(tail):
-                os.ftruncate(fd, size)
-                raise OSError(errno.ENOSPC, "short write", str(self.index_path))
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.close(fd)
-            raise
-        return fd
-
-    def _journaled(self, *files: str) -> None:
-        """Tell the catalog which files changed (absolute paths)."""
-        if self._journal is not None:
-            append_journal(self._journal, [self.root / file for file in files])
 
     def write(
         self,
@@ -793,6 +515,7 @@ class MemoryStore:
         error is judged on what the lock guards, as when all of it ran there.
         """
         staged: _Staged | None = None
+        hold = self.review_held()  # an agent's write under review is kept, not applied
         try:
             if target is not None:
                 with contextlib.suppress(MemdirError, OSError, ValueError):
@@ -804,26 +527,13 @@ class MemoryStore:
                     staged = plan(keys, True)
                 elif staged.current is None:
                     self._check_count()
+                if hold:
+                    return self._propose(staged)
                 result, index_fd = self._install(staged, keys)
             self._settle(staged, index_fd)
             return result
         finally:
             self._discard(staged)
-
-    def _still(self, staged: _Staged, target: str) -> bool:
-        """Whether the write's target, seen under the lock, is what the plan saw.
-
-        The same file name resolves to the same path (the rename checks the
-        path's confinement again), so only the file's bytes are read again.
-        """
-        if target != staged.target:
-            return False
-        path = staged.path
-        try:
-            current = read_bytes_nofollow(path) if os.path.lexists(path) else None
-        except (MemdirError, OSError):
-            return False
-        return current == staged.current
 
     def write_note(
         self, file: str, text: str, memory: Memory, *, expected_version: str | None = None
@@ -865,7 +575,9 @@ class MemoryStore:
             current = self._current(rel, path, expected_version)
             self._check_bounds(memory, rel, self._held(current, path))
             trash = self._must_trash(rel, path, memory, current, expected_version, replace)
-            return self._stage(rel, path, current, memory, text, note=False, trash=trash)
+            staged = self._stage(rel, path, current, memory, text, note=False, trash=trash)
+            staged.action = "edit" if current is not None else None
+            return staged
 
         return self._locked_write(plan, None)
 
@@ -919,11 +631,6 @@ class MemoryStore:
         check_memory_text(memory, previous=previous)
         if previous is None or previous.name != memory.name:
             self._check_line_budget(memory.name, rel)
-
-    def _trash_copy(self, rel: str, data: bytes) -> Path:
-        target = self._trash_target(rel)
-        atomic_write(target, data)
-        return target
 
     def _current(
         self, rel: str, path: Path, expected_version: str | None, *, count: bool = True
@@ -984,82 +691,6 @@ class MemoryStore:
             record=record,
         )
 
-    def _install(self, staged: _Staged, keys: KeyTable | None) -> tuple[WriteResult, int | None]:
-        """Under the lock: trash what is replaced, rename the copy into place, index it.
-
-        Returns the result and the index to fsync once the lock is released.
-        """
-        rel, path = staged.rel, staged.path
-        if staged.trash and staged.current is not None:
-            self._trash_copy(rel, staged.current)
-        if staged.note:
-            sidecar.write(path, staged.memory)
-        if not path.parent.is_dir():
-            ensure_dir(path.parent)
-            path = safe_join(self.root, rel)  # its folders exist now: check again
-        assert staged.temp is not None
-        # A new file's folder was counted just now (under this lock); an update's
-        # folder is compared with its record first, so a file added by hand is
-        # not hidden by recording the mtime the update gives it.
-        before = None if staged.current is None else self._folder_mtimes(rel)
-        try:
-            os.replace(staged.temp, path)
-        except OSError as exc:
-            if exc.errno != errno.EXDEV:  # a folder on another file system: copy there
-                raise
-            atomic_write(path, staged.text, sync_dir=False)
-        staged.temp = None
-        memory = staged.memory
-        title = self._index_title(memory, rel, keys)
-        index_fd = self._update_index(title, rel, memory.description, keys=keys)
-        try:
-            # After the index write, which may have moved the root's mtime; an update
-            # records its folder's new mtime too, so the next count need not list it.
-            self._counted(before, (rel, 1 if staged.current is None else 0))
-            record = staged.record if staged.record is not None else self._read(rel, path)
-        except BaseException:
-            if index_fd is not None:
-                os.close(index_fd)
-            raise
-        result = WriteResult(
-            record=record, created=staged.current is None, warnings=staged.warnings
-        )
-        return result, index_fd
-
-    def _index_title(self, memory: Memory, rel: str, keys: KeyTable | None) -> str:
-        """The title of the memory's index line: its name; but a memory in Claude Code's
-        shape named by its slug alone keeps the title its index line already has."""
-        if memory.style is not FrontmatterStyle.CLAUDE or not is_slug(memory.name):
-            return memory.name
-        lines = None if keys is None else keys.lines_of(rel, file_stamp(self.index_path))
-        if lines is not None:
-            raw = "\n".join(lines).encode("utf-8")
-        else:
-            try:
-                raw = read_bytes_nofollow(self.index_path)
-            except FileNotFoundError:
-                return memory.name
-        return title_of(raw, rel) or memory.name
-
-    def _settle(self, staged: _Staged, index_fd: int | None) -> None:
-        """After the lock: make the rename and the index line durable, tell the catalog."""
-        try:
-            fsync_dir(staged.path.parent)
-            if index_fd is not None:
-                os.fsync(index_fd)
-        finally:
-            if index_fd is not None:
-                os.close(index_fd)
-        self._journaled(staged.rel)
-
-    @staticmethod
-    def _discard(staged: _Staged | None) -> None:
-        """Remove a staging copy that was not renamed into place."""
-        if staged is not None and staged.temp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(staged.temp)
-            staged.temp = None
-
     def _check_version(self, rel: str, path: Path, actual: str, expected: str | None) -> None:
         """Refuse the write when the caller read another version (``""``: absent)."""
         if expected is None:
@@ -1082,77 +713,6 @@ class MemoryStore:
                 path=self.root / rel,
                 hint="keep one memory short and specific, or split it into several",
             )
-
-    def delete(self, ref: str, *, expected_version: str | None = None) -> Path:
-        """Move a memory to the trash and drop its index line; returns the trash path."""
-        with self.lock(), self._key_table() as keys:
-            record = self.get(ref)
-            _, path = self._resolve(record.file)
-            self._check_version(record.file, path, record.version, expected_version)
-            before = self._folder_mtimes(record.file)
-            target = self._trash_target(record.file)
-            os.replace(path, target)
-            sidecar.move(path, target)
-            follows = keys is not None and keys.in_step(file_stamp(self.index_path))
-            atomic_write(self.index_path, remove_entry(self.read_index(), file=record.file))
-            after = file_stamp(self.index_path)
-            if keys is not None and follows and after is not None:
-                keys.drop(record.file, after)
-            self._counted(before, (record.file, -1))
-            self._journaled(record.file)
-        return target
-
-    def _trash_target(self, rel: str) -> Path:
-        """A free path in today's trash folder, its folders made and confined.
-
-        Every component is created or checked inside the trash's parent (the
-        project folder) with symlinks resolved, so a link planted at
-        ``.trash/<date>/private`` is refused rather than followed.
-        """
-        home = self._trash_dir.parent
-        base = f"{self._trash_dir.name}/{dt.date.today().isoformat()}/{self.scope.value}"
-        candidate, n = f"{base}/{rel}", 2
-        while True:
-            target = safe_join(home, candidate)
-            if not os.path.lexists(target):
-                break
-            candidate, n = f"{base}/{rel.removesuffix('.md')}.{n}.md", n + 1
-        ensure_dir(target.parent)
-        # Made just now: check again that no component is a link out of the home.
-        return safe_join(home, candidate)
-
-    def rename(self, ref: str, new_file: str) -> MemoryRecord:
-        """Move a memory to another file name; its index line follows it."""
-        with self.lock(), self._key_table() as keys:
-            record = self.get(ref)
-            old_path = self.root / record.file
-            new_rel, new_path = self._resolve(new_file, any_name=sidecar.exists(old_path))
-            if new_path.exists():
-                raise MemoryExists(
-                    f"{new_rel} already exists", path=new_path, hint="choose another file name"
-                )
-            before = self._folder_mtimes(record.file, new_rel)
-            ensure_dir(new_path.parent)
-            new_path = safe_join(self.root, new_rel)  # its folders exist now: check again
-            _, old_path = self._resolve(record.file, any_name=True)
-            os.rename(old_path, new_path)
-            sidecar.move(old_path, new_path)
-            memory = record.memory
-            self._update_index(
-                memory.name, new_rel, memory.description, keys=keys, moved_from=record.file
-            )
-            self._counted(before, (record.file, -1), (new_rel, 1))
-            self._journaled(record.file, new_rel)
-            return self._read(new_rel, new_path)
-
-    def write_index(self, text: str) -> None:
-        """Replace the index (used by doctor's repairs), under the scope lock."""
-        with self.lock():
-            atomic_write(self.index_path, text)
-
-    def index_entries(self) -> list[str]:
-        """The files the index points at, in order (duplicates kept)."""
-        return [entry.file for entry in parse_entries(self.read_index())]
 
     # Defined last: inside the class body the name `list` would shadow the builtin.
     def list(self) -> list[MemoryRecord]:

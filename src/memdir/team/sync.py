@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memdir.errors import MemdirError, SecretDetected, SyncError
+from memdir.model import Scope
 from memdir.storage.codec import (
     memory_from_fields,
     parse_memory,
@@ -59,6 +60,7 @@ from memdir.storage.codec import (
 )
 from memdir.storage.fs import atomic_write, ensure_dir, file_lock, safe_join
 from memdir.storage.memory_index import INDEX_NAME, parse_entries, remove_entry, upsert_entry
+from memdir.storage.provenance import provenance
 from memdir.team.git import NETWORK_TIMEOUT, Git, display_url, install_pre_commit_hook, last_line
 from memdir.team.outgoing import (
     Problem,
@@ -527,10 +529,13 @@ class _Team:
         if tip is not None and (before is None or not self.git.is_ancestor(tip, before)):
             self.merge(tip, before is None or progress.first, progress)
             after = self.git.rev("HEAD") or tip
+            incoming: list[tuple[str, str]] = []
             for status, path in self.git.changed(before, after):
                 if posixpath.basename(path) == INDEX_NAME or path in progress.created:
                     continue
                 (progress.deleted if status == "D" else progress.pulled).append(path)
+                incoming.append((status, path))
+            self.keep_incoming(before, after, incoming)
         quarantined = self.quarantine()
         progress.quarantined += quarantined
         if self.reconcile_index() or quarantined:
@@ -540,6 +545,34 @@ class _Team:
         self.mark_scanned()
         if tip is not None and self.git.is_ancestor(tip, "HEAD"):
             self.mark_synced(tip)
+
+    def keep_incoming(self, before: str | None, after: str, changes: list[tuple[str, str]]) -> None:
+        """Record what the merge brought in the history: one change, each file's author.
+
+        The text before comes from our commit before the merge, the text after
+        from the merge commit (what git holds, whatever later steps move out).
+        """
+        history = self.memdir.history_db
+        if history is None or not changes:
+            return
+        with provenance(route="sync"), history.change_set("sync"):
+            for status, path in changes:
+                if not path.endswith(".md"):
+                    continue
+                old = None if before is None or status == "A" else self.git.blob(f"{before}:{path}")
+                new = None if status == "D" else self.git.blob(f"{after}:{path}")
+                author = self.git.run(
+                    "log", "-1", "--format=%an <%ae>", after, "--", path, check=False
+                ).stdout.strip()
+                with provenance(user=author or None):
+                    history.record(
+                        scope=Scope.TEAM,
+                        file=path,
+                        action="sync",
+                        name=_memory_name(new if new is not None else old),
+                        before=old,
+                        after=new,
+                    )
 
     def rewritten(self, tip: str, head: str, branch: str, progress: _Progress) -> bool:
         """Whether the remote's history no longer holds what this clone last synced with.
@@ -790,6 +823,16 @@ class _Team:
 
 
 # -- helpers -------------------------------------------------------------------
+
+
+def _memory_name(data: bytes | None) -> str | None:
+    """The name in a memory file's frontmatter, for the history (None when unreadable)."""
+    if data is None:
+        return None
+    try:
+        return parse_memory(data.decode("utf-8"), path="team").name or None
+    except (MemdirError, UnicodeDecodeError):
+        return None
 
 
 def _host() -> str:

@@ -12,7 +12,8 @@ prune and index. The model works only through the tools of
 locks, index upkeep and secret scanning apply, and a delete moves the file to
 the dated trash. Afterwards memdir repairs the index itself
 (``doctor.diagnose(fix=True)``) and reports what is still over the index's
-limits.
+limits. The whole run, repair included, is one change set in the history
+(both indexes copied at its start): ``memdir undo`` puts every file back.
 
 A run that errors or is cancelled puts the lock's mtime back, so the next
 attempt is not pushed back a day. :func:`preview_consolidation` runs the same
@@ -22,6 +23,7 @@ nothing real is touched. Every function takes the clock as ``now``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import difflib
@@ -54,6 +56,7 @@ from memdir.agents.runner import AgentStop, RunReport, run_agent
 from memdir.config import Settings
 from memdir.errors import MemdirError
 from memdir.llm.base import Provider, Usage
+from memdir.model import Scope
 from memdir.recall.doctor import diagnose
 from memdir.recall.drift import DriftChecker
 from memdir.recall.manifest import build_manifest
@@ -61,6 +64,7 @@ from memdir.storage.dailylog import iter_logs, read_log
 from memdir.storage.memory_index import truncate_index
 from memdir.storage.paths import Layout, make_layout
 from memdir.storage.project import ProjectMemory
+from memdir.storage.provenance import provenance
 
 __all__ = [
     "ConsolidationPreview",
@@ -222,14 +226,15 @@ def consolidate(
         return _skipped(checks)
     limits = _Limits(max_turns=max_turns, token_budget=token_budget, max_tokens=max_tokens)
     try:
-        report = _execute(
-            memdir,
-            provider,
-            now=now,
-            last_run=attempt.lease.prior_mtime,
-            sources=memdir.layout,
-            limits=limits,
-        )
+        with _one_change(memdir, current_session):
+            report = _execute(
+                memdir,
+                provider,
+                now=now,
+                last_run=attempt.lease.prior_mtime,
+                sources=memdir.layout,
+                limits=limits,
+            )
     except BaseException:
         rollback_lock(attempt.lease)  # failure or cancel: the next attempt must not wait a day
         raise
@@ -238,6 +243,22 @@ def consolidate(
     else:
         release_lock(attempt.lease)
     return dataclasses.replace(report, checks=tuple(checks))
+
+
+@contextlib.contextmanager
+def _one_change(memdir: ProjectMemory, session: str | None) -> Iterator[None]:
+    """The whole run is one change in the history: `memdir undo` reverses all of it.
+
+    Both indexes are copied first: the doctor pass rewrites them wholesale.
+    """
+    with provenance(route="consolidation", session=session):
+        history = memdir.history_db
+        if history is None:
+            yield
+            return
+        indexes = {Scope.PRIVATE: memdir.private.index_path, Scope.TEAM: memdir.team.index_path}
+        with history.change_set("consolidation", snapshots=indexes):
+            yield
 
 
 def _skipped(checks: list[GateCheck]) -> ConsolidationReport:

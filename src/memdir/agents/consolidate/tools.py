@@ -26,6 +26,7 @@ from memdir.storage.dailylog import LogEntry, iter_logs, log_path, read_log
 from memdir.storage.fs import safe_join
 from memdir.storage.paths import Layout
 from memdir.storage.project import ProjectMemory
+from memdir.storage.review import AWAITING_REVIEW
 
 __all__ = ["Changes", "consolidation_policy", "format_log_entry"]
 
@@ -98,9 +99,15 @@ def _write(memdir: ProjectMemory, args: Mapping[str, Any], changes: Changes) -> 
     scope, file = tool_target(memdir, args, team_prefix=True)
     result = write_from_args(memdir, args, scope=scope, file=file)
     ref = memory_ref(scope, result.record.file)
-    changes.wrote(ref, created=result.created)
+    if result.pending is None:  # a proposal under review changed nothing yet
+        changes.wrote(ref, created=result.created)
     warnings = "".join(f"\nwarning: {w}" for w in result.warnings)
-    return f"{'created' if result.created else 'updated'} {ref}{warnings}"
+    held = (
+        " (kept for the user's review: not in memory until they approve it)"
+        if result.pending is not None
+        else ""
+    )
+    return f"{'created' if result.created else 'updated'} {ref}{held}{warnings}"
 
 
 def _delete(memdir: ProjectMemory, args: Mapping[str, Any], changes: Changes) -> str:
@@ -109,8 +116,11 @@ def _delete(memdir: ProjectMemory, args: Mapping[str, Any], changes: Changes) ->
         raise ValueError("file is required")
     store = memdir.store(scope)
     record = store.get(file)
+    held = store.review_held()
     store.delete(record.file)
     ref = memory_ref(scope, record.file)
+    if held:
+        return f"proposed deleting {ref} {AWAITING_REVIEW}"
     changes.deleted(ref)
     return f"moved {ref} to the trash; its index line is gone"
 

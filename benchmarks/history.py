@@ -1,0 +1,123 @@
+"""What the history costs a write, and on disk, at 1,000 and at 100,000 memories.
+
+For each size N (``--sizes 1000,100000``) the script writes N synthetic
+memories (``scale.generate``) into a fresh project, then opens it twice: with
+history on (the default) and with ``history=False``. In one run, the sizes and
+the two settings taking turns (same machine load), it times (p50, ms):
+
+- a new memory's write (the index line appended: the O(1) path);
+- a same-name update of an existing memory (the history keeps the old text);
+
+and prints the ratio of a write at the largest size to one at the smallest with
+history on (the goal of ``benchmarks/scale.py``: at most 2x), the history's cost
+per write (on minus off), and the bytes the history file grew per version
+(compressed blobs and rows, after a WAL checkpoint).
+
+    .venv/bin/python benchmarks/history.py [--sizes 1000,100000] [--rounds 40]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from memdir.api import Memdir
+from memdir.model import Scope
+from scale import generate
+
+
+def open_pair(n: int, stack: contextlib.ExitStack) -> tuple[Memdir, Memdir]:
+    """A project of ``n`` memories opened with history on and off."""
+    tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="memdir-history-")))
+    project = tmp / "project"
+    project.mkdir()
+    on = Memdir.open(project, home=tmp / "home")
+    generate(on.layout.memory_dir, n)
+    os.sync()
+    off = Memdir.open(project, home=tmp / "home", history=False)
+    for mem in (on, off):  # counts the files, opens the key table and the history once
+        mem.write(name=f"warm {id(mem)}", description="d", type="project", body="warm")
+    return on, off
+
+
+def history_bytes(mem: Memdir) -> int:
+    """Bytes the history's pages hold (free pages aside), after a checkpoint."""
+    history = mem.history_db
+    assert history is not None
+    conn = history._conn()
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    free = conn.execute("PRAGMA freelist_count").fetchone()[0]
+    size = conn.execute("PRAGMA page_size").fetchone()[0]
+    return int((pages - free) * size)
+
+
+def record_alone(mem: Memdir, rounds: int) -> float:
+    """p50 (ms) of recording one update's version by itself: no file write, no fsync noise."""
+    history = mem.history_db
+    assert history is not None
+    times = []
+    for i in range(rounds):
+        before = f"---\nname: x\n---\nversion {i} of a memory body\n".encode() * 8
+        after = f"---\nname: x\n---\nversion {i + 1} of a memory body\n".encode() * 8
+        begin = time.perf_counter()
+        history.record(
+            scope=Scope.PRIVATE, file="x.md", action="update", name="x", before=before, after=after
+        )
+        times.append((time.perf_counter() - begin) * 1000)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,100000")
+    parser.add_argument("--rounds", type=int, default=40)
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    samples: dict[tuple[int, str, str], list[float]] = {}
+    with contextlib.ExitStack() as stack:
+        pairs = {n: open_pair(n, stack) for n in sizes}
+        start_bytes = {n: history_bytes(pair[0]) for n, pair in pairs.items()}
+        start_versions = {n: len(pair[0].history_db.versions()) for n, pair in pairs.items()}  # type: ignore[union-attr]
+        for i in range(args.rounds):
+            for n, (on, off) in pairs.items():
+                for label, mem in (("on", on), ("off", off)):
+                    body = f"round {i} of the {label} writer, a few words of body text\n" * 4
+                    for kind, name in (("new", f"{label} new {i}"), ("update", f"{label} same")):
+                        begin = time.perf_counter()
+                        mem.write(name=name, description="d", type="project", body=body)
+                        elapsed = time.perf_counter() - begin
+                        samples.setdefault((n, label, kind), []).append(elapsed * 1000)
+        grown = {n: history_bytes(pair[0]) - start_bytes[n] for n, pair in pairs.items()}
+        versions = {
+            n: len(pair[0].history_db.versions()) - start_versions[n]  # type: ignore[union-attr]
+            for n, pair in pairs.items()
+        }
+        alone = {n: record_alone(pair[0], args.rounds) for n, pair in pairs.items()}
+    p50 = {key: statistics.median(values) for key, values in samples.items()}
+    print(f"{'':28}" + "".join(f"{n:>12,}" for n in sizes))
+    for kind in ("new", "update"):
+        for label in ("on", "off"):
+            row = "".join(f"{p50[(n, label, kind)]:>10.2f}ms" for n in sizes)
+            print(f"{kind + ' write, history ' + label:28}{row}")
+        cost = "".join(f"{p50[(n, 'on', kind)] - p50[(n, 'off', kind)]:>10.2f}ms" for n in sizes)
+        print(f"{'history cost, ' + kind:28}{cost}")
+    print(f"{'recording a version alone':28}" + "".join(f"{alone[n]:>10.2f}ms" for n in sizes))
+    print(f"{'bytes per version':28}" + "".join(f"{grown[n] / versions[n]:>12,.0f}" for n in sizes))
+    small, large = sizes[0], sizes[-1]
+    for kind in ("new", "update"):
+        ratio = p50[(large, "on", kind)] / p50[(small, "on", kind)]
+        verdict = "met" if ratio <= 2 else "MISSED"
+        print(f"{kind} write at {large:,} / {small:,}, history on: {ratio:.2f}x (<= 2x: {verdict})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,633 @@
+"""History: every version of every memory, content-addressed in one SQLite file.
+
+Engine. ``<home>/projects/<slug>/history/history.sqlite``, beside ``memory/``
+and ``.memdir/``: not under ``.memdir/`` (derived state, which may be deleted)
+and not inside ``team/`` (a git work tree that is pushed), so no version
+leaves the machine that was not already committed there. Three tables:
+
+- ``blobs``: a file's bytes, zlib-compressed, keyed by their SHA-256; shared
+  by every version that holds the same text;
+- ``changes``: one row per change set (one write, or a whole consolidation
+  run); an undo is a change that names the change it reverses;
+- ``versions``: one row per file a change touched: time, action, route,
+  client, session, turns, transcript, user, host, scope, file (and the file
+  it was renamed from), the memory's name, the hashes of the bytes before
+  and after (``NULL``: absent), the same for a note's sidecar, and the edit
+  the change made to the scope's ``MEMORY.md`` as one hunk (offset, old
+  bytes, new bytes).
+
+Trigger: a content-addressed table rather than a git repository per scope.
+Why: a commit writes a tree object listing the whole folder, so at 100,000
+flat files every write would write a 100,000-entry tree; here a write is two
+blob upserts and one row, O(1) in the store size, in the same transaction
+under the scope lock as the write itself. Outcome: writes stay flat (see
+``benchmarks/scale.py``); git stays what team memory syncs through.
+
+The index is recorded as a hunk, not a copy: the store appends a new line
+(the hunk is the bytes appended, read back in O(1)) or replaces the index
+atomically (then the old and new texts are compared once, which that path
+already paid for; see :mod:`memdir.storage.index_hunks`). Undoing a change
+applies its hunks backwards, so the index returns byte for byte. A change
+set that rewrites an index wholesale (consolidation, whose doctor pass
+repairs it) snapshots it at its start.
+
+Retention: versions older than ``history_retention_days`` go on
+:meth:`History.prune` (run once a day by the first write, and by ``memdir
+history --prune``), except the newest version of a memory that still exists
+(its provenance); blobs nothing points at go with them, and so do trash
+folders past the same age. :meth:`History.redact` drops one version's text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import datetime as dt
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memdir.errors import MemdirError
+from memdir.model import Scope
+from memdir.records import record
+from memdir.storage.fs import ensure_dir
+from memdir.storage.index_hunks import IndexHunk
+from memdir.storage.provenance import Provenance, local_identity
+from memdir.storage.provenance import current as current_provenance
+
+if TYPE_CHECKING:
+    import sqlite3
+
+# sqlite3, zlib and hashlib load on the first version read or written: opening a
+# project (every command, every hook) must not pay for them.
+
+__all__ = [
+    "HISTORY_NAME",
+    "REDACTED",
+    "Change",
+    "History",
+    "PruneReport",
+    "Version",
+    "blob_hash",
+]
+
+HISTORY_NAME = "history.sqlite"
+REDACTED = "redacted"
+"""What a redacted version holds instead of a blob hash (its text is gone)."""
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS blobs (hash TEXT PRIMARY KEY, size INTEGER, data BLOB) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS changes (
+    id INTEGER PRIMARY KEY, time REAL, action TEXT, route TEXT, session TEXT,
+    undoes INTEGER, undone_by INTEGER
+);
+CREATE TABLE IF NOT EXISTS snapshots (
+    change INTEGER, scope TEXT, hash TEXT, PRIMARY KEY (change, scope)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS versions (
+    id INTEGER PRIMARY KEY, change INTEGER, time REAL, scope TEXT, file TEXT,
+    old_file TEXT, name TEXT, name_key TEXT, action TEXT, route TEXT, client TEXT,
+    session TEXT, turns TEXT, transcript TEXT, user TEXT, host TEXT,
+    before TEXT, after TEXT, meta_before TEXT, meta_after TEXT,
+    index_at INTEGER, index_old BLOB, index_new BLOB, index_absent INTEGER,
+    redacted INTEGER DEFAULT 0, status TEXT
+);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
+"""
+# Columns added after the first release of the table: (name, declaration).
+_ADDED_COLUMNS = (("status", "TEXT"),)
+_INDEXES = """
+CREATE INDEX IF NOT EXISTS versions_status ON versions (status) WHERE status IS NOT NULL;
+CREATE INDEX IF NOT EXISTS versions_file ON versions (scope, file);
+CREATE INDEX IF NOT EXISTS versions_name ON versions (name_key);
+CREATE INDEX IF NOT EXISTS versions_change ON versions (change);
+"""
+_COLUMNS = (
+    "id, change, time, scope, file, old_file, name, action, route, client, session, "
+    "turns, transcript, user, host, before, after, meta_before, meta_after, redacted, status"
+)
+PENDING, APPROVED, REJECTED = "pending", "approved", "rejected"
+_DAY = 86_400.0
+# The change set being recorded in this context (see History.change_set).
+_open_change: contextvars.ContextVar[int | None] = contextvars.ContextVar(
+    "memdir_change", default=None
+)
+
+
+def blob_hash(data: bytes) -> str:
+    """The key of ``data`` in the blob table (SHA-256, hex)."""
+    import hashlib
+
+    return hashlib.sha256(data).hexdigest()
+
+
+@record
+class Version:
+    """One recorded change to one memory file."""
+
+    id: int
+    change: int
+    time: float
+    scope: Scope
+    file: str
+    old_file: str | None
+    name: str | None
+    action: str
+    route: str
+    client: str | None
+    session: str | None
+    turns: str | None
+    transcript: str | None
+    user: str | None
+    host: str | None
+    before: str | None  # blob hash of what the file held before (None: absent)
+    after: str | None  # blob hash of what it holds after (None: removed)
+    meta_before: str | None
+    meta_after: str | None
+    redacted: bool
+    status: str | None  # None: applied; pending, approved or rejected (review)
+
+    @property
+    def when(self) -> str:
+        """The time as an ISO string, to the second, in local time."""
+        return dt.datetime.fromtimestamp(self.time).isoformat(timespec="seconds")
+
+    def json_fields(self) -> dict[str, object]:
+        fields = {name: getattr(self, name) for name in _COLUMNS.split(", ")}
+        fields["scope"] = self.scope.value
+        fields["when"] = self.when
+        return fields
+
+
+@record
+class Change:
+    """A change set: one write, or every write of one run."""
+
+    id: int
+    time: float
+    action: str
+    route: str
+    session: str | None
+    undoes: int | None
+    undone_by: int | None
+
+
+@record
+class PruneReport:
+    """What a prune removed."""
+
+    versions: int
+    blobs: int
+    trash_folders: int
+    cutoff: float
+
+
+class History:
+    """The version table of one project (both scopes)."""
+
+    def __init__(
+        self, path: Path, *, retention_days: float = 30.0, trash_dir: Path | None = None
+    ) -> None:
+        self.path = path
+        self.retention_days = retention_days
+        self.trash_dir = trash_dir
+        self._local = threading.local()
+        self._prune_checked = False
+
+    @classmethod
+    def existing(cls, path: Path) -> History | None:
+        """The history at ``path`` if one was ever written, else None (nothing is created)."""
+        return cls(path) if path.exists() else None
+
+    # -- the connection -------------------------------------------------------------
+
+    def _conn(self) -> sqlite3.Connection:
+        opened: tuple[int, sqlite3.Connection] | None = getattr(self._local, "conn", None)
+        if opened is not None and opened[0] == os.getpid():
+            return opened[1]
+        import sqlite3
+
+        ensure_dir(self.path.parent)
+        try:
+            conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
+            conn.execute("PRAGMA journal_mode = WAL")
+            # WAL with NORMAL: a commit is durable once the WAL is checkpointed; a
+            # power cut can lose the last versions, never corrupt the table.
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.executescript(_SCHEMA)
+            have = {row[1] for row in conn.execute("PRAGMA table_info(versions)")}
+            for column, kind in _ADDED_COLUMNS:
+                if column not in have:  # a history written by an earlier memdir
+                    conn.execute(f"ALTER TABLE versions ADD COLUMN {column} {kind}")
+            conn.executescript(_INDEXES)
+        except sqlite3.DatabaseError as exc:
+            raise MemdirError(
+                f"the memory history cannot be opened: {exc}",
+                path=self.path,
+                hint="move the file aside to start a new history (memories are not affected)",
+            ) from None
+        self._local.conn = (os.getpid(), conn)
+        return conn
+
+    def close(self) -> None:
+        """Close this thread's connection."""
+        opened = getattr(self._local, "conn", None)
+        if opened is not None:
+            opened[1].close()
+            self._local.conn = None
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        conn = self._conn()
+        if conn.in_transaction:  # nested (a change set's snapshot inside a record)
+            yield conn
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+
+    # -- writing ----------------------------------------------------------------------
+
+    def put_blob(self, conn: sqlite3.Connection, data: bytes | None) -> str | None:
+        """Store ``data`` once (compressed); returns its hash (None for None)."""
+        if data is None:
+            return None
+        import zlib
+
+        digest = blob_hash(data)
+        conn.execute(
+            "INSERT OR IGNORE INTO blobs (hash, size, data) VALUES (?, ?, ?)",
+            (digest, len(data), zlib.compress(data, 6)),
+        )
+        return digest
+
+    def blob(self, digest: str | None) -> bytes | None:
+        """The bytes stored under ``digest``; None when absent or redacted."""
+        if digest is None:
+            return None
+        import zlib
+
+        row = self._conn().execute("SELECT data FROM blobs WHERE hash = ?", (digest,)).fetchone()
+        return None if row is None else zlib.decompress(row[0])
+
+    @contextlib.contextmanager
+    def change_set(
+        self,
+        action: str,
+        *,
+        snapshots: dict[Scope, Path] | None = None,
+        undoes: int | None = None,
+    ) -> Iterator[int]:
+        """Group every version recorded in the block into one change (undone as one).
+
+        ``snapshots`` names indexes to copy now, for a run that rewrites them
+        wholesale. Nested calls join the outer change set.
+        """
+        outer = _open_change.get()
+        if outer is not None:
+            yield outer
+            return
+        with self._transaction() as conn:
+            change = self._new_change(conn, action, undoes=undoes)
+            for scope, index in (snapshots or {}).items():
+                try:
+                    data: bytes | None = index.read_bytes()
+                except FileNotFoundError:
+                    data = None
+                conn.execute(
+                    "INSERT INTO snapshots (change, scope, hash) VALUES (?, ?, ?)",
+                    (change, scope.value, self.put_blob(conn, data) or ""),
+                )
+        token = _open_change.set(change)
+        try:
+            yield change
+        finally:
+            _open_change.reset(token)
+            self._drop_if_empty(change)
+
+    def _drop_if_empty(self, change: int) -> None:
+        """A change set that recorded nothing (a run that changed nothing) is not kept."""
+        with self._transaction() as conn:
+            used = conn.execute(
+                "SELECT 1 FROM versions WHERE change = ? LIMIT 1", (change,)
+            ).fetchone()
+            if used is None:
+                conn.execute("DELETE FROM snapshots WHERE change = ?", (change,))
+                conn.execute("DELETE FROM changes WHERE id = ?", (change,))
+
+    def _new_change(
+        self, conn: sqlite3.Connection, action: str, *, undoes: int | None = None
+    ) -> int:
+        origin = current_provenance()
+        cur = conn.execute(
+            "INSERT INTO changes (time, action, route, session, undoes) VALUES (?, ?, ?, ?, ?)",
+            (time.time(), action, origin.route, origin.session, undoes),
+        )
+        if undoes is not None:
+            conn.execute("UPDATE changes SET undone_by = ? WHERE id = ?", (cur.lastrowid, undoes))
+        return int(cur.lastrowid or 0)
+
+    def record(
+        self,
+        *,
+        scope: Scope,
+        file: str,
+        action: str,
+        before: bytes | None,
+        after: bytes | None,
+        name: str | None = None,
+        old_file: str | None = None,
+        meta_before: bytes | None = None,
+        meta_after: bytes | None = None,
+        hunk: IndexHunk | None = None,
+        origin: Provenance | None = None,
+        status: str | None = None,
+    ) -> int:
+        """Keep one change to one file (called under the scope's lock); returns its id.
+
+        ``status`` ``"pending"`` keeps a change that is not applied (review).
+        """
+        origin = origin or current_provenance()
+        action = origin.action or action
+        user, host = origin.user, origin.host
+        if (scope is Scope.TEAM or origin.approved) and user is None and host is None:
+            user, host = local_identity()
+        with self._transaction() as conn:
+            change = _open_change.get() or self._new_change(conn, action)
+            cur = conn.execute(
+                "INSERT INTO versions (change, time, scope, file, old_file, name, name_key, "
+                "action, route, client, session, turns, transcript, user, host, before, after, "
+                "meta_before, meta_after, index_at, index_old, index_new, index_absent, status) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    change,
+                    time.time(),
+                    scope.value,
+                    file,
+                    old_file,
+                    name,
+                    _name_key(name),
+                    action,
+                    origin.route,
+                    origin.client,
+                    origin.session,
+                    origin.turns,
+                    origin.transcript,
+                    user,
+                    host,
+                    self.put_blob(conn, before),
+                    self.put_blob(conn, after),
+                    self.put_blob(conn, meta_before),
+                    self.put_blob(conn, meta_after),
+                    None if hunk is None else hunk.at,
+                    None if hunk is None else hunk.old,
+                    None if hunk is None else hunk.new,
+                    None if hunk is None else int(hunk.absent),
+                    status,
+                ),
+            )
+            version = int(cur.lastrowid or 0)
+        if not self._prune_checked:
+            self._prune_checked = True
+            self.prune_if_due()
+        return version
+
+    # -- reading ----------------------------------------------------------------------
+
+    def versions(
+        self,
+        *,
+        scope: Scope | None = None,
+        file: str | None = None,
+        name: str | None = None,
+        change: int | None = None,
+        applied: bool = False,
+    ) -> list[Version]:
+        """Versions matching every filter given, newest first.
+
+        ``file`` also finds versions that renamed the memory away from it;
+        ``name`` matches the memory's name whatever its case.
+        """
+        where: list[str] = []
+        args: list[object] = []
+        if scope is not None:
+            where.append("scope = ?")
+            args.append(scope.value)
+        refs = []
+        if file is not None:
+            refs.append("file = ? OR old_file = ?")
+            args += [file, file]
+        if name is not None:
+            refs.append("name_key = ?")
+            args.append(_name_key(name))
+        if refs:
+            where.append("(" + " OR ".join(refs) + ")")
+        if change is not None:
+            where.append("change = ?")
+            args.append(change)
+        if applied:
+            where.append("status IS NULL")
+        sql = f"SELECT {_COLUMNS} FROM versions"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        rows = self._conn().execute(sql + " ORDER BY id DESC", args).fetchall()
+        return [_version(row) for row in rows]
+
+    def pending(self) -> list[Version]:
+        """Changes awaiting review, oldest first."""
+        rows = self._conn().execute(
+            f"SELECT {_COLUMNS} FROM versions WHERE status = ? ORDER BY id", (PENDING,)
+        )
+        return [_version(row) for row in rows]
+
+    def set_status(self, version_id: int, status: str) -> None:
+        """Mark a pending version approved or rejected."""
+        with self._transaction() as conn:
+            conn.execute("UPDATE versions SET status = ? WHERE id = ?", (status, version_id))
+
+    def version(self, version_id: int) -> Version | None:
+        row = (
+            self._conn()
+            .execute(f"SELECT {_COLUMNS} FROM versions WHERE id = ?", (version_id,))
+            .fetchone()
+        )
+        return None if row is None else _version(row)
+
+    def latest(self, scope: Scope, file: str) -> Version | None:
+        """The newest version that left ``file`` as it is (or removed it)."""
+        row = (
+            self._conn()
+            .execute(
+                f"SELECT {_COLUMNS} FROM versions WHERE scope = ? AND file = ? "
+                "AND status IS NULL ORDER BY id DESC LIMIT 1",
+                (scope.value, file),
+            )
+            .fetchone()
+        )
+        return None if row is None else _version(row)
+
+    def hunk(self, version_id: int) -> IndexHunk | None:
+        row = (
+            self._conn()
+            .execute(
+                "SELECT index_at, index_old, index_new, index_absent FROM versions WHERE id = ?",
+                (version_id,),
+            )
+            .fetchone()
+        )
+        if row is None or row[0] is None:
+            return None
+        return IndexHunk(at=row[0], old=bytes(row[1]), new=bytes(row[2]), absent=bool(row[3]))
+
+    def snapshots(self, change: int) -> dict[Scope, bytes | None]:
+        """The indexes a change set copied at its start (None: there was none)."""
+        rows = self._conn().execute("SELECT scope, hash FROM snapshots WHERE change = ?", (change,))
+        return {Scope(scope): self.blob(digest or None) for scope, digest in rows}
+
+    def last_change(self) -> Change | None:
+        """The newest change that is neither undone nor itself an undo."""
+        row = (
+            self._conn()
+            .execute(
+                "SELECT id, time, action, route, session, undoes, undone_by FROM changes "
+                "WHERE undone_by IS NULL AND undoes IS NULL AND EXISTS (SELECT 1 FROM versions "
+                "WHERE versions.change = changes.id AND status IS NULL) ORDER BY id DESC LIMIT 1"
+            )
+            .fetchone()
+        )
+        if row is None:
+            return None
+        return Change(
+            id=row[0],
+            time=row[1],
+            action=row[2],
+            route=row[3],
+            session=row[4],
+            undoes=row[5],
+            undone_by=row[6],
+        )
+
+    def stats(self) -> dict[str, int]:
+        """Counts and sizes: versions, blobs, stored bytes (compressed) and file bytes."""
+        conn = self._conn()
+        versions = conn.execute("SELECT count(*) FROM versions").fetchone()[0]
+        blobs, raw, packed = conn.execute(
+            "SELECT count(*), coalesce(sum(size), 0), coalesce(sum(length(data)), 0) FROM blobs"
+        ).fetchone()
+        return {"versions": versions, "blobs": blobs, "raw_bytes": raw, "stored_bytes": packed}
+
+    # -- retention and redaction -----------------------------------------------------
+
+    def prune_if_due(self) -> PruneReport | None:
+        """Prune when the last prune is over a day old (the first write of a process asks)."""
+        row = self._conn().execute("SELECT value FROM meta WHERE key = 'pruned_at'").fetchone()
+        if row is not None and time.time() - float(row[0]) < _DAY:
+            return None
+        return self.prune()
+
+    def prune(self, *, now: float | None = None) -> PruneReport:
+        """Drop versions (and trash folders) older than the retention, and orphan blobs.
+
+        The newest version of a file that still exists stays: it is the
+        memory's provenance, not an old version.
+        """
+        now = time.time() if now is None else now
+        cutoff = now - self.retention_days * _DAY
+        with self._transaction() as conn:
+            gone = conn.execute(
+                "DELETE FROM versions WHERE time < ? AND coalesce(status, '') != 'pending' "
+                "AND NOT (after IS NOT NULL AND id IN (SELECT max(id) FROM versions "
+                "WHERE status IS NULL GROUP BY scope, file))",
+                (cutoff,),
+            ).rowcount
+            conn.execute(
+                "DELETE FROM changes WHERE time < ? AND id NOT IN (SELECT change FROM versions)",
+                (cutoff,),
+            )
+            conn.execute("DELETE FROM snapshots WHERE change NOT IN (SELECT id FROM changes)")
+            blobs = self._drop_orphans(conn)
+            conn.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('pruned_at', ?)", (str(now),)
+            )
+        return PruneReport(
+            versions=gone, blobs=blobs, trash_folders=self._prune_trash(cutoff), cutoff=cutoff
+        )
+
+    @staticmethod
+    def _drop_orphans(conn: sqlite3.Connection) -> int:
+        return int(
+            conn.execute(
+                "DELETE FROM blobs WHERE hash NOT IN ("
+                "SELECT before FROM versions WHERE before IS NOT NULL "
+                "UNION SELECT after FROM versions WHERE after IS NOT NULL "
+                "UNION SELECT meta_before FROM versions WHERE meta_before IS NOT NULL "
+                "UNION SELECT meta_after FROM versions WHERE meta_after IS NOT NULL "
+                "UNION SELECT hash FROM snapshots)"
+            ).rowcount
+        )
+
+    def _prune_trash(self, cutoff: float) -> int:
+        """Remove the trash's dated folders older than the cutoff."""
+        if self.trash_dir is None or not self.trash_dir.is_dir():
+            return 0
+        day = dt.date.fromtimestamp(cutoff).isoformat()
+        removed = 0
+        for entry in os.scandir(self.trash_dir):
+            if entry.is_dir(follow_symlinks=False) and entry.name < day:
+                import shutil
+
+                shutil.rmtree(entry.path, ignore_errors=True)
+                removed += 1
+        return removed
+
+    def redact(self, version_id: int) -> list[int]:
+        """Forget the text version ``version_id`` left; returns the versions that lost text.
+
+        The text is removed from every version that held it (the next
+        change's "before" holds the same bytes) and its blob is deleted.
+        """
+        version = self.version(version_id)
+        if version is None:
+            raise MemdirError(
+                f"there is no version {version_id}",
+                path=self.path,
+                hint="run `memdir history NAME` to see the versions and their ids",
+            )
+        digest = version.after or version.before
+        if digest is None or digest == REDACTED:
+            return []
+        with self._transaction() as conn:
+            touched = [
+                row[0]
+                for row in conn.execute(
+                    "SELECT id FROM versions WHERE before = ? OR after = ?", (digest, digest)
+                )
+            ]
+            conn.execute(
+                "UPDATE versions SET before = ?, redacted = 1 WHERE before = ?", (REDACTED, digest)
+            )
+            conn.execute(
+                "UPDATE versions SET after = ?, redacted = 1 WHERE after = ?", (REDACTED, digest)
+            )
+            conn.execute("DELETE FROM blobs WHERE hash = ?", (digest,))
+            conn.execute("DELETE FROM snapshots WHERE hash = ?", (digest,))
+        # The deleted pages may still hold the bytes: rewrite the file without them.
+        self._conn().execute("VACUUM")
+        return touched
+
+
+def _name_key(name: str | None) -> str | None:
+    return None if name is None else " ".join(name.split()).casefold()
+
+
+def _version(row: tuple[object, ...]) -> Version:
+    values = dict(zip(_COLUMNS.split(", "), row, strict=True))
+    values["scope"] = Scope(str(values["scope"]))
+    values["redacted"] = bool(values["redacted"])
+    return Version(**values)  # type: ignore[arg-type]

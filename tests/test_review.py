@@ -1,0 +1,158 @@
+"""Review modes: under manual review an agent's change waits for a person."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+pytest.importorskip("mcp")
+
+from click.testing import CliRunner
+from mcp import Client
+
+from memdir.api import Memdir
+from memdir.cli import main
+from memdir.errors import ConfigError, Conflict
+from memdir.integrations.memory_tool import MemoryToolBackend
+from memdir.mcp import build_server
+
+NOTE: dict[str, Any] = {
+    "name": "Invoices round half up",
+    "description": "Invoice totals round half up to the cent",
+    "type": "project",
+    "body": "Round half up.",
+}
+FILE = "invoices_round_half_up.md"
+
+
+def mcp(project: Path, name: str, arguments: dict[str, Any]) -> tuple[bool, str]:
+    async def go() -> tuple[bool, str]:
+        async with Client(build_server(project)) as client:
+            result = await client.call_tool(name, arguments)
+            block = result.content[0]
+            assert block.type == "text"
+            return result.is_error, block.text
+
+    return anyio.run(go)
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.output
+
+
+@pytest.fixture
+def manual(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMDIR_REVIEW", "manual")
+
+
+@pytest.mark.usefixtures("manual")
+def test_an_mcp_write_is_pending_until_approved_and_why_names_its_route(
+    mem: Memdir, project: Path
+) -> None:
+    failed, reply = mcp(project, "write", NOTE)
+
+    assert not failed and "awaits the user's review" in reply
+    assert not (mem.layout.memory_dir / FILE).exists()
+    assert FILE not in mem.private.read_index()
+    assert mem.search("invoices round") == []
+    code, listing = run("review", "--project", str(project))
+    assert code == 0 and "+Round half up." in listing and "mcp(" in listing
+
+    code, out = run("review", "approve", NOTE["name"], "--project", str(project))
+
+    assert code == 0, out
+    assert mem.get(NOTE["name"]).memory.body == "Round half up.\n"
+    assert FILE in mem.private.read_index()
+    code, why = run("why", NOTE["name"], "--project", str(project))
+    latest = mem.history(NOTE["name"])[0]
+    assert (latest.action, latest.route) == ("approve", "mcp")
+    assert latest.session and latest.session in why and "mcp(" in why
+    assert run("review", "--project", str(project))[1].strip() == "nothing awaits review"
+
+
+@pytest.mark.usefixtures("manual")
+def test_a_rejected_change_never_applies(mem: Memdir, project: Path) -> None:
+    mcp(project, "write", NOTE)
+
+    code, out = run("review", "reject", NOTE["name"], "--project", str(project))
+
+    assert code == 0, out
+    assert mem.review() == []
+    assert not (mem.layout.memory_dir / FILE).exists()
+    assert mem.history(NOTE["name"])[0].status == "rejected"
+
+
+@pytest.mark.usefixtures("manual")
+def test_a_persons_cli_write_is_not_pending(mem: Memdir, project: Path) -> None:
+    code, out = run(
+        "add", "--type", "project", "--name", "Mine", "--description", "a person's note",
+        "--project", str(project),
+    )  # fmt: skip
+    assert code == 0, out
+    assert (mem.layout.memory_dir / "mine.md").exists() and mem.review() == []
+
+
+@pytest.mark.usefixtures("manual")
+def test_a_pending_delete_keeps_the_file_until_approved(mem: Memdir, project: Path) -> None:
+    mem.write(**NOTE)
+
+    failed, reply = mcp(project, "delete", {"path": NOTE["name"]})
+
+    assert not failed and "awaits the user's review" in reply
+    assert (mem.layout.memory_dir / FILE).exists()
+    mem.approve()
+    assert not (mem.layout.memory_dir / FILE).exists()
+    mem.restore(NOTE["name"])  # history still has it
+    assert (mem.layout.memory_dir / FILE).exists()
+
+
+@pytest.mark.usefixtures("manual")
+def test_approving_a_change_whose_file_moved_on_is_refused(mem: Memdir, project: Path) -> None:
+    mem.write(**NOTE)
+    mcp(project, "edit", {"path": NOTE["name"], "old_str": "half up", "new_str": "down"})
+    mem.write(**{**NOTE, "body": "changed by the user meanwhile"})
+
+    with pytest.raises(Conflict, match="changed since the agent proposed"):
+        mem.approve(NOTE["name"])
+    assert mem.get(NOTE["name"]).memory.body == "changed by the user meanwhile\n"
+
+
+@pytest.mark.usefixtures("manual")
+def test_the_memory_tool_is_told_and_an_approved_note_reads_back_exactly(mem: Memdir) -> None:
+    tool = MemoryToolBackend(mem)
+    reply = tool.execute(
+        {"command": "create", "path": "/memories/raw.txt", "file_text": "exact\n  text\n"}
+    )
+    assert "awaits the user's review" in reply
+    assert not (mem.layout.memory_dir / "raw.txt").exists()
+
+    mem.approve("raw.txt")
+
+    assert (mem.layout.memory_dir / "raw.txt").read_bytes() == b"exact\n  text\n"
+
+
+def test_read_only_refuses_an_agents_write(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMDIR_REVIEW", "read-only")
+    failed, reply = mcp(project, "write", NOTE)
+    assert failed and "read-only" in reply
+
+
+def test_team_memory_is_reviewed_by_default_and_private_is_not(project: Path, mem: Memdir) -> None:
+    failed, _ = mcp(project, "write", {**NOTE, "scope": "team"})
+    assert not failed
+    assert not (mem.layout.team_dir / FILE).exists()
+    assert [p.version.scope.value for p in mem.review()] == ["team"]
+    mcp(project, "write", {**NOTE, "name": "Private one"})
+    assert (mem.layout.memory_dir / "private_one.md").exists()
+
+
+def test_an_unknown_review_mode_is_a_clear_error(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMDIR_REVIEW", "sometimes")
+    with pytest.raises(ConfigError, match="MEMDIR_REVIEW"):
+        Memdir.open(project)
