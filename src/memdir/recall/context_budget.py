@@ -27,7 +27,7 @@ def text_length(text: str) -> int:
     """``text``'s length as JavaScript counts it: UTF-16 code units."""
     if text.isascii():
         return len(text)
-    return len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 class LineFit:
