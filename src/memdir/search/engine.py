@@ -61,7 +61,7 @@ import functools
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -69,6 +69,7 @@ from memdir.model import MemoryType, Scope
 from memdir.records import record
 from memdir.search import terms as textproc
 from memdir.search.embeddings import Embedder, cosine_scores, pack_vector, rrf
+from memdir.search.relevance import Relevance, relevance
 
 SCHEMA_VERSION = 2
 CATALOG_NAME = "catalog.sqlite3"
@@ -436,6 +437,23 @@ class TextIndex:
             )
         )
         return [(ids[r], round(score, 6)) for r, score in ranked if r in ids]
+
+    def relevance(self, query: SearchQuery | str, ids: Sequence[str]) -> dict[str, Relevance]:
+        """How strongly each of the documents ``ids`` answers ``query`` (see :mod:`.relevance`).
+
+        The statistics are those of the documents the query's filters keep
+        (``exclude`` aside: what a caller has shown still makes a word common).
+        """
+        q = SearchQuery.of(query)
+        if not ids:
+            return {}
+        where, params = _filters(replace(q, exclude=frozenset()))
+        marks = ",".join("?" * len(ids))
+        rowids = dict(
+            self.conn.execute(f"SELECT rowid, id FROM docs WHERE id IN ({marks})", list(ids))
+        )
+        found = relevance(self.conn, q.query, rowids, where=where, params=params)
+        return {rowids[r]: match for r, match in found.items()}
 
     def _ranked(self, q: SearchQuery) -> list[tuple[int, float]]:
         where, params = _filters(q)
