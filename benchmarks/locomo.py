@@ -77,7 +77,16 @@ from memdir.search.catalog import DEFAULT_WEIGHTS, Catalog, Hit, RankingOptions,
 from memdir.search.embeddings import Embedder
 
 REPO = Path(__file__).resolve().parent.parent
-BENCH = REPO.parent / "shared" / "bench"
+# The shared folder beside the checkouts: /work/shared next to /work/main, or next to
+# the folder of worktrees.
+BENCH = next(
+    (
+        p / "shared" / "bench"
+        for p in (REPO.parent, REPO.parent.parent)
+        if (p / "shared" / "bench").is_dir()
+    ),
+    REPO.parent / "shared" / "bench",
+)
 
 
 def session_numbers(conv: dict[str, Any]) -> list[int]:
@@ -204,7 +213,8 @@ def run(args: argparse.Namespace) -> float:
     return time.perf_counter() - start
 
 
-def main() -> int:
+def build_parser() -> argparse.ArgumentParser:
+    """The flags of a run (``benchmarks/coding_sessions.py`` runs its corpus with them too)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default=str(BENCH / "locomo_dev.json"))
     parser.add_argument("--out", default="locomo_run.jsonl")
@@ -221,7 +231,11 @@ def main() -> int:
     parser.add_argument("--no-embed-previous", dest="embed_previous", action="store_false")
     parser.add_argument("--embed-cache", help="SQLite file caching vectors across runs")
     parser.add_argument("--no-score", action="store_true")
-    args = parser.parse_args()
+    return parser
+
+
+def main() -> int:
+    args = build_parser().parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     seconds = run(args)
     print(f"indexed and answered in {seconds:.1f}s", file=sys.stderr)
