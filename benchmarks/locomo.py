@@ -53,6 +53,20 @@ turns each) at its default; forced down to the candidate pool (``--scan-limit
 @5 -0.1 [-0.4, 0.0] and @10 +0.2 [0.0, +0.5] against the default:
 
     default, scan cut to 200 matches                     42.2/66.5/75.5
+
+The neighbours' context then moved to a table of its own (FTS5 normalises a
+row by its whole length: a short turn beside two long replies was crushed,
+see ``benchmarks/coding_sessions.py``), each turn scoring ``context_share`` of
+the old joint BM25 and the rest of its own text's BM25 alone (difference
+against the default above, 95 % interval):
+
+    context table apart, added at 0.3                   40.0/63.7/72.9
+      at 0.6 / 1.0                                       39.1/65.2/73.9  36.9/64.7/73.6
+    blend (dates not yet in the joint row), 0.5 / 0.8    40.4/64.0/72.6  40.6/64.8/73.1
+    blend, context_share 0.7                             41.9/65.5/73.8  @10 -1.6 [-2.7, -0.6]
+      share 1.0 (the old joint row alone)                42.2/67.2/75.6
+    share 0.9 = default                                  42.1/66.7/74.7  @10 -0.7 [-1.7, +0.2]
+    (coding sessions: 32.7/49.0/75.5 before, share 0.9 66.7/86.4/95.2, plain BM25 66.0/76.2/93.9)
 """
 
 from __future__ import annotations
@@ -182,6 +196,7 @@ def run(args: argparse.Namespace) -> float:
         dense_weight=args.dense_weight,
         fusion=args.fusion,
         embed_previous=args.embed_previous,
+        context_share=args.context_share,
     )
     embedder: Embedder | None = None
     if args.embed:
@@ -223,6 +238,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--neighbour", type=float, default=RankingOptions.neighbour_weight)
     parser.add_argument("--scan-limit", type=int, default=RankingOptions.scan_limit)
     parser.add_argument("--name-boost", type=float, default=RankingOptions.name_boost)
+    parser.add_argument("--context-share", type=float, default=RankingOptions.context_share)
     parser.add_argument("--feedback", type=int, default=0)
     parser.add_argument("--feedback-weight", type=float, default=0.3)
     parser.add_argument("--embed", nargs="?", const="all-MiniLM-L6-v2", default=None)
