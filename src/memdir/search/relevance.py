@@ -187,17 +187,26 @@ def _statistics(
     if where:
         sql = f"SELECT count(*) FROM docs d WHERE 1 {where}"
         total = int(conn.execute(sql, params).fetchone()[0])
-    if total == everything:
-        # Every document counts: the FTS vocabulary has the document frequencies.
+    if 2 * total >= everything:
+        # The filter keeps most documents (memories of both scopes, say): the FTS
+        # vocabulary's document frequencies, scaled to the share kept, stand for
+        # theirs. Counting each term's matches through the filter costs a lookup
+        # per match (30 ms for three common words at 10,000 memories).
         marks = ",".join("?" * len(wanted))
         found = dict(conn.execute(f"SELECT term, doc FROM vocab WHERE term IN ({marks})", wanted))
-        return total, {t: int(found.get(t, 0)) for t in wanted}
+        share = total / everything if everything else 1.0
+        return total, {t: _scaled(int(found.get(t, 0)), share) for t in wanted}
     counts = {}
     sql = f"SELECT count(*) FROM fts JOIN docs d ON d.rowid = fts.rowid WHERE fts MATCH ? {where}"
     for term in wanted:
         match = textproc.fts_query([term])
         counts[term] = int(conn.execute(sql, [match, *params]).fetchone()[0])
     return total, counts
+
+
+def _scaled(df: int, share: float) -> int:
+    """``df`` times ``share``, but at least 1 for a term some document holds."""
+    return max(round(df * share), 1) if df else 0
 
 
 def _terms_of(
