@@ -65,8 +65,10 @@ against the default above, 95 % interval):
     blend (dates not yet in the joint row), 0.5 / 0.8    40.4/64.0/72.6  40.6/64.8/73.1
     blend, context_share 0.7                             41.9/65.5/73.8  @10 -1.6 [-2.7, -0.6]
       share 1.0 (the old joint row alone)                42.2/67.2/75.6
+    blend, context_share 0.85                            41.9/66.6/74.3  @10 -1.0 [-2.1, -0.1]
     share 0.9 = default                                  42.1/66.7/74.7  @10 -0.7 [-1.7, +0.2]
-    (coding sessions: 32.7/49.0/75.5 before, share 0.9 66.7/86.4/95.2, plain BM25 66.0/76.2/93.9)
+    (coding sessions: 32.7/49.0/75.5 before, share 0.9 66.7/86.4/95.2, 0.85 69.4/88.4/96.6,
+     plain BM25 66.0/76.2/93.9)
 """
 
 from __future__ import annotations
