@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import memdir.search.catalog as catalog_module
+import memdir.search.documents as documents_module
 from memdir.errors import ParseError
 from memdir.search import engine
 from memdir.search.catalog import Catalog, memory_document
@@ -169,7 +169,7 @@ def test_a_build_in_worker_processes_stores_what_one_in_this_process_stores(
             ).fetchall()
 
     here = stored()
-    monkeypatch.setattr(catalog_module, "_workers", lambda jobs: 2)
+    monkeypatch.setattr(documents_module, "_workers", lambda jobs: 2)
     assert stored() == here
     assert len(here) == 41
 

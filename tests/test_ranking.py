@@ -159,3 +159,39 @@ def test_a_question_and_its_answer_rank_together(sessions: tuple[Layout, Path]) 
         "cache.jsonl#2",
         "cache.jsonl#3",
     }
+
+
+def test_a_short_turn_between_long_replies_keeps_the_score_of_its_own_words() -> None:
+    # The neighbours' text is context, scored apart: a short turn is not ranked as if
+    # it were as long as the two replies beside it.
+    from memdir.search.engine import Document, TextIndex
+
+    reply = (
+        "The staging database setup is unchanged. I read the staging database settings, "
+        "checked the staging database migrations and ran the suite against it. "
+    ) * 12 + "The port comes from the environment."
+    turns = [
+        "Can you check the staging database migrations?",
+        reply,
+        "The staging database listens on port 6543, use that in the tests.",
+        reply.replace("unchanged", "documented"),
+        "Thanks, now the logging.",
+        reply.replace("unchanged", "as before"),
+    ]
+    index = TextIndex()
+    index.add(
+        Document(
+            id=f"t{i}",
+            kind="transcript",
+            title=f"t{i}",
+            fields={
+                "body": text,
+                "context": " ".join(turns[j] for j in (i - 1, i + 1) if 0 <= j < len(turns)),
+            },
+            group="s",
+            seq=i,
+        )
+        for i, text in enumerate(turns)
+    )
+    ranked = [ref for ref, _ in index.rank("which port does the staging database listen on?")]
+    assert ranked[0] == "t2"

@@ -130,7 +130,7 @@ def test_a_catalog_is_used_when_its_file_exists_and_never_created(mem: Memdir) -
         stale.refresh()
         save(mem, "Checkout retries", "Flaky checkout test retries on CI")
         # A catalog passed in is trusted as it is: this one has not seen the new memory.
-        assert refs(recall(mem, "checkout retries", today=TODAY, catalog=stale)) == [
+        assert refs(recall(mem, "flaky checkout retries", today=TODAY, catalog=stale)) == [
             "checkout_test.md"
         ]
         assert refs(recall(mem, "checkout retries", today=TODAY, catalog=None))[0] == (
@@ -253,7 +253,9 @@ def test_the_session_record_persists_across_processes(mem: Memdir, project: Path
         timeout=120,
     )
     assert done.stdout.strip() == "redis_cache.md"
-    again = recall(mem, "redis cache eviction before the deploy", session="proc", today=TODAY)
+    again = recall(
+        mem, "redis cache eviction before the deploy freeze", session="proc", today=TODAY
+    )
     assert refs(again) == ["deploy_freeze.md"]
 
 
@@ -437,7 +439,7 @@ def test_drift_findings_appear_in_the_block(mem: Memdir, project: Path) -> None:
 def test_render_gives_the_blocks_and_the_drift_caveat(mem: Memdir) -> None:
     save(mem, "Redis cache", "redis cache eviction policy")
     save(mem, "Redis keys", "redis cache key naming")
-    result = recall(mem, "redis cache eviction key naming", today=TODAY)
+    result = recall(mem, "redis cache eviction policy and key naming", today=TODAY)
     text = result.render()
     assert text.startswith("Memories recalled for this request:\n\n<memory ")
     assert text.count("<memory ") == 2 == text.count("</memory>")

@@ -43,6 +43,7 @@ from memdir.search.catalog import (
     TextIndex,
     memory_document,
 )
+from memdir.search.relevance import RelevanceFloor
 from memdir.storage import sidecar
 from memdir.storage.codec import memory_from_fields, read_frontmatter_head
 from memdir.storage.memory_index import INDEX_NAME
@@ -296,9 +297,17 @@ class Memories(Protocol):
         ...
 
     def ranked(
-        self, query: str, *, limit: int, exclude: frozenset[str] = frozenset()
+        self,
+        query: str,
+        *,
+        limit: int,
+        exclude: frozenset[str] = frozenset(),
+        floor: RelevanceFloor | None = None,
     ) -> list[tuple[ManifestEntry, float]]:
-        """The memories matching ``query``, best first, at most ``limit``, with scores."""
+        """The memories matching ``query``, best first, at most ``limit``, with scores.
+
+        With ``floor``, only the matches it admits (see :mod:`memdir.search.relevance`).
+        """
         ...
 
     def names(self) -> list[tuple[str, str]]:
@@ -356,7 +365,12 @@ class IndexedMemories:
         return [self._entry(row) for row in self.conn.execute(sql, [*params, n])]
 
     def ranked(
-        self, query: str, *, limit: int, exclude: frozenset[str] = frozenset()
+        self,
+        query: str,
+        *,
+        limit: int,
+        exclude: frozenset[str] = frozenset(),
+        floor: RelevanceFloor | None = None,
     ) -> list[tuple[ManifestEntry, float]]:
         wanted = SearchQuery(
             query=query,
@@ -366,6 +380,10 @@ class IndexedMemories:
             exclude=exclude,
         )
         scores = self.ranker.rank(wanted)
+        if scores and floor is not None:
+            index = self.ranker.index if isinstance(self.ranker, Catalog) else self.ranker
+            kept = floor.admitted(index.relevance(wanted, [ref for ref, _ in scores]))
+            scores = [(ref, score) for ref, score in scores if ref in kept]
         if not scores:
             return []
         marks = ",".join("?" * len(scores))
@@ -429,13 +447,20 @@ class ScannedMemories:
         return [read_entry(found) for found in newest(kept, n)]
 
     def ranked(
-        self, query: str, *, limit: int, exclude: frozenset[str] = frozenset()
+        self,
+        query: str,
+        *,
+        limit: int,
+        exclude: frozenset[str] = frozenset(),
+        floor: RelevanceFloor | None = None,
     ) -> list[tuple[ManifestEntry, float]]:
         index = TextIndex()
         try:
-            self._fill(index, [f for f in self.files if f.ref not in exclude])
+            # The seen memories are indexed too (and filtered out by the query): they
+            # are part of the store whose statistics the floor judges by.
+            self._fill(index, self.files)
             listing = IndexedMemories(index, layout=self.layout, team=self.team)
-            return listing.ranked(query, limit=limit)
+            return listing.ranked(query, limit=limit, exclude=exclude, floor=floor)
         finally:
             index.close()
 
@@ -513,11 +538,28 @@ def over_memories(
     return over_memories(memdir, None, action)
 
 
+# Matches ranked before a floor judges them: enough that the floor's rejects
+# (high BM25, weak evidence) cannot push out a real match ranked below them.
+_FLOOR_POOL = 20
+
+
 def rank_pool(
-    memories: Memories, query: str, *, limit: int, exclude: frozenset[str] = frozenset()
+    memories: Memories,
+    query: str,
+    *,
+    limit: int,
+    exclude: frozenset[str] = frozenset(),
+    floor: RelevanceFloor | None = None,
 ) -> list[tuple[ManifestEntry, float]]:
-    """At most ``limit`` entries: the matches best first, then the newest others (score 0)."""
-    matches = memories.ranked(query, limit=limit, exclude=exclude)
+    """At most ``limit`` entries: the matches best first, then the newest others (score 0).
+
+    With ``floor``, a match it does not admit counts as no match.
+    """
+    if floor is None:
+        matches = memories.ranked(query, limit=limit, exclude=exclude)
+    else:
+        wide = max(limit, _FLOOR_POOL)
+        matches = memories.ranked(query, limit=wide, exclude=exclude, floor=floor)[:limit]
     taken = exclude | {entry.ref for entry, _ in matches}
     others = memories.newest(limit - len(matches), exclude=taken)
     return [*matches, *((entry, 0.0) for entry in others)]

@@ -53,6 +53,7 @@ from memdir.recall.manifest import (
 )
 from memdir.recall.prompt import DRIFT_CAVEAT
 from memdir.records import record
+from memdir.search.relevance import RelevanceFloor
 from memdir.storage import sidecar
 from memdir.storage.fs import FILE_MODE, atomic_write, ensure_dir, file_lock, read_json_object
 from memdir.storage.paths import Layout
@@ -164,13 +165,18 @@ class Selector(Protocol):
 class LexicalSelector:
     """Without a model: the candidates that matched the query, in rank order.
 
-    A match scoring under ``min_share`` of the best one is a passing mention
-    (one common query word in a long body) and is left out: an agent is
-    better served by two memories that fit than by five that merely share a word.
+    Only matches that pass ``floor`` are candidates at all (see
+    :mod:`memdir.search.relevance`: a match on generic or common words, or on
+    a small share of what the query asks, is no match), so a prompt nothing
+    in the store is about gets nothing. A match scoring under ``min_share`` of
+    the best one is a passing mention (one common query word in a long body)
+    and is left out: an agent is better served by two memories that fit than
+    by five that merely share a word.
     """
 
-    def __init__(self, *, min_share: float = 0.3) -> None:
+    def __init__(self, *, min_share: float = 0.3, floor: RelevanceFloor | None = None) -> None:
         self.min_share = min_share
+        self.floor = floor or RelevanceFloor()
 
     def select(self, query: str, candidates: Sequence[Candidate], limit: int) -> list[str]:
         """The first ``limit`` matches scoring at least ``min_share`` of the best."""
@@ -563,8 +569,11 @@ def _candidates(ctx: _Context, memories: Memories, seen: frozenset[str]) -> list
     """The pool a selector chooses from: matches best first, then the newest others.
 
     What the session has seen is left out before ranking, so it cannot crowd out the rest.
+    A match the selector's ``floor`` (else the default one) does not admit counts as none.
     """
-    pool = rank_pool(memories, ctx.query, limit=ctx.pool, exclude=seen)
+    floor = getattr(ctx.selector, "floor", None)
+    floor = floor if isinstance(floor, RelevanceFloor) else RelevanceFloor()
+    pool = rank_pool(memories, ctx.query, limit=ctx.pool, exclude=seen, floor=floor)
     return [_candidate(entry, score, ctx.today) for entry, score in pool]
 
 

@@ -1,6 +1,8 @@
 """Search: the derived SQLite/FTS5 catalog and the one ranker over it.
 
-``catalog`` keeps the index in step with the files; ``engine`` ranks (one BM25,
-one weight table); ``terms`` tokenises and stems; ``embeddings`` adds the
+``catalog`` opens a project's index and answers queries, ``refresh`` keeps it
+in step with the files, ``documents`` says what each file is indexed as;
+``engine`` ranks (one BM25, one weight table); ``relevance`` judges whether a
+match is strong enough to show; ``terms`` tokenises and stems; ``embeddings`` adds the
 optional dense half of hybrid ranking; ``query`` is ranked search and grep.
 """

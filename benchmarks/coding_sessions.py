@@ -1,0 +1,609 @@
+"""Evidence retrieval on coding-agent sessions: long assistant replies, short user turns.
+
+A second corpus beside LoCoMo, of another shape: 20 conversations between a
+developer and a coding agent, 60 turns each, in which the user's turns
+are short (about 330 characters) and the agent's replies long (about 3,900:
+plans, code, explanations that echo the user's words many times). Each
+conversation states a few facts once (a port, a deadline, a name picked, a
+reason given), most in a user turn and some in a reply, and asks about each
+with a question that does not contain the answer; the turn stating it is the
+evidence. The corpus is generated deterministically (``generate``, seed 23)
+from templates filled with varied project content, and written in LoCoMo's
+format (``benchmarks/data/coding_sessions.json``), so it runs exactly as
+``benchmarks/locomo.py`` runs LoCoMo (the same ``run``, the same transcripts,
+the same facade search) and is scored by the same ``locomo_eval.py``.
+
+The baseline is plain BM25 written out here: one document per turn (its
+text only), Lucene's defaults (k1 = 1.2, b = 0.75, idf ``ln(1 + (N - df +
+0.5) / (df + 0.5))``), Snowball stemming and stop words through memdir's
+analyser (:func:`memdir.search.terms.terms`).
+
+    .venv/bin/python benchmarks/coding_sessions.py [--out RUN.jsonl] [locomo.py flags]
+
+It prints memdir's table, the baseline's, and the paired bootstrap of each k.
+"""
+
+# ruff: noqa: E501  (the templates are data: one per line reads best)
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import math
+import random
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import locomo
+from memdir.search.terms import query_terms, terms
+
+DATA = Path(__file__).resolve().parent / "data" / "coding_sessions.json"
+SCORER = locomo.BENCH / "locomo_eval.py"
+SEED = 23
+EXCHANGES = 30  # user turns (and replies) per conversation
+
+PROJECTS = [
+    (
+        "ledger",
+        "Python",
+        "invoice service",
+        ["invoice renderer", "payment webhook", "tax calculator", "refund worker"],
+    ),
+    (
+        "tiller",
+        "Go",
+        "deploy tool",
+        ["rollout planner", "health checker", "config loader", "canary controller"],
+    ),
+    (
+        "quarry",
+        "Rust",
+        "search indexer",
+        ["tokenizer", "segment merger", "query parser", "snapshot writer"],
+    ),
+    (
+        "harbor",
+        "TypeScript",
+        "web dashboard",
+        ["chart panel", "auth guard", "settings form", "export dialog"],
+    ),
+    (
+        "beacon",
+        "Python",
+        "alerting service",
+        ["rule evaluator", "notifier", "silence manager", "escalation queue"],
+    ),
+    (
+        "sprocket",
+        "Go",
+        "job scheduler",
+        ["cron parser", "lease manager", "retry queue", "worker pool"],
+    ),
+    (
+        "atlas",
+        "Python",
+        "geocoding API",
+        ["address normaliser", "tile cache", "rate limiter", "batch importer"],
+    ),
+    (
+        "marlin",
+        "Kotlin",
+        "mobile backend",
+        ["push sender", "session store", "profile sync", "image resizer"],
+    ),
+    (
+        "pylon",
+        "Python",
+        "data pipeline",
+        ["csv ingester", "schema validator", "dedup stage", "parquet writer"],
+    ),
+    (
+        "quill",
+        "TypeScript",
+        "docs site",
+        ["markdown renderer", "search box", "sidebar builder", "link checker"],
+    ),
+    (
+        "ferro",
+        "Rust",
+        "storage engine",
+        ["page allocator", "write-ahead log", "compaction task", "bloom filter"],
+    ),
+    (
+        "relay",
+        "Go",
+        "message broker",
+        ["topic router", "consumer group", "ack tracker", "dead-letter queue"],
+    ),
+    (
+        "orchid",
+        "Python",
+        "ML training tool",
+        ["data loader", "checkpoint saver", "metrics logger", "learning-rate scheduler"],
+    ),
+    (
+        "cobalt",
+        "Java",
+        "billing engine",
+        ["usage aggregator", "price book", "proration logic", "invoice exporter"],
+    ),
+    (
+        "nimbus",
+        "Python",
+        "cloud cost report",
+        ["billing fetcher", "tag resolver", "report mailer", "budget checker"],
+    ),
+    (
+        "vertex",
+        "C++",
+        "graphics toolkit",
+        ["mesh loader", "shader cache", "texture atlas", "frame scheduler"],
+    ),
+    (
+        "kestrel",
+        "TypeScript",
+        "chat widget",
+        ["message list", "typing indicator", "upload button", "reconnect logic"],
+    ),
+    (
+        "basalt",
+        "Go",
+        "auth gateway",
+        ["token verifier", "key rotator", "session cookie", "audit logger"],
+    ),
+    (
+        "tundra",
+        "Python",
+        "weather ingest",
+        ["station poller", "unit converter", "gap filler", "forecast joiner"],
+    ),
+    (
+        "meridian",
+        "Elixir",
+        "ride dispatch",
+        ["driver matcher", "surge pricer", "trip tracker", "fare splitter"],
+    ),
+]
+PEOPLE = ["Priya", "Tomasz", "Lena", "Kwame", "Aiko", "Mateo", "Sofia", "Ibrahim", "Noor", "Jonas"]
+TEAMS = ["platform", "security", "data", "mobile", "support", "finance", "growth", "infra"]
+HOSTS = ["db-stg-2", "pg-east-1", "cache-03", "redis-blue", "mq-west", "vm-builder-7", "edge-11"]
+LIBS = [
+    ("httpx", "requests"),
+    ("pydantic", "marshmallow"),
+    ("zod", "yup"),
+    ("tokio", "async-std"),
+    ("cobra", "urfave/cli"),
+    ("pytest", "unittest"),
+    ("vitest", "jest"),
+    ("sqlx", "diesel"),
+    ("structlog", "loguru"),
+    ("polars", "pandas"),
+    ("chi", "gorilla/mux"),
+    ("ktor", "spring"),
+]
+ERRORS = [
+    "a connection reset",
+    "an out-of-memory kill",
+    "a deadlock timeout",
+    "a 502 from the proxy",
+    "a checksum mismatch",
+    "a stack overflow",
+    "a TLS handshake failure",
+    "a unique-constraint error",
+]
+EVENTS = [
+    "the quarterly review",
+    "the customer demo",
+    "the security audit",
+    "the launch",
+    "the board meeting",
+    "the migration weekend",
+    "the partner integration",
+    "the trade show",
+]
+MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
+REASONS = [
+    "the old one leaks file handles under load",
+    "our on-call people already know it",
+    "it keeps the binary small enough for the edge nodes",
+    "the licence of the other one is not allowed here",
+    "it handles back-pressure without extra code",
+    "the vendor stopped shipping security fixes",
+    "it is twice as fast on the benchmark we ran last sprint",
+    "the compliance team asked for it after the last incident",
+]
+FILLER_USER = [
+    "Keep the existing tests passing.",
+    "I ran it locally and saw the same thing twice.",
+    "No rush on the docs, code first.",
+    "Ping me if anything looks off.",
+    "Let's keep the change small.",
+    "I'll review it after lunch.",
+    "The CI run from this morning is still red, by the way.",
+    "Don't touch the public interface yet.",
+    "If something in the current design looks wrong to you, tell me before rewriting it.",
+    "I'd rather have two small commits than one big one for this.",
+    "Last time the linter complained about import order, so run it before you commit.",
+    "Leave a short comment where the behaviour is surprising, not everywhere.",
+]
+
+# (name, user text, question) for facts stated in a user turn; {c} a component.
+USER_FACTS = [
+    (
+        "port",
+        "The staging database for {p} listens on port {port} on {host}; point the integration tests there instead of localhost.",
+        "Which port does the staging database of {p} listen on?",
+    ),
+    (
+        "deadline",
+        "We need the {c} finished by {day} {month}, because the {team} team shows it at {event}.",
+        "By what date does the {c} have to be finished?",
+    ),
+    (
+        "name",
+        "Let's call the new helper for the {c} `{ident}`, it matches what the {team} team uses.",
+        "What name was chosen for the new helper of the {c}?",
+    ),
+    (
+        "lib",
+        "Use {lib_a} rather than {lib_b} for the {c}: {reason}.",
+        "Why use {lib_a} rather than {lib_b} for the {c}?",
+    ),
+    (
+        "owner",
+        "{person} owns the {c} now, so ask {person} before changing its config format.",
+        "Who owns the {c} now?",
+    ),
+    (
+        "error",
+        "The {c} died last night with {error} right after the nightly backup started on {host}.",
+        "What did the {c} die with last night?",
+    ),
+    (
+        "limit",
+        "Cap the {c} at {n} concurrent requests; above that the upstream provider starts throttling us.",
+        "How many concurrent requests should the {c} be capped at?",
+    ),
+    (
+        "version",
+        "Pin {lib_a} to version {major}.{minor} in {p}, the next release broke our build on {host}.",
+        "Which version of {lib_a} should {p} be pinned to?",
+    ),
+    (
+        "flag",
+        "Put the new {c} behaviour behind the flag `{ident}-v2` so {person} can turn it on per tenant.",
+        "Which flag guards the new {c} behaviour?",
+    ),
+    (
+        "meeting",
+        "I have a call with {person} from {team} at {hour}:00 on {weekday}, let's have a draft of the {c} by then.",
+        "When is the call with {person} about the {c}?",
+    ),
+    (
+        "budget",
+        "The {c} must answer within {n} milliseconds at p99, that's what the {team} team agreed to.",
+        "What p99 latency must the {c} meet?",
+    ),
+    (
+        "branch",
+        "Work on the branch `{ident}-fix` for the {c}, main is frozen until {event}.",
+        "Which branch should the {c} work happen on?",
+    ),
+]
+# Facts stated in a reply: (name, sentence placed inside the reply, question).
+AGENT_FACTS = [
+    (
+        "timeout",
+        "I set the {c} timeout to {n} seconds, since the slowest call in the traces took just under that.",
+        "What timeout did the assistant set for the {c}, and why?",
+    ),
+    (
+        "cause",
+        "The root cause in the {c} was an off-by-one in the batch boundary, which dropped the last record of every {n}.",
+        "What was the root cause of the {c} bug?",
+    ),
+    (
+        "retries",
+        "The {c} now retries {n} times with exponential backoff starting at 200 ms, then gives up and logs an error.",
+        "How many times does the {c} retry now?",
+    ),
+    (
+        "file",
+        "The new code for the {c} lives in `{path}`, next to the module it replaces.",
+        "In which file does the new {c} code live?",
+    ),
+]
+
+PARAGRAPHS = [
+    "Looking at the {c} first: the current implementation mixes parsing and I/O in one function, which is why it is hard to test. I split it so the pure part can be exercised without a network, and the side effects sit in a thin wrapper around it.",
+    "For the {c2}, nothing changes in behaviour. I only moved the constants next to their use and gave the two helper functions names that say what they return, so the diff there is mechanical.",
+    "The tests cover the happy path, an empty input, a malformed record and the case where the upstream call fails halfway. Each test builds its own fixture, so they can run in any order and in parallel.",
+    "One thing to watch: the {c} is called from two places, the request handler and the nightly job. Both go through the same entry point now, so a change in one will show up in the other, which is what we want.",
+    "I kept the public interface of {p} as it was. Callers import the same names; the new internals are private to the module, and the old function is still there as a thin alias until the next release.",
+    "Error handling is explicit now: every failure of the {c} raises one exception type carrying the input that caused it, and the handler turns it into a 4xx or 5xx response with a message naming the next step.",
+    "Performance should be the same or slightly better. The hot loop of the {c2} no longer allocates a new list per item, and the lookup table is built once at start-up instead of on every call.",
+    "Logging: the {c} emits one structured event per batch with the count, the duration and the outcome, rather than one line per item, so the logs stay readable when the volume goes up.",
+    "If you want to try it locally, run the unit tests first, then the integration suite against the staging services; the second needs the credentials from the usual vault, which I did not touch.",
+    "I also noticed that the {c2} reads its configuration on every request. That is cheap today but will not be once the config moves to the remote store, so I left a note in the code about caching it.",
+    "About naming: I followed the convention the rest of {p} uses, nouns for types and verbs for functions, with the module prefix dropped since the package already says it.",
+    "The migration is backwards compatible. Old rows keep working, new rows get the extra column, and a background task fills the column for old rows in batches so the table is never locked for long.",
+    "For the review, the interesting part is the change to the {c}; the rest is tests and moves. I tried to keep each commit to one idea so you can read them in order.",
+    "There is one open question I could not answer from the code: whether the {c2} should skip records it cannot parse or stop the whole run. I made it skip and count them for now, which is easy to change.",
+]
+# Sentences that use the words of the facts' questions without stating any fact:
+# what makes finding the one turn that answers hard, as in real sessions.
+DISTRACTORS = [
+    "The staging database port comes from the environment, so nothing in the {c} hard-codes which port it listens on.",
+    "I did not move any deadline; the {c} work fits in the time the {team} team planned, whatever date they finish by.",
+    "Naming the helper was the hard part; the helper for the {c2} kept its old name for now.",
+    "Whether to use one library rather than another for the {c2} is a separate question; I kept the one it uses.",
+    "Who owns the {c2} is unchanged, and I did not touch its config format.",
+    "Nothing died during my runs; the {c2} survived the backup window without errors in the logs.",
+    "Concurrent requests to the {c2} are capped by the shared pool, which I left at its current size.",
+    "The version pins live in the lock file; I did not change which version anything is pinned to.",
+    "The flag that guards the old {c2} behaviour is unchanged, and new behaviour can go behind a flag later.",
+    "I can have a draft ready before any call; the {c2} part is the only one that needs a meeting.",
+    "Latency of the {c2} at p99 stays in the dashboard; I did not measure how many milliseconds it takes now.",
+    "I worked on a local branch; which branch the {c2} work should land on is up to you.",
+    "The {c2} timeout stays at its default, measured in seconds, since nothing slow showed in the traces.",
+    "The root cause of the earlier {c2} bug is still unclear; this change does not touch it.",
+    "The {c2} retries are unchanged: it still retries a few times and logs each attempt.",
+    "The file layout of the {c2} is unchanged; its code lives where it always did.",
+]
+CODE = [
+    'def {fn}(items, *, limit=100):\n    """Process items for the {c} in batches."""\n    batch = []\n    for item in items:\n        batch.append(normalise(item))\n        if len(batch) >= limit:\n            yield flush(batch)\n            batch = []\n    if batch:\n        yield flush(batch)\n',
+    'func {Fn}(ctx context.Context, cfg Config) error {{\n\t// the {c} entry point\n\tclient, err := newClient(cfg)\n\tif err != nil {{\n\t\treturn fmt.Errorf("{c}: %w", err)\n\t}}\n\tdefer client.Close()\n\treturn client.Run(ctx)\n}}\n',
+    "export async function {fn}(input: Input): Promise<Result> {{\n  // used by the {c}\n  const parsed = schema.parse(input);\n  const rows = await repo.load(parsed.id);\n  return {{ ok: true, rows }};\n}}\n",
+    "fn {fn}(buf: &mut Vec<u8>, limit: usize) -> Result<usize, Error> {{\n    // part of the {c}\n    let n = buf.len().min(limit);\n    buf.truncate(n);\n    Ok(n)\n}}\n",
+]
+USER_ASKS = [
+    "Can you look at the {c} next? The output looks wrong for large inputs.",
+    "Now refactor the {c} so it can be tested without the network.",
+    "Add tests for the {c}, especially the failure cases.",
+    "The {c} is slow on big batches, can you profile it and fix the obvious part?",
+    "Please clean up the error handling in the {c}.",
+    "Write a short design note for the {c} change so the team can review it.",
+    "Can you make the {c} log less and more usefully?",
+    "Check whether the {c} still works with the new config format.",
+]
+
+
+def _fill(text: str, values: dict[str, Any]) -> str:
+    return text.format(**values)
+
+
+def _values(rng: random.Random, project: tuple[str, str, str, list[str]], c: str) -> dict[str, Any]:
+    name, _, _, components = project
+    lib_a, lib_b = rng.choice(LIBS)
+    ident = "_".join(
+        [*c.split()[:1], rng.choice(["fast", "safe", "batch", "lazy", "strict", "quiet"])]
+    )
+    return {
+        "p": name,
+        "c": c,
+        "c2": rng.choice([x for x in components if x != c]),
+        "port": rng.randint(5400, 9900),
+        "host": rng.choice(HOSTS),
+        "day": rng.randint(2, 28),
+        "month": rng.choice(MONTHS),
+        "team": rng.choice(TEAMS),
+        "event": rng.choice(EVENTS),
+        "ident": ident.replace("-", "_"),
+        "lib_a": lib_a,
+        "lib_b": lib_b,
+        "reason": rng.choice(REASONS),
+        "person": rng.choice(PEOPLE),
+        "error": rng.choice(ERRORS),
+        "n": rng.randint(3, 64),
+        "major": rng.randint(0, 4),
+        "minor": rng.randint(1, 30),
+        "hour": rng.randint(9, 17),
+        "weekday": rng.choice(["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"]),
+        "path": f"src/{name}/{c.split()[0]}_{rng.choice(['core', 'impl', 'v2', 'service'])}.py",
+        "fn": c.split()[0].replace("-", "_")
+        + "_"
+        + rng.choice(["batches", "run", "load", "apply"]),
+        "Fn": c.split()[0].title().replace("-", "") + rng.choice(["Run", "Start", "Serve"]),
+    }
+
+
+def _user_turn(rng: random.Random, core: str) -> str:
+    extra = rng.sample(FILLER_USER, 6)
+    text = core
+    for sentence in extra:
+        if len(text) >= 330 - rng.randint(0, 60):
+            break
+        text += " " + sentence
+    return text
+
+
+def _reply(rng: random.Random, values: dict[str, Any], fact: str | None) -> str:
+    paragraphs = [_fill(p, values) for p in rng.sample(PARAGRAPHS, len(PARAGRAPHS) - 4)]
+    paragraphs += [_fill(p, values) for p in rng.sample(DISTRACTORS, 6)]
+    rng.shuffle(paragraphs)
+    if fact is not None:
+        paragraphs.insert(rng.randint(1, 5), fact)
+    code = _fill(rng.choice(CODE), values)
+    head = f"Sure, here is the plan for the {values['c']} in {values['p']}."
+    steps = "\n".join(
+        f"{i}. {s}"
+        for i, s in enumerate(
+            [
+                f"Read how the {values['c']} is called today.",
+                f"Split the {values['c']} into a pure core and a thin I/O layer.",
+                f"Add tests for the {values['c']} and the {values['c2']}.",
+                "Run the full suite and the linters.",
+            ],
+            start=1,
+        )
+    )
+    second = _fill(rng.choice(CODE), {**values, "c": values["c2"]})
+    body = "\n\n".join(
+        [
+            head,
+            steps,
+            *paragraphs[:4],
+            "```\n" + code + "```",
+            *paragraphs[4:9],
+            "```\n" + second + "```",
+            *paragraphs[9:],
+        ]
+    )
+    return (
+        body
+        + "\n\nLet me know if you want me to go further with the "
+        + values["c"]
+        + " or move on."
+    )
+
+
+def generate(seed: int = SEED) -> list[dict[str, Any]]:
+    """The corpus: 20 conversations in LoCoMo's format, seven or eight questions each."""
+    rng = random.Random(seed)
+    samples = []
+    start = dt.datetime(2025, 3, 3, 9, 30)
+    for n, project in enumerate(PROJECTS):
+        components = project[3]
+        user_facts = rng.sample(USER_FACTS, 6)
+        agent_facts = rng.sample(AGENT_FACTS, 1 + (n % 3 == 0))
+        slots = list(range(EXCHANGES))
+        rng.shuffle(slots)
+        user_slot = dict(zip(slots[:6], user_facts, strict=False))
+        agent_slot = dict(zip(slots[6:], agent_facts, strict=False))
+        turns: list[tuple[str, str]] = []
+        questions = []
+        for i in range(EXCHANGES):
+            values = _values(rng, project, rng.choice(components))
+            ask = _fill(rng.choice(USER_ASKS), values)
+            if i in user_slot:
+                _, text, question = user_slot[i]
+                core = _fill(text, values) + " " + ask
+                questions.append((len(turns), _fill(question, values)))
+            else:
+                core = ask
+            turns.append(("user", _user_turn(rng, core)))
+            fact = None
+            if i in agent_slot:
+                _, text, question = agent_slot[i]
+                fact = _fill(text, values)
+                questions.append((len(turns), _fill(question, values)))
+            turns.append(("assistant", _reply(rng, values, fact)))
+        when = start + dt.timedelta(days=3 * n)
+        session = [
+            {"speaker": speaker, "dia_id": f"D1:{k + 1}", "text": text}
+            for k, (speaker, text) in enumerate(turns)
+        ]
+        samples.append(
+            {
+                "sample_id": f"code-{n:02d}",
+                "conversation": {
+                    "speaker_a": "user",
+                    "speaker_b": "assistant",
+                    "session_1_date_time": when.strftime("%I:%M %p on %d %B, %Y").lstrip("0"),
+                    "session_1": session,
+                },
+                "qa": [
+                    {"question": q, "answer": "", "evidence": [f"D1:{k + 1}"], "category": 4}
+                    for k, q in sorted(questions)
+                ],
+            }
+        )
+    return samples
+
+
+# --- the baseline ---------------------------------------------------------------------
+
+
+def bm25_run(data: list[dict[str, Any]], out: Path, *, k1: float = 1.2, b: float = 0.75) -> None:
+    """Plain BM25 over one document per turn (its text), Lucene's defaults."""
+    with out.open("w", encoding="utf-8") as handle:
+        for sample in data:
+            turns = sample["conversation"]["session_1"]
+            docs = [Counter(terms(t["text"])) for t in turns]
+            lengths = [sum(d.values()) for d in docs]
+            avg = sum(lengths) / len(lengths)
+            df = Counter(term for d in docs for term in d)
+            n = len(docs)
+            for qi, qa in enumerate(sample["qa"]):
+                scores = []
+                for doc, length, turn in zip(docs, lengths, turns, strict=True):
+                    s = 0.0
+                    for term in query_terms(qa["question"]):
+                        tf = doc.get(term, 0)
+                        if tf:
+                            idf = math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
+                            s += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / avg))
+                    if s > 0:
+                        scores.append((-s, turn["dia_id"]))
+                ranked = [dia for _, dia in sorted(scores)]
+                handle.write(
+                    json.dumps({"qid": f"{sample['sample_id']}/q{qi}", "ranked": ranked}) + "\n"
+                )
+
+
+def _shape(data: list[dict[str, Any]]) -> str:
+    user = [
+        len(t["text"])
+        for s in data
+        for t in s["conversation"]["session_1"]
+        if t["speaker"] == "user"
+    ]
+    agent = [
+        len(t["text"])
+        for s in data
+        for t in s["conversation"]["session_1"]
+        if t["speaker"] != "user"
+    ]
+    qs = [qa for s in data for qa in s["qa"]]
+    by_user = sum(int(qa["evidence"][0][3:]) % 2 == 1 for qa in qs)
+    return (
+        f"{len(data)} conversations, {len(qs)} questions ({by_user / len(qs):.0%} answered by a user turn);"
+        f" user turns {sum(user) / len(user):.0f} chars, replies {sum(agent) / len(agent):.0f} chars"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--regenerate", action="store_true", help="write the corpus file again")
+    known, rest = parser.parse_known_args()
+    if known.regenerate or not DATA.exists():
+        DATA.parent.mkdir(parents=True, exist_ok=True)
+        DATA.write_text(json.dumps(generate(), indent=1) + "\n", encoding="utf-8")
+    data = json.loads(DATA.read_text(encoding="utf-8"))
+    print(_shape(data), file=sys.stderr)
+    locomo_args = locomo.build_parser().parse_args(["--data", str(DATA), *rest])
+    if locomo_args.out == "locomo_run.jsonl":
+        locomo_args.out = "coding_run.jsonl"
+    locomo.run(locomo_args)
+    base = Path(locomo_args.out).with_suffix(".bm25.jsonl")
+    bm25_run(data, base)
+    for label, run in (("memdir", locomo_args.out), ("plain BM25", str(base))):
+        print(f"== {label}")
+        subprocess.run([sys.executable, str(SCORER), "score", str(DATA), run], check=False)
+    for k in (1, 5, 10):
+        print(f"== memdir - plain BM25, turn recall@{k}")
+        cmd = [sys.executable, str(SCORER), "compare", str(DATA), locomo_args.out, str(base)]
+        subprocess.run([*cmd, "--metric", f"turn.recall@{k}"], check=False)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,715 @@
+"""Keeping a project's index in step with its files: the refresh and the catch-up.
+
+:class:`IndexKeeper` is the half of the :class:`~memdir.search.catalog.Catalog`
+that writes. Refresh is incremental (size and mtime, then a content hash)
+under a file lock, in WAL mode so readers go on while it writes; a damaged
+file is deleted and rebuilt from the files, which loses nothing.
+
+A build (:meth:`IndexKeeper.rebuild`, or a refresh that finds many files) indexes
+files oldest first, so rowids follow age (the newest win when a query matches
+too many to score, see :class:`~memdir.search.engine.RankingOptions`); it
+enlarges SQLite's page cache while it runs, replaces the FTS table instead of
+deleting its rows, and reads the files in worker processes when there are many
+(:func:`memdir.search.documents.read_all`).
+
+A search does not walk the files. It first reads what memdir's stores wrote
+since last time from their journal (:data:`~memdir.storage.store.JOURNAL_NAME`),
+then looks for edits made by hand: every folder's mtime (a file created,
+deleted or renamed there: that folder alone is listed again) and the stat of
+a rotating sample of files (an edit in place; stores of up to
+:data:`SAMPLE` files are checked whole on every search). A full walk runs
+on :meth:`IndexKeeper.refresh` and when the last one is :data:`FULL_SCAN_EVERY`
+seconds old.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import os
+import random
+import re
+import sqlite3
+import stat
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from memdir.errors import LockTimeout
+from memdir.records import record
+from memdir.search.documents import Read, read_all, under
+from memdir.search.engine import CATALOG_NAME, TextIndex, open_index_db
+from memdir.storage import sidecar
+from memdir.storage.fs import file_lock, remove_database
+from memdir.storage.paths import Layout
+from memdir.storage.scope_files import folder_stamp
+from memdir.storage.store import JOURNAL_NAME, journal_lock
+
+__all__ = [
+    "FULL_SCAN_EVERY",
+    "SAMPLE",
+    "IndexKeeper",
+    "Progress",
+    "RefreshStats",
+    "open_catalog_db",
+]
+
+_T = TypeVar("_T")
+Progress = Callable[[int, int], None]
+"""Called as ``progress(done, total)`` while files are checked."""
+
+SAMPLE = 100
+"""Files whose stat a search checks for edits made in place outside memdir."""
+FULL_SCAN_EVERY = 600.0
+"""Seconds after which a search walks every file again (the safety net)."""
+_JOURNAL_KEEP = 1 << 16  # bytes of read journal tolerated before it is emptied
+_BULK = 1000  # files changed at once from which a refresh enlarges the page cache
+_BULK_CACHE = -262_144  # KiB (negative: a size, not pages): 256 MiB at most, while it runs
+
+# Derived state of the refresh itself, beside the index's tables.
+_STATE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS folders (path TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS state (key TEXT PRIMARY KEY, value);
+"""
+_ROW = "SELECT id, path, kind, mtime_ns, size, hash FROM sources"
+_ROWS_PER_QUERY = 500  # well under SQLite's limit on bound parameters
+
+
+@record
+class RefreshStats:
+    """What a refresh changed, counted in source files."""
+
+    added: int
+    updated: int
+    removed: int
+    seconds: float
+
+
+_Stale = tuple[str, str, os.stat_result, tuple[Any, ...] | None]
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Pending:
+    """What a catch-up found to write; ``full``: walk everything instead."""
+
+    full: bool = False
+    stale: list[_Stale] = field(default_factory=list)
+    gone: list[tuple[Any, ...]] = field(default_factory=list)
+    folders: dict[str, int] = field(default_factory=dict)
+    dropped: list[str] = field(default_factory=list)
+    offset: int = 0
+    moved: bool = False  # the journal holds entries past the stored offset
+
+    @property
+    def stamps_only(self) -> bool:
+        """Only folder stamps to record: folders listed again, nothing new in them."""
+        return not (self.full or self.stale or self.gone or self.dropped or self.moved)
+
+
+class IndexKeeper:
+    """Keeps ``index`` in step with the files of ``layout`` (the catalog's writing half)."""
+
+    layout: Layout
+    index: TextIndex
+    _refreshed_at: float
+    _edited: list[tuple[str, str]]  # changed memory files: (path, sha256)
+    auto_refresh: bool
+    refresh_every: float
+
+    @property
+    def path(self) -> Path:
+        return self.layout.state_dir / CATALOG_NAME
+
+    @property
+    def _roots_file(self) -> Path:
+        return self.layout.state_dir / "transcripts.json"
+
+    def transcript_roots(self) -> list[Path]:
+        """Files and directories registered with :meth:`add_transcripts`."""
+        try:
+            data = json.loads(self._roots_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return []
+        return [Path(p) for p in data if isinstance(p, str)]
+
+    # --- refresh ------------------------------------------------------------------
+
+    def refresh(self, *, progress: Progress | None = None, wait: bool = True) -> RefreshStats:
+        """Bring the index in step with the files; with ``wait=False`` skip if one is running."""
+        start = time.perf_counter()
+        return self._locked(lambda: self._refresh(progress, start), wait=wait)
+
+    def _locked(self, work: Callable[[], RefreshStats], *, wait: bool) -> RefreshStats:
+        """``work`` under the catalog lock; without ``wait``, skipped while another holds it."""
+        try:
+            with file_lock(self.layout.lock_dir / "catalog.lock", timeout=30.0 if wait else 0.0):
+                stats = self._guarded(work)
+                self._refreshed_at = time.monotonic()
+                return stats
+        except LockTimeout:
+            if wait:
+                raise
+            return RefreshStats(added=0, updated=0, removed=0, seconds=0.0)
+
+    def catch_up(self, *, wait: bool = False) -> RefreshStats:
+        """What a search does first: the journal, changed folders, a sample of files.
+
+        Falls back to a full :meth:`refresh` on a catalog never walked, or
+        walked more than :data:`FULL_SCAN_EVERY` seconds ago. The checks run
+        without the lock; only when they find something is it taken (with
+        ``wait=False``, skipped while another process refreshes) and the
+        checks repeated under it.
+        """
+        start = time.perf_counter()
+        first = self._guarded(lambda: self._pending(set()))
+        if first is None:
+            self._refreshed_at = time.monotonic()
+            return RefreshStats(added=0, updated=0, removed=0, seconds=time.perf_counter() - start)
+        if first.stamps_only:
+            # Typically a session folder that a recall wrote its state into: nothing
+            # to index, so neither the lock (and its import) nor a transaction of
+            # the catalog's, only the folders' new stamps.
+            self._guarded(lambda: self._save_stamps(first.folders))
+            self._refreshed_at = time.monotonic()
+            return RefreshStats(added=0, updated=0, removed=0, seconds=time.perf_counter() - start)
+        seen = {path for path, *_ in first.stale} | {row[1] for row in first.gone}
+        return self._locked(lambda: self._catch_up(start, seen), wait=wait)
+
+    def _save_stamps(self, folders: dict[str, int]) -> None:
+        """Record folder stamps without the catalog lock; skipped if the database is busy.
+
+        Safe unlocked: a stamp is the mtime seen *before* the folder was listed,
+        so a change after the listing still differs from it, and an older stamp
+        written over a newer one only costs one more listing.
+        """
+        conn = self.index.conn
+        (patience,) = conn.execute("PRAGMA busy_timeout").fetchone()
+        conn.execute("PRAGMA busy_timeout = 100")  # a hint: never wait on a refresh
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            conn.executemany("INSERT OR REPLACE INTO folders VALUES (?, ?)", folders.items())
+            conn.execute("COMMIT")
+        except sqlite3.OperationalError:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(patience)}")
+
+    def rebuild(self, *, progress: Progress | None = None) -> RefreshStats:
+        """Index every file again from scratch (in one transaction: readers never see it empty)."""
+        with file_lock(self.layout.lock_dir / "catalog.lock"):
+            return self._guarded(lambda: self._refresh(progress, time.perf_counter(), clear=True))
+
+    def refresh_if_due(self) -> None:
+        """Refresh unless ``auto_refresh`` is off or the last refresh is recent enough."""
+        if self.auto_refresh and time.monotonic() - self._refreshed_at >= self.refresh_every:
+            self.catch_up()
+
+    def _guarded(self, action: Callable[[], _T], *, rebuild: bool = False) -> _T:
+        try:
+            return action()
+        except sqlite3.DatabaseError:
+            # The file was damaged under us: start over from the files.
+            self._reset()
+            if rebuild:
+                with contextlib.suppress(LockTimeout):
+                    self.refresh(wait=False)
+            return action()
+
+    def _reset(self) -> None:
+        self.index.close()
+        remove_database(self.path)
+        self.index.conn = open_catalog_db(self.path)
+
+    def _refresh(
+        self, progress: Progress | None, start: float, *, clear: bool = False
+    ) -> RefreshStats:
+        journal_size = _size(self._journal)
+        folders: dict[str, int] = {}
+        found = dict(self._scan(folders))
+        conn = self.index.conn
+        known = {row[1]: row for row in conn.execute(_ROW) if not clear}
+        stale = [
+            (path, kind, info, known.get(path))
+            for path, (kind, info) in found.items()
+            if _changed(known.get(path), info)
+        ]
+        gone = [row for path, row in known.items() if path not in found]
+        return self._apply(
+            stale,
+            gone,
+            start,
+            progress=progress,
+            clear=clear,
+            folders=folders,
+            replace_folders=True,
+            state={"journal_offset": journal_size, "scanned_at": time.time()},
+        )
+
+    def _apply(
+        self,
+        stale: list[_Stale],
+        gone: list[tuple[Any, ...]],
+        start: float,
+        *,
+        progress: Progress | None = None,
+        clear: bool = False,
+        folders: dict[str, int],
+        replace_folders: bool = False,
+        dropped_folders: Sequence[str] = (),
+        state: dict[str, float],
+    ) -> RefreshStats:
+        """Write what changed (files, folders, state) in one transaction.
+
+        Files are indexed oldest first: a document's rowid then follows its
+        file's age, which a query matching very many documents relies on (see
+        ``scan_limit`` of :class:`RankingOptions`).
+        """
+        stale = sorted(stale, key=lambda item: item[2].st_mtime_ns)
+        conn = self.index.conn
+        quiet = not stale and not gone and not clear and self.index.embedder is None
+        if quiet and not self._state_differs(folders, replace_folders, dropped_folders, state):
+            # Nothing to write: no write transaction, no fsync.
+            return RefreshStats(added=0, updated=0, removed=0, seconds=time.perf_counter() - start)
+        added = updated = 0
+        cache = conn.execute("PRAGMA cache_size").fetchone()[0]
+        if len(stale) > _BULK:
+            # Inserting many rows into indexes with a small page cache writes pages
+            # out and reads them back again and again.
+            conn.execute(f"PRAGMA cache_size = {_BULK_CACHE}")
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            if clear:
+                self.index.clear()
+                conn.execute("DELETE FROM sources")
+            jobs = [
+                (self.layout, path, kind, info.st_mtime, None if row is None else row[5])
+                for path, kind, info, row in stale
+            ]
+            with read_all(jobs) as results:
+                for done, (item, read) in enumerate(zip(stale, results, strict=True), start=1):
+                    change = self._store_file(*item, read)
+                    added += change == "added"
+                    updated += change == "updated"
+                    if progress is not None:
+                        progress(done, len(stale))
+            for row in gone:
+                self.index.remove_source(row[0])
+                conn.execute("DELETE FROM sources WHERE id = ?", (row[0],))
+            self.index.embed_missing()
+            self._write_state(folders, replace_folders, dropped_folders, state)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        finally:
+            conn.execute(f"PRAGMA cache_size = {int(cache)}")
+            edited, self._edited = self._edited, []
+        if edited and not clear:
+            from memdir.search.hand_edits import record_hand_edits
+
+            record_hand_edits(self.layout, edited)
+        return RefreshStats(
+            added=added, updated=updated, removed=len(gone), seconds=time.perf_counter() - start
+        )
+
+    def _state_differs(
+        self,
+        folders: dict[str, int],
+        replace: bool,
+        dropped: Sequence[str],
+        state: dict[str, float],
+    ) -> bool:
+        conn = self.index.conn
+        if dropped:
+            return True
+        stored = dict(conn.execute("SELECT path, mtime_ns FROM folders"))
+        if (stored != folders) if replace else any(stored.get(k) != v for k, v in folders.items()):
+            return True
+        current = dict(conn.execute("SELECT key, value FROM state"))
+        if any(key != "scanned_at" and current.get(key) != value for key, value in state.items()):
+            return True
+        # The time of the last walk is written when it would soon call for another.
+        scanned = current.get("scanned_at")
+        return "scanned_at" in state and (
+            not isinstance(scanned, int | float)
+            or state["scanned_at"] - scanned > FULL_SCAN_EVERY / 2
+        )
+
+    def _write_state(
+        self,
+        folders: dict[str, int],
+        replace: bool,
+        dropped: Sequence[str],
+        state: dict[str, float],
+    ) -> None:
+        conn = self.index.conn
+        if replace:
+            conn.execute("DELETE FROM folders")
+        for folder in dropped:
+            conn.execute(
+                "DELETE FROM folders WHERE path = ? OR (path > ? AND path < ?)",
+                (folder, f"{folder}/", f"{folder}0"),
+            )
+        conn.executemany("INSERT OR REPLACE INTO folders VALUES (?, ?)", folders.items())
+        conn.executemany("INSERT OR REPLACE INTO state VALUES (?, ?)", state.items())
+
+    # --- catching up without a walk ---------------------------------------------------
+
+    @property
+    def _journal(self) -> Path:
+        return self.layout.state_dir / JOURNAL_NAME
+
+    def _catch_up(self, start: float, extra: set[str]) -> RefreshStats:
+        pending = self._pending(extra)
+        if pending is None:
+            return RefreshStats(added=0, updated=0, removed=0, seconds=time.perf_counter() - start)
+        if pending.full:
+            return self._refresh(None, start)
+        stats = self._apply(
+            pending.stale,
+            pending.gone,
+            start,
+            folders=pending.folders,
+            dropped_folders=pending.dropped,
+            state={"journal_offset": pending.offset},
+        )
+        if pending.offset > _JOURNAL_KEEP:
+            self._empty_journal(pending.offset)
+        return stats
+
+    def _pending(self, extra: set[str]) -> _Pending | None:
+        """What changed since the catalog last looked (None: nothing), without a walk."""
+        conn = self.index.conn
+        state = dict(conn.execute("SELECT key, value FROM state"))
+        scanned_at = state.get("scanned_at")
+        if not isinstance(scanned_at, int | float) or time.time() - scanned_at > FULL_SCAN_EVERY:
+            return _Pending(full=True)
+        stored = state.get("journal_offset")
+        stored = stored if isinstance(stored, int) else 0
+        paths, offset = _read_journal(self._journal, stored)
+        candidates = set(paths) | extra
+        folders: dict[str, int] = {}
+        dropped: list[str] = []
+        changed: list[str] = []
+        seen: set[tuple[int, int]] = set()  # folders reached through links are walked once
+        stamps = dict(conn.execute("SELECT path, mtime_ns FROM folders").fetchall())
+        for folder, mtime in stamps.items():
+            try:
+                info = os.stat(folder)
+            except OSError:
+                dropped.append(folder)
+                candidates.update(self._knownunder(folder, direct=False))
+                continue
+            seen.add((info.st_dev, info.st_ino))
+            if info.st_mtime_ns != mtime:
+                changed.append(folder)
+        for folder in changed:
+            candidates.update(self._relist(folder, folders, seen))
+        candidates.update(str(root) for root in self.transcript_roots() if root.is_file())
+        stale, gone = self._check(candidates)
+        self._sample(stale, gone, skip=candidates)
+        # A folder listed again only because its stamp was too recent to trust
+        # (and still is) changes nothing: no lock, no write.
+        folders = {path: stamp for path, stamp in folders.items() if stamps.get(path) != stamp}
+        if not (stale or gone or folders or dropped or offset != stored):
+            return None
+        return _Pending(
+            stale=stale,
+            gone=gone,
+            folders=folders,
+            dropped=dropped,
+            offset=offset,
+            moved=offset != stored,
+        )
+
+    def _knownunder(self, folder: str, *, direct: bool) -> list[str]:
+        """Indexed paths inside ``folder`` (only its own files when ``direct``)."""
+        rows = self.index.conn.execute(
+            "SELECT path FROM sources WHERE path > ? AND path < ?", (f"{folder}/", f"{folder}0")
+        )
+        cut = len(folder) + 1
+        return [row[0] for row in rows if not direct or "/" not in row[0][cut:]]
+
+    def _relist(
+        self, folder: str, folders: dict[str, int], seen: set[tuple[int, int]]
+    ) -> list[str]:
+        """A changed folder's files, new subfolders' files, and its vanished files."""
+        follow = self._follows(folder)
+        paths = self._knownunder(folder, direct=True)
+        try:
+            info = os.stat(folder)
+            entries = list(os.scandir(folder))
+        except OSError:
+            return paths
+        folders[folder] = folder_stamp(info.st_mtime_ns)
+        known = {row[0] for row in self.index.conn.execute("SELECT path FROM folders")}
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=follow):
+                    if entry.path not in known:
+                        walk = _walk(entry.path, "", follow=follow, folders=folders, seen=seen)
+                        paths.extend(path for path, _, _ in walk)
+                elif entry.is_file(follow_symlinks=follow):
+                    paths.append(entry.path)
+            except OSError:
+                continue
+        return paths
+
+    def _follows(self, path: str) -> bool:
+        """Whether ``path`` lies under a transcript root (where links are followed)."""
+        return any(under(path, str(root)) for root in self.transcript_roots())
+
+    @functools.cached_property
+    def _folders_text(self) -> tuple[str, str]:
+        """The memory and sessions folders as text: :meth:`_kind` runs once per file checked."""
+        return str(self.layout.memory_dir), str(self.layout.sessions_dir)
+
+    def _kind(self, path: str) -> str | None:
+        """What the full scan would index ``path`` as, or None."""
+        memory, sessions = self._folders_text
+        if under(path, memory):
+            parts = path[len(memory) + 1 :].split("/")
+            if any(part.startswith(".") for part in parts):
+                return None
+            if not path.endswith(".md"):  # a note of another extension needs its sidecar
+                return "memory" if parts[0] != "logs" and sidecar.exists(path) else None
+            if parts[0] == "logs":
+                return "log" if len(parts) == 4 and _LOG_NAME.match(parts[-1]) else None
+            return None if parts[-1] == "MEMORY.md" else "memory"
+        if under(path, sessions):
+            parts = path[len(sessions) + 1 :].split("/")
+            hidden = any(part.startswith(".") for part in parts)
+            shaped = len(parts) == 3 and parts[1:] == ["session-memory", "summary.md"]
+            return "notes" if shaped and not hidden else None
+        for root in self.transcript_roots():
+            if path == str(root):
+                return "transcript"
+            if under(path, str(root)) and path.endswith(".jsonl"):
+                parts = path[len(str(root)) + 1 :].split("/")
+                return None if any(p.startswith(".") for p in parts) else "transcript"
+        return None
+
+    def _check(self, paths: set[str]) -> tuple[list[_Stale], list[Any]]:
+        """Which of ``paths`` changed (to index again) and which are gone."""
+        stale: list[_Stale] = []
+        gone: list[tuple[Any, ...]] = []
+        rows = self._rows(paths)
+        for path in sorted(paths):
+            row = rows.get(path)
+            kind = self._kind(path)
+            info = None
+            if kind is not None:
+                with contextlib.suppress(OSError):
+                    info = os.stat(path, follow_symlinks=kind == "transcript")
+            if info is None or not stat.S_ISREG(info.st_mode):
+                if row is not None:
+                    gone.append(row)
+            elif kind is not None and _changed(row, info):
+                stale.append((path, kind, info, row))
+        return stale, gone
+
+    def _rows(self, paths: set[str]) -> dict[str, tuple[Any, ...]]:
+        """The indexed rows of ``paths``, by path: a query per few hundred, not one each."""
+        conn = self.index.conn
+        ordered = sorted(paths)
+        found: dict[str, tuple[Any, ...]] = {}
+        for at in range(0, len(ordered), _ROWS_PER_QUERY):
+            chunk = ordered[at : at + _ROWS_PER_QUERY]
+            marks = ",".join("?" * len(chunk))
+            for row in conn.execute(f"{_ROW} WHERE path IN ({marks})", chunk):
+                found[row[1]] = row
+        return found
+
+    def _sample(
+        self,
+        stale: list[_Stale],
+        gone: list[Any],
+        *,
+        skip: set[str],
+    ) -> None:
+        """Stat :data:`SAMPLE` indexed files from a random point on: edits made in place."""
+        conn = self.index.conn
+        # Two subqueries: a min() and a max() side by side would scan the whole table.
+        low, high = conn.execute(
+            "SELECT (SELECT min(id) FROM sources), (SELECT max(id) FROM sources)"
+        ).fetchone()
+        if low is None:
+            return
+        first = random.randint(low, high)
+        rows = conn.execute(f"{_ROW} WHERE id >= ? ORDER BY id LIMIT ?", (first, SAMPLE))
+        rows_list = rows.fetchall()
+        if len(rows_list) < SAMPLE:
+            more = conn.execute(
+                f"{_ROW} WHERE id < ? ORDER BY id LIMIT ?", (first, SAMPLE - len(rows_list))
+            )
+            rows_list += more.fetchall()
+        for row in rows_list:
+            path, kind = row[1], row[2]
+            if path in skip:
+                continue
+            try:
+                info = os.stat(path, follow_symlinks=kind == "transcript")
+            except OSError:
+                gone.append(row)
+                continue
+            if _changed(row, info):
+                stale.append((path, kind, info, row))
+
+    def _empty_journal(self, offset: int) -> None:
+        """Empty a journal read to its end (never one a writer has just appended to)."""
+        with journal_lock(self._journal):
+            if _size(self._journal) != offset:
+                return
+            with open(self._journal, "r+b") as handle:
+                handle.truncate(0)
+        conn = self.index.conn
+        conn.execute("INSERT OR REPLACE INTO state VALUES ('journal_offset', 0)")
+
+    def _store_file(
+        self, path: str, kind: str, info: os.stat_result, row: tuple[Any, ...] | None, read: Read
+    ) -> str | None:
+        """Write what :func:`~memdir.search.documents.read_source` found in one file.
+
+        That is its source row and its documents.
+        """
+        if read is None:
+            return None  # vanished since the scan: the next refresh drops it
+        digest, prepared = read
+        conn = self.index.conn
+        if row is not None and prepared is None:  # the same content: only the stat changed
+            conn.execute(
+                "UPDATE sources SET mtime_ns = ?, size = ? WHERE id = ?",
+                (info.st_mtime_ns, info.st_size, row[0]),
+            )
+            return None
+        if row is not None:
+            if kind == "memory":  # changed since it was indexed: a hand edit, unless memdir's
+                self._edited.append((path, digest))
+            self.index.remove_source(row[0])
+            source = int(row[0])
+            conn.execute(
+                "UPDATE sources SET mtime_ns = ?, size = ?, hash = ? WHERE id = ?",
+                (info.st_mtime_ns, info.st_size, digest, source),
+            )
+        else:
+            cur = conn.execute(
+                "INSERT INTO sources (path, kind, mtime_ns, size, hash) VALUES (?,?,?,?,?)",
+                (path, kind, info.st_mtime_ns, info.st_size, digest),
+            )
+            source = int(cur.lastrowid or 0)
+        self.index.add_prepared(prepared or [], source=source)
+        return "updated" if row is not None else "added"
+
+    def _scan(self, folders: dict[str, int]) -> Iterator[tuple[str, tuple[str, os.stat_result]]]:
+        memory = str(self.layout.memory_dir)
+        for path, info, rel in _walk(memory, "", follow=False, folders=folders):
+            if not path.endswith(".md") and not sidecar.exists(path):
+                continue  # a note of another extension is a memory only with its sidecar
+            if rel and rel[0] == "logs":
+                if len(rel) == 3 and _LOG_NAME.match(os.path.basename(path)):
+                    yield path, ("log", info)
+            elif os.path.basename(path) != "MEMORY.md":
+                yield path, ("memory", info)
+        notes = self.layout.sessions_dir
+        for path, info, rel in _walk(str(notes), "summary.md", follow=False, folders=folders):
+            if len(rel) == 2 and rel[1] == "session-memory":
+                yield path, ("notes", info)
+        for root in self.transcript_roots():
+            if root.is_file():
+                try:
+                    info = root.stat()
+                except OSError:  # removed since it was checked
+                    continue
+                yield str(root), ("transcript", info)
+            else:
+                for path, info, _ in _walk(str(root), ".jsonl", follow=True, folders=folders):
+                    yield path, ("transcript", info)
+
+
+_LOG_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
+
+
+def _changed(row: tuple[Any, ...] | None, info: os.stat_result) -> bool:
+    return row is None or row[3] != info.st_mtime_ns or row[4] != info.st_size
+
+
+def _walk(
+    root: str,
+    suffix: str,
+    *,
+    follow: bool,
+    folders: dict[str, int] | None = None,
+    seen: set[tuple[int, int]] | None = None,
+) -> Iterator[tuple[str, os.stat_result, tuple[str, ...]]]:
+    """Files under ``root`` ending in ``suffix`` with their stat and folder parts.
+
+    Hidden entries are skipped; without ``follow``, symlinked files too.
+    ``folders`` collects every folder walked with its mtime stamp; ``seen``
+    holds the folders (device, inode) already walked, and grows.
+    """
+    stack: list[tuple[str, tuple[str, ...]]] = [(root, ())]
+    seen = set() if seen is None else seen  # followed links can loop back to a parent
+    while stack:
+        folder, rel = stack.pop()
+        try:
+            info = os.stat(folder)
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        if (info.st_dev, info.st_ino) in seen:
+            continue
+        seen.add((info.st_dev, info.st_ino))
+        if folders is not None:
+            folders[folder] = folder_stamp(info.st_mtime_ns)
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=follow):
+                    stack.append((entry.path, (*rel, entry.name)))
+                elif entry.name.endswith(suffix) and entry.is_file(follow_symlinks=follow):
+                    yield entry.path, entry.stat(follow_symlinks=follow), rel
+            except OSError:
+                continue
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _read_journal(journal: Path, offset: int) -> tuple[list[str], int]:
+    """Paths listed after ``offset`` (complete lines only) and the new offset.
+
+    A journal shorter than ``offset`` was emptied: it is read from the start.
+    """
+    try:
+        with open(journal, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size < offset:
+                offset = 0
+            handle.seek(offset)
+            data = handle.read()
+    except OSError:
+        return [], 0
+    end = data.rfind(b"\n") + 1
+    lines = data[:end].decode("utf-8", "surrogateescape").splitlines()
+    return [line for line in lines if line], offset + end
+
+
+def open_catalog_db(path: Path) -> sqlite3.Connection:
+    conn = open_index_db(path)
+    try:
+        conn.executescript(_STATE_SCHEMA)
+    except sqlite3.DatabaseError:
+        conn.close()
+        raise
+    return conn
