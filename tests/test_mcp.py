@@ -282,3 +282,12 @@ def test_the_prompt_says_so_when_memory_is_disabled(
         return (await client.get_prompt("memory")).messages[0].content.text  # type: ignore[union-attr]
 
     assert with_client(saved, get) == "Memory is disabled for this project."
+
+
+def test_the_server_reports_memdirs_version(project: Path) -> None:
+    import memdir
+
+    async def info(client: Client) -> str:
+        return client.server_info.version
+
+    assert with_client(project, info) == memdir.__version__ != ""
