@@ -252,3 +252,32 @@ def test_everyday_commands_load_only_what_they_use(command: str, project: Path) 
     }
     unused = ("memdir.llm", "mcp", "numpy", "rich", "anthropic", "openai", *also_unused)
     assert not {m for m in loaded if m in unused or m.startswith(tuple(f"{u}." for u in unused))}
+
+
+def test_a_project_folder_that_does_not_exist_is_refused_and_nothing_is_created(
+    tmp_path: Path,
+) -> None:
+    missing = tmp_path / "nonexistent"
+    home = Path(os.environ["MEMDIR_HOME"])
+    before = sorted(home.rglob("*")) if home.exists() else []
+    code, out, err = add(missing, "x")
+    assert code == 2 and "does not exist" in err and "created" not in out
+    code, _, err = run("list", "--project", str(missing))
+    assert code == 2 and "does not exist" in err
+    assert not missing.exists()
+    assert (sorted(home.rglob("*")) if home.exists() else []) == before
+
+
+def test_a_store_made_outside_git_says_once_which_folder_keys_it(tmp_path: Path) -> None:
+    plain = tmp_path / "notes"
+    plain.mkdir()
+    code, _, err = add(plain, "first")
+    assert code == 0
+    assert f"{plain.resolve()} is not in a git repository" in err
+    code, _, err = add(plain, "second")
+    assert code == 0 and "git repository" not in err  # said once, when the store was made
+
+
+def test_a_store_made_inside_git_says_nothing_about_its_folder(project: Path) -> None:
+    code, _, err = add(project, "first")
+    assert code == 0 and err == ""

@@ -288,6 +288,7 @@ def test_the_server_reports_memdirs_version(project: Path) -> None:
     import memdir
 
     async def info(client: Client) -> str:
+        assert client.server_info is not None
         return client.server_info.version
 
     assert with_client(project, info) == memdir.__version__ != ""

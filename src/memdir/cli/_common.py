@@ -192,10 +192,11 @@ def project_option(func: F) -> F:
     return click.option(
         "--project",
         "project",
-        type=click.Path(file_okay=False, path_type=Path),
+        # It must exist: a mistyped path would otherwise key a new, empty store.
+        type=click.Path(exists=True, file_okay=False, path_type=Path),
         default=Path("."),
         show_default=True,
-        help="Any directory of the project (its git root identifies it).",
+        help="Any existing directory of the project (its git root identifies it).",
     )(func)
 
 
@@ -212,10 +213,35 @@ def profile_option_value() -> str | None:
 
 
 def open_memdir(project: Path) -> Memdir:
-    """Open the project's memory with the profile given to the top-level command."""
-    from memdir.api import Memdir
+    """Open the project's memory with the profile given to the top-level command.
 
-    return Memdir.open(project, profile=profile_option_value())
+    A store created outside any git repository is keyed by the folder itself, so
+    the same memory is found only from that folder again: that is said once, on
+    stderr, when the store is made.
+    """
+    from memdir.api import Memdir
+    from memdir.config import load_settings
+    from memdir.storage.paths import ROOT_RECORD, make_layout
+
+    profile = profile_option_value()
+    settings = load_settings(os.environ, profile=profile)
+    layout = make_layout(settings.home, project, profile=settings.profile, env=os.environ)
+    new = not (layout.project_dir / ROOT_RECORD).exists()
+    mem = Memdir.open(project, profile=profile)
+    if new and not _in_git_repository(mem.layout.project_root):
+        click.echo(
+            f"memdir: note: {mem.layout.project_root} is not in a git repository, so this "
+            "folder keys its memory: run memdir from here (or pass --project) to find it "
+            "again; after `git init` the repository's root keys a new, separate memory",
+            err=True,
+        )
+    return mem
+
+
+def _in_git_repository(root: Path) -> bool:
+    # The project root is a repository's root (a .git folder or file) or, for a
+    # worktree of a bare repository, the bare repository itself.
+    return (root / ".git").exists() or ((root / "HEAD").is_file() and (root / "objects").is_dir())
 
 
 def configured_provider(mem: Memdir) -> Provider | None:
