@@ -281,3 +281,23 @@ def test_a_store_made_outside_git_says_once_which_folder_keys_it(tmp_path: Path)
 def test_a_store_made_inside_git_says_nothing_about_its_folder(project: Path) -> None:
     code, _, err = add(project, "first")
     assert code == 0 and err == ""
+
+
+def test_a_write_past_the_index_load_limit_says_what_the_prompt_no_longer_shows(
+    project: Path,
+) -> None:
+    home = Path(os.environ["MEMDIR_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text("max_index_lines = 3\n")
+    for name in ("One", "Two", "Three"):
+        code, _, err = add(project, name)
+        assert code == 0 and err == ""
+    code, out, err = add(project, "Four")
+    assert code == 0 and "created private:four.md" in out
+    (warning,) = err.splitlines()
+    assert "past the prompt's load limit (3 lines" in warning
+    assert "no longer see 1 entry (this one among them)" in warning
+    assert "memdir consolidate" in warning and "memdir doctor" in warning
+    # Rewriting an entry that is still shown says the same, about the hidden one.
+    code, _, err = add(project, "One", "--body", "more")
+    assert "no longer see 1 entry (from four.md on)" in err

@@ -76,12 +76,17 @@ def add(
         file=file,
         replace=replace,
     )
+    from memdir.recall.index_budget import overflow_warning
+
+    overflow = overflow_warning(mem.store(result.record.scope), result.record.file)
 
     def human() -> None:
         verb = "created" if result.created else "updated"
         click.echo(f"{verb} {result.record.scope.value}:{result.record.file}")
         for warning in result.warnings:
             click.echo(f"warning: {warning}", err=True)
+        if overflow is not None:
+            click.echo(f"warning: {overflow}", err=True)
 
     emit(as_json, {**record_dict(result.record), "created": result.created}, human)
 
@@ -182,24 +187,49 @@ def rm(name: str, scope: str | None, project: Path, as_json: bool) -> None:
     emit(as_json, {"trashed": trashed}, lambda: click.echo(f"moved to {trashed}"))
 
 
+# Past this many findings, doctor prints counts and the first few of each kind.
+_DOCTOR_FULL = 40
+_DOCTOR_FIRST = 5
+
+
 @click.command()
 @click.option("--fix", is_flag=True, help="Repair the index where it is safe.")
 @click.option("--drift", is_flag=True, help="Also check paths and symbols memories name.")
+@click.option("--all", "show_all", is_flag=True, help="Print every finding, not a summary.")
 @project_option
 @json_option
-def doctor(fix: bool, drift: bool, project: Path, as_json: bool) -> None:
+def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool) -> None:
     """Check memories and indexes: orphans, dangling lines, bad files, drift."""
-    from memdir.recall.doctor import diagnose  # drift checks and repairs: doctor alone
+    # Drift checks and repairs: doctor alone loads them.
+    from memdir.recall.doctor import Finding, diagnose
 
     report = diagnose(open_memdir(project), fix=fix, drift=drift)
+
+    def line(f: Finding) -> str:
+        mark = "fixed" if f.fixed else f.problem.value
+        where = f"{f.scope.value}:{f.file}" if f.file else f.scope.value
+        return f"[{mark}] {where} {f.message}"
 
     def human() -> None:
         if not report.findings:
             click.echo("all good")
+        if show_all or len(report.findings) <= _DOCTOR_FULL:
+            for f in report.findings:
+                click.echo(line(f))
+            return
+        groups: dict[str, list[Finding]] = {}
         for f in report.findings:
-            mark = "fixed" if f.fixed else f.problem.value
-            where = f"{f.scope.value}:{f.file}" if f.file else f.scope.value
-            click.echo(f"[{mark}] {where} {f.message}")
+            groups.setdefault("fixed" if f.fixed else f.problem.value, []).append(f)
+        ordered = sorted(groups.items(), key=lambda item: -len(item[1]))  # most first
+        counts = ", ".join(f"{len(found)} {kind}" for kind, found in ordered)
+        click.echo(f"{len(report.findings)} findings: {counts}")
+        for kind, found in ordered:
+            click.echo(f"\n{kind} ({len(found)}):")
+            for f in found[:_DOCTOR_FIRST]:
+                click.echo(f"  {line(f)}")
+            if len(found) > _DOCTOR_FIRST:
+                click.echo(f"  ... and {len(found) - _DOCTOR_FIRST} more")
+        click.echo("\nmemdir doctor --all prints every finding (--json for a program)")
 
     emit(as_json, {"ok": report.ok, "findings": report.findings}, human)
     if not report.ok:
