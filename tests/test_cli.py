@@ -301,3 +301,68 @@ def test_a_write_past_the_index_load_limit_says_what_the_prompt_no_longer_shows(
     # Rewriting an entry that is still shown says the same, about the hidden one.
     code, _, err = add(project, "One", "--body", "more")
     assert "no longer see 1 entry (from four.md on)" in err
+
+
+def _memdir(*args: str) -> list[str]:
+    return [sys.executable, "-m", "memdir", *args]
+
+
+@pytest.mark.parametrize("command", [["list", "--json"], ["show", "big"]])
+def test_a_reader_that_closes_the_pipe_early_gets_a_quiet_exit(
+    project: Path, command: list[str]
+) -> None:
+    Memdir.open(project).write(name="Big", description="big", type="project", body="b\n" * 5000)
+    # The reader is gone before memdir writes (`memdir list --json | head -0`).
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        child = subprocess.run(
+            _memdir(*command, "--project", str(project)),
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert child.returncode == 141  # what a shell reports for `cat` stopped the same way
+    assert child.stderr == b""  # no "Broken pipe" error, no traceback
+
+
+def test_log_dash_reads_standard_input_like_add_body_dash(project: Path) -> None:
+    code, _, _ = run("log", "-", "--project", str(project), input="deploy went out at 14:00\n")
+    assert code == 0
+    logs = list(Memdir.open(project).layout.logs_dir.rglob("*.md"))
+    (text,) = [p.read_text() for p in logs]
+    assert "deploy went out at 14:00" in text and "- -\n" not in text
+
+
+def test_scan_dash_reads_standard_input(project: Path) -> None:
+    from memdir.team.secret_rules import render_example
+
+    key = "ghp_" + render_example("[[alnum:36]]", "scan-stdin")
+    code, out, _ = run("scan", "-", input=f"aws key {key}\n")
+    assert code == 1 and "-:1:" in out and key not in out
+    code, out, _ = run("scan", "-", input="nothing here\n")
+    assert code == 0
+
+
+def test_bare_log_in_a_terminal_says_what_it_is_waiting_for(project: Path) -> None:
+    import pty
+
+    leader, follower = pty.openpty()
+    child = subprocess.Popen(
+        _memdir("log", "--project", str(project)),
+        stdin=follower,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    os.close(follower)
+    try:
+        os.write(leader, b"a note typed by hand\n\x04")
+        out, err = child.communicate(timeout=60)
+    finally:
+        os.close(leader)
+    assert child.returncode == 0, err
+    assert b"reading the log entry from the terminal" in err and b"Ctrl-D" in err
+    assert b"logged to" in out

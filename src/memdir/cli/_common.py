@@ -43,6 +43,7 @@ __all__ = [
     "open_memdir",
     "profile_option_value",
     "project_option",
+    "quiet_broken_pipe",
     "read_stdin_text",
     "record_dict",
     "require_provider",
@@ -95,6 +96,8 @@ def run_reporting_errors(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
         return invoke()
     except (click.exceptions.Exit, click.ClickException, click.Abort):
         raise
+    except BrokenPipeError:
+        quiet_broken_pipe()
     except MemdirError as exc:
         _report(ctx, exc, str(exc))
     except OSError as exc:
@@ -106,6 +109,26 @@ def run_reporting_errors(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
     except Exception as exc:
         _report(ctx, exc, f"unexpected {type(exc).__name__}: {exc}", unexpected=True)
     return None
+
+
+# What a shell reports for a program a closed pipe stopped (128 + SIGPIPE).
+_BROKEN_PIPE_STATUS = 141
+
+
+def quiet_broken_pipe() -> None:
+    """Exit quietly because the reader closed our output (``memdir list --json | head``).
+
+    Nothing more can reach the reader, and the interpreter's last flush would fail
+    again: standard output becomes /dev/null first, then the exit status is the
+    one a shell gives ``cat`` stopped the same way.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real file descriptor (an in-process runner)
+        pass
+    sys.exit(_BROKEN_PIPE_STATUS)
 
 
 def _unicode_message(exc: UnicodeError) -> str:
@@ -172,8 +195,18 @@ def _log_traceback(exc: BaseException) -> Path | None:
         return None
 
 
-def read_stdin_text() -> str:
-    """Standard input as UTF-8 text; other bytes are a clear error naming the byte."""
+def read_stdin_text(waiting_for: str | None = None) -> str:
+    """Standard input as UTF-8 text; other bytes are a clear error naming the byte.
+
+    From a terminal, ``waiting_for`` (what to type) is said first on stderr, with how to
+    finish, so the command does not wait on a blank screen.
+    """
+    if waiting_for is not None and sys.stdin is not None and sys.stdin.isatty():
+        click.echo(
+            f"memdir: reading {waiting_for} from the terminal; end it with Ctrl-D on a new "
+            "line (Ctrl-C cancels)",
+            err=True,
+        )
     data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
     if isinstance(data, str):
         return data

@@ -65,7 +65,7 @@ def add(
     as_json: bool,
 ) -> None:
     """Save a memory (or update the one with the same name)."""
-    text = read_stdin_text() if body == "-" else body
+    text = read_stdin_text("the memory's body") if body == "-" else body
     mem = open_memdir(project)
     result = mem.write(
         name=name,
