@@ -56,7 +56,8 @@ def test_add_reads_the_body_from_stdin_and_honours_file_and_scope(project: Path)
 
 def test_domain_errors_exit_1_naming_the_problem(project: Path) -> None:
     code, _, err = run("show", "missing", "--project", str(project))
-    assert code == 1 and "no private memory named 'missing'" in err and "memdir list" in err
+    assert code == 1 and "no memory named 'missing' in private or team memory" in err
+    assert "memdir list" in err
     code, _, err = add(project, "x", "--file", "../escape.md")
     assert code == 1 and "unsafe path" in err
 
@@ -366,3 +367,16 @@ def test_bare_log_in_a_terminal_says_what_it_is_waiting_for(project: Path) -> No
     assert child.returncode == 0, err
     assert b"reading the log entry from the terminal" in err and b"Ctrl-D" in err
     assert b"logged to" in out
+
+
+def test_show_with_a_typo_names_both_scopes_and_suggests_near_names(project: Path) -> None:
+    add(project, "Release plan")
+    add(project, "Oncall rotation", "--scope", "team")
+    code, _, err = run("show", "relase_plan", "--project", str(project))
+    assert code == 1
+    assert "no memory named 'relase_plan' in private or team memory" in err
+    assert "did you mean release_plan.md?" in err
+    code, _, err = run("show", "Oncal rotation", "--project", str(project))
+    assert "did you mean oncall_rotation.md (team)?" in err
+    code, _, err = run("show", "zzzz", "--project", str(project))
+    assert code == 1 and "did you mean" not in err
