@@ -130,6 +130,21 @@ def test_edit_that_breaks_the_frontmatter_is_not_saved(
     assert Memdir.open(project).get("Fragile").version == before.version
 
 
+def test_an_edit_to_an_unknown_type_is_refused_naming_the_four_types(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add(project, "Typed")
+    editor = tmp_path / "editor.py"
+    editor.write_text(
+        "import sys, pathlib\np = pathlib.Path(sys.argv[1])\n"
+        "p.write_text(p.read_text().replace('type: project', 'type: banana'))\n"
+    )
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {editor}")
+    code, _, err = run("edit", "Typed", "--project", str(project))
+    assert code == 1 and "has type 'banana': the type is one of user, feedback, project" in err
+    assert "your edit is kept in" in err
+
+
 @pytest.fixture(scope="module")
 def demo_out() -> str:
     """The output of one demo run with no model (a real process: the MCP step needs one)."""
