@@ -36,7 +36,7 @@ _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 def serve(use_http: bool, host: str, port: int, token: str | None, project: Path) -> None:
     """Run memdir's MCP server for this project (stdio unless --http)."""
     try:
-        from memdir.mcp.http import TOKEN_FILE, resolve_token, serve_http
+        from memdir.mcp.http import TOKEN_FILE, bind, resolve_token, serve_http
         from memdir.mcp.server import build_server
     except ImportError as exc:
         if exc.name != "mcp" and not (exc.name or "").startswith("mcp."):
@@ -50,11 +50,13 @@ def serve(use_http: bool, host: str, port: int, token: str | None, project: Path
         server.run("stdio")
         return
     secret = resolve_token(mem.settings.home, token)
+    sock = bind(host, port)  # a busy port fails here, before the banner says we serve
     if host not in _LOOPBACK:
         click.echo(f"memdir: warning: serving on {host}, reachable beyond this machine", err=True)
     where = "the --token value" if token else f"{mem.settings.home / TOKEN_FILE}"
     click.echo(f"memdir MCP server on http://{host}:{port}/mcp (bearer token: {where})", err=True)
-    serve_http(server, token=secret, host=host, port=port)
+    with sock:
+        serve_http(server, token=secret, host=host, port=port, sock=sock)
 
 
 COMMANDS = [serve]
