@@ -395,3 +395,22 @@ def test_show_with_a_typo_names_both_scopes_and_suggests_near_names(project: Pat
     assert "did you mean oncall_rotation.md (team)?" in err
     code, _, err = run("show", "zzzz", "--project", str(project))
     assert code == 1 and "did you mean" not in err
+
+
+def test_list_at_80_columns_keeps_the_file_whole_and_shows_dates(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    long_name = "Quarterly infrastructure review outcomes"
+    add(project, long_name, "--description", "what was decided and by whom " * 6)
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run("list", "--project", str(project))
+    assert code == 0
+    (record,) = Memdir.open(project).list()
+    file = record.file
+    assert len(file) > 40 and file in out  # whole, on one line: the handle show, edit and rm take
+    assert dt.date.fromtimestamp(record.mtime).isoformat() in out or (
+        record.memory.updated is not None and record.memory.updated.isoformat() in out
+    )
+    assert out.splitlines()[0].split()[:4] == ["scope", "updated", "type", "file"]
+    assert all(len(line) <= 80 for line in out.splitlines())
+    assert out.splitlines()[1].endswith("…")  # the description gave way, not the file

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import shlex
 import subprocess
@@ -20,7 +21,7 @@ from memdir.cli._common import (
     record_dict,
 )
 from memdir.errors import MemdirError, MemoryNotFound
-from memdir.model import MemoryType, Scope
+from memdir.model import MemoryRecord, MemoryType, Scope
 from memdir.storage.fs import read_text_file
 
 __all__ = ["COMMANDS"]
@@ -103,16 +104,52 @@ def list_(scope: str | None, project: Path, as_json: bool) -> None:
         if not records:
             click.echo("no memories yet")
             return
-        from rich.console import Console  # loaded to draw the table, not by every command
-        from rich.table import Table
-
-        table = Table("scope", "file", "type", "name", "description", box=None)
-        for r in records:
-            kind = r.memory.type.value if r.memory.type else "?"
-            table.add_row(r.scope.value, r.file, kind, r.memory.name, r.memory.description)
-        Console(width=200 if not sys.stdout.isatty() else None).print(table)
+        for line in _table(records, _width()):
+            click.echo(line)
 
     emit(as_json, [record_dict(r, body=False) for r in records], human)
+
+
+def _width() -> int | None:
+    """The terminal's width ($COLUMNS first); ``None`` for a pipe: rows are not cut."""
+    import shutil
+
+    if not sys.stdout.isatty() and not os.environ.get("COLUMNS"):
+        return None
+    return shutil.get_terminal_size((80, 24)).columns
+
+
+def _table(records: list[MemoryRecord], width: int | None) -> list[str]:
+    """Aligned rows: scope, updated, type, file, then name and description.
+
+    The file is the handle show, edit and rm take: it is never wrapped or cut. Only
+    the name and description, last on the row, give way to a narrow terminal.
+    """
+    rows = [
+        (r.scope.value, _date(r), r.memory.type.value if r.memory.type else "?", r.file, r)
+        for r in records
+    ]
+    header = ("scope", "updated", "type", "file")
+    widths = [max(len(header[i]), *(len(row[i]) for row in rows)) for i in range(4)]
+
+    def line(cells: tuple[str, ...], tail: str) -> str:
+        text = "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) + "  " + tail
+        if width is not None and len(text) > width:
+            keep = max(
+                width - 1, len("  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)))
+            )
+            text = text[:keep].rstrip() + "…"
+        return text.rstrip()
+
+    out = [line(header, "name — description")]
+    out += [line(row[:4], f"{row[4].memory.name} — {row[4].memory.description}") for row in rows]
+    return out
+
+
+def _date(record: MemoryRecord) -> str:
+    """When the memory last changed: its ``updated`` (or ``created``) date, else the mtime."""
+    day = record.memory.updated or record.memory.created
+    return (day or dt.date.fromtimestamp(record.mtime)).isoformat()
 
 
 @click.command()
