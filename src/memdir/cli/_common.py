@@ -6,7 +6,8 @@ with exit status 1 (:func:`run_reporting_errors`): memdir's own errors as they
 are, environment failures (read-only folder, a directory where a file
 belongs, a symlink loop) through :func:`~memdir.storage.fs.explain_os_error`,
 anything else as a short description. The traceback of an unexpected error
-goes to ``<memdir home>/state/cli-errors.log`` and to the terminal only with
+(only those: an ordinary error's line says it all) goes to
+``<memdir home>/state/cli-errors.log`` (rotated past 256 KiB to ``cli-errors.log.1``) and to the terminal only with
 ``--debug`` (or ``MEMDIR_DEBUG=1``). Usage errors are click's, with exit
 status 2. ``--json`` prints machine-readable output.
 """
@@ -62,7 +63,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 _ERROR_LOG = "cli-errors.log"
-_MAX_LOG_BYTES = 1 << 20
+_MAX_LOG_BYTES = 256 << 10  # per file; with the previous one, at most about 512 KiB
 _DEBUG_KEY = "memdir.debug"
 
 
@@ -144,9 +145,9 @@ def _report(
     ctx: click.Context, exc: BaseException, message: str, *, unexpected: bool = False
 ) -> None:
     debug = bool(ctx.meta.get(_DEBUG_KEY)) or os.environ.get("MEMDIR_DEBUG", "") not in ("", "0")
-    log = _log_traceback(exc)
     line = f"memdir: error: {_one_line(message)}"
-    if unexpected:
+    if unexpected:  # an ordinary error says all in its line: only a bug needs its traceback
+        log = _log_traceback(exc)
         saved = f"the traceback is in {log}" if log is not None else "no log could be written"
         line += f" (this looks like a bug in memdir: {saved}; rerun with --debug to see it)"
     click.echo(_printable(line), err=True)
@@ -182,7 +183,8 @@ def _log_traceback(exc: BaseException) -> Path | None:
         path = folder / _ERROR_LOG
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
         if path.exists() and path.stat().st_size > _MAX_LOG_BYTES:
-            flags |= os.O_TRUNC  # start over rather than grow without bound
+            # Bounded: the full log becomes the one previous log, and a new one starts.
+            os.replace(path, path.with_name(_ERROR_LOG + ".1"))
         stamp = dt.datetime.now().isoformat(timespec="seconds")
         text = f"--- {stamp} memdir {' '.join(sys.argv[1:2])}\n" + "".join(
             traceback.format_exception(exc)
