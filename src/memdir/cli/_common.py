@@ -7,9 +7,10 @@ are, environment failures (read-only folder, a directory where a file
 belongs, a symlink loop) through :func:`~memdir.storage.fs.explain_os_error`,
 anything else as a short description. The traceback of an unexpected error
 (only those: an ordinary error's line says it all) goes to
-``<memdir home>/state/cli-errors.log`` (rotated past 256 KiB to ``cli-errors.log.1``) and to the terminal only with
-``--debug`` (or ``MEMDIR_DEBUG=1``). Usage errors are click's, with exit
-status 2. ``--json`` prints machine-readable output.
+``<memdir home>/state/cli-errors.log`` (rotated past 256 KiB to
+``cli-errors.log.1``) and to the terminal only with ``--debug`` (or
+``MEMDIR_DEBUG=1``). Usage errors are click's, with exit status 2. ``--json``
+prints machine-readable output.
 """
 
 from __future__ import annotations
