@@ -414,3 +414,12 @@ def test_list_at_80_columns_keeps_the_file_whole_and_shows_dates(
     assert out.splitlines()[0].split()[:4] == ["scope", "updated", "type", "file"]
     assert all(len(line) <= 80 for line in out.splitlines())
     assert out.splitlines()[1].endswith("…")  # the description gave way, not the file
+
+
+def test_init_prints_where_memory_lives_and_the_next_steps(project: Path) -> None:
+    code, out, _ = run("init", "--project", str(project))
+    assert code == 0 and out.startswith("memory ready at ")
+    assert "next steps:" in out and "memdir add --type" in out
+    assert "memdir hook install claude" in out and "memdir install" in out
+    code, out, _ = run("init", "--project", str(project), "--json")
+    assert "next steps" not in out and json.loads(out)["memory_dir"]

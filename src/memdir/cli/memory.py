@@ -37,7 +37,20 @@ def init(project: Path, as_json: bool) -> None:
     """Create this project's memory folders and print where they are."""
     mem = open_memdir(project)
     data = {"memory_dir": mem.layout.memory_dir, "team_dir": mem.layout.team_dir}
-    emit(as_json, data, lambda: click.echo(f"memory ready at {mem.layout.memory_dir}"))
+
+    def human() -> None:
+        click.echo(f"memory ready at {mem.layout.memory_dir}")
+        click.echo(_NEXT_STEPS)
+
+    emit(as_json, data, human)
+
+
+_NEXT_STEPS = """next steps:
+  memdir add --type feedback --name "..." --description "..."   save a first memory
+  memdir hook install claude          give Claude Code this memory in every session
+  memdir install <host>               or add the MCP server to Claude Desktop, Cursor, ...
+  memdir team init --remote URL       share the team scope through a git remote
+  memdir --help                       every command"""
 
 
 @click.command()
