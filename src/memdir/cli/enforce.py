@@ -6,8 +6,9 @@ one call and the answer the pre-tool-use hook would give; ``promote MEMORY``
 turns a memory's proposed ``ask`` rules into ``deny`` (or ``warn``) once the
 user agrees with them; ``add MEMORY --tool T --match RE --action A`` appends a
 rule to a feedback memory through the same write, and so the same checks
-(RE2, linear time, a known action), as a rule written into the file by hand. The rules themselves live in the memories' frontmatter
-(see :mod:`memdir.storage.rules`).
+(RE2, linear time, a known action), as a rule written into the file by hand.
+The rules themselves live in the memories' frontmatter (see
+:mod:`memdir.storage.rules`).
 """
 
 from __future__ import annotations

@@ -139,23 +139,22 @@ def _table(records: list[MemoryRecord], width: int | None) -> list[str]:
     the name and description, last on the row, give way to a narrow terminal.
     """
     rows = [
-        (r.scope.value, _date(r), r.memory.type.value if r.memory.type else "?", r.file, r)
+        ((r.scope.value, _date(r), r.memory.type.value if r.memory.type else "?", r.file), r)
         for r in records
     ]
     header = ("scope", "updated", "type", "file")
-    widths = [max(len(header[i]), *(len(row[i]) for row in rows)) for i in range(4)]
+    widths = [max(len(header[i]), *(len(cells[i]) for cells, _ in rows)) for i in range(4)]
 
     def line(cells: tuple[str, ...], tail: str) -> str:
-        text = "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) + "  " + tail
+        head = "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True))
+        text = f"{head}  {tail}"
         if width is not None and len(text) > width:
-            keep = max(
-                width - 1, len("  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)))
-            )
-            text = text[:keep].rstrip() + "…"
+            room = width - 1 - len(head) - 2
+            text = f"{head}  {tail[:room].rstrip()}…" if room > 0 else f"{head}  …"
         return text.rstrip()
 
     out = [line(header, "name — description")]
-    out += [line(row[:4], f"{row[4].memory.name} — {row[4].memory.description}") for row in rows]
+    out += [line(cells, f"{r.memory.name} — {r.memory.description}") for cells, r in rows]
     return out
 
 
