@@ -219,7 +219,7 @@ def test_log_appends_to_todays_daily_log(project: Path, mem: Memdir) -> None:
     ("name", "arguments", "expected"),
     [
         ("view", {"path": "../outside.md"}, "'..' is not allowed"),
-        ("view", {"path": "missing.md"}, "no private memory named 'missing.md'"),
+        ("view", {"path": "missing.md"}, "no memory named 'missing.md' in private or team"),
         ("delete", {"path": "missing.md"}, "call view without a path"),
         ("write", {"name": "Me", "description": "d", "type": "user", "scope": "team"},
          "user memories are always private"),
