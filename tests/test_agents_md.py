@@ -44,12 +44,14 @@ def test_the_section_is_added_after_the_users_text_and_rewritten_in_place(
     agents = project / "AGENTS.md"
     agents.write_text(USER_TOP)
     os.chmod(agents, 0o664)
-    assert export_agents_md(stocked).changed
+    assert export_agents_md(stocked, include_private=True).changed
     text = agents.read_text()
     assert text.startswith(USER_TOP)
     section = text[text.index(BEGIN) : text.index(END)]
-    assert "[Use pnpm, never npm](use_pnpm_never_npm.md)" in section
-    assert "[Staging is shared](staging_is_shared.md)" in section
+    # The files live in memdir's folder, not the repository: named, never linked.
+    assert "- Use pnpm, never npm (`use_pnpm_never_npm.md`)" in section
+    assert "- Staging is shared (`staging_is_shared.md`)" in section
+    assert "](" not in section
     assert r"Never run a command matching `\bnpm (install|i|run)\b`" in section
     assert "Why: npm rewrote the lockfile." in section
     assert stat.S_IMODE(agents.stat().st_mode) == 0o664
@@ -57,23 +59,25 @@ def test_the_section_is_added_after_the_users_text_and_rewritten_in_place(
     # The user writes more below the section; memory changes; the export runs again.
     agents.write_text(agents.read_text() + USER_BOTTOM)
     stocked.write(name="Oncall", description="oncall rotation is weekly", type="project")
-    assert export_agents_md(stocked).changed
+    assert export_agents_md(stocked, include_private=True).changed
     again = agents.read_text()
     assert again.startswith(USER_TOP) and again.endswith(USER_BOTTOM)
     assert again.count(BEGIN) == 1 and again.count(END) == 1
-    assert "[Oncall](oncall.md)" in again
+    assert "- Oncall (`oncall.md`)" in again
 
     # Nothing changed: nothing is written.
     mtime = agents.stat().st_mtime_ns
-    assert not export_agents_md(stocked).changed
+    assert not export_agents_md(stocked, include_private=True).changed
     assert agents.read_text() == again and agents.stat().st_mtime_ns == mtime
 
 
-def test_team_only_leaves_private_memory_out(stocked: Memdir, project: Path) -> None:
-    export_agents_md(stocked, team_only=True)
+def test_private_memory_is_left_out_unless_asked_for(stocked: Memdir, project: Path) -> None:
+    export_agents_md(stocked)
     text = (project / "AGENTS.md").read_text()
     assert "Staging is shared" in text
-    assert "Use pnpm" not in text
+    assert "Use pnpm" not in text and "Private memory index" not in text
+    export_cursor_rules(stocked)
+    assert "Use pnpm" not in (project / ".cursor" / "rules" / "memdir.mdc").read_text()
 
 
 @pytest.mark.parametrize(
@@ -93,12 +97,12 @@ def test_damaged_markers_are_refused_and_the_file_left_alone(
 def test_cursor_rules_are_written_once_and_a_foreign_file_is_refused(
     stocked: Memdir, project: Path
 ) -> None:
-    result = export_cursor_rules(stocked)
+    result = export_cursor_rules(stocked, include_private=True)
     text = result.path.read_text()
     assert result.path == project / ".cursor" / "rules" / "memdir.mdc"
     assert text.startswith("---\n") and "alwaysApply: true" in text
     assert "Use pnpm, never npm" in text
-    assert not export_cursor_rules(stocked).changed
+    assert not export_cursor_rules(stocked, include_private=True).changed
     result.path.write_text("---\nalwaysApply: true\n---\nsomeone else's rule\n")
     with pytest.raises(ConfigError, match="not written by memdir"):
         export_cursor_rules(stocked)
@@ -120,13 +124,27 @@ def test_filling_a_file_git_tracks_with_private_memory_draws_a_warning(
     (project / "AGENTS.md").write_text(USER_TOP)
     runner = CliRunner()
     args = ["export", "agents-md", "--project", str(project)]
-    untracked = runner.invoke(main, args)
+    untracked = runner.invoke(main, [*args, "--include-private"])
     assert untracked.exit_code == 0 and "warning" not in untracked.stderr
     git(project, "add", "AGENTS.md")
     git(project, "commit", "-q", "-m", "agents")
-    tracked = runner.invoke(main, args)
+    tracked = runner.invoke(main, [*args, "--include-private"])
     assert tracked.exit_code == 0
-    assert "git tracks AGENTS.md" in tracked.stderr and "--team-only" in tracked.stderr
-    team_only = runner.invoke(main, [*args, "--team-only"])
-    assert team_only.exit_code == 0 and "warning" not in team_only.stderr
+    assert "git tracks AGENTS.md" in tracked.stderr
+    assert "without --include-private" in tracked.stderr
+    assert "Use pnpm" in (project / "AGENTS.md").read_text()
+    default = runner.invoke(main, args)
+    assert default.exit_code == 0 and "warning" not in default.stderr
     assert "Use pnpm" not in (project / "AGENTS.md").read_text()  # private rule left out
+
+
+def test_the_old_team_only_flag_still_works_and_says_it_is_the_default(
+    stocked: Memdir, project: Path
+) -> None:
+    runner = CliRunner()
+    args = ["export", "agents-md", "--project", str(project)]
+    old = runner.invoke(main, [*args, "--team-only"])
+    assert old.exit_code == 0 and "--team-only is the default now" in old.stderr
+    assert "Use pnpm" not in (project / "AGENTS.md").read_text()
+    both = runner.invoke(main, [*args, "--team-only", "--include-private"])
+    assert both.exit_code == 2

@@ -32,6 +32,19 @@ def test_public_names_are_exactly_the_guarded_list() -> None:
         assert getattr(memdir, name) is not None
 
 
+@pytest.mark.parametrize("flag", ["--version", "-V"])
+def test_one_version_string_is_what_the_package_and_the_cli_report(flag: str) -> None:
+    import importlib.metadata
+    import tomllib
+
+    pyproject = tomllib.loads((SRC.parent.parent / "pyproject.toml").read_text())
+    assert "version" in pyproject["project"]["dynamic"]  # read from memdir/__init__.py
+    assert memdir.__version__ == importlib.metadata.version("memdir")
+    result = CliRunner().invoke(main, [flag])
+    assert result.exit_code == 0
+    assert result.output == f"memdir, version {memdir.__version__}\n"
+
+
 def test_every_public_error_derives_from_memdir_error() -> None:
     for name in memdir.__all__:
         value = getattr(memdir, name)

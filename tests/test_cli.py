@@ -56,7 +56,8 @@ def test_add_reads_the_body_from_stdin_and_honours_file_and_scope(project: Path)
 
 def test_domain_errors_exit_1_naming_the_problem(project: Path) -> None:
     code, _, err = run("show", "missing", "--project", str(project))
-    assert code == 1 and "no private memory named 'missing'" in err and "memdir list" in err
+    assert code == 1 and "no memory named 'missing' in private or team memory" in err
+    assert "memdir list" in err
     code, _, err = add(project, "x", "--file", "../escape.md")
     assert code == 1 and "unsafe path" in err
 
@@ -127,6 +128,21 @@ def test_edit_that_breaks_the_frontmatter_is_not_saved(
     code, _, err = run("edit", "Fragile", "--project", str(project))
     assert code == 1 and "not saved" in err and "your edit is kept in" in err
     assert Memdir.open(project).get("Fragile").version == before.version
+
+
+def test_an_edit_to_an_unknown_type_is_refused_naming_the_four_types(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add(project, "Typed")
+    editor = tmp_path / "editor.py"
+    editor.write_text(
+        "import sys, pathlib\np = pathlib.Path(sys.argv[1])\n"
+        "p.write_text(p.read_text().replace('type: project', 'type: banana'))\n"
+    )
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {editor}")
+    code, _, err = run("edit", "Typed", "--project", str(project))
+    assert code == 1 and "has type 'banana': the type is one of user, feedback, project" in err
+    assert "your edit is kept in" in err
 
 
 @pytest.fixture(scope="module")
@@ -252,3 +268,158 @@ def test_everyday_commands_load_only_what_they_use(command: str, project: Path) 
     }
     unused = ("memdir.llm", "mcp", "numpy", "rich", "anthropic", "openai", *also_unused)
     assert not {m for m in loaded if m in unused or m.startswith(tuple(f"{u}." for u in unused))}
+
+
+def test_a_project_folder_that_does_not_exist_is_refused_and_nothing_is_created(
+    tmp_path: Path,
+) -> None:
+    missing = tmp_path / "nonexistent"
+    home = Path(os.environ["MEMDIR_HOME"])
+    before = sorted(home.rglob("*")) if home.exists() else []
+    code, out, err = add(missing, "x")
+    assert code == 2 and "does not exist" in err and "created" not in out
+    code, _, err = run("list", "--project", str(missing))
+    assert code == 2 and "does not exist" in err
+    assert not missing.exists()
+    assert (sorted(home.rglob("*")) if home.exists() else []) == before
+
+
+def test_a_store_made_outside_git_says_once_which_folder_keys_it(tmp_path: Path) -> None:
+    plain = tmp_path / "notes"
+    plain.mkdir()
+    code, _, err = add(plain, "first")
+    assert code == 0
+    assert f"{plain.resolve()} is not in a git repository" in err
+    code, _, err = add(plain, "second")
+    assert code == 0 and "git repository" not in err  # said once, when the store was made
+
+
+def test_a_store_made_inside_git_says_nothing_about_its_folder(project: Path) -> None:
+    code, _, err = add(project, "first")
+    assert code == 0 and err == ""
+
+
+def test_a_write_past_the_index_load_limit_says_what_the_prompt_no_longer_shows(
+    project: Path,
+) -> None:
+    home = Path(os.environ["MEMDIR_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "config.toml").write_text("max_index_lines = 3\n")
+    for name in ("One", "Two", "Three"):
+        code, _, err = add(project, name)
+        assert code == 0 and err == ""
+    code, out, err = add(project, "Four")
+    assert code == 0 and "created private:four.md" in out
+    (warning,) = err.splitlines()
+    assert "past the prompt's load limit (3 lines" in warning
+    assert "no longer see 1 entry (this one among them)" in warning
+    assert "memdir consolidate" in warning and "memdir doctor" in warning
+    # Rewriting an entry that is still shown says the same, about the hidden one.
+    code, _, err = add(project, "One", "--body", "more")
+    assert "no longer see 1 entry (from four.md on)" in err
+
+
+def _memdir(*args: str) -> list[str]:
+    return [sys.executable, "-m", "memdir", *args]
+
+
+@pytest.mark.parametrize("command", [["list", "--json"], ["show", "big"]])
+def test_a_reader_that_closes_the_pipe_early_gets_a_quiet_exit(
+    project: Path, command: list[str]
+) -> None:
+    Memdir.open(project).write(name="Big", description="big", type="project", body="b\n" * 5000)
+    # The reader is gone before memdir writes (`memdir list --json | head -0`).
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        child = subprocess.run(
+            _memdir(*command, "--project", str(project)),
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            timeout=60,
+            check=False,
+        )
+    finally:
+        os.close(write_end)
+    assert child.returncode == 141  # what a shell reports for `cat` stopped the same way
+    assert child.stderr == b""  # no "Broken pipe" error, no traceback
+
+
+def test_log_dash_reads_standard_input_like_add_body_dash(project: Path) -> None:
+    code, _, _ = run("log", "-", "--project", str(project), input="deploy went out at 14:00\n")
+    assert code == 0
+    logs = list(Memdir.open(project).layout.logs_dir.rglob("*.md"))
+    (text,) = [p.read_text() for p in logs]
+    assert "deploy went out at 14:00" in text and "- -\n" not in text
+
+
+def test_scan_dash_reads_standard_input(project: Path) -> None:
+    from memdir.team.secret_rules import render_example
+
+    key = "ghp_" + render_example("[[alnum:36]]", "scan-stdin")
+    code, out, _ = run("scan", "-", input=f"aws key {key}\n")
+    assert code == 1 and "-:1:" in out and key not in out
+    code, out, _ = run("scan", "-", input="nothing here\n")
+    assert code == 0
+
+
+def test_bare_log_in_a_terminal_says_what_it_is_waiting_for(project: Path) -> None:
+    import pty
+
+    leader, follower = pty.openpty()
+    child = subprocess.Popen(
+        _memdir("log", "--project", str(project)),
+        stdin=follower,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    os.close(follower)
+    try:
+        os.write(leader, b"a note typed by hand\n\x04")
+        out, err = child.communicate(timeout=60)
+    finally:
+        os.close(leader)
+    assert child.returncode == 0, err
+    assert b"reading the log entry from the terminal" in err and b"Ctrl-D" in err
+    assert b"logged to" in out
+
+
+def test_show_with_a_typo_names_both_scopes_and_suggests_near_names(project: Path) -> None:
+    add(project, "Release plan")
+    add(project, "Oncall rotation", "--scope", "team")
+    code, _, err = run("show", "relase_plan", "--project", str(project))
+    assert code == 1
+    assert "no memory named 'relase_plan' in private or team memory" in err
+    assert "did you mean release_plan.md?" in err
+    code, _, err = run("show", "Oncal rotation", "--project", str(project))
+    assert "did you mean oncall_rotation.md (team)?" in err
+    code, _, err = run("show", "zzzz", "--project", str(project))
+    assert code == 1 and "did you mean" not in err
+
+
+def test_list_at_80_columns_keeps_the_file_whole_and_shows_dates(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    long_name = "Quarterly infrastructure review outcomes"
+    add(project, long_name, "--description", "what was decided and by whom " * 6)
+    monkeypatch.setenv("COLUMNS", "80")
+    code, out, _ = run("list", "--project", str(project))
+    assert code == 0
+    (record,) = Memdir.open(project).list()
+    file = record.file
+    assert len(file) > 40 and file in out  # whole, on one line: the handle show, edit and rm take
+    assert dt.date.fromtimestamp(record.mtime).isoformat() in out or (
+        record.memory.updated is not None and record.memory.updated.isoformat() in out
+    )
+    assert out.splitlines()[0].split()[:4] == ["scope", "updated", "type", "file"]
+    assert all(len(line) <= 80 for line in out.splitlines())
+    assert out.splitlines()[1].endswith("…")  # the description gave way, not the file
+
+
+def test_init_prints_where_memory_lives_and_the_next_steps(project: Path) -> None:
+    code, out, _ = run("init", "--project", str(project))
+    assert code == 0 and out.startswith("memory ready at ")
+    assert "next steps:" in out and "memdir add --type" in out
+    assert "memdir hook install claude" in out and "memdir install" in out
+    code, out, _ = run("init", "--project", str(project), "--json")
+    assert "next steps" not in out and json.loads(out)["memory_dir"]

@@ -52,3 +52,26 @@ def test_reindex_and_add_transcripts_make_turns_searchable(mem: Memdir, tmp_path
     assert code == 0 and "chat.jsonl#0" in out
     code, out, _ = invoke("reindex", "--project", project)
     assert code == 0 and out.startswith("indexed:")
+
+
+def test_grep_is_literal_unless_regex_and_kind_narrows_it(mem: Memdir) -> None:
+    mem.write(name="Deploy", description="d", type="project", body="deploy v1.2 done\n")
+    mem.log("deploy v1x2 went out")
+    project = str(mem.layout.project_root)
+    code, out, _ = invoke("search", "--grep", "v1.2", "--project", project)
+    assert code == 0 and "v1.2 done" in out and "v1x2" not in out  # the dot is a dot
+    code, out, _ = invoke("search", "--grep", r"v1.\d", "--regex", "--project", project)
+    assert "v1.2 done" in out and "v1x2 went out" in out
+    code, out, _ = invoke("search", "--grep", "deploy", "--kind", "log", "--project", project)
+    assert code == 0 and "went out" in out and "done" not in out
+    code, out, _ = invoke("search", "--grep", "deploy", "--kind", "memory", "--project", project)
+    assert "done" in out and "went out" not in out
+
+
+def test_grep_with_no_match_says_so_on_stderr_and_exits_1(mem: Memdir) -> None:
+    mem.write(name="A", description="d", type="project", body="alpha\n")
+    project = str(mem.layout.project_root)
+    code, out, err = invoke("search", "--grep", "zebra", "--project", project)
+    assert code == 1 and out == "" and "no lines match the text 'zebra'" in err
+    code, out, _ = invoke("search", "--grep", "zebra", "--json", "--project", project)
+    assert code == 1 and json.loads(out) == []

@@ -162,3 +162,23 @@ def test_the_command_documents_its_options() -> None:
     assert code == 0
     for option in ("--force", "--dry-run", "--status", "--session", "--project", "--json"):
         assert option in out
+
+
+def test_status_says_a_model_is_needed_when_none_is_configured(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("MEMDIR_PROVIDER", "none")
+    code, out, _ = cli("consolidate", "--status", "--project", str(project))
+    assert code == 0 and "model:           none configured" in out
+    assert "consolidation needs a model to run" in out and "ANTHROPIC_API_KEY" in out
+    _, json_out, _ = cli("consolidate", "--status", "--json", "--project", str(project))
+    assert json.loads(json_out)["model"] is None
+
+
+def test_status_names_the_configured_model(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMDIR_PROVIDER", "openai")
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("MEMDIR_MODEL", "stub")
+    code, out, _ = cli("consolidate", "--status", "--project", str(project))
+    assert code == 0 and "model:           OpenAICompat (stub)" in out
+    assert "needs a model" not in out

@@ -177,3 +177,42 @@ def test_a_staged_copy_a_killed_writer_left_is_removed_by_fix_other_dot_folders_
     assert foreign.read_text() == "partial"
     mem.write(name="B", description="d", type="project")  # the staging folder still works
     assert (root / "b.md").is_file()
+
+
+def _many_orphans(mem: Memdir, count: int) -> None:
+    for i in range(count):
+        (mem.layout.memory_dir / f"orphan_{i:03}.md").write_text(
+            f"---\nname: O{i}\ndescription: d\ntype: project\n---\n"
+        )
+
+
+def test_doctor_on_a_large_store_prints_counts_and_the_first_few_of_each_kind(
+    mem: Memdir,
+) -> None:
+    from click.testing import CliRunner
+
+    from memdir.cli import main
+
+    _many_orphans(mem, 60)
+    (mem.layout.memory_dir / "legacy.md").write_text("---\nname: L\ndescription: d\n---\n")
+    args = ["doctor", "--project", str(mem.layout.project_root)]
+    summary = CliRunner().invoke(main, args)
+    assert summary.exit_code == 1
+    lines = summary.stdout.splitlines()
+    assert lines[0] == "62 findings: 61 orphan, 1 missing-type"
+    assert "orphan_003.md" in summary.stdout and "orphan_004.md" not in summary.stdout
+    assert "... and 56 more" in summary.stdout and "--all" in summary.stdout
+    assert len(lines) < 20
+    everything = CliRunner().invoke(main, [*args, "--all"])
+    assert "orphan_059.md" in everything.stdout
+    assert len(everything.stdout.splitlines()) == 62
+
+
+def test_doctor_prints_a_small_store_in_full(mem: Memdir) -> None:
+    from click.testing import CliRunner
+
+    from memdir.cli import main
+
+    _many_orphans(mem, 3)
+    result = CliRunner().invoke(main, ["doctor", "--project", str(mem.layout.project_root)])
+    assert len(result.stdout.splitlines()) == 3 and "findings:" not in result.stdout

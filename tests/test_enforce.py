@@ -346,3 +346,40 @@ def test_any_valid_rule_round_trips_through_the_frontmatter(
     rule = {"tool": tool, "match": pattern, "action": action}
     memory = Memory(name="n", description="d", type=MemoryType.FEEDBACK, extra={"enforce": [rule]})
     assert parse_memory(render_memory(memory)).extra["enforce"] == [rule]
+
+
+def test_enforce_add_writes_a_rule_the_hook_applies(mem: Memdir) -> None:
+    mem.write(name="Use pnpm", description="installs go through pnpm", type="feedback", body=WHY)
+    project = str(mem.layout.project_root)
+    args = ["enforce", "add", "use_pnpm", "--tool", "Bash", "--match", r"\bnpm install\b"]
+    result = CliRunner().invoke(main, [*args, "--action", "deny", "--project", project])
+    assert result.exit_code == 0, result.output
+    rules = mem.get("use_pnpm").memory.extra["enforce"]
+    assert rules == [{"tool": "Bash", "match": r"\bnpm install\b", "action": "deny"}]
+    decision = answer(mem, bash("npm install left-pad", mem))
+    assert decision is not None and "deny" in json.dumps(decision)
+    again = CliRunner().invoke(main, [*args, "--action", "deny", "--project", project])
+    assert "already has this rule" in again.stdout
+    assert len(mem.get("use_pnpm").memory.extra["enforce"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("pattern", "reason"),
+    [(r"(a+)+$", "catastrophic backtracking"), (r"x*", "matches the empty string")],
+)
+def test_enforce_add_refuses_what_a_hand_written_rule_would_be_refused_for(
+    mem: Memdir, pattern: str, reason: str
+) -> None:
+    mem.write(name="Careful", description="a rule", type="feedback", body=WHY)
+    before = mem.get("careful")
+    args = ["enforce", "add", "careful", "--tool", "Bash", "--match", pattern]
+    result = CliRunner().invoke(main, [*args, "--project", str(mem.layout.project_root)])
+    assert result.exit_code == 1 and reason in result.stderr
+    assert mem.get("careful").version == before.version  # nothing was written
+
+
+def test_enforce_add_to_a_memory_that_is_not_feedback_is_refused(mem: Memdir) -> None:
+    mem.write(name="Fact", description="a project fact", type="project")
+    args = ["enforce", "add", "fact", "--tool", "Bash", "--match", "rm -rf"]
+    result = CliRunner().invoke(main, [*args, "--project", str(mem.layout.project_root)])
+    assert result.exit_code == 1 and "not a feedback memory" in result.stderr

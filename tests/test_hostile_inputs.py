@@ -443,6 +443,29 @@ def test_an_unexpected_error_is_one_line_and_its_traceback_goes_to_the_log(
     assert debug.exit_code == 1 and "Traceback" in debug.stderr
 
 
+def test_an_ordinary_error_leaves_no_traceback_in_the_log(home: Memdir, memdir_home: Path) -> None:
+    code, output = cli("show", "nothing-by-this-name", "--project", str(home.layout.project_root))
+    assert code == 1 and "no memory named" in output
+    assert not (memdir_home / "state" / "cli-errors.log").exists()
+
+
+def test_the_error_log_is_rotated_past_its_size_limit(
+    home: Memdir, memdir_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def boom(*_: Any, **__: Any) -> None:
+        raise KeyError("surprise")
+
+    monkeypatch.setattr(Memdir, "list", boom)
+    state = memdir_home / "state"
+    state.mkdir(parents=True, exist_ok=True)
+    (state / "cli-errors.log").write_text("old\n" * 100_000)  # past 256 KiB
+    cli("list", "--project", str(home.layout.project_root))
+    assert (state / "cli-errors.log.1").read_text().startswith("old\n")
+    fresh = (state / "cli-errors.log").read_text()
+    assert "Traceback" in fresh and "old" not in fresh
+    assert (state / "cli-errors.log").stat().st_size < 256 << 10
+
+
 # -- the MCP server ---------------------------------------------------------------------
 
 

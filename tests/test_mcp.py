@@ -223,7 +223,7 @@ def test_log_appends_to_todays_daily_log(project: Path, mem: Memdir) -> None:
     ("name", "arguments", "expected"),
     [
         ("view", {"path": "../outside.md"}, "'..' is not allowed"),
-        ("view", {"path": "missing.md"}, "no private memory named 'missing.md'"),
+        ("view", {"path": "missing.md"}, "no memory named 'missing.md' in private or team"),
         ("delete", {"path": "missing.md"}, "call view without a path"),
         ("write", {"name": "Me", "description": "d", "type": "user", "scope": "team"},
          "user memories are always private"),
@@ -286,3 +286,13 @@ def test_the_prompt_says_so_when_memory_is_disabled(
         return (await client.get_prompt("memory")).messages[0].content.text  # type: ignore[union-attr]
 
     assert with_client(saved, get) == "Memory is disabled for this project."
+
+
+def test_the_server_reports_memdirs_version(project: Path) -> None:
+    import memdir
+
+    async def info(client: Client) -> str:
+        assert client.server_info is not None
+        return client.server_info.version
+
+    assert with_client(project, info) == memdir.__version__ != ""

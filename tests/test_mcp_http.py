@@ -132,3 +132,22 @@ def test_a_websocket_without_the_token_is_closed_before_it_reaches_the_app() -> 
     good = {"type": "websocket", "headers": [(b"authorization", f"Bearer {TOKEN}".encode())]}
     anyio.run(guard, good, receive, send)  # type: ignore[arg-type]
     assert reached == ["app"]
+
+
+def test_a_busy_port_fails_before_any_banner(project: Path) -> None:
+    import socket
+
+    from click.testing import CliRunner
+
+    from memdir.cli import main
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        args = ["serve", "--http", "--port", str(port), "--token", "t", "--project", str(project)]
+        result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1
+    assert f"cannot serve on 127.0.0.1:{port}: the port is in use" in result.stderr
+    assert f"--port {port + 1}" in result.stderr
+    assert "MCP server on" not in result.stderr  # no banner for a server that never ran

@@ -100,6 +100,9 @@ def test_init_with_an_unreachable_remote_fails_and_leaves_the_folder_as_it_was(
         init_team(alice, str(missing))
 
     assert str(missing) in str(caught.value)
+    # git's whole message, not its last clause ("and the repository exists.") alone.
+    assert "does not appear to be a git repository" in caught.value.message
+    assert "Could not read from remote repository" in caught.value.message
     assert caught.value.hint is not None and "memdir team init" in caught.value.hint
     assert not (alice.layout.team_dir / ".git").exists()
     assert "Fastly" in team_files(alice)[file]
@@ -557,3 +560,20 @@ def test_the_sync_command_exits_1_with_the_next_step_when_not_set_up(opened: Clo
     )
     assert result.exit_code == 1
     assert "memdir team init --remote" in result.output
+
+
+def test_gits_message_is_kept_whole_on_one_line() -> None:
+    from memdir.team.git import git_message
+
+    stderr = (
+        b"fatal: 'nowhere' does not appear to be a git repository\n"
+        b"fatal: Could not read from remote repository.\n\n"
+        b"Please make sure you have the correct access rights\nand the repository exists.\n"
+    )
+    assert git_message(stderr) == (
+        "'nowhere' does not appear to be a git repository; Could not read from remote "
+        "repository. Please make sure you have the correct access rights and the "
+        "repository exists."
+    )
+    assert git_message(b"") == "no error message"
+    assert "secret" not in git_message(b"fatal: https://user:secret@host/x.git gone\n")

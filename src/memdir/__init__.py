@@ -12,6 +12,10 @@ from __future__ import annotations
 
 import importlib
 
+# The one version string: pyproject.toml reads it from here (hatch's version source), and
+# ``memdir --version``, ``-V`` and the MCP server report it.
+__version__ = "0.1.0"
+
 # Not ``typing.TYPE_CHECKING``: importing typing costs the per-call hooks ~10 ms,
 # and type checkers treat any name ``TYPE_CHECKING`` as true.
 TYPE_CHECKING = False

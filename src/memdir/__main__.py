@@ -19,7 +19,16 @@ def main() -> None:
         sys.exit(status)
     from memdir.cli import main as cli_main
 
-    cli_main()
+    try:
+        cli_main()
+    finally:
+        # Output still buffered when the reader has gone fails at the last flush.
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            from memdir.cli._common import quiet_broken_pipe
+
+            quiet_broken_pipe()
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import importlib
 
 import click
 
+from memdir import __version__
 from memdir.cli._common import MemdirGroup
 from memdir.config import PROFILES
 
@@ -86,7 +87,7 @@ class LazyGroup(MemdirGroup):
     envvar="MEMDIR_PROFILE",
     help="'claude' reads and writes Claude Code's own memory folders.",
 )
-@click.version_option(package_name="memdir")
+@click.version_option(__version__, "--version", "-V", prog_name="memdir")
 @click.pass_context
 def main(ctx: click.Context, profile: str | None) -> None:
     """memdir: layered, file-based memory for LLM agents."""

@@ -6,9 +6,11 @@ with exit status 1 (:func:`run_reporting_errors`): memdir's own errors as they
 are, environment failures (read-only folder, a directory where a file
 belongs, a symlink loop) through :func:`~memdir.storage.fs.explain_os_error`,
 anything else as a short description. The traceback of an unexpected error
-goes to ``<memdir home>/state/cli-errors.log`` and to the terminal only with
-``--debug`` (or ``MEMDIR_DEBUG=1``). Usage errors are click's, with exit
-status 2. ``--json`` prints machine-readable output.
+(only those: an ordinary error's line says it all) goes to
+``<memdir home>/state/cli-errors.log`` (rotated past 256 KiB to
+``cli-errors.log.1``) and to the terminal only with ``--debug`` (or
+``MEMDIR_DEBUG=1``). Usage errors are click's, with exit status 2. ``--json``
+prints machine-readable output.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ __all__ = [
     "open_memdir",
     "profile_option_value",
     "project_option",
+    "quiet_broken_pipe",
     "read_stdin_text",
     "record_dict",
     "require_provider",
@@ -61,7 +64,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 _ERROR_LOG = "cli-errors.log"
-_MAX_LOG_BYTES = 1 << 20
+_MAX_LOG_BYTES = 256 << 10  # per file; with the previous one, at most about 512 KiB
 _DEBUG_KEY = "memdir.debug"
 
 
@@ -98,6 +101,8 @@ def run_reporting_errors(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
         return invoke()
     except (click.exceptions.Exit, click.ClickException, click.Abort):
         raise
+    except BrokenPipeError:
+        quiet_broken_pipe()
     except MemdirError as exc:
         _report(ctx, exc, str(exc))
     except OSError as exc:
@@ -109,6 +114,26 @@ def run_reporting_errors(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
     except Exception as exc:
         _report(ctx, exc, f"unexpected {type(exc).__name__}: {exc}", unexpected=True)
     return None
+
+
+# What a shell reports for a program a closed pipe stopped (128 + SIGPIPE).
+_BROKEN_PIPE_STATUS = 141
+
+
+def quiet_broken_pipe() -> None:
+    """Exit quietly because the reader closed our output (``memdir list --json | head``).
+
+    Nothing more can reach the reader, and the interpreter's last flush would fail
+    again: standard output becomes /dev/null first, then the exit status is the
+    one a shell gives ``cat`` stopped the same way.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):  # no real file descriptor (an in-process runner)
+        pass
+    sys.exit(_BROKEN_PIPE_STATUS)
 
 
 def _unicode_message(exc: UnicodeError) -> str:
@@ -124,9 +149,9 @@ def _report(
     ctx: click.Context, exc: BaseException, message: str, *, unexpected: bool = False
 ) -> None:
     debug = bool(ctx.meta.get(_DEBUG_KEY)) or os.environ.get("MEMDIR_DEBUG", "") not in ("", "0")
-    log = _log_traceback(exc)
     line = f"memdir: error: {_one_line(message)}"
-    if unexpected:
+    if unexpected:  # an ordinary error says all in its line: only a bug needs its traceback
+        log = _log_traceback(exc)
         saved = f"the traceback is in {log}" if log is not None else "no log could be written"
         line += f" (this looks like a bug in memdir: {saved}; rerun with --debug to see it)"
     click.echo(_printable(line), err=True)
@@ -162,7 +187,8 @@ def _log_traceback(exc: BaseException) -> Path | None:
         path = folder / _ERROR_LOG
         flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0)
         if path.exists() and path.stat().st_size > _MAX_LOG_BYTES:
-            flags |= os.O_TRUNC  # start over rather than grow without bound
+            # Bounded: the full log becomes the one previous log, and a new one starts.
+            os.replace(path, path.with_name(_ERROR_LOG + ".1"))
         stamp = dt.datetime.now().isoformat(timespec="seconds")
         text = f"--- {stamp} memdir {' '.join(sys.argv[1:2])}\n" + "".join(
             traceback.format_exception(exc)
@@ -175,8 +201,18 @@ def _log_traceback(exc: BaseException) -> Path | None:
         return None
 
 
-def read_stdin_text() -> str:
-    """Standard input as UTF-8 text; other bytes are a clear error naming the byte."""
+def read_stdin_text(waiting_for: str | None = None) -> str:
+    """Standard input as UTF-8 text; other bytes are a clear error naming the byte.
+
+    From a terminal, ``waiting_for`` (what to type) is said first on stderr, with how to
+    finish, so the command does not wait on a blank screen.
+    """
+    if waiting_for is not None and sys.stdin is not None and sys.stdin.isatty():
+        click.echo(
+            f"memdir: reading {waiting_for} from the terminal; end it with Ctrl-D on a new "
+            "line (Ctrl-C cancels)",
+            err=True,
+        )
     data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
     if isinstance(data, str):
         return data
@@ -195,10 +231,11 @@ def project_option(func: F) -> F:
     return click.option(
         "--project",
         "project",
-        type=click.Path(file_okay=False, path_type=Path),
+        # It must exist: a mistyped path would otherwise key a new, empty store.
+        type=click.Path(exists=True, file_okay=False, path_type=Path),
         default=Path("."),
         show_default=True,
-        help="Any directory of the project (its git root identifies it).",
+        help="Any existing directory of the project (its git root identifies it).",
     )(func)
 
 
@@ -215,10 +252,35 @@ def profile_option_value() -> str | None:
 
 
 def open_memdir(project: Path) -> Memdir:
-    """Open the project's memory with the profile given to the top-level command."""
-    from memdir.api import Memdir
+    """Open the project's memory with the profile given to the top-level command.
 
-    return Memdir.open(project, profile=profile_option_value())
+    A store created outside any git repository is keyed by the folder itself, so
+    the same memory is found only from that folder again: that is said once, on
+    stderr, when the store is made.
+    """
+    from memdir.api import Memdir
+    from memdir.config import load_settings
+    from memdir.storage.paths import ROOT_RECORD, make_layout
+
+    profile = profile_option_value()
+    settings = load_settings(os.environ, profile=profile)
+    layout = make_layout(settings.home, project, profile=settings.profile, env=os.environ)
+    new = not (layout.project_dir / ROOT_RECORD).exists()
+    mem = Memdir.open(project, profile=profile)
+    if new and not _in_git_repository(mem.layout.project_root):
+        click.echo(
+            f"memdir: note: {mem.layout.project_root} is not in a git repository, so this "
+            "folder keys its memory: run memdir from here (or pass --project) to find it "
+            "again; after `git init` the repository's root keys a new, separate memory",
+            err=True,
+        )
+    return mem
+
+
+def _in_git_repository(root: Path) -> bool:
+    # The project root is a repository's root (a .git folder or file) or, for a
+    # worktree of a bare repository, the bare repository itself.
+    return (root / ".git").exists() or ((root / "HEAD").is_file() and (root / "objects").is_dir())
 
 
 def configured_provider(mem: Memdir) -> Provider | None:

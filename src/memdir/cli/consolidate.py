@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -22,7 +23,9 @@ from memdir.agents.consolidate.run import (
     preview_consolidation,
 )
 from memdir.cli._common import (
+    NO_PROVIDER_HINT,
     close_provider,
+    configured_provider,
     emit,
     json_option,
     open_memdir,
@@ -30,6 +33,9 @@ from memdir.cli._common import (
     require_provider,
     to_jsonable,
 )
+
+if TYPE_CHECKING:
+    from memdir.api import Memdir
 
 __all__ = ["COMMANDS", "consolidate_command"]
 
@@ -51,7 +57,9 @@ def consolidate_command(
     enabled = mem.enabled
     if status:
         gates = consolidation_status(mem, current_session=session_id, enabled=enabled)
-        emit(as_json, {**to_jsonable(gates), "ready": gates.ready}, lambda: _print_status(gates))
+        model = _model_name(mem)
+        data = {**to_jsonable(gates), "ready": gates.ready, "model": model}
+        emit(as_json, data, lambda: _print_status(gates, model))
         return
     provider = require_provider(mem)
     try:
@@ -80,7 +88,20 @@ def _local(moment: dt.datetime | None) -> str:
     return "never" if moment is None else moment.astimezone().strftime("%Y-%m-%d %H:%M:%S %Z")
 
 
-def _print_status(gates: GateStatus) -> None:
+def _model_name(mem: Memdir) -> str | None:
+    """The configured model provider's name (none is started), or ``None``."""
+    provider = configured_provider(mem)
+    if provider is None:
+        return None
+    try:
+        model = getattr(provider, "model", None)
+        kind = type(provider).__name__.removesuffix("Provider")
+        return f"{kind} ({model})" if model else kind
+    finally:
+        close_provider(provider)
+
+
+def _print_status(gates: GateStatus, model: str | None) -> None:
     ago = "" if gates.hours_since is None else f" ({gates.hours_since:.1f} h ago)"
     holder = "none"
     if gates.lock_holder is not None:
@@ -94,7 +115,10 @@ def _print_status(gates: GateStatus) -> None:
     ]
     blocked = gates.blocked_by
     verdict = "ready to run" if blocked is None else f"blocked by the {blocked.value} gate"
+    lines.append(f"model:           {model or 'none configured'}")
     click.echo("\n".join([*lines, f"verdict:         {verdict}"]))
+    if model is None:
+        click.echo(f"consolidation needs a model to run: {NO_PROVIDER_HINT}")
     for check in gates.checks:
         click.echo(f"  {'ok ' if check.passed else 'no '} {check.gate.value}: {check.detail}")
 

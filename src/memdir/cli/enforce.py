@@ -4,8 +4,11 @@
 were skipped and why; ``test -- TOOL INPUT`` shows which rules would fire for
 one call and the answer the pre-tool-use hook would give; ``promote MEMORY``
 turns a memory's proposed ``ask`` rules into ``deny`` (or ``warn``) once the
-user agrees with them. The rules themselves live in the memories' frontmatter
-(see :mod:`memdir.storage.rules`).
+user agrees with them; ``add MEMORY --tool T --match RE --action A`` appends a
+rule to a feedback memory through the same write, and so the same checks
+(RE2, linear time, a known action), as a rule written into the file by hand.
+The rules themselves live in the memories' frontmatter (see
+:mod:`memdir.storage.rules`).
 """
 
 from __future__ import annotations
@@ -138,6 +141,39 @@ def promote_command(memory: str, action: str, project: Path) -> None:
     updated = replace(record.memory, extra={**record.memory.extra, FIELD: promoted})
     mem.store(record.scope).write(updated, file=record.file, expected_version=record.version)
     click.echo(f"{record.file}: ask rules are now {action}")
+
+
+@enforce.command("add")
+@click.argument("memory")
+@click.option("--tool", required=True, help='A tool name, "Edit|Write", "mcp__*" or "*".')
+@click.option(
+    "--match", "match", required=True, help="An RE2 pattern: the command, or an edit's path."
+)
+@click.option(
+    "--action",
+    type=click.Choice(["deny", "ask", "warn"]),
+    default="ask",
+    show_default=True,
+    help="What the pre-tool-use hook answers when the rule fires.",
+)
+@project_option
+def add_command(memory: str, tool: str, match: str, action: str, project: Path) -> None:
+    """Add a rule to feedback MEMORY (checked like one written in its frontmatter).
+
+    Example: memdir enforce add use_pnpm --tool Bash --match '\\bnpm install\\b' --action deny
+    """
+    mem = open_memdir(project)
+    record = mem.get(memory)
+    existing = record.memory.extra.get(FIELD)
+    current = [r.as_dict() for r in parse_rules(existing)] if existing is not None else []
+    rule = {"tool": tool, "match": match, "action": action}
+    if rule in current:
+        click.echo(f"{record.file} already has this rule")
+        return
+    updated = replace(record.memory, extra={**record.memory.extra, FIELD: [*current, rule]})
+    # The store's write validates the rules (feedback only, RE2, linear time, the action).
+    mem.store(record.scope).write(updated, file=record.file, expected_version=record.version)
+    click.echo(f"{record.file}: {action} {tool} calls matching {match}")
 
 
 COMMANDS = [enforce]

@@ -4,7 +4,9 @@
 ``AGENTS.md`` (the memory index and the enforced feedback rules as plain
 instructions); ``--cursor`` also writes ``.cursor/rules/memdir.mdc``. Running
 it again updates only memdir's section (see
-:mod:`memdir.integrations.agents_md`).
+:mod:`memdir.integrations.agents_md`). Only team memory is written unless
+``--include-private`` is given; ``--team-only``, once needed to keep private
+memory out, is still accepted and now changes nothing.
 """
 
 from __future__ import annotations
@@ -26,21 +28,40 @@ def export() -> None:
 
 @export.command("agents-md")
 @click.option("--cursor", is_flag=True, help="Also write .cursor/rules/memdir.mdc.")
-@click.option("--team-only", is_flag=True, help="Leave private memory out (for a committed file).")
+@click.option(
+    "--include-private",
+    is_flag=True,
+    help="Also write your private memory (for a file that is not committed).",
+)
+@click.option(
+    "--team-only",
+    is_flag=True,
+    hidden=True,
+    help="The default now: private memory is left out unless --include-private.",
+)
 @project_option
-def agents_md(cursor: bool, team_only: bool, project: Path) -> None:
-    """Write memdir's section of AGENTS.md; the rest of the file is left as it is."""
+def agents_md(cursor: bool, include_private: bool, team_only: bool, project: Path) -> None:
+    """Write memdir's section of AGENTS.md (team memory only, unless --include-private);
+    the rest of the file is left as it is."""
+    if team_only and include_private:
+        raise click.UsageError("--team-only and --include-private contradict each other")
+    if team_only:
+        click.echo(
+            "memdir: note: --team-only is the default now (private memory is left out "
+            "unless --include-private); the flag can be dropped",
+            err=True,
+        )
     mem = open_memdir(project)
-    results = [export_agents_md(mem, team_only=team_only)]
+    results = [export_agents_md(mem, include_private=include_private)]
     if cursor:
-        results.append(export_cursor_rules(mem, team_only=team_only))
+        results.append(export_cursor_rules(mem, include_private=include_private))
     for result in results:
         click.echo(f"{'updated' if result.changed else 'unchanged'}: {result.path}")
-        if not team_only and tracked_by_git(result.path):
+        if include_private and tracked_by_git(result.path):
             click.echo(
                 f"memdir: warning: git tracks {result.path.name}, and it now holds your private "
                 "memory index: commit it only if that is meant to be shared, or run again "
-                "with --team-only",
+                "without --include-private",
                 err=True,
             )
 

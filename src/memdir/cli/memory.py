@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import shlex
 import subprocess
@@ -20,7 +21,7 @@ from memdir.cli._common import (
     record_dict,
 )
 from memdir.errors import MemdirError, MemoryNotFound
-from memdir.model import MemoryType, Scope
+from memdir.model import MemoryRecord, MemoryType, Scope
 from memdir.storage.fs import read_text_file
 
 __all__ = ["COMMANDS"]
@@ -36,7 +37,20 @@ def init(project: Path, as_json: bool) -> None:
     """Create this project's memory folders and print where they are."""
     mem = open_memdir(project)
     data = {"memory_dir": mem.layout.memory_dir, "team_dir": mem.layout.team_dir}
-    emit(as_json, data, lambda: click.echo(f"memory ready at {mem.layout.memory_dir}"))
+
+    def human() -> None:
+        click.echo(f"memory ready at {mem.layout.memory_dir}")
+        click.echo(_NEXT_STEPS)
+
+    emit(as_json, data, human)
+
+
+_NEXT_STEPS = """next steps:
+  memdir add --type feedback --name "..." --description "..."   save a first memory
+  memdir hook install claude          give Claude Code this memory in every session
+  memdir install <host>               or add the MCP server to Claude Desktop, Cursor, ...
+  memdir team init --remote URL       share the team scope through a git remote
+  memdir --help                       every command"""
 
 
 @click.command()
@@ -65,7 +79,7 @@ def add(
     as_json: bool,
 ) -> None:
     """Save a memory (or update the one with the same name)."""
-    text = read_stdin_text() if body == "-" else body
+    text = read_stdin_text("the memory's body") if body == "-" else body
     mem = open_memdir(project)
     result = mem.write(
         name=name,
@@ -76,12 +90,17 @@ def add(
         file=file,
         replace=replace,
     )
+    from memdir.recall.index_budget import overflow_warning
+
+    overflow = overflow_warning(mem.store(result.record.scope), result.record.file)
 
     def human() -> None:
         verb = "created" if result.created else "updated"
         click.echo(f"{verb} {result.record.scope.value}:{result.record.file}")
         for warning in result.warnings:
             click.echo(f"warning: {warning}", err=True)
+        if overflow is not None:
+            click.echo(f"warning: {overflow}", err=True)
 
     emit(as_json, {**record_dict(result.record), "created": result.created}, human)
 
@@ -98,16 +117,51 @@ def list_(scope: str | None, project: Path, as_json: bool) -> None:
         if not records:
             click.echo("no memories yet")
             return
-        from rich.console import Console  # loaded to draw the table, not by every command
-        from rich.table import Table
-
-        table = Table("scope", "file", "type", "name", "description", box=None)
-        for r in records:
-            kind = r.memory.type.value if r.memory.type else "?"
-            table.add_row(r.scope.value, r.file, kind, r.memory.name, r.memory.description)
-        Console(width=200 if not sys.stdout.isatty() else None).print(table)
+        for line in _table(records, _width()):
+            click.echo(line)
 
     emit(as_json, [record_dict(r, body=False) for r in records], human)
+
+
+def _width() -> int | None:
+    """The terminal's width ($COLUMNS first); ``None`` for a pipe: rows are not cut."""
+    import shutil
+
+    if not sys.stdout.isatty() and not os.environ.get("COLUMNS"):
+        return None
+    return shutil.get_terminal_size((80, 24)).columns
+
+
+def _table(records: list[MemoryRecord], width: int | None) -> list[str]:
+    """Aligned rows: scope, updated, type, file, then name and description.
+
+    The file is the handle show, edit and rm take: it is never wrapped or cut. Only
+    the name and description, last on the row, give way to a narrow terminal.
+    """
+    rows = [
+        ((r.scope.value, _date(r), r.memory.type.value if r.memory.type else "?", r.file), r)
+        for r in records
+    ]
+    header = ("scope", "updated", "type", "file")
+    widths = [max(len(header[i]), *(len(cells[i]) for cells, _ in rows)) for i in range(4)]
+
+    def line(cells: tuple[str, ...], tail: str) -> str:
+        head = "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True))
+        text = f"{head}  {tail}"
+        if width is not None and len(text) > width:
+            room = width - 1 - len(head) - 2
+            text = f"{head}  {tail[:room].rstrip()}…" if room > 0 else f"{head}  …"
+        return text.rstrip()
+
+    out = [line(header, "name — description")]
+    out += [line(cells, f"{r.memory.name} — {r.memory.description}") for cells, r in rows]
+    return out
+
+
+def _date(record: MemoryRecord) -> str:
+    """When the memory last changed: its ``updated`` (or ``created``) date, else the mtime."""
+    day = record.memory.updated or record.memory.created
+    return (day or dt.date.fromtimestamp(record.mtime)).isoformat()
 
 
 @click.command()
@@ -182,18 +236,26 @@ def rm(name: str, scope: str | None, project: Path, as_json: bool) -> None:
     emit(as_json, {"trashed": trashed}, lambda: click.echo(f"moved to {trashed}"))
 
 
+# Past this many findings, doctor prints counts and the first few of each kind.
+_DOCTOR_FULL = 40
+_DOCTOR_FIRST = 5
+
+
 @click.command()
 @click.option("--fix", is_flag=True, help="Repair the index where it is safe.")
 @click.option("--drift", is_flag=True, help="Also check paths and symbols memories name.")
+@click.option("--all", "show_all", is_flag=True, help="Print every finding, not a summary.")
 @project_option
 @json_option
-def doctor(fix: bool, drift: bool, project: Path, as_json: bool) -> None:
+def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool) -> None:
     """Check memories and indexes (orphans, dangling lines, bad files, drift), that the
     hook and MCP commands installed for Claude Code start memdir, and the last background
     job (hooks): failed, or skipped for want of a model, with the fix."""
     from memdir.integrations.install_check import check_installs
     from memdir.integrations.job_status import run_problem
-    from memdir.recall.doctor import diagnose  # drift checks and repairs: doctor alone
+
+    # Drift checks and repairs: doctor alone loads them.
+    from memdir.recall.doctor import Finding, diagnose
 
     mem = open_memdir(project)
     report = diagnose(mem, fix=fix, drift=drift)
@@ -203,17 +265,35 @@ def doctor(fix: bool, drift: bool, project: Path, as_json: bool) -> None:
     # A skipped job is a choice to make, not a fault.
     ok = report.ok and not installs and not job_failed
 
+    def line(f: Finding) -> str:
+        mark = "fixed" if f.fixed else f.problem.value
+        where = f"{f.scope.value}:{f.file}" if f.file else f.scope.value
+        return f"[{mark}] {where} {f.message}"
+
     def human() -> None:
         if not report.findings and not installs and background is None:
             click.echo("all good")
-        for f in report.findings:
-            mark = "fixed" if f.fixed else f.problem.value
-            where = f"{f.scope.value}:{f.file}" if f.file else f.scope.value
-            click.echo(f"[{mark}] {where} {f.message}")
         for i in installs:
             click.echo(f"[{i.problem}] {i.path} {i.message}; fix: {i.fix}")
         if background is not None:
             click.echo(f"[background] {background.describe()}")
+        if show_all or len(report.findings) <= _DOCTOR_FULL:
+            for f in report.findings:
+                click.echo(line(f))
+            return
+        groups: dict[str, list[Finding]] = {}
+        for f in report.findings:
+            groups.setdefault("fixed" if f.fixed else f.problem.value, []).append(f)
+        ordered = sorted(groups.items(), key=lambda item: -len(item[1]))  # most first
+        counts = ", ".join(f"{len(found)} {kind}" for kind, found in ordered)
+        click.echo(f"{len(report.findings)} findings: {counts}")
+        for kind, found in ordered:
+            click.echo(f"\n{kind} ({len(found)}):")
+            for f in found[:_DOCTOR_FIRST]:
+                click.echo(f"  {line(f)}")
+            if len(found) > _DOCTOR_FIRST:
+                click.echo(f"  ... and {len(found) - _DOCTOR_FIRST} more")
+        click.echo("\nmemdir doctor --all prints every finding (--json for a program)")
 
     payload = {
         "ok": ok,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import click
@@ -14,6 +13,7 @@ from memdir.cli._common import (
     open_memdir,
     profile_option_value,
     project_option,
+    read_stdin_text,
 )
 from memdir.integrations.hooks import project_prompt
 
@@ -64,8 +64,8 @@ def prompt(mode: str, skip_index: bool, tools: str, project: Path, as_json: bool
 @project_option
 @json_option
 def log(text: str | None, project: Path, as_json: bool) -> None:
-    """Append a timestamped entry to today's daily log (TEXT, or standard input)."""
-    entry = text if text is not None else sys.stdin.read()
+    """Append a timestamped entry to today's daily log (TEXT; '-' or none reads standard input)."""
+    entry = text if text not in (None, "-") else read_stdin_text("the log entry")
     path = open_memdir(project).log(entry)
     emit(as_json, {"log": path}, lambda: click.echo(f"logged to {path}"))
 

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from memdir.cli._common import emit, json_option, open_memdir, project_option
 from memdir.search.catalog import Progress as CatalogProgress
 from memdir.search.catalog import RefreshStats
+from memdir.search.query import GrepHit, grep
+
+if TYPE_CHECKING:
+    from memdir.api import Memdir
 
 __all__ = ["COMMANDS"]
 
@@ -20,8 +25,13 @@ _KINDS = click.Choice(["memory", "log", "notes", "transcript"])
 @click.argument("query", required=False)
 @click.option("--kind", "kinds", type=_KINDS, multiple=True, help="Only these kinds (repeatable).")
 @click.option("-k", "--limit", type=click.IntRange(min=1), default=10, show_default=True)
-@click.option("--grep", "pattern", default=None, help="Literal grep instead of ranked search.")
-@click.option("--regex", is_flag=True, help="With --grep: the pattern is a regular expression.")
+@click.option(
+    "--grep",
+    "pattern",
+    default=None,
+    help="Lines containing this text (literal, like grep -F) instead of ranked search.",
+)
+@click.option("--regex", is_flag=True, help="With --grep: the pattern is an RE2 expression.")
 @click.option("-i", "--ignore-case", is_flag=True, help="With --grep: ignore case.")
 @click.option(
     "--transcripts",
@@ -45,9 +55,15 @@ def search(
     """Ranked search for QUERY, or `--grep PATTERN` for matching lines."""
     mem = open_memdir(project)
     if pattern is not None:
-        lines = mem.grep(pattern, regex=regex, ignore_case=ignore_case, transcripts=transcripts)
+        lines = _grep(
+            mem, pattern, kinds, regex=regex, ignore_case=ignore_case, transcripts=transcripts
+        )
         text = "\n".join(f"{h.path}:{h.line}:{h.text}" for h in lines)
         emit(as_json, lines, lambda: click.echo(text) if lines else None)
+        if not lines:  # as grep does: nothing matched is exit status 1, said on stderr
+            what = "regular expression" if regex else "text"
+            click.echo(f"no lines match the {what} {pattern!r}", err=True)
+            raise click.exceptions.Exit(1)
         return
     if not query:
         raise click.UsageError("give a QUERY, or --grep PATTERN")
@@ -63,6 +79,32 @@ def search(
                 click.echo(f"       {hit.snippet}")
 
     emit(as_json, hits, human)
+
+
+def _grep(
+    mem: Memdir,
+    pattern: str,
+    kinds: tuple[str, ...],
+    *,
+    regex: bool,
+    ignore_case: bool,
+    transcripts: Path | None,
+) -> list[GrepHit]:
+    """Grep memory files, daily logs (and session notes, transcripts), kept to ``kinds``."""
+    wanted = set(kinds) or {"memory", "log", "transcript"}
+    hits = mem.grep(pattern, regex=regex, ignore_case=ignore_case, transcripts=transcripts)
+    if "notes" in wanted:  # session notes live beside the memory folder, not in it
+        hits += grep(mem.layout.sessions_dir, pattern, regex=regex, ignore_case=ignore_case)
+    logs = mem.layout.logs_dir
+
+    def kind(hit: GrepHit) -> str:
+        if hit.path.suffix == ".jsonl":
+            return "transcript"
+        if hit.path.is_relative_to(mem.layout.sessions_dir):
+            return "notes"
+        return "log" if hit.path.is_relative_to(logs) else "memory"
+
+    return [hit for hit in hits if kind(hit) in wanted]
 
 
 def _with_progress(label: str, work: Callable[[CatalogProgress], RefreshStats]) -> RefreshStats:

@@ -50,14 +50,16 @@ def serve(use_http: bool, host: str, port: int, token: str | None, project: Path
     if not use_http:
         serve_stdio(server)  # until the client closes stdin, or SIGINT / SIGTERM
         return
-    from memdir.mcp.http import TOKEN_FILE, resolve_token, serve_http
+    from memdir.mcp.http import TOKEN_FILE, bind, resolve_token, serve_http
 
     secret = resolve_token(mem.settings.home, token)
+    sock = bind(host, port)  # a busy port fails here, before the banner says we serve
     if host not in _LOOPBACK:
         click.echo(f"memdir: warning: serving on {host}, reachable beyond this machine", err=True)
     where = "the --token value" if token else f"{mem.settings.home / TOKEN_FILE}"
     click.echo(f"memdir MCP server on http://{host}:{port}/mcp (bearer token: {where})", err=True)
-    serve_http(server, token=secret, host=host, port=port)
+    with sock:
+        serve_http(server, token=secret, host=host, port=port, sock=sock)
 
 
 COMMANDS = [serve]

@@ -15,9 +15,14 @@ the file's mode.
 always-applied Cursor rule) with the same content; the file is memdir's own,
 but one that does not carry memdir's marker is someone else's and is refused.
 
-``team_only`` leaves private memory out: for a file that is committed and read
-by the whole team. :func:`tracked_by_git` tells the CLI when a file it is
-about to fill with private memory is one git tracks, so it can say so.
+Only team memory goes in unless ``include_private`` is given: ``AGENTS.md`` is
+usually committed and read by the whole team, and private memory ("I am
+interviewing elsewhere") must not reach the repository by default.
+:func:`tracked_by_git` tells the CLI when a file it is about to fill with
+private memory is one git tracks, so it can say so. The index's links point
+into memdir's folder, not the repository, so they are written as plain
+titles with the file name ``memdir show`` takes, never as links that resolve
+to nothing.
 """
 
 from __future__ import annotations
@@ -68,12 +73,17 @@ class ExportResult:
     changed: bool
 
 
+# "- [Title](file.md) — hook": the link's target is a file in memdir's folder.
+_INDEX_LINK = re.compile(r"^(\s*[-*+]\s+)\[([^\]\n]*)\]\(([^)\n]+)\)", re.M)
+
+
 def _index_text(directory: Path, *, max_lines: int, max_chars: int) -> str:
     try:
         raw = (directory / INDEX_NAME).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
-    return truncate_index(raw, max_lines=max_lines, max_chars=max_chars).content.strip()
+    text = truncate_index(raw, max_lines=max_lines, max_chars=max_chars).content.strip()
+    return _INDEX_LINK.sub(lambda m: f"{m[1]}{m[2]} (`{m[3]}`)", text)
 
 
 def _instruction(found: EnforcedRule) -> str:
@@ -87,15 +97,16 @@ def _instruction(found: EnforcedRule) -> str:
     )
 
 
-def render_section(memory: ProjectMemory, *, team_only: bool = False) -> str:
-    """The text between the markers: the memory index and the rules as instructions."""
+def render_section(memory: ProjectMemory, *, include_private: bool = False) -> str:
+    """The text between the markers: the memory index and the rules as instructions
+    (team memory only, unless ``include_private``)."""
     settings = memory.settings
     limits = {"max_lines": settings.max_index_lines, "max_chars": settings.max_index_chars}
     team = settings.team is not False
     rules = [
         r
         for r in load_rules(memory.layout, include_team=team).rules
-        if not team_only or r.scope.value == "team"
+        if include_private or r.scope.value == "team"
     ]
     parts = [
         "## Project memory (memdir)",
@@ -103,7 +114,9 @@ def render_section(memory: ProjectMemory, *, team_only: bool = False) -> str:
         "Saved by memdir from earlier sessions with this project. Read a memory with "
         "`memdir show FILE` before relying on it: it may be out of date.",
     ]
-    indexes: list[tuple[str, Path]] = [] if team_only else [("Private", memory.layout.memory_dir)]
+    indexes: list[tuple[str, Path]] = (
+        [("Private", memory.layout.memory_dir)] if include_private else []
+    )
     if team:
         indexes.append(("Team", memory.layout.team_dir))
     for label, directory in indexes:
@@ -165,20 +178,20 @@ def _read(path: Path) -> str:
 
 
 def export_agents_md(
-    memory: ProjectMemory, *, path: Path | None = None, team_only: bool = False
+    memory: ProjectMemory, *, path: Path | None = None, include_private: bool = False
 ) -> ExportResult:
     """Write memdir's section of the project's ``AGENTS.md`` (only that section)."""
     target = path or memory.layout.project_root / AGENTS_FILE
-    section = render_section(memory, team_only=team_only)
+    section = render_section(memory, include_private=include_private)
     with file_lock(memory.layout.lock_dir / "agents-md.lock", timeout=30):
         before = _read(target)
         return _write_if_changed(target, before, merge_section(before, section, path=target))
 
 
-def export_cursor_rules(memory: ProjectMemory, *, team_only: bool = False) -> ExportResult:
+def export_cursor_rules(memory: ProjectMemory, *, include_private: bool = False) -> ExportResult:
     """Write ``.cursor/rules/memdir.mdc``: the same content as an always-applied rule."""
     target = memory.layout.project_root / CURSOR_FILE
-    body = render_section(memory, team_only=team_only)
+    body = render_section(memory, include_private=include_private)
     text = (
         "---\n"
         "description: Project memory saved by memdir (index and feedback rules)\n"

@@ -10,6 +10,7 @@ so clients configured once keep working across restarts.
 
 from __future__ import annotations
 
+import errno
 import hmac
 import json
 import secrets
@@ -19,6 +20,7 @@ from pathlib import Path
 from mcp.server.mcpserver import MCPServer
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from memdir.errors import ConfigError
 from memdir.mcp.server import MemdirContext
 from memdir.storage.fs import FILE_MODE, atomic_write
 
@@ -28,6 +30,7 @@ __all__ = [
     "MCP_PATH",
     "TOKEN_FILE",
     "BearerAuth",
+    "bind",
     "http_app",
     "resolve_token",
     "serve_http",
@@ -108,6 +111,37 @@ def http_app(server: MCPServer[MemdirContext], token: str, *, host: str = DEFAUL
     """The server's streamable HTTP app at :data:`MCP_PATH`, wrapped in :class:`BearerAuth`."""
     app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
     return BearerAuth(app, token)
+
+
+def bind(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> socket.socket:
+    """A listening socket on ``host:port``, bound before anything says the server is up.
+
+    A port in use (or an address this machine does not have) is a clear error here,
+    before a banner, rather than uvicorn's raw one after it.
+    """
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise ConfigError(
+            f"cannot serve on {host}: {exc.strerror}", hint="pass --host 127.0.0.1"
+        ) from None
+    family, kind, proto, _, address = infos[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        busy = exc.errno == errno.EADDRINUSE
+        raise ConfigError(
+            f"cannot serve on {host}:{port}: "
+            + ("the port is in use by another program" if busy else str(exc.strerror or exc)),
+            hint=f"pass another port, e.g. --port {port + 1}"
+            if busy
+            else "pass --host 127.0.0.1 or another --port",
+        ) from None
+    return sock
 
 
 def serve_http(

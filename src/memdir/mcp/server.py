@@ -45,6 +45,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import AliasChoices, Field, ValidationError
 
+from memdir import __version__
 from memdir.api import Memdir
 from memdir.errors import InvalidMemory, LimitExceeded, MemdirError, UnsafePath
 from memdir.mcp._text import Scrubber, agent_error, listing, numbered
@@ -583,6 +584,7 @@ def build_server(
 
     server: MCPServer[MemdirContext] = _MemdirServer(
         "memdir",
+        version=__version__,
         instructions="Persistent, file-based memory for this project. Call view with no "
         "path to read the index, search or recall to find memories, write/edit/delete to "
         "keep them current.",

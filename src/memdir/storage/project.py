@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from memdir.config import Settings, memory_enabled
-from memdir.errors import InvalidMemory
+from memdir.errors import InvalidMemory, MemoryNotFound
 from memdir.model import Memory, MemoryRecord, MemoryType, Scope
 from memdir.storage.history import HISTORY_NAME, History
 from memdir.storage.paths import Layout
@@ -116,7 +116,27 @@ class ProjectMemory:
         if scope is not None:
             return self.store(scope).get(ref)
         found = self.private.find(ref) or self.team.find(ref)
-        return found if found is not None else self.private.get(ref)
+        if found is None:
+            raise self._not_found(ref)
+        return found
+
+    def _not_found(self, ref: str) -> MemoryNotFound:
+        """Both scopes were searched: say so, and offer the nearest names and files."""
+        import difflib
+
+        handles: dict[str, str] = {}  # a name or file, lowered -> the file to pass on
+        for record in self.list():
+            file = record.file if record.scope is Scope.PRIVATE else f"{record.file} (team)"
+            for key in (record.file, record.file.removesuffix(".md"), record.memory.name):
+                handles.setdefault(key.lower(), file)
+        near = difflib.get_close_matches(ref.lower(), list(handles), n=6, cutoff=0.6)
+        files = list(dict.fromkeys(handles[key] for key in near))[:3]
+        suggestion = f"; did you mean {' or '.join(files)}?" if files else ""
+        return MemoryNotFound(
+            f"no memory named {ref!r} in private or team memory{suggestion}",
+            path=self.layout.memory_dir,
+            hint="run `memdir list` to see the memories and their files",
+        )
 
     def list(self, *, scope: Scope | str | None = None) -> builtins.list[MemoryRecord]:
         """Every memory, private then team (or of one scope)."""

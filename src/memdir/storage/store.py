@@ -378,9 +378,14 @@ class MemoryStore(AppliedStore):
                 hint="the description is what recall matches on: make it specific",
             )
         if memory.type is None:
+            # An unknown type is kept aside in ``extra`` by the reader: name it, and the
+            # four in the message itself (an edit's error keeps the message, not the hint).
+            raw = memory.extra.get("type")
+            got = "needs a type" if raw is None else f"has type {str(raw)!r}"
             raise InvalidMemory(
-                f"memory {memory.name!r} needs a type",
-                hint="one of user, feedback, project, reference",
+                f"memory {memory.name!r} {got}: the type is one of user, feedback, project, "
+                "reference",
+                hint="see the README's table of the four memory types",
             )
         if memory.type is MemoryType.USER and self.scope is Scope.TEAM:
             raise InvalidMemory(

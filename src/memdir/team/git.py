@@ -49,6 +49,7 @@ __all__ = [
     "GitResult",
     "PushOutcome",
     "display_url",
+    "git_message",
     "install_pre_commit_hook",
     "last_line",
     "main",
@@ -173,7 +174,7 @@ class Git:
             )
         if check and result.returncode != 0:
             raise SyncError(
-                f"git {args[0]} failed: {last_line(result.stderr)}",
+                f"git {args[0]} failed: {git_message(result.stderr)}",
                 path=self.work_tree,
                 hint=f"inspect the team repository with `git -C {self.work_tree} status`",
             )
@@ -317,7 +318,7 @@ class Git:
         if tip is not None and not self.is_ancestor(tip, "HEAD"):
             return "raced"
         raise SyncError(
-            f"pushing to {display_url(url)} failed: {last_line(result.stderr)}",
+            f"pushing to {display_url(url)} failed: {git_message(result.stderr)}",
             path=self.work_tree,
             hint=f"check your write access to the remote, then run `{retry}` again; "
             "your changes are committed locally",
@@ -409,11 +410,38 @@ def _spawn(
 def unreachable(url: str, stderr: str, root: Path, retry: str) -> SyncError:
     """The error for a remote that cannot be reached or refuses us."""
     return SyncError(
-        f"cannot reach the team remote {display_url(url)}: {last_line(stderr)}",
+        f"cannot reach the team remote {display_url(url)}: {git_message(stderr)}",
         path=root,
         hint=f"check the network, the URL and your access to it (ssh key or credential "
         f"helper), then run `{retry}` again; local memories and commits are kept",
     )
+
+
+_GIT_PREFIX = re.compile(r"^(fatal|error|warning|hint|remote):\s*", re.I)
+_MAX_MESSAGE = 600
+
+
+def git_message(stderr: bytes | str) -> str:
+    """git's whole error message on one line, the URL's credentials hidden.
+
+    git words one error over several lines ("Could not read from remote repository.",
+    "Please make sure you have the correct access rights", "and the repository
+    exists."): the last line alone says nothing. Each ``fatal:``/``error:`` line
+    starts a new clause; continuation lines join the one before.
+    """
+    text = stderr.decode("utf-8", "replace") if isinstance(stderr, bytes) else stderr
+    text = display_url(text)
+    clauses: list[str] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        if _GIT_PREFIX.match(line) or not clauses:
+            clauses.append(_GIT_PREFIX.sub("", line))
+        else:
+            clauses[-1] = f"{clauses[-1]} {line}"
+    message = "; ".join(dict.fromkeys(clauses)) or "no error message"
+    return message if len(message) <= _MAX_MESSAGE else message[: _MAX_MESSAGE - 1] + "…"
 
 
 def last_line(stderr: bytes | str) -> str:
