@@ -632,3 +632,52 @@ def test_claude_mode_with_an_undecodable_project_path_saves_and_lists(
     assert code == 0, output
     code, output = cli("--profile", "claude", "list", "--project", str(project), "--json")
     assert code == 0 and '"name": "n"' in output
+
+
+# -- enforced rules: what the shell runs, rules too wide, inputs too long ----------------
+
+_SHELL_DISGUISES = [
+    "npm  install",
+    "npm\tinstall",
+    "npm \\\ninstall",
+    "n\\pm install",
+    "'npm' install",
+    '"npm" install',
+    "$(echo npm) install",
+    "`echo npm` install",
+    "N=npm; $N install",
+    "bash -c 'npm install'",
+    "eval 'npm install'",
+]
+
+
+@pytest.mark.parametrize("command", _SHELL_DISGUISES)
+def test_a_deny_rule_sees_through_the_shell_spelling_of_a_command(
+    home: Memdir, command: str
+) -> None:
+    from memdir.integrations.enforce import decide
+    from memdir.storage.enforced import load_rules
+
+    rule = {"tool": "Bash", "match": r"\bnpm (install|i|run)\b", "action": "deny"}
+    home.write(name="Use pnpm", description="pnpm only", type="feedback", extra={"enforce": [rule]})
+    rules = load_rules(home.layout).rules
+    assert decide(rules, "Bash", {"command": command}).action == "deny"
+    message = "git commit -m 'stop using npm install in CI'"
+    assert decide(rules, "Bash", {"command": message}).action is None
+    past_the_limit = "x" * 200_000 + "; npm install"
+    assert decide(rules, "Bash", {"command": past_the_limit}).action == "ask"
+
+
+@pytest.mark.parametrize("match", [".", "(?s).", "\\S", ".*", ""])
+def test_a_teammate_rule_that_matches_everything_is_refused(
+    home: Memdir, outside: Path, match: str
+) -> None:
+    rule = {"tool": "*", "match": match, "action": "deny"}
+    refused(
+        home,
+        outside,
+        lambda: home.write(
+            name="Everything", description="d", type="feedback", scope="team",
+            extra={"enforce": [rule]},
+        ),
+    )  # fmt: skip

@@ -25,7 +25,16 @@ from collections.abc import Mapping, Sequence
 
 from memdir.records import record
 from memdir.storage.enforced import EnforcedRule
-from memdir.storage.rules import Action, fired_rules, stronger, subjects
+from memdir.storage.rules import (
+    Action,
+    bash_subjects,
+    fired_rules,
+    stronger,
+    subjects,
+    tool_matches,
+    unchecked,
+)
+from memdir.storage.shell_words import MAX_CHARS
 
 TYPE_CHECKING = False  # the pre-tool-use hook loads this module: no typing at run time
 if TYPE_CHECKING:
@@ -43,31 +52,51 @@ class Decision:
     tool_name: str
     action: Action | None
     fired: tuple[EnforcedRule, ...]
+    unchecked: int = 0  # the length of an input too long for the rules to read, or 0
 
     @property
     def reason(self) -> str:
         """The text the agent (and the user, for ask) reads."""
-        return reason_text(self.fired, self.action)
+        text = reason_text(self.fired, self.action)
+        if self.unchecked and text:
+            text = (
+                f"This command is {self.unchecked:,} characters long, past the {MAX_CHARS:,} "
+                f"memdir's rules read, so they could not check it. {text}"
+            )
+        return text
 
 
 def decide(
     rules: Sequence[EnforcedRule], tool_name: str, tool_input: Mapping[str, Any]
 ) -> Decision:
     """The rules among ``rules`` that fire for this call, and the strongest action."""
-    texts = subjects(tool_name, tool_input)
-    hits = fired_rules([r.rule for r in rules], tool_name, texts)
+    command = tool_input.get("command") if tool_name == "Bash" else None
+    commands: list[list[str]] = []
+    if isinstance(command, str):
+        texts, commands = bash_subjects(command)
+    else:
+        texts = subjects(tool_name, tool_input)
+    hits = fired_rules([r.rule for r in rules], tool_name, texts, commands)
     fired = tuple(rules[i] for i in hits)
     action: Action | None = None
     for found in fired:
         action = found.rule.action if action is None else stronger(action, found.rule.action)
-    return Decision(tool_name=tool_name, action=action, fired=fired)
+    too_long = unchecked(tool_name, tool_input)
+    if too_long and action != "deny":
+        # Past what the rules read: never let it through unread when a rule covers the tool.
+        covering = tuple(r for r in rules if tool_matches(r.rule.tool, tool_name))
+        if covering:
+            held = any(r.rule.action != "warn" for r in covering)
+            action = "ask" if held else "warn"
+            fired = fired or covering
+    return Decision(tool_name=tool_name, action=action, fired=fired, unchecked=too_long)
 
 
 def _one(found: EnforcedRule) -> str:
     why = f" Why: {found.why}" if found.why else ""
     return (
         f'feedback memory "{found.name}" ({found.ref}, {found.scope.value}) forbids this '
-        f"({found.rule.tool} matching `{found.rule.match}`).{why}"
+        f"({found.rule.summary}).{why}"
     )
 
 
