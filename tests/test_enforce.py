@@ -162,7 +162,9 @@ def test_deny_quotes_the_memory_name_and_its_why(mem: Memdir) -> None:
         "permissionDecisionReason": hook["permissionDecisionReason"],
     }
     assert '"Use pnpm, never npm"' in hook["permissionDecisionReason"]
-    assert "Why: npm rewrote the lockfile and broke CI." in hook["permissionDecisionReason"]
+    assert (
+        'words on why: "npm rewrote the lockfile and broke CI."' in hook["permissionDecisionReason"]
+    )
 
 
 def test_warn_adds_context_without_a_permission_decision(mem: Memdir) -> None:

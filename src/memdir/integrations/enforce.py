@@ -93,11 +93,18 @@ def decide(
 
 
 def _one(found: EnforcedRule) -> str:
-    why = f" Why: {found.why}" if found.why else ""
+    # The name and Why line are the memory's words (a teammate's, perhaps): quoted, so
+    # they read as what the memory says, never as memdir's own instruction.
+    why = f" The memory's words on why: {_quoted(found.why)}." if found.why else ""
     return (
-        f'feedback memory "{found.name}" ({found.ref}, {found.scope.value}) forbids this '
-        f"({found.rule.summary}).{why}"
+        f"feedback memory {_quoted(found.name)} ({found.ref}, {found.scope.value}) "
+        f"forbids this ({found.rule.summary}).{why}"
     )
+
+
+def _quoted(text: str) -> str:
+    """``text`` in double quotes that nothing inside it can end."""
+    return '"' + text.replace('"', "'").replace("<", "&lt;") + '"'
 
 
 def reason_text(fired: Sequence[EnforcedRule], action: Action | None) -> str:
