@@ -681,3 +681,51 @@ def test_a_teammate_rule_that_matches_everything_is_refused(
             extra={"enforce": [rule]},
         ),
     )  # fmt: skip
+
+
+# -- bounded work for any input -----------------------------------------------------------
+
+
+def test_a_huge_prompt_is_ranked_on_its_two_ends_only() -> None:
+    from memdir.search.terms import MAX_QUERY_CHARS, bounded_query
+
+    middle = "filler " * 1_000_000
+    query = "deploy window " + middle + " when is the freeze"
+    bounded = bounded_query(query)
+    assert len(bounded) <= MAX_QUERY_CHARS + 1
+    assert bounded.startswith("deploy window") and bounded.endswith("when is the freeze")
+    assert "fill" not in bounded.split()[-5:]  # no word is cut in two at either end
+    assert bounded_query("short question") == "short question"
+
+
+@pytest.mark.parametrize("where", ["head", "tail"])
+def test_recall_and_search_on_a_megabyte_prompt_find_what_its_ends_ask(
+    home: Memdir, where: str
+) -> None:
+    home.write(name="Merge freeze", description="the mobile merge freeze", type="project")
+    noise = " ".join(f"w{i}" for i in range(150_000))  # a megabyte of distinct words
+    ask = "merge freeze"
+    prompt = f"{ask} {noise}" if where == "head" else f"{noise} {ask}"
+    assert len(prompt) > 1 << 20
+    assert [item.ref for item in home.recall(prompt).items] == ["merge_freeze.md"]
+    assert [hit.title for hit in home.search(prompt)][:1] == ["Merge freeze"]
+
+
+def test_a_body_on_stdin_over_the_limit_is_refused_before_it_is_read_whole(
+    home: Memdir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+    import sys
+
+    from memdir.cli._common import read_stdin_text
+    from memdir.errors import LimitExceeded
+
+    raw = io.BytesIO(b"x" * (50 << 20))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(raw, encoding="utf-8"))
+    with pytest.raises(LimitExceeded, match="limit of one memory"):
+        read_stdin_text(limit=home.settings.max_memory_bytes)
+    assert raw.tell() <= home.settings.max_memory_bytes + 1
+    args = ("add", "--type", "project", "--name", "Big", "--description", "d", "--body", "-")
+    code, output = cli(*args, input=b"y" * (1 << 20))
+    assert code == 1 and "limit" in output
+    victim_intact(home)

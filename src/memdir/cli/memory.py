@@ -65,8 +65,8 @@ def add(
     as_json: bool,
 ) -> None:
     """Save a memory (or update the one with the same name)."""
-    text = read_stdin_text() if body == "-" else body
     mem = open_memdir(project)
+    text = read_stdin_text(limit=mem.settings.max_memory_bytes) if body == "-" else body
     result = mem.write(
         name=name,
         description=description,

@@ -51,6 +51,7 @@ from memdir.recall.manifest import (
 )
 from memdir.recall.prompt import DRIFT_CAVEAT
 from memdir.records import record
+from memdir.search.terms import bounded_query
 from memdir.storage import sidecar
 from memdir.storage.fs import FILE_MODE, atomic_write, ensure_dir, file_lock, read_json_object
 from memdir.storage.paths import Layout
@@ -489,7 +490,7 @@ def recall(
     chooser = selector or LexicalSelector()
     ctx = _Context(
         memdir=memdir,
-        query=query,
+        query=bounded_query(query),  # a huge prompt is ranked on its two ends
         selector=chooser,
         today=today or dt.date.today(),
         catalog=catalog,
