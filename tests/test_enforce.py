@@ -441,3 +441,10 @@ def test_an_edit_is_checked_in_all_of_its_content(mem: Memdir) -> None:
         load_rules(mem.layout).rules, "Write", {"file_path": "a.py", "content": content}
     )
     assert decision.action == "deny"
+
+
+def test_enforce_list_shows_a_command_rule_by_its_parts(mem: Memdir, project: Path) -> None:
+    feedback(mem, "Use pnpm", NPM_COMMAND)
+    listed = CliRunner().invoke(main, ["enforce", "list", "--project", str(project)])
+    assert listed.exit_code == 0, listed.output
+    assert "deny  Bash          command `npm` with an argument `install|i|run`" in listed.stdout
