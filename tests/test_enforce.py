@@ -162,7 +162,9 @@ def test_deny_quotes_the_memory_name_and_its_why(mem: Memdir) -> None:
         "permissionDecisionReason": hook["permissionDecisionReason"],
     }
     assert '"Use pnpm, never npm"' in hook["permissionDecisionReason"]
-    assert "Why: npm rewrote the lockfile and broke CI." in hook["permissionDecisionReason"]
+    assert (
+        'words on why: "npm rewrote the lockfile and broke CI."' in hook["permissionDecisionReason"]
+    )
 
 
 def test_warn_adds_context_without_a_permission_decision(mem: Memdir) -> None:
@@ -319,7 +321,7 @@ def test_the_fast_hook_path_loads_neither_click_nor_rich_nor_the_model_layer(
     feedback(mem, "Use pnpm", NPM)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     for command in ("pre-tool-use", "user-prompt-submit"):
-        payload = {**bash("npm install", mem), "prompt": "which package manager to use"}
+        payload = {**bash("npm install", mem), "prompt": "should I use pnpm for tool calls?"}
         done = subprocess.run(
             [sys.executable, "-X", "importtime", "-m", "memdir", "hook", command],
             input=json.dumps(payload),
@@ -383,3 +385,113 @@ def test_enforce_add_to_a_memory_that_is_not_feedback_is_refused(mem: Memdir) ->
     args = ["enforce", "add", "fact", "--tool", "Bash", "--match", "rm -rf"]
     result = CliRunner().invoke(main, [*args, "--project", str(mem.layout.project_root)])
     assert result.exit_code == 1 and "not a feedback memory" in result.stderr
+
+
+# -- rules see what the shell runs ---------------------------------------------------------
+
+NPM_COMMAND: dict[str, Any] = {"command": "npm", "args": "install|i|run", "action": "deny"}
+
+
+@pytest.mark.parametrize(
+    ("command", "by_pattern", "by_command"),
+    [
+        ("npm  install", True, True),
+        ("npm\tinstall", True, True),
+        ("npm \\\ninstall", True, True),
+        ("n\\pm install", True, True),
+        ("'npm' install", True, True),
+        ('"npm" install', True, True),
+        ("$(echo npm) install", True, True),
+        ("`echo npm` install", True, True),
+        ("N=npm; $N install", True, True),
+        ("bash -c 'npm install'", True, True),
+        ('sh -c "cd web && npm run build"', True, True),
+        ("eval 'npm i'", True, True),
+        ("sudo /usr/bin/npm install", True, True),
+        ("ls && (npm i)", True, True),
+        ("npm -g install", False, True),
+        ("npm --prefix . install", False, True),
+        ("git commit -m 'stop using npm install in CI'", False, False),
+        ('echo "npm install" >> notes.txt', False, False),
+        ("pnpm install", False, False),
+        ("npm test", False, False),
+    ],
+)
+def test_a_bash_rule_sees_each_command_the_shell_would_run(
+    mem: Memdir, command: str, by_pattern: bool, by_command: bool
+) -> None:
+    feedback(mem, "Use pnpm", NPM)
+    feedback(mem, "Use pnpm, whatever the options", NPM_COMMAND)
+    rules = load_rules(mem.layout).rules
+    fired = {found.name for found in decide(rules, "Bash", {"command": command}).fired}
+    assert ("Use pnpm" in fired) is by_pattern
+    assert ("Use pnpm, whatever the options" in fired) is by_command
+
+
+def test_a_command_rule_round_trips_and_is_listed_with_its_parts(mem: Memdir) -> None:
+    feedback(mem, "Use pnpm", NPM_COMMAND)
+    [found] = load_rules(mem.layout).rules
+    assert found.rule == Rule(
+        tool="Bash", match="", command="npm", args="install|i|run", action="deny"
+    )
+    assert mem.get("Use pnpm").memory.extra["enforce"] == [NPM_COMMAND]
+    assert (
+        "command `npm` with an argument `install|i|run`"
+        in decide([found], "Bash", {"command": "npm i"}).reason
+    )
+
+
+@pytest.mark.parametrize(
+    ("rule", "reason"),
+    [
+        ({"command": ".+", "action": "deny"}, "fire on every"),
+        ({"command": "[a-z0-9]+", "action": "deny"}, "names every command"),
+        ({"command": "npm", "args": "(a+)+", "action": "deny"}, "catastrophic"),
+        ({"command": "npm", "match": "npm", "action": "deny"}, "not both"),
+        ({"tool": "Edit", "command": "npm", "action": "deny"}, "for tool Bash"),
+        ({"command": 3, "action": "deny"}, "must be a text pattern"),
+        ({"tool": "*", "match": ".", "action": "deny"}, "matches any text"),
+        ({"tool": "Read", "match": "(?s).", "action": "deny"}, "matches any text"),
+        ({"tool": "*", "match": "\\S", "action": "deny"}, "matches any text"),
+        ({"tool": "*", "match": ".*", "action": "deny"}, "empty string"),
+    ],
+)
+def test_a_rule_that_would_fire_on_every_call_is_refused(
+    mem: Memdir, rule: dict[str, Any], reason: str
+) -> None:
+    with pytest.raises(InvalidMemory, match=reason):
+        feedback(mem, "Too wide", rule)
+    assert mem.list() == []
+
+
+def test_a_command_past_the_limit_is_asked_about_not_let_through(mem: Memdir) -> None:
+    from memdir.storage.shell_words import MAX_CHARS
+
+    feedback(mem, "Use pnpm", NPM)
+    long = "x" * MAX_CHARS + "; npm install"
+    got = answer(mem, bash(long, mem))
+    assert got is not None
+    output = got["hookSpecificOutput"]
+    assert output["permissionDecision"] == "ask"
+    assert f"{len(long):,} characters long" in output["permissionDecisionReason"]
+    # Right at the limit it is read whole: the npm at its end is found.
+    near = "x" * (MAX_CHARS - 20) + "; npm install"
+    assert decide(load_rules(mem.layout).rules, "Bash", {"command": near}).action == "deny"
+    # A tool no rule covers is not held back, however long its input.
+    assert answer(mem, {**bash(long, mem), "tool_name": "Read"}) is None
+
+
+def test_an_edit_is_checked_in_all_of_its_content(mem: Memdir) -> None:
+    feedback(mem, "No eval", {"tool": "Write", "match": r"\beval\(", "action": "deny"})
+    content = "x = 1\n" * 100_000 + "eval(user_input)\n"
+    decision = decide(
+        load_rules(mem.layout).rules, "Write", {"file_path": "a.py", "content": content}
+    )
+    assert decision.action == "deny"
+
+
+def test_enforce_list_shows_a_command_rule_by_its_parts(mem: Memdir, project: Path) -> None:
+    feedback(mem, "Use pnpm", NPM_COMMAND)
+    listed = CliRunner().invoke(main, ["enforce", "list", "--project", str(project)])
+    assert listed.exit_code == 0, listed.output
+    assert "deny  Bash          command `npm` with an argument `install|i|run`" in listed.stdout

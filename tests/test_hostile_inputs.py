@@ -655,3 +655,100 @@ def test_claude_mode_with_an_undecodable_project_path_saves_and_lists(
     assert code == 0, output
     code, output = cli("--profile", "claude", "list", "--project", str(project), "--json")
     assert code == 0 and '"name": "n"' in output
+
+
+# -- enforced rules: what the shell runs, rules too wide, inputs too long ----------------
+
+_SHELL_DISGUISES = [
+    "npm  install",
+    "npm\tinstall",
+    "npm \\\ninstall",
+    "n\\pm install",
+    "'npm' install",
+    '"npm" install',
+    "$(echo npm) install",
+    "`echo npm` install",
+    "N=npm; $N install",
+    "bash -c 'npm install'",
+    "eval 'npm install'",
+]
+
+
+@pytest.mark.parametrize("command", _SHELL_DISGUISES)
+def test_a_deny_rule_sees_through_the_shell_spelling_of_a_command(
+    home: Memdir, command: str
+) -> None:
+    from memdir.integrations.enforce import decide
+    from memdir.storage.enforced import load_rules
+
+    rule = {"tool": "Bash", "match": r"\bnpm (install|i|run)\b", "action": "deny"}
+    home.write(name="Use pnpm", description="pnpm only", type="feedback", extra={"enforce": [rule]})
+    rules = load_rules(home.layout).rules
+    assert decide(rules, "Bash", {"command": command}).action == "deny"
+    message = "git commit -m 'stop using npm install in CI'"
+    assert decide(rules, "Bash", {"command": message}).action is None
+    past_the_limit = "x" * 200_000 + "; npm install"
+    assert decide(rules, "Bash", {"command": past_the_limit}).action == "ask"
+
+
+@pytest.mark.parametrize("match", [".", "(?s).", "\\S", ".*", ""])
+def test_a_teammate_rule_that_matches_everything_is_refused(
+    home: Memdir, outside: Path, match: str
+) -> None:
+    rule = {"tool": "*", "match": match, "action": "deny"}
+    refused(
+        home,
+        outside,
+        lambda: home.write(
+            name="Everything", description="d", type="feedback", scope="team",
+            extra={"enforce": [rule]},
+        ),
+    )  # fmt: skip
+
+
+# -- bounded work for any input -----------------------------------------------------------
+
+
+def test_a_huge_prompt_is_ranked_on_its_two_ends_only() -> None:
+    from memdir.search.terms import MAX_QUERY_CHARS, bounded_query
+
+    middle = "filler " * 1_000_000
+    query = "deploy window " + middle + " when is the freeze"
+    bounded = bounded_query(query)
+    assert len(bounded) <= MAX_QUERY_CHARS + 1
+    assert bounded.startswith("deploy window") and bounded.endswith("when is the freeze")
+    assert "fill" not in bounded.split()[-5:]  # no word is cut in two at either end
+    assert bounded_query("short question") == "short question"
+
+
+@pytest.mark.parametrize("where", ["head", "tail"])
+def test_recall_and_search_on_a_megabyte_prompt_find_what_its_ends_ask(
+    home: Memdir, where: str
+) -> None:
+    home.write(name="Merge freeze", description="the mobile merge freeze", type="project")
+    noise = " ".join(f"w{i}" for i in range(150_000))  # a megabyte of distinct words
+    ask = "merge freeze"
+    prompt = f"{ask} {noise}" if where == "head" else f"{noise} {ask}"
+    assert len(prompt) > 1 << 20
+    assert [item.ref for item in home.recall(prompt).items] == ["merge_freeze.md"]
+    assert [hit.title for hit in home.search(prompt)][:1] == ["Merge freeze"]
+
+
+def test_a_body_on_stdin_over_the_limit_is_refused_before_it_is_read_whole(
+    home: Memdir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+    import sys
+
+    from memdir.cli._common import read_stdin_text
+    from memdir.errors import LimitExceeded
+
+    raw = io.BytesIO(b"x" * (50 << 20))
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(raw, encoding="utf-8"))
+    with pytest.raises(LimitExceeded, match="limit of one memory"):
+        read_stdin_text(limit=home.settings.max_memory_bytes)
+    assert raw.tell() <= home.settings.max_memory_bytes + 1
+    args = ("add", "--type", "project", "--name", "Big", "--description", "d", "--body", "-")
+    code, output = cli(*args, input=b"y" * (1 << 20))
+    assert code == 1 and "limit" in output
+    victim_intact(home)

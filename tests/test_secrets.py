@@ -159,6 +159,8 @@ def test_the_table_covers_the_families_a_note_can_hold() -> None:
         "aws-secret-access-key",
         "password-assignment",
         "generic-secret",
+        "okta-ssws-token",
+        "authorization-header",
     }
     assert expected <= ids
     assert len(RULES) >= 150

@@ -637,3 +637,17 @@ def test_errors_raised_by_team_sync_never_hold_the_value(clone: Clone) -> None:
         assert json.dumps({"error": str(exc)}).count(token()) == 0
     else:
         pytest.fail("the sync went through")
+
+
+def test_an_okta_token_in_an_authorization_header_never_reaches_the_remote(
+    clone: Clone, remote: Path
+) -> None:
+    alice, bob = clone("alice"), clone("bob")
+    okta = "00" + token()[4:] + "Zq7w"  # 00 and 40 random characters, as Okta issues
+    with pytest.raises(SecretDetected) as caught:
+        remember(alice, "Okta", f"curl -H 'Authorization: SSWS {okta}' https://acme.okta.com\n")
+    sync_team(alice)
+
+    assert okta not in str(caught.value)
+    assert_remote_never_held(remote, okta)
+    assert_bob_never_sees(bob, okta)

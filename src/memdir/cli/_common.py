@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from memdir.config import memdir_home
-from memdir.errors import ConfigError, MemdirError
+from memdir.errors import ConfigError, LimitExceeded, MemdirError
 
 if TYPE_CHECKING:  # loaded by the commands that use them (or by an error), not by every start
     from memdir.api import Memdir
@@ -201,11 +201,13 @@ def _log_traceback(exc: BaseException) -> Path | None:
         return None
 
 
-def read_stdin_text(waiting_for: str | None = None) -> str:
+def read_stdin_text(waiting_for: str | None = None, *, limit: int | None = None) -> str:
     """Standard input as UTF-8 text; other bytes are a clear error naming the byte.
 
     From a terminal, ``waiting_for`` (what to type) is said first on stderr, with how to
-    finish, so the command does not wait on a blank screen.
+    finish, so the command does not wait on a blank screen. With ``limit`` (bytes), at
+    most one byte more is read: a longer input is refused before it is read whole (a
+    50 MB pipe costs no more than the limit).
     """
     if waiting_for is not None and sys.stdin is not None and sys.stdin.isatty():
         click.echo(
@@ -213,7 +215,13 @@ def read_stdin_text(waiting_for: str | None = None) -> str:
             "line (Ctrl-C cancels)",
             err=True,
         )
-    data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
+    want = -1 if limit is None else limit + 1
+    data = sys.stdin.buffer.read(want) if hasattr(sys.stdin, "buffer") else sys.stdin.read(want)
+    if limit is not None and len(data) > limit:
+        raise LimitExceeded(
+            f"standard input is over the {limit:,}-byte limit of one memory",
+            hint="keep one memory short and specific, or split it into several",
+        )
     if isinstance(data, str):
         return data
     try:

@@ -57,8 +57,9 @@ def list_command(project: Path, as_json: bool) -> None:
         if not rules.rules:
             click.echo("no enforced rules (add enforce: to a feedback memory)", err=True)
         for found in rules.rules:
+            looks_for = found.rule.match or found.rule.summary.removeprefix(f"{found.rule.tool} ")
             click.echo(
-                f"{found.rule.action:<4}  {found.rule.tool:<12}  {found.rule.match}  "
+                f"{found.rule.action:<4}  {found.rule.tool:<12}  {looks_for}  "
                 f"<- {found.ref} ({found.name})"
             )
         for problem in rules.problems:

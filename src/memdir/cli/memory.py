@@ -79,8 +79,12 @@ def add(
     as_json: bool,
 ) -> None:
     """Save a memory (or update the one with the same name)."""
-    text = read_stdin_text("the memory's body") if body == "-" else body
     mem = open_memdir(project)
+    text = (
+        read_stdin_text("the memory's body", limit=mem.settings.max_memory_bytes)
+        if body == "-"
+        else body
+    )
     result = mem.write(
         name=name,
         description=description,

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memdir.errors import ConfigError
+from memdir.recall.team_index import entries_only, neutral
 from memdir.storage.enforced import EnforcedRule, load_rules
 from memdir.storage.fs import atomic_write, file_lock
 from memdir.storage.memory_index import INDEX_NAME, truncate_index
@@ -77,11 +78,14 @@ class ExportResult:
 _INDEX_LINK = re.compile(r"^(\s*[-*+]\s+)\[([^\]\n]*)\]\(([^)\n]+)\)", re.M)
 
 
-def _index_text(directory: Path, *, max_lines: int, max_chars: int) -> str:
+def _index_text(directory: Path, *, max_lines: int, max_chars: int, team: bool) -> str:
     try:
         raw = (directory / INDEX_NAME).read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
+    # A teammate's index: its well-formed entries only. Either index: no line can
+    # write the section's end marker (or any tag) into the file.
+    raw = (entries_only(raw) or "") if team else neutral(raw)
     text = truncate_index(raw, max_lines=max_lines, max_chars=max_chars).content.strip()
     return _INDEX_LINK.sub(lambda m: f"{m[1]}{m[2]} (`{m[3]}`)", text)
 
@@ -90,11 +94,17 @@ def _instruction(found: EnforcedRule) -> str:
     rule = found.rule
     target = "run a command" if rule.tool == "Bash" else f"use {rule.tool}"
     where = "matching" if rule.tool == "Bash" else "on input matching"
-    why = f" Why: {found.why}" if found.why else ""
+    why = f" The memory's words on why: {_quoted(found.why)}." if found.why else ""
+    looks_for = f"`{rule.match}`" if rule.match else f"({rule.summary})"
     return (
-        f"- {_VERBS[rule.action]} {target} {where} `{rule.match}` "
-        f'("{found.name}", {found.ref}).{why}'
+        f"- {_VERBS[rule.action]} {target} {where} {looks_for} "
+        f"({_quoted(found.name)}, {neutral(found.ref)}).{why}"
     )
+
+
+def _quoted(text: str) -> str:
+    """A memory's own words, quoted: no quote inside ends the quotation, no tag opens."""
+    return '"' + neutral(text).replace('"', "'").replace("`", "'") + '"'
 
 
 def render_section(memory: ProjectMemory, *, include_private: bool = False) -> str:
@@ -120,7 +130,7 @@ def render_section(memory: ProjectMemory, *, include_private: bool = False) -> s
     if team:
         indexes.append(("Team", memory.layout.team_dir))
     for label, directory in indexes:
-        text = _index_text(directory, **limits)
+        text = _index_text(directory, **limits, team=label == "Team")
         if text:
             parts += ["", f"### {label} memory index", "", text]
     if rules:

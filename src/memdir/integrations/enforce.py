@@ -25,7 +25,16 @@ from collections.abc import Mapping, Sequence
 
 from memdir.records import record
 from memdir.storage.enforced import EnforcedRule
-from memdir.storage.rules import Action, fired_rules, stronger, subjects
+from memdir.storage.rules import (
+    Action,
+    bash_subjects,
+    fired_rules,
+    stronger,
+    subjects,
+    tool_matches,
+    unchecked,
+)
+from memdir.storage.shell_words import MAX_CHARS
 
 TYPE_CHECKING = False  # the pre-tool-use hook loads this module: no typing at run time
 if TYPE_CHECKING:
@@ -43,24 +52,44 @@ class Decision:
     tool_name: str
     action: Action | None
     fired: tuple[EnforcedRule, ...]
+    unchecked: int = 0  # the length of an input too long for the rules to read, or 0
 
     @property
     def reason(self) -> str:
         """The text the agent (and the user, for ask) reads."""
-        return reason_text(self.fired, self.action)
+        text = reason_text(self.fired, self.action)
+        if self.unchecked and text:
+            text = (
+                f"This command is {self.unchecked:,} characters long, past the {MAX_CHARS:,} "
+                f"memdir's rules read, so they could not check it. {text}"
+            )
+        return text
 
 
 def decide(
     rules: Sequence[EnforcedRule], tool_name: str, tool_input: Mapping[str, Any]
 ) -> Decision:
     """The rules among ``rules`` that fire for this call, and the strongest action."""
-    texts = subjects(tool_name, tool_input)
-    hits = fired_rules([r.rule for r in rules], tool_name, texts)
+    command = tool_input.get("command") if tool_name == "Bash" else None
+    commands: list[list[str]] = []
+    if isinstance(command, str):
+        texts, commands = bash_subjects(command)
+    else:
+        texts = subjects(tool_name, tool_input)
+    hits = fired_rules([r.rule for r in rules], tool_name, texts, commands)
     fired = tuple(rules[i] for i in hits)
     action: Action | None = None
     for found in fired:
         action = found.rule.action if action is None else stronger(action, found.rule.action)
-    return Decision(tool_name=tool_name, action=action, fired=fired)
+    too_long = unchecked(tool_name, tool_input)
+    if too_long and action != "deny":
+        # Past what the rules read: never let it through unread when a rule covers the tool.
+        covering = tuple(r for r in rules if tool_matches(r.rule.tool, tool_name))
+        if covering:
+            held = any(r.rule.action != "warn" for r in covering)
+            action = "ask" if held else "warn"
+            fired = fired or covering
+    return Decision(tool_name=tool_name, action=action, fired=fired, unchecked=too_long)
 
 
 # What each rule does, in its own words: a call several rules catch is named once per
@@ -69,11 +98,18 @@ _DOES = {"deny": "forbids this", "ask": "asks before this", "warn": "warns about
 
 
 def _one(found: EnforcedRule) -> str:
-    why = f" Why: {found.why}" if found.why else ""
+    # The name and Why line are the memory's words (a teammate's, perhaps): quoted, so
+    # they read as what the memory says, never as memdir's own instruction.
+    why = f" The memory's words on why: {_quoted(found.why)}." if found.why else ""
     return (
-        f'feedback memory "{found.name}" ({found.ref}, {found.scope.value}) '
-        f"{_DOES[found.rule.action]} ({found.rule.tool} matching `{found.rule.match}`).{why}"
+        f"feedback memory {_quoted(found.name)} ({found.ref}, {found.scope.value}) "
+        f"{_DOES[found.rule.action]} ({found.rule.summary}).{why}"
     )
+
+
+def _quoted(text: str) -> str:
+    """``text`` in double quotes that nothing inside it can end."""
+    return '"' + text.replace('"', "'").replace("<", "&lt;") + '"'
 
 
 def reason_text(fired: Sequence[EnforcedRule], action: Action | None) -> str:

@@ -125,11 +125,12 @@ def _client_loads_index(layout: Layout, env: Mapping[str, str]) -> bool:
 def _addendum(settings: Settings, layout: Layout, env: Mapping[str, str]) -> str:
     from memdir.recall.prompt import index_shape, read_index
     from memdir.recall.session_context import build_session_addendum
+    from memdir.recall.team_index import entries_only
 
     team_on = _team_enabled(settings, layout, env)
     return build_session_addendum(
         team_dir=layout.team_dir if team_on else None,
-        team_index=read_index(layout.team_dir) if team_on else None,
+        team_index=entries_only(read_index(layout.team_dir)) if team_on else None,
         private_index=read_index(layout.memory_dir),
         team_shape=index_shape(layout.team_dir) if team_on else None,
         max_lines=settings.max_index_lines,

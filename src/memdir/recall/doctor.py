@@ -21,6 +21,7 @@ to a write in progress).
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections import Counter
@@ -32,6 +33,7 @@ from pathlib import Path
 from memdir.errors import MemdirError
 from memdir.model import FrontmatterStyle, MemoryRecord, MemoryType, Scope
 from memdir.recall.drift import DriftChecker
+from memdir.recall.team_index import left_out
 from memdir.storage.codec import memory_from_fields, read_frontmatter_head
 from memdir.storage.fs import TEMP_PATTERN, atomic_write
 from memdir.storage.links import Linkable, LinkIndex, link_targets
@@ -61,6 +63,7 @@ class Problem(StrEnum):
     DRIFT = "drift"  # a path or symbol the memory names is gone
     TEMP_FILE = "temp-file"  # left by a writer killed mid-write
     UNWRITTEN_LINK = "unwritten-link"  # a [[name]] no memory answers to yet: information
+    NOT_AN_ENTRY = "not-an-entry"  # a team index line that is no entry: kept out of prompts
 
 
 _FIXABLE = {
@@ -306,7 +309,25 @@ def _examine(store: MemoryStore) -> tuple[list[Finding], list[MemoryRecord]]:
         for p in scan.problems
     ]
     findings += _file_findings(store, records)
-    return findings + _index_findings(store, set(scan.files)), records
+    findings += _index_findings(store, set(scan.files))
+    if store.scope is Scope.TEAM:
+        findings += _left_out_findings(store)
+    return findings, records
+
+
+def _left_out_findings(store: MemoryStore) -> list[Finding]:
+    """The team index's lines that no prompt shows: not well-formed entries."""
+    return [
+        Finding(
+            problem=Problem.NOT_AN_ENTRY,
+            scope=store.scope,
+            file=None,
+            message=f"MEMORY.md line {number} is not an index entry and is kept out of "
+            f"every prompt: {json.dumps(line[:80], ensure_ascii=True)} (a teammate's "
+            "text is never read as instructions; make it a memory or remove it)",
+        )
+        for number, line in left_out(store.read_index())
+    ]
 
 
 def _temp_files(store: MemoryStore) -> Iterator[tuple[str, Path]]:

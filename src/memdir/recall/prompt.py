@@ -27,6 +27,7 @@ from typing import Literal, get_args
 from memdir.config import memory_enabled
 from memdir.errors import ConfigError, MemdirError, UnsafePath
 from memdir.recall.context_budget import fit_lines, split_budget, text_length
+from memdir.recall.team_index import entries_only
 from memdir.records import record
 from memdir.storage.fs import read_bytes_nofollow
 from memdir.storage.memory_index import (
@@ -642,7 +643,8 @@ def load_prompt(
         memory_dir=memory_dir,
         team_dir=team_dir,
         private_index=read_index(memory_dir) if read else None,
-        team_index=read_index(team_dir) if read and team_dir is not None else None,
+        # A teammate's MEMORY.md: only well-formed entries reach the prompt.
+        team_index=entries_only(read_index(team_dir)) if read and team_dir is not None else None,
         skip_index=skip_index,
         extra_guidelines=extra_guidelines,
         tools=tools,

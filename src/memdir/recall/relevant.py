@@ -30,6 +30,7 @@ import contextlib
 import datetime as dt
 import json
 import os
+import re
 import time
 from collections.abc import Iterator, Sequence
 from enum import StrEnum
@@ -54,6 +55,7 @@ from memdir.recall.manifest import (
 from memdir.recall.prompt import DRIFT_CAVEAT
 from memdir.records import record
 from memdir.search.relevance import RelevanceFloor
+from memdir.search.terms import bounded_query
 from memdir.storage import sidecar
 from memdir.storage.fs import FILE_MODE, atomic_write, ensure_dir, file_lock, read_json_object
 from memdir.storage.paths import Layout
@@ -69,6 +71,7 @@ __all__ = [
     "SessionState",
     "SkipReason",
     "cap_body",
+    "fence_safe",
     "read_session_state",
     "recall",
     "render_block",
@@ -312,6 +315,15 @@ def _escape(text: str) -> str:
     return text.replace('"', "&quot;").replace("'", "&#x27;")
 
 
+_FENCE_TAG = re.compile(r"(?i)<(?=[ \t]*/?[ \t]*memory\b)")
+
+
+def fence_safe(text: str) -> str:
+    """``text`` with every ``<memory`` and ``</memory`` written ``&lt;…``: it cannot
+    close the fence it sits in or open a forged one (a body is data, whoever wrote it)."""
+    return _FENCE_TAG.sub("&lt;", text) if "<" in text else text
+
+
 def _show_command(file: str, scope: Scope) -> str:
     return f"memdir show {file}" + (" --scope team" if scope is Scope.TEAM else "")
 
@@ -331,14 +343,14 @@ def render_block(
     kind = memory.type.value if memory.type is not None else "untyped"
     attrs = {"file": ref, "scope": scope.value, "type": kind, "saved": age.label}
     head = " ".join(f'{k}="{_escape(v)}"' for k, v in attrs.items())
-    lines = [f"<memory {head}>", f"{memory.name}: {memory.description}"]
+    lines = [f"<memory {head}>", fence_safe(f"{memory.name}: {memory.description}")]
     if age.note:
         lines.append(age.note)
     if drift:
         lines.append("Checked against the project now:")
-        lines.extend(f"- {finding.message}" for finding in drift)
+        lines.extend(f"- {fence_safe(finding.message)}" for finding in drift)
     lines.append("")
-    text = "\n".join(lines) + "\n" + body.text
+    text = "\n".join(lines) + "\n" + fence_safe(body.text)
     if body.truncated:
         text += (
             f"[Truncated: {body.shown_lines} of {body.total_lines} lines shown "
@@ -487,7 +499,7 @@ def recall(
     chooser = selector or LexicalSelector()
     ctx = _Context(
         memdir=memdir,
-        query=query,
+        query=bounded_query(query),  # a huge prompt is ranked on its two ends
         selector=chooser,
         today=today or dt.date.today(),
         catalog=catalog,

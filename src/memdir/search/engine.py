@@ -163,6 +163,9 @@ class SearchQuery:
             object.__setattr__(self, "types", tuple(self.types))
         object.__setattr__(self, "exclude", frozenset(self.exclude))
         object.__setattr__(self, "limit", max(int(self.limit), 0))
+        # Any query is ranked on a bounded part of its text (see bounded_query).
+        if isinstance(self.query, str):
+            object.__setattr__(self, "query", textproc.bounded_query(self.query))
 
     @classmethod
     def of(cls, query: SearchQuery | str) -> SearchQuery:

@@ -22,8 +22,10 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 __all__ = [
+    "MAX_QUERY_CHARS",
     "QUESTION_WORDS",
     "STOP_WORDS",
+    "bounded_query",
     "expansion_terms",
     "fts_query",
     "query_terms",
@@ -75,6 +77,27 @@ def terms(text: str) -> list[str]:
 def _index_term(token: str) -> str:
     """A token's index term, or "" for a stop word (one cache lookup per token)."""
     return "" if token in STOP_WORDS else stem(token)
+
+
+MAX_QUERY_CHARS = 4000  # what of a query is ranked on: its head and its tail
+
+
+def bounded_query(query: str) -> str:
+    """``query``, or for a longer one its first and last ``MAX_QUERY_CHARS / 2`` characters.
+
+    Ranking costs grow with the number of query terms times the matches of
+    each: a pasted log of a megabyte would take seconds (and quadratically
+    longer as it grows). A long prompt usually opens with what it is about and
+    ends with the question, so both ends are kept, cut at a blank so no word
+    is split; what lies between is not read.
+    """
+    if len(query) <= MAX_QUERY_CHARS:
+        return query
+    half = MAX_QUERY_CHARS // 2
+    head, tail = query[:half], query[-half:]
+    head = head.rsplit(None, 1)[0] if head[-1:].strip() and head.strip() else head
+    tail = tail.split(None, 1)[-1] if tail[:1].strip() and tail.strip() else tail
+    return f"{head}\n{tail}"
 
 
 def query_terms(query: str) -> list[str]:

@@ -154,10 +154,14 @@ def _rules_of(key: str, entry: dict[str, Any]) -> tuple[list[EnforcedRule], list
 def _cached_rule(raw: Any) -> Rule | None:
     if not isinstance(raw, dict):
         return None
-    tool, match, action = raw.get("tool"), raw.get("match"), raw.get("action")
-    if not (isinstance(tool, str) and isinstance(match, str) and action in ACTIONS):
+    tool, match, action = raw.get("tool"), raw.get("match", ""), raw.get("action")
+    command, args = raw.get("command", ""), raw.get("args", "")
+    texts = (match, command, args)
+    if not isinstance(tool, str) or not all(isinstance(t, str) for t in texts):
         return None
-    return Rule(tool=tool, match=match, action=action)
+    if action not in ACTIONS or not (match or command):
+        return None
+    return Rule(tool=tool, match=match, command=command, args=args, action=action)
 
 
 def load_rules(layout: Layout, *, include_team: bool = True) -> RuleSet:

@@ -6,6 +6,19 @@ A feedback memory may say, in its frontmatter, which tool calls break it::
       - tool: Bash                        # a tool name, "Edit|Write", "mcp__*" or "*"
         match: '\\bnpm (install|i|run)\\b' # searched in the command, or a file's path/content
         action: deny                      # deny | ask | warn: never allow
+      - command: npm                      # or: the command a Bash call runs (RE2, whole name)
+        args: install|i|run               # and one of its arguments (options skipped)
+        action: deny
+
+A Bash rule is matched on each simple command the shell would run (see
+:mod:`memdir.storage.shell_words`): a ``match`` pattern is searched in the
+command's words joined by single spaces (blanks inside a quoted argument
+stay apart from that: a commit message is one word, so ``npm install``
+written in it is not the command); a ``command`` rule compares the command
+name (after ``sudo``, ``env`` and the like; a path's last part) and, with
+``args``, each argument that is not an option. A command line past
+:data:`memdir.storage.shell_words.MAX_CHARS` is not read: the call is handed
+to the user (:func:`unchecked`).
 
 A rule can only hold a call back (``deny``), hand it to the user (``ask``) or
 add a note (``warn``); no rule can let a call through that would otherwise be
@@ -38,6 +51,7 @@ import re2
 from memdir.errors import InvalidMemory
 from memdir.kinds import MemoryType
 from memdir.records import record
+from memdir.storage.shell_words import MAX_CHARS, command_index, split_commands
 
 # The pre-tool-use hook loads this module on every tool call: no typing, no
 # dataclasses, no model at run time (type checkers read this block).
@@ -58,6 +72,7 @@ __all__ = [
     "MAX_PATTERN_CHARS",
     "Action",
     "Rule",
+    "bash_subjects",
     "compile_pattern",
     "fired_rules",
     "parse_rule",
@@ -67,6 +82,7 @@ __all__ = [
     "stronger",
     "subjects",
     "tool_matches",
+    "unchecked",
     "validate_memory_rules",
     "why_line",
 ]
@@ -77,14 +93,18 @@ EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 MAX_PATTERN_CHARS = 500
 MAX_RULES = 20
 _MAX_PROGRAM = 5000  # RE2 program size: a bound on the memory a match may use
-_MAX_SUBJECT_CHARS = 200_000  # a tool input larger than this is matched on its head
 _GLOB = frozenset("*?[")
 _UNWRITABLE = frozenset({"Cc", "Cs", "Zl", "Zp"})  # YAML would not keep these as they are
-_RULE_KEYS = frozenset({"tool", "match", "action"})
+_RULE_KEYS = frozenset({"tool", "match", "command", "args", "action"})
 _HINT = (
-    "write enforce: as a list of {tool, match, action} with action deny, ask or warn "
-    "and match an RE2 regular expression"
+    "write enforce: as a list of {tool, match, action} (or {command, args, action} for a "
+    "Bash command) with action deny, ask or warn and match an RE2 regular expression"
 )
+# Texts every pattern that would fire on any call matches: one character of each kind.
+_ANY_TEXT = ("a", "Z", "0", "_", "/", ".", "-", "{", "é", "ls")
+_ANY_COMMAND = ("ls", "cd", "git", "cat", "make", "echo", "python3", "x")
+# Blanks inside one word (a quoted argument) are kept apart from the blanks between words.
+_INNER_BLANKS = dict.fromkeys(map(ord, " \t\n\r\f\v"), "\x1f")
 
 
 @record
@@ -94,10 +114,23 @@ class Rule:
     tool: str
     match: str
     action: Action
+    command: str = ""  # a command rule (Bash): the command name, matched whole
+    args: str = ""  # and one of its arguments, options skipped ("": any call)
 
     def as_dict(self) -> dict[str, str]:
         """The rule as written in frontmatter."""
+        if self.command:
+            shape = {"tool": self.tool, "command": self.command}
+            return {**shape, **({"args": self.args} if self.args else {}), "action": self.action}
         return {"tool": self.tool, "match": self.match, "action": self.action}
+
+    @property
+    def summary(self) -> str:
+        """What the rule looks for, in a few words: ``Bash matching `…```."""
+        if self.command:
+            args = f" with an argument `{self.args}`" if self.args else ""
+            return f"{self.tool} command `{self.command}`{args}"
+        return f"{self.tool} matching `{self.match}`"
 
 
 def _options() -> re2.Options:
@@ -191,6 +224,8 @@ def pattern_problem(pattern: str) -> str | None:
         return f"it compiles to a program of {program.programsize} steps (limit {_MAX_PROGRAM})"
     if program.search("") is not None:
         return "it matches the empty string, so it would fire on every call"
+    if all(program.search(text) is not None for text in _ANY_TEXT):
+        return "it matches any text, so it would fire on every call"
     if _nested_unbounded_repeat(pattern):
         return (
             "it repeats a group that itself repeats without bound, e.g. (a+)+: "
@@ -215,7 +250,16 @@ def parse_rule(index: int, raw: Any) -> Rule:
     unknown = sorted(str(k) for k in raw if k not in _RULE_KEYS)
     if unknown:
         raise InvalidMemory(f"{where} has unknown keys: {', '.join(unknown)}", hint=_HINT)
-    tool, match, action = (raw.get(k) for k in ("tool", "match", "action"))
+    action = raw.get("action")
+    if action not in ACTIONS:
+        raise InvalidMemory(
+            f"{where}: action {action!r} is not one of deny, ask, warn "
+            "(a memory can hold a call back, never allow one)",
+            hint=_HINT,
+        )
+    if "command" in raw:
+        return _command_rule(where, raw, action)
+    tool, match = raw.get("tool"), raw.get("match")
     if not isinstance(tool, str) or (problem := _tool_problem(tool)) is not None:
         raise InvalidMemory(
             f"{where}: {problem if isinstance(tool, str) else 'tool must be text'}", hint=_HINT
@@ -224,13 +268,32 @@ def parse_rule(index: int, raw: Any) -> Rule:
         raise InvalidMemory(f"{where}: match must be a text pattern", hint=_HINT)
     if (problem := pattern_problem(match)) is not None:
         raise InvalidMemory(f"{where}: pattern {match!r} is refused: {problem}", hint=_HINT)
-    if action not in ACTIONS:
+    return Rule(tool=tool.strip(), match=match, action=action)
+
+
+def _command_rule(where: str, raw: Mapping[str, Any], action: Action) -> Rule:
+    """A ``{command, args, action}`` rule: Bash only, no ``match``."""
+    tool, command, args = raw.get("tool", "Bash"), raw.get("command"), raw.get("args", "")
+    if tool != "Bash":
+        raise InvalidMemory(f"{where}: a command rule is for tool Bash, not {tool!r}", hint=_HINT)
+    if "match" in raw:
+        raise InvalidMemory(f"{where}: give match or command, not both", hint=_HINT)
+    for key, value in (("command", command), ("args", args)):
+        if not isinstance(value, str):
+            raise InvalidMemory(f"{where}: {key} must be a text pattern", hint=_HINT)
+        if key == "args" and not value:
+            continue
+        if (problem := pattern_problem(value)) is not None:
+            raise InvalidMemory(f"{where}: {key} {value!r} is refused: {problem}", hint=_HINT)
+    assert isinstance(command, str) and isinstance(args, str)
+    program = compile_pattern(command)
+    if all(program.fullmatch(name) is not None for name in _ANY_COMMAND):
         raise InvalidMemory(
-            f"{where}: action {action!r} is not one of deny, ask, warn "
-            "(a memory can hold a call back, never allow one)",
+            f"{where}: command {command!r} is refused: it names every command, "
+            "so it would fire on every Bash call",
             hint=_HINT,
         )
-    return Rule(tool=tool.strip(), match=match, action=action)
+    return Rule(tool="Bash", match="", command=command, args=args, action=action)
 
 
 def parse_rules(value: Any) -> tuple[Rule, ...]:
@@ -306,12 +369,14 @@ def _strings(value: Any, depth: int = 0) -> Iterator[str]:
 def subjects(tool_name: str, tool_input: Mapping[str, Any]) -> list[str]:
     """The texts a rule's pattern is searched in for one tool call.
 
-    Bash: the command. Edit tools: the file path and the new content. Other
-    tools: every text value of their input.
+    Bash: each simple command the shell would run (:func:`bash_subjects`).
+    Edit tools: the file path and the new content. Other tools: every text
+    value of their input. Texts are searched whole: RE2 is linear.
     """
     if tool_name == "Bash":
-        found = [tool_input.get("command")]
-    elif tool_name in EDIT_TOOLS:
+        command = tool_input.get("command")
+        return bash_subjects(command)[0] if isinstance(command, str) else []
+    if tool_name in EDIT_TOOLS:
         keys = ("file_path", "notebook_path", "content", "new_string", "new_source")
         found = [tool_input.get(k) for k in keys]
         edits = tool_input.get("edits")
@@ -319,13 +384,60 @@ def subjects(tool_name: str, tool_input: Mapping[str, Any]) -> list[str]:
             found += [e.get("new_string") for e in edits if isinstance(e, Mapping)]
     else:
         found = list(_strings(tool_input))
-    return [s[:_MAX_SUBJECT_CHARS] for s in found if isinstance(s, str) and s]
+    return [s for s in found if isinstance(s, str) and s]
 
 
-def rule_fires(rule: Rule, tool_name: str, texts: Sequence[str]) -> bool:
+def bash_subjects(command: str) -> tuple[list[str], list[list[str]]]:
+    """A Bash command's texts for patterns and its simple commands' words.
+
+    Each simple command is one text, its words joined by single spaces (the
+    blanks inside a word read as ``\\x1f``, so no pattern crosses them). When
+    the command could not be read whole (an open quote, deep nesting), the
+    text as written is searched too: what the shell would refuse to run may
+    still be what a rule is about.
+    """
+    commands, complete = split_commands(command)
+    texts = [" ".join(word.translate(_INNER_BLANKS) for word in words) for words in commands]
+    if not complete and len(command) <= MAX_CHARS:
+        texts.append(command)
+    return texts, commands
+
+
+def unchecked(tool_name: str, tool_input: Mapping[str, Any]) -> int:
+    """The length of an input the rules cannot check (a command line past the limit), or 0."""
+    command = tool_input.get("command") if tool_name == "Bash" else None
+    return len(command) if isinstance(command, str) and len(command) > MAX_CHARS else 0
+
+
+def _command_fires(rule: Rule, commands: Sequence[Sequence[str]]) -> bool:
+    """Whether a command rule names one of ``commands`` (and, with args, one argument)."""
+    try:
+        name_program = compile_pattern(rule.command)
+        args_program = compile_pattern(rule.args) if rule.args else None
+    except re2.error:
+        return False
+    for words in commands:
+        at = command_index(list(words))
+        if at >= len(words) or name_program.fullmatch(words[at].rsplit("/", 1)[-1]) is None:
+            continue
+        if args_program is None:
+            return True
+        for word in words[at + 1 :]:
+            if word == "--":
+                break
+            if not word.startswith("-") and args_program.fullmatch(word) is not None:
+                return True
+    return False
+
+
+def rule_fires(
+    rule: Rule, tool_name: str, texts: Sequence[str], commands: Sequence[Sequence[str]] = ()
+) -> bool:
     """Whether ``rule`` applies to a call of ``tool_name`` whose input holds ``texts``."""
     if not tool_matches(rule.tool, tool_name):
         return False
+    if rule.command:
+        return _command_fires(rule, commands)
     try:
         program = compile_pattern(rule.match)
     except re2.error:
@@ -333,17 +445,32 @@ def rule_fires(rule: Rule, tool_name: str, texts: Sequence[str]) -> bool:
     return any(program.search(text) is not None for text in texts)
 
 
-def fired_rules(rules: Sequence[Rule], tool_name: str, texts: Sequence[str]) -> list[int]:
+def fired_rules(
+    rules: Sequence[Rule],
+    tool_name: str,
+    texts: Sequence[str],
+    commands: Sequence[Sequence[str]] = (),
+) -> list[int]:
     """The indexes of the ``rules`` that fire for one call, in order.
 
     One program of all the candidate patterns answers the common case (nothing
     fires) with one compile and one search per text; only when it matches does
     an RE2 set name the rules that did. Compiling one pattern at a time costs
-    about as much per pattern as the whole alternation does.
+    about as much per pattern as the whole alternation does. Command rules
+    are judged on ``commands``, the call's simple commands (Bash).
     """
     candidates = [i for i, rule in enumerate(rules) if tool_matches(rule.tool, tool_name)]
-    if not candidates or not texts:
-        return []
+    by_command = [i for i in candidates if rules[i].command]
+    hits = {i for i in by_command if _command_fires(rules[i], commands)}
+    candidates = [i for i in candidates if not rules[i].command]
+    if candidates and texts:
+        hits.update(_pattern_hits(rules, candidates, tool_name, texts))
+    return sorted(hits)
+
+
+def _pattern_hits(
+    rules: Sequence[Rule], candidates: list[int], tool_name: str, texts: Sequence[str]
+) -> list[int]:
     try:
         combined = compile_pattern("|".join(f"(?:{rules[i].match})" for i in candidates))
         if not any(combined.search(text) is not None for text in texts):

@@ -2104,6 +2104,49 @@ _GENERIC: tuple[Rule, ...] = (
         ),
     ),
     Rule(
+        id="authorization-header",
+        label="Authorization header credential",
+        description=(
+            "A random-looking credential in an Authorization header, after any scheme "
+            "(token, Api-Key, Key, SSWS, Digest's response, a vendor's own) or none."
+        ),
+        # Basic has its own rule (its value is base64 of user:password); Digest's
+        # credential is its response= parameter.
+        pattern=(
+            r"\b(?i:authorization)[\"']?[ \t]*[:=][ \t]*[\"']?[ \t]*"
+            r"(?:(?i:digest)[ \t][^\r\n]{0,400}?\b(?i:response)=[\"']?"
+            r"|(?!(?i:basic)[ \t])[A-Za-z][\w.-]{0,30}[ \t]+)?"
+            r"(?P<secret>[A-Za-z0-9+/][\w.~+/=-]{15,250}+)(?![\w.~+/=-])"
+        ),
+        keywords=("authorization",),
+        trigger=r"authorization[\"']?[ \t]*[:=]",
+        entropy=3.5,
+        generic=True,
+        check=_token_check,
+        examples=(
+            "curl -H 'Authorization: token [[alnum:40]]' https://ghe.internal/api/v3/user",
+            "Authorization: Api-Key [[alnum:32]]",
+            "authorization: Key [[hex:40]]",
+            'headers = {"Authorization": "ApiKey [[b64url:48]]"}',
+            "Authorization: [[alnum:40]]",
+            'Authorization: Digest username="ops", realm="api", nonce="[[hex:16]]", '
+            'uri="/v1", response="[[hex:32]]"',
+        ),
+        counter_examples=(
+            "Authorization: Bearer <token>",
+            "Authorization: Bearer $TOKEN",
+            "Authorization: Bearer ${API_KEY}",
+            "Authorization: Basic xxx",
+            "Authorization: token {{ github_token }}",
+            "Authorization: Api-Key YOUR_API_KEY",
+            "Authorization: Key your-key-here",
+            'Authorization: Digest username="ops", response="..."',
+            "authorization: required for every call to the admin API",
+            "the Authorization header carries the scheme and the credentials",
+            "Authorization: SSWS ${OKTA_API_TOKEN}",
+        ),
+    ),
+    Rule(
         id="basic-auth-header",
         label="HTTP Basic credentials",
         description="An Authorization: Basic header: base64 of user:password.",
@@ -2254,6 +2297,25 @@ _SAAS: tuple[Rule, ...] = (
         ("OKTA_API_TOKEN=00[[b64url:40]]",),
         ("okta org: acme.okta.com",),
         entropy_min=3.5,
+    ),
+    Rule(
+        id="okta-ssws-token",
+        label="Okta API token (SSWS header)",
+        description="An Okta API token in its own Authorization scheme: SSWS 00 + 40.",
+        pattern=r"\b(?i:ssws)[ \t]+(?P<secret>00[\w-]{40})(?![\w.~+/=-])",
+        keywords=("ssws",),
+        trigger=r"ssws[ \t]+00[a-z0-9_-]{16}",
+        entropy=3.5,
+        examples=(
+            "curl -H 'Authorization: SSWS 00[[b64url:40]]' https://acme.okta.com/api/v1/users",
+            "Authorization: SSWS 00[[alnum:40]]",
+        ),
+        counter_examples=(
+            "Authorization: SSWS ${OKTA_API_TOKEN}",
+            "Authorization: SSWS {apiToken}",
+            "Authorization: SSWS 00[[alnum:12]]",
+            "the SSWS scheme carries an Okta API token",
+        ),
     ),
     _keyed(
         "algolia-admin-key",
