@@ -79,3 +79,17 @@ def test_every_session_command_has_help() -> None:
                  ["session", "update", "--help"]):  # fmt: skip
         result = CliRunner().invoke(cli, args)
         assert result.exit_code == 0 and "Usage:" in result.output
+
+
+def test_a_transcript_given_as_dash_is_read_from_standard_input(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import io
+    import sys
+
+    from memdir.cli.session import _turns
+
+    lines = '{"role": "user", "content": "hi"}\n{"role": "assistant", "content": "hello"}\n'
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(lines.encode())))
+    turns = _turns(Path("-"))
+    assert [(t.role, t.text) for t in turns] == [("user", "hi"), ("assistant", "hello")]

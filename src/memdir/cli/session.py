@@ -20,12 +20,13 @@ from memdir.cli._common import (
     json_option,
     open_memdir,
     project_option,
+    read_stdin_text,
     require_provider,
     to_jsonable,
 )
 from memdir.errors import MemdirError
 from memdir.storage.paths import Layout
-from memdir.storage.transcript import read_transcript
+from memdir.storage.transcript import Turn, read_transcript
 
 __all__ = ["COMMANDS", "session"]
 
@@ -71,6 +72,20 @@ def show(session_id: str | None, project: Path, as_json: bool) -> None:
     emit(as_json, data, lambda: click.echo(text, nl=False))
 
 
+def _turns(transcript: Path) -> tuple[Turn, ...]:
+    """The transcript's turns; ``-`` reads it from standard input (through a private
+    temporary file: the reader streams a file)."""
+    if str(transcript) != "-":
+        return read_transcript(transcript).turns
+    import tempfile
+
+    text = read_stdin_text("the transcript (JSONL)")
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", encoding="utf-8") as handle:
+        handle.write(text)
+        handle.flush()
+        return read_transcript(handle.name).turns
+
+
 @session.command(name="update")
 @click.option("--session", "session_id", required=True, help="Session id.")
 @click.option(
@@ -78,7 +93,7 @@ def show(session_id: str | None, project: Path, as_json: bool) -> None:
     "transcript",
     required=True,
     type=click.Path(dir_okay=False, path_type=Path),
-    help="The conversation: Claude Code or plain JSONL.",
+    help="The conversation: Claude Code or plain JSONL ('-' reads standard input).",
 )
 @project_option
 @json_option
@@ -86,7 +101,7 @@ def update(session_id: str, transcript: Path, project: Path, as_json: bool) -> N
     """Run one notes update from a transcript, with the configured model."""
     mem = open_memdir(project)
     provider = require_provider(mem)
-    turns = read_transcript(transcript).turns
+    turns = _turns(transcript)
     notes = SessionNotes.for_session(
         layout=mem.layout, settings=mem.settings, provider=provider, session_id=session_id
     )
