@@ -195,7 +195,7 @@ def test_recall_by_model_in_the_prompt_hook_needs_a_named_provider(
         pytest.importorskip("anthropic")
     mem.write(name="Deploy window", description="Deploys happen on Tuesdays", type="project")
     payload = json.loads((FIXTURES / "hooks" / "user-prompt-submit.json").read_text())
-    payload.update(cwd=str(project), prompt="when may we deploy to production this week?")
+    payload.update(cwd=str(project), prompt="when is the deploy window this week?")
     with run_stand_in([]) as api:
         env = job_env(ANTHROPIC_API_KEY="sk-ant-from-claude-code", ANTHROPIC_BASE_URL=api.url)
         if configured:

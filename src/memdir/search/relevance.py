@@ -85,8 +85,9 @@ class RelevanceFloor:
 
     A term found only in the body earns ``body_share`` of its weight (a
     description is written to be matched on, a body mentions much in
-    passing); a query term no document holds weighs ``unknown_weight``.
-    Among the matches of one query, :meth:`admitted` also drops those under
+    passing); a query term no document holds weighs ``unknown_weight``, and all of
+    them together at most ``max_unknown`` (a pasted log of a thousand words the store
+    has never seen says nothing about which memory the question wants). Among the matches of one query, :meth:`admitted` also drops those under
     ``min_share`` of the strongest one's strength.
     """
 
@@ -94,6 +95,7 @@ class RelevanceFloor:
     min_coverage: float = 0.15
     body_share: float = 0.5
     unknown_weight: float = 0.5
+    max_unknown: float = 2.0
     min_share: float = 0.7
 
     def strength(self, match: Relevance) -> float:
@@ -104,7 +106,8 @@ class RelevanceFloor:
 
     def coverage(self, match: Relevance) -> float:
         """:meth:`strength` over the weight of every informative query term."""
-        asked = sum(w for _, w in match.weights) + self.unknown_weight * match.unknown
+        unknown = min(self.unknown_weight * match.unknown, self.max_unknown)
+        asked = sum(w for _, w in match.weights) + unknown
         return self.strength(match) / asked if asked > 0 else 0.0
 
     def admitted(self, matches: Mapping[str, Relevance]) -> set[str]:
