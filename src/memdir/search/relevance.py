@@ -87,8 +87,9 @@ class RelevanceFloor:
     description is written to be matched on, a body mentions much in
     passing); a query term no document holds weighs ``unknown_weight``, and all of
     them together at most ``max_unknown`` (a pasted log of a thousand words the store
-    has never seen says nothing about which memory the question wants). Among the matches of one query, :meth:`admitted` also drops those under
-    ``min_share`` of the strongest one's strength.
+    has never seen says nothing about which memory the question wants). Among the
+    matches of one query, :meth:`admitted` also drops those under ``min_share`` of the
+    strongest one's strength.
     """
 
     min_strength: float = 1.1
