@@ -265,10 +265,9 @@ def run_fast(
     warn = warn or sys.stderr.write
     try:
         if name == "session-start":
-            from memdir.integrations.hooks import parse_hook_input
-            from memdir.integrations.session_start import session_start_output
+            from memdir.integrations.session_start import output_for_text
 
-            output = session_start_output(parse_hook_input(stdin_text), env=env)
+            output = output_for_text(stdin_text, env=env)
         elif name == "pre-tool-use":
             output = pre_tool_use(read_payload(stdin_text), env)
         else:

@@ -25,24 +25,70 @@ and ``memdir prompt`` fast.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
 
 from memdir.storage.fs import atomic_write, ensure_dir, read_json_object
 
+# Not typing.TYPE_CHECKING: importing typing costs a session start more than its answer.
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Literal, TypeAlias
+
     from memdir.config import Settings
     from memdir.integrations.hooks import HookInput
     from memdir.recall.prompt import PromptMode, PromptTools
     from memdir.storage.paths import Layout
 
-__all__ = ["DELIVERED_NAME", "project_prompt", "session_context", "session_start_output"]
+    Payload: TypeAlias = "HookInput | StartInput"
+
+__all__ = [
+    "DELIVERED_NAME",
+    "StartInput",
+    "output_for_text",
+    "project_prompt",
+    "session_context",
+    "session_start_output",
+]
 
 DELIVERED_NAME = "session-start.json"
+_FIELDS = ("cwd", "session_id", "source", "hook_event_name")
+
+
+class StartInput:
+    """The fields of a SessionStart hook's stdin JSON that memdir uses.
+
+    A plain class, read without :mod:`memdir.integrations.hooks` (its dataclasses and
+    the background machinery cost a session start more than its answer).
+    """
+
+    __slots__ = _FIELDS
+
+    def __init__(self, data: dict[str, object]) -> None:
+        for name in _FIELDS:
+            value = data.get(name)
+            setattr(self, name, value if isinstance(value, str) else None)
+
+    cwd: str | None
+    session_id: str | None
+    source: str | None
+    hook_event_name: str | None
+
+
+def output_for_text(text: str, *, env: Mapping[str, str]) -> str:
+    """:func:`session_start_output` for the hook's raw stdin text."""
+    from memdir.errors import ConfigError
+
+    hint = "run this command from a coding agent's hook: it passes JSON on stdin"
+    try:
+        data = json.loads(text) if text.strip() else None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"the hook input is not JSON ({exc.msg})", hint=hint) from None
+    if not isinstance(data, dict):
+        raise ConfigError("the hook input is not a JSON object", hint=hint)
+    return session_start_output(StartInput(data), env=env)
 
 
 _TWO_SYSTEMS = (
@@ -52,7 +98,7 @@ _TWO_SYSTEMS = (
 )
 
 
-def session_start_output(payload: HookInput, *, env: Mapping[str, str]) -> str:
+def session_start_output(payload: Payload, *, env: Mapping[str, str]) -> str:
     """The JSON to print for a SessionStart hook, or ``""`` when there is nothing to add.
 
     ``additionalContext`` is for the model; ``systemMessage`` (one line for the user,
@@ -73,14 +119,14 @@ def session_start_output(payload: HookInput, *, env: Mapping[str, str]) -> str:
     return json.dumps(output, ensure_ascii=False) if output else ""
 
 
-def session_context(payload: HookInput, *, env: Mapping[str, str]) -> str | None:
+def session_context(payload: Payload, *, env: Mapping[str, str]) -> str | None:
     """The text a session start adds for the model (None: memory is off or nothing new)."""
     start = _session_start(payload, env=env)
     return None if start is None else start[0]
 
 
 def _session_start(
-    payload: HookInput, *, env: Mapping[str, str]
+    payload: Payload, *, env: Mapping[str, str]
 ) -> tuple[str | None, list[str]] | None:
     """(the model's text or None, the user's notices); None when memory is off."""
     from memdir.config import load_settings, memory_enabled
@@ -153,11 +199,13 @@ def _delivered_path(layout: Layout, session_id: str | None) -> Path | None:
         return None  # an id that is not a folder name: nothing to remember it by
 
 
-def _once(layout: Layout, payload: HookInput, text: str) -> str | None:
+def _once(layout: Layout, payload: Payload, text: str) -> str | None:
     """``text``, or on a resumed session only what changed since it was delivered."""
     path = _delivered_path(layout, payload.session_id)
     if path is None:
         return text
+    import hashlib  # only for a session with an id: a resume compares with its start
+
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     before = read_json_object(path) if payload.source == "resume" else None
     delivered = before.get("text") if before else None

@@ -309,11 +309,9 @@ def write_temp(path: Path, data: str | bytes, *, mode: int = FILE_MODE) -> tuple
     place later (under a lock they do not want to hold while fsyncing). The
     caller renames or unlinks it; a crash may leave it (:data:`TEMP_PATTERN`).
     """
-    import tempfile  # only writers need it, and it loads shutil, bz2, lzma, random
-
     payload = data.encode("utf-8") if isinstance(data, str) else data
     ensure_dir(path.parent)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = _make_temp(path)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
@@ -326,6 +324,23 @@ def write_temp(path: Path, data: str | bytes, *, mode: int = FILE_MODE) -> tuple
             os.unlink(tmp)
         raise
     return Path(tmp), mtime
+
+
+def _make_temp(path: Path) -> tuple[int, str]:
+    """A new file ``.<name>.<random>.tmp`` beside ``path``, created exclusively (0600).
+
+    What ``tempfile.mkstemp`` does, without importing ``tempfile`` (it loads shutil,
+    bz2, lzma and random): the hooks write small state files on every call.
+    """
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    flags |= getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+    for _ in range(100):
+        tmp = os.path.join(path.parent, f".{path.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(tmp, flags, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name", str(path.parent))
 
 
 def atomic_write(
