@@ -296,3 +296,15 @@ def test_the_server_reports_memdirs_version(project: Path) -> None:
         return client.server_info.version
 
     assert with_client(project, info) == memdir.__version__ != ""
+
+
+def test_a_write_past_the_index_load_limit_tells_the_agent_what_is_no_longer_seen(
+    project: Path, memdir_home: Path
+) -> None:
+    memdir_home.mkdir(parents=True, exist_ok=True)
+    (memdir_home / "config.toml").write_text("max_index_lines = 2\n")
+    for name in ("One", "Two"):
+        reply = ok(project, "write", {"name": name, "description": f"{name} d", "type": "project"})
+        assert "Warning" not in reply
+    reply = ok(project, "write", {"name": "Three", "description": "Three d", "type": "project"})
+    assert "Warning:" in reply and "no longer see 1 entry (this one among them)" in reply

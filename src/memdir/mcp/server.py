@@ -402,7 +402,8 @@ def write(
     whole team (never put secrets there; user memories are always private).
     To change a few words of an existing memory, prefer edit.
     """
-    result = _mem(ctx).write(
+    mem = _mem(ctx)
+    result = mem.write(
         name=name,
         description=description,
         type=type,
@@ -414,9 +415,16 @@ def write(
     verb = "Created" if result.created else "Updated"
     record = result.record
     text = f"{verb} {record.scope.value} memory {record.name!r} in {_shown(record)}; index updated."
+    warnings = list(result.warnings)
     if result.pending is not None:
         text = _AWAITS.format(what=f"Your write of {record.name!r}", scope=record.scope.value)
-    return "\n".join([text, *(f"Warning: {w}" for w in result.warnings)])
+    else:
+        from memdir.recall.index_budget import overflow_warning
+
+        overflow = overflow_warning(mem.store(record.scope), record.file)
+        if overflow is not None:
+            warnings.append(overflow)  # past the index's load limit: say what is no longer seen
+    return "\n".join([text, *(f"Warning: {w}" for w in warnings)])
 
 
 @_agent_errors
