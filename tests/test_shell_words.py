@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from memdir.storage.shell_words import MAX_CHARS, MAX_DEPTH, command_index, split_commands
@@ -90,6 +90,7 @@ def test_the_command_name_is_found_behind_assignments_and_wrappers(
 
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("ab $()`'\"\\;|&\n#{}=<>-c")), max_size=60))
+@example(line="$'\\;")  # an escape bash does not know, inside $'...': kept, no warning
 def test_any_text_splits_without_raising(line: str) -> None:
     commands, complete = split_commands(line)
     assert all(words for words in commands)
@@ -101,3 +102,8 @@ def test_any_text_splits_without_raising(line: str) -> None:
 def test_plain_words_come_back_as_they_were(words: list[str]) -> None:
     words = [w for w in words if not w.startswith("#")] or ["x"]
     assert split_commands(" ".join(words)) == ([words], True)
+
+
+def test_ansi_c_quoting_decodes_the_escapes_bash_knows_and_keeps_the_rest() -> None:
+    assert split_commands("$'np\\x6d' install")[0] == [["npm", "install"]]
+    assert split_commands("echo $'a\\;b'")[0] == [["echo", "a\\;b"]]

@@ -336,10 +336,45 @@ def _ansi_c(body: str) -> str:
     """The text of ``$'…'``: the common backslash escapes decoded."""
     if "\\" not in body:
         return body
-    try:
-        return body.encode("latin-1", "backslashreplace").decode("unicode_escape")
-    except UnicodeDecodeError:
-        return body
+    out: list[str] = []
+    i, n = 0, len(body)
+    while i < n:
+        ch = body[i]
+        if ch != "\\" or i + 1 == n:
+            out.append(ch)
+            i += 1
+            continue
+        nxt = body[i + 1]
+        if nxt in _ANSI_SIMPLE:
+            out.append(_ANSI_SIMPLE[nxt])
+            i += 2
+        elif nxt == "x":
+            digits = _hex_run(body, i + 2, 2)
+            out.append(chr(int(digits, 16)) if digits else "\\x")
+            i += 2 + len(digits)
+        elif nxt in "01234567":
+            j = i + 1
+            while j < n and j < i + 4 and body[j] in "01234567":
+                j += 1
+            out.append(chr(int(body[i + 1 : j], 8)))
+            i = j
+        else:  # an escape bash does not know stays as written
+            out.append("\\" + nxt)
+            i += 2
+    return "".join(out)
+
+
+_ANSI_SIMPLE = {
+    "n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b",
+    "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?",
+}  # fmt: skip
+
+
+def _hex_run(text: str, start: int, most: int) -> str:
+    end = start
+    while end < len(text) and end < start + most and text[end] in "0123456789abcdefABCDEF":
+        end += 1
+    return text[start:end]
 
 
 def command_index(words: list[str]) -> int:
