@@ -41,7 +41,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from memdir.errors import ConfigError, MemdirError
-from memdir.integrations.session_start import project_prompt, session_start_output
+from memdir.integrations.session_start import (
+    project_prompt,
+    read_hook_object,
+    session_start_output,
+)
 from memdir.storage.fs import FILE_MODE, atomic_write, ensure_dir, file_lock, read_json_object
 from memdir.storage.paths import Layout, slugify
 
@@ -95,20 +99,9 @@ class HookInput:
 
 def parse_hook_input(text: str) -> HookInput:
     """Read the JSON object a hook gets on stdin; unknown keys are ignored."""
-    try:
-        data = json.loads(text) if text.strip() else None
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            f"the hook input is not JSON ({exc.msg})",
-            hint="run this command from a coding agent's hook: it passes JSON on stdin",
-        ) from None
-    if not isinstance(data, dict):
-        raise ConfigError(
-            "the hook input is not a JSON object",
-            hint="run this command from a coding agent's hook: it passes JSON on stdin",
-        )
+    data = read_hook_object(text)
     fields = ("session_id", "transcript_path", "cwd", "hook_event_name", "source", "trigger")
-    return HookInput(**{k: data[k] for k in fields if isinstance(data.get(k), str)})
+    return HookInput(**{k: v for k in fields if isinstance(v := data.get(k), str)})
 
 
 # -- stop / pre-compact: the detached start ----------------------------------------------

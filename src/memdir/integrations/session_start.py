@@ -49,6 +49,7 @@ __all__ = [
     "StartInput",
     "output_for_text",
     "project_prompt",
+    "read_hook_object",
     "session_context",
     "session_start_output",
 ]
@@ -77,8 +78,8 @@ class StartInput:
     hook_event_name: str | None
 
 
-def output_for_text(text: str, *, env: Mapping[str, str]) -> str:
-    """:func:`session_start_output` for the hook's raw stdin text."""
+def read_hook_object(text: str) -> dict[str, object]:
+    """The JSON object a hook gets on stdin; anything else is a :class:`ConfigError`."""
     from memdir.errors import ConfigError
 
     hint = "run this command from a coding agent's hook: it passes JSON on stdin"
@@ -88,7 +89,12 @@ def output_for_text(text: str, *, env: Mapping[str, str]) -> str:
         raise ConfigError(f"the hook input is not JSON ({exc.msg})", hint=hint) from None
     if not isinstance(data, dict):
         raise ConfigError("the hook input is not a JSON object", hint=hint)
-    return session_start_output(StartInput(data), env=env)
+    return data
+
+
+def output_for_text(text: str, *, env: Mapping[str, str]) -> str:
+    """:func:`session_start_output` for the hook's raw stdin text."""
+    return session_start_output(StartInput(read_hook_object(text)), env=env)
 
 
 _TWO_SYSTEMS = (

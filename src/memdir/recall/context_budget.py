@@ -31,13 +31,14 @@ def text_length(text: str) -> int:
 
 
 class LineFit:
-    """The lines kept (in their original order) and how many were left out."""
+    """The lines kept (in their original order), their positions, how many were left out."""
 
-    __slots__ = ("kept", "omitted")
+    __slots__ = ("kept", "omitted", "positions")
 
-    def __init__(self, kept: list[str], omitted: int) -> None:
+    def __init__(self, kept: list[str], omitted: int, positions: list[int]) -> None:
         self.kept = kept
         self.omitted = omitted
+        self.positions = positions
 
     def text(self) -> str:
         return "\n".join(self.kept)
@@ -60,7 +61,7 @@ def fit_lines(
     sizes = [text_length(line) + 1 for line in lines]  # each with its newline
     count = len(lines) if max_count is None else max(max_count, 0)
     if sum(sizes) - 1 <= budget and len(lines) <= count:
-        return LineFit(list(lines), 0)
+        return LineFit(list(lines), 0, list(range(len(lines))))
     order = range(len(lines)) if rank is None else sorted(range(len(lines)), key=rank, reverse=True)
     chosen: list[int] = []
     room = budget + 1  # the last line needs no newline
@@ -73,7 +74,7 @@ def fit_lines(
         elif rank is None:
             break  # in file order, a gap would hide the cut
     chosen.sort()
-    return LineFit([lines[i] for i in chosen], len(lines) - len(chosen))
+    return LineFit([lines[i] for i in chosen], len(lines) - len(chosen), chosen)
 
 
 def split_budget(needs: Sequence[int], budget: int) -> list[int]:

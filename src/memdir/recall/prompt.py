@@ -421,12 +421,13 @@ def fit_index_block(
     (headings, notes) first, then the most recently changed memories (``shape.rank``),
     shown in the index's own order, with a line saying how many entries are left out.
     """
-    block = _index_block(heading, raw, max_lines=max_lines, max_chars=max_chars)
     if raw is None or not raw.strip():
-        return block
+        return _index_block(heading, raw, max_lines=max_lines, max_chars=max_chars)
+    trimmed = raw.strip()
+    truncation = truncate_index(trimmed, max_lines=max_lines, max_chars=max_chars)
+    block = f"## {heading}\n\n{truncation.content}"  # what _index_block gives
     if text_length(block) <= budget:
         return block
-    trimmed = raw.strip()
     lines = trimmed.split("\n")
     entries = {e.line: e.file for e in parse_entries(trimmed)}
     rank = shape.rank if shape is not None else None
@@ -437,7 +438,6 @@ def fit_index_block(
             return (float("inf"), -position)
         return (rank(entries[position]) if rank is not None else 0.0, position)
 
-    truncation = truncate_index(trimmed, max_lines=max_lines, max_chars=max_chars)
     warning = truncation.content.rsplit("\n\n", 1)[-1] if truncation.truncated else ""
     where = f" is `{shape.path}`" if shape is not None else f" is {INDEX_NAME} in memory"
     pointer = (
@@ -450,14 +450,10 @@ def fit_index_block(
         reserve += text_length(warning) + 2
     room = min(max(budget - reserve, 0), max_chars)
     fit = fit_lines(lines, room, rank=score, max_count=max_lines)
-    omitted = sum(1 for position in entries) - sum(1 for line in fit.kept if _is_entry(line))
+    omitted = len(entries) - sum(1 for position in fit.positions if position in entries)
     tail = "\n".join(t for t in (warning and f"\n{warning}", pointer.format(n=omitted)) if t)
     body = fit.text()
     return f"## {heading}\n\n{body}\n{tail}" if body else f"## {heading}\n\n{tail}"
-
-
-def _is_entry(line: str) -> bool:
-    return bool(parse_entries(line))
 
 
 @record

@@ -614,17 +614,18 @@ def _items(ctx: _Context, chosen: Sequence[Candidate], remaining: int) -> list[R
     items: list[RecallItem] = []
     # What one answer may hold (a hook's context is cut past its limit, and what is cut
     # never reaches the model): the frame of the rendered text, and each block's separator.
-    room = None if ctx.max_chars is None else ctx.max_chars - _RENDER_FRAME + 2
+    room = None if ctx.max_chars is None else ctx.max_chars - _RENDER_FRAME
     for candidate in chosen:
         memory = _read_memory(candidate.entry.path)
         if memory is None:
             continue  # unreadable or removed since it was listed: nothing to show
+        separator = 2 if items else 0  # the blank line between two blocks
         item = _item(
             ctx,
             candidate,
             memory,
             remaining,
-            None if room is None else room - 2,
+            None if room is None else room - separator,
             # Past the first block, one that would be cut to fit this answer waits for the
             # next one whole (it is not counted as seen), rather than arriving in part.
             cut_to_fit=not items,
@@ -634,7 +635,7 @@ def _items(ctx: _Context, chosen: Sequence[Candidate], remaining: int) -> list[R
         items.append(item)
         remaining -= item.bytes
         if room is not None:
-            room -= text_length(item.text) + 2
+            room -= text_length(item.text) + separator
     return items
 
 
