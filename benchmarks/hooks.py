@@ -6,12 +6,14 @@ process: interpreter start, imports, reading the rules or recalling, the
 answer. The store is generated as files (one memory in twenty is a feedback
 memory carrying an ``enforce:`` rule) with a real ``MEMORY.md``; one warm-up
 run fills the rule cache, the hook's memo of where the memory lives and the
-bytecode cache, as in daily use. Each run then starts the ``memdir`` script
-(what ``memdir hook install claude`` installs; ``python -m memdir`` when the
-script is not next to this Python, and ``--module`` to time that form, which
-also loads ``runpy``) with a recorded Claude Code JSON on
-stdin (half the tool calls are denied, half pass; every prompt gets a fresh
-session so recall does its full work). The search catalog is built first, as
+bytecode cache, as in daily use. Each run then starts the hook as
+``memdir hook install claude`` writes it into this machine's settings
+(``<python> -SP <memdir>/hook_launcher.py``; ``--script`` times the ``memdir``
+console script, ``--module`` ``python -m memdir``, which also loads
+``runpy``) with a recorded Claude Code JSON on stdin. ``pre-tool-use`` is a
+call no rule covers, as most tool calls are; ``pre-tool-use denied`` one a
+memory's rule denies (it loads RE2 and the rules). Every prompt gets a fresh
+session so recall does its full work. The search catalog is built first, as
 ``memdir reindex`` (or any search) leaves it, after an earlier session's
 folder exists (as in any project an agent has worked in: the catalog then
 watches the sessions folder, which each new session changes);
@@ -46,15 +48,26 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memdir.config import load_settings
+from memdir.integrations.launch import launch_for
 from memdir.model import Memory, MemoryType
 from memdir.search.catalog import Catalog
 from memdir.storage.codec import render_memory
 from memdir.storage.memory_index import format_entry
 from memdir.storage.paths import make_layout
 
-GOALS = {"pre-tool-use": 80.0, "user-prompt-submit": 250.0, "session-start": 120.0}
+GOALS = {
+    "pre-tool-use": 80.0,
+    "pre-tool-use denied": 80.0,
+    "user-prompt-submit": 250.0,
+    "session-start": 120.0,
+}
 # The goals as ratios to `python -c pass` timed in the same run (a busy machine slows both).
-RATIO_GOALS = {"pre-tool-use": 1.5, "user-prompt-submit": 3.0, "session-start": 2.5}
+RATIO_GOALS = {
+    "pre-tool-use": 1.5,
+    "pre-tool-use denied": 1.5,
+    "user-prompt-submit": 3.0,
+    "session-start": 2.5,
+}
 _TOPICS = (
     "checkout service", "payment webhooks", "redis cache", "deploy freeze", "feature flags",
     "database migrations", "latency dashboard", "oncall rotation", "integration tests",
@@ -99,8 +112,12 @@ def build_store(home: Path, project: Path, count: int) -> None:
 
 
 def _payload(command: str, project: Path, n: int) -> str:
-    if command == "pre-tool-use":
-        verb = f"npm forbidden{(n % 10) * 20 + 5}" if n % 2 else "npm forbidden50"
+    if command.startswith("pre-tool-use"):
+        if command == "pre-tool-use":  # a call no rule covers: most tool calls
+            verb = f"npm forbidden{(n % 10) * 20 + 5}" if n % 2 else "npm forbidden50"
+        else:  # a call one memory's rule denies
+            rule = 20 * (n % 50)
+            verb = f"{_TOOLS[rule % len(_TOOLS)]} forbidden{rule}"
         return json.dumps(
             {
                 "session_id": "bench",
@@ -178,6 +195,7 @@ def main() -> None:
     parser.add_argument("--memories", type=int, default=1000)
     parser.add_argument("--no-catalog", action="store_true", help="Recall without the catalog.")
     parser.add_argument("--module", action="store_true", help="Run `python -m memdir`.")
+    parser.add_argument("--script", action="store_true", help="Run the `memdir` console script.")
     parser.add_argument(
         "--baseline",
         metavar="SRC",
@@ -212,15 +230,10 @@ def main() -> None:
             f"{'python -c pass':<20} p50 {statistics.median(walls):6.1f}  "
             f"p95 {_p95(walls):6.1f}  cpu p50 {statistics.median(cpus):5.1f}"
         )
-        script = Path(sys.executable).with_name("memdir")
-        launcher = (
-            [str(script)]
-            if script.exists() and not args.module
-            else [sys.executable, "-m", "memdir"]
-        )
+        launcher = _launcher(args)
         print(f"hooks started as: {' '.join(launcher)}")
         for command, goal in GOALS.items():
-            argv = [*launcher, "hook", command]
+            argv = [*launcher, "hook", command.split()[0]]
             walls, cpus = time_runs(
                 argv, lambda n, c=command: _payload(c, project, n), env, args.runs
             )
@@ -235,6 +248,17 @@ def main() -> None:
             )
         if args.baseline:
             compare(args.baseline, env, project, args.runs)
+
+
+def _launcher(args: argparse.Namespace) -> list[str]:
+    """The argv prefix the hooks start with: what the installer writes, unless told."""
+    script = Path(sys.executable).with_name("memdir")
+    if args.module or (args.script and not script.exists()):
+        return [sys.executable, "-m", "memdir"]
+    if args.script:
+        return [str(script)]
+    quick = launch_for(os.environ).hooks
+    return list(quick) if quick else [str(script)]
 
 
 BLOCKS = 5  # pre-tool-use's baseline runs in turns of blocks: see compare()

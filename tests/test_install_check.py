@@ -45,17 +45,31 @@ def test_installed_hooks_and_server_that_answer_without_path_are_all_good(
     assert result.output == "all good\n"
 
 
-def test_a_hook_whose_program_is_gone_is_flagged_with_the_fix(project: Path, home: Path) -> None:
+@pytest.mark.parametrize("gone", ["python", "launcher"])
+def test_a_hook_whose_program_is_gone_is_flagged_with_the_fix(
+    project: Path, home: Path, gone: str
+) -> None:
     launch = launch_for(os.environ, profile="claude")
     result = install_claude_hooks(project, launch)
     path = result.path
-    program = launch.program[0]
-    path.write_text(path.read_text().replace(program, "/gone/venv/bin/memdir"))
+    assert launch.hooks is not None  # the quick form: <python> -SP <launcher>
+    python, _, launcher = launch.hooks
+    old, new = (
+        (python, "/gone/venv/bin/python")
+        if gone == "python"
+        else (launcher, "/gone/memdir/hook_launcher.py")
+    )
+    path.write_text(path.read_text().replace(old, new))
 
     doctor = CliRunner().invoke(main, ["doctor", "--project", str(project)])
     assert doctor.exit_code == 1
     line = next(x for x in doctor.output.splitlines() if x.startswith("[broken-hook]"))
-    assert str(path) in line and "cannot run: /gone/venv/bin/memdir: no such executable" in line
+    said = (
+        "cannot run: /gone/venv/bin/python: no such executable"
+        if gone == "python"
+        else "cannot run: /gone/memdir/hook_launcher.py: no such file"
+    )
+    assert str(path) in line and said in line
     assert line.endswith("fix: memdir --profile claude hook install claude --scope local")
     assert len([x for x in doctor.output.splitlines() if x.startswith("[broken-hook]")]) == 1
 

@@ -143,7 +143,7 @@ def test_the_hook_watches_the_memory_file_an_edit_tool_names(large: Memdir) -> N
 )
 def test_only_memory_files_of_a_scope_are_watched(large: Memdir, aimed: str) -> None:
     path = os.path.realpath(large.layout.memory_dir / aimed)
-    roots = [r for r in rule_roots(large.layout) if r[0].value == "private"]
+    roots = [r for r in rule_roots(large.layout) if r[0] == "private"]
     assert rule_cache._keys(roots, [path]) == []
     ok = os.path.realpath(large.layout.memory_dir / "sub" / "fine.md")
     assert rule_cache._keys(roots, [ok]) == ["private:sub/fine.md"]
@@ -151,7 +151,7 @@ def test_only_memory_files_of_a_scope_are_watched(large: Memdir, aimed: str) -> 
 
 def test_a_missing_team_folder_is_looked_for_and_its_creation_walks(large: Memdir) -> None:
     roots = rule_roots(large.layout)
-    team = next(root for scope, root, _ in roots if scope.value == "team")
+    team = next(root for scope, root, _ in roots if scope == "team")
     os.rmdir(team)  # no team memory yet
     _settled(large)
     assert _load(large) == [NPM["match"]]

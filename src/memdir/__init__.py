@@ -10,8 +10,6 @@ must not load the facade, so the hooks that run on every tool call start fast.
 
 from __future__ import annotations
 
-import importlib
-
 # The one version string: pyproject.toml reads it from here (hatch's version source), and
 # ``memdir --version``, ``-V`` and the MCP server report it.
 __version__ = "0.1.0"
@@ -85,6 +83,8 @@ _HOMES = {
 def __getattr__(name: str) -> Any:
     if name not in __all__:
         raise AttributeError(f"module 'memdir' has no attribute {name!r}")
+    import importlib  # here: the hooks import this package and never need it
+
     value = getattr(importlib.import_module(_HOMES.get(name, "memdir.errors")), name)
     globals()[name] = value  # later lookups skip this function
     return value

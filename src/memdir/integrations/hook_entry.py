@@ -19,9 +19,10 @@ exit status 0, and a call no rule covers gets no output at all.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
+
+from memdir.json_text import loads
 
 # Not typing.TYPE_CHECKING: this module starts every hook process, where importing
 # typing, dataclasses or pathlib costs more than the answer (see memdir.records).
@@ -46,13 +47,14 @@ __all__ = [
 ]
 
 FAST_COMMANDS = ("pre-tool-use", "user-prompt-submit", "session-start")
+_SCOPES = ("private", "team")
 
 
 def read_payload(text: str) -> dict[str, Any]:
     """The hook's stdin JSON object (empty input is an empty object)."""
     if not text.strip():
         return {}
-    data = json.loads(text)
+    data = loads(text)
     if not isinstance(data, dict):
         raise ValueError("the hook input is not a JSON object")
     return data
@@ -94,6 +96,7 @@ def _rule_places(
             pass  # a damaged memo: work the answer out again
     from memdir.inputs import record
 
+    full_environment()  # the settings and the layout read YAML and load RE2
     with record() as read:
         answer = _work_out_places(payload, env)
     hook_memo.remember(cwd, env, answer, read)
@@ -111,22 +114,22 @@ def _work_out_places(payload: Mapping[str, Any], env: Mapping[str, str]) -> dict
     roots = rule_roots(layout, include_team=settings.team is not False)
     return {
         "enabled": True,
-        "roots": [[scope.value, root, sorted(excluded)] for scope, root, excluded in roots],
+        "roots": [[str(scope), root, sorted(excluded)] for scope, root, excluded in roots],
         "cache": str(cache_path(layout)),
     }
 
 
 def _places(answer: Mapping[str, Any]) -> tuple[list[RuleRoot], str] | None:
     """A remembered answer as values; raises on a malformed one."""
-    from memdir.kinds import Scope
-
     if answer["enabled"] is not True:
         return None
     roots: list[RuleRoot] = []
     for scope, root, excluded in answer["roots"]:
+        if scope not in _SCOPES:
+            raise ValueError(f"not a scope: {scope!r}")
         if not isinstance(root, str) or not all(isinstance(e, str) for e in excluded):
             raise TypeError("a remembered folder is not text")
-        roots.append((Scope(scope), root, frozenset(excluded)))
+        roots.append((scope, root, frozenset(excluded)))
     cache = answer["cache"]
     if not isinstance(cache, str):
         raise TypeError("the remembered cache file is not text")
@@ -134,9 +137,14 @@ def _places(answer: Mapping[str, Any]) -> tuple[list[RuleRoot], str] | None:
 
 
 def pre_tool_use(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
-    """The PreToolUse answer for one call (``""`` when no rule fires)."""
-    from memdir.integrations.enforce import decide, pre_tool_use_output
-    from memdir.storage.enforced import load_rules_at
+    """The PreToolUse answer for one call (``""`` when no rule fires).
+
+    When the rule cache is current and no cached rule can fire on this call
+    (:mod:`memdir.storage.rule_gate`), the answer is given before RE2, the
+    rule values or the rest of the interpreter's packages are loaded.
+    """
+    from memdir.storage.rule_cache import cached_rules
+    from memdir.storage.rule_gate import may_fire
 
     tool_name = payload.get("tool_name")
     tool_input = payload.get("tool_input")
@@ -145,8 +153,29 @@ def pre_tool_use(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
     places = _rule_places(payload, env)
     if places is None:
         return ""
-    rules = load_rules_at(*places, touched=_touched(tool_input, payload.get("cwd")))
+    touched = _touched(tool_input, payload.get("cwd"))
+    cached = cached_rules(*places, touched)
+    if cached is not None and not may_fire(cached, tool_name, tool_input):
+        return ""
+    full_environment()
+    from memdir.integrations.enforce import decide, pre_tool_use_output
+    from memdir.storage.enforced import load_rules_at
+
+    rules = load_rules_at(*places, touched=touched)
     return pre_tool_use_output(decide(rules.rules, tool_name, tool_input))
+
+
+def full_environment() -> None:
+    """The interpreter's site packages, when the hook was started without them.
+
+    The hook launcher (:mod:`memdir.hook`) starts Python with ``-S``: the
+    site module's work (its ``.pth`` files, the user's site folder) is left
+    to the calls that need a package beyond the standard library and memdir.
+    """
+    if sys.flags.no_site and "site" not in sys.modules:
+        import site
+
+        site.main()
 
 
 # The fields in which an agent's edit tools name the file they change (Claude Code's
@@ -174,6 +203,8 @@ def user_prompt_output(context: str) -> str:
     """The UserPromptSubmit JSON adding ``context`` for the agent, or ``""``."""
     if not context:
         return ""
+    import json
+
     output = {
         "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": context}
     }
@@ -264,6 +295,8 @@ def run_fast(
     write = write or sys.stdout.write
     warn = warn or sys.stderr.write
     try:
+        if name != "pre-tool-use":
+            full_environment()  # their stores read YAML, and more
         if name == "session-start":
             from memdir.integrations.session_start import output_for_text
 

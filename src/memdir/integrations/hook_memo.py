@@ -19,11 +19,11 @@ damaged or unwritable one only costs the slow path.
 
 from __future__ import annotations
 
-import json
 import os
 import zlib
 
 from memdir.inputs import states, unchanged
+from memdir.json_text import loads
 
 TYPE_CHECKING = False  # the pre-tool-use hook loads this module: no typing at run time
 if TYPE_CHECKING:
@@ -81,7 +81,7 @@ def remembered(cwd: str, env: Mapping[str, str]) -> dict[str, Any] | None:
     """The answer remembered for ``cwd`` and ``env``, or None when it may be stale."""
     try:
         with open(memo_path(cwd, env), encoding="utf-8") as handle:
-            data = json.load(handle)
+            data = loads(handle.read())
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or data.get("version") != _VERSION:
@@ -96,6 +96,7 @@ def remembered(cwd: str, env: Mapping[str, str]) -> dict[str, Any] | None:
 
 def remember(cwd: str, env: Mapping[str, str], answer: dict[str, Any], read: Sequence[str]) -> None:
     """Store ``answer`` for ``cwd`` and ``env``, valid while the files in ``read`` stay as now."""
+    import json
     from pathlib import Path
 
     from memdir.storage.fs import atomic_write, ensure_dir

@@ -227,8 +227,10 @@ def _vouched(resolved: Resolved, env: Mapping[str, str]) -> bool:
     PYTHONPATH but this installation's own: the only programs doctor starts for a project."""
     ours = launch_for(os.environ)
     found = shutil.which("memdir", path=env.get("PATH", os.defpath))
-    program = resolved.argv[: len(ours.program)]
-    if program != ours.program and resolved.argv[:1] != ((found,) if found else ()):
+    mine = [ours.program, *([ours.hooks] if ours.hooks else [])]
+    if not any(resolved.argv[: len(p)] == p for p in mine) and resolved.argv[:1] != (
+        (found,) if found else ()
+    ):
         return False
     return resolved.env.get("PYTHONPATH") in (None, dict(ours.env).get("PYTHONPATH"))
 

@@ -41,6 +41,7 @@ from memdir.errors import ConfigError
 
 __all__ = [
     "Launch",
+    "hook_launcher",
     "hook_name",
     "launch_for",
     "runs_memdir_server",
@@ -50,7 +51,11 @@ __all__ = [
 # The environment variables that choose memdir's folder, in the order commands carry them.
 CARRIED = ("PYTHONPATH", "MEMDIR_HOME", "MEMDIR_CONFIG")
 # `memdir hook <name>` as any installer wrote it: bare, by path, quoted, or `-m memdir`.
-_HOOK = re.compile(r"""(?:^|[\s'"/;=])memdir(?:\.exe)?['"]?\s+hook\s+([a-z][a-z-]*)""")
+_HOOK = re.compile(
+    r"""(?:^|[\s'"/;=])memdir(?:\.exe|/hook_launcher\.py)?['"]?\s+hook\s+([a-z][a-z-]*)"""
+)
+# The hook launcher's flags: no site module until needed, no script folder on the path.
+LAUNCHER_FLAGS = "-SP"
 _MEMDIR_WORD = re.compile(r"""(?:^|[\s'"/;=])memdir(?:\.exe)?(?:['"\s]|$)""")
 _IMPORTS_MEMDIR = re.compile(r"^\s*(?:from|import)\s+memdir\b", re.MULTILINE)
 _SHEBANG_EXEC = re.compile(r"""^'''exec' +"?([^"\s]+)""", re.MULTILINE)
@@ -124,9 +129,13 @@ class Launch:
     ``program`` is memdir's argv prefix (absolute paths); ``shell``, when set,
     is a user's own command text used as given instead (hooks only).
     ``env`` holds this machine's settings (paths), ``profile`` the project's.
+    ``hooks``, when set, is the quicker argv prefix for the hooks of this
+    machine's own settings files: the interpreter running
+    :mod:`memdir.hook_launcher` (see there).
     """
 
     program: tuple[str, ...]
+    hooks: tuple[str, ...] | None = None
     shell: str | None = None
     env: tuple[tuple[str, str], ...] = ()
     profile: str | None = None
@@ -161,9 +170,11 @@ class Launch:
         ``shared``: the command goes into a file teammates read (see the module docstring).
         """
         assignments, program = self._assignments(), self._program_text()
-        own = " ".join([*assignments, program, "hook", name])
         if not shared:
-            return own
+            # A shared file keeps the console script: its wrapper tests one executable.
+            if self.hooks is not None and self.shell is None:
+                program = shlex.join(self.hooks)
+            return " ".join([*assignments, program, "hook", name])
         # exec only our own argv: a user's command text may be a pipeline or a list.
         run = [] if self.shell is not None else ["exec"]
         mine = " ".join([*assignments, *run, program, "hook", name])
@@ -226,6 +237,7 @@ def launch_for(
     carried made absolute, since a host starts memdir in another directory.
     """
     program = (command,) if command else this_installation(executable)
+    hooks = None if (command or shell or os.name == "nt") else hook_launcher(executable)
     carried: list[tuple[str, str]] = []
     source = None if (command or shell) else _found_through_pythonpath(env)
     if source is not None:
@@ -234,7 +246,18 @@ def launch_for(
         value = env.get(name, "").strip()
         if value:
             carried.append((name, os.path.abspath(os.path.expanduser(value))))
-    return Launch(program=program, shell=shell or None, env=tuple(carried), profile=profile)
+    return Launch(
+        program=program, hooks=hooks, shell=shell or None, env=tuple(carried), profile=profile
+    )
+
+
+def hook_launcher(executable: str | None = None) -> tuple[str, ...] | None:
+    """``(<python>, -SP, <memdir>/hook_launcher.py)``, or None when the file is not there."""
+    python = os.path.abspath(sys.executable if executable is None else executable)
+    launcher = Path(__file__).resolve().parent.parent / "hook_launcher.py"
+    if not python or not launcher.is_file():
+        return None
+    return (python, LAUNCHER_FLAGS, str(launcher))
 
 
 def hook_name(command: object) -> str | None:

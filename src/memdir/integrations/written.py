@@ -72,6 +72,9 @@ class Written:
         profile = {"MEMDIR_PROFILE": self.profile} if self.profile else {}
         mine = self.program[0]
         if os.path.isabs(mine):
+            launcher = self.program[2] if self.program[1:2] == ("-SP",) else None
+            if launcher is not None and not os.path.isfile(launcher):
+                return f"cannot run: {launcher}: no such file (memdir was moved or removed)"
             if os.path.isfile(mine) and os.access(mine, os.X_OK):
                 return Resolved(argv=(*self.program, *self.args), env={**dict(self.env), **profile})
             if not self.shared:
@@ -111,7 +114,8 @@ def _settings(words: list[str]) -> tuple[list[tuple[str, str]], str | None] | No
 
 
 def _program(words: list[str]) -> tuple[str, ...] | None:
-    """Pop memdir's argv prefix: ``/abs/memdir``, ``memdir`` or ``/abs/python -m memdir``."""
+    """Pop memdir's argv prefix: ``/abs/memdir``, ``memdir``, ``/abs/python -m memdir`` or
+    ``/abs/python -SP /abs/memdir/hook_launcher.py``."""
     if not words:
         return None
     first = words[0]
@@ -123,7 +127,18 @@ def _program(words: list[str]) -> tuple[str, ...] | None:
         program = tuple(words[:3])
         del words[:3]
         return program
+    if os.path.isabs(first) and words[1:2] == ["-SP"] and _is_launcher(words[2:3]):
+        program = tuple(words[:3])
+        del words[:3]
+        return program
     return None
+
+
+def _is_launcher(words: list[str]) -> bool:
+    """Whether ``words`` is the absolute path of a memdir hook launcher."""
+    path = words[0] if words else ""
+    parts = path.replace(os.sep, "/").split("/")
+    return os.path.isabs(path) and parts[-2:] == ["memdir", "hook_launcher.py"]
 
 
 def _hook_args(words: list[str]) -> tuple[str, ...] | None:

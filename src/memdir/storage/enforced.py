@@ -48,8 +48,9 @@ __all__ = [
 CACHE_NAME = "enforce-cache.json"
 
 
-# (scope, folder, names of its subfolders that belong to another scope)
-RuleRoot = tuple[Scope, str, frozenset[str]]
+# (scope name, folder, names of its subfolders that belong to another scope); a Scope is
+# a scope name, and the pre-tool-use hook passes plain names (the enum module costs it).
+RuleRoot = tuple[str, str, frozenset[str]]
 
 
 @record
@@ -83,7 +84,7 @@ def cache_path(layout: Layout) -> Path:
 
 def rule_roots(layout: Layout, *, include_team: bool = True) -> list[RuleRoot]:
     """The folders whose memories may carry rules: private, then team."""
-    roots = [(Scope.PRIVATE, str(layout.memory_dir), layout.private_excluded)]
+    roots: list[RuleRoot] = [(Scope.PRIVATE, str(layout.memory_dir), layout.private_excluded)]
     if include_team:
         roots.append((Scope.TEAM, str(layout.team_dir), frozenset()))
     return roots

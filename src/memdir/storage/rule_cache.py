@@ -21,11 +21,11 @@ at most :data:`WALK_EVERY` seconds later. Smaller scopes walk on every call.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from stat import S_ISREG
 
+from memdir.json_text import loads
 from memdir.storage.scope_files import in_scope, scope_stats
 
 TYPE_CHECKING = False  # the pre-tool-use hook loads this module: no typing at run time
@@ -40,6 +40,7 @@ __all__ = [
     "WALK_EVERY",
     "Walk",
     "between_walks",
+    "cached_rules",
     "header_for",
     "read",
     "stats",
@@ -69,7 +70,7 @@ def walk(roots: Sequence[RuleRoot]) -> Walk:
     paths: dict[str, str] = {}
     folders: dict[str, int] = {}
     for scope, root, excluded in roots:
-        prefix = f"{scope.value}:"
+        prefix = f"{scope}:"
         for rel, st in scope_stats(root, excluded, folders=folders):
             if not _is_memory(rel):
                 continue
@@ -97,7 +98,7 @@ def read(path: str) -> tuple[dict[str, Any], bytes]:
         with open(path, "rb") as handle:
             head = handle.readline()
             seen = handle.read()
-        header = json.loads(head)
+        header = loads(head)
     except (OSError, ValueError):
         return {}, b""
     if not isinstance(header, dict) or header.get("version") != VERSION:
@@ -110,6 +111,7 @@ def read(path: str) -> tuple[dict[str, Any], bytes]:
 def write(path: str, header: dict[str, Any], seen: bytes) -> None:
     """Replace the cache (atomically); a state folder that cannot be written is left be."""
     # Imported here: the cache is rewritten only when something changed.
+    import json
     from pathlib import Path
 
     from memdir.storage.fs import atomic_write, ensure_dir
@@ -177,6 +179,47 @@ def between_walks(
     return changed
 
 
+class _Moved(Exception):
+    """A watched file changed: the cache is behind (see :func:`cached_rules`)."""
+
+
+def _moved(path: str) -> dict[str, Any]:
+    raise _Moved(path)
+
+
+def cached_rules(
+    roots: Sequence[RuleRoot], cache_file: str, touched: Sequence[str] = ()
+) -> list[dict[str, Any]] | None:
+    """Every rule the cache holds, as written, when it matches the files; None when it may not.
+
+    Reads, never writes: a cache that is behind (or absent) is brought up to
+    date by :func:`memdir.storage.enforced.load_rules_at`, which the caller
+    then runs. A large store's walk is dated in the cache, so a due walk is
+    also left to that function.
+    """
+    header, seen = read(cache_file)
+    if not header:
+        return None
+    try:
+        changed = between_walks(header, roots, touched, _moved)
+    except _Moved:
+        return None
+    if changed:
+        return None
+    if changed is None:
+        done = walk(roots)
+        if done.seen != seen or len(done.paths) > LARGE_STORE:
+            return None
+        if header.get("roots") != _roots_text(roots):
+            return None
+    rules: list[dict[str, Any]] = []
+    for entry in header["entries"].values():
+        found = entry.get("rules") if isinstance(entry, dict) else None
+        if isinstance(found, list):
+            rules += [rule for rule in found if isinstance(rule, dict)]
+    return rules
+
+
 def _may_skip_walk(header: dict[str, Any], roots: Sequence[RuleRoot]) -> bool:
     files, walked, folders, watch = (
         header.get(k) for k in ("files", "walked_at", "folders", "watch")
@@ -196,13 +239,13 @@ def _may_skip_walk(header: dict[str, Any], roots: Sequence[RuleRoot]) -> bool:
 
 
 def _roots_text(roots: Sequence[RuleRoot]) -> list[list[Any]]:
-    return [[scope.value, root, sorted(excluded)] for scope, root, excluded in roots]
+    return [[str(scope), root, sorted(excluded)] for scope, root, excluded in roots]
 
 
 def _path(roots: Sequence[RuleRoot], key: str) -> str:
     scope, _, rel = key.partition(":")
     for root_scope, root, _ in roots:
-        if root_scope.value == scope:
+        if root_scope == scope:
             return f"{root}/{rel}"
     return ""
 
@@ -217,7 +260,7 @@ def _keys(roots: Sequence[RuleRoot], touched: Sequence[str]) -> list[str]:
                 continue
             rel = path[len(real) + 1 :].replace(os.sep, "/")
             if _is_memory(rel) and in_scope(rel, excluded):
-                keys.append(f"{scope.value}:{rel}")
+                keys.append(f"{scope}:{rel}")
                 break
     return keys
 

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import fnmatch
 import unicodedata
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 
 import re2
@@ -51,7 +51,8 @@ import re2
 from memdir.errors import InvalidMemory
 from memdir.kinds import MemoryType
 from memdir.records import record
-from memdir.storage.shell_words import MAX_CHARS, command_index, split_commands
+from memdir.storage.rule_subjects import EDIT_TOOLS, bash_subjects, subjects, unchecked
+from memdir.storage.shell_words import command_index
 
 # The pre-tool-use hook loads this module on every tool call: no typing, no
 # dataclasses, no model at run time (type checkers read this block).
@@ -89,7 +90,6 @@ __all__ = [
 
 FIELD = "enforce"
 ACTIONS: tuple[Action, ...] = ("deny", "ask", "warn")  # strongest first
-EDIT_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 MAX_PATTERN_CHARS = 500
 MAX_RULES = 20
 _MAX_PROGRAM = 5000  # RE2 program size: a bound on the memory a match may use
@@ -103,8 +103,6 @@ _HINT = (
 # Texts every pattern that would fire on any call matches: one character of each kind.
 _ANY_TEXT = ("a", "Z", "0", "_", "/", ".", "-", "{", "é", "ls")
 _ANY_COMMAND = ("ls", "cd", "git", "cat", "make", "echo", "python3", "x")
-# Blanks inside one word (a quoted argument) are kept apart from the blanks between words.
-_INNER_BLANKS = dict.fromkeys(map(ord, " \t\n\r\f\v"), "\x1f")
 
 
 @record
@@ -353,60 +351,6 @@ def tool_matches(spec: str, tool_name: str) -> bool:
         if part == tool_name if _GLOB.isdisjoint(part) else fnmatch.fnmatchcase(tool_name, part):
             return True
     return False
-
-
-def _strings(value: Any, depth: int = 0) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif depth < 4 and isinstance(value, Mapping):
-        for item in value.values():
-            yield from _strings(item, depth + 1)
-    elif depth < 4 and isinstance(value, list | tuple):
-        for item in value:
-            yield from _strings(item, depth + 1)
-
-
-def subjects(tool_name: str, tool_input: Mapping[str, Any]) -> list[str]:
-    """The texts a rule's pattern is searched in for one tool call.
-
-    Bash: each simple command the shell would run (:func:`bash_subjects`).
-    Edit tools: the file path and the new content. Other tools: every text
-    value of their input. Texts are searched whole: RE2 is linear.
-    """
-    if tool_name == "Bash":
-        command = tool_input.get("command")
-        return bash_subjects(command)[0] if isinstance(command, str) else []
-    if tool_name in EDIT_TOOLS:
-        keys = ("file_path", "notebook_path", "content", "new_string", "new_source")
-        found = [tool_input.get(k) for k in keys]
-        edits = tool_input.get("edits")
-        if isinstance(edits, list):
-            found += [e.get("new_string") for e in edits if isinstance(e, Mapping)]
-    else:
-        found = list(_strings(tool_input))
-    return [s for s in found if isinstance(s, str) and s]
-
-
-def bash_subjects(command: str) -> tuple[list[str], list[list[str]]]:
-    """A Bash command's texts for patterns and its simple commands' words.
-
-    Each simple command is one text, its words joined by single spaces (the
-    blanks inside a word read as ``\\x1f``, so no pattern crosses them). When
-    the command could not be read whole (an open quote, deep nesting), the
-    text as written is searched too: what the shell would refuse to run may
-    still be what a rule is about.
-    """
-    commands, complete = split_commands(command)
-    texts = [" ".join(word.translate(_INNER_BLANKS) for word in words) for words in commands]
-    if not complete and len(command) <= MAX_CHARS:
-        texts.append(command)
-    return texts, commands
-
-
-def unchecked(tool_name: str, tool_input: Mapping[str, Any]) -> int:
-    """The length of an input the rules cannot check (a command line past the limit), or 0."""
-    command = tool_input.get("command") if tool_name == "Bash" else None
-    return len(command) if isinstance(command, str) and len(command) > MAX_CHARS else 0
 
 
 def _command_fires(rule: Rule, commands: Sequence[Sequence[str]]) -> bool:

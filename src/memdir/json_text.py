@@ -1,0 +1,75 @@
+"""JSON text read without the ``json`` package, for the hooks that run on every call.
+
+``import json`` loads ``re`` (and through it ``enum``, ``functools`` and
+more): about as many instructions as starting the interpreter, paid by the
+pre-tool-use hook on every tool call although it reads two small JSON
+texts and, when no rule fires, writes none. CPython's ``json`` parses with
+its C scanner (``_json``), which needs none of that: :func:`loads` drives
+it directly, and falls back to :func:`json.loads` where the C scanner is
+missing. Errors are :class:`ValueError` (``json.JSONDecodeError`` is one),
+as from :func:`json.loads`.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False  # no typing at run time: this module starts every hook process
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
+__all__ = ["loads"]
+
+_WHITESPACE = " \t\n\r"  # JSON's four
+
+
+def _constant(name: str) -> float:
+    # What json accepts beyond the standard: NaN, Infinity, -Infinity.
+    return float(name.replace("Infinity", "inf"))
+
+
+class _Context:
+    """The settings the C scanner reads off its context: json.loads' defaults."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = staticmethod(_constant)
+
+
+def _scanner() -> Callable[[str, int], tuple[Any, int]] | None:
+    try:
+        import _json
+    except ImportError:  # another Python: the json package parses
+        return None
+    make = getattr(_json, "make_scanner", None)
+    return None if make is None else make(_Context())
+
+
+_SCAN = _scanner()
+
+
+def loads(text: str | bytes) -> Any:
+    """The value of the JSON ``text`` (bytes are read as UTF-8), as :func:`json.loads` gives."""
+    if isinstance(text, bytes | bytearray):
+        text = text.decode("utf-8")
+    if _SCAN is None:
+        import json
+
+        return json.loads(text)
+    start = len(text) - len(text.lstrip(_WHITESPACE))
+    try:
+        value, end = _SCAN(text, start)
+    except StopIteration:
+        return _refused(text)
+    if text[end:].strip(_WHITESPACE):
+        return _refused(text)  # "Extra data": json says where
+    return value
+
+
+def _refused(text: str) -> Any:
+    """Raise the error :func:`json.loads` raises for ``text`` (it loads ``re``: errors only)."""
+    import json
+
+    return json.loads(text)
