@@ -14,6 +14,11 @@ ranking options when flags change them) and the turn hits are
 mapped back to dia_ids. The run is scored by ``locomo_eval.py``.
 
     .venv/bin/python benchmarks/locomo.py [--data PATH] [--out RUN.jsonl] [--embed]
+        [--baseline MAIN.jsonl]
+
+``--baseline`` prints the paired bootstrap of turn recall@1/@5/@10 against
+another run of the same data: run the script once on main with ``--out
+MAIN.jsonl``, then on a change with ``--baseline MAIN.jsonl``.
 
 Log of methods on DEV (turn recall@1/@5/@10 in %, category 5 excluded, n = 760;
 then recall@10 for multi-hop / temporal / open-domain / single-hop). Each step
@@ -249,7 +254,22 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-embed-previous", dest="embed_previous", action="store_false")
     parser.add_argument("--embed-cache", help="SQLite file caching vectors across runs")
     parser.add_argument("--no-score", action="store_true")
+    parser.add_argument(
+        "--baseline",
+        help="a run of the same data to compare with (e.g. main's ranking, written with --out)",
+    )
     return parser
+
+
+def compare(data: str, run: str, baseline: str, label: str = "baseline") -> None:
+    """Print the paired bootstrap (95 %) of turn recall@1/@5/@10: ``run`` minus ``baseline``."""
+    scorer = Path(data).resolve().parent / "locomo_eval.py"
+    if not scorer.exists():
+        scorer = BENCH / "locomo_eval.py"
+    for k in (1, 5, 10):
+        print(f"== memdir - {label}, turn recall@{k}", flush=True)
+        cmd = [sys.executable, str(scorer), "compare", data, run, baseline]
+        subprocess.run([*cmd, "--metric", f"turn.recall@{k}"], check=False)
 
 
 def main() -> int:
@@ -260,7 +280,10 @@ def main() -> int:
     if not args.no_score:
         scorer = Path(args.data).resolve().parent / "locomo_eval.py"
         cmd = [sys.executable, str(scorer), "score", args.data, args.out, "--by-category"]
-        return subprocess.run(cmd, check=False).returncode
+        code = subprocess.run(cmd, check=False).returncode
+        if args.baseline:
+            compare(args.data, args.out, args.baseline)
+        return code
     return 0
 
 
