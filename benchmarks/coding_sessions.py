@@ -472,7 +472,7 @@ def _reply(rng: random.Random, values: dict[str, Any], fact: str | None) -> str:
     return (
         body
         + "\n\nLet me know if you want me to go further with the "
-        + values["c"]
+        + str(values["c"])
         + " or move on."
     )
 
