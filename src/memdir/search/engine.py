@@ -184,7 +184,9 @@ class RankingOptions:
     of its BM25 over its text, the context and the dates together (one row,
     normalised by their joint length), plus the rest of its BM25 over its own
     columns alone (normalised by its own length), so a short turn between two
-    long replies keeps the score of its own words.
+    long replies keeps the score of its own words. ``window_share`` > 0 raises a
+    turn's context score by that share of its gap to the best adjacent turn's (whose
+    window of three turns holds it too); off by default (see ``benchmarks/locomo.py``).
     BM25 keeps the best ``candidates``; a query matching more than
     ``scan_limit`` documents is scored over the ``scan_limit`` matches indexed
     last (the newest: a catalog indexes files oldest first) and every match of
@@ -206,6 +208,7 @@ class RankingOptions:
     candidates: int = 200
     scan_limit: int = 2000
     context_share: float = 0.9
+    window_share: float = 0.0
 
 
 # Trigger: FTS5 ships a Porter stemmer. Why ours: measured equal on LoCoMo (72.5 vs 72.4
@@ -539,6 +542,7 @@ class TextIndex:
             weights=opts.weights,
             context_share=opts.context_share,
             scan_limit=opts.scan_limit,
+            window_share=opts.window_share,
         )
 
     def _feedback_terms(

@@ -47,11 +47,14 @@ def bm25(
     weights: Mapping[str, float],
     context_share: float,
     scan_limit: int,
+    window_share: float = 0.0,
 ) -> dict[int, float]:
     """The best documents' BM25 scores for the terms ``wanted``, by document rowid.
 
     ``where``/``params`` filter the documents (``AND d.…`` clauses over ``docs d``);
     ``gather``: the filter's rows are listed first (see :func:`broad`).
+    ``window_share``: a turn's context score also gains that share of how much
+    better the context row of an adjacent turn scores (its window holds this turn).
     """
     if not wanted:
         return {}
@@ -66,6 +69,7 @@ def bm25(
         if len(rare) == len(wanted):  # no more than len(wanted) * scan matches
             floor, rare = 0, []
     score = _Scorer(conn, where, params, gather, weights, context_share, limit)
+    score.lend = window_share
     scores = score(match, floor)
     if rare:
         # BM25 sums over terms: an older match's score from its rare terms lacks only
@@ -114,6 +118,7 @@ class _Scorer:
         self.near = [float(weights.get(f, 0.0)) for f in CONTEXT_COLUMNS]
         self.share = share if self.near[1] else 0.0
         self.limit = limit
+        self.lend = 0.0
 
     def __call__(self, match: str, floor: int) -> dict[int, float]:
         """The best documents' scores of ``match`` among rows from rowid ``floor`` on.
@@ -124,9 +129,32 @@ class _Scorer:
         scores = self._table("fts", self.own, match, floor)
         if self.share:
             share = self.share
-            for rowid, value in self._table("ctx", self.near, match, floor).items():
+            near = self._table("ctx", self.near, match, floor)
+            if self.lend:
+                near = self._lent(near, set(scores) | set(near))
+            for rowid, value in near.items():
                 scores[rowid] = (1.0 - share) * scores.get(rowid, 0.0) + share * value
         return scores
+
+    def _lent(self, near: dict[int, float], rowids: set[int]) -> dict[int, float]:
+        """Each context score raised by ``lend`` of its gap to the best adjacent one.
+
+        A turn's context row is a window of three turns; the windows of its two
+        neighbours hold it too, so the best of those speaks for it in part.
+        """
+        marks = ",".join("?" * len(rowids))
+        sql = f"SELECT rowid, grp, seq FROM docs WHERE rowid IN ({marks}) AND grp IS NOT NULL"
+        place = {rowid: (grp, seq) for rowid, grp, seq in self.conn.execute(sql, list(rowids))}
+        by_place = {place[r]: v for r, v in near.items() if r in place and place[r][1] is not None}
+        out = dict(near)
+        for rowid, (grp, seq) in place.items():
+            if seq is None:
+                continue
+            own = near.get(rowid, 0.0)
+            best = max(by_place.get((grp, seq - 1), 0.0), by_place.get((grp, seq + 1), 0.0))
+            if best > own:
+                out[rowid] = own + self.lend * (best - own)
+        return out
 
     def _table(self, table: str, w: list[float], match: str, floor: int) -> dict[int, float]:
         marks = ", ".join("?" * len(w))
