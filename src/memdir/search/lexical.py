@@ -130,7 +130,7 @@ class _Scorer:
         if self.share:
             share = self.share
             near = self._table("ctx", self.near, match, floor)
-            if self.lend:
+            if self.lend and near:
                 near = self._lent(near, set(scores) | set(near))
             for rowid, value in near.items():
                 scores[rowid] = (1.0 - share) * scores.get(rowid, 0.0) + share * value
