@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import memdir.search.documents as documents_module
 from memdir.errors import ParseError
-from memdir.search import engine
+from memdir.search import engine, lexical
 from memdir.search.catalog import Catalog, memory_document
 from memdir.search.engine import Document, RankingOptions, SearchQuery, TextIndex
 from memdir.search.terms import tokenize
@@ -210,9 +210,9 @@ def test_a_filter_ranks_the_same_whether_its_rows_are_gathered_or_looked_up(
     index.add(docs)
     query = SearchQuery(query="deploy retry cache", kinds=("memory",), limit=20)
     where, params = engine._filters(query)
-    assert index._broad(where, params) is (memories_share > 0.5)
+    assert lexical.broad(index.conn, where, params) is (memories_share > 0.5)
     chosen = index.rank(query)
     for broad in (True, False):
-        monkeypatch.setattr(index, "_broad", lambda where, params, b=broad: b)
+        monkeypatch.setattr(engine, "broad", lambda conn, where, params, b=broad: b)
         assert index.rank(query) == chosen
     assert chosen and all(ref in {d.id for d in docs if d.kind == "memory"} for ref, _ in chosen)

@@ -195,3 +195,43 @@ def test_a_short_turn_between_long_replies_keeps_the_score_of_its_own_words() ->
     )
     ranked = [ref for ref, _ in index.rank("which port does the staging database listen on?")]
     assert ranked[0] == "t2"
+
+
+def test_a_turn_gains_part_of_a_better_window_that_holds_it_when_asked() -> None:
+    # The context row of a turn is a window of three turns: the windows of its two
+    # neighbours hold it too. window_share lends it part of the better one's score.
+    from memdir.search.engine import Document, RankingOptions, TextIndex
+
+    groups = {
+        "s": ["canary rollout plan for the tiller deploy", "sounds good", "canary"],
+        "u": ["canary", "lunch is at noon today", "the printer jammed again"],
+    }
+
+    def scores(window_share: float) -> dict[str, float]:
+        options = RankingOptions(neighbour_weight=0.0, window_share=window_share)
+        index = TextIndex(options=options)
+        index.add(
+            Document(
+                id=f"{g}{i}",
+                kind="transcript",
+                title=f"{g}{i}",
+                fields={
+                    "body": text,
+                    "context": " ".join(turns[j] for j in (i - 1, i + 1) if 0 <= j < len(turns)),
+                },
+                group=g,
+                seq=i,
+            )
+            for g, turns in groups.items()
+            for i, text in enumerate(turns)
+        )
+        return dict(index.rank("canary rollout plan"))
+
+    plain, lent = scores(0.0), scores(0.5)
+    assert set(lent) == set(plain)
+    assert all(lent[ref] >= plain[ref] for ref in plain)
+    # s2 says only "canary", but the window around s1 holds the whole plan.
+    assert lent["s2"] > plain["s2"]
+    # u0 says "canary" too; no window beside it is any better, so it keeps its score.
+    assert lent["u0"] == plain["u0"]
+    assert lent["s2"] > lent["u0"]

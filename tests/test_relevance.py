@@ -11,7 +11,12 @@ from memdir.api import Memdir
 from memdir.model import Memory, MemoryType, Scope
 from memdir.recall.relevant import SkipReason, recall
 from memdir.search.engine import Document, SearchQuery, TextIndex
-from memdir.search.relevance import GENERIC_WORDS, RelevanceFloor, informative_terms
+from memdir.search.relevance import (
+    GENERIC_WORDS,
+    RelevanceFloor,
+    informative_terms,
+    specific_terms,
+)
 
 TODAY = dt.date(2026, 3, 10)
 
@@ -85,6 +90,37 @@ def test_a_word_every_memory_holds_is_no_evidence_on_its_own(mem: Memdir) -> Non
     assert recalled(mem, "the billing page looks odd") == []
     # Yet a description naming every word of the prompt answers it, common or not.
     assert len(recalled(mem, "billing invoice rule")) == 5
+
+
+def test_a_number_unique_to_one_memory_recalls_it_among_many_alike(mem: Memdir) -> None:
+    for n in range(12):
+        description = f"Billing ledger note {n}: how payments batch {n} retries at night"
+        memory = Memory(name=f"ledger-note-{n}", description=description, type=MemoryType.PROJECT)
+        mem.store(Scope.PRIVATE).write(memory, stamp=False)
+    # Every note holds "ledger" and "note"; only the number says which one is meant.
+    assert recalled(mem, "what does ledger note 7 say?") == ["ledger-note-7"]
+    assert recalled(mem, "what does the ledger note say?") == []
+
+
+def test_one_rare_word_recalls_when_written_as_a_name_and_not_as_a_plain_word(
+    mem: Memdir,
+) -> None:
+    store(mem)
+    # "latency" and "Grafana" are each held by one memory alone: a word of the language
+    # is not enough on its own, a name is.
+    assert recalled(mem, "explain latency percentiles to me") == []
+    assert recalled(mem, "explain percentiles in Grafana to me") == ["grafana"]
+
+
+def test_specific_terms_are_numbers_identifiers_and_capitals_inside_a_sentence() -> None:
+    assert specific_terms("what does ledger note 17 say?") == {"17"}
+    assert specific_terms("is Maya on call? Ask her about LED-204") == {"maya", "led", "204"}
+    # A capital opening a sentence, and a prompt written in capitals, name nothing.
+    assert specific_terms("Deploy it. Then Tell me") == set()
+    assert specific_terms("WHY IS THE BUILD RED") == set()
+    assert specific_terms("WHY IS BUILD 42 RED") == {"42"}
+    # A generic word stays generic however it is written.
+    assert specific_terms("and then Use it") == set()
 
 
 def test_generic_words_are_not_informative() -> None:

@@ -20,15 +20,10 @@ cosine similarity over float32 vectors stored beside the text; last, a
 smoothing that lends each document part of its best neighbour's score (the
 turns of one transcript).
 
-Cost: FTS5 runs ``bm25()`` for every document a query matches (a few
-microseconds each, and it cannot skip any), so a query matching more than
-``RankingOptions.scan_limit`` documents (2,000: a word most of a large store
-holds) is scored over the newest that many of them, the highest rowids (a
-catalog indexes files oldest first), plus every match of its rarer terms;
-the scores themselves are unchanged, idf included (an older match of a rare
-term lacks only the common terms' small share: BM25 sums over terms).
-Everything after BM25 works on the ``candidates`` it kept (200), and the
-returned hits are read, with their snippets, in one query.
+The BM25 pass itself (both tables, the scan limit, filters) is
+:mod:`memdir.search.lexical`. Everything after BM25 works on the
+``candidates`` it kept (200), and the returned hits are read, with their
+snippets, in one query.
 
 The defaults were measured on LoCoMo's DEV split (``benchmarks/locomo.py``,
 paired bootstrap): each of the date words (0.5), the neighbours' context
@@ -43,7 +38,14 @@ coding-session corpus of ``benchmarks/coding_sessions.py`` (long replies,
 short user turns): on the second, turn recall@1/@5/@10 went from 32.7 / 49.0 /
 75.5 to 66.7 / 86.4 / 95.2 (plain BM25: 66.0 / 76.2 / 93.9), on LoCoMo DEV
 @10 -0.7 [-1.7, +0.2], @5 +0.1 [-0.7, +0.9] (paired bootstrap, 95 %); a share
-of 0.7 lost LoCoMo @10 1.6 [-2.7, -0.6].
+of 0.7 lost LoCoMo @10 1.6 [-2.7, -0.6]. Then the window lending
+(``window_share`` 0.5) with the share lowered to 0.75, against the defaults
+before (window off, share 0.9): LoCoMo DEV @10 +1.9 [+0.8, +3.0], @5 +0.5
+[-0.6, +1.6], @1 -0.1 [-0.9, +0.7]; coding sessions @1 +4.1 [+1.4, +7.5], @5
++2.7 [+0.7, +5.4], @10 +1.4 [0.0, +3.4] (now 70.7 / 89.1 / 96.6). Without the
+lending LoCoMo loses @10 2.5 [-3.8, -1.3]; with it but the share at 0.9 the
+coding sessions lose 3.4 at every k. Long texts as passages were measured
+and not kept (``benchmarks/coding_sessions.py``).
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ from memdir.model import MemoryType, Scope
 from memdir.records import record
 from memdir.search import terms as textproc
 from memdir.search.embeddings import Embedder, cosine_scores, pack_vector, rrf
+from memdir.search.lexical import MATERIALIZED, bm25, broad
 from memdir.search.relevance import Relevance, relevance
 
 # 3: memories in Claude Code's shape (``metadata.type``, ``modified``) are read typed;
@@ -188,7 +191,9 @@ class RankingOptions:
     of its BM25 over its text, the context and the dates together (one row,
     normalised by their joint length), plus the rest of its BM25 over its own
     columns alone (normalised by its own length), so a short turn between two
-    long replies keeps the score of its own words.
+    long replies keeps the score of its own words. ``window_share`` raises a turn's
+    context score by that share of its gap to the best adjacent turn's (whose window
+    of three turns holds it too).
     BM25 keeps the best ``candidates``; a query matching more than
     ``scan_limit`` documents is scored over the ``scan_limit`` matches indexed
     last (the newest: a catalog indexes files oldest first) and every match of
@@ -209,7 +214,8 @@ class RankingOptions:
     dense_weight: float = 1.0
     candidates: int = 200
     scan_limit: int = 2000
-    context_share: float = 0.9
+    context_share: float = 0.75
+    window_share: float = 0.5
 
 
 # Trigger: FTS5 ships a Porter stemmer. Why ours: measured equal on LoCoMo (72.5 vs 72.4
@@ -243,13 +249,6 @@ _FTS = """CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
 _CTX = """CREATE VIRTUAL TABLE IF NOT EXISTS ctx USING fts5(
     body, context, dates, tokenize = 'unicode61 remove_diacritics 2')"""
 _SCHEMA = _SCHEMA.format(fts=_FTS, ctx=_CTX)
-_OWN = tuple(f for f in FIELDS if f != "context")  # the columns of ``fts``
-
-
-# MATERIALIZED common table expressions arrived in SQLite 3.35 (2021).
-_MATERIALIZED = sqlite3.sqlite_version_info >= (3, 35, 0)
-_BROAD_SAMPLE = 1000  # newest documents a filter is tried on, to choose how to apply it
-_ALLOWED = "WITH allowed AS MATERIALIZED (SELECT d.rowid AS r FROM docs d WHERE 1 {where})"
 
 
 def _connect(path: Path | str) -> sqlite3.Connection:
@@ -510,7 +509,7 @@ class TextIndex:
         # A filter is answered from a list of the rows it keeps, made once per query,
         # unless it keeps most rows: then each match visited is looked up (making a
         # list of 100,000 rows costs 0.3 s a query).
-        gather = bool(where and wanted) and _MATERIALIZED and not self._broad(where, params)
+        gather = bool(where and wanted) and MATERIALIZED and not broad(self.conn, where, params)
         scores = self._bm25(wanted, where, params, pool, gather)
         if opts.feedback_terms and scores:
             extra = self._feedback_terms(scores, wanted)
@@ -539,124 +538,19 @@ class TextIndex:
     def _bm25(
         self, wanted: list[str], where: str, params: list[Any], limit: int, gather: bool
     ) -> dict[int, float]:
-        if not wanted:
-            return {}
-        match = textproc.fts_query(wanted)
-        # FTS5 cannot skip documents while scoring: bm25() runs for every match.
-        scan = max(self.options.scan_limit, limit)
-        floor = self._scan_floor(match, where, params, scan, gather)
-        rare: list[str] = []
-        if floor and len(wanted) > 1:
-            # A word most documents hold must not hide the older matches of a rare one.
-            rare = [term for term in wanted if self._matches_fewer(term, scan)]
-            if len(rare) == len(wanted):  # no more than len(wanted) * scan matches
-                floor, rare = 0, []
-        scores = self._bm25_over(match, where, params, floor, limit, gather)
-        if rare:
-            # BM25 sums over terms: an older match's score from its rare terms lacks only
-            # the common terms' share, small since their idf is.
-            older = self._bm25_over(textproc.fts_query(rare), where, params, 0, limit, gather)
-            for rowid, value in older.items():
-                scores.setdefault(rowid, value)
-        return scores
-
-    def _broad(self, where: str, params: list[Any]) -> bool:
-        """Whether the filter keeps more than half of the newest documents (a sample)."""
-        newest = f"SELECT rowid FROM docs ORDER BY rowid DESC LIMIT {_BROAD_SAMPLE}"
-        kept = f"sum(CASE WHEN 1 {where} THEN 1 ELSE 0 END)"
-        sql = f"SELECT count(*), {kept} FROM docs d WHERE d.rowid IN ({newest})"
-        seen, held = self.conn.execute(sql, params).fetchone()
-        return bool(seen) and 2 * int(held or 0) > int(seen)
-
-    def _matches_fewer(self, term: str, scan: int) -> bool:
-        """Whether fewer than ``scan`` documents hold ``term`` (counting stops there)."""
-        sql = "SELECT count(*) FROM (SELECT rowid FROM fts WHERE fts MATCH ? LIMIT ?)"
-        count = self.conn.execute(sql, (textproc.fts_query([term]), scan)).fetchone()[0]
-        return bool(count < scan)
-
-    def _bm25_over(
-        self, match: str, where: str, params: list[Any], floor: int, limit: int, gather: bool
-    ) -> dict[int, float]:
-        """The best ``limit`` BM25 scores of ``match`` among documents from rowid ``floor`` on.
-
-        A document's own columns and its context are scored apart, each
-        normalised by its own length, and summed by their weights.
-        ``gather``: the filter's rows are listed first (see :meth:`_lexical`).
-        """
-        weights, share = self.options.weights, self.options.context_share
-        own = [float(weights.get(f, 0.0)) for f in _OWN]
-        scores = self._bm25_table("fts", own, match, where, params, floor, limit, gather)
-        context = [float(weights.get(f, 0.0)) for f in ("body", "context", "dates")]
-        if share and context[1]:
-            near = self._bm25_table("ctx", context, match, where, params, floor, limit, gather)
-            for rowid, value in near.items():
-                scores[rowid] = (1.0 - share) * scores.get(rowid, 0.0) + share * value
-        return scores
-
-    def _bm25_table(
-        self,
-        table: str,
-        w: list[float],
-        match: str,
-        where: str,
-        params: list[Any],
-        floor: int,
-        limit: int,
-        gather: bool,
-    ) -> dict[int, float]:
-        marks = ", ".join("?" * len(w))
-        score = f"bm25({table}, {marks})"
-        if not where:
-            sql = (
-                f"SELECT rowid, {score} AS s FROM {table}"
-                f" WHERE {table} MATCH ? AND rowid >= ? ORDER BY s LIMIT ?"
-            )
-            rows = self.conn.execute(sql, (*w, match, floor, limit))
-        elif gather:
-            # The filters are answered from the docs_filter index once, not by reading
-            # each matching document's row (which holds its text): 3x faster at 10k
-            # when they keep few of the matches.
-            sql = (
-                f"{_ALLOWED.format(where=where)} SELECT {table}.rowid, {score} AS s"
-                f" FROM {table} CROSS JOIN allowed a ON a.r = {table}.rowid"
-                f" WHERE {table} MATCH ? AND {table}.rowid >= ? ORDER BY s LIMIT ?"
-            )
-            rows = self.conn.execute(sql, (*params, *w, match, floor, limit))
-        else:
-            sql = (
-                f"SELECT {table}.rowid, {score} AS s FROM {table}"
-                f" JOIN docs d ON d.rowid = {table}.rowid WHERE {table} MATCH ? {where}"
-                f" AND {table}.rowid >= ? ORDER BY s LIMIT ?"
-            )
-            rows = self.conn.execute(sql, (*w, match, *params, floor, limit))
-        return {rowid: -score for rowid, score in rows}
-
-    def _scan_floor(
-        self, match: str, where: str, params: list[Any], scan: int, gather: bool
-    ) -> int:
-        """The lowest rowid that BM25 scores: that of the ``scan``-th newest match.
-
-        Walking the matches in rowid order without scoring them is cheap (a
-        tenth of the cost of scoring them), and it stops after ``scan``.
-        """
-        if not where:
-            sql = "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?"
-            args: tuple[Any, ...] = (match, scan - 1)
-        elif gather:
-            sql = (
-                f"{_ALLOWED.format(where=where)} SELECT fts.rowid"
-                " FROM fts CROSS JOIN allowed a ON a.r = fts.rowid"
-                " WHERE fts MATCH ? ORDER BY fts.rowid DESC LIMIT 1 OFFSET ?"
-            )
-            args = (*params, match, scan - 1)
-        else:
-            sql = (
-                "SELECT fts.rowid FROM fts JOIN docs d ON d.rowid = fts.rowid"
-                f" WHERE fts MATCH ? {where} ORDER BY fts.rowid DESC LIMIT 1 OFFSET ?"
-            )
-            args = (match, *params, scan - 1)
-        row = self.conn.execute(sql, args).fetchone()
-        return int(row[0]) if row is not None else 0
+        opts = self.options
+        return bm25(
+            self.conn,
+            wanted,
+            where,
+            params,
+            limit=limit,
+            gather=gather,
+            weights=opts.weights,
+            context_share=opts.context_share,
+            scan_limit=opts.scan_limit,
+            window_share=opts.window_share,
+        )
 
     def _feedback_terms(
         self, scores: Mapping[int, float], wanted: list[str]

@@ -13,6 +13,12 @@ query may see (their count ``N`` and each query term's document frequency
   (:data:`GENERIC_WORDS`: "use", "user", "write", "thanks" ...) are dropped
   first: a store may hold them rarely, and still they never say what a
   prompt is about. The list is short; the weights do the rest.
+- A term the prompt writes as a name is written (:func:`specific_terms`: with a
+  digit, or a capital inside a sentence: "ledger note 17", "Maya", "VAT")
+  weighs ``specific_share`` (1.25) times as much: a number, an identifier or a
+  proper noun names one thing, where a lower-case word just as rare in the
+  store ("lines", "format") is a word of the language. So one such term held
+  by one memory's name or description is enough, one plain word is not.
 - A document's ``strength`` is the weight of the query terms it holds, those
   found only in its body at ``body_share`` (a description is written to be
   matched on; a body mentions much in passing): how many unique words' worth
@@ -24,18 +30,21 @@ query may see (their count ``N`` and each query term's document frequency
 their minimums, or whose name and description hold every informative query
 term (two or more: in a store of notes on one subject every word of a
 question about it is common), and among those keeps the ones within
-``min_share`` of the strongest. For a prompt of one informative word, more
-memories holding that word only lower its weight: no memory that was below
-the floor rises above it (``tests/test_relevance.py`` checks this).
+``min_share`` of the strongest (0 by default: every admitted match). For a
+prompt of one informative word, more memories holding that word only lower
+its weight: no memory that was below the floor rises above it
+(``tests/test_relevance.py`` checks this).
 
 The defaults were chosen on the dev half of ``benchmarks/recall_precision.py``
 (a grid, the best mean of precision and recall keeping 90 % of the prompts no
-memory serves silent) and checked on its held-out half: see that script.
+memory serves silent; ties to the lower knobs) and checked on its held-out
+half: see that script.
 """
 
 from __future__ import annotations
 
 import math
+import re
 import sqlite3
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -49,6 +58,7 @@ __all__ = [
     "RelevanceFloor",
     "informative_terms",
     "relevance",
+    "specific_terms",
     "term_weights",
 ]
 
@@ -77,6 +87,7 @@ class Relevance:
     unknown: int
     head: frozenset[str]
     body: frozenset[str]
+    specific: frozenset[str] = frozenset()
 
 
 @record
@@ -87,28 +98,33 @@ class RelevanceFloor:
     description is written to be matched on, a body mentions much in
     passing); a query term no document holds weighs ``unknown_weight``, and all of
     them together at most ``max_unknown`` (a pasted log of a thousand words the store
-    has never seen says nothing about which memory the question wants). Among the
-    matches of one query, :meth:`admitted` also drops those under ``min_share`` of the
-    strongest one's strength.
+    has never seen says nothing about which memory the question wants). A term the
+    prompt spells as a name (:func:`specific_terms`) weighs ``specific_share`` times
+    its weight. Among the matches of one query, :meth:`admitted` also drops those
+    under ``min_share`` of the strongest one's strength.
     """
 
-    min_strength: float = 1.1
+    min_strength: float = 1.25
     min_coverage: float = 0.15
+    specific_share: float = 1.25
     body_share: float = 0.5
     unknown_weight: float = 0.5
     max_unknown: float = 2.0
-    min_share: float = 0.7
+    min_share: float = 0.0
 
     def strength(self, match: Relevance) -> float:
         """The weight of the query terms ``match`` holds (body-only terms at ``body_share``)."""
-        head = sum(w for t, w in match.weights if t in match.head)
-        body = sum(w for t, w in match.weights if t in match.body)
+        head = sum(self._weight(match, t, w) for t, w in match.weights if t in match.head)
+        body = sum(self._weight(match, t, w) for t, w in match.weights if t in match.body)
         return head + self.body_share * body
+
+    def _weight(self, match: Relevance, term: str, weight: float) -> float:
+        return weight * self.specific_share if term in match.specific else weight
 
     def coverage(self, match: Relevance) -> float:
         """:meth:`strength` over the weight of every informative query term."""
         unknown = min(self.unknown_weight * match.unknown, self.max_unknown)
-        asked = sum(w for _, w in match.weights) + unknown
+        asked = sum(self._weight(match, t, w) for t, w in match.weights) + unknown
         return self.strength(match) / asked if asked > 0 else 0.0
 
     def admitted(self, matches: Mapping[str, Relevance]) -> set[str]:
@@ -135,6 +151,35 @@ class RelevanceFloor:
 def informative_terms(query: str) -> list[str]:
     """The query's terms (:func:`~memdir.search.terms.query_terms`) without generic words."""
     return [t for t in textproc.query_terms(query) if t not in _GENERIC_TERMS]
+
+
+_SPELLED = re.compile(r"[^\W_]+")
+_SENTENCE_END = frozenset(".!?:;\n")
+
+
+def specific_terms(query: str) -> frozenset[str]:
+    """The query's terms written as names are: with a digit, or a capital inside a sentence.
+
+    "ledger note 17", "what does Maya write?", "the VAT amount": a number, an
+    identifier or a proper noun names one thing, where a lower-case word of the
+    same rarity in the store ("lines", "format") is a word of the language. A
+    capital opening a sentence says nothing, and in a prompt written mostly in
+    capitals (a title, or shouting) none do.
+    """
+    found: list[tuple[str, bool]] = []
+    for m in _SPELLED.finditer(query):
+        word = m.group()
+        before = query[: m.start()].rstrip(" \t\"'([{*`")
+        opens = not before or before[-1] in _SENTENCE_END
+        capital = word[0].isupper() or (len(word) > 1 and any(c.isupper() for c in word[1:]))
+        found.append((word, any(c.isdigit() for c in word) or (capital and not opens)))
+    capitals = sum(1 for word, _ in found if word[0].isupper())
+    shouted = 2 * capitals > len(found) > 2
+    out: set[str] = set()
+    for word, named in found:
+        if named and not (shouted and not any(c.isdigit() for c in word)):
+            out.update(t for t in textproc.terms(word) if t not in _GENERIC_TERMS)
+    return frozenset(out)
 
 
 def term_weights(counts: Mapping[str, int], total: int) -> dict[str, float]:
@@ -172,12 +217,14 @@ def relevance(
     known = tuple((t, weights[t]) for t in wanted if t in weights)
     unknown = len(wanted) - len(known)
     out = {}
+    specific = frozenset(t for t, _ in known) & specific_terms(query)
     for rowid, (head, body) in _terms_of(conn, rows).items():
         out[rowid] = Relevance(
             weights=known,
             unknown=unknown,
             head=frozenset(t for t, _ in known if t in head),
             body=frozenset(t for t, _ in known if t in body and t not in head),
+            specific=specific,
         )
     return out
 
