@@ -6,8 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from consolidation.helpers import NOW
+from consolidation.stub_openai import stub_openai
 from memdir.agents.consolidate.changeset import proposals_dir
 from memdir.agents.consolidate.proposal import (
     apply_proposal,
@@ -20,6 +22,7 @@ from memdir.agents.consolidate.proposal import (
 )
 from memdir.agents.consolidate.run import consolidate
 from memdir.api import Memdir
+from memdir.cli import main
 from memdir.errors import Conflict, InvalidMemory, MemdirError, MemoryNotFound
 from memdir.testing import ScriptedProvider, tool_use
 
@@ -118,7 +121,9 @@ def test_applying_a_whole_proposal_then_rolling_back_leaves_the_folder_byte_iden
     assert "nowhere.md" not in index.read_text()
     versions = ci.history("CI host")
     assert versions[0].route == "consolidation" and versions[0].action == "delete"
-    assert len({v.change for v in ci.history_db.versions() if v.route == "consolidation"}) == 1  # type: ignore[union-attr]
+    assert ci.history_db is not None
+    runs = {v.change for v in ci.history_db.versions() if v.route == "consolidation"}
+    assert len(runs) == 1
 
     rolled = rollback_proposal(ci, proposal.id)
 
@@ -210,8 +215,8 @@ def test_under_manual_review_a_run_only_proposes(project: Path) -> None:
     assert snapshot(mem) == before
     assert report.proposal is not None and report.improved == 0
     assert len(report.awaiting) == 3
-    assert f"3 proposed changes await review: `memdir consolidate show {report.proposal}`" in (
-        report.message
+    assert report.message == (
+        f"Proposed 3 changes for review: `memdir consolidate show {report.proposal}`"
     )
     (pending,) = pending_proposals(mem)
     assert pending.id == report.proposal and pending.status == "pending"
@@ -269,3 +274,96 @@ def test_under_auto_a_run_applies_in_place_and_rolls_back_as_one_applied_proposa
     rollback_proposal(ci, proposal.id)
 
     assert snapshot(ci) == before
+
+
+# --- the commands -----------------------------------------------------------------------
+
+
+def cli(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_the_commands_list_show_apply_and_roll_back_a_proposal(ci: Memdir, project: Path) -> None:
+    before = snapshot(ci)
+    proposal = propose_consolidation(ci, merge_run(), now=NOW)
+    where = ("--project", str(project))
+
+    code, out, err = cli("consolidate", "proposals", *where)
+    assert code == 0, err
+    assert out.startswith(f"{proposal.id}  pending") and "3 changes (0 applied)" in out
+    code, out, _ = cli("consolidate", "proposals", "--json", *where)
+    (listed,) = json.loads(out)
+    assert listed["id"] == proposal.id and listed["changes"][1]["file"] == "ci_host.md"
+
+    code, out, _ = cli("consolidate", "show", proposal.id, *where)
+    assert code == 0
+    assert "[1] update private:ci_runs_on_github.md 'CI runs on Buildkite' (not applied)" in out
+    assert "    reason: the 2026-03-04 log says CI moved\n" in out
+    assert "    sources: 2026-03-04, ci_host.md\n" in out
+    assert "+CI moved to Buildkite.\n" in out and "--- a/private/ci_host.md\n+++ /dev/null" in out
+    assert f"memdir consolidate apply {proposal.id}" in out
+
+    code, out, err = cli("consolidate", "apply", proposal.id, "--only", "2,3", *where)
+    assert code == 0, err
+    assert "now partial" in out and "[2] delete private:ci_host.md 'CI host' (applied)" in out
+    assert not (ci.layout.memory_dir / "ci_host.md").exists()
+
+    code, out, err = cli("consolidate", "rollback", proposal.id, *where)
+    assert code == 0, err
+    assert "rolled back proposal" in out and snapshot(ci) == before
+
+
+def test_memdir_undo_after_an_applied_proposal_leaves_the_folder_byte_identical(
+    ci: Memdir, project: Path
+) -> None:
+    before = snapshot(ci)
+    proposal = propose_consolidation(ci, merge_run(), now=NOW)
+    assert cli("consolidate", "apply", proposal.id, "--project", str(project))[0] == 0
+    assert snapshot(ci) != before
+
+    code, out, err = cli("undo", "--project", str(project))
+
+    assert code == 0, err
+    assert "consolidation" in out
+    assert snapshot(ci) == before
+
+
+def test_the_commands_say_clearly_what_is_wrong(ci: Memdir, project: Path) -> None:
+    where = ("--project", str(project))
+    code, _, err = cli("consolidate", "show", "../../secrets", *where)
+    assert code == 1 and "is not a proposal id" in err
+    proposal = propose_consolidation(ci, merge_run(), now=NOW)
+    code, _, err = cli("consolidate", "apply", proposal.id, "--only", "one", *where)
+    assert code == 2 and "not a list of change numbers" in err
+    code, _, err = cli("consolidate", "rollback", proposal.id, *where)
+    assert code == 1 and "nothing of it is applied" in err
+    code, out, err = cli("consolidate", "reject", proposal.id, *where)
+    assert code == 0 and "now rejected" in out
+    code, _, err = cli("consolidate", "reject", proposal.id, *where)
+    assert code == 1 and "nothing to reject" in err
+
+
+def test_consolidate_propose_runs_the_configured_model_and_changes_nothing(
+    ci: Memdir, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = snapshot(ci)
+    replies = [
+        ("tool", "delete_memory", {"file": "ci_host.md", "reason": "a duplicate"}),
+        ("text", "Removed a duplicate."),
+    ]
+    with stub_openai(replies) as server:
+        for var, value in (
+            ("MEMDIR_PROVIDER", "openai"),
+            ("OPENAI_BASE_URL", server.base_url),
+            ("MEMDIR_MODEL", "stub"),
+        ):
+            monkeypatch.setenv(var, value)
+        code, out, err = cli("consolidate", "--propose", "--project", str(project))
+
+    assert code == 0, err
+    (proposal,) = list_proposals(ci)
+    assert out.strip() == f"Proposed 1 change for review: `memdir consolidate show {proposal.id}`"
+    assert proposal.changes[0].reason == "a duplicate" and snapshot(ci) == before
+    schema = {t["function"]["name"]: t for t in server.requests[0]["tools"]}["delete_memory"]
+    assert {"reason", "sources"} <= set(schema["function"]["parameters"]["properties"])

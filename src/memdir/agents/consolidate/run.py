@@ -189,12 +189,11 @@ class ConsolidationReport:
             return f"Consolidation skipped: {self.skipped_reason}"
         if self.error is not None:
             return f"Consolidation failed: {self.error}"
-        waiting = ""
-        if self.awaiting:
-            waiting = (
-                f"; {len(self.awaiting)} proposed changes await review: "
-                f"`memdir consolidate show {self.proposal}`"
-            )
+        show = f"`memdir consolidate show {self.proposal}`"
+        held = f"{len(self.awaiting)} change{'s' if len(self.awaiting) != 1 else ''}"
+        if self.awaiting and not self.improved:
+            return f"Proposed {held} for review: {show}"
+        waiting = f"; {held} await review: {show}" if self.awaiting else ""
         noun = "memory" if self.improved == 1 else "memories"
         touched = [
             f"{verb} {', '.join(files)}"
