@@ -42,6 +42,7 @@ from memdir.agents.consolidate.run import (
 )
 from memdir.errors import MemdirError
 from memdir.llm.base import Provider
+from memdir.recall.doctor import Notice
 from memdir.storage.project import ProjectMemory
 from memdir.storage.undo import require_history
 
@@ -52,6 +53,7 @@ __all__ = [
     "list_proposals",
     "load_proposal",
     "pending_proposals",
+    "proposal_notice",
     "propose_consolidation",
     "reject_proposal",
     "rollback_proposal",
@@ -133,6 +135,25 @@ def list_proposals(memdir: ProjectMemory) -> list[Proposal]:
 def pending_proposals(memdir: ProjectMemory) -> list[Proposal]:
     """The proposals with changes still waiting for a decision (pending or partial)."""
     return [p for p in load_all(memdir) if p.status in ("pending", "partial")]
+
+
+def proposal_notice(memdir: ProjectMemory) -> list[Notice]:
+    """What ``memdir doctor`` says of proposals awaiting a decision (none: nothing)."""
+    waiting = pending_proposals(memdir)
+    if not waiting:
+        return []
+    return [
+        Notice(
+            kind="pending-proposal",
+            count=len(waiting),
+            message=f"{len(waiting)} consolidation proposal(s) await a decision",
+            fix="memdir consolidate show ID, then memdir consolidate apply ID or reject ID",
+            items=tuple(
+                f"{p.id}: {sum(1 for c in p.changes if not c.applied)} change(s) not applied"
+                for p in waiting[:5]
+            ),
+        )
+    ]
 
 
 def load_proposal(memdir: ProjectMemory, proposal_id: str) -> Proposal:

@@ -38,6 +38,7 @@ import difflib
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,6 +77,7 @@ from memdir.llm.base import Provider, Usage
 from memdir.model import Scope
 from memdir.recall.doctor import diagnose
 from memdir.recall.drift import DriftChecker
+from memdir.recall.freshness import record_checks
 from memdir.recall.manifest import build_manifest
 from memdir.storage.dailylog import iter_logs, read_log
 from memdir.storage.memory_index import truncate_index
@@ -545,9 +547,14 @@ def _logs_section(logs_dir: Path, since: dt.date | None) -> str:
 def _drift_section(memdir: ProjectMemory) -> str:
     checker = DriftChecker(memdir.layout.project_root)
     lines = []
+    checked = []
     for record in memdir.list():
         ref = memory_ref(record.scope, record.file)
-        lines += [f"- {ref}: {finding.message}" for finding in checker.check_memory(record.memory)]
+        found = [finding.message for finding in checker.check_memory(record.memory)]
+        if found or record.memory.anchors:
+            checked.append((f"{record.scope.value}:{record.file}", record.name, found))
+        lines += [f"- {ref}: {message}" for message in found]
+    record_checks(memdir.layout.state_dir, checked, now=time.time())
     if not lines:
         return "## Drifted memories\n\n(none: every path and symbol they name still exists)"
     more = f"\n[{len(lines) - _MAX_DRIFT} more]" if len(lines) > _MAX_DRIFT else ""
