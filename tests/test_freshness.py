@@ -18,14 +18,8 @@ from memdir.cli import main
 from memdir.model import Memory, MemoryType
 from memdir.recall.context_budget import text_length
 from memdir.recall.doctor import diagnose
-from memdir.recall.freshness import (
-    FRESHNESS_NAME,
-    expired,
-    read_checks,
-    recheck_note,
-    record_checks,
-    verify,
-)
+from memdir.recall.expiry import expired, verify
+from memdir.recall.freshness import FRESHNESS_NAME, read_checks, recheck_note, record_checks
 from memdir.recall.prompt import build_prompt
 from memdir.storage.provenance import provenance
 from memdir.testing import ScriptedProvider, tool_use

@@ -310,8 +310,14 @@ def _in_place(
     if history is None or change is None or history.change(change) is None:
         return report  # history off, or the run changed nothing
     made = changes_from_history(history, change, changes)
+    if not made:
+        return report  # only the index was repaired: `memdir undo` still reverses it
     proposal = Proposal(
-        id=new_id(now), created=now, status="applied", summary=_summary(report), changes=made
+        id=new_id(now),
+        created=now.astimezone(dt.UTC),
+        status="applied",
+        summary=_summary(report),
+        changes=made,
     )
     save(memdir, proposal, change_sets=(change,))
     return dataclasses.replace(report, proposal=proposal.id)
@@ -380,7 +386,11 @@ def run_proposal(
     if report.error is not None or not made:
         return report, None
     proposal = Proposal(
-        id=new_id(now), created=now, status="pending", summary=_summary(report), changes=made
+        id=new_id(now),
+        created=now.astimezone(dt.UTC),
+        status="pending",
+        summary=_summary(report),
+        changes=made,
     )
     save(memdir, proposal)
     refs = tuple(memory_ref(Scope(c.scope), c.file) for c in made)
