@@ -431,8 +431,9 @@ def _chosen(
             f"proposal {proposal.id} has no change {', '.join(map(str, unknown))}",
             hint=f"its changes are numbered 1 to {len(indexes)} (`memdir consolidate show ID`)",
         )
+    wanted = None if only is None else set(only)
     chosen = [
-        c for c in proposal.changes if not c.applied and (only is None or c.index in set(only))
+        c for c in proposal.changes if not c.applied and (wanted is None or c.index in wanted)
     ]
     if not approved:
         chosen = [c for c in chosen if review_mode(memdir.settings, Scope(c.scope)) == "auto"]
