@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from consolidation.helpers import NOW
+from consolidation.helpers import NOW, results_of
 from consolidation.stub_openai import stub_openai
 from memdir.agents.consolidate.changeset import proposals_dir
 from memdir.agents.consolidate.proposal import (
@@ -386,3 +386,17 @@ def test_consolidate_propose_runs_the_configured_model_and_changes_nothing(
     assert proposal.changes[0].reason == "a duplicate" and snapshot(ci) == before
     schema = {t["function"]["name"]: t for t in server.requests[0]["tools"]}["delete_memory"]
     assert {"reason", "sources"} <= set(schema["function"]["parameters"]["properties"])
+
+
+def test_under_manual_with_history_off_a_run_changes_nothing_and_says_why(project: Path) -> None:
+    mem = Memdir.open(project, review_private="manual", history=False)
+    mem.write(name="Old fact", description="a fact", type="project", body="old")
+    before = snapshot(mem)
+    provider = ScriptedProvider(tool_use("delete_memory", {"file": "old_fact.md"}), "done")
+
+    report = consolidate(mem, provider, now=NOW, force=True)
+
+    assert report.error is None and report.proposal is None and report.improved == 0
+    assert snapshot(mem) == before
+    (answer,) = results_of(provider.requests[1])
+    assert answer.is_error and "needs review, and history is off" in answer.content

@@ -280,7 +280,14 @@ def consolidate(
 
 
 def _needs_review(memdir: ProjectMemory) -> bool:
-    """Whether a scope the run may write is under ``manual`` review."""
+    """Whether a scope the run may write is under ``manual`` review.
+
+    Not with history off: a proposal applies as a change the history can undo,
+    so the run goes in place and the store refuses what the manual scope
+    would hold, saying why.
+    """
+    if memdir.history_db is None:
+        return False
     scopes = [Scope.PRIVATE] + ([Scope.TEAM] if memdir.team_enabled else [])
     return any(review_mode(memdir.settings, scope) == "manual" for scope in scopes)
 
