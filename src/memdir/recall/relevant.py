@@ -26,23 +26,21 @@ a session id never surface one memory twice.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import json
-import os
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol
 
 from memdir.config import Settings
-from memdir.errors import LockTimeout, MemdirError
+from memdir.errors import MemdirError
 from memdir.model import Memory, MemoryType, Scope
 from memdir.recall.age import Age, memory_age
 from memdir.recall.context_budget import text_length
 from memdir.recall.drift import DriftChecker, DriftFinding
+from memdir.recall.freshness import record_recall
 from memdir.recall.links import linked_entries
 from memdir.recall.manifest import (
     CatalogChoice,
@@ -53,12 +51,19 @@ from memdir.recall.manifest import (
     rank_pool,
 )
 from memdir.recall.prompt import DRIFT_CAVEAT
+from memdir.recall.recall_state import (
+    STATE_NAME,
+    SessionState,
+    load_state,
+    read_session_state,
+    save_state,
+    session_lock,
+    session_state_path,
+)
 from memdir.records import record
 from memdir.search.relevance import RelevanceFloor
 from memdir.search.terms import bounded_query
 from memdir.storage import sidecar
-from memdir.storage.fs import FILE_MODE, atomic_write, ensure_dir, file_lock, read_json_object
-from memdir.storage.paths import Layout
 
 __all__ = [
     "STATE_NAME",
@@ -78,10 +83,9 @@ __all__ = [
     "session_state_path",
 ]
 
-STATE_NAME = "recall.json"
-_STATE_VERSION = 1
 # A block cut below this many body bytes to fit the budget says too little to be worth it.
 _MIN_BODY_BYTES = 256
+_MAX_CHANGED = 5
 _HEADING = "Memories recalled for this request:"
 
 
@@ -202,6 +206,8 @@ class RecallItem:
     bytes: int
     truncated: bool
     drift: tuple[DriftFinding, ...]
+    changed: tuple[str, ...] = ()  # cited files changed since the memory's date
+    cites: bool = False  # the memory has anchors: its check is recorded
 
     @property
     def ref(self) -> str:
@@ -238,7 +244,7 @@ class RecallItem:
     def json_fields(self) -> dict[str, Any]:
         """The item as one flat record (what ``--json`` prints)."""
         where = ("ref", "file", "scope", "path", "name", "type")
-        cost = ("text", "bytes", "age_days", "age_label", "truncated", "drift")
+        cost = ("text", "bytes", "age_days", "age_label", "truncated", "drift", "changed")
         return {name: getattr(self, name) for name in (*where, *cost)}
 
 
@@ -338,6 +344,7 @@ def render_block(
     age: Age,
     drift: Sequence[DriftFinding],
     body: CappedBody,
+    changed: Sequence[str] = (),
 ) -> str:
     """One recalled memory as the agent reads it (see the module docstring)."""
     kind = memory.type.value if memory.type is not None else "untyped"
@@ -349,6 +356,12 @@ def render_block(
     if drift:
         lines.append("Checked against the project now:")
         lines.extend(f"- {fence_safe(finding.message)}" for finding in drift)
+    if changed:
+        cited = ", ".join(f"`{fence_safe(c)}`" for c in changed[:_MAX_CHANGED])
+        lines.append(
+            f"The code it cites changed after {age.date.isoformat()}: {cited}. "
+            "Check it before relying on this memory."
+        )
     lines.append("")
     text = "\n".join(lines) + "\n" + fence_safe(body.text)
     if body.truncated:
@@ -358,86 +371,6 @@ def render_block(
             f"`{_show_command(file, scope)}` or open {path}]\n"
         )
     return text + "</memory>"
-
-
-# --- session state --------------------------------------------------------------------
-
-
-@record
-class SessionState:
-    """What one session has been shown (refs, in order) and the bytes it spent."""
-
-    surfaced: tuple[str, ...] = ()
-    bytes_used: int = 0
-
-
-def session_state_path(layout: Layout, session_id: str) -> Path:
-    """``<sessions>/<session-id>/recall.json``; the id is confined to the sessions folder."""
-    return layout.session_dir(session_id) / STATE_NAME
-
-
-def _load_state(path: Path) -> SessionState:
-    # A damaged state file only throttles recall; refusing to recall would hurt
-    # more than showing a memory twice, so it means starting over.
-    data = read_json_object(path)
-    if data is None:
-        return SessionState()
-    surfaced = data.get("surfaced", [])
-    used = data.get("bytes_used", 0)
-    return SessionState(
-        surfaced=tuple(str(r) for r in surfaced) if isinstance(surfaced, list) else (),
-        bytes_used=used if isinstance(used, int) and used >= 0 else 0,
-    )
-
-
-def read_session_state(layout: Layout, session_id: str) -> SessionState:
-    """The recall state of a session (empty when it has none yet)."""
-    return _load_state(session_state_path(layout, session_id))
-
-
-def _save_state(path: Path, state: SessionState) -> None:
-    data = {
-        "version": _STATE_VERSION,
-        "surfaced": list(state.surfaced),
-        "bytes_used": state.bytes_used,
-    }
-    atomic_write(path, json.dumps(data, indent=1) + "\n")
-
-
-@contextlib.contextmanager
-def _session_lock(path: Path, *, timeout: float) -> Iterator[None]:
-    """Hold ``path`` locked (``flock``) while a session's state is read and written.
-
-    Recall runs before every prompt, and importing ``filelock`` (what
-    :func:`~memdir.storage.fs.file_lock` uses) costs more than the rest of a
-    small recall; on POSIX its lock is this same ``flock`` on this file, taken
-    here directly. Only recall takes this lock. Elsewhere the shared helper is used.
-    """
-    try:
-        import fcntl
-    except ImportError:  # not POSIX
-        with file_lock(path, timeout=timeout):
-            yield
-        return
-    ensure_dir(path.parent)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise LockTimeout(
-                        f"could not take the lock within {timeout:g} s",
-                        path=path,
-                        hint="another memdir process is recalling for this session; retry",
-                    ) from None
-                time.sleep(0.002)  # a recall holds it for milliseconds
-        yield
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock
 
 
 # --- recall ---------------------------------------------------------------------------
@@ -511,15 +444,15 @@ def recall(
     )
     if session is None:
         result, _ = _recall(ctx, SessionState())
-        return result
-    path = session_state_path(memdir.layout, session)
-    if not ctx.enabled or len(query.split()) < 2:
-        result, _ = _recall(ctx, _load_state(path))
-        return result
-    with _session_lock(path.with_name("recall.lock"), timeout=memdir.settings.lock_timeout):
-        result, state = _recall(ctx, _load_state(path))
-        if result.items:
-            _save_state(path, state)
+    elif not ctx.enabled or len(query.split()) < 2:
+        result, _ = _recall(ctx, load_state(session_state_path(memdir.layout, session)))
+    else:
+        path = session_state_path(memdir.layout, session)
+        with session_lock(path.with_name("recall.lock"), timeout=memdir.settings.lock_timeout):
+            result, state = _recall(ctx, load_state(path))
+            if result.items:
+                save_state(path, state)
+    record_recall(memdir.layout.state_dir, result.items, now=time.time())
     return result
 
 
@@ -659,6 +592,11 @@ def _item(
     settings = ctx.memdir.settings
     entry = candidate.entry
     drift = tuple(ctx.checker.check_memory(memory))
+    changed: tuple[str, ...] = ()
+    if memory.anchors:
+        day_after = candidate.age.date + dt.timedelta(days=1)
+        since = dt.datetime.combine(day_after, dt.time()).timestamp()
+        changed = tuple(ctx.checker.changed_since(memory, since))
     max_bytes = settings.recall_max_bytes
     while True:
         body = cap_body(memory.body, max_lines=settings.recall_max_lines, max_bytes=max_bytes)
@@ -671,6 +609,7 @@ def _item(
             age=candidate.age,
             drift=drift,
             body=body,
+            changed=changed,
         )
         size = len(text.encode("utf-8"))
         over_room = 0 if room is None else text_length(text) - room
@@ -686,5 +625,11 @@ def _item(
         if max_bytes < _MIN_BODY_BYTES:
             return None
     return RecallItem(
-        candidate=candidate, text=text, bytes=size, truncated=body.truncated, drift=drift
+        candidate=candidate,
+        text=text,
+        bytes=size,
+        truncated=body.truncated,
+        drift=drift,
+        changed=changed,
+        cites=bool(memory.anchors),
     )
