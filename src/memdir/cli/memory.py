@@ -253,21 +253,24 @@ _DOCTOR_FIRST = 5
 @json_option
 def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool) -> None:
     """Check memories and indexes (orphans, dangling lines, bad files, drift), that the
-    hook and MCP commands installed for Claude Code start memdir, and the last background
-    job (hooks): failed, or skipped for want of a model, with the fix."""
+    hook and MCP commands installed for Claude Code start memdir, the last background
+    job (hooks): failed, or skipped for want of a model, with the fix, and team sync
+    (a stuck repository, the last failure, ahead/behind)."""
     from memdir.integrations.install_check import check_installs
     from memdir.integrations.job_status import run_problem
 
     # Drift checks and repairs: doctor alone loads them.
     from memdir.recall.doctor import Finding, diagnose
+    from memdir.team.health import check_team
 
     mem = open_memdir(project)
     report = diagnose(mem, fix=fix, drift=drift)
     installs = check_installs(project)
     background = run_problem(mem.layout)
+    team_health = check_team(mem, fix=fix)
     job_failed = background is not None and background.status == "failed"
     # A skipped job is a choice to make, not a fault.
-    ok = report.ok and not installs and not job_failed
+    ok = report.ok and not installs and not job_failed and all(t.ok for t in team_health)
 
     def line(f: Finding) -> str:
         mark = "fixed" if f.fixed else f.problem.value
@@ -275,10 +278,14 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
         return f"[{mark}] {where} {f.message}"
 
     def human() -> None:
-        if not report.findings and not installs and background is None:
+        team_problems = [t for t in team_health if not t.info]
+        if not report.findings and not installs and background is None and not team_problems:
             click.echo("all good")
         for i in installs:
             click.echo(f"[{i.problem}] {i.path} {i.message}; fix: {i.fix}")
+        for t in team_health:
+            fix_text = f"; fix: {t.fix}" if t.fix and not t.fixed else ""
+            click.echo(f"[{'fixed' if t.fixed else 'team:' + t.problem}] {t.message}{fix_text}")
         if background is not None:
             click.echo(f"[background] {background.describe()}")
         if show_all or len(report.findings) <= _DOCTOR_FULL:
@@ -304,6 +311,7 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
         "findings": report.findings,
         "installs": installs,
         "background": background,
+        "team": team_health,
     }
     emit(as_json, payload, human)
     if not ok:

@@ -100,6 +100,8 @@ def status(no_fetch: bool, project: Path, as_json: bool) -> None:
 
 
 def _render(report: SyncReport) -> None:
+    if report.recovered:
+        click.echo(f"  recovered: {report.recovered}")
     for label, files in (
         ("committed", report.committed),
         ("pulled", report.pulled),

@@ -61,7 +61,16 @@ from memdir.storage.codec import (
 from memdir.storage.fs import atomic_write, ensure_dir, file_lock, safe_join
 from memdir.storage.memory_index import INDEX_NAME, parse_entries, remove_entry, upsert_entry
 from memdir.storage.provenance import provenance
-from memdir.team.git import NETWORK_TIMEOUT, Git, display_url, install_pre_commit_hook, last_line
+from memdir.team import recovery
+from memdir.team.git import (
+    NETWORK_TIMEOUT,
+    Git,
+    GitFailed,
+    display_url,
+    failure_detail,
+    git_message,
+    install_pre_commit_hook,
+)
 from memdir.team.outgoing import (
     Problem,
     display_name,
@@ -73,6 +82,7 @@ from memdir.team.outgoing import (
     scan_blobs,
 )
 from memdir.team.secrets import Finding, labels_of
+from memdir.team.sync_record import recorded
 
 if TYPE_CHECKING:
     from memdir.storage.project import ProjectMemory
@@ -87,6 +97,7 @@ __all__ = [
     "TeamStatus",
     "init_team",
     "install_hook",
+    "recover_team",
     "rewrite_unpushed",
     "sync_team",
     "team_status",
@@ -152,6 +163,7 @@ class SyncReport:
     pushed: bool = False
     retries: int = 0
     rewritten: bool = False
+    recovered: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -206,6 +218,7 @@ class _Progress:
     retries: int = 0
     first: bool = False  # the first sync of `team init`: unrelated histories merge
     rewritten: bool = False
+    recovered: list[str] = field(default_factory=list)
 
     def report(self, remote: str, branch: str) -> SyncReport:
         # Names from the remote are untrusted: only plain memory names are
@@ -232,6 +245,7 @@ class _Progress:
             pushed=self.pushed,
             retries=self.retries,
             rewritten=self.rewritten,
+            recovered="; ".join(self.recovered),
         )
 
 
@@ -254,15 +268,17 @@ def init_team(
     hook that refuses commits with likely secrets.
     """
     team = _Team(memdir, timeout)
-    with team.sync_lock():
+    with team.sync_lock(), recorded(memdir.layout):
+        recovered = _Progress()
         if (team.root / ".git").exists():
+            team.recover_first(recovered)
             already = team.adopt(remote)
             branch, published = team.git.current_branch(), False
         else:
             branch, exists = team.git.default_branch(remote, DEFAULT_BRANCH, retry=_RETRY_INIT)
             team.create(remote, branch)
             already, published = False, not exists
-        progress = _Progress(first=not already)
+        progress = _Progress(first=not already, recovered=recovered.recovered)
         team.run(branch, max_attempts, None, progress, start=published)
         team.git.run("branch", "-q", f"--set-upstream-to={REMOTE}/{branch}", check=False)
     hook_path = install_hook(memdir) if hook else None
@@ -289,9 +305,10 @@ def sync_team(
     a seam for tests that need another clone to push first.
     """
     team = _Team(memdir, timeout)
-    with team.sync_lock():
-        url, branch = team.require_repo()
+    with team.sync_lock(), recorded(memdir.layout):
         progress = _Progress()
+        team.recover_first(progress)  # a half-done rebase leaves no branch checked out
+        url, branch = team.require_repo()
         team.run(branch, max_attempts, before_push, progress)
     return progress.report(display_url(url), branch)
 
@@ -343,11 +360,25 @@ def rewrite_unpushed(memdir: ProjectMemory, *, timeout: float = NETWORK_TIMEOUT)
     """
     team = _Team(memdir, timeout)
     with team.sync_lock():
+        team.recover_first(_Progress())
         url, branch = team.require_repo()
         with suppress(SyncError):  # offline: the last fetched state is the base
             team.git.fetch(REMOTE, url, retry=_RETRY_SYNC)
         with team.team_lock():
             return team.rewrite(branch)
+
+
+def recover_team(memdir: ProjectMemory) -> recovery.Recovery:
+    """Clear what an interrupted sync or git command left (``memdir doctor --fix``).
+
+    Runs under the sync lock and the team store's lock, like a sync; local
+    work is kept (see :mod:`memdir.team.recovery`).
+    """
+    team = _Team(memdir, NETWORK_TIMEOUT)
+    if not (team.root / ".git").is_dir():
+        return recovery.Recovery()
+    with team.sync_lock(), team.team_lock():
+        return recovery.recover(team.git, rescue_dir=team.rescue_dir)
 
 
 def install_hook(memdir: ProjectMemory) -> Path:
@@ -376,6 +407,11 @@ class _Team:
             None if configured else (f"memdir on {_host() or 'unknown host'}", _FALLBACK_EMAIL)
         )
         self.git = Git(self.root, network_timeout=timeout, identity=identity)
+
+    @property
+    def rescue_dir(self) -> Path:
+        """Where files with conflict markers an interrupted merge left are saved."""
+        return self.memdir.layout.project_dir / ".rescued"
 
     def team_lock(self) -> AbstractContextManager[None]:
         """The team store's own lock: no store write interleaves with a step."""
@@ -440,7 +476,7 @@ class _Team:
     ) -> None:
         url = self.git.config(f"remote.{REMOTE}.url") or REMOTE
         with self.team_lock():
-            self.git.abort_merge()  # one an interrupted sync left behind
+            self.recover(progress)  # what an interrupted sync (or git by hand) left behind
             self.git.exclude(_TEMP_FILES, why="temp files of atomic writes")
             progress.committed += self.commit_local()
             if start and self.git.rev("HEAD") is None:
@@ -469,6 +505,18 @@ class _Team:
             path=self.root,
             hint="run `memdir team sync` again; your changes are committed locally",
         )
+
+    def recover_first(self, progress: _Progress) -> None:
+        """:meth:`recover` before anything reads the branch (under the team lock)."""
+        if (self.root / ".git").is_dir():
+            with self.team_lock():
+                self.recover(progress)
+
+    def recover(self, progress: _Progress) -> None:
+        """Clear stale locks and a half-done merge or rebase; local work is kept."""
+        done = recovery.recover(self.git, rescue_dir=self.rescue_dir)
+        if done.cleared:
+            progress.recovered.append(done.describe())
 
     # -- local changes ----------------------------------------------------
 
@@ -647,8 +695,9 @@ class _Team:
         unmerged = self.git.unmerged()
         if not unmerged:
             self.git.run("merge", "--abort", check=False)
-            raise SyncError(
-                f"merging the remote's changes failed: {last_line(result.stderr)}",
+            raise GitFailed(
+                f"merging the remote's changes failed: {git_message(result.stderr)}",
+                detail=failure_detail(result.stderr),
                 path=self.root,
                 hint=f"inspect `git -C {self.root} status`; your changes are committed locally",
             )
@@ -753,8 +802,8 @@ class _Team:
     # -- rewriting unpushed commits -------------------------------------------
 
     def rewrite(self, branch: str) -> RewriteReport:
+        self.recover(_Progress())
         head = self.git.rev("HEAD")
-        self.git.abort_merge()
         if head is None:
             return RewriteReport(replaced=0, quarantined=(), commit=None)
         tip = self.git.rev(f"refs/remotes/{REMOTE}/{branch}")
