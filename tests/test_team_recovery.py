@@ -94,7 +94,9 @@ def _kill_at_a_random_point(process: subprocess.Popen[bytes], rng: random.Random
     else:
         while process.poll() is None:
             if any(b"\0merge\0" in _cmdline(pid) for pid in _children(process.pid)):
-                time.sleep(rng.choice([0, 0, 0.005, 0.02, 0.06]))  # in git merge, or resolving after it
+                time.sleep(
+                    rng.choice([0, 0, 0.005, 0.02, 0.06])
+                )  # in git merge, or resolving after it
                 break
             time.sleep(0.002)
     if process.poll() is not None:

@@ -3,7 +3,9 @@
 ``memdir team init --remote URL [--hook]`` makes the team folder a git work
 tree of the remote (its memories are kept and published); ``memdir team
 sync`` commits, merges, re-scans and pushes; ``memdir team status`` shows
-ahead/behind and the files not yet pushed; ``memdir team rewrite-unpushed``
+ahead/behind, the files not yet pushed, the conflict copies to settle and the
+team changes awaiting review; ``memdir team resolve NAME --keep
+mine|theirs|both`` settles a conflict copy; ``memdir team rewrite-unpushed``
 folds the unpushed commits into one without the secrets a push refused. Each is one call into
 :mod:`memdir.team.sync`, rendered as text or ``--json``.
 """
@@ -11,10 +13,12 @@ folds the unpushed commits into one without the secrets a push refused. Each is 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import click
 
 from memdir.cli._common import MemdirGroup, emit, json_option, open_memdir, project_option
+from memdir.team.conflicts import Keep, resolve
 from memdir.team.sync import SyncReport, init_team, rewrite_unpushed, sync_team, team_status
 
 __all__ = ["team"]
@@ -95,8 +99,47 @@ def status(no_fetch: bool, project: Path, as_json: bool) -> None:
             )
         for file in state.unsynced_files:
             click.echo(f"  unsynced: {file}")
+        for conflict in state.conflicts:
+            click.echo(
+                f"  conflict copy: {conflict.copy} (of {conflict.file}): {conflict.reason}; "
+                f"settle it with `memdir team resolve {conflict.copy} --keep mine|theirs|both`"
+            )
+        if state.pending_review:
+            click.echo(
+                f"  {state.pending_review} team change(s) await review (not pushed until "
+                "approved): `memdir review`"
+            )
 
     emit(as_json, state, human)
+
+
+@team.command(name="resolve")
+@click.argument("name")
+@click.option(
+    "--keep",
+    type=click.Choice(["mine", "theirs", "both"]),
+    required=True,
+    help="mine: your copy replaces the file; theirs: the copy goes to the trash; "
+    "both: the copy becomes a memory of its own.",
+)
+@project_option
+@json_option
+def resolve_command(name: str, keep: str, project: Path, as_json: bool) -> None:
+    """Settle the conflict copy NAME (the copy, or its memory's file or name)."""
+    done = resolve(open_memdir(project), name, cast(Keep, keep))
+
+    def human() -> None:
+        if done.keep == "mine":
+            click.echo(f"{done.file}: your version is kept; `memdir team sync` shares it")
+        elif done.keep == "both":
+            click.echo(
+                f"{done.file}: the remote's version stays; yours is now {done.written}; "
+                "`memdir team sync` shares it"
+            )
+        else:
+            click.echo(f"{done.file}: the remote's version is kept; your copy is in {done.trashed}")
+
+    emit(as_json, done, human)
 
 
 def _render(report: SyncReport) -> None:

@@ -6,6 +6,7 @@
   index (:mod:`memdir.team.recovery`); ``fix`` clears it, keeping local work;
 * ``sync-failed``: the last sync failed (:mod:`memdir.team.sync_record`),
   with its message, git's whole error output and the next step;
+* ``conflict-copy``: a conflict copy not settled yet (``memdir team resolve``);
 * ``sync-status`` (information): commits ahead of and behind the remote
   branch as last fetched, and when the last sync succeeded.
 """
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from memdir.errors import MemdirError
 from memdir.team import recovery
+from memdir.team.conflicts import pending_conflicts
 from memdir.team.git import Git
 from memdir.team.sync import REMOTE, recover_team
 from memdir.team.sync_record import read_record
@@ -95,6 +97,15 @@ def check_team(memdir: ProjectMemory, *, fix: bool = False) -> list[TeamFinding]
                 message=f"the last team sync failed at {_when(record.last_failure)} "
                 f"(last success: {_when(record.last_success)}): {record.message}{said}",
                 fix=record.hint or "run `memdir team sync` again",
+            )
+        )
+    for conflict in pending_conflicts(root):
+        out.append(
+            TeamFinding(
+                problem="conflict-copy",
+                message=f"{conflict.copy} is an unsettled conflict copy of {conflict.file} "
+                f"(kept here, never pushed): {conflict.reason}",
+                fix=f"`memdir team resolve {conflict.copy} --keep mine|theirs|both`",
             )
         )
     out.append(_standing(git, record.last_success))

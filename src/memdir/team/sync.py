@@ -11,14 +11,15 @@ writes are not held up by a slow remote; a second lock serialises syncs):
 2. fetch, then merge the remote's branch (a normal merge: published history
    is never rewritten and nothing is ever force-pushed). Conflicts never
    leave a marker in a file: a memory edited on both sides keeps the
-   remote's version in its file and the local one as
-   ``<stem>.conflict-<host>.md`` named "... (local copy)"; an edit beats a
-   delete; ``MEMORY.md`` takes the union of both sides' lines (hand-written
-   ones included). Unrelated histories merge only on ``team init``. A remote
+   remote's version in its file and the local one as a conflict copy in
+   ``.conflicts/`` (:mod:`memdir.team.conflicts`: never committed or pushed,
+   settled with ``memdir team resolve``); an edit beats a delete;
+   ``MEMORY.md`` takes the union of both sides' lines (hand-written ones
+   included). Unrelated histories merge only on ``team init``. A remote
    whose history no longer holds the commit this clone last synced with
    (``refs/memdir/synced``) was rewritten, usually to purge a leak: it is
    adopted as it is (``reset --hard``), never merged, and what this clone had
-   not pushed is left as uncommitted conflict copies for the user to review;
+   not pushed is left as conflict copies for the user to settle;
    nothing is pushed in that sync;
 3. scan every file committed since the last clean scan (all of them the
    first time): a likely secret or a name that is not a plain memory name
@@ -56,12 +57,13 @@ from memdir.storage.codec import (
     memory_from_fields,
     parse_memory,
     read_frontmatter_head,
-    render_memory,
 )
 from memdir.storage.fs import atomic_write, ensure_dir, file_lock, safe_join
 from memdir.storage.memory_index import INDEX_NAME, parse_entries, remove_entry, upsert_entry
+from memdir.storage.pending import pending_count
 from memdir.storage.provenance import provenance
 from memdir.team import recovery
+from memdir.team.conflicts import CONFLICTS_DIR, PendingConflict, add_copy, pending_conflicts
 from memdir.team.git import (
     NETWORK_TIMEOUT,
     Git,
@@ -194,7 +196,9 @@ class TeamStatus:
 
     ``ahead``/``behind`` count commits against the remote branch as last
     fetched (``fetched`` says whether that fetch was just now);
-    ``unsynced_files`` are changed locally and not yet pushed.
+    ``unsynced_files`` are changed locally and not yet pushed;
+    ``conflicts`` are the conflict copies not settled yet (``memdir team
+    resolve``); ``pending_review`` counts agents' team changes awaiting review.
     """
 
     initialized: bool
@@ -204,6 +208,8 @@ class TeamStatus:
     behind: int
     unsynced_files: tuple[str, ...]
     fetched: bool
+    conflicts: tuple[PendingConflict, ...] = ()
+    pending_review: int = 0
 
 
 @dataclass(kw_only=True)
@@ -213,7 +219,6 @@ class _Progress:
     deleted: list[str] = field(default_factory=list)
     conflicts: list[ConflictCopy] = field(default_factory=list)
     quarantined: list[QuarantinedFile] = field(default_factory=list)
-    created: set[str] = field(default_factory=set)  # conflict copies this sync wrote
     pushed: bool = False
     retries: int = 0
     first: bool = False  # the first sync of `team init`: unrelated histories merge
@@ -318,6 +323,8 @@ def team_status(
 ) -> TeamStatus:
     """Ahead/behind counts and unsynced files; an unreachable remote is not an error."""
     team = _Team(memdir, timeout)
+    conflicts = tuple(pending_conflicts(team.root))
+    review = pending_count(memdir, Scope.TEAM)
     if not (team.root / ".git").exists():
         return TeamStatus(
             initialized=False,
@@ -327,6 +334,8 @@ def team_status(
             behind=0,
             unsynced_files=tuple(memdir.team.files()),
             fetched=False,
+            conflicts=conflicts,
+            pending_review=review,
         )
     url, branch = team.require_repo()
     fetched = False
@@ -346,6 +355,8 @@ def team_status(
         behind=behind,
         unsynced_files=unsynced,
         fetched=fetched,
+        conflicts=conflicts,
+        pending_review=review,
     )
 
 
@@ -478,6 +489,7 @@ class _Team:
         with self.team_lock():
             self.recover(progress)  # what an interrupted sync (or git by hand) left behind
             self.git.exclude(_TEMP_FILES, why="temp files of atomic writes")
+            self.git.exclude(f"/{CONFLICTS_DIR}/", why="conflict copies, until settled")
             progress.committed += self.commit_local()
             if start and self.git.rev("HEAD") is None:
                 self.git.commit("memdir: start team memory", allow_empty=True)
@@ -579,7 +591,7 @@ class _Team:
             after = self.git.rev("HEAD") or tip
             incoming: list[tuple[str, str]] = []
             for status, path in self.git.changed(before, after):
-                if posixpath.basename(path) == INDEX_NAME or path in progress.created:
+                if posixpath.basename(path) == INDEX_NAME:
                     continue
                 (progress.deleted if status == "D" else progress.pulled).append(path)
                 incoming.append((status, path))
@@ -665,20 +677,17 @@ class _Team:
             theirs = self.git.run("rev-parse", "--verify", "--quiet", f"{tip}:{rel}", check=False)
             if theirs.stdout.strip() != ours and is_memory_name(rel):
                 kept.append((rel, self.git.blob(ours)))
+        # The copies first: they live in the excluded .conflicts/ folder, which the
+        # reset leaves alone, so a sync killed between the two loses no local version.
+        reason = (
+            "the remote's history was rewritten; your unpushed version is in the copy, "
+            "not shared: settle it with `memdir team resolve FILE --keep mine|theirs|both`"
+        )
+        for rel, data in kept:
+            copy = self.conflict_copy(rel, data, reason)
+            progress.conflicts.append(ConflictCopy(file=rel, copy=copy, reason=reason))
         self.git.run("reset", "--quiet", "--hard", tip)
         progress.rewritten = True
-        for rel, data in kept:
-            copy = self.conflict_copy(rel, data)
-            progress.created.add(copy)
-            progress.conflicts.append(
-                ConflictCopy(
-                    file=rel,
-                    copy=copy,
-                    reason="the remote's history was rewritten; your unpushed version is in "
-                    "the copy, not shared: review it, delete it if it should stay removed, "
-                    "then run `memdir team sync`",
-                )
-            )
 
     def mark_synced(self, tip: str | None) -> None:
         if tip is not None:
@@ -722,10 +731,12 @@ class _Team:
             self.put(path, _union_index(texts))
             return None
         if ours is not None and theirs is not None:
+            reason = (
+                "edited on both sides: the remote's version is in the file, yours in the "
+                "copy (not shared until you settle it)"
+            )
+            copy = self.conflict_copy(path, self.git.blob(ours), reason)
             self.put(path, self.git.blob(theirs))
-            copy = self.conflict_copy(path, self.git.blob(ours))
-            progress.created.add(copy)
-            reason = "edited on both sides: the remote's version is in the file, yours in the copy"
             return ConflictCopy(file=path, copy=copy, reason=reason)
         kept = ours or theirs
         if kept is None:  # deleted on both sides
@@ -743,14 +754,9 @@ class _Team:
         atomic_write(safe_join(self.root, rel), data)
         self.git.run("add", "--", rel)
 
-    def conflict_copy(self, rel: str, data: bytes) -> str:
-        stem, ext = posixpath.splitext(rel)
-        tag = _host() or dt.date.today().isoformat()
-        copy, n = f"{stem}.conflict-{tag}{ext}", 2
-        while (self.root / copy).exists():
-            copy, n = f"{stem}.conflict-{tag}-{n}{ext}", n + 1
-        self.put(copy, _local_copy(data) if ext == ".md" else data)
-        return copy
+    def conflict_copy(self, rel: str, data: bytes, reason: str) -> str:
+        """Keep this clone's version of ``rel`` in ``.conflicts/`` (never committed)."""
+        return add_copy(self.root, rel, data, reason, _host() or dt.date.today().isoformat())
 
     def quarantine(self) -> list[QuarantinedFile]:
         """Move every committed file holding a likely secret out of the folder.
@@ -922,17 +928,6 @@ def _union_index(texts: list[str]) -> str:
             seen.add(line.strip())
             lines.append(line)
     return "\n".join(lines).strip("\n") + "\n" if lines else ""
-
-
-def _local_copy(data: bytes) -> bytes:
-    """A memory file's text with " (local copy)" appended to its name."""
-    try:
-        memory = parse_memory(data.decode("utf-8"))
-    except (MemdirError, UnicodeDecodeError):
-        return data
-    if not memory.name:
-        return data
-    return render_memory(replace(memory, name=f"{memory.name} (local copy)")).encode("utf-8")
 
 
 _VERBS = {"A": "added", "D": "deleted"}
