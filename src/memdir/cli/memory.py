@@ -264,10 +264,11 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
     from memdir.team.health import check_team
 
     mem = open_memdir(project)
+    # Team sync first: its fixes (a note renamed to .md) change what the index check sees.
+    team_health = check_team(mem, fix=fix)
     report = diagnose(mem, fix=fix, drift=drift)
     installs = check_installs(project)
     background = run_problem(mem.layout)
-    team_health = check_team(mem, fix=fix)
     job_failed = background is not None and background.status == "failed"
     # A skipped job is a choice to make, not a fault.
     ok = report.ok and not installs and not job_failed and all(t.ok for t in team_health)

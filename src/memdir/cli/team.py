@@ -145,6 +145,12 @@ def resolve_command(name: str, keep: str, project: Path, as_json: bool) -> None:
 def _render(report: SyncReport) -> None:
     if report.recovered:
         click.echo(f"  recovered: {report.recovered}")
+    for file in report.skipped:
+        click.echo(
+            f"  left out: {file}: not a memory file (only *.md memories are shared; "
+            "`memdir doctor` says how to fix it)",
+            err=True,
+        )
     for label, files in (
         ("committed", report.committed),
         ("pulled", report.pulled),

@@ -7,6 +7,8 @@
 * ``sync-failed``: the last sync failed (:mod:`memdir.team.sync_record`),
   with its message, git's whole error output and the next step;
 * ``conflict-copy``: a conflict copy not settled yet (``memdir team resolve``);
+* ``unsyncable``: a file sync leaves out (no ``*.md`` memory name); ``fix``
+  renames a memory-tool note (one with a sidecar) to ``.md``;
 * ``sync-status`` (information): commits ahead of and behind the remote
   branch as last fetched, and when the last sync succeeded.
 """
@@ -14,13 +16,19 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
+import posixpath
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memdir.errors import MemdirError
+from memdir.storage import sidecar
+from memdir.storage.fs import TEMP_PATTERN
 from memdir.team import recovery
 from memdir.team.conflicts import pending_conflicts
 from memdir.team.git import Git
+from memdir.team.outgoing import display_name, is_memory_name
 from memdir.team.sync import REMOTE, recover_team
 from memdir.team.sync_record import read_record
 
@@ -108,8 +116,58 @@ def check_team(memdir: ProjectMemory, *, fix: bool = False) -> list[TeamFinding]
                 fix=f"`memdir team resolve {conflict.copy} --keep mine|theirs|both`",
             )
         )
+    out += _unsyncable(memdir, fix=fix)
     out.append(_standing(git, record.last_success))
     return out
+
+
+def _unsyncable(memdir: ProjectMemory, *, fix: bool) -> list[TeamFinding]:
+    """Files of the team folder that sync leaves out (no memory file names)."""
+    root = memdir.layout.team_dir
+    out = []
+    for folder, dirs, names in os.walk(root):
+        # .git, .conflicts/, the memory tool's .meta/ sidecars: not memories, by design.
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(names):
+            path = Path(folder) / name
+            rel = path.relative_to(root).as_posix()
+            if is_memory_name(rel) or TEMP_PATTERN.match(name):
+                continue
+            out.append(_left_out(memdir, rel, path, fix=fix))
+    return out
+
+
+def _left_out(memdir: ProjectMemory, rel: str, path: Path, *, fix: bool) -> TeamFinding:
+    shown = display_name(rel)
+    message = f"team/{shown} is not a memory file: team sync leaves it out (never shared)"
+    if not sidecar.exists(path) or not rel.isprintable():
+        return TeamFinding(
+            problem="unsyncable",
+            message=message,
+            fix="rename it to a plain *.md name with frontmatter, or move it out of the "
+            "team folder",
+        )
+    # A memory-tool note (a sidecar holds its fields): renaming it to .md shares it.
+    stem = posixpath.splitext(rel)[0]
+    target = f"{stem}.md" if not os.path.lexists(path.with_suffix(".md")) else f"{rel}.md"
+    if not fix:
+        return TeamFinding(
+            problem="unsyncable",
+            message=f"{message}; it is a memory-tool note",
+            fix=f"`memdir doctor --fix` renames it to team/{display_name(target)}, "
+            "which sync shares",
+        )
+    try:
+        memdir.team.rename(rel, target)
+    except MemdirError as exc:
+        return TeamFinding(
+            problem="unsyncable", message=f"{message}: {exc.message}", fix=exc.hint or ""
+        )
+    return TeamFinding(
+        problem="unsyncable",
+        message=f"{message}: renamed to team/{display_name(target)}, shared by the next sync",
+        fixed=True,
+    )
 
 
 def _standing(git: Git, last_success: float | None) -> TeamFinding:

@@ -6,8 +6,10 @@ for every step that touches the folder (network steps run outside it, so
 writes are not held up by a slow remote; a second lock serialises syncs):
 
 1. commit local changes (refused when one holds a likely secret, in any
-   encoding, or is not a memory file: only ``*.md`` memories with plain
-   names belong in team memory); the message lists the memories changed;
+   encoding); a file that is no memory (only ``*.md`` memories with plain
+   names belong in team memory) is left out, uncommitted, and reported, and
+   the memory tool's ``.meta/`` sidecars stay on this machine (a local
+   exclude); the message lists the memories changed;
 2. fetch, then merge the remote's branch (a normal merge: published history
    is never rewritten and nothing is ever force-pushed). Conflicts never
    leave a marker in a file: a memory edited on both sides keeps the
@@ -41,6 +43,7 @@ step; what was committed locally stays for the next sync.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import posixpath
 import re
 import shutil
@@ -62,6 +65,7 @@ from memdir.storage.fs import atomic_write, ensure_dir, file_lock, safe_join
 from memdir.storage.memory_index import INDEX_NAME, parse_entries, remove_entry, upsert_entry
 from memdir.storage.pending import pending_count
 from memdir.storage.provenance import provenance
+from memdir.storage.sidecar import SIDECAR_DIR
 from memdir.team import recovery
 from memdir.team.conflicts import CONFLICTS_DIR, PendingConflict, add_copy, pending_conflicts
 from memdir.team.git import (
@@ -152,7 +156,9 @@ class SyncReport:
     remote deleted; ``pushed``: whether commits were sent; ``retries``: how
     many pushes were refused because someone else pushed first;
     ``rewritten``: the remote's history was rewritten (a purge) and adopted,
-    nothing was pushed, local unpushed changes are in ``conflicts`` as copies.
+    nothing was pushed, local unpushed changes are in ``conflicts`` as copies;
+    ``recovered``: what was cleared first (a stale lock, a half-done merge);
+    ``skipped``: local files that are no memories, left out (display-safe names).
     """
 
     remote: str
@@ -166,6 +172,7 @@ class SyncReport:
     retries: int = 0
     rewritten: bool = False
     recovered: str = ""
+    skipped: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -224,6 +231,7 @@ class _Progress:
     first: bool = False  # the first sync of `team init`: unrelated histories merge
     rewritten: bool = False
     recovered: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # display names
 
     def report(self, remote: str, branch: str) -> SyncReport:
         # Names from the remote are untrusted: only plain memory names are
@@ -251,6 +259,7 @@ class _Progress:
             retries=self.retries,
             rewritten=self.rewritten,
             recovered="; ".join(self.recovered),
+            skipped=tuple(self.skipped),
         )
 
 
@@ -490,13 +499,15 @@ class _Team:
             self.recover(progress)  # what an interrupted sync (or git by hand) left behind
             self.git.exclude(_TEMP_FILES, why="temp files of atomic writes")
             self.git.exclude(f"/{CONFLICTS_DIR}/", why="conflict copies, until settled")
-            progress.committed += self.commit_local()
+            # The memory tool's sidecars (a note's fields): local, the note's text is shared.
+            self.git.exclude(f"{SIDECAR_DIR}/", why="memory-tool sidecars stay on this machine")
+            progress.committed += self.commit_local(progress)
             if start and self.git.rev("HEAD") is None:
                 self.git.commit("memdir: start team memory", allow_empty=True)
         self.git.fetch(REMOTE, url, retry=_RETRY_SYNC)
         for attempt in range(max_attempts):
             with self.team_lock():
-                progress.committed += self.commit_local()  # written while we fetched
+                progress.committed += self.commit_local(progress)  # written while we fetched
                 self.integrate(branch, progress)
             if progress.rewritten:
                 return  # the user reviews the copies first; nothing old goes back
@@ -532,14 +543,43 @@ class _Team:
 
     # -- local changes ----------------------------------------------------
 
-    def commit_local(self) -> list[str]:
-        """Commit what changed in the folder; returns the paths committed."""
+    def commit_local(self, progress: _Progress) -> list[str]:
+        """Commit what changed in the folder; returns the paths committed.
+
+        A file that is no memory (a ``.txt`` note, a name with a control
+        character) is left out, uncommitted, and listed in ``progress.skipped``:
+        it never blocks the memories beside it, and is never sent.
+        """
         self.reconcile_index()
         dirty = self.git.dirty()
         if not dirty:
             return []
-        self.refuse_secrets(dirty)
-        self.git.run("add", "--all")
+        # A deleted file's deletion is committed whatever its name.
+        skipped = [
+            rel for rel in dirty if not is_memory_name(rel) and os.path.lexists(self.root / rel)
+        ]
+        for rel in skipped:
+            shown = display_name(rel)
+            if shown not in progress.skipped:
+                progress.skipped.append(shown)
+        left_out = set(skipped)
+        kept = [rel for rel in dirty if rel not in left_out]
+        if not kept:
+            return []
+        self.refuse_secrets(kept)
+        if skipped:
+            # Literal pathspecs, from standard input: any name, any number of them.
+            paths = b"".join(os.fsencode(rel) + b"\0" for rel in kept)
+            self.git.run(
+                "--literal-pathspecs",
+                "add",
+                "--all",
+                "--pathspec-from-file=-",
+                "--pathspec-file-nul",
+                input=paths,
+            )
+        else:
+            self.git.run("add", "--all")
         changes = self.git.staged()
         if not changes:
             return []
