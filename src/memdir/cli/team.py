@@ -5,7 +5,9 @@ tree of the remote (its memories are kept and published); ``memdir team
 sync`` commits, merges, re-scans and pushes; ``memdir team status`` shows
 ahead/behind, the files not yet pushed, the conflict copies to settle and the
 team changes awaiting review; ``memdir team resolve NAME --keep
-mine|theirs|both`` settles a conflict copy; ``memdir team rewrite-unpushed``
+mine|theirs|both`` settles a conflict copy; ``memdir team rules`` lists the
+team's enforced rules and teammates' rules held until ``memdir team rules
+accept NAME|--all``; ``memdir team rewrite-unpushed``
 folds the unpushed commits into one without the secrets a push refused. Each is one call into
 :mod:`memdir.team.sync`, rendered as text or ``--json``.
 """
@@ -18,6 +20,10 @@ from typing import cast
 import click
 
 from memdir.cli._common import MemdirGroup, emit, json_option, open_memdir, project_option
+from memdir.errors import InvalidMemory
+from memdir.model import Scope
+from memdir.storage.enforced import EnforcedRule, load_rules
+from memdir.storage.team_rules import accept, pending_path, read_pending
 from memdir.team.conflicts import Keep, resolve
 from memdir.team.sync import SyncReport, init_team, rewrite_unpushed, sync_team, team_status
 
@@ -178,3 +184,73 @@ def _render(report: SyncReport) -> None:
         click.echo(f"pushed to {report.remote} ({report.branch}){retried}")
     else:
         click.echo(f"up to date with {report.remote} ({report.branch})")
+
+
+@team.group(name="rules", invoke_without_command=True)
+@project_option
+@json_option
+@click.pass_context
+def rules_group(ctx: click.Context, project: Path, as_json: bool) -> None:
+    """Team rules: those enforced, and teammates' rules held until you accept them."""
+    if ctx.invoked_subcommand is not None:
+        return
+    mem = open_memdir(project)
+    found = load_rules(mem.layout)
+    pending = read_pending(pending_path(mem.layout))
+    enforced = [r for r in found.rules if r.scope is Scope.TEAM]
+
+    def row(rule: EnforcedRule, held: bool) -> dict[str, object]:
+        origin = pending.get(f"team:{rule.file}", {}) if held else {}
+        return {
+            **rule.rule.as_dict(),
+            "memory": rule.ref,
+            "name": rule.name,
+            "held": held,
+            "author": origin.get("author"),
+        }
+
+    data = [row(r, False) for r in enforced] + [row(r, True) for r in found.held]
+
+    def human() -> None:
+        if not data:
+            click.echo("no team rules")
+        for rule in enforced:
+            click.echo(f"enforced  {rule.rule.action:<4} {rule.rule.summary}  <- {rule.ref}")
+        for rule in found.held:
+            author = pending.get(f"team:{rule.file}", {}).get("author") or "a teammate"
+            click.echo(
+                f"held      {rule.rule.action:<4} {rule.rule.summary}  <- {rule.ref} "
+                f"(from {author}; `memdir team rules accept {rule.file}` enforces it)"
+            )
+
+    emit(as_json, {"rules": data}, human)
+
+
+@rules_group.command(name="accept")
+@click.argument("name", required=False)
+@click.option("--all", "accept_all", is_flag=True, help="Accept every held rule.")
+@project_option
+def accept_command(name: str | None, accept_all: bool, project: Path) -> None:
+    """Enforce the held rules of team memory NAME (a teammate's, pulled by sync)."""
+    if not accept_all and not name:
+        raise InvalidMemory(
+            "name the memory whose rules to accept, or pass --all",
+            hint="`memdir team rules` lists the held rules",
+        )
+    mem = open_memdir(project)
+    path = pending_path(mem.layout)
+    file = None
+    if not accept_all and name is not None:
+        held = {key.partition(":")[2] for key in read_pending(path)}
+        wanted = name.removeprefix("team/")
+        file = wanted if wanted in held else mem.team.get(wanted).file
+        if file not in held:
+            raise InvalidMemory(
+                f"team/{file} has no held rules",
+                hint="`memdir team rules` lists the held rules",
+            )
+    accepted = accept(path, file)
+    for done in accepted:
+        click.echo(f"team/{done}: its rules are enforced now")
+    if not accepted:
+        click.echo("no held rules")

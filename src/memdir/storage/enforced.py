@@ -11,7 +11,9 @@ nothing changed, a call costs one directory walk and one comparison: no
 YAML, no validation. In a store too large to walk on every call, calls
 between walks check folder mtimes and the files that matter instead.
 
-Rules come from feedback memories only. A rule that fails the checks of
+Rules come from feedback memories only. A teammate's rules pulled by team
+sync are held (:attr:`RuleSet.held`) until this user accepts them
+(:mod:`memdir.storage.team_rules`). A rule that fails the checks of
 :mod:`memdir.storage.rules` (a hand-edited file, a teammate's file pulled
 through git) is skipped and reported in :attr:`RuleSet.problems`: it never
 fires, and no rule can allow anything. The cache is a hint: a damaged one is
@@ -20,12 +22,14 @@ rebuilt, and a state folder that cannot be written only costs the reread.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from memdir.kinds import MemoryType, Scope
 from memdir.records import record
-from memdir.storage import rule_cache
+from memdir.storage import rule_cache, team_rules
 from memdir.storage.rules import ACTIONS, FIELD, Rule, parse_rule, why_line
+from memdir.storage.team_rules import PENDING_NAME
 
 TYPE_CHECKING = False  # no typing, pathlib or layout at run time: see memdir.records
 if TYPE_CHECKING:
@@ -43,6 +47,7 @@ __all__ = [
     "load_rules",
     "load_rules_at",
     "rule_roots",
+    "text_rules",
 ]
 
 CACHE_NAME = "enforce-cache.json"
@@ -70,10 +75,15 @@ class EnforcedRule:
 
 @record
 class RuleSet:
-    """Every valid rule of a project, and the reasons the invalid ones were skipped."""
+    """Every valid rule of a project, and the reasons the invalid ones were skipped.
+
+    ``held``: teammates' rules that arrived through team sync and are not
+    enforced until this user accepts them (:mod:`memdir.storage.team_rules`).
+    """
 
     rules: tuple[EnforcedRule, ...]
     problems: tuple[str, ...]
+    held: tuple[EnforcedRule, ...] = ()
 
 
 def cache_path(layout: Layout) -> Path:
@@ -91,12 +101,16 @@ def rule_roots(layout: Layout, *, include_team: bool = True) -> list[RuleRoot]:
 
 def _entry_for(path: str) -> dict[str, Any]:
     """What one file contributes: its name, Why line, raw rules, problems."""
-    entry: dict[str, Any] = {}
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             text = handle.read()
     except OSError:
-        return entry
+        return {}
+    return _entry_of(text, path)
+
+
+def _entry_of(text: str, path: str) -> dict[str, Any]:
+    entry: dict[str, Any] = {}
     if FIELD not in text:
         return entry  # the common case: no rules, no YAML parsing
     from memdir.errors import MemdirError
@@ -188,14 +202,27 @@ def load_rules_at(
         rule_cache.write(cache_file, header, seen)
     entries: dict[str, Any] = header["entries"]
     rules: list[EnforcedRule] = []
+    held: list[EnforcedRule] = []
     problems: list[str] = []
+    pending = team_rules.read_pending(os.path.join(os.path.dirname(cache_file), PENDING_NAME))
     for key in sorted(entries, key=lambda k: (not k.startswith("private:"), k)):
         entry = entries[key]
         if isinstance(entry, dict):
             found, bad = _rules_of(key, entry)
-            rules += found
+            waiting = pending.get(key)
+            arrived = team_rules.canonical(entry.get("rules", []))
+            if waiting is not None and waiting["rules"] == arrived:
+                held += found  # a teammate's rules, as they arrived: not accepted yet
+            else:
+                rules += found
             problems += bad
-    return RuleSet(rules=tuple(rules), problems=tuple(problems))
+    return RuleSet(rules=tuple(rules), problems=tuple(problems), held=tuple(held))
+
+
+def text_rules(text: str, path: str = "memory") -> list[dict[str, str]]:
+    """The valid rules of a memory file's text, as the cache keeps them."""
+    found = _entry_of(text, path).get("rules", [])
+    return found if isinstance(found, list) else []
 
 
 def _walked(

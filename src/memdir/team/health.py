@@ -9,6 +9,8 @@
 * ``conflict-copy``: a conflict copy not settled yet (``memdir team resolve``);
 * ``unsyncable``: a file sync leaves out (no ``*.md`` memory name); ``fix``
   renames a memory-tool note (one with a sidecar) to ``.md``;
+* ``held-rule`` (information): a teammate's ``enforce:`` rules, held until
+  ``memdir team rules accept``;
 * ``sync-status`` (information): commits ahead of and behind the remote
   branch as last fetched, and when the last sync succeeded.
 """
@@ -24,7 +26,9 @@ from typing import TYPE_CHECKING
 
 from memdir.errors import MemdirError
 from memdir.storage import sidecar
+from memdir.storage.enforced import load_rules
 from memdir.storage.fs import TEMP_PATTERN
+from memdir.storage.team_rules import pending_path, read_pending
 from memdir.team import recovery
 from memdir.team.conflicts import pending_conflicts
 from memdir.team.git import Git
@@ -117,6 +121,19 @@ def check_team(memdir: ProjectMemory, *, fix: bool = False) -> list[TeamFinding]
             )
         )
     out += _unsyncable(memdir, fix=fix)
+    pending = read_pending(pending_path(memdir.layout))
+    held = sorted({rule.file for rule in load_rules(memdir.layout).held})
+    for file in held:
+        author = pending.get(f"team:{file}", {}).get("author") or "a teammate"
+        out.append(
+            TeamFinding(
+                problem="held-rule",
+                message=f"the enforce: rules of team/{file} came from {author} and are not "
+                "enforced until you accept them",
+                fix=f"read them (`memdir team rules`), then `memdir team rules accept {file}`",
+                info=True,
+            )
+        )
     out.append(_standing(git, record.last_success))
     return out
 

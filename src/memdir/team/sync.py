@@ -50,11 +50,10 @@ import shutil
 import socket
 from collections.abc import Callable
 from contextlib import AbstractContextManager, suppress
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memdir.errors import MemdirError, SecretDetected, SyncError
+from memdir.errors import MemdirError, SyncError
 from memdir.model import Scope
 from memdir.storage.codec import (
     memory_from_fields,
@@ -67,7 +66,7 @@ from memdir.storage.pending import pending_count
 from memdir.storage.provenance import provenance
 from memdir.storage.sidecar import SIDECAR_DIR
 from memdir.team import recovery
-from memdir.team.conflicts import CONFLICTS_DIR, PendingConflict, add_copy, pending_conflicts
+from memdir.team.conflicts import CONFLICTS_DIR, add_copy, pending_conflicts
 from memdir.team.git import (
     NETWORK_TIMEOUT,
     Git,
@@ -76,6 +75,14 @@ from memdir.team.git import (
     failure_detail,
     git_message,
     install_pre_commit_hook,
+)
+from memdir.team.index_union import local_target, union_index
+from memdir.team.messages import (
+    RETRY_SYNC,
+    commit_message,
+    refusal,
+    repair_message,
+    rewrite_message,
 )
 from memdir.team.outgoing import (
     Problem,
@@ -87,8 +94,18 @@ from memdir.team.outgoing import (
     scan_blob,
     scan_blobs,
 )
+from memdir.team.reports import (
+    ConflictCopy,
+    InitResult,
+    Progress,
+    QuarantinedFile,
+    RewriteReport,
+    SyncReport,
+    TeamStatus,
+)
 from memdir.team.secrets import Finding, labels_of
 from memdir.team.sync_record import recorded
+from memdir.team.teammate_rules import hold_pulled
 
 if TYPE_CHECKING:
     from memdir.storage.project import ProjectMemory
@@ -120,147 +137,7 @@ _SCANNED_REF = "refs/memdir/scanned"
 # The remote's commit this clone last merged or pushed: a remote whose history
 # no longer holds it was rewritten (a purge), and is adopted, never merged.
 _SYNCED_REF = "refs/memdir/synced"
-_REWRITE = "memdir team rewrite-unpushed"
 _TEMP_FILES = ".*.tmp"  # memdir.storage.fs.atomic_write's temp names: .<name>.<random>.tmp
-_RETRY_SYNC = "memdir team sync"
-
-
-@dataclass(frozen=True, kw_only=True)
-class ConflictCopy:
-    """A file both sides changed in ways git could not merge.
-
-    ``file`` holds the remote's version; ``copy`` (when not None) holds the
-    local version as a separate memory. ``reason`` says what happened.
-    """
-
-    file: str
-    copy: str | None
-    reason: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class QuarantinedFile:
-    """A file that arrived with a likely secret, moved out of the team folder."""
-
-    file: str
-    moved_to: Path
-    labels: tuple[str, ...]
-
-
-@dataclass(frozen=True, kw_only=True)
-class SyncReport:
-    """What one sync did. Paths are relative to the team folder.
-
-    ``committed``: local changes (added, modified, deleted) committed now;
-    ``pulled``: files the remote added or changed; ``deleted``: files the
-    remote deleted; ``pushed``: whether commits were sent; ``retries``: how
-    many pushes were refused because someone else pushed first;
-    ``rewritten``: the remote's history was rewritten (a purge) and adopted,
-    nothing was pushed, local unpushed changes are in ``conflicts`` as copies;
-    ``recovered``: what was cleared first (a stale lock, a half-done merge);
-    ``skipped``: local files that are no memories, left out (display-safe names).
-    """
-
-    remote: str
-    branch: str
-    committed: tuple[str, ...] = ()
-    pulled: tuple[str, ...] = ()
-    deleted: tuple[str, ...] = ()
-    conflicts: tuple[ConflictCopy, ...] = ()
-    quarantined: tuple[QuarantinedFile, ...] = ()
-    pushed: bool = False
-    retries: int = 0
-    rewritten: bool = False
-    recovered: str = ""
-    skipped: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, kw_only=True)
-class RewriteReport:
-    """What ``team rewrite-unpushed`` did: commits replaced, files moved out."""
-
-    replaced: int
-    quarantined: tuple[QuarantinedFile, ...]
-    commit: str | None
-
-
-@dataclass(frozen=True, kw_only=True)
-class InitResult:
-    """What ``team init`` did: the remote, whether this clone published the
-    first commit, whether the folder was already set up, its first sync."""
-
-    remote: str
-    branch: str
-    published: bool
-    already: bool
-    sync: SyncReport
-    hook: Path | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class TeamStatus:
-    """Where the team folder stands against its remote.
-
-    ``ahead``/``behind`` count commits against the remote branch as last
-    fetched (``fetched`` says whether that fetch was just now);
-    ``unsynced_files`` are changed locally and not yet pushed;
-    ``conflicts`` are the conflict copies not settled yet (``memdir team
-    resolve``); ``pending_review`` counts agents' team changes awaiting review.
-    """
-
-    initialized: bool
-    remote: str | None
-    branch: str | None
-    ahead: int
-    behind: int
-    unsynced_files: tuple[str, ...]
-    fetched: bool
-    conflicts: tuple[PendingConflict, ...] = ()
-    pending_review: int = 0
-
-
-@dataclass(kw_only=True)
-class _Progress:
-    committed: list[str] = field(default_factory=list)
-    pulled: list[str] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
-    conflicts: list[ConflictCopy] = field(default_factory=list)
-    quarantined: list[QuarantinedFile] = field(default_factory=list)
-    pushed: bool = False
-    retries: int = 0
-    first: bool = False  # the first sync of `team init`: unrelated histories merge
-    rewritten: bool = False
-    recovered: list[str] = field(default_factory=list)
-    skipped: list[str] = field(default_factory=list)  # display names
-
-    def report(self, remote: str, branch: str) -> SyncReport:
-        # Names from the remote are untrusted: only plain memory names are
-        # listed as they are; every other one was quarantined (and is shown
-        # there with control characters escaped and secrets redacted).
-        gone = {q.file for q in self.quarantined}
-        pulled = [
-            p
-            for p in dict.fromkeys(self.pulled)
-            if p not in gone and is_memory_name(p) and display_name(p) == p
-        ]
-        conflicts = [
-            replace(c, file=display_name(c.file), copy=c.copy and display_name(c.copy))
-            for c in self.conflicts
-        ]
-        return SyncReport(
-            remote=remote,
-            branch=branch,
-            committed=tuple(dict.fromkeys(self.committed)),
-            pulled=tuple(pulled),
-            deleted=tuple(display_name(p) for p in dict.fromkeys(self.deleted)),
-            conflicts=tuple(conflicts),
-            quarantined=tuple(self.quarantined),
-            pushed=self.pushed,
-            retries=self.retries,
-            rewritten=self.rewritten,
-            recovered="; ".join(self.recovered),
-            skipped=tuple(self.skipped),
-        )
 
 
 # -- public API ------------------------------------------------------------
@@ -283,7 +160,7 @@ def init_team(
     """
     team = _Team(memdir, timeout)
     with team.sync_lock(), recorded(memdir.layout):
-        recovered = _Progress()
+        recovered = Progress()
         if (team.root / ".git").exists():
             team.recover_first(recovered)
             already = team.adopt(remote)
@@ -292,7 +169,7 @@ def init_team(
             branch, exists = team.git.default_branch(remote, DEFAULT_BRANCH, retry=_RETRY_INIT)
             team.create(remote, branch)
             already, published = False, not exists
-        progress = _Progress(first=not already, recovered=recovered.recovered)
+        progress = Progress(first=not already, recovered=recovered.recovered)
         team.run(branch, max_attempts, None, progress, start=published)
         team.git.run("branch", "-q", f"--set-upstream-to={REMOTE}/{branch}", check=False)
     hook_path = install_hook(memdir) if hook else None
@@ -320,7 +197,7 @@ def sync_team(
     """
     team = _Team(memdir, timeout)
     with team.sync_lock(), recorded(memdir.layout):
-        progress = _Progress()
+        progress = Progress()
         team.recover_first(progress)  # a half-done rebase leaves no branch checked out
         url, branch = team.require_repo()
         team.run(branch, max_attempts, before_push, progress)
@@ -350,7 +227,7 @@ def team_status(
     fetched = False
     if fetch:
         try:
-            team.git.fetch(REMOTE, url, retry=_RETRY_SYNC)
+            team.git.fetch(REMOTE, url, retry=RETRY_SYNC)
             fetched = True
         except SyncError:
             fetched = False  # offline: report against the last fetched state
@@ -380,10 +257,10 @@ def rewrite_unpushed(memdir: ProjectMemory, *, timeout: float = NETWORK_TIMEOUT)
     """
     team = _Team(memdir, timeout)
     with team.sync_lock():
-        team.recover_first(_Progress())
+        team.recover_first(Progress())
         url, branch = team.require_repo()
         with suppress(SyncError):  # offline: the last fetched state is the base
-            team.git.fetch(REMOTE, url, retry=_RETRY_SYNC)
+            team.git.fetch(REMOTE, url, retry=RETRY_SYNC)
         with team.team_lock():
             return team.rewrite(branch)
 
@@ -490,7 +367,7 @@ class _Team:
         branch: str,
         max_attempts: int,
         before_push: Callable[[int], None] | None,
-        progress: _Progress,
+        progress: Progress,
         *,
         start: bool = False,
     ) -> None:
@@ -504,7 +381,7 @@ class _Team:
             progress.committed += self.commit_local(progress)
             if start and self.git.rev("HEAD") is None:
                 self.git.commit("memdir: start team memory", allow_empty=True)
-        self.git.fetch(REMOTE, url, retry=_RETRY_SYNC)
+        self.git.fetch(REMOTE, url, retry=RETRY_SYNC)
         for attempt in range(max_attempts):
             with self.team_lock():
                 progress.committed += self.commit_local(progress)  # written while we fetched
@@ -513,10 +390,10 @@ class _Team:
                 return  # the user reviews the copies first; nothing old goes back
             problems = outgoing_problems(self.git, REMOTE)
             if problems:
-                raise _refusal(self.root, problems, committed=True)
+                raise refusal(self.root, problems, committed=True)
             if before_push is not None:
                 before_push(attempt)
-            outcome = self.git.push(REMOTE, url, branch, retry=_RETRY_SYNC)
+            outcome = self.git.push(REMOTE, url, branch, retry=RETRY_SYNC)
             if outcome != "raced":
                 progress.pushed = outcome == "pushed"
                 self.mark_synced(self.git.rev(f"refs/remotes/{REMOTE}/{branch}"))
@@ -529,13 +406,13 @@ class _Team:
             hint="run `memdir team sync` again; your changes are committed locally",
         )
 
-    def recover_first(self, progress: _Progress) -> None:
+    def recover_first(self, progress: Progress) -> None:
         """:meth:`recover` before anything reads the branch (under the team lock)."""
         if (self.root / ".git").is_dir():
             with self.team_lock():
                 self.recover(progress)
 
-    def recover(self, progress: _Progress) -> None:
+    def recover(self, progress: Progress) -> None:
         """Clear stale locks and a half-done merge or rebase; local work is kept."""
         done = recovery.recover(self.git, rescue_dir=self.rescue_dir)
         if done.cleared:
@@ -543,7 +420,7 @@ class _Team:
 
     # -- local changes ----------------------------------------------------
 
-    def commit_local(self, progress: _Progress) -> list[str]:
+    def commit_local(self, progress: Progress) -> list[str]:
         """Commit what changed in the folder; returns the paths committed.
 
         A file that is no memory (a ``.txt`` note, a name with a control
@@ -583,7 +460,7 @@ class _Team:
         changes = self.git.staged()
         if not changes:
             return []
-        self.git.commit(_commit_message(changes))
+        self.git.commit(commit_message(changes))
         return [path for _, path in changes]
 
     def scan(self, paths: list[str]) -> list[tuple[str, list[Finding]]]:
@@ -611,16 +488,17 @@ class _Team:
             shown = display_name(rel)
             problems += [Problem(file=shown, line=f.line, rule=f.label) for f in findings]
         if problems:
-            raise _refusal(self.root, problems, committed=False)
+            raise refusal(self.root, problems, committed=False)
 
     # -- what arrives -----------------------------------------------------
 
-    def integrate(self, branch: str, progress: _Progress) -> None:
+    def integrate(self, branch: str, progress: Progress) -> None:
         """Merge the fetched branch, quarantine secrets, repair the index."""
         tip = self.git.rev(f"refs/remotes/{REMOTE}/{branch}")
         before = self.git.rev("HEAD")
         if tip is not None and before is not None and self.rewritten(tip, before, branch, progress):
             self.adopt_rewritten(tip, before, branch, progress)
+            hold_pulled(self.git, self.memdir.layout, before, self.git.changed(before, tip))
             progress.quarantined += self.quarantine()
             self.reconcile_index()  # left uncommitted with the copies, for review
             self.mark_scanned()
@@ -636,12 +514,13 @@ class _Team:
                 (progress.deleted if status == "D" else progress.pulled).append(path)
                 incoming.append((status, path))
             self.keep_incoming(before, after, incoming)
+            hold_pulled(self.git, self.memdir.layout, before, incoming)
         quarantined = self.quarantine()
         progress.quarantined += quarantined
         if self.reconcile_index() or quarantined:
             self.git.run("add", "--all")
             if self.git.staged():
-                self.git.commit(_repair_message(quarantined))
+                self.git.commit(repair_message(quarantined))
         self.mark_scanned()
         if tip is not None and self.git.is_ancestor(tip, "HEAD"):
             self.mark_synced(tip)
@@ -674,7 +553,7 @@ class _Team:
                         after=new,
                     )
 
-    def rewritten(self, tip: str, head: str, branch: str, progress: _Progress) -> bool:
+    def rewritten(self, tip: str, head: str, branch: str, progress: Progress) -> bool:
         """Whether the remote's history no longer holds what this clone last synced with.
 
         Without a record of that (a clone never synced by this version), only
@@ -699,7 +578,7 @@ class _Team:
             synced = self.git.rev(f"refs/remotes/{REMOTE}/{branch}@{{1}}")
         return synced
 
-    def adopt_rewritten(self, tip: str, before: str, branch: str, progress: _Progress) -> None:
+    def adopt_rewritten(self, tip: str, before: str, branch: str, progress: Progress) -> None:
         """Take the rewritten remote as it is; local unpushed changes become copies.
 
         The copies are left uncommitted: the user reviews them (a purge may
@@ -733,7 +612,7 @@ class _Team:
         if tip is not None:
             self.git.run("update-ref", _SYNCED_REF, tip)
 
-    def merge(self, tip: str, unrelated: bool, progress: _Progress) -> None:
+    def merge(self, tip: str, unrelated: bool, progress: Progress) -> None:
         args = ["merge", "--quiet", "--no-edit", "--ff", "-m", "memdir: merge team memory"]
         if unrelated:
             # Only on `team init`: a folder that held memories before has its own history.
@@ -761,14 +640,12 @@ class _Team:
         )
         self.git.commit(f"memdir: merge team memory\n\n{lines}".rstrip())
 
-    def resolve(
-        self, path: str, stages: dict[int, str], progress: _Progress
-    ) -> ConflictCopy | None:
+    def resolve(self, path: str, stages: dict[int, str], progress: Progress) -> ConflictCopy | None:
         """Resolve one conflicted path with whole versions, never markers."""
         ours, theirs = stages.get(2), stages.get(3)
         if posixpath.basename(path) == INDEX_NAME:
             texts = [self.git.blob(s).decode("utf-8", "replace") for s in (theirs, ours) if s]
-            self.put(path, _union_index(texts))
+            self.put(path, union_index(texts))
             return None
         if ours is not None and theirs is not None:
             reason = (
@@ -848,7 +725,7 @@ class _Team:
     # -- rewriting unpushed commits -------------------------------------------
 
     def rewrite(self, branch: str) -> RewriteReport:
-        self.recover(_Progress())
+        self.recover(Progress())
         head = self.git.rev("HEAD")
         if head is None:
             return RewriteReport(replaced=0, quarantined=(), commit=None)
@@ -874,13 +751,13 @@ class _Team:
         self.git.run("add", "--all")
         tree = self.git.run("write-tree").stdout.strip()
         parents = ["-p", base] if base is not None else []
-        message = _rewrite_message(replaced, moved)
+        message = rewrite_message(replaced, moved)
         commit = self.git.run("commit-tree", tree, *parents, "-m", message).stdout.strip()
         self.git.run("reset", "--quiet", "--soft", commit)
         self.mark_scanned()
         left = outgoing_problems(self.git, REMOTE)
         if left:  # cannot happen unless the folder changed under the lock
-            raise _refusal(self.root, left, committed=True)
+            raise refusal(self.root, left, committed=True)
         return RewriteReport(replaced=replaced, quarantined=tuple(moved), commit=commit)
 
     # -- the index --------------------------------------------------------
@@ -893,10 +770,10 @@ class _Team:
         present = set(files)
         new = text
         for entry in parse_entries(text):
-            target = _local_target(entry.file)
+            target = local_target(entry.file)
             if target is not None and target not in present:
                 new = remove_entry(new, file=entry.file)
-        indexed = {_local_target(e.file) for e in parse_entries(new)}
+        indexed = {local_target(e.file) for e in parse_entries(new)}
         for rel in files:
             if rel not in indexed:
                 title, hook = self.describe(rel)
@@ -936,55 +813,6 @@ def _host() -> str:
     return _TAG_CHARS.sub("-", name).strip("-")[:24]
 
 
-def _local_target(file: str) -> str | None:
-    """The team-relative memory file an index line points at; None for a URL."""
-    if "://" in file or file.startswith(("#", "/")) or not file.endswith(".md"):
-        return None
-    return posixpath.normpath(file)
-
-
-def _union_index(texts: list[str]) -> str:
-    """The first text, plus every line of the others it lacks.
-
-    A pointer line for a file the first text already points at is the only
-    kind dropped (the first side's line wins); hand-written lines (headings,
-    notes) of every side are kept.
-    """
-    if not texts:
-        return ""
-    lines = texts[0].rstrip("\n").splitlines()
-    known = {entry.file for entry in parse_entries(texts[0])}
-    seen = {line.strip() for line in lines}
-    for text in texts[1:]:
-        entries = {entry.line: entry for entry in parse_entries(text)}
-        for number, line in enumerate(text.splitlines()):
-            entry = entries.get(number)
-            if entry is not None:
-                if entry.file in known:
-                    continue
-                known.add(entry.file)
-            elif not line.strip() or line.strip() in seen:
-                continue
-            seen.add(line.strip())
-            lines.append(line)
-    return "\n".join(lines).strip("\n") + "\n" if lines else ""
-
-
-_VERBS = {"A": "added", "D": "deleted"}
-
-
-def _commit_message(changes: list[tuple[str, str]]) -> str:
-    memories = [path for _, path in changes if posixpath.basename(path) != INDEX_NAME]
-    if not memories:
-        return "memdir: update the team index"
-    shown = ", ".join(memories[:3]) + (
-        f" and {len(memories) - 3} more" if len(memories) > 3 else ""
-    )
-    noun = "memory" if len(memories) == 1 else "memories"
-    body = "\n".join(f"{_VERBS.get(status, 'modified')}: {path}" for status, path in changes)
-    return f"memdir: {len(memories)} team {noun} changed: {shown}\n\n{body}"
-
-
 def _quarantine_name(rel: str) -> str:
     """A plain relative path under the quarantine folder for any file name from git."""
     parts = []
@@ -992,41 +820,3 @@ def _quarantine_name(rel: str) -> str:
         part = "".join(ch if ch.isprintable() and ch not in "<>:|" else "_" for ch in part)
         parts.append(("_" + part if part.startswith(".") or not part else part)[:80])
     return "/".join(parts)
-
-
-def _refusal(root: Path, problems: list[Problem], *, committed: bool) -> MemdirError:
-    """The error for a push or commit refused: where and which rule, never a value."""
-    shown = problems[:20]
-    lines = "; ".join(p.describe() for p in shown)
-    more = f" and {len(problems) - len(shown)} more" if len(problems) > len(shown) else ""
-    secret = [p.rule for p in problems if not p.rule.startswith("not a memory file")]
-    what = "likely secrets" if secret else "files that are not memories"
-    if committed:
-        message = f"refused to push team memory: {what} in unpushed commits: {lines}{more}"
-        hint = (
-            f"nothing was pushed; run `{_REWRITE}` to rewrite the unpushed commits "
-            "without them (the files move to the project's .quarantine folder), then "
-            f"`{_RETRY_SYNC}`; rotate any secret that was shared elsewhere"
-        )
-    else:
-        message = f"refused to sync: {what} in the team folder: {lines}{more}"
-        hint = (
-            "nothing was committed; remove the values (name where they live instead) "
-            "or move the files out of the team folder, then run `memdir team sync` again"
-        )
-    if secret:
-        return SecretDetected(message, path=root, hint=hint, labels=tuple(dict.fromkeys(secret)))
-    return SyncError(message, path=root, hint=hint)
-
-
-def _rewrite_message(replaced: int, moved: list[QuarantinedFile]) -> str:
-    body = "\n".join(f"quarantined: {q.file} ({', '.join(q.labels)})" for q in moved)
-    head = f"memdir: local team memory changes ({replaced} unpushed commit(s) rewritten)"
-    return f"{head}\n\n{body}".rstrip()
-
-
-def _repair_message(quarantined: list[QuarantinedFile]) -> str:
-    if not quarantined:
-        return "memdir: repair the team index"
-    lines = "\n".join(f"{q.file}: {', '.join(q.labels)}" for q in quarantined)
-    return f"memdir: quarantine {len(quarantined)} file(s) holding likely secrets\n\n{lines}"
