@@ -194,6 +194,7 @@ def test_a_planted_merge_head_is_cleared_and_local_work_is_kept(clone: Clone, re
 
     assert "merge" in report.recovered
     assert "written mid-merge" in team_files(alice)["hand_note.md"]
+    assert not (alice.layout.project_dir / ".rescued").exists()  # restored: no copy left
     assert "hand_note.md" in remote_files(remote)
     assert "Kafka" in team_files(alice)["queue.md"]
     _git_state_is_clean(alice)
@@ -221,6 +222,9 @@ def test_a_rebase_left_half_done_by_hand_is_undone_and_its_work_tree_edits_kept(
     report = sync_team(alice)
 
     assert "rebase" in report.recovered
+    assert "conflict markers" in report.recovered  # git's half-merged linter.md, set aside
+    code, output = _doctor(alice)
+    assert code == 1 and "[team:rescued]" in output
     files = team_files(alice)
     assert "written during the rebase" in files["during.md"]
     texts = "".join(files.values())

@@ -9,6 +9,7 @@
 * ``conflict-copy``: a conflict copy not settled yet (``memdir team resolve``);
 * ``unsyncable``: a file sync leaves out (no ``*.md`` memory name); ``fix``
   renames a memory-tool note (one with a sidecar) to ``.md``;
+* ``rescued``: files with conflict markers that recovery saved aside;
 * ``held-rule`` (information): a teammate's ``enforce:`` rules, held until
   ``memdir team rules accept``;
 * ``sync-status`` (information): commits ahead of and behind the remote
@@ -121,6 +122,18 @@ def check_team(memdir: ProjectMemory, *, fix: bool = False) -> list[TeamFinding]
             )
         )
     out += _unsyncable(memdir, fix=fix)
+    rescued = memdir.layout.project_dir / ".rescued"
+    if rescued.is_dir():
+        files = sorted(p for p in rescued.rglob("*") if p.is_file())
+        if files:
+            out.append(
+                TeamFinding(
+                    problem="rescued",
+                    message=f"{len(files)} file(s) an interrupted merge left with conflict "
+                    f"markers are saved in {rescued} (first: {files[0]})",
+                    fix="keep what you need in team memory by hand, then delete the folder",
+                )
+            )
     pending = read_pending(pending_path(memdir.layout))
     held = sorted({rule.file for rule in load_rules(memdir.layout).held})
     for file in held:

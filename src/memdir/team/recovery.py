@@ -232,8 +232,11 @@ def recover(git: Git, *, rescue_dir: Path, wait: float = LOCK_WAIT) -> Recovery:
     # tree is reset too (what it wrote is in git; local work is kept below).
     aborted = operation or ("an unmerged index" if unmerged else "an interrupted git command")
     local = _local_work(git)
+    # Saved before the reset: a recovery killed between the reset and the write-back
+    # leaves the local files in the rescue folder, never nowhere.
+    saved = {rel: _save(rescue_dir, rel, data) for rel, data in local.items()}
     _undo(git, dot, operation)
-    restored, rescued = _write_back(git, local, rescue_dir)
+    restored, rescued = _write_back(git, local, saved, rescue_dir)
     return Recovery(
         locks=tuple(removed), aborted=aborted, restored=tuple(restored), rescued=tuple(rescued)
     )
@@ -346,22 +349,42 @@ def _rebase_branch(dot: Path) -> str | None:
     return None
 
 
-def _write_back(
-    git: Git, local: dict[str, bytes], rescue_dir: Path
-) -> tuple[list[str], list[Path]]:
-    restored, rescued = [], []
+def _save(rescue_dir: Path, rel: str, data: bytes) -> Path:
+    """A copy of a local file under ``<rescue_dir>/<date>/`` (a free name)."""
     day = rescue_dir / dt.date.today().isoformat()
+    target, n = safe_join(day, rel), 2
+    while os.path.lexists(target):
+        target, n = safe_join(day, f"{rel}.{n}"), n + 1
+    ensure_dir(target.parent)
+    atomic_write(target, data)
+    return target
+
+
+def _write_back(
+    git: Git, local: dict[str, bytes], saved: dict[str, Path], rescue_dir: Path
+) -> tuple[list[str], list[Path]]:
+    """Local files back in the work tree; those with conflict markers stay rescued."""
+    restored, rescued = [], []
     for rel, data in local.items():
         if all(marker in data for marker in _MARKERS):
-            target, n = safe_join(day, rel), 2
-            while target.exists():
-                target, n = safe_join(day, f"{rel}.{n}"), n + 1
-            ensure_dir(target.parent)
-            atomic_write(target, data)
-            rescued.append(target)
+            rescued.append(saved[rel])
             continue
         path = safe_join(git.work_tree, rel)
         ensure_dir(path.parent)
         atomic_write(path, data)
         restored.append(rel)
+        saved[rel].unlink(missing_ok=True)  # back where it belongs
+        _prune(saved[rel].parent, rescue_dir)
     return restored, rescued
+
+
+def _prune(folder: Path, top: Path) -> None:
+    """Remove ``folder`` and its empty parents, up to ``top`` (included)."""
+    while folder.is_relative_to(top):
+        try:
+            folder.rmdir()
+        except OSError:
+            return  # not empty: what is left there stays
+        if folder == top:
+            return
+        folder = folder.parent
