@@ -144,3 +144,26 @@ def test_status_counts_team_changes_awaiting_review(clone: Clone) -> None:
     assert status.pending_review == 1
     _code, output = _cli(alice, "team", "status", "--no-fetch")
     assert "1 team change(s) await review" in output
+
+
+def test_a_pushed_file_named_like_a_local_copy_never_overwrites_it(
+    clone: Clone, remote: Path, tmp_path: Path
+) -> None:
+    from teamutil import run_git
+
+    _alice, bob, copy = _conflicted(clone)
+    mine = (bob.layout.team_dir / copy).read_bytes()
+    third = tmp_path / "third"
+    run_git(tmp_path, "clone", "--quiet", str(remote), str(third))
+    (third / copy).parent.mkdir(exist_ok=True)
+    (third / copy).write_text("a hand-made push into .conflicts/\n")
+    run_git(third, "add", "-A")
+    run_git(third, "commit", "--quiet", "-m", "push into the excluded folder")
+    run_git(third, "push", "--quiet", "origin", "HEAD:main")
+
+    report = sync_team(bob)
+
+    assert copy in [q.file for q in report.quarantined]
+    assert (bob.layout.team_dir / copy).read_bytes() == mine
+    assert [c.copy for c in pending_conflicts(bob.layout.team_dir)] == [copy]
+    assert not (bob.layout.project_dir / ".rescued").exists()

@@ -43,9 +43,11 @@ __all__ = [
     "LockFile",
     "Recovery",
     "Wedge",
+    "drop_copy",
     "git_processes",
     "inspect",
     "recover",
+    "save_copy",
 ]
 
 STALE_AGE = 600.0  # seconds: without /proc, a lock this old has no live writer
@@ -234,7 +236,7 @@ def recover(git: Git, *, rescue_dir: Path, wait: float = LOCK_WAIT) -> Recovery:
     local = _local_work(git)
     # Saved before the reset: a recovery killed between the reset and the write-back
     # leaves the local files in the rescue folder, never nowhere.
-    saved = {rel: _save(rescue_dir, rel, data) for rel, data in local.items()}
+    saved = {rel: save_copy(rescue_dir, rel, data) for rel, data in local.items()}
     _undo(git, dot, operation)
     restored, rescued = _write_back(git, local, saved, rescue_dir)
     return Recovery(
@@ -349,7 +351,7 @@ def _rebase_branch(dot: Path) -> str | None:
     return None
 
 
-def _save(rescue_dir: Path, rel: str, data: bytes) -> Path:
+def save_copy(rescue_dir: Path, rel: str, data: bytes) -> Path:
     """A copy of a local file under ``<rescue_dir>/<date>/`` (a free name)."""
     day = rescue_dir / dt.date.today().isoformat()
     target, n = safe_join(day, rel), 2
@@ -373,9 +375,14 @@ def _write_back(
         ensure_dir(path.parent)
         atomic_write(path, data)
         restored.append(rel)
-        saved[rel].unlink(missing_ok=True)  # back where it belongs
-        _prune(saved[rel].parent, rescue_dir)
+        drop_copy(saved[rel], rescue_dir)  # back where it belongs
     return restored, rescued
+
+
+def drop_copy(saved: Path, rescue_dir: Path) -> None:
+    """Remove a copy :func:`save_copy` made, and the folders it leaves empty."""
+    saved.unlink(missing_ok=True)
+    _prune(saved.parent, rescue_dir)
 
 
 def _prune(folder: Path, top: Path) -> None:

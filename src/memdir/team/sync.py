@@ -504,7 +504,9 @@ class _Team:
             self.mark_scanned()
             self.mark_synced(tip)
             return
+        kept_here: dict[str, tuple[bytes, Path]] = {}
         if tip is not None and (before is None or not self.git.is_ancestor(tip, before)):
+            kept_here = self.local_only_at_risk(tip)
             self.merge(tip, before is None or progress.first, progress)
             after = self.git.rev("HEAD") or tip
             incoming: list[tuple[str, str]] = []
@@ -517,13 +519,42 @@ class _Team:
             hold_pulled(self.git, self.memdir.layout, before, incoming)
         quarantined = self.quarantine()
         progress.quarantined += quarantined
+        for rel, (data, saved) in kept_here.items():  # the pushed one was quarantined
+            atomic_write(safe_join(self.root, rel), data)
+            recovery.drop_copy(saved, self.rescue_dir)
         if self.reconcile_index() or quarantined:
-            self.git.run("add", "--all")
+            # The index only (quarantined files are unstaged already): a file sync
+            # leaves out (a .txt note) must not ride along in the repair commit.
+            self.git.run("add", "--all", "--", INDEX_NAME, check=False)
             if self.git.staged():
                 self.git.commit(repair_message(quarantined))
         self.mark_scanned()
         if tip is not None and self.git.is_ancestor(tip, "HEAD"):
             self.mark_synced(tip)
+
+    def local_only_at_risk(self, tip: str) -> dict[str, tuple[bytes, Path]]:
+        """This clone's own excluded files (conflict copies, sidecars) the remote also has.
+
+        git treats an ignored file as expendable and overwrites it when a merge
+        brings a file of that name (only a hand-made push can: such names are
+        quarantined). Their bytes are kept, saved to the rescue folder first,
+        and put back once the pushed file is quarantined.
+        """
+        names = self.git.run("ls-tree", "-r", "-z", "--name-only", tip).paths()
+        head = self.git.rev("HEAD")
+        ours = (
+            set(self.git.run("ls-tree", "-r", "-z", "--name-only", head).paths()) if head else set()
+        )
+        kept = {}
+        for rel in names:
+            parts = rel.split("/")
+            if not any(p in (CONFLICTS_DIR, SIDECAR_DIR) for p in parts[:-1]) or rel in ours:
+                continue
+            path = self.root / rel
+            if path.is_file() and not path.is_symlink():
+                data = path.read_bytes()
+                kept[rel] = (data, recovery.save_copy(self.rescue_dir, rel, data))
+        return kept
 
     def keep_incoming(self, before: str | None, after: str, changes: list[tuple[str, str]]) -> None:
         """Record what the merge brought in the history: one change, each file's author.
