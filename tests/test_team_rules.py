@@ -133,3 +133,14 @@ def test_the_hook_needs_no_git_repository(clone: Clone, tmp_path: Path) -> None:
         assert hook_denies(alice, "npm install x")
     finally:
         (tmp_path / "moved-git").rename(git)
+
+
+def test_joining_a_team_holds_the_rules_already_there(clone: Clone, opened: Clone) -> None:
+    bob = clone("bob")
+    file = rule_memory(bob, "Use pnpm", NPM)
+    sync_team(bob)
+
+    alice = clone("alice")  # team init joins the remote's history
+
+    assert [r.file for r in load_rules(alice.layout).held] == [file]
+    assert not hook_denies(alice, "npm install x")
