@@ -27,9 +27,8 @@ from collections.abc import Sequence
 
 from memdir.kinds import MemoryType, Scope
 from memdir.records import record
-from memdir.storage import rule_cache, team_rules
+from memdir.storage import rule_cache
 from memdir.storage.rules import ACTIONS, FIELD, Rule, parse_rule, why_line
-from memdir.storage.team_rules import PENDING_NAME
 
 TYPE_CHECKING = False  # no typing, pathlib or layout at run time: see memdir.records
 if TYPE_CHECKING:
@@ -40,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CACHE_NAME",
+    "PENDING_NAME",
     "EnforcedRule",
     "RuleRoot",
     "RuleSet",
@@ -51,6 +51,8 @@ __all__ = [
 ]
 
 CACHE_NAME = "enforce-cache.json"
+# Teammates' rules held until accepted (memdir.storage.team_rules), beside the cache.
+PENDING_NAME = "team-rules-pending.json"
 
 
 # (scope, folder, names of its subfolders that belong to another scope)
@@ -204,19 +206,29 @@ def load_rules_at(
     rules: list[EnforcedRule] = []
     held: list[EnforcedRule] = []
     problems: list[str] = []
-    pending = team_rules.read_pending(os.path.join(os.path.dirname(cache_file), PENDING_NAME))
+    pending_file = os.path.join(os.path.dirname(cache_file), PENDING_NAME)
+    pending: dict[str, Any] = {}
+    if os.path.exists(pending_file):  # the common case has none: no module to load
+        from memdir.storage import team_rules
+
+        pending = team_rules.read_pending(pending_file)
     for key in sorted(entries, key=lambda k: (not k.startswith("private:"), k)):
         entry = entries[key]
         if isinstance(entry, dict):
             found, bad = _rules_of(key, entry)
             waiting = pending.get(key)
-            arrived = team_rules.canonical(entry.get("rules", []))
-            if waiting is not None and waiting["rules"] == arrived:
+            if waiting is not None and waiting["rules"] == _canonical(entry.get("rules", [])):
                 held += found  # a teammate's rules, as they arrived: not accepted yet
             else:
                 rules += found
             problems += bad
     return RuleSet(rules=tuple(rules), problems=tuple(problems), held=tuple(held))
+
+
+def _canonical(rules: Any) -> str:
+    from memdir.storage.team_rules import canonical
+
+    return canonical(rules)
 
 
 def text_rules(text: str, path: str = "memory") -> list[dict[str, str]]:

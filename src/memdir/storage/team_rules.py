@@ -11,15 +11,16 @@ drops the entry. The user's own team rules are never held: a memory written
 here is no pulled change, and an edit made here to held rules makes them
 this user's.
 
-The file is read on every tool call by the pre-tool-use hook: one open of a
-small file (none at all when it does not exist), no git, no YAML.
+The pre-tool-use hook, on every tool call, costs one ``stat`` for this when
+the file does not exist (this module is not even loaded then), one small
+read when it does; no git, no YAML.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import time
+
+from memdir.storage.enforced import PENDING_NAME
 
 TYPE_CHECKING = False  # the pre-tool-use hook loads this module: no typing at run time
 if TYPE_CHECKING:
@@ -36,11 +37,11 @@ __all__ = [
     "read_pending",
 ]
 
-PENDING_NAME = "team-rules-pending.json"
-
 
 def canonical(rules: Any) -> str:
     """The rules of one memory as one comparable string."""
+    import json
+
     return json.dumps(rules, sort_keys=True, separators=(",", ":"))
 
 
@@ -51,6 +52,8 @@ def pending_path(layout: Layout) -> str:
 
 def read_pending(path: str) -> dict[str, dict[str, Any]]:
     """``team:<file>`` -> {rules, author, at}; empty when there is none (or it is damaged)."""
+    import json
+
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
@@ -64,6 +67,7 @@ def read_pending(path: str) -> dict[str, dict[str, Any]]:
 
 
 def _write(path: str, entries: dict[str, dict[str, Any]]) -> None:
+    import json
     from pathlib import Path
 
     from memdir.storage.fs import atomic_write, ensure_dir
@@ -80,6 +84,8 @@ def hold(path: str, arrived: dict[str, tuple[str, str] | None]) -> None:
     """Record what a sync pulled: team file -> (canonical rules, author), or None (no rules)."""
     if not arrived:
         return
+    import time
+
     entries = read_pending(path)
     for file, found in arrived.items():
         key = f"team:{file}"
