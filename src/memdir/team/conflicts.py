@@ -48,6 +48,7 @@ __all__ = [
     "PendingConflict",
     "Resolution",
     "add_copy",
+    "local_copy",
     "pending_conflicts",
     "resolve",
 ]
@@ -219,19 +220,28 @@ def _text(copy: str, data: bytes) -> str:
         ) from None
 
 
+def local_copy(data: bytes) -> bytes:
+    """A memory file's bytes with " (local copy)" appended to its name.
+
+    Rendered in the file's own frontmatter style (a Claude Code file's name
+    is a slug, so it gets ``-local-copy``); unreadable bytes come back as they are.
+    """
+    try:
+        memory = parse_memory(data.decode("utf-8"))
+    except (MemdirError, UnicodeDecodeError):
+        return data
+    if not memory.name:
+        return data
+    return render_memory(replace(memory, name=f"{memory.name} (local copy)")).encode("utf-8")
+
+
 def _keep_both(memdir: ProjectMemory, chosen: PendingConflict, data: bytes) -> str:
     """The copy as a memory of its own, "<name> (local copy)", in a free file."""
-    text = _text(chosen.copy, data)
+    text = _text(chosen.copy, local_copy(data))
     stem, ext = posixpath.splitext(chosen.file)
     target, n = f"{stem}_local_copy{ext}", 2
     while os.path.lexists(memdir.layout.team_dir / target):
         target, n = f"{stem}_local_copy_{n}{ext}", n + 1
-    try:
-        memory = parse_memory(text)
-    except MemdirError:
-        memory = None
-    if memory is not None and memory.name:
-        text = render_memory(replace(memory, name=f"{memory.name} (local copy)"))
     result = memdir.team.write_text(target, text)
     return result.record.file
 
