@@ -167,6 +167,7 @@ def test_a_planted_index_lock_is_removed_and_the_sync_goes_on(clone: Clone, remo
     file = remember(alice, "Locked out", "A stale lock must not stop sync.\n")
     lock = alice.layout.team_dir / ".git" / "index.lock"
     lock.write_text("")
+    assert "index.lock" in team_status(alice, fetch=False).stuck
 
     report = sync_team(alice)
 
@@ -215,6 +216,7 @@ def test_a_rebase_left_half_done_by_hand_is_undone_and_its_work_tree_edits_kept(
     run_git(team_dir, "fetch", "--quiet", "origin")
     run_git(team_dir, "rebase", "origin/main", check=False)  # stops on the conflict
     assert (team_dir / ".git" / "rebase-merge").is_dir()
+    assert "rebase" in team_status(alice, fetch=False).stuck  # no branch: reported, no error
     (team_dir / "during.md").write_text(
         "---\nname: During\ndescription: d\ntype: project\n---\nwritten during the rebase\n"
     )

@@ -103,6 +103,8 @@ def status(no_fetch: bool, project: Path, as_json: bool) -> None:
                 f"{state.remote} ({state.branch}): {state.ahead} ahead, "
                 f"{state.behind} behind{stale}"
             )
+        if state.stuck:
+            click.echo(f"  stuck: {state.stuck} (the next `memdir team sync` clears it)")
         for file in state.unsynced_files:
             click.echo(f"  unsynced: {file}")
         for conflict in state.conflicts:

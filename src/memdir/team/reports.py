@@ -104,7 +104,8 @@ class TeamStatus:
     fetched (``fetched`` says whether that fetch was just now);
     ``unsynced_files`` are changed locally and not yet pushed;
     ``conflicts`` are the conflict copies not settled yet (``memdir team
-    resolve``); ``pending_review`` counts agents' team changes awaiting review.
+    resolve``); ``pending_review`` counts agents' team changes awaiting review;
+    ``stuck`` says what an interrupted git command left (the next sync clears it).
     """
 
     initialized: bool
@@ -116,6 +117,7 @@ class TeamStatus:
     fetched: bool
     conflicts: tuple[PendingConflict, ...] = ()
     pending_review: int = 0
+    stuck: str = ""  # what stops the next git command (a stale lock...), "" when nothing
 
 
 @dataclass(kw_only=True)

@@ -223,7 +223,26 @@ def team_status(
             conflicts=conflicts,
             pending_review=review,
         )
-    url, branch = team.require_repo()
+    stuck = recovery.inspect(team.git).describe()
+    try:
+        url, branch = team.require_repo()
+    except SyncError:
+        if not stuck:
+            raise
+        # A half-done rebase leaves no branch checked out: say so rather than fail.
+        url = team.git.config(f"remote.{REMOTE}.url") or REMOTE
+        return TeamStatus(
+            initialized=True,
+            remote=display_url(url),
+            branch=None,
+            ahead=0,
+            behind=0,
+            unsynced_files=(),
+            fetched=False,
+            conflicts=conflicts,
+            pending_review=review,
+            stuck=stuck,
+        )
     fetched = False
     if fetch:
         try:
@@ -243,6 +262,7 @@ def team_status(
         fetched=fetched,
         conflicts=conflicts,
         pending_review=review,
+        stuck=stuck,
     )
 
 
