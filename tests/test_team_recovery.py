@@ -327,3 +327,17 @@ def test_doctor_shows_the_last_failure_with_gits_whole_message(
     assert code == 1 and "[team:sync-failed]" in output
     assert "Please make sure you have the correct access rights" in output
     assert "memdir team sync" in output  # the next step
+
+
+def test_a_commit_killed_after_staging_keeps_the_staged_work(clone: Clone, remote: Path) -> None:
+    alice = clone("alice")
+    file = remember(alice, "Staged only", "Staged, never committed.\n")
+    team_dir = alice.layout.team_dir
+    run_git(team_dir, "add", "-A")  # what the killed sync's commit had staged
+    (team_dir / ".git" / "index.lock").write_text("")
+
+    report = sync_team(alice)
+
+    assert "index.lock" in report.recovered
+    assert "Staged, never committed." in team_files(alice)[file]
+    assert file in remote_files(remote)

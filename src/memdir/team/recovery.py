@@ -18,8 +18,9 @@ doctor`` reports it); :func:`recover` clears it before each sync and on
   with unmerged paths) is undone: the branch goes back to its last commit.
 * **Nothing written by a person or an agent is lost.** Before the work tree
   is reset, every file that differs from the last commit is read; a file
-  whose bytes git holds anyway (in ``HEAD``, the commit being merged, the
-  remote's branch, ``ORIG_HEAD`` or the index) is derived and dropped, every
+  whose bytes git holds in a commit anyway (``HEAD``, the commit being
+  merged, the remote's branch, ``ORIG_HEAD``, an unmerged stage) is derived
+  and dropped (a staged blob is not: a killed commit's work is in it), every
   other one is written back after the reset, as an uncommitted change the
   next sync commits. A file with git's conflict markers is not written back
   (a marker never reaches team memory): it is saved under
@@ -275,22 +276,26 @@ def _operation(dot: Path) -> str | None:
     return None
 
 
-def _known_blobs(git: Git) -> set[str]:
-    """Every blob id git already holds for this work tree's files (nothing to keep)."""
-    known: set[str] = set()
+def _known_blobs(git: Git) -> set[tuple[str, str]]:
+    """(path, blob id) for each version of a file a commit holds (nothing to keep)."""
+    known: set[tuple[str, str]] = set()
     remotes = git.run("for-each-ref", "--format=%(refname)", "refs/remotes", check=False)
     refs = ["HEAD", "MERGE_HEAD", "ORIG_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD"]
     for ref in [*refs, *remotes.stdout.split()]:
         if git.rev(ref) is None:
             continue
         for entry in git.run("ls-tree", "-r", "-z", ref, check=False).paths():
-            meta = entry.split("\t", 1)[0].split()
+            head, _, path = entry.partition("\t")
+            meta = head.split()
             if len(meta) == 3:
-                known.add(meta[2])
+                known.add((path, meta[2]))
+    # The index's unmerged stages only (base, ours, theirs: all in commits). A staged
+    # blob (stage 0) may be local work a killed `git add` or commit never committed.
     for entry in git.run("ls-files", "--stage", "-z", check=False).paths():
-        meta = entry.split("\t", 1)[0].split()
-        if len(meta) == 3:
-            known.add(meta[1])
+        head, _, path = entry.partition("\t")
+        meta = head.split()
+        if len(meta) == 3 and meta[2] != "0":
+            known.add((path, meta[1]))
     return known
 
 
@@ -313,7 +318,9 @@ def _local_work(git: Git) -> dict[str, bytes]:
         "hash-object", "--no-filters", "--stdin-paths", input="\n".join(names).encode() + b"\n"
     ).stdout.split()
     known = _known_blobs(git)
-    return {rel: files[rel] for rel, sha in zip(names, hashed, strict=True) if sha not in known}
+    return {
+        rel: files[rel] for rel, sha in zip(names, hashed, strict=True) if (rel, sha) not in known
+    }
 
 
 def _undo(git: Git, dot: Path, operation: str | None) -> None:
