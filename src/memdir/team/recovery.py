@@ -228,7 +228,8 @@ def recover(git: Git, *, rescue_dir: Path, wait: float = LOCK_WAIT) -> Recovery:
             continue
         removed.append(lock.path)
     operation = _operation(dot)
-    unmerged = git.unmerged()
+    # inspect() left the index alone while index.lock was there: read it now.
+    unmerged = bool(git.unmerged()) if removed else bool(wedge.unmerged)
     if not removed and operation is None and not unmerged:
         return Recovery()
     # A lock left behind means a git command died mid-way: its half-written work

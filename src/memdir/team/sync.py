@@ -393,7 +393,7 @@ class _Team:
     ) -> None:
         url = self.git.config(f"remote.{REMOTE}.url") or REMOTE
         with self.team_lock():
-            self.recover(progress)  # what an interrupted sync (or git by hand) left behind
+            # What an interrupted sync (or git by hand) left was cleared by recover_first.
             self.git.exclude(_TEMP_FILES, why="temp files of atomic writes")
             self.git.exclude(f"/{CONFLICTS_DIR}/", why="conflict copies, until settled")
             # The memory tool's sidecars (a note's fields): local, the note's text is shared.
@@ -776,7 +776,6 @@ class _Team:
     # -- rewriting unpushed commits -------------------------------------------
 
     def rewrite(self, branch: str) -> RewriteReport:
-        self.recover(Progress())
         head = self.git.rev("HEAD")
         if head is None:
             return RewriteReport(replaced=0, quarantined=(), commit=None)
