@@ -423,8 +423,8 @@ def test_claude_code_and_memdir_keep_each_others_files_in_one_shape(
 
 
 def test_a_sync_conflict_copy_of_a_claude_code_file_gets_a_slug_of_its_own() -> None:
-    from memdir.team.sync import _local_copy
+    from memdir.team.conflicts import local_copy
 
-    copy = parse_memory(_local_copy((CLAUDE / "project_deploy_freeze.md").read_bytes()).decode())
+    copy = parse_memory(local_copy((CLAUDE / "project_deploy_freeze.md").read_bytes()).decode())
     assert copy.name == "deploy-freeze-local-copy" and copy.style is FrontmatterStyle.CLAUDE
     assert copy.type is MemoryType.PROJECT

@@ -29,6 +29,7 @@ from memdir.errors import InvalidMemory, MemdirError, SecretDetected, SyncError,
 from memdir.integrations.memory_tool import MemoryToolBackend
 from memdir.mcp import build_server
 from memdir.storage.memory_index import parse_entries
+from memdir.team.conflicts import resolve
 from memdir.team.outgoing import decode_blob, is_memory_name, scan_blob, scan_blobs
 from memdir.team.sync import init_team, rewrite_unpushed, sync_team
 from teamutil import Clone, remember, remote_files, run_git, team_files, token
@@ -287,19 +288,20 @@ def test_a_hand_edit_in_any_encoding_is_refused_at_sync(
     assert_no_log_holds(alice, token())
 
 
-def test_a_non_memory_file_is_refused_and_a_token_name_is_never_echoed(
+def test_a_non_memory_file_is_left_out_and_a_token_name_is_never_echoed(
     clone: Clone, remote: Path
 ) -> None:
     alice, bob = clone("alice"), clone("bob")
     (alice.layout.team_dir / "notes.txt").write_text("just notes\n")
     (alice.layout.team_dir / token()).write_text("x\n")
+    memory = remember(alice, "Beside them", "Shared although a non-memory file sits here.\n")
 
     synced = cli(alice, "team", "sync")
 
-    assert synced.exit_code == 1
+    assert synced.exit_code == 0, synced.output
     assert "notes.txt" in synced.output and "not a memory file" in synced.output
+    assert sorted(remote_files(remote)) == ["MEMORY.md", memory]
     assert token() not in synced.output and "REDACTED" in synced.output
-    assert remote_files(remote) == []
     assert_remote_never_held(remote, token())
     assert_bob_never_sees(bob, token())
     assert_no_log_holds(alice, token())
@@ -480,7 +482,7 @@ def test_a_clone_without_a_sync_record_still_sees_the_rewrite(
     assert leaked not in team_files(bob)
 
 
-def test_after_review_the_next_sync_shares_the_copies_on_the_new_history(
+def test_after_settling_the_next_sync_shares_the_copies_on_the_new_history(
     clone: Clone, remote: Path, tmp_path: Path
 ) -> None:
     alice, bob = clone("alice"), clone("bob")
@@ -490,10 +492,14 @@ def test_after_review_the_next_sync_shares_the_copies_on_the_new_history(
     remember(bob, "Fresh", "Written by bob before the purge.\n")
     tip = purge(remote, tmp_path, leaked)
     report = sync_team(bob)
-    [copy] = [c.copy for c in report.conflicts]
+    [conflict] = report.conflicts
+    assert conflict.copy is not None
 
+    assert not sync_team(bob).pushed  # an unsettled copy is never pushed
+    assert "fresh.md" not in remote_files(remote)
+    resolve(bob, conflict.copy, "mine")
     assert sync_team(bob).pushed
-    assert copy in remote_files(remote)
+    assert "fresh.md" in remote_files(remote)
     assert run_git(remote, "merge-base", "--is-ancestor", tip, "main", check=False).returncode == 0
     assert leaked not in remote_files(remote)
     assert "hunter2-blue" not in run_git(remote, "log", "-p", "main").stdout

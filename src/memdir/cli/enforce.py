@@ -51,7 +51,11 @@ def list_command(project: Path, as_json: bool) -> None:
     """Show every enforced rule and the memory it comes from."""
     mem = open_memdir(project)
     rules = load_rules(mem.layout, include_team=mem.settings.team is not False)
-    data = {"rules": [_row(r) for r in rules.rules], "problems": list(rules.problems)}
+    data = {
+        "rules": [_row(r) for r in rules.rules],
+        "held": [_row(r) for r in rules.held],
+        "problems": list(rules.problems),
+    }
 
     def human() -> None:
         if not rules.rules:
@@ -61,6 +65,11 @@ def list_command(project: Path, as_json: bool) -> None:
             click.echo(
                 f"{found.rule.action:<4}  {found.rule.tool:<12}  {looks_for}  "
                 f"<- {found.ref} ({found.name})"
+            )
+        for found in rules.held:
+            click.echo(
+                f"held  {found.rule.action:<4}  {found.rule.summary}  <- {found.ref}: a "
+                f"teammate's, not enforced until `memdir team rules accept {found.file}`"
             )
         for problem in rules.problems:
             click.echo(f"skipped: {problem}", err=True)

@@ -253,23 +253,27 @@ _DOCTOR_FIRST = 5
 @json_option
 def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool) -> None:
     """Check memories and indexes (orphans, dangling lines, bad files, drift), that the
-    hook and MCP commands installed for Claude Code start memdir, and the last background
-    job (hooks): failed, or skipped for want of a model, with the fix."""
+    hook and MCP commands installed for Claude Code start memdir, the last background
+    job (hooks): failed, or skipped for want of a model, with the fix, team sync (a
+    stuck repository, the last failure, ahead/behind), and what awaits a person."""
     from memdir.agents.consolidate.proposal import proposal_notice
     from memdir.integrations.install_check import check_installs
     from memdir.integrations.job_status import run_problem
 
     # Drift checks and repairs: doctor alone loads them.
     from memdir.recall.doctor import Finding, diagnose
+    from memdir.team.health import check_team
 
     mem = open_memdir(project)
+    # Team sync first: its fixes (a note renamed to .md) change what the index check sees.
+    team_health = check_team(mem, fix=fix)
     report = diagnose(mem, fix=fix, drift=drift, attention=True)
     waiting = [*report.notices, *proposal_notice(mem)]
     installs = check_installs(project)
     background = run_problem(mem.layout)
     job_failed = background is not None and background.status == "failed"
     # A skipped job is a choice to make, not a fault.
-    ok = report.ok and not installs and not job_failed
+    ok = report.ok and not installs and not job_failed and all(t.ok for t in team_health)
 
     def line(f: Finding) -> str:
         mark = "fixed" if f.fixed else f.problem.value
@@ -277,7 +281,9 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
         return f"[{mark}] {where} {f.message}"
 
     def human() -> None:
-        if not report.findings and not installs and background is None and not waiting:
+        team_problems = [t for t in team_health if not t.info]
+        quiet = not (report.findings or installs or waiting or team_problems)
+        if quiet and background is None:
             click.echo("all good")
         for n in waiting:
             click.echo(f"[{n.kind}] {n.message}; fix: {n.fix}")
@@ -285,6 +291,9 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
                 click.echo(f"  {item}")
         for i in installs:
             click.echo(f"[{i.problem}] {i.path} {i.message}; fix: {i.fix}")
+        for t in team_health:
+            fix_text = f"; fix: {t.fix}" if t.fix and not t.fixed else ""
+            click.echo(f"[{'fixed' if t.fixed else 'team:' + t.problem}] {t.message}{fix_text}")
         if background is not None:
             click.echo(f"[background] {background.describe()}")
         if show_all or len(report.findings) <= _DOCTOR_FULL:
@@ -311,6 +320,7 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
         "installs": installs,
         "background": background,
         "notices": waiting,
+        "team": team_health,
     }
     emit(as_json, payload, human)
     if not ok:

@@ -3,7 +3,11 @@
 ``memdir team init --remote URL [--hook]`` makes the team folder a git work
 tree of the remote (its memories are kept and published); ``memdir team
 sync`` commits, merges, re-scans and pushes; ``memdir team status`` shows
-ahead/behind and the files not yet pushed; ``memdir team rewrite-unpushed``
+ahead/behind, the files not yet pushed, the conflict copies to settle and the
+team changes awaiting review; ``memdir team resolve NAME --keep
+mine|theirs|both`` settles a conflict copy; ``memdir team rules`` lists the
+team's enforced rules and teammates' rules held until ``memdir team rules
+accept NAME|--all``; ``memdir team rewrite-unpushed``
 folds the unpushed commits into one without the secrets a push refused. Each is one call into
 :mod:`memdir.team.sync`, rendered as text or ``--json``.
 """
@@ -11,10 +15,16 @@ folds the unpushed commits into one without the secrets a push refused. Each is 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import click
 
 from memdir.cli._common import MemdirGroup, emit, json_option, open_memdir, project_option
+from memdir.errors import InvalidMemory
+from memdir.model import Scope
+from memdir.storage.enforced import EnforcedRule, load_rules
+from memdir.storage.team_rules import accept, pending_path, read_pending
+from memdir.team.conflicts import Keep, resolve
 from memdir.team.sync import SyncReport, init_team, rewrite_unpushed, sync_team, team_status
 
 __all__ = ["team"]
@@ -93,13 +103,62 @@ def status(no_fetch: bool, project: Path, as_json: bool) -> None:
                 f"{state.remote} ({state.branch}): {state.ahead} ahead, "
                 f"{state.behind} behind{stale}"
             )
+        if state.stuck:
+            click.echo(f"  stuck: {state.stuck} (the next `memdir team sync` clears it)")
         for file in state.unsynced_files:
             click.echo(f"  unsynced: {file}")
+        for conflict in state.conflicts:
+            click.echo(
+                f"  conflict copy: {conflict.copy} (of {conflict.file}): {conflict.reason}; "
+                f"settle it with `memdir team resolve {conflict.copy} --keep mine|theirs|both`"
+            )
+        if state.pending_review:
+            click.echo(
+                f"  {state.pending_review} team change(s) await review (not pushed until "
+                "approved): `memdir review`"
+            )
 
     emit(as_json, state, human)
 
 
+@team.command(name="resolve")
+@click.argument("name")
+@click.option(
+    "--keep",
+    type=click.Choice(["mine", "theirs", "both"]),
+    required=True,
+    help="mine: your copy replaces the file; theirs: the copy goes to the trash; "
+    "both: the copy becomes a memory of its own.",
+)
+@project_option
+@json_option
+def resolve_command(name: str, keep: str, project: Path, as_json: bool) -> None:
+    """Settle the conflict copy NAME (the copy, or its memory's file or name)."""
+    done = resolve(open_memdir(project), name, cast(Keep, keep))
+
+    def human() -> None:
+        if done.keep == "mine":
+            click.echo(f"{done.file}: your version is kept; `memdir team sync` shares it")
+        elif done.keep == "both":
+            click.echo(
+                f"{done.file}: the remote's version stays; yours is now {done.written}; "
+                "`memdir team sync` shares it"
+            )
+        else:
+            click.echo(f"{done.file}: the remote's version is kept; your copy is in {done.trashed}")
+
+    emit(as_json, done, human)
+
+
 def _render(report: SyncReport) -> None:
+    if report.recovered:
+        click.echo(f"  recovered: {report.recovered}")
+    for file in report.skipped:
+        click.echo(
+            f"  left out: {file}: not a memory file (only *.md memories are shared; "
+            "`memdir doctor` says how to fix it)",
+            err=True,
+        )
     for label, files in (
         ("committed", report.committed),
         ("pulled", report.pulled),
@@ -127,3 +186,73 @@ def _render(report: SyncReport) -> None:
         click.echo(f"pushed to {report.remote} ({report.branch}){retried}")
     else:
         click.echo(f"up to date with {report.remote} ({report.branch})")
+
+
+@team.group(name="rules", invoke_without_command=True)
+@project_option
+@json_option
+@click.pass_context
+def rules_group(ctx: click.Context, project: Path, as_json: bool) -> None:
+    """Team rules: those enforced, and teammates' rules held until you accept them."""
+    if ctx.invoked_subcommand is not None:
+        return
+    mem = open_memdir(project)
+    found = load_rules(mem.layout)
+    pending = read_pending(pending_path(mem.layout))
+    enforced = [r for r in found.rules if r.scope is Scope.TEAM]
+
+    def row(rule: EnforcedRule, held: bool) -> dict[str, object]:
+        origin = pending.get(f"team:{rule.file}", {}) if held else {}
+        return {
+            **rule.rule.as_dict(),
+            "memory": rule.ref,
+            "name": rule.name,
+            "held": held,
+            "author": origin.get("author"),
+        }
+
+    data = [row(r, False) for r in enforced] + [row(r, True) for r in found.held]
+
+    def human() -> None:
+        if not data:
+            click.echo("no team rules")
+        for rule in enforced:
+            click.echo(f"enforced  {rule.rule.action:<4} {rule.rule.summary}  <- {rule.ref}")
+        for rule in found.held:
+            author = pending.get(f"team:{rule.file}", {}).get("author") or "a teammate"
+            click.echo(
+                f"held      {rule.rule.action:<4} {rule.rule.summary}  <- {rule.ref} "
+                f"(from {author}; `memdir team rules accept {rule.file}` enforces it)"
+            )
+
+    emit(as_json, {"rules": data}, human)
+
+
+@rules_group.command(name="accept")
+@click.argument("name", required=False)
+@click.option("--all", "accept_all", is_flag=True, help="Accept every held rule.")
+@project_option
+def accept_command(name: str | None, accept_all: bool, project: Path) -> None:
+    """Enforce the held rules of team memory NAME (a teammate's, pulled by sync)."""
+    if not accept_all and not name:
+        raise InvalidMemory(
+            "name the memory whose rules to accept, or pass --all",
+            hint="`memdir team rules` lists the held rules",
+        )
+    mem = open_memdir(project)
+    path = pending_path(mem.layout)
+    file = None
+    if not accept_all and name is not None:
+        held = {key.partition(":")[2] for key in read_pending(path)}
+        wanted = name.removeprefix("team/")
+        file = wanted if wanted in held else mem.team.get(wanted).file
+        if file not in held:
+            raise InvalidMemory(
+                f"team/{file} has no held rules",
+                hint="`memdir team rules` lists the held rules",
+            )
+    accepted = accept(path, file)
+    for done in accepted:
+        click.echo(f"team/{done}: its rules are enforced now")
+    if not accepted:
+        click.echo("no held rules")

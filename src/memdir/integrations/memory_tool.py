@@ -19,6 +19,10 @@ sidecar. An edit that breaks a memory's frontmatter turns it into such a note
 (its last fields go to the sidecar) rather than being refused. A concurrent
 change makes an edit re-read and re-apply (compare-and-swap), never overwrite.
 
+In team scope only ``.md`` notes are created (or renamed to): team sync
+shares ``*.md`` files only. A ``.md`` note's text and index line are shared;
+its sidecar stays on this machine (team sync keeps ``.meta/`` out of git).
+
 Results and error texts follow the SDK's reference tool
 (``BetaLocalFilesystemMemoryTool``) where it is safe to. Deliberately stricter
 (listed in the README): ``/memories`` is matched on path components (the SDK
@@ -276,6 +280,21 @@ class MemoryToolBackend:
             )
         return rel
 
+    def _new_note(self, path: str) -> str:
+        """``path`` as a new note's name: in team memory, a ``.md`` one only.
+
+        Team sync shares ``*.md`` memory files and nothing else (a ``.txt``
+        would stay on this machine), so the tool says so up front.
+        """
+        rel = self._writable(path)
+        if self.scope is Scope.TEAM and not rel.endswith(".md"):
+            stem = PurePosixPath(rel).with_suffix("").as_posix()
+            raise InvalidMemory(
+                f"{path}: team memory holds .md files only (team sync shares nothing else)",
+                hint=f"use a .md name, e.g. {VIRTUAL_ROOT}/{stem}.md",
+            )
+        return rel
+
     def _virtual(self, rel: str) -> str:
         return f"{VIRTUAL_ROOT}/{rel}" if rel else VIRTUAL_ROOT
 
@@ -365,7 +384,7 @@ class MemoryToolBackend:
 
     def create(self, path: str, file_text: str) -> str:
         """Create a note holding exactly ``file_text`` (see the module docstring)."""
-        rel = self._writable(path)
+        rel = self._new_note(path)
         if "\x00" in file_text:
             raise InvalidMemory(f"{path}: file_text holds NUL characters; memory files are text")
         if os.path.lexists(self.store.root / rel):
@@ -565,7 +584,7 @@ class MemoryToolBackend:
             self._rename_folder(old, new)
         else:
             self._writable(old_path)  # the index stays where it is
-            self._rename_file(old, self._writable(new_path), source)
+            self._rename_file(old, self._new_note(new_path), source)
         return f"Successfully renamed {old_path} to {new_path}"
 
     def _rename_file(self, old: str, new: str, source: Path) -> None:

@@ -11,7 +11,9 @@ nothing changed, a call costs one directory walk and one comparison: no
 YAML, no validation. In a store too large to walk on every call, calls
 between walks check folder mtimes and the files that matter instead.
 
-Rules come from feedback memories only. A rule that fails the checks of
+Rules come from feedback memories only. A teammate's rules pulled by team
+sync are held (:attr:`RuleSet.held`) until this user accepts them
+(:mod:`memdir.storage.team_rules`). A rule that fails the checks of
 :mod:`memdir.storage.rules` (a hand-edited file, a teammate's file pulled
 through git) is skipped and reported in :attr:`RuleSet.problems`: it never
 fires, and no rule can allow anything. The cache is a hint: a damaged one is
@@ -20,6 +22,7 @@ rebuilt, and a state folder that cannot be written only costs the reread.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 
 from memdir.kinds import MemoryType, Scope
@@ -36,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CACHE_NAME",
+    "PENDING_NAME",
     "EnforcedRule",
     "RuleRoot",
     "RuleSet",
@@ -43,9 +47,12 @@ __all__ = [
     "load_rules",
     "load_rules_at",
     "rule_roots",
+    "text_rules",
 ]
 
 CACHE_NAME = "enforce-cache.json"
+# Teammates' rules held until accepted (memdir.storage.team_rules), beside the cache.
+PENDING_NAME = "team-rules-pending.json"
 
 
 # (scope name, folder, names of its subfolders that belong to another scope); a Scope is
@@ -71,10 +78,15 @@ class EnforcedRule:
 
 @record
 class RuleSet:
-    """Every valid rule of a project, and the reasons the invalid ones were skipped."""
+    """Every valid rule of a project, and the reasons the invalid ones were skipped.
+
+    ``held``: teammates' rules that arrived through team sync and are not
+    enforced until this user accepts them (:mod:`memdir.storage.team_rules`).
+    """
 
     rules: tuple[EnforcedRule, ...]
     problems: tuple[str, ...]
+    held: tuple[EnforcedRule, ...] = ()
 
 
 def cache_path(layout: Layout) -> Path:
@@ -92,12 +104,16 @@ def rule_roots(layout: Layout, *, include_team: bool = True) -> list[RuleRoot]:
 
 def _entry_for(path: str) -> dict[str, Any]:
     """What one file contributes: its name, Why line, raw rules, problems."""
-    entry: dict[str, Any] = {}
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             text = handle.read()
     except OSError:
-        return entry
+        return {}
+    return _entry_of(text, path)
+
+
+def _entry_of(text: str, path: str) -> dict[str, Any]:
+    entry: dict[str, Any] = {}
     if FIELD not in text:
         return entry  # the common case: no rules, no YAML parsing
     from memdir.errors import MemdirError
@@ -189,14 +205,37 @@ def load_rules_at(
         rule_cache.write(cache_file, header, seen)
     entries: dict[str, Any] = header["entries"]
     rules: list[EnforcedRule] = []
+    held: list[EnforcedRule] = []
     problems: list[str] = []
+    pending_file = os.path.join(os.path.dirname(cache_file), PENDING_NAME)
+    pending: dict[str, Any] = {}
+    if os.path.exists(pending_file):  # the common case has none: no module to load
+        from memdir.storage import team_rules
+
+        pending = team_rules.read_pending(pending_file)
     for key in sorted(entries, key=lambda k: (not k.startswith("private:"), k)):
         entry = entries[key]
         if isinstance(entry, dict):
             found, bad = _rules_of(key, entry)
-            rules += found
+            waiting = pending.get(key)
+            if waiting is not None and waiting["rules"] == _canonical(entry.get("rules", [])):
+                held += found  # a teammate's rules, as they arrived: not accepted yet
+            else:
+                rules += found
             problems += bad
-    return RuleSet(rules=tuple(rules), problems=tuple(problems))
+    return RuleSet(rules=tuple(rules), problems=tuple(problems), held=tuple(held))
+
+
+def _canonical(rules: Any) -> str:
+    from memdir.storage.team_rules import canonical
+
+    return canonical(rules)
+
+
+def text_rules(text: str, path: str = "memory") -> list[dict[str, str]]:
+    """The valid rules of a memory file's text, as the cache keeps them."""
+    found = _entry_of(text, path).get("rules", [])
+    return found if isinstance(found, list) else []
 
 
 def _walked(

@@ -46,9 +46,11 @@ __all__ = [
     "HOOK_MARKER",
     "NETWORK_TIMEOUT",
     "Git",
+    "GitFailed",
     "GitResult",
     "PushOutcome",
     "display_url",
+    "failure_detail",
     "git_message",
     "install_pre_commit_hook",
     "last_line",
@@ -112,6 +114,22 @@ class GitResult:
         return [p for p in self.stdout.split("\0") if p]
 
 
+class GitFailed(SyncError):
+    """A git command failed; ``detail`` is git's whole error output (credentials hidden)."""
+
+    def __init__(
+        self, message: str, *, detail: str, path: str | Path | None = None, hint: str | None = None
+    ) -> None:
+        super().__init__(message, path=path, hint=hint)
+        self.detail = detail
+
+
+def failure_detail(stderr: bytes | str) -> str:
+    """git's error output as it printed it, credentials hidden (for the sync record)."""
+    text = stderr.decode("utf-8", "replace") if isinstance(stderr, bytes) else stderr
+    return display_url(text).strip()
+
+
 class Git:
     """Runs git in one work tree."""
 
@@ -173,8 +191,9 @@ class Git:
                 "local memories and commits are kept",
             )
         if check and result.returncode != 0:
-            raise SyncError(
+            raise GitFailed(
                 f"git {args[0]} failed: {git_message(result.stderr)}",
+                detail=failure_detail(result.stderr),
                 path=self.work_tree,
                 hint=f"inspect the team repository with `git -C {self.work_tree} status`",
             )
@@ -278,17 +297,6 @@ class Git:
         extra = ["--allow-empty"] if allow_empty else []
         self.run("commit", "--quiet", "--no-verify", *extra, "-m", message)
 
-    def abort_merge(self) -> None:
-        """Abort an unfinished merge; refuse other unresolved conflicts."""
-        if self.rev("MERGE_HEAD") is not None:
-            self.run("merge", "--abort")
-        if self.unmerged():
-            raise SyncError(
-                "the repository has unresolved conflicts from a git command run by hand",
-                path=self.work_tree,
-                hint=f"finish or abort it (`git -C {self.work_tree} status`), then sync again",
-            )
-
     def exclude(self, pattern: str, *, why: str) -> None:
         """Ignore ``pattern`` in this clone only (``.git/info/exclude``)."""
         path = self.work_tree / ".git" / "info" / "exclude"
@@ -317,8 +325,9 @@ class Git:
         tip = self.rev(tracking)
         if tip is not None and not self.is_ancestor(tip, "HEAD"):
             return "raced"
-        raise SyncError(
+        raise GitFailed(
             f"pushing to {display_url(url)} failed: {git_message(result.stderr)}",
+            detail=failure_detail(result.stderr),
             path=self.work_tree,
             hint=f"check your write access to the remote, then run `{retry}` again; "
             "your changes are committed locally",
@@ -409,8 +418,9 @@ def _spawn(
 
 def unreachable(url: str, stderr: str, root: Path, retry: str) -> SyncError:
     """The error for a remote that cannot be reached or refuses us."""
-    return SyncError(
+    return GitFailed(
         f"cannot reach the team remote {display_url(url)}: {git_message(stderr)}",
+        detail=failure_detail(stderr),
         path=root,
         hint=f"check the network, the URL and your access to it (ssh key or credential "
         f"helper), then run `{retry}` again; local memories and commits are kept",

@@ -6,19 +6,22 @@ for every step that touches the folder (network steps run outside it, so
 writes are not held up by a slow remote; a second lock serialises syncs):
 
 1. commit local changes (refused when one holds a likely secret, in any
-   encoding, or is not a memory file: only ``*.md`` memories with plain
-   names belong in team memory); the message lists the memories changed;
+   encoding); a file that is no memory (only ``*.md`` memories with plain
+   names belong in team memory) is left out, uncommitted, and reported, and
+   the memory tool's ``.meta/`` sidecars stay on this machine (a local
+   exclude); the message lists the memories changed;
 2. fetch, then merge the remote's branch (a normal merge: published history
    is never rewritten and nothing is ever force-pushed). Conflicts never
    leave a marker in a file: a memory edited on both sides keeps the
-   remote's version in its file and the local one as
-   ``<stem>.conflict-<host>.md`` named "... (local copy)"; an edit beats a
-   delete; ``MEMORY.md`` takes the union of both sides' lines (hand-written
-   ones included). Unrelated histories merge only on ``team init``. A remote
+   remote's version in its file and the local one as a conflict copy in
+   ``.conflicts/`` (:mod:`memdir.team.conflicts`: never committed or pushed,
+   settled with ``memdir team resolve``); an edit beats a delete;
+   ``MEMORY.md`` takes the union of both sides' lines (hand-written ones
+   included). Unrelated histories merge only on ``team init``. A remote
    whose history no longer holds the commit this clone last synced with
    (``refs/memdir/synced``) was rewritten, usually to purge a leak: it is
    adopted as it is (``reset --hard``), never merged, and what this clone had
-   not pushed is left as uncommitted conflict copies for the user to review;
+   not pushed is left as conflict copies for the user to settle;
    nothing is pushed in that sync;
 3. scan every file committed since the last clean scan (all of them the
    first time): a likely secret or a name that is not a plain memory name
@@ -40,28 +43,47 @@ step; what was committed locally stays for the next sync.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import posixpath
 import re
 import shutil
 import socket
 from collections.abc import Callable
 from contextlib import AbstractContextManager, suppress
-from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memdir.errors import MemdirError, SecretDetected, SyncError
+from memdir.errors import MemdirError, SyncError
 from memdir.model import Scope
 from memdir.storage.codec import (
     memory_from_fields,
     parse_memory,
     read_frontmatter_head,
-    render_memory,
 )
 from memdir.storage.fs import atomic_write, ensure_dir, file_lock, safe_join
 from memdir.storage.memory_index import INDEX_NAME, parse_entries, remove_entry, upsert_entry
+from memdir.storage.pending import pending_count
 from memdir.storage.provenance import provenance
-from memdir.team.git import NETWORK_TIMEOUT, Git, display_url, install_pre_commit_hook, last_line
+from memdir.storage.sidecar import SIDECAR_DIR
+from memdir.team import recovery
+from memdir.team.conflicts import CONFLICTS_DIR, add_copy, pending_conflicts
+from memdir.team.git import (
+    NETWORK_TIMEOUT,
+    Git,
+    GitFailed,
+    display_url,
+    failure_detail,
+    git_message,
+    install_pre_commit_hook,
+)
+from memdir.team.index_union import local_target, union_index
+from memdir.team.messages import (
+    RETRY_SYNC,
+    commit_message,
+    refusal,
+    repair_message,
+    rewrite_message,
+)
 from memdir.team.outgoing import (
     Problem,
     display_name,
@@ -72,7 +94,18 @@ from memdir.team.outgoing import (
     scan_blob,
     scan_blobs,
 )
+from memdir.team.reports import (
+    ConflictCopy,
+    InitResult,
+    Progress,
+    QuarantinedFile,
+    RewriteReport,
+    SyncReport,
+    TeamStatus,
+)
 from memdir.team.secrets import Finding, labels_of
+from memdir.team.sync_record import recorded
+from memdir.team.teammate_rules import hold_pulled
 
 if TYPE_CHECKING:
     from memdir.storage.project import ProjectMemory
@@ -87,6 +120,7 @@ __all__ = [
     "TeamStatus",
     "init_team",
     "install_hook",
+    "recover_team",
     "rewrite_unpushed",
     "sync_team",
     "team_status",
@@ -103,136 +137,7 @@ _SCANNED_REF = "refs/memdir/scanned"
 # The remote's commit this clone last merged or pushed: a remote whose history
 # no longer holds it was rewritten (a purge), and is adopted, never merged.
 _SYNCED_REF = "refs/memdir/synced"
-_REWRITE = "memdir team rewrite-unpushed"
 _TEMP_FILES = ".*.tmp"  # memdir.storage.fs.atomic_write's temp names: .<name>.<random>.tmp
-_RETRY_SYNC = "memdir team sync"
-
-
-@dataclass(frozen=True, kw_only=True)
-class ConflictCopy:
-    """A file both sides changed in ways git could not merge.
-
-    ``file`` holds the remote's version; ``copy`` (when not None) holds the
-    local version as a separate memory. ``reason`` says what happened.
-    """
-
-    file: str
-    copy: str | None
-    reason: str
-
-
-@dataclass(frozen=True, kw_only=True)
-class QuarantinedFile:
-    """A file that arrived with a likely secret, moved out of the team folder."""
-
-    file: str
-    moved_to: Path
-    labels: tuple[str, ...]
-
-
-@dataclass(frozen=True, kw_only=True)
-class SyncReport:
-    """What one sync did. Paths are relative to the team folder.
-
-    ``committed``: local changes (added, modified, deleted) committed now;
-    ``pulled``: files the remote added or changed; ``deleted``: files the
-    remote deleted; ``pushed``: whether commits were sent; ``retries``: how
-    many pushes were refused because someone else pushed first;
-    ``rewritten``: the remote's history was rewritten (a purge) and adopted,
-    nothing was pushed, local unpushed changes are in ``conflicts`` as copies.
-    """
-
-    remote: str
-    branch: str
-    committed: tuple[str, ...] = ()
-    pulled: tuple[str, ...] = ()
-    deleted: tuple[str, ...] = ()
-    conflicts: tuple[ConflictCopy, ...] = ()
-    quarantined: tuple[QuarantinedFile, ...] = ()
-    pushed: bool = False
-    retries: int = 0
-    rewritten: bool = False
-
-
-@dataclass(frozen=True, kw_only=True)
-class RewriteReport:
-    """What ``team rewrite-unpushed`` did: commits replaced, files moved out."""
-
-    replaced: int
-    quarantined: tuple[QuarantinedFile, ...]
-    commit: str | None
-
-
-@dataclass(frozen=True, kw_only=True)
-class InitResult:
-    """What ``team init`` did: the remote, whether this clone published the
-    first commit, whether the folder was already set up, its first sync."""
-
-    remote: str
-    branch: str
-    published: bool
-    already: bool
-    sync: SyncReport
-    hook: Path | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class TeamStatus:
-    """Where the team folder stands against its remote.
-
-    ``ahead``/``behind`` count commits against the remote branch as last
-    fetched (``fetched`` says whether that fetch was just now);
-    ``unsynced_files`` are changed locally and not yet pushed.
-    """
-
-    initialized: bool
-    remote: str | None
-    branch: str | None
-    ahead: int
-    behind: int
-    unsynced_files: tuple[str, ...]
-    fetched: bool
-
-
-@dataclass(kw_only=True)
-class _Progress:
-    committed: list[str] = field(default_factory=list)
-    pulled: list[str] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
-    conflicts: list[ConflictCopy] = field(default_factory=list)
-    quarantined: list[QuarantinedFile] = field(default_factory=list)
-    created: set[str] = field(default_factory=set)  # conflict copies this sync wrote
-    pushed: bool = False
-    retries: int = 0
-    first: bool = False  # the first sync of `team init`: unrelated histories merge
-    rewritten: bool = False
-
-    def report(self, remote: str, branch: str) -> SyncReport:
-        # Names from the remote are untrusted: only plain memory names are
-        # listed as they are; every other one was quarantined (and is shown
-        # there with control characters escaped and secrets redacted).
-        gone = {q.file for q in self.quarantined}
-        pulled = [
-            p
-            for p in dict.fromkeys(self.pulled)
-            if p not in gone and is_memory_name(p) and display_name(p) == p
-        ]
-        conflicts = [
-            replace(c, file=display_name(c.file), copy=c.copy and display_name(c.copy))
-            for c in self.conflicts
-        ]
-        return SyncReport(
-            remote=remote,
-            branch=branch,
-            committed=tuple(dict.fromkeys(self.committed)),
-            pulled=tuple(pulled),
-            deleted=tuple(display_name(p) for p in dict.fromkeys(self.deleted)),
-            conflicts=tuple(conflicts),
-            quarantined=tuple(self.quarantined),
-            pushed=self.pushed,
-            retries=self.retries,
-            rewritten=self.rewritten,
-        )
 
 
 # -- public API ------------------------------------------------------------
@@ -254,15 +159,17 @@ def init_team(
     hook that refuses commits with likely secrets.
     """
     team = _Team(memdir, timeout)
-    with team.sync_lock():
+    with team.sync_lock(), recorded(memdir.layout):
+        recovered = Progress()
         if (team.root / ".git").exists():
+            team.recover_first(recovered)
             already = team.adopt(remote)
             branch, published = team.git.current_branch(), False
         else:
             branch, exists = team.git.default_branch(remote, DEFAULT_BRANCH, retry=_RETRY_INIT)
             team.create(remote, branch)
             already, published = False, not exists
-        progress = _Progress(first=not already)
+        progress = Progress(first=not already, recovered=recovered.recovered)
         team.run(branch, max_attempts, None, progress, start=published)
         team.git.run("branch", "-q", f"--set-upstream-to={REMOTE}/{branch}", check=False)
     hook_path = install_hook(memdir) if hook else None
@@ -289,9 +196,10 @@ def sync_team(
     a seam for tests that need another clone to push first.
     """
     team = _Team(memdir, timeout)
-    with team.sync_lock():
+    with team.sync_lock(), recorded(memdir.layout):
+        progress = Progress()
+        team.recover_first(progress)  # a half-done rebase leaves no branch checked out
         url, branch = team.require_repo()
-        progress = _Progress()
         team.run(branch, max_attempts, before_push, progress)
     return progress.report(display_url(url), branch)
 
@@ -301,6 +209,8 @@ def team_status(
 ) -> TeamStatus:
     """Ahead/behind counts and unsynced files; an unreachable remote is not an error."""
     team = _Team(memdir, timeout)
+    conflicts = tuple(pending_conflicts(team.root))
+    review = pending_count(memdir, Scope.TEAM)
     if not (team.root / ".git").exists():
         return TeamStatus(
             initialized=False,
@@ -310,12 +220,33 @@ def team_status(
             behind=0,
             unsynced_files=tuple(memdir.team.files()),
             fetched=False,
+            conflicts=conflicts,
+            pending_review=review,
         )
-    url, branch = team.require_repo()
+    stuck = recovery.inspect(team.git).describe()
+    try:
+        url, branch = team.require_repo()
+    except SyncError:
+        if not stuck:
+            raise
+        # A half-done rebase leaves no branch checked out: say so rather than fail.
+        url = team.git.config(f"remote.{REMOTE}.url") or REMOTE
+        return TeamStatus(
+            initialized=True,
+            remote=display_url(url),
+            branch=None,
+            ahead=0,
+            behind=0,
+            unsynced_files=(),
+            fetched=False,
+            conflicts=conflicts,
+            pending_review=review,
+            stuck=stuck,
+        )
     fetched = False
     if fetch:
         try:
-            team.git.fetch(REMOTE, url, retry=_RETRY_SYNC)
+            team.git.fetch(REMOTE, url, retry=RETRY_SYNC)
             fetched = True
         except SyncError:
             fetched = False  # offline: report against the last fetched state
@@ -329,6 +260,9 @@ def team_status(
         behind=behind,
         unsynced_files=unsynced,
         fetched=fetched,
+        conflicts=conflicts,
+        pending_review=review,
+        stuck=stuck,
     )
 
 
@@ -343,11 +277,25 @@ def rewrite_unpushed(memdir: ProjectMemory, *, timeout: float = NETWORK_TIMEOUT)
     """
     team = _Team(memdir, timeout)
     with team.sync_lock():
+        team.recover_first(Progress())
         url, branch = team.require_repo()
         with suppress(SyncError):  # offline: the last fetched state is the base
-            team.git.fetch(REMOTE, url, retry=_RETRY_SYNC)
+            team.git.fetch(REMOTE, url, retry=RETRY_SYNC)
         with team.team_lock():
             return team.rewrite(branch)
+
+
+def recover_team(memdir: ProjectMemory) -> recovery.Recovery:
+    """Clear what an interrupted sync or git command left (``memdir doctor --fix``).
+
+    Runs under the sync lock and the team store's lock, like a sync; local
+    work is kept (see :mod:`memdir.team.recovery`).
+    """
+    team = _Team(memdir, NETWORK_TIMEOUT)
+    if not (team.root / ".git").is_dir():
+        return recovery.Recovery()
+    with team.sync_lock(), team.team_lock():
+        return recovery.recover(team.git, rescue_dir=team.rescue_dir)
 
 
 def install_hook(memdir: ProjectMemory) -> Path:
@@ -376,6 +324,11 @@ class _Team:
             None if configured else (f"memdir on {_host() or 'unknown host'}", _FALLBACK_EMAIL)
         )
         self.git = Git(self.root, network_timeout=timeout, identity=identity)
+
+    @property
+    def rescue_dir(self) -> Path:
+        """Where files with conflict markers an interrupted merge left are saved."""
+        return self.memdir.layout.project_dir / ".rescued"
 
     def team_lock(self) -> AbstractContextManager[None]:
         """The team store's own lock: no store write interleaves with a step."""
@@ -434,30 +387,33 @@ class _Team:
         branch: str,
         max_attempts: int,
         before_push: Callable[[int], None] | None,
-        progress: _Progress,
+        progress: Progress,
         *,
         start: bool = False,
     ) -> None:
         url = self.git.config(f"remote.{REMOTE}.url") or REMOTE
         with self.team_lock():
-            self.git.abort_merge()  # one an interrupted sync left behind
+            # What an interrupted sync (or git by hand) left was cleared by recover_first.
             self.git.exclude(_TEMP_FILES, why="temp files of atomic writes")
-            progress.committed += self.commit_local()
+            self.git.exclude(f"/{CONFLICTS_DIR}/", why="conflict copies, until settled")
+            # The memory tool's sidecars (a note's fields): local, the note's text is shared.
+            self.git.exclude(f"{SIDECAR_DIR}/", why="memory-tool sidecars stay on this machine")
+            progress.committed += self.commit_local(progress)
             if start and self.git.rev("HEAD") is None:
                 self.git.commit("memdir: start team memory", allow_empty=True)
-        self.git.fetch(REMOTE, url, retry=_RETRY_SYNC)
+        self.git.fetch(REMOTE, url, retry=RETRY_SYNC)
         for attempt in range(max_attempts):
             with self.team_lock():
-                progress.committed += self.commit_local()  # written while we fetched
+                progress.committed += self.commit_local(progress)  # written while we fetched
                 self.integrate(branch, progress)
             if progress.rewritten:
                 return  # the user reviews the copies first; nothing old goes back
             problems = outgoing_problems(self.git, REMOTE)
             if problems:
-                raise _refusal(self.root, problems, committed=True)
+                raise refusal(self.root, problems, committed=True)
             if before_push is not None:
                 before_push(attempt)
-            outcome = self.git.push(REMOTE, url, branch, retry=_RETRY_SYNC)
+            outcome = self.git.push(REMOTE, url, branch, retry=RETRY_SYNC)
             if outcome != "raced":
                 progress.pushed = outcome == "pushed"
                 self.mark_synced(self.git.rev(f"refs/remotes/{REMOTE}/{branch}"))
@@ -470,20 +426,61 @@ class _Team:
             hint="run `memdir team sync` again; your changes are committed locally",
         )
 
+    def recover_first(self, progress: Progress) -> None:
+        """:meth:`recover` before anything reads the branch (under the team lock)."""
+        if (self.root / ".git").is_dir():
+            with self.team_lock():
+                self.recover(progress)
+
+    def recover(self, progress: Progress) -> None:
+        """Clear stale locks and a half-done merge or rebase; local work is kept."""
+        done = recovery.recover(self.git, rescue_dir=self.rescue_dir)
+        if done.cleared:
+            progress.recovered.append(done.describe())
+
     # -- local changes ----------------------------------------------------
 
-    def commit_local(self) -> list[str]:
-        """Commit what changed in the folder; returns the paths committed."""
+    def commit_local(self, progress: Progress) -> list[str]:
+        """Commit what changed in the folder; returns the paths committed.
+
+        A file that is no memory (a ``.txt`` note, a name with a control
+        character) is left out, uncommitted, and listed in ``progress.skipped``:
+        it never blocks the memories beside it, and is never sent.
+        """
         self.reconcile_index()
         dirty = self.git.dirty()
         if not dirty:
             return []
-        self.refuse_secrets(dirty)
-        self.git.run("add", "--all")
+        # A deleted file's deletion is committed whatever its name.
+        skipped = [
+            rel for rel in dirty if not is_memory_name(rel) and os.path.lexists(self.root / rel)
+        ]
+        for rel in skipped:
+            shown = display_name(rel)
+            if shown not in progress.skipped:
+                progress.skipped.append(shown)
+        left_out = set(skipped)
+        kept = [rel for rel in dirty if rel not in left_out]
+        if not kept:
+            return []
+        self.refuse_secrets(kept)
+        if skipped:
+            # Literal pathspecs, from standard input: any name, any number of them.
+            paths = b"".join(os.fsencode(rel) + b"\0" for rel in kept)
+            self.git.run(
+                "--literal-pathspecs",
+                "add",
+                "--all",
+                "--pathspec-from-file=-",
+                "--pathspec-file-nul",
+                input=paths,
+            )
+        else:
+            self.git.run("add", "--all")
         changes = self.git.staged()
         if not changes:
             return []
-        self.git.commit(_commit_message(changes))
+        self.git.commit(commit_message(changes))
         return [path for _, path in changes]
 
     def scan(self, paths: list[str]) -> list[tuple[str, list[Finding]]]:
@@ -511,40 +508,73 @@ class _Team:
             shown = display_name(rel)
             problems += [Problem(file=shown, line=f.line, rule=f.label) for f in findings]
         if problems:
-            raise _refusal(self.root, problems, committed=False)
+            raise refusal(self.root, problems, committed=False)
 
     # -- what arrives -----------------------------------------------------
 
-    def integrate(self, branch: str, progress: _Progress) -> None:
+    def integrate(self, branch: str, progress: Progress) -> None:
         """Merge the fetched branch, quarantine secrets, repair the index."""
         tip = self.git.rev(f"refs/remotes/{REMOTE}/{branch}")
         before = self.git.rev("HEAD")
         if tip is not None and before is not None and self.rewritten(tip, before, branch, progress):
             self.adopt_rewritten(tip, before, branch, progress)
+            hold_pulled(self.git, self.memdir.layout, before, self.git.changed(before, tip))
             progress.quarantined += self.quarantine()
             self.reconcile_index()  # left uncommitted with the copies, for review
             self.mark_scanned()
             self.mark_synced(tip)
             return
+        kept_here: dict[str, tuple[bytes, Path]] = {}
         if tip is not None and (before is None or not self.git.is_ancestor(tip, before)):
+            kept_here = self.local_only_at_risk(tip)
             self.merge(tip, before is None or progress.first, progress)
             after = self.git.rev("HEAD") or tip
             incoming: list[tuple[str, str]] = []
             for status, path in self.git.changed(before, after):
-                if posixpath.basename(path) == INDEX_NAME or path in progress.created:
+                if posixpath.basename(path) == INDEX_NAME:
                     continue
                 (progress.deleted if status == "D" else progress.pulled).append(path)
                 incoming.append((status, path))
             self.keep_incoming(before, after, incoming)
+            hold_pulled(self.git, self.memdir.layout, before, incoming)
         quarantined = self.quarantine()
         progress.quarantined += quarantined
+        for rel, (data, saved) in kept_here.items():  # the pushed one was quarantined
+            atomic_write(safe_join(self.root, rel), data)
+            recovery.drop_copy(saved, self.rescue_dir)
         if self.reconcile_index() or quarantined:
-            self.git.run("add", "--all")
+            # The index only (quarantined files are unstaged already): a file sync
+            # leaves out (a .txt note) must not ride along in the repair commit.
+            self.git.run("add", "--all", "--", INDEX_NAME, check=False)
             if self.git.staged():
-                self.git.commit(_repair_message(quarantined))
+                self.git.commit(repair_message(quarantined))
         self.mark_scanned()
         if tip is not None and self.git.is_ancestor(tip, "HEAD"):
             self.mark_synced(tip)
+
+    def local_only_at_risk(self, tip: str) -> dict[str, tuple[bytes, Path]]:
+        """This clone's own excluded files (conflict copies, sidecars) the remote also has.
+
+        git treats an ignored file as expendable and overwrites it when a merge
+        brings a file of that name (only a hand-made push can: such names are
+        quarantined). Their bytes are kept, saved to the rescue folder first,
+        and put back once the pushed file is quarantined.
+        """
+        names = self.git.run("ls-tree", "-r", "-z", "--name-only", tip).paths()
+        head = self.git.rev("HEAD")
+        ours = (
+            set(self.git.run("ls-tree", "-r", "-z", "--name-only", head).paths()) if head else set()
+        )
+        kept = {}
+        for rel in names:
+            parts = rel.split("/")
+            if not any(p in (CONFLICTS_DIR, SIDECAR_DIR) for p in parts[:-1]) or rel in ours:
+                continue
+            path = self.root / rel
+            if path.is_file() and not path.is_symlink():
+                data = path.read_bytes()
+                kept[rel] = (data, recovery.save_copy(self.rescue_dir, rel, data))
+        return kept
 
     def keep_incoming(self, before: str | None, after: str, changes: list[tuple[str, str]]) -> None:
         """Record what the merge brought in the history: one change, each file's author.
@@ -574,7 +604,7 @@ class _Team:
                         after=new,
                     )
 
-    def rewritten(self, tip: str, head: str, branch: str, progress: _Progress) -> bool:
+    def rewritten(self, tip: str, head: str, branch: str, progress: Progress) -> bool:
         """Whether the remote's history no longer holds what this clone last synced with.
 
         Without a record of that (a clone never synced by this version), only
@@ -599,7 +629,7 @@ class _Team:
             synced = self.git.rev(f"refs/remotes/{REMOTE}/{branch}@{{1}}")
         return synced
 
-    def adopt_rewritten(self, tip: str, before: str, branch: str, progress: _Progress) -> None:
+    def adopt_rewritten(self, tip: str, before: str, branch: str, progress: Progress) -> None:
         """Take the rewritten remote as it is; local unpushed changes become copies.
 
         The copies are left uncommitted: the user reviews them (a purge may
@@ -617,26 +647,23 @@ class _Team:
             theirs = self.git.run("rev-parse", "--verify", "--quiet", f"{tip}:{rel}", check=False)
             if theirs.stdout.strip() != ours and is_memory_name(rel):
                 kept.append((rel, self.git.blob(ours)))
+        # The copies first: they live in the excluded .conflicts/ folder, which the
+        # reset leaves alone, so a sync killed between the two loses no local version.
+        reason = (
+            "the remote's history was rewritten; your unpushed version is in the copy, "
+            "not shared: settle it with `memdir team resolve FILE --keep mine|theirs|both`"
+        )
+        for rel, data in kept:
+            copy = self.conflict_copy(rel, data, reason)
+            progress.conflicts.append(ConflictCopy(file=rel, copy=copy, reason=reason))
         self.git.run("reset", "--quiet", "--hard", tip)
         progress.rewritten = True
-        for rel, data in kept:
-            copy = self.conflict_copy(rel, data)
-            progress.created.add(copy)
-            progress.conflicts.append(
-                ConflictCopy(
-                    file=rel,
-                    copy=copy,
-                    reason="the remote's history was rewritten; your unpushed version is in "
-                    "the copy, not shared: review it, delete it if it should stay removed, "
-                    "then run `memdir team sync`",
-                )
-            )
 
     def mark_synced(self, tip: str | None) -> None:
         if tip is not None:
             self.git.run("update-ref", _SYNCED_REF, tip)
 
-    def merge(self, tip: str, unrelated: bool, progress: _Progress) -> None:
+    def merge(self, tip: str, unrelated: bool, progress: Progress) -> None:
         args = ["merge", "--quiet", "--no-edit", "--ff", "-m", "memdir: merge team memory"]
         if unrelated:
             # Only on `team init`: a folder that held memories before has its own history.
@@ -647,8 +674,9 @@ class _Team:
         unmerged = self.git.unmerged()
         if not unmerged:
             self.git.run("merge", "--abort", check=False)
-            raise SyncError(
-                f"merging the remote's changes failed: {last_line(result.stderr)}",
+            raise GitFailed(
+                f"merging the remote's changes failed: {git_message(result.stderr)}",
+                detail=failure_detail(result.stderr),
                 path=self.root,
                 hint=f"inspect `git -C {self.root} status`; your changes are committed locally",
             )
@@ -663,20 +691,20 @@ class _Team:
         )
         self.git.commit(f"memdir: merge team memory\n\n{lines}".rstrip())
 
-    def resolve(
-        self, path: str, stages: dict[int, str], progress: _Progress
-    ) -> ConflictCopy | None:
+    def resolve(self, path: str, stages: dict[int, str], progress: Progress) -> ConflictCopy | None:
         """Resolve one conflicted path with whole versions, never markers."""
         ours, theirs = stages.get(2), stages.get(3)
         if posixpath.basename(path) == INDEX_NAME:
             texts = [self.git.blob(s).decode("utf-8", "replace") for s in (theirs, ours) if s]
-            self.put(path, _union_index(texts))
+            self.put(path, union_index(texts))
             return None
         if ours is not None and theirs is not None:
+            reason = (
+                "edited on both sides: the remote's version is in the file, yours in the "
+                "copy (not shared until you settle it)"
+            )
+            copy = self.conflict_copy(path, self.git.blob(ours), reason)
             self.put(path, self.git.blob(theirs))
-            copy = self.conflict_copy(path, self.git.blob(ours))
-            progress.created.add(copy)
-            reason = "edited on both sides: the remote's version is in the file, yours in the copy"
             return ConflictCopy(file=path, copy=copy, reason=reason)
         kept = ours or theirs
         if kept is None:  # deleted on both sides
@@ -694,14 +722,9 @@ class _Team:
         atomic_write(safe_join(self.root, rel), data)
         self.git.run("add", "--", rel)
 
-    def conflict_copy(self, rel: str, data: bytes) -> str:
-        stem, ext = posixpath.splitext(rel)
-        tag = _host() or dt.date.today().isoformat()
-        copy, n = f"{stem}.conflict-{tag}{ext}", 2
-        while (self.root / copy).exists():
-            copy, n = f"{stem}.conflict-{tag}-{n}{ext}", n + 1
-        self.put(copy, _local_copy(data) if ext == ".md" else data)
-        return copy
+    def conflict_copy(self, rel: str, data: bytes, reason: str) -> str:
+        """Keep this clone's version of ``rel`` in ``.conflicts/`` (never committed)."""
+        return add_copy(self.root, rel, data, reason, _host() or dt.date.today().isoformat())
 
     def quarantine(self) -> list[QuarantinedFile]:
         """Move every committed file holding a likely secret out of the folder.
@@ -754,7 +777,6 @@ class _Team:
 
     def rewrite(self, branch: str) -> RewriteReport:
         head = self.git.rev("HEAD")
-        self.git.abort_merge()
         if head is None:
             return RewriteReport(replaced=0, quarantined=(), commit=None)
         tip = self.git.rev(f"refs/remotes/{REMOTE}/{branch}")
@@ -779,13 +801,13 @@ class _Team:
         self.git.run("add", "--all")
         tree = self.git.run("write-tree").stdout.strip()
         parents = ["-p", base] if base is not None else []
-        message = _rewrite_message(replaced, moved)
+        message = rewrite_message(replaced, moved)
         commit = self.git.run("commit-tree", tree, *parents, "-m", message).stdout.strip()
         self.git.run("reset", "--quiet", "--soft", commit)
         self.mark_scanned()
         left = outgoing_problems(self.git, REMOTE)
         if left:  # cannot happen unless the folder changed under the lock
-            raise _refusal(self.root, left, committed=True)
+            raise refusal(self.root, left, committed=True)
         return RewriteReport(replaced=replaced, quarantined=tuple(moved), commit=commit)
 
     # -- the index --------------------------------------------------------
@@ -798,10 +820,10 @@ class _Team:
         present = set(files)
         new = text
         for entry in parse_entries(text):
-            target = _local_target(entry.file)
+            target = local_target(entry.file)
             if target is not None and target not in present:
                 new = remove_entry(new, file=entry.file)
-        indexed = {_local_target(e.file) for e in parse_entries(new)}
+        indexed = {local_target(e.file) for e in parse_entries(new)}
         for rel in files:
             if rel not in indexed:
                 title, hook = self.describe(rel)
@@ -841,66 +863,6 @@ def _host() -> str:
     return _TAG_CHARS.sub("-", name).strip("-")[:24]
 
 
-def _local_target(file: str) -> str | None:
-    """The team-relative memory file an index line points at; None for a URL."""
-    if "://" in file or file.startswith(("#", "/")) or not file.endswith(".md"):
-        return None
-    return posixpath.normpath(file)
-
-
-def _union_index(texts: list[str]) -> str:
-    """The first text, plus every line of the others it lacks.
-
-    A pointer line for a file the first text already points at is the only
-    kind dropped (the first side's line wins); hand-written lines (headings,
-    notes) of every side are kept.
-    """
-    if not texts:
-        return ""
-    lines = texts[0].rstrip("\n").splitlines()
-    known = {entry.file for entry in parse_entries(texts[0])}
-    seen = {line.strip() for line in lines}
-    for text in texts[1:]:
-        entries = {entry.line: entry for entry in parse_entries(text)}
-        for number, line in enumerate(text.splitlines()):
-            entry = entries.get(number)
-            if entry is not None:
-                if entry.file in known:
-                    continue
-                known.add(entry.file)
-            elif not line.strip() or line.strip() in seen:
-                continue
-            seen.add(line.strip())
-            lines.append(line)
-    return "\n".join(lines).strip("\n") + "\n" if lines else ""
-
-
-def _local_copy(data: bytes) -> bytes:
-    """A memory file's text with " (local copy)" appended to its name."""
-    try:
-        memory = parse_memory(data.decode("utf-8"))
-    except (MemdirError, UnicodeDecodeError):
-        return data
-    if not memory.name:
-        return data
-    return render_memory(replace(memory, name=f"{memory.name} (local copy)")).encode("utf-8")
-
-
-_VERBS = {"A": "added", "D": "deleted"}
-
-
-def _commit_message(changes: list[tuple[str, str]]) -> str:
-    memories = [path for _, path in changes if posixpath.basename(path) != INDEX_NAME]
-    if not memories:
-        return "memdir: update the team index"
-    shown = ", ".join(memories[:3]) + (
-        f" and {len(memories) - 3} more" if len(memories) > 3 else ""
-    )
-    noun = "memory" if len(memories) == 1 else "memories"
-    body = "\n".join(f"{_VERBS.get(status, 'modified')}: {path}" for status, path in changes)
-    return f"memdir: {len(memories)} team {noun} changed: {shown}\n\n{body}"
-
-
 def _quarantine_name(rel: str) -> str:
     """A plain relative path under the quarantine folder for any file name from git."""
     parts = []
@@ -908,41 +870,3 @@ def _quarantine_name(rel: str) -> str:
         part = "".join(ch if ch.isprintable() and ch not in "<>:|" else "_" for ch in part)
         parts.append(("_" + part if part.startswith(".") or not part else part)[:80])
     return "/".join(parts)
-
-
-def _refusal(root: Path, problems: list[Problem], *, committed: bool) -> MemdirError:
-    """The error for a push or commit refused: where and which rule, never a value."""
-    shown = problems[:20]
-    lines = "; ".join(p.describe() for p in shown)
-    more = f" and {len(problems) - len(shown)} more" if len(problems) > len(shown) else ""
-    secret = [p.rule for p in problems if not p.rule.startswith("not a memory file")]
-    what = "likely secrets" if secret else "files that are not memories"
-    if committed:
-        message = f"refused to push team memory: {what} in unpushed commits: {lines}{more}"
-        hint = (
-            f"nothing was pushed; run `{_REWRITE}` to rewrite the unpushed commits "
-            "without them (the files move to the project's .quarantine folder), then "
-            f"`{_RETRY_SYNC}`; rotate any secret that was shared elsewhere"
-        )
-    else:
-        message = f"refused to sync: {what} in the team folder: {lines}{more}"
-        hint = (
-            "nothing was committed; remove the values (name where they live instead) "
-            "or move the files out of the team folder, then run `memdir team sync` again"
-        )
-    if secret:
-        return SecretDetected(message, path=root, hint=hint, labels=tuple(dict.fromkeys(secret)))
-    return SyncError(message, path=root, hint=hint)
-
-
-def _rewrite_message(replaced: int, moved: list[QuarantinedFile]) -> str:
-    body = "\n".join(f"quarantined: {q.file} ({', '.join(q.labels)})" for q in moved)
-    head = f"memdir: local team memory changes ({replaced} unpushed commit(s) rewritten)"
-    return f"{head}\n\n{body}".rstrip()
-
-
-def _repair_message(quarantined: list[QuarantinedFile]) -> str:
-    if not quarantined:
-        return "memdir: repair the team index"
-    lines = "\n".join(f"{q.file}: {', '.join(q.labels)}" for q in quarantined)
-    return f"memdir: quarantine {len(quarantined)} file(s) holding likely secrets\n\n{lines}"
