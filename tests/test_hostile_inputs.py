@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from gitutil import git
 from memdir.api import Memdir
 from memdir.cli import main
-from memdir.errors import MemdirError
+from memdir.errors import MemdirError, StorageError
 from memdir.model import MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS
 from memdir.storage.fs import explain_os_error
 
@@ -627,8 +627,11 @@ def test_an_environment_failure_names_the_folder_and_what_to_do(
 ) -> None:
     temp = tmp_path / "memory" / ".topic.md.k2j3h4.tmp"  # what atomic_write was creating
     error = explain_os_error(OSError(code, os.strerror(code), str(temp)))
-    assert error.path == str(tmp_path / "memory")
+    # A full disk names the file that was being written; the rest its folder.
+    where = tmp_path / "memory" / ("topic.md" if code == errno.ENOSPC else "")
+    assert error.path == str(where).rstrip("/")
     assert advice in (error.hint or "")
+    assert isinstance(error, StorageError)
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes through any permission")

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from memdir.errors import (
         ConfigError,
         Conflict,
+        DiskFull,
         InvalidMemory,
         LimitExceeded,
         LockTimeout,
@@ -37,6 +38,7 @@ if TYPE_CHECKING:
         ProjectMismatch,
         ProviderError,
         SecretDetected,
+        StorageError,
         SyncError,
         UnsafePath,
     )
@@ -46,6 +48,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ConfigError",
     "Conflict",
+    "DiskFull",
     "InvalidMemory",
     "LimitExceeded",
     "LockTimeout",
@@ -63,6 +66,7 @@ __all__ = [
     "Scope",
     "SecretDetected",
     "Settings",
+    "StorageError",
     "SyncError",
     "UnsafePath",
     "WriteResult",

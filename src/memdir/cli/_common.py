@@ -112,7 +112,12 @@ def run_reporting_errors(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
     except UnicodeError as exc:
         _report(ctx, exc, _unicode_message(exc))
     except Exception as exc:
-        _report(ctx, exc, f"unexpected {type(exc).__name__}: {exc}", unexpected=True)
+        if type(exc).__module__ == "sqlite3":  # a database that cannot be written: no bug
+            from memdir.storage.failures import storage_error
+
+            _report(ctx, exc, str(storage_error(exc)))
+        else:
+            _report(ctx, exc, f"unexpected {type(exc).__name__}: {exc}", unexpected=True)
     return None
 
 

@@ -80,6 +80,7 @@ from memdir.model import (
 from memdir.records import record
 from memdir.storage import claude_format, sidecar
 from memdir.storage.codec import parse_memory, render_memory
+from memdir.storage.failures import translated
 from memdir.storage.file_counts import FileCounts
 from memdir.storage.fs import (
     confined,
@@ -518,7 +519,17 @@ class MemoryStore(AppliedStore):
 
         A plan that fails outside the lock is made again under it, so every
         error is judged on what the lock guards, as when all of it ran there.
+        A storage failure (a full disk) is raised as a
+        :class:`~memdir.errors.StorageError` naming the file.
         """
+        with translated(self.index_path):
+            return self._locked_write_now(plan, target)
+
+    def _locked_write_now(
+        self,
+        plan: Callable[[KeyTable | None, bool], _Staged],
+        target: Callable[[KeyTable | None], str] | None,
+    ) -> WriteResult:
         staged: _Staged | None = None
         hold = self.review_held()  # an agent's write under review is kept, not applied
         try:
@@ -535,8 +546,15 @@ class MemoryStore(AppliedStore):
                 if hold:
                     return self._propose(staged)
                 result, index_fd = self._install(staged, keys)
-            self._settle(staged, index_fd)
-            return result
+            late = self._settle(staged, index_fd)
+            if not late:
+                return result
+            return WriteResult(
+                record=result.record,
+                created=result.created,
+                warnings=(*result.warnings, *late),
+                pending=result.pending,
+            )
         finally:
             self._discard(staged)
 

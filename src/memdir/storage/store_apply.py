@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import errno
+import logging
 import os
 import threading
 from collections.abc import Iterable, Iterator
@@ -31,6 +32,7 @@ from memdir.errors import InvalidMemory, MemdirError, MemoryExists
 from memdir.model import FrontmatterStyle, Memory, MemoryRecord, Scope, is_slug
 from memdir.records import record
 from memdir.storage import sidecar
+from memdir.storage.failures import translated
 from memdir.storage.file_counts import FileCounts
 from memdir.storage.fs import (
     ABSENT_STAMP,
@@ -44,6 +46,7 @@ from memdir.storage.fs import (
     read_bytes_nofollow,
     read_stamped,
     safe_join,
+    write_temp,
 )
 from memdir.storage.memory_index import (
     INDEX_NAME,
@@ -61,6 +64,8 @@ if TYPE_CHECKING:
     from memdir.storage.index_keys import KeyTable
 
 __all__ = ["JOURNAL_NAME", "AppliedStore", "WriteResult", "append_journal", "journal_lock"]
+
+_log = logging.getLogger("memdir.storage")
 
 JOURNAL_NAME = "catalog.journal"
 """The file (in a project's state folder) where writers list the files they changed."""
@@ -170,6 +175,50 @@ def _ends_tidy(fd: int, size: int) -> bool:
     if cut < 0 and size > len(tail):
         return False  # a last line longer than the tail read: the full edit judges it
     return bool(tail[cut + 1 : -1].strip())
+
+
+class _IndexSwap:
+    """A new index text written (fsynced) beside the index, swapped in by a rename.
+
+    The old index is kept as a hard link until :meth:`close`, so :meth:`undo`
+    brings it back with a rename too: neither step needs disk space, so a
+    change that fails after the swap is undone on a full disk.
+    """
+
+    def __init__(self, index: Path, text: str) -> None:
+        self.index = index
+        self.temp: Path | None = write_temp(index, text)[0]
+        self.kept: Path | None = None
+        self.applied = False
+
+    def apply(self) -> None:
+        assert self.temp is not None
+        if os.path.lexists(self.index):
+            kept = self.index.with_name(f".{self.index.name}.{os.urandom(6).hex()}.tmp")
+            os.link(self.index, kept)
+            self.kept = kept
+        os.replace(self.temp, self.index)
+        self.temp = None
+        self.applied = True
+        fsync_dir(self.index.parent)
+
+    def undo(self) -> None:
+        if not self.applied:
+            return
+        if self.kept is not None:
+            os.replace(self.kept, self.index)
+            self.kept = None
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.index)
+        self.applied = False
+
+    def close(self) -> None:
+        for leftover in (self.temp, self.kept):
+            if leftover is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(leftover)
+        self.temp = self.kept = None
 
 
 class AppliedStore:
@@ -399,10 +448,28 @@ class AppliedStore:
             raise
         return fd
 
-    def _journaled(self, *files: str) -> None:
-        """Tell the catalog which files changed (absolute paths)."""
-        if self._journal is not None:
+    def _journaled(self, *files: str) -> tuple[str, ...]:
+        """Tell the catalog which files changed (absolute paths); a warning if it cannot.
+
+        The journal is derived state: the change it would announce is already
+        made, and the catalog finds it anyway (folder mtimes, its walks). So a
+        journal that cannot be written (a folder in its place, a full disk) is
+        said as a warning, logged, and never fails the change.
+        """
+        if self._journal is None:
+            return ()
+        try:
             append_journal(self._journal, [self.root / file for file in files])
+        except (OSError, MemdirError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            warning = (
+                f"saved, but the search catalog's journal {self._journal} could not be "
+                f"written ({reason}); search finds the change on its next walk, and "
+                "`memdir doctor --fix` repairs the journal"
+            )
+            _log.warning("%s", warning)
+            return (warning,)
+        return ()
 
     def _still(self, staged: _Staged, target: str) -> bool:
         """Whether the write's target, seen under the lock, is what the plan saw.
@@ -578,8 +645,11 @@ class AppliedStore:
         finally:
             watch.close()
 
-    def _settle(self, staged: _Staged, index_fd: int | None) -> None:
-        """After the lock: make the rename and the index line durable, tell the catalog."""
+    def _settle(self, staged: _Staged, index_fd: int | None) -> tuple[str, ...]:
+        """After the lock: make the rename and the index line durable, tell the catalog.
+
+        Returns the warnings of derived state that could not follow (the journal).
+        """
         try:
             fsync_dir(staged.path.parent)
             if index_fd is not None:
@@ -587,7 +657,7 @@ class AppliedStore:
         finally:
             if index_fd is not None:
                 os.close(index_fd)
-        self._journaled(staged.rel)
+        return self._journaled(staged.rel)
 
     @staticmethod
     def _discard(staged: _Staged | None) -> None:
@@ -598,7 +668,18 @@ class AppliedStore:
             staged.temp = None
 
     def delete(self, ref: str, *, expected_version: str | None = None) -> Path:
-        """Move a memory to the trash and drop its index line; returns the trash path."""
+        """Move a memory to the trash and drop its index line; returns the trash path.
+
+        All or nothing: the new index is written (fsynced, beside the old one)
+        before the file moves, and the history is recorded before the change
+        is kept; if any step fails (a full disk), what moved is moved back, so
+        the memory stays with its index line. Only renames follow the index
+        write, and a rename takes no space.
+        """
+        with translated(self.index_path):
+            return self._delete(ref, expected_version)
+
+    def _delete(self, ref: str, expected_version: str | None) -> Path:
         hold = self.review_held()
         with self.lock(), self._key_table() as keys:
             record = self.get(ref)
@@ -612,25 +693,36 @@ class AppliedStore:
             held = read_bytes_nofollow(path) if watch is not None else None
             meta = _meta_bytes(path) if watch is not None else None
             target = self._trash_target(record.file)
-            os.replace(path, target)
-            sidecar.move(path, target)
             follows = keys is not None and keys.in_step(file_stamp(self.index_path))
-            atomic_write(self.index_path, remove_entry(self.read_index(), file=record.file))
+            swap = _IndexSwap(self.index_path, remove_entry(self.read_index(), file=record.file))
+            try:
+                os.replace(path, target)
+                try:
+                    sidecar.move(path, target)
+                    swap.apply()
+                    if watch is not None:
+                        self._keep(
+                            watch,
+                            record.file,
+                            action="delete",
+                            name=record.memory.name,
+                            before=held,
+                            after=None,
+                            meta_before=meta,
+                        )
+                except BaseException:
+                    swap.undo()
+                    with contextlib.suppress(OSError):
+                        sidecar.move(target, path)
+                    os.replace(target, path)
+                    raise
+            finally:
+                swap.close()
             after = file_stamp(self.index_path)
             if keys is not None and follows and after is not None:
                 keys.drop(record.file, after)
             self._counted(before, (record.file, -1))
             self._journaled(record.file)
-            if watch is not None:
-                self._keep(
-                    watch,
-                    record.file,
-                    action="delete",
-                    name=record.memory.name,
-                    before=held,
-                    after=None,
-                    meta_before=meta,
-                )
         return target
 
     def _propose_removal(self, rel: str, path: Path, name: str) -> int:
@@ -668,6 +760,10 @@ class AppliedStore:
 
     def rename(self, ref: str, new_file: str) -> MemoryRecord:
         """Move a memory to another file name; its index line follows it."""
+        with translated(self.index_path):
+            return self._rename(ref, new_file)
+
+    def _rename(self, ref: str, new_file: str) -> MemoryRecord:
         hold = self.review_held()
         with self.lock(), self._key_table() as keys:
             record = self.get(ref)
@@ -722,7 +818,7 @@ class AppliedStore:
 
     def write_index(self, text: str) -> None:
         """Replace the index (used by doctor's repairs), under the scope lock."""
-        with self.lock():
+        with translated(self.index_path), self.lock():
             before = _index_bytes(self.index_path) if self.history is not None else None
             atomic_write(self.index_path, text)
             if self.history is not None:  # the whole text: a repair rewrites it anyway
