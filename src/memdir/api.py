@@ -25,10 +25,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from memdir.config import Settings, load_settings
+from memdir.errors import StorageError
 from memdir.model import MemoryType, Scope
-from memdir.storage.paths import Layout, make_layout
+from memdir.storage.failures import translated
+from memdir.storage.paths import ROOT_RECORD, Layout, make_layout
 from memdir.storage.project import ProjectMemory
-from memdir.storage.store import JOURNAL_NAME, WriteGuard, append_journal
+from memdir.storage.store import JOURNAL_NAME, WriteGuard, journal_or_warning
 
 # The layers above storage load on first use: `import memdir` and every CLI
 # start stay free of the catalog, the model layer and numpy.
@@ -89,13 +91,31 @@ class Memdir(ProjectMemory):
         home: str | Path | None = None,
         profile: str | None = None,
         env: Mapping[str, str] | None = None,
+        check_root: bool = True,
         **settings: Any,
     ) -> Memdir:
-        """Open (creating its folders) the memory of the project containing ``project``."""
+        """Open (creating its folders) the memory of the project containing ``project``.
+
+        ``check_root=False`` opens it even when its folder's root record
+        (``.memdir-root``) is damaged: for doctor, which reports and repairs it.
+        A storage failure (a full disk) is a :class:`~memdir.errors.StorageError`.
+        """
         env = os.environ if env is None else env
         loaded = load_settings(env, home=home, profile=profile, **settings)
         layout = make_layout(loaded.home, project, profile=loaded.profile, env=env)
-        layout.claim()
+        with translated(layout.project_dir):
+            return cls._opened(layout, loaded, env, check_root=check_root)
+
+    @classmethod
+    def _opened(
+        cls, layout: Layout, loaded: Settings, env: Mapping[str, str], *, check_root: bool
+    ) -> Memdir:
+        try:
+            layout.claim()
+        except StorageError as exc:
+            # Only a damaged root record is passed over (doctor repairs it).
+            if check_root or exc.path != str(layout.project_dir / ROOT_RECORD):
+                raise
         memdir = cls(
             layout=layout,
             settings=loaded,
@@ -252,8 +272,9 @@ class Memdir(ProjectMemory):
         """Append a timestamped entry to today's daily log; returns the log file."""
         from memdir.storage.dailylog import append_log
 
-        path = append_log(self.layout.logs_dir, text, now=now, lock_dir=self.layout.lock_dir)
-        append_journal(self.layout.state_dir / JOURNAL_NAME, [path])
+        with translated(self.layout.logs_dir):
+            path = append_log(self.layout.logs_dir, text, now=now, lock_dir=self.layout.lock_dir)
+        journal_or_warning(self.layout.state_dir / JOURNAL_NAME, [path])  # derived: never fails
         return path
 
     # -- history and provenance (see memdir.storage.undo) -------------------------------

@@ -261,7 +261,7 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
     # Drift checks and repairs: doctor alone loads them.
     from memdir.recall.doctor import Finding, diagnose
 
-    mem = open_memdir(project)
+    mem = open_memdir(project, check_root=False)  # a damaged root record is doctor's to fix
     report = diagnose(mem, fix=fix, drift=drift)
     installs = check_installs(project)
     background = run_problem(mem.layout)
@@ -275,8 +275,10 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
         return f"[{mark}] {where} {f.message}"
 
     def human() -> None:
-        if not report.findings and not installs and background is None:
+        if not report.findings and not report.state and not installs and background is None:
             click.echo("all good")
+        for s in report.state:
+            click.echo(f"[{'fixed' if s.fixed else s.problem}] {s.path} {s.message}")
         for i in installs:
             click.echo(f"[{i.problem}] {i.path} {i.message}; fix: {i.fix}")
         if background is not None:
@@ -302,6 +304,7 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
     payload = {
         "ok": ok,
         "findings": report.findings,
+        "state": report.state,
         "installs": installs,
         "background": background,
     }

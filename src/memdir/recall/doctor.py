@@ -16,7 +16,8 @@ folder and the index again inside it, so a memory written meanwhile is never
 dropped from the index. It also reports the temp files a killed writer left
 (``.<name>.<random>.tmp``, beside the file or in the scope's ``.staging/``)
 and, with ``fix``, removes those older than a minute (younger ones may belong
-to a write in progress).
+to a write in progress). Derived state (catalog, journal, caches) and the
+root record are checked by :mod:`memdir.recall.state_check`.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from pathlib import Path
 from memdir.errors import MemdirError
 from memdir.model import FrontmatterStyle, MemoryRecord, MemoryType, Scope
 from memdir.recall.drift import DriftChecker
+from memdir.recall.state_check import StateFinding, check_state
 from memdir.recall.team_index import left_out
 from memdir.storage.codec import memory_from_fields, read_frontmatter_head
 from memdir.storage.fs import TEMP_PATTERN, atomic_write
@@ -102,10 +104,11 @@ class DoctorReport:
     """Everything doctor found (and fixed)."""
 
     findings: tuple[Finding, ...]
+    state: tuple[StateFinding, ...] = ()  # derived state and the root record
 
     @property
     def ok(self) -> bool:
-        return all(f.fixed or f.info for f in self.findings)
+        return all(f.fixed or f.info for f in self.findings) and all(f.fixed for f in self.state)
 
     def count(self, problem: Problem) -> int:
         return sum(1 for f in self.findings if f.problem is problem)
@@ -389,7 +392,8 @@ def _rel(store: MemoryStore, error: MemdirError) -> str | None:
 
 
 def diagnose(memdir: ProjectMemory, *, fix: bool = False, drift: bool = False) -> DoctorReport:
-    """Check both scopes; with ``fix``, repair the index where that is safe."""
+    """Check both scopes and derived state; with ``fix``, repair what is safe to."""
+    state = check_state(memdir.layout, fix=fix)
     findings: list[Finding] = []
     # One checker for both scopes: it scans the project's files once.
     checker = DriftChecker(memdir.layout.project_root) if drift else None
@@ -401,4 +405,4 @@ def diagnose(memdir: ProjectMemory, *, fix: bool = False, drift: bool = False) -
         if checker is not None:
             findings += _drift_findings(checker, records)
     findings += _link_findings(examined)  # a link may name a memory of the other scope
-    return DoctorReport(findings=tuple(findings))
+    return DoctorReport(findings=tuple(findings), state=tuple(state))

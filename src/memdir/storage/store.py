@@ -103,6 +103,7 @@ from memdir.storage.store_apply import (
     _Staged,
     append_journal,
     journal_lock,
+    journal_or_warning,
 )
 
 if TYPE_CHECKING:
@@ -119,6 +120,7 @@ __all__ = [
     "append_journal",
     "content_version",
     "journal_lock",
+    "journal_or_warning",
 ]
 
 # A guard sees the text about to be written and the file name; it returns

@@ -63,7 +63,14 @@ if TYPE_CHECKING:
     from memdir.storage.index_hunks import IndexWatch
     from memdir.storage.index_keys import KeyTable
 
-__all__ = ["JOURNAL_NAME", "AppliedStore", "WriteResult", "append_journal", "journal_lock"]
+__all__ = [
+    "JOURNAL_NAME",
+    "AppliedStore",
+    "WriteResult",
+    "append_journal",
+    "journal_lock",
+    "journal_or_warning",
+]
 
 _log = logging.getLogger("memdir.storage")
 
@@ -98,6 +105,27 @@ def append_journal(journal: Path, paths: Iterable[Path]) -> None:
             os.write(fd, data)
         finally:
             os.close(fd)
+
+
+def journal_or_warning(journal: Path, paths: Iterable[Path]) -> tuple[str, ...]:
+    """:func:`append_journal`, a failure said as a warning (and logged), never raised.
+
+    The journal only tells the catalog where to look first: a change it cannot
+    announce (a folder in its place, a full disk) is already made, and the
+    catalog's walks find it anyway.
+    """
+    try:
+        append_journal(journal, paths)
+    except (OSError, MemdirError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        warning = (
+            f"saved, but the search catalog's journal {journal} could not be written "
+            f"({reason}); search finds the change on its next walk, and `memdir doctor "
+            "--fix` repairs the journal"
+        )
+        _log.info("%s", warning)
+        return (warning,)
+    return ()
 
 
 @record
@@ -458,18 +486,7 @@ class AppliedStore:
         """
         if self._journal is None:
             return ()
-        try:
-            append_journal(self._journal, [self.root / file for file in files])
-        except (OSError, MemdirError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            warning = (
-                f"saved, but the search catalog's journal {self._journal} could not be "
-                f"written ({reason}); search finds the change on its next walk, and "
-                "`memdir doctor --fix` repairs the journal"
-            )
-            _log.warning("%s", warning)
-            return (warning,)
-        return ()
+        return journal_or_warning(self._journal, [self.root / file for file in files])
 
     def _still(self, staged: _Staged, target: str) -> bool:
         """Whether the write's target, seen under the lock, is what the plan saw.
