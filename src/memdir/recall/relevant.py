@@ -94,6 +94,7 @@ class SkipReason(StrEnum):
     NO_MEMORIES = "no-memories"
     NO_MATCH = "no-match"
     NONE_SELECTED = "none-selected"
+    UNREADABLE = "unreadable"
 
 
 _REASONS = {
@@ -103,6 +104,8 @@ _REASONS = {
     SkipReason.NO_MEMORIES: "there are no memories this session has not seen yet",
     SkipReason.NO_MATCH: "no memory matches the query",
     SkipReason.NONE_SELECTED: "no memory was selected as helpful for the query",
+    SkipReason.UNREADABLE: "the memories that match the query cannot be read (broken "
+    "frontmatter, or removed): `memdir doctor` names them",
 }
 
 
@@ -560,9 +563,12 @@ def _recall(ctx: _Context, state: SessionState) -> tuple[RecallResult, SessionSt
             ctx, SkipReason.NONE_SELECTED if matched else SkipReason.NO_MATCH, state
         ), state
     chosen += _linked(ctx, chosen, seen)
-    items = _items(ctx, chosen, remaining)
+    items, readable = _items(ctx, chosen, remaining)
     if not items:
-        return _skip(ctx, SkipReason.BUDGET_SPENT, state), state
+        # Nothing to show: because none of them could be read, or because what is
+        # left of the budget holds none of them (then it is spent for this session).
+        why = SkipReason.BUDGET_SPENT if readable else SkipReason.UNREADABLE
+        return _skip(ctx, why, state), state
     spent = state.bytes_used + sum(item.bytes for item in items)
     state = SessionState(surfaced=(*state.surfaced, *(i.ref for i in items)), bytes_used=spent)
     result = RecallResult(
@@ -610,8 +616,12 @@ def _validated(refs: Sequence[str], candidates: Sequence[Candidate], limit: int)
 _RENDER_FRAME = text_length(f"{_HEADING}\n\n") + text_length(f"\n\n{DRIFT_CAVEAT}\n")
 
 
-def _items(ctx: _Context, chosen: Sequence[Candidate], remaining: int) -> list[RecallItem]:
+def _items(
+    ctx: _Context, chosen: Sequence[Candidate], remaining: int
+) -> tuple[list[RecallItem], int]:
+    """The blocks that fit, and how many of the chosen memories could be read."""
     items: list[RecallItem] = []
+    readable = 0
     # What one answer may hold (a hook's context is cut past its limit, and what is cut
     # never reaches the model): the frame of the rendered text, and each block's separator.
     room = None if ctx.max_chars is None else ctx.max_chars - _RENDER_FRAME
@@ -619,6 +629,7 @@ def _items(ctx: _Context, chosen: Sequence[Candidate], remaining: int) -> list[R
         memory = _read_memory(candidate.entry.path)
         if memory is None:
             continue  # unreadable or removed since it was listed: nothing to show
+        readable += 1
         separator = 2 if items else 0  # the blank line between two blocks
         item = _item(
             ctx,
@@ -636,7 +647,7 @@ def _items(ctx: _Context, chosen: Sequence[Candidate], remaining: int) -> list[R
         remaining -= item.bytes
         if room is not None:
             room -= text_length(item.text) + separator
-    return items
+    return items, readable
 
 
 def _read_memory(path: Path) -> Memory | None:

@@ -193,6 +193,11 @@ class Layout:
         return self.project_dir / "history"
 
     @property
+    def edits_dir(self) -> Path:
+        """Where ``memdir edit`` keeps the copy an editor works on (kept if interrupted)."""
+        return self.project_dir / "edits"
+
+    @property
     def lock_dir(self) -> Path:
         return self.state_dir / "locks"
 
