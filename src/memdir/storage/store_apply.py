@@ -249,6 +249,75 @@ class _IndexSwap:
         self.temp = self.kept = None
 
 
+class _InstallUndo:
+    """What a write replaces, kept so that a failure after the rename puts it back.
+
+    A failure past the rename (the index append on a full disk, the history)
+    would leave the file without its line, or both without their version:
+    the write is undone instead, so it either happened whole or not at all.
+    The old file and index are kept as hard links in the staging folder (no
+    space taken); an appended line is cut off again (truncation frees space).
+    """
+
+    def __init__(self, path: Path, index: Path, staging: Path) -> None:
+        self.path, self.index = path, index
+        self.kept_file = _link_aside(path, staging)
+        self.created = self.kept_file is None and not os.path.lexists(path)
+        try:
+            self.index_stat: os.stat_result | None = os.lstat(index)
+        except FileNotFoundError:
+            self.index_stat = None
+        self.kept_index = _link_aside(index, staging)
+
+    def undo(self) -> None:
+        with contextlib.suppress(OSError):
+            self._undo_index()
+        with contextlib.suppress(OSError):
+            if self.kept_file is not None:
+                os.replace(self.kept_file, self.path)
+                self.kept_file = None
+            elif self.created:
+                os.unlink(self.path)
+
+    def _undo_index(self) -> None:
+        try:
+            now = os.lstat(self.index)
+        except FileNotFoundError:
+            now = None
+        if self.index_stat is None:
+            if now is not None:  # made by this write
+                os.unlink(self.index)
+        elif now is not None and now.st_ino == self.index_stat.st_ino:
+            if now.st_size != self.index_stat.st_size:  # a line appended: cut it off
+                fd = os.open(self.index, os.O_WRONLY | _NOFOLLOW)
+                try:
+                    os.ftruncate(fd, self.index_stat.st_size)
+                finally:
+                    os.close(fd)
+        elif self.kept_index is not None:  # replaced: the old one comes back
+            os.replace(self.kept_index, self.index)
+            self.kept_index = None
+
+    def close(self) -> None:
+        for kept in (self.kept_file, self.kept_index):
+            if kept is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(kept)
+        self.kept_file = self.kept_index = None
+
+
+def _link_aside(path: Path, folder: Path) -> Path | None:
+    """A hard link to the regular file ``path`` in ``folder`` (None: nothing to keep)."""
+    try:
+        if not os.path.isfile(path) or os.path.islink(path):
+            return None
+        kept = folder / f".{path.name}.{os.urandom(6).hex()}.tmp"
+        os.link(path, kept)
+        return kept
+    except OSError:  # no hard links here: the write goes on without its undo
+        return None
+
+
 class AppliedStore:
     """What runs under a scope's lock: install, index, key table, counts, trash, journal."""
 
@@ -543,6 +612,30 @@ class AppliedStore:
         # folder is compared with its record first, so a file added by hand is
         # not hidden by recording the mtime the update gives it.
         before = None if staged.current is None else self._folder_mtimes(rel)
+        undo = _InstallUndo(path, self.index_path, staged.temp.parent)
+        try:
+            result, index_fd = self._put_in_place(staged, path, keys, before, watch, meta_before)
+        except BaseException:
+            undo.undo()
+            if watch is not None:
+                watch.close()
+            raise
+        finally:
+            undo.close()
+        return result, index_fd
+
+    def _put_in_place(
+        self,
+        staged: _Staged,
+        path: Path,
+        keys: KeyTable | None,
+        before: dict[str, int] | None,
+        watch: IndexWatch | None,
+        meta_before: bytes | None,
+    ) -> tuple[WriteResult, int | None]:
+        """Rename the staged copy over ``path``, index it, count it and keep it in the history."""
+        rel = staged.rel
+        assert staged.temp is not None
         try:
             os.replace(staged.temp, path)
         except OSError as exc:
@@ -558,16 +651,8 @@ class AppliedStore:
             # records its folder's new mtime too, so the next count need not list it.
             self._counted(before, (rel, 1 if staged.current is None else 0))
             record = staged.record if staged.record is not None else self._read(rel, path)
-        except BaseException:
-            if index_fd is not None:
-                os.close(index_fd)
-            raise
-        result = WriteResult(
-            record=record, created=staged.current is None, warnings=staged.warnings
-        )
-        if watch is not None:
-            action = staged.action or ("create" if staged.current is None else "update")
-            try:
+            if watch is not None:
+                action = staged.action or ("create" if staged.current is None else "update")
                 self._keep(
                     watch,
                     rel,
@@ -578,10 +663,13 @@ class AppliedStore:
                     meta_before=meta_before,
                     meta_after=_meta_bytes(path) if staged.note else None,
                 )
-            except BaseException:
-                if index_fd is not None:
-                    os.close(index_fd)
-                raise
+        except BaseException:
+            if index_fd is not None:
+                os.close(index_fd)
+            raise
+        result = WriteResult(
+            record=record, created=staged.current is None, warnings=staged.warnings
+        )
         return result, index_fd
 
     def review_held(self) -> bool:
