@@ -13,7 +13,7 @@ import errno
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -303,3 +303,45 @@ def test_mcp_delete_on_a_full_disk_is_all_or_nothing(disk: Disk, project: Path) 
     failed, message = anyio.run(delete)
     assert not failed, message
     assert "memory_1.md" not in mem.private.index_entries()
+
+
+def _hook(name: str, payload: Mapping[str, object]) -> tuple[int, str, str]:
+    import json
+
+    from memdir.integrations.hook_entry import run_fast
+
+    out: list[str] = []
+    err: list[str] = []
+    code = run_fast(
+        name, stdin_text=json.dumps(payload), env=dict(os.environ), write=out.append,
+        warn=err.append,
+    )  # fmt: skip
+    return code, "".join(out), "".join(err)
+
+
+def test_the_hooks_on_a_full_disk_still_answer_or_say_one_clear_line(
+    disk: Disk, project: Path
+) -> None:
+    mem = Memdir.open(project)
+    mem.write(
+        name="Deploy freeze",
+        description="no deploys on fridays: the freeze rules",
+        type="project",
+        body="Never deploy on a Friday.\n",
+    )
+    assert mem.search("deploy freeze")  # the catalog is built while there is room
+    mem.close()
+    base = {"session_id": "s1", "cwd": str(project)}
+    disk.fill()
+    code, out, err = _hook("session-start", {**base, "hook_event_name": "SessionStart"})
+    assert code == 0 and err == ""
+    assert "deploy_freeze.md" in out  # the memory prompt still goes out
+    prompt = {**base, "hook_event_name": "UserPromptSubmit",
+              "prompt": "what are the deploy freeze rules on fridays"}  # fmt: skip
+    code, out, err = _hook("user-prompt-submit", prompt)
+    assert (code, err) == (0, "")
+    assert "deploy_freeze.md" in out  # recalled, though its session state cannot be saved
+    _drop_catalog(mem)  # no catalog, and no room to build one: recall reads the files
+    code, out, err = _hook("user-prompt-submit", {**prompt, "session_id": "s2"})
+    assert code == 0 and "Errno" not in err
+    assert "deploy_freeze.md" in out

@@ -521,8 +521,11 @@ def recall(
         return result
     with _session_lock(path.with_name("recall.lock"), timeout=memdir.settings.lock_timeout):
         result, state = _recall(ctx, _load_state(path))
+        # A full disk: what was recalled still reaches the agent; this session may
+        # be shown it again, as one without saved state would.
         if result.items:
-            _save_state(path, state)
+            with contextlib.suppress(OSError):
+                _save_state(path, state)
     return result
 
 

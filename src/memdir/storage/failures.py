@@ -31,6 +31,7 @@ from pathlib import Path
 from memdir.errors import DiskFull, MemdirError, StorageError
 
 __all__ = [
+    "describe",
     "free_bytes",
     "is_damage",
     "is_disk_full",
@@ -166,3 +167,10 @@ def translated(path: Path | str | None = None) -> Iterator[None]:
 def _is_sqlite(exc: BaseException) -> bool:
     sqlite3 = sys.modules.get("sqlite3")
     return sqlite3 is not None and isinstance(exc, sqlite3.Error)
+
+
+def describe(exc: BaseException) -> str:
+    """``exc`` in one line: a storage failure as memdir says it, anything else as it is."""
+    if isinstance(exc, OSError) or _is_sqlite(exc):
+        return str(storage_error(exc))
+    return str(exc)
