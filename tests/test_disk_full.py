@@ -13,7 +13,7 @@ import errno
 import os
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -345,3 +345,36 @@ def test_the_hooks_on_a_full_disk_still_answer_or_say_one_clear_line(
     code, out, err = _hook("user-prompt-submit", {**prompt, "session_id": "s2"})
     assert code == 0 and "Errno" not in err
     assert "deploy_freeze.md" in out
+
+
+def test_every_api_route_that_writes_raises_memdir_errors_on_a_full_disk(
+    disk: Disk, project: Path, tmp_path: Path
+) -> None:
+    mem = Memdir.open(project)
+    _fill_store(mem, 3)
+    transcript = tmp_path / "session.jsonl"  # outside the full disk
+    transcript.write_text('{"type": "user", "message": {"content": "deploy on friday"}}\n')
+    disk.fill()
+    index = mem.private.index_path.read_bytes()
+    routes: dict[str, Callable[[], object]] = {
+        "log": lambda: mem.log("a note on a full disk"),
+        "add_transcripts": lambda: mem.add_transcripts(transcript),
+        "reindex": lambda: mem.reindex(),
+        "write": lambda: mem.write(name="x", description="y", type="project", body="z" * 9000),
+        "delete": lambda: mem.delete("memory 0"),
+        "rename": lambda: mem.private.rename("memory 1", "renamed.md"),
+    }
+    for name, route in routes.items():
+        try:
+            route()
+        except MemdirError as exc:
+            assert "no space left on device" in str(exc) or isinstance(exc, DiskFull), name
+        except Exception as exc:  # the failure this test exists for
+            pytest.fail(f"{name} raised {type(exc).__name__}: {exc}")
+    # Whatever failed changed nothing: the memories and their index lines are as they were.
+    assert mem.private.index_path.read_bytes() == index
+    assert {"memory_0.md", "memory_1.md"} <= set(mem.private.files())
+    disk.release()
+    mem.log("a note once space is back")
+    mem.delete("memory 0")
+    assert "memory_0.md" not in mem.private.index_entries()

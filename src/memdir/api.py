@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import builtins
 import datetime as dt
+import functools
 import os
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 
 from memdir.config import Settings, load_settings
 from memdir.errors import StorageError
@@ -52,6 +53,22 @@ if TYPE_CHECKING:
     from memdir.storage.undo import RedactReport, UndoReport, Why
 
 __all__ = ["Memdir"]
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _guarded(method: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``method`` with its storage failures (a full disk, an I/O error) raised as
+    :class:`~memdir.errors.StorageError`: the API never raises a bare ``OSError``."""
+
+    @functools.wraps(method)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with translated():
+            return method(*args, **kwargs)
+
+    return wrapper
 
 
 class Memdir(ProjectMemory):
@@ -127,6 +144,7 @@ class Memdir(ProjectMemory):
         memdir.team.ensure()
         return memdir
 
+    @_guarded
     def prompt(
         self,
         *,
@@ -161,6 +179,7 @@ class Memdir(ProjectMemory):
             host_paths=host_paths,
         )
 
+    @_guarded
     def recall(
         self,
         query: str,
@@ -186,12 +205,14 @@ class Memdir(ProjectMemory):
             checker=self._drift_checker,
         )
 
+    @_guarded
     def manifest(self, *, query: str | None = None, limit: int | None = None) -> Manifest:
         """One line per memory: newest first, or ranked for ``query``."""
         from memdir.recall.manifest import build_manifest
 
         return build_manifest(self, query=query, limit=limit)
 
+    @_guarded
     def search(
         self,
         query: str,
@@ -233,6 +254,7 @@ class Memdir(ProjectMemory):
             catalog.close()
         self._catalogs.clear()
 
+    @_guarded
     def grep(
         self,
         pattern: str,
@@ -252,6 +274,7 @@ class Memdir(ProjectMemory):
             include_transcripts_dir=transcripts,
         )
 
+    @_guarded
     def reindex(self, *, progress: Progress | None = None) -> RefreshStats:
         """Rebuild the derived search index from the files."""
         from memdir.search.catalog import Catalog
@@ -259,6 +282,7 @@ class Memdir(ProjectMemory):
         with Catalog.open(self.layout) as catalog:
             return catalog.rebuild(progress=progress)
 
+    @_guarded
     def add_transcripts(
         self, path: str | Path, *, progress: Progress | None = None
     ) -> RefreshStats:
@@ -279,12 +303,14 @@ class Memdir(ProjectMemory):
 
     # -- history and provenance (see memdir.storage.undo) -------------------------------
 
+    @_guarded
     def history(self, ref: str, *, scope: Scope | str | None = None) -> builtins.list[Version]:
         """Every kept version of memory ``ref`` (deleted ones too), newest first."""
         from memdir.storage.undo import history_of
 
         return history_of(self, ref, scope=scope)
 
+    @_guarded
     def restore(
         self, ref: str, *, version: int | None = None, scope: Scope | str | None = None
     ) -> WriteResult:
@@ -293,42 +319,49 @@ class Memdir(ProjectMemory):
 
         return restore(self, ref, version=version, scope=scope)
 
+    @_guarded
     def undo(self) -> UndoReport:
         """Reverse the last change (a whole consolidation run is one change)."""
         from memdir.storage.undo import undo
 
         return undo(self)
 
+    @_guarded
     def redact(self, ref: str, version: int, *, scope: Scope | str | None = None) -> RedactReport:
         """Remove the text a version held (a secret) from the history."""
         from memdir.storage.undo import redact
 
         return redact(self, ref, version, scope=scope)
 
+    @_guarded
     def why(self, ref: str, *, scope: Scope | str | None = None) -> Why:
         """Why memdir holds ``ref``: its provenance, the turns behind it, its history."""
         from memdir.storage.undo import why
 
         return why(self, ref, scope=scope)
 
+    @_guarded
     def prune_history(self) -> PruneReport:
         """Drop versions and trash older than ``history_retention_days``."""
         from memdir.storage.undo import require_history
 
         return require_history(self).prune()
 
+    @_guarded
     def review(self) -> builtins.list[Pending]:
         """Agents' changes awaiting review (``manual`` mode), oldest first, with diffs."""
         from memdir.storage.pending import pending_changes
 
         return pending_changes(self)
 
+    @_guarded
     def approve(self, ref: str | None = None) -> builtins.list[Version]:
         """Apply the pending changes of ``ref`` (every one with None)."""
         from memdir.storage.pending import approve
 
         return approve(self, ref)
 
+    @_guarded
     def reject(self, ref: str) -> builtins.list[Version]:
         """Drop the pending changes of ``ref``; they never apply."""
         from memdir.storage.pending import reject
@@ -337,6 +370,7 @@ class Memdir(ProjectMemory):
 
     # -- model verbs: each takes the caller's provider ---------------------------------
 
+    @_guarded
     def extract(
         self, provider: Provider, messages: Messages, *, session_id: str = "default"
     ) -> ExtractionReport:
@@ -354,6 +388,7 @@ class Memdir(ProjectMemory):
         extractor = MemoryExtractor(self, provider, session_id)
         return extractor.extract(as_turns(messages))
 
+    @_guarded
     def consolidate(
         self,
         provider: Provider,
@@ -380,6 +415,7 @@ class Memdir(ProjectMemory):
             enabled=self.enabled,
         )
 
+    @_guarded
     def preview_consolidation(
         self, provider: Provider, *, now: dt.datetime | None = None
     ) -> ConsolidationPreview:
@@ -388,6 +424,7 @@ class Memdir(ProjectMemory):
 
         return preview_consolidation(self, provider, now=now, enabled=self.enabled)
 
+    @_guarded
     def notes(self, provider: Provider, session_id: str) -> SessionNotes:
         """The session notes of ``session_id``: ``read()`` them, or ``update(turns)`` them now.
 

@@ -98,6 +98,7 @@ from memdir.storage.rules import validate_memory_rules
 from memdir.storage.scope_files import scope_entries
 from memdir.storage.store_apply import (
     JOURNAL_NAME,
+    STAGING_DIR,
     AppliedStore,
     WriteResult,
     _Staged,
@@ -129,9 +130,6 @@ WriteGuard = Callable[[str, str], list[str]]
 
 _FILE_CHARS = re.compile(r"[^\w]+")
 _MAX_STEM = 60
-# Where a write's text waits, fsynced, to be renamed into place: a dot-folder
-# in the scope's root (same file system, never listed as memories).
-STAGING_DIR = ".staging"
 
 
 def content_version(data: bytes) -> str:

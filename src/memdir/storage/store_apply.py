@@ -74,6 +74,10 @@ __all__ = [
 
 _log = logging.getLogger("memdir.storage")
 
+STAGING_DIR = ".staging"
+"""Where a write's text waits, fsynced, to be renamed into place: a dot-folder in the
+scope's root (same file system, never listed as memories)."""
+
 JOURNAL_NAME = "catalog.journal"
 """The file (in a project's state folder) where writers list the files they changed."""
 
@@ -259,10 +263,10 @@ class _InstallUndo:
     space taken); an appended line is cut off again (truncation frees space).
     """
 
-    def __init__(self, path: Path, index: Path, staging: Path) -> None:
-        self.path, self.index = path, index
-        self.kept_file = _link_aside(path, staging)
-        self.created = self.kept_file is None and not os.path.lexists(path)
+    def __init__(self, path: Path | None, index: Path, staging: Path) -> None:
+        self.path, self.index = path, index  # no path: only the index is kept
+        self.kept_file = None if path is None else _link_aside(path, staging)
+        self.created = path is not None and self.kept_file is None and not os.path.lexists(path)
         try:
             self.index_stat: os.stat_result | None = os.lstat(index)
         except FileNotFoundError:
@@ -273,6 +277,8 @@ class _InstallUndo:
         with contextlib.suppress(OSError):
             self._undo_index()
         with contextlib.suppress(OSError):
+            if self.path is None:
+                return
             if self.kept_file is not None:
                 os.replace(self.kept_file, self.path)
                 self.kept_file = None
@@ -899,26 +905,40 @@ class AppliedStore:
             watch = self._watch()
             held = read_bytes_nofollow(old_path) if watch is not None else None
             meta = _meta_bytes(old_path) if watch is not None else None
-            os.rename(old_path, new_path)
-            sidecar.move(old_path, new_path)
             memory = record.memory
-            self._update_index(
-                memory.name, new_rel, memory.description, keys=keys, moved_from=record.file
-            )
+            # All or nothing, as a delete: a failure past the move (the index on a
+            # full disk, the history) moves the file back and restores the index.
+            undo = _InstallUndo(None, self.index_path, ensure_dir(self.root / STAGING_DIR))
+            os.rename(old_path, new_path)
+            try:
+                sidecar.move(old_path, new_path)
+                self._update_index(
+                    memory.name, new_rel, memory.description, keys=keys, moved_from=record.file
+                )
+                if watch is not None:
+                    self._keep(
+                        watch,
+                        new_rel,
+                        action="rename",
+                        name=memory.name,
+                        before=held,
+                        after=held,
+                        old_file=record.file,
+                        meta_before=meta,
+                        meta_after=meta,
+                    )
+            except BaseException:
+                undo.undo()
+                with contextlib.suppress(OSError):
+                    sidecar.move(new_path, old_path)
+                os.rename(new_path, old_path)
+                if watch is not None:
+                    watch.close()
+                raise
+            finally:
+                undo.close()
             self._counted(before, (record.file, -1), (new_rel, 1))
             self._journaled(record.file, new_rel)
-            if watch is not None:
-                self._keep(
-                    watch,
-                    new_rel,
-                    action="rename",
-                    name=memory.name,
-                    before=held,
-                    after=held,
-                    old_file=record.file,
-                    meta_before=meta,
-                    meta_after=meta,
-                )
             return self._read(new_rel, new_path)
 
     def write_index(self, text: str) -> None:
