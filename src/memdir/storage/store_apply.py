@@ -264,14 +264,23 @@ class _InstallUndo:
     """
 
     def __init__(self, path: Path | None, index: Path, staging: Path) -> None:
-        self.path, self.index = path, index  # no path: only the index is kept
+        self.path, self.index, self.staging = path, index, staging  # no path: the index only
         self.kept_file = None if path is None else _link_aside(path, staging)
         self.created = path is not None and self.kept_file is None and not os.path.lexists(path)
         try:
             self.index_stat: os.stat_result | None = os.lstat(index)
         except FileNotFoundError:
             self.index_stat = None
-        self.kept_index = _link_aside(index, staging)
+        self.kept_index: Path | None = None
+
+    def keep_index(self) -> None:
+        """Right before the index is replaced: keep the current one to put back.
+
+        Not earlier: a link changes the file's ctime, which the key table's stamp of
+        an index that is appended to (not replaced) must not see.
+        """
+        if self.kept_index is None:
+            self.kept_index = _link_aside(self.index, self.staging)
 
     def undo(self) -> None:
         with contextlib.suppress(OSError):
@@ -458,6 +467,7 @@ class AppliedStore:
         *,
         keys: KeyTable | None,
         moved_from: str | None = None,
+        undo: _InstallUndo | None = None,
     ) -> int | None:
         """Point the index at ``file`` (dropping ``moved_from``'s lines), in one write.
 
@@ -488,6 +498,8 @@ class AppliedStore:
             how, data = upsert_raw(raw, title=title, file=file, hook=hook)
         fd = None
         if how == "replace":
+            if undo is not None:
+                undo.keep_index()
             atomic_write(self.index_path, data)
         elif how == "append":
             fd = self._append_index(data, tidy_only=False)
@@ -620,7 +632,9 @@ class AppliedStore:
         before = None if staged.current is None else self._folder_mtimes(rel)
         undo = _InstallUndo(path, self.index_path, staged.temp.parent)
         try:
-            result, index_fd = self._put_in_place(staged, path, keys, before, watch, meta_before)
+            result, index_fd = self._put_in_place(
+                staged, path, keys, before, watch, meta_before, undo
+            )
         except BaseException:
             undo.undo()
             if watch is not None:
@@ -638,6 +652,7 @@ class AppliedStore:
         before: dict[str, int] | None,
         watch: IndexWatch | None,
         meta_before: bytes | None,
+        undo: _InstallUndo,
     ) -> tuple[WriteResult, int | None]:
         """Rename the staged copy over ``path``, index it, count it and keep it in the history."""
         rel = staged.rel
@@ -651,7 +666,7 @@ class AppliedStore:
         staged.temp = None
         memory = staged.memory
         title = self._index_title(memory, rel, keys)
-        index_fd = self._update_index(title, rel, memory.description, keys=keys)
+        index_fd = self._update_index(title, rel, memory.description, keys=keys, undo=undo)
         try:
             # After the index write, which may have moved the root's mtime; an update
             # records its folder's new mtime too, so the next count need not list it.
@@ -913,7 +928,12 @@ class AppliedStore:
             try:
                 sidecar.move(old_path, new_path)
                 self._update_index(
-                    memory.name, new_rel, memory.description, keys=keys, moved_from=record.file
+                    memory.name,
+                    new_rel,
+                    memory.description,
+                    keys=keys,
+                    moved_from=record.file,
+                    undo=undo,
                 )
                 if watch is not None:
                     self._keep(
