@@ -378,3 +378,37 @@ def test_every_api_route_that_writes_raises_memdir_errors_on_a_full_disk(
     mem.log("a note once space is back")
     mem.delete("memory 0")
     assert "memory_0.md" not in mem.private.index_entries()
+
+
+def test_a_write_at_every_level_of_free_space_happens_whole_or_not_at_all(
+    disk: Disk, project: Path
+) -> None:
+    """The disk runs out at each step in turn: the staged copy, the index, the history."""
+    mem = Memdir.open(project)
+    _fill_store(mem, 3)
+    outcomes = set()
+    for step in range(16):
+        leave = step * 4096
+        index = mem.private.index_path.read_bytes()
+        files = set(mem.private.files())
+        name = f"level {step}"
+        disk.fill(leave=leave) if leave else disk.fill()
+        try:
+            mem.write(name=name, description=f"written with {leave} bytes free",
+                      type="project", body="w" * 3000)  # fmt: skip
+        except MemdirError as exc:
+            assert "rollback" not in str(exc)
+            assert isinstance(exc, DiskFull), exc
+            assert mem.private.index_path.read_bytes() == index
+            assert set(mem.private.files()) == files
+            outcomes.add("refused")
+        else:
+            record = mem.get(name)
+            assert record.file in mem.private.index_entries()
+            assert record.file in mem.private.files()
+            assert mem.history(name)  # and the history has it
+            outcomes.add("written")
+        disk.release()
+    assert outcomes == {"refused", "written"}
+    mem.write(name="after", description="space is back", type="project")
+    assert not [p for p in (mem.private.root / ".staging").iterdir()]

@@ -367,7 +367,8 @@ class TextIndex:
         try:
             yield
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            if self.conn.in_transaction:  # SQLite ends some itself (a full disk)
+                self.conn.execute("ROLLBACK")
             raise
         self.conn.execute("COMMIT")
 

@@ -252,7 +252,8 @@ class History:
         try:
             yield conn
         except BaseException:
-            conn.execute("ROLLBACK")
+            if conn.in_transaction:  # SQLite ends some itself (a full disk)
+                conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
 

@@ -234,6 +234,7 @@ def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
     try:
         yield
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # SQLite ends some itself (a full disk)
+            conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
