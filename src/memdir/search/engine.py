@@ -367,7 +367,9 @@ class TextIndex:
         try:
             yield
         except BaseException:
-            if self.conn.in_transaction:  # SQLite ends some itself (a full disk)
+            # SQLite ends some transactions itself (a full disk): the error that
+            # did is the one to raise, not "cannot rollback".
+            with contextlib.suppress(sqlite3.OperationalError):
                 self.conn.execute("ROLLBACK")
             raise
         self.conn.execute("COMMIT")

@@ -252,7 +252,11 @@ class History:
         try:
             yield conn
         except BaseException:
-            if conn.in_transaction:  # SQLite ends some itself (a full disk)
+            import sqlite3  # loaded already: the connection is open
+
+            # SQLite ends some transactions itself (a full disk): the error that
+            # did is the one to raise, not "cannot rollback".
+            with contextlib.suppress(sqlite3.OperationalError):
                 conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
