@@ -39,8 +39,10 @@ line, a rename, a delete, an index not ending with an intact line) replaces
 the whole index atomically (temp, fsync, rename) under the lock.
 
 This module reads and plans; what runs under the lock (install, the index
-edit, the key table, counts, trash, delete, rename) is its base class,
-:class:`~memdir.storage.store_apply.AppliedStore`.
+edit, the key table, counts, trash) is its base class,
+:class:`~memdir.storage.store_apply.AppliedStore`, and delete and rename are
+:class:`~memdir.storage.store_moves.MovingStore`'s. Storage failures are
+raised as :class:`~memdir.errors.StorageError` (:class:`~memdir.errors.DiskFull`).
 """
 
 from __future__ import annotations
@@ -99,13 +101,13 @@ from memdir.storage.scope_files import scope_entries
 from memdir.storage.store_apply import (
     JOURNAL_NAME,
     STAGING_DIR,
-    AppliedStore,
     WriteResult,
     _Staged,
     append_journal,
     journal_lock,
     journal_or_warning,
 )
+from memdir.storage.store_moves import MovingStore
 
 if TYPE_CHECKING:
     from memdir.storage.history import History
@@ -148,7 +150,7 @@ class ScanResult:
     problems: tuple[ParseError, ...]
 
 
-class MemoryStore(AppliedStore):
+class MemoryStore(MovingStore):
     """The memories of one scope (private or team) under ``root``."""
 
     def __init__(

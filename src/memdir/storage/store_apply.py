@@ -5,10 +5,12 @@
 under the lock and right after it: the lock itself, renaming the staged copy
 into place, the index edit (one ``O_APPEND`` write of a new line when the
 index ends tidy, else an atomic replace), the key table that lets both skip
-reading the index, the file counts, the trash, delete and rename, the catalog
-journal, and the fsyncs that follow the lock.
+reading the index, the file counts, the trash, the catalog journal, and the
+fsyncs that follow the lock. A write that fails past its rename (a full disk,
+the history) is undone whole (:mod:`memdir.storage.rollback`). Delete and
+rename are :mod:`memdir.storage.store_moves`.
 
-:class:`AppliedStore` is the base of ``MemoryStore``: it keeps no state of its
+:class:`AppliedStore` is a base of ``MemoryStore``: it keeps no state of its
 own (the store's constructor sets the attributes declared here) and reaches
 back for the few reads it needs (``get``, ``_resolve``, ``_read``).
 """
@@ -18,17 +20,15 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import errno
-import logging
 import os
 import threading
-from collections.abc import Iterable, Iterator
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memdir.config import Settings
-from memdir.errors import InvalidMemory, MemdirError, MemoryExists
+from memdir.errors import InvalidMemory, MemdirError
 from memdir.model import FrontmatterStyle, Memory, MemoryRecord, Scope, is_slug
 from memdir.records import record
 from memdir.storage import sidecar
@@ -36,7 +36,6 @@ from memdir.storage.failures import translated
 from memdir.storage.file_counts import FileCounts
 from memdir.storage.fs import (
     ABSENT_STAMP,
-    FILE_MODE,
     atomic_write,
     ensure_dir,
     fd_stamp,
@@ -46,7 +45,12 @@ from memdir.storage.fs import (
     read_bytes_nofollow,
     read_stamped,
     safe_join,
-    write_temp,
+)
+from memdir.storage.journal import (
+    JOURNAL_NAME,
+    append_journal,
+    journal_lock,
+    journal_or_warning,
 )
 from memdir.storage.memory_index import (
     INDEX_NAME,
@@ -57,6 +61,7 @@ from memdir.storage.memory_index import (
     upsert_entry,
     upsert_raw,
 )
+from memdir.storage.rollback import InstallUndo
 
 if TYPE_CHECKING:
     from memdir.storage.history import History
@@ -65,6 +70,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "JOURNAL_NAME",
+    "STAGING_DIR",
     "AppliedStore",
     "WriteResult",
     "append_journal",
@@ -72,64 +78,15 @@ __all__ = [
     "journal_or_warning",
 ]
 
-_log = logging.getLogger("memdir.storage")
-
 STAGING_DIR = ".staging"
 """Where a write's text waits, fsynced, to be renamed into place: a dot-folder in the
 scope's root (same file system, never listed as memories)."""
-
-JOURNAL_NAME = "catalog.journal"
-"""The file (in a project's state folder) where writers list the files they changed."""
 
 # Room an index line keeps for its description after `- [name](file) — `.
 _MIN_HOOK_CHARS = 12
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 # How far back from the end of the index a tidy last line is looked for.
 _TAIL_BYTES = 4096
-
-
-def journal_lock(journal: Path) -> AbstractContextManager[None]:
-    """The lock held while the journal is appended to or emptied."""
-    return file_lock(Path(f"{journal}.lock"))
-
-
-def append_journal(journal: Path, paths: Iterable[Path]) -> None:
-    """List ``paths`` (absolute, one a line) in the catalog's journal.
-
-    One ``O_APPEND`` write under the journal's lock. Not fsynced: the journal
-    only tells the catalog where to look first; what a crash loses there the
-    catalog's own checks (folder mtimes, rotating stat) still find.
-    """
-    data = "".join(f"{path}\n" for path in paths).encode("utf-8", "surrogateescape")
-    if not data:
-        return
-    with journal_lock(journal):
-        fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
-        try:
-            os.write(fd, data)
-        finally:
-            os.close(fd)
-
-
-def journal_or_warning(journal: Path, paths: Iterable[Path]) -> tuple[str, ...]:
-    """:func:`append_journal`, a failure said as a warning (and logged), never raised.
-
-    The journal only tells the catalog where to look first: a change it cannot
-    announce (a folder in its place, a full disk) is already made, and the
-    catalog's walks find it anyway.
-    """
-    try:
-        append_journal(journal, paths)
-    except (OSError, MemdirError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        warning = (
-            f"saved, but the search catalog's journal {journal} could not be written "
-            f"({reason}); search finds the change on its next walk, and `memdir doctor "
-            "--fix` repairs the journal"
-        )
-        _log.info("%s", warning)
-        return (warning,)
-    return ()
 
 
 @record
@@ -207,130 +164,6 @@ def _ends_tidy(fd: int, size: int) -> bool:
     if cut < 0 and size > len(tail):
         return False  # a last line longer than the tail read: the full edit judges it
     return bool(tail[cut + 1 : -1].strip())
-
-
-class _IndexSwap:
-    """A new index text written (fsynced) beside the index, swapped in by a rename.
-
-    The old index is kept as a hard link until :meth:`close`, so :meth:`undo`
-    brings it back with a rename too: neither step needs disk space, so a
-    change that fails after the swap is undone on a full disk.
-    """
-
-    def __init__(self, index: Path, text: str) -> None:
-        self.index = index
-        self.temp: Path | None = write_temp(index, text)[0]
-        self.kept: Path | None = None
-        self.applied = False
-
-    def apply(self) -> None:
-        assert self.temp is not None
-        if os.path.lexists(self.index):
-            kept = self.index.with_name(f".{self.index.name}.{os.urandom(6).hex()}.tmp")
-            os.link(self.index, kept)
-            self.kept = kept
-        os.replace(self.temp, self.index)
-        self.temp = None
-        self.applied = True
-        fsync_dir(self.index.parent)
-
-    def undo(self) -> None:
-        if not self.applied:
-            return
-        if self.kept is not None:
-            os.replace(self.kept, self.index)
-            self.kept = None
-        else:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(self.index)
-        self.applied = False
-
-    def close(self) -> None:
-        for leftover in (self.temp, self.kept):
-            if leftover is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(leftover)
-        self.temp = self.kept = None
-
-
-class _InstallUndo:
-    """What a write replaces, kept so that a failure after the rename puts it back.
-
-    A failure past the rename (the index append on a full disk, the history)
-    would leave the file without its line, or both without their version:
-    the write is undone instead, so it either happened whole or not at all.
-    The old file and index are kept as hard links in the staging folder (no
-    space taken); an appended line is cut off again (truncation frees space).
-    """
-
-    def __init__(self, path: Path | None, index: Path, staging: Path) -> None:
-        self.path, self.index, self.staging = path, index, staging  # no path: the index only
-        self.kept_file = None if path is None else _link_aside(path, staging)
-        self.created = path is not None and self.kept_file is None and not os.path.lexists(path)
-        try:
-            self.index_stat: os.stat_result | None = os.lstat(index)
-        except FileNotFoundError:
-            self.index_stat = None
-        self.kept_index: Path | None = None
-
-    def keep_index(self) -> None:
-        """Right before the index is replaced: keep the current one to put back.
-
-        Not earlier: a link changes the file's ctime, which the key table's stamp of
-        an index that is appended to (not replaced) must not see.
-        """
-        if self.kept_index is None:
-            self.kept_index = _link_aside(self.index, self.staging)
-
-    def undo(self) -> None:
-        with contextlib.suppress(OSError):
-            self._undo_index()
-        with contextlib.suppress(OSError):
-            if self.path is None:
-                return
-            if self.kept_file is not None:
-                os.replace(self.kept_file, self.path)
-                self.kept_file = None
-            elif self.created:
-                os.unlink(self.path)
-
-    def _undo_index(self) -> None:
-        try:
-            now = os.lstat(self.index)
-        except FileNotFoundError:
-            now = None
-        if self.index_stat is None:
-            if now is not None:  # made by this write
-                os.unlink(self.index)
-        elif now is not None and now.st_ino == self.index_stat.st_ino:
-            if now.st_size != self.index_stat.st_size:  # a line appended: cut it off
-                fd = os.open(self.index, os.O_WRONLY | _NOFOLLOW)
-                try:
-                    os.ftruncate(fd, self.index_stat.st_size)
-                finally:
-                    os.close(fd)
-        elif self.kept_index is not None:  # replaced: the old one comes back
-            os.replace(self.kept_index, self.index)
-            self.kept_index = None
-
-    def close(self) -> None:
-        for kept in (self.kept_file, self.kept_index):
-            if kept is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(kept)
-        self.kept_file = self.kept_index = None
-
-
-def _link_aside(path: Path, folder: Path) -> Path | None:
-    """A hard link to the regular file ``path`` in ``folder`` (None: nothing to keep)."""
-    try:
-        if not os.path.isfile(path) or os.path.islink(path):
-            return None
-        kept = folder / f".{path.name}.{os.urandom(6).hex()}.tmp"
-        os.link(path, kept)
-        return kept
-    except OSError:  # no hard links here: the write goes on without its undo
-        return None
 
 
 class AppliedStore:
@@ -467,7 +300,7 @@ class AppliedStore:
         *,
         keys: KeyTable | None,
         moved_from: str | None = None,
-        undo: _InstallUndo | None = None,
+        undo: InstallUndo | None = None,
     ) -> int | None:
         """Point the index at ``file`` (dropping ``moved_from``'s lines), in one write.
 
@@ -630,7 +463,7 @@ class AppliedStore:
         # folder is compared with its record first, so a file added by hand is
         # not hidden by recording the mtime the update gives it.
         before = None if staged.current is None else self._folder_mtimes(rel)
-        undo = _InstallUndo(path, self.index_path, staged.temp.parent)
+        undo = InstallUndo(path, self.index_path, staged.temp.parent)
         try:
             result, index_fd = self._put_in_place(
                 staged, path, keys, before, watch, meta_before, undo
@@ -652,7 +485,7 @@ class AppliedStore:
         before: dict[str, int] | None,
         watch: IndexWatch | None,
         meta_before: bytes | None,
-        undo: _InstallUndo,
+        undo: InstallUndo,
     ) -> tuple[WriteResult, int | None]:
         """Rename the staged copy over ``path``, index it, count it and keep it in the history."""
         rel = staged.rel
@@ -793,78 +626,6 @@ class AppliedStore:
                 os.unlink(staged.temp)
             staged.temp = None
 
-    def delete(self, ref: str, *, expected_version: str | None = None) -> Path:
-        """Move a memory to the trash and drop its index line; returns the trash path.
-
-        All or nothing: the new index is written (fsynced, beside the old one)
-        before the file moves, and the history is recorded before the change
-        is kept; if any step fails (a full disk), what moved is moved back, so
-        the memory stays with its index line. Only renames follow the index
-        write, and a rename takes no space.
-        """
-        with translated(self.index_path):
-            return self._delete(ref, expected_version)
-
-    def _delete(self, ref: str, expected_version: str | None) -> Path:
-        hold = self.review_held()
-        with self.lock(), self._key_table() as keys:
-            record = self.get(ref)
-            _, path = self._resolve(record.file)
-            self._check_version(record.file, path, record.version, expected_version)
-            if hold:  # kept as a pending deletion: the file stays until it is approved
-                self._propose_removal(record.file, path, record.memory.name)
-                return path
-            before = self._folder_mtimes(record.file)
-            watch = self._watch()
-            held = read_bytes_nofollow(path) if watch is not None else None
-            meta = _meta_bytes(path) if watch is not None else None
-            target = self._trash_target(record.file)
-            follows = keys is not None and keys.in_step(file_stamp(self.index_path))
-            swap = _IndexSwap(self.index_path, remove_entry(self.read_index(), file=record.file))
-            try:
-                os.replace(path, target)
-                try:
-                    sidecar.move(path, target)
-                    swap.apply()
-                    if watch is not None:
-                        self._keep(
-                            watch,
-                            record.file,
-                            action="delete",
-                            name=record.memory.name,
-                            before=held,
-                            after=None,
-                            meta_before=meta,
-                        )
-                except BaseException:
-                    swap.undo()
-                    with contextlib.suppress(OSError):
-                        sidecar.move(target, path)
-                    os.replace(target, path)
-                    raise
-            finally:
-                swap.close()
-            after = file_stamp(self.index_path)
-            if keys is not None and follows and after is not None:
-                keys.drop(record.file, after)
-            self._counted(before, (record.file, -1))
-            self._journaled(record.file)
-        return target
-
-    def _propose_removal(self, rel: str, path: Path, name: str) -> int:
-        """Under the lock: keep a deletion as a pending version."""
-        assert self.history is not None
-        return self.history.record(
-            scope=self.scope,
-            file=rel,
-            action="delete",
-            name=name,
-            before=read_bytes_nofollow(path),
-            after=None,
-            meta_before=_meta_bytes(path),
-            status="pending",
-        )
-
     def _trash_target(self, rel: str) -> Path:
         """A free path in today's trash folder, its folders made and confined.
 
@@ -883,83 +644,6 @@ class AppliedStore:
         ensure_dir(target.parent)
         # Made just now: check again that no component is a link out of the home.
         return safe_join(home, candidate)
-
-    def rename(self, ref: str, new_file: str) -> MemoryRecord:
-        """Move a memory to another file name; its index line follows it."""
-        with translated(self.index_path):
-            return self._rename(ref, new_file)
-
-    def _rename(self, ref: str, new_file: str) -> MemoryRecord:
-        hold = self.review_held()
-        with self.lock(), self._key_table() as keys:
-            record = self.get(ref)
-            old_path = self.root / record.file
-            new_rel, new_path = self._resolve(new_file, any_name=sidecar.exists(old_path))
-            if new_path.exists():
-                raise MemoryExists(
-                    f"{new_rel} already exists", path=new_path, hint="choose another file name"
-                )
-            if hold:  # kept as a pending rename: nothing moves until it is approved
-                assert self.history is not None
-                text = read_bytes_nofollow(old_path)
-                self.history.record(
-                    scope=self.scope,
-                    file=new_rel,
-                    old_file=record.file,
-                    action="rename",
-                    name=record.memory.name,
-                    before=text,
-                    after=text,
-                    status="pending",
-                )
-                return record
-            before = self._folder_mtimes(record.file, new_rel)
-            ensure_dir(new_path.parent)
-            new_path = safe_join(self.root, new_rel)  # its folders exist now: check again
-            _, old_path = self._resolve(record.file, any_name=True)
-            watch = self._watch()
-            held = read_bytes_nofollow(old_path) if watch is not None else None
-            meta = _meta_bytes(old_path) if watch is not None else None
-            memory = record.memory
-            # All or nothing, as a delete: a failure past the move (the index on a
-            # full disk, the history) moves the file back and restores the index.
-            undo = _InstallUndo(None, self.index_path, ensure_dir(self.root / STAGING_DIR))
-            os.rename(old_path, new_path)
-            try:
-                sidecar.move(old_path, new_path)
-                self._update_index(
-                    memory.name,
-                    new_rel,
-                    memory.description,
-                    keys=keys,
-                    moved_from=record.file,
-                    undo=undo,
-                )
-                if watch is not None:
-                    self._keep(
-                        watch,
-                        new_rel,
-                        action="rename",
-                        name=memory.name,
-                        before=held,
-                        after=held,
-                        old_file=record.file,
-                        meta_before=meta,
-                        meta_after=meta,
-                    )
-            except BaseException:
-                undo.undo()
-                with contextlib.suppress(OSError):
-                    sidecar.move(new_path, old_path)
-                os.rename(new_path, old_path)
-                if watch is not None:
-                    watch.close()
-                raise
-            finally:
-                undo.close()
-            self._counted(before, (record.file, -1), (new_rel, 1))
-            self._journaled(record.file, new_rel)
-            return self._read(new_rel, new_path)
 
     def write_index(self, text: str) -> None:
         """Replace the index (used by doctor's repairs), under the scope lock."""
