@@ -21,7 +21,7 @@ import os
 import sqlite3
 from pathlib import Path
 
-from memdir.errors import DiskFull, MemdirError, StorageError
+from memdir.errors import MemdirError, StorageError
 from memdir.search.documents import memory_document
 from memdir.search.embeddings import Embedder
 from memdir.search.engine import (
@@ -45,7 +45,7 @@ from memdir.search.refresh import (
     RefreshStats,
     open_catalog_db,
 )
-from memdir.storage.failures import free_bytes, is_damage, translated
+from memdir.storage.failures import ensure_room, is_damage, translated
 from memdir.storage.fs import atomic_write, ensure_dir, file_lock, remove_database
 from memdir.storage.paths import Layout
 
@@ -187,15 +187,7 @@ def _open_db(layout: Layout, path: Path) -> sqlite3.Connection:
 
 def _ensure_room_for_new(path: Path) -> None:
     """Refuse to create a catalog (its tables alone take some 200 KiB) on a nearly full disk."""
-    room = free_bytes(path)
-    if room is not None and room - _NEW_CATALOG < RESERVE:
-        raise DiskFull(
-            f"no space left on device writing {path}: a new search catalog needs about "
-            f"{_NEW_CATALOG >> 10} KiB and {room >> 10:,} KiB is free, of which memdir leaves "
-            f"{RESERVE >> 10} KiB to the memory files",
-            path=path,
-            hint="free some space on that disk and retry; the memory files are not affected",
-        )
+    ensure_room(path, _NEW_CATALOG, "a new search catalog", reserve=RESERVE)
 
 
 _NEW_CATALOG = 256 << 10

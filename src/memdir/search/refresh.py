@@ -38,12 +38,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from memdir.errors import DiskFull, LockTimeout
+from memdir.errors import LockTimeout
 from memdir.records import record
 from memdir.search.documents import Read, read_all, under
 from memdir.search.engine import CATALOG_NAME, TextIndex, open_index_db
 from memdir.storage import sidecar
-from memdir.storage.failures import free_bytes, is_damage, storage_error, translated
+from memdir.storage.failures import ensure_room, is_damage, storage_error, translated
 from memdir.storage.fs import file_lock, remove_database
 from memdir.storage.paths import Layout
 from memdir.storage.scope_files import folder_stamp
@@ -355,21 +355,10 @@ class IndexKeeper:
         indexes (documents, terms, the WAL that holds it until the checkpoint);
         a build also copies what the catalog holds.
         """
-        room = free_bytes(self.path)
-        if room is None:
-            return
         need = _GROWTH * sum(item[2].st_size for item in stale) + _MIN_WRITE
         if clear:
             need += _size(self.path)
-        if room - need >= RESERVE:
-            return
-        raise DiskFull(
-            f"no space left on device writing {self.path}: indexing {len(stale)} "
-            f"file(s) needs about {_kib(need)}, and {_kib(room)} is free, of which memdir "
-            f"leaves {_kib(RESERVE)} to the memory files",
-            path=self.path,
-            hint="free some space on that disk and retry; the memory files are not affected",
-        )
+        ensure_room(self.path, need, f"indexing {len(stale)} file(s)", reserve=RESERVE)
 
     def _state_differs(
         self,
@@ -739,10 +728,6 @@ def _size(path: Path) -> int:
         return path.stat().st_size
     except OSError:
         return 0
-
-
-def _kib(size: int) -> str:
-    return f"{max(size, 0) >> 10:,} KiB"
 
 
 def _read_journal(journal: Path, offset: int) -> tuple[list[str], int]:

@@ -32,6 +32,7 @@ from memdir.errors import DiskFull, MemdirError, StorageError
 
 __all__ = [
     "describe",
+    "ensure_room",
     "free_bytes",
     "is_damage",
     "is_disk_full",
@@ -64,6 +65,27 @@ def free_bytes(path: Path | str) -> int | None:
     except (OSError, AttributeError):  # no statvfs (Windows)
         return None
     return st.f_bavail * st.f_frsize
+
+
+def ensure_room(path: Path | str, need: int, doing: str, *, reserve: int) -> None:
+    """Raise :class:`DiskFull` unless ``need`` bytes fit on ``path``'s disk with ``reserve`` left.
+
+    For derived state (the catalog): it must never take the last free space,
+    which the memory files need. ``doing`` says what needs the room.
+    """
+    room = free_bytes(path)
+    if room is None or room - need >= reserve:
+        return
+    raise DiskFull(
+        f"no space left on device writing {path}: {doing} needs about {_kib(need)}, and "
+        f"{_kib(room)} is free, of which memdir leaves {_kib(reserve)} to the memory files",
+        path=path,
+        hint="free some space on that disk and retry; the memory files are not affected",
+    )
+
+
+def _kib(size: int) -> str:
+    return f"{max(size, 0) >> 10:,} KiB"
 
 
 def _sqlite_code(exc: BaseException) -> int | None:
