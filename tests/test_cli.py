@@ -466,6 +466,9 @@ def test_an_edit_killed_with_its_editor_open_keeps_the_copy_where_it_said(
     assert "half done" in copy.read_text()  # the edit is recoverable
     assert copy.stat().st_mode & 0o077 == 0
     assert mem.get("Killed edit").version == before.version
+    code, out, _ = run("doctor", "--project", str(project))
+    assert code == 0, out  # information: the copy is someone's text, never removed
+    assert f"[edit-copy] {copy} is the copy of an edit that was interrupted" in out
     # A finished edit leaves no copy behind.
     editor.write_text(
         "import sys, pathlib\np = pathlib.Path(sys.argv[1])\n"

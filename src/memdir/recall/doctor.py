@@ -108,7 +108,9 @@ class DoctorReport:
 
     @property
     def ok(self) -> bool:
-        return all(f.fixed or f.info for f in self.findings) and all(f.fixed for f in self.state)
+        return all(f.fixed or f.info for f in self.findings) and all(
+            f.fixed or f.info for f in self.state
+        )
 
     def count(self, problem: Problem) -> int:
         return sum(1 for f in self.findings if f.problem is problem)

@@ -46,6 +46,7 @@ class StateFinding:
     path: str
     message: str
     fixed: bool = False
+    info: bool = False  # reported, never a failure
 
 
 def _sqlite_damage(path: Path, *, version: int | None = None) -> str | None:
@@ -110,8 +111,12 @@ def _pieces() -> list[_Piece]:
 
 
 def check_state(layout: Layout, *, fix: bool = False) -> list[StateFinding]:
-    """Damaged derived state and root record of ``layout``'s project; repaired with ``fix``."""
-    out = _root_findings(layout, fix=fix)
+    """Damaged derived state and root record of ``layout``'s project; repaired with ``fix``.
+
+    The copies ``memdir edit`` left (an interrupted edit) are listed for
+    information: they are someone's text, never removed.
+    """
+    out = _root_findings(layout, fix=fix) + _edit_copies(layout)
     state = layout.state_dir
     if is_misplaced(state) and not state.is_dir():
         out.append(_found(state, "the state folder is not a folder", fix, lambda: set_aside(state)))
@@ -136,6 +141,23 @@ def check_state(layout: Layout, *, fix: bool = False) -> list[StateFinding]:
         with Catalog.open(layout) as catalog:
             catalog.rebuild()
     return out
+
+
+def _edit_copies(layout: Layout) -> list[StateFinding]:
+    folder = layout.edits_dir
+    if not folder.is_dir():
+        return []
+    return [
+        StateFinding(
+            problem="edit-copy",
+            path=str(path),
+            message="is the copy of an edit that was interrupted (or is still open): compare "
+            "it with the memory, keep what you want, then delete it",
+            info=True,
+        )
+        for path in sorted(folder.iterdir())
+        if path.is_file()
+    ]
 
 
 def _drop(path: Path) -> None:
