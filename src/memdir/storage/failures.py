@@ -49,7 +49,7 @@ _SQLITE_NOTADB = 26
 # Below this much free space an SQLite I/O error is taken for a full disk: SQLite
 # reports a shared-memory file it cannot grow as an I/O error, not as "full".
 _NEARLY_FULL = 1 << 20
-_FULL_HINT = "free some space on that disk and retry; nothing was changed by the failed step"
+_FULL_HINT = "free some space on that disk, then retry"
 
 
 def free_bytes(path: Path | str) -> int | None:
