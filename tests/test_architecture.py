@@ -19,10 +19,11 @@ from memdir.cli import COMMANDS, main
 SRC = Path(memdir.__file__).parent
 
 PUBLIC = {
-    "ConfigError", "Conflict", "InvalidMemory", "LimitExceeded", "LockTimeout", "Memdir",
-    "MemdirError", "Memory", "MemoryExists", "MemoryNotFound", "MemoryRecord", "MemoryStore",
-    "MemoryType", "ParseError", "ProjectMismatch", "ProviderError", "Scope", "SecretDetected",
-    "Settings", "SyncError", "UnsafePath", "WriteResult", "load_settings",
+    "ConfigError", "Conflict", "DiskFull", "InvalidMemory", "LimitExceeded", "LockTimeout",
+    "Memdir", "MemdirError", "Memory", "MemoryExists", "MemoryNotFound", "MemoryRecord",
+    "MemoryStore", "MemoryType", "ParseError", "ProjectMismatch", "ProviderError", "Scope",
+    "SecretDetected", "Settings", "StorageError", "SyncError", "UnsafePath", "WriteResult",
+    "load_settings",
 }  # fmt: skip
 
 

@@ -423,3 +423,63 @@ def test_init_prints_where_memory_lives_and_the_next_steps(project: Path) -> Non
     assert "memdir hook install claude" in out and "memdir install" in out
     code, out, _ = run("init", "--project", str(project), "--json")
     assert "next steps" not in out and json.loads(out)["memory_dir"]
+
+
+def test_list_names_a_memory_whose_frontmatter_is_broken(project: Path) -> None:
+    add(project, "Fine one")
+    folder = Memdir.open(project).layout.memory_dir
+    (folder / "broken.md").write_text("---\nname: [Broken\ndescription: d\n---\nbody\n")
+    for args in (("list",), ("list", "--json")):
+        code, out, err = run(*args, "--project", str(project))
+        assert code == 0
+        assert "fine_one.md" in out and "broken.md" not in out
+        assert err.count("\n") == 1
+        assert err.startswith("warning: private:broken.md is not listed: it cannot be read")
+        assert "YAML" in err
+
+
+def test_an_edit_killed_with_its_editor_open_keeps_the_copy_where_it_said(
+    project: Path, tmp_path: Path
+) -> None:
+    add(project, "Killed edit")
+    mem = Memdir.open(project)
+    before = mem.get("Killed edit")
+    editor = tmp_path / "editor.py"
+    editor.write_text(  # saves a change, then memdir is killed before the editor returns
+        "import os, signal, sys, pathlib\np = pathlib.Path(sys.argv[1])\n"
+        "p.write_text(p.read_text().replace('about Killed edit', 'half done'))\n"
+        "os.kill(os.getppid(), signal.SIGKILL)\n"
+    )
+    env = {**os.environ, "EDITOR": f"{sys.executable} {editor}"}
+    done = subprocess.run(
+        [sys.executable, "-m", "memdir", "edit", "Killed edit", "--project", str(project)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == -9
+    said = re.search(r"editing a copy at (\S+)", done.stderr)
+    assert said is not None, done.stderr
+    copy = Path(said.group(1))
+    assert copy.parent == mem.layout.edits_dir  # in the memory home, not a shared /tmp
+    assert "half done" in copy.read_text()  # the edit is recoverable
+    assert copy.stat().st_mode & 0o077 == 0
+    assert mem.get("Killed edit").version == before.version
+    code, out, _ = run("doctor", "--project", str(project))
+    assert code == 0, out  # information: the copy is someone's text, never removed
+    assert f"[edit-copy] {copy} is the copy of an edit that was interrupted" in out
+    # A finished edit leaves no copy behind.
+    editor.write_text(
+        "import sys, pathlib\np = pathlib.Path(sys.argv[1])\n"
+        "p.write_text(p.read_text().replace('about Killed edit', 'finished'))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "memdir", "edit", "Killed edit", "--project", str(project)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert list(mem.layout.edits_dir.iterdir()) == [copy]

@@ -22,9 +22,10 @@ from click.testing import CliRunner
 from gitutil import git
 from memdir.api import Memdir
 from memdir.cli import main
-from memdir.errors import MemdirError
+from memdir.errors import InvalidMemory, MemdirError, StorageError
 from memdir.model import MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS
 from memdir.storage.fs import explain_os_error
+from memdir.storage.store import MemoryStore
 
 pytest.importorskip("mcp")
 import httpx2
@@ -432,7 +433,7 @@ def test_an_unexpected_error_is_one_line_and_its_traceback_goes_to_the_log(
     def boom(*_: Any, **__: Any) -> None:
         raise KeyError("surprise")
 
-    monkeypatch.setattr(Memdir, "list", boom)
+    monkeypatch.setattr(MemoryStore, "scan", boom)
     code, output = cli("list", "--project", str(home.layout.project_root))
     assert code == 1 and "KeyError" in output and "--debug" in output
     log = memdir_home / "state" / "cli-errors.log"
@@ -455,7 +456,7 @@ def test_the_error_log_is_rotated_past_its_size_limit(
     def boom(*_: Any, **__: Any) -> None:
         raise KeyError("surprise")
 
-    monkeypatch.setattr(Memdir, "list", boom)
+    monkeypatch.setattr(MemoryStore, "scan", boom)
     state = memdir_home / "state"
     state.mkdir(parents=True, exist_ok=True)
     (state / "cli-errors.log").write_text("old\n" * 100_000)  # past 256 KiB
@@ -627,8 +628,11 @@ def test_an_environment_failure_names_the_folder_and_what_to_do(
 ) -> None:
     temp = tmp_path / "memory" / ".topic.md.k2j3h4.tmp"  # what atomic_write was creating
     error = explain_os_error(OSError(code, os.strerror(code), str(temp)))
-    assert error.path == str(tmp_path / "memory")
+    # A full disk names the file that was being written; the rest its folder.
+    where = tmp_path / "memory" / ("topic.md" if code == errno.ENOSPC else "")
+    assert error.path == str(where).rstrip("/")
     assert advice in (error.hint or "")
+    assert isinstance(error, StorageError)
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes through any permission")
@@ -752,3 +756,35 @@ def test_a_body_on_stdin_over_the_limit_is_refused_before_it_is_read_whole(
     code, output = cli(*args, input=b"y" * (1 << 20))
     assert code == 1 and "limit" in output
     victim_intact(home)
+
+
+# -- wrong-typed arguments of the Python API --------------------------------------------
+
+WRONG_TYPES: dict[str, tuple[dict[str, object], str]] = {
+    "source as a number": ({"source": 123}, "'source' must be text"),
+    "source as a list": ({"source": ["a"]}, "'source' must be text"),
+    "anchors as one string": ({"anchors": "src/x.py"}, "'anchors' must be a list of strings"),
+    "anchors holding numbers": ({"anchors": [1, 2]}, "item 0 is int"),
+    "anchors as a dict": ({"anchors": {"a": 1}}, "'anchors' must be a list of strings"),
+    "supersedes as a number": ({"supersedes": 5}, "'supersedes' must be a list"),
+    "a date as text": ({"verified": "soon"}, "'verified' must be a date"),
+    "extra as a list": ({"extra": ["x"]}, "'extra' must be a dict"),
+    "an unknown field": ({"tags": ["x"]}, "unknown memory field 'tags'"),
+    "enforce as a keyword": ({"enforce": []}, "extra={'enforce'"),
+    "a numeric body": ({"body": 5}, "body must be text"),
+    "a numeric name": ({"name": 5}, "name must be text"),
+    "a list description": ({"description": ["x"]}, "description must be text"),
+    "a numeric file": ({"file": 5}, "file must be text"),
+    "a numeric version": ({"expected_version": 5}, "expected_version must be text"),
+}
+
+
+@pytest.mark.parametrize("change,said", WRONG_TYPES.values(), ids=WRONG_TYPES.keys())
+def test_a_wrong_typed_api_argument_is_a_clear_error_not_a_type_error(
+    mem: Memdir, change: dict[str, object], said: str
+) -> None:
+    arguments: dict[str, Any] = {"name": "n", "description": "d", "type": "project", **change}
+    with pytest.raises(InvalidMemory) as caught:
+        mem.write(**arguments)
+    assert said in str(caught.value)
+    assert mem.private.files() == []

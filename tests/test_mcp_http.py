@@ -151,3 +151,25 @@ def test_a_busy_port_fails_before_any_banner(project: Path) -> None:
     assert f"cannot serve on 127.0.0.1:{port}: the port is in use" in result.stderr
     assert f"--port {port + 1}" in result.stderr
     assert "MCP server on" not in result.stderr  # no banner for a server that never ran
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", ""])
+def test_a_body_that_is_not_json_gets_415(url: str, content_type: str) -> None:
+    headers = {**HEADERS, "authorization": f"Bearer {TOKEN}", "content-type": content_type}
+    response = httpx2.post(url, content=b'{"jsonrpc": "2.0"}', headers=headers, timeout=30)
+    assert response.status_code == 415
+    assert "application/json" in response.json()["hint"]
+    # JSON with a charset parameter is JSON; and without the token, 401 comes first.
+    assert (
+        post(
+            url,
+            {"authorization": f"Bearer {TOKEN}", "content-type": "application/json; charset=utf-8"},
+        ).status_code
+        == 200
+    )
+    assert (
+        httpx2.post(
+            url, content=b"x", headers={"content-type": content_type}, timeout=30
+        ).status_code
+        == 401
+    )

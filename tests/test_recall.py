@@ -571,3 +571,15 @@ def test_a_session_another_recall_holds_times_out_with_an_error_naming_its_lock(
     assert caught.value.path == str(lock)
     assert read_session_state(mem.layout, "s").surfaced == ()
     assert refs(recall(mem, "redis cache eviction", session="s", today=TODAY)) == ["redis_cache.md"]
+
+
+def test_a_memory_whose_frontmatter_broke_is_not_called_a_spent_budget(mem: Memdir) -> None:
+    save(mem, "Cache note", "redis cache eviction policy", "keys expire after the TTL\n")
+    path = mem.layout.memory_dir / "cache_note.md"
+    path.write_text("---\nname: [Cache note\ndescription: redis cache eviction policy\n---\nx\n")
+    result = recall(mem, "redis cache eviction policy", session="s", today=TODAY)
+    assert result.items == ()
+    assert result.skipped is SkipReason.UNREADABLE
+    assert result.reason is not None and "cannot be read" in result.reason
+    assert "budget" not in result.reason
+    assert result.budget_used == 0

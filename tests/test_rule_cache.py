@@ -162,3 +162,42 @@ def test_a_missing_team_folder_is_looked_for_and_its_creation_walks(large: Memdi
     os.mkdir(team)
     (Path(team) / "yarn.md").write_text(_text("yarn", YARN))
     assert _load(large) == sorted([NPM["match"], YARN["match"]])
+
+
+def test_a_folder_in_place_of_the_cache_is_moved_aside_and_the_cache_written(
+    mem: Memdir,
+) -> None:
+    from memdir.storage.derived import SET_ASIDE_DIR
+    from memdir.storage.enforced import load_rules
+
+    folder = mem.layout.memory_dir
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "npm.md").write_text(_text("npm", NPM))
+    cache = cache_path(mem.layout)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.mkdir()
+    (cache / "note.txt").write_text("kept")
+    assert [r.rule.match for r in load_rules(mem.layout).rules] == [NPM["match"]]
+    assert cache.is_file()  # written: the next call reads it instead of compiling again
+    header, _ = rule_cache.read(str(cache))
+    assert "private:npm.md" in header["entries"]
+    [aside] = (cache.parent / SET_ASIDE_DIR).iterdir()
+    assert (aside / "note.txt").read_text() == "kept"
+    before = cache.stat().st_mtime_ns
+    assert len(load_rules(mem.layout).rules) == 1
+    assert cache.stat().st_mtime_ns == before  # nothing changed: not rewritten
+
+
+@pytest.mark.parametrize("damage", [b"\x00\xffnot json\n", b'{"version": 5, "entries": 7}\n'])
+def test_a_damaged_cache_is_rewritten(mem: Memdir, damage: bytes) -> None:
+    from memdir.storage.enforced import load_rules
+
+    folder = mem.layout.memory_dir
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "npm.md").write_text(_text("npm", NPM))
+    cache = cache_path(mem.layout)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_bytes(damage)
+    assert len(load_rules(mem.layout).rules) == 1
+    header, _ = rule_cache.read(str(cache))
+    assert "private:npm.md" in header["entries"]

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memdir.api import Memdir
-from memdir.errors import LimitExceeded, LockTimeout, SecretDetected
+from memdir.errors import LimitExceeded, LockTimeout, MemdirError, SecretDetected
 from memdir.storage.fs import file_lock
 from memdir.storage.memory_index import parse_entries
 
@@ -182,3 +182,30 @@ def test_an_update_does_not_hide_a_file_added_by_hand_from_the_file_count(
     mem.write(name="One", description="changed", type="project")  # an update in that folder
     with pytest.raises(LimitExceeded):
         mem.write(name="Four", description="d", type="project")
+
+
+def test_a_write_whose_history_fails_is_undone_whole(mem: Memdir) -> None:
+    """Past the rename, a failure (here the history) puts file and index back as they were."""
+    mem.write(name="Kept", description="the first text", type="project", body="one\n")
+    mem.write(name="Other", description="another", type="project")
+    index = mem.private.index_path.read_bytes()
+    kept = (mem.private.root / "kept.md").read_bytes()
+    assert mem.history_db is not None
+    mem.history_db.close()
+    history = mem.history_db.path
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{history}{suffix}").unlink(missing_ok=True)
+    history.mkdir()  # the history cannot be opened now
+    with pytest.raises(MemdirError, match="history"):
+        mem.write(name="New", description="never lands", type="project")
+    with pytest.raises(MemdirError, match="history"):
+        mem.write(name="Kept", description="a second text", type="project", body="two\n")
+    assert not (mem.private.root / "new.md").exists()
+    assert (mem.private.root / "kept.md").read_bytes() == kept
+    assert mem.private.index_path.read_bytes() == index
+    staging = mem.private.root / ".staging"
+    assert not staging.exists() or not list(staging.iterdir())  # no link is left
+    history.rmdir()
+    mem.write(name="New", description="lands now", type="project")
+    assert mem.get("New").memory.description == "lands now"
+    assert "new.md" in mem.private.index_entries()

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from memdir.errors import (
         ConfigError,
         Conflict,
+        DiskFull,
         InvalidMemory,
         LimitExceeded,
         LockTimeout,
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
         ProjectMismatch,
         ProviderError,
         SecretDetected,
+        StorageError,
         SyncError,
         UnsafePath,
     )
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ConfigError",
     "Conflict",
+    "DiskFull",
     "InvalidMemory",
     "LimitExceeded",
     "LockTimeout",
@@ -61,6 +64,7 @@ __all__ = [
     "Scope",
     "SecretDetected",
     "Settings",
+    "StorageError",
     "SyncError",
     "UnsafePath",
     "WriteResult",

@@ -18,18 +18,21 @@ from __future__ import annotations
 
 import builtins
 import datetime as dt
+import functools
 import os
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 
 from memdir.config import Settings, load_settings
+from memdir.errors import StorageError
 from memdir.model import MemoryType, Scope
-from memdir.storage.paths import Layout, make_layout
+from memdir.storage.failures import translated
+from memdir.storage.paths import ROOT_RECORD, Layout, make_layout
 from memdir.storage.project import ProjectMemory
-from memdir.storage.store import JOURNAL_NAME, WriteGuard, append_journal
+from memdir.storage.store import JOURNAL_NAME, WriteGuard, journal_or_warning
 
 # The layers above storage load on first use: `import memdir` and every CLI
 # start stay free of the catalog, the model layer and numpy.
@@ -51,6 +54,22 @@ if TYPE_CHECKING:
     from memdir.storage.undo import RedactReport, UndoReport, Why
 
 __all__ = ["Memdir"]
+
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _guarded(method: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``method`` with its storage failures (a full disk, an I/O error) raised as
+    :class:`~memdir.errors.StorageError`: the API never raises a bare ``OSError``."""
+
+    @functools.wraps(method)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with translated():
+            return method(*args, **kwargs)
+
+    return wrapper
 
 
 class Memdir(ProjectMemory):
@@ -90,13 +109,31 @@ class Memdir(ProjectMemory):
         home: str | Path | None = None,
         profile: str | None = None,
         env: Mapping[str, str] | None = None,
+        check_root: bool = True,
         **settings: Any,
     ) -> Memdir:
-        """Open (creating its folders) the memory of the project containing ``project``."""
+        """Open (creating its folders) the memory of the project containing ``project``.
+
+        ``check_root=False`` opens it even when its folder's root record
+        (``.memdir-root``) is damaged: for doctor, which reports and repairs it.
+        A storage failure (a full disk) is a :class:`~memdir.errors.StorageError`.
+        """
         env = os.environ if env is None else env
         loaded = load_settings(env, home=home, profile=profile, **settings)
         layout = make_layout(loaded.home, project, profile=loaded.profile, env=env)
-        layout.claim()
+        with translated(layout.project_dir):
+            return cls._opened(layout, loaded, env, check_root=check_root)
+
+    @classmethod
+    def _opened(
+        cls, layout: Layout, loaded: Settings, env: Mapping[str, str], *, check_root: bool
+    ) -> Memdir:
+        try:
+            layout.claim()
+        except StorageError as exc:
+            # Only a damaged root record is passed over (doctor repairs it).
+            if check_root or exc.path != str(layout.project_dir / ROOT_RECORD):
+                raise
         memdir = cls(
             layout=layout,
             settings=loaded,
@@ -108,6 +145,7 @@ class Memdir(ProjectMemory):
         memdir.team.ensure()
         return memdir
 
+    @_guarded
     def prompt(
         self,
         *,
@@ -147,6 +185,7 @@ class Memdir(ProjectMemory):
             recheck=recheck,
         )
 
+    @_guarded
     def recall(
         self,
         query: str,
@@ -173,12 +212,14 @@ class Memdir(ProjectMemory):
         )
         return result
 
+    @_guarded
     def manifest(self, *, query: str | None = None, limit: int | None = None) -> Manifest:
         """One line per memory: newest first, or ranked for ``query``."""
         from memdir.recall.manifest import build_manifest
 
         return build_manifest(self, query=query, limit=limit)
 
+    @_guarded
     def search(
         self,
         query: str,
@@ -220,6 +261,7 @@ class Memdir(ProjectMemory):
             catalog.close()
         self._catalogs.clear()
 
+    @_guarded
     def grep(
         self,
         pattern: str,
@@ -239,6 +281,7 @@ class Memdir(ProjectMemory):
             include_transcripts_dir=transcripts,
         )
 
+    @_guarded
     def reindex(self, *, progress: Progress | None = None) -> RefreshStats:
         """Rebuild the derived search index from the files."""
         from memdir.search.catalog import Catalog
@@ -246,6 +289,7 @@ class Memdir(ProjectMemory):
         with Catalog.open(self.layout) as catalog:
             return catalog.rebuild(progress=progress)
 
+    @_guarded
     def add_transcripts(
         self, path: str | Path, *, progress: Progress | None = None
     ) -> RefreshStats:
@@ -259,18 +303,21 @@ class Memdir(ProjectMemory):
         """Append a timestamped entry to today's daily log; returns the log file."""
         from memdir.storage.dailylog import append_log
 
-        path = append_log(self.layout.logs_dir, text, now=now, lock_dir=self.layout.lock_dir)
-        append_journal(self.layout.state_dir / JOURNAL_NAME, [path])
+        with translated(self.layout.logs_dir):
+            path = append_log(self.layout.logs_dir, text, now=now, lock_dir=self.layout.lock_dir)
+        journal_or_warning(self.layout.state_dir / JOURNAL_NAME, [path])  # derived: never fails
         return path
 
     # -- history and provenance (see memdir.storage.undo) -------------------------------
 
+    @_guarded
     def history(self, ref: str, *, scope: Scope | str | None = None) -> builtins.list[Version]:
         """Every kept version of memory ``ref`` (deleted ones too), newest first."""
         from memdir.storage.undo import history_of
 
         return history_of(self, ref, scope=scope)
 
+    @_guarded
     def restore(
         self, ref: str, *, version: int | None = None, scope: Scope | str | None = None
     ) -> WriteResult:
@@ -279,42 +326,49 @@ class Memdir(ProjectMemory):
 
         return restore(self, ref, version=version, scope=scope)
 
+    @_guarded
     def undo(self) -> UndoReport:
         """Reverse the last change (a whole consolidation run is one change)."""
         from memdir.storage.undo import undo
 
         return undo(self)
 
+    @_guarded
     def redact(self, ref: str, version: int, *, scope: Scope | str | None = None) -> RedactReport:
         """Remove the text a version held (a secret) from the history."""
         from memdir.storage.undo import redact
 
         return redact(self, ref, version, scope=scope)
 
+    @_guarded
     def why(self, ref: str, *, scope: Scope | str | None = None) -> Why:
         """Why memdir holds ``ref``: its provenance, the turns behind it, its history."""
         from memdir.storage.undo import why
 
         return why(self, ref, scope=scope)
 
+    @_guarded
     def prune_history(self) -> PruneReport:
         """Drop versions and trash older than ``history_retention_days``."""
         from memdir.storage.undo import require_history
 
         return require_history(self).prune()
 
+    @_guarded
     def review(self) -> builtins.list[Pending]:
         """Agents' changes awaiting review (``manual`` mode), oldest first, with diffs."""
         from memdir.storage.pending import pending_changes
 
         return pending_changes(self)
 
+    @_guarded
     def approve(self, ref: str | None = None) -> builtins.list[Version]:
         """Apply the pending changes of ``ref`` (every one with None)."""
         from memdir.storage.pending import approve
 
         return approve(self, ref)
 
+    @_guarded
     def reject(self, ref: str) -> builtins.list[Version]:
         """Drop the pending changes of ``ref``; they never apply."""
         from memdir.storage.pending import reject
@@ -323,6 +377,7 @@ class Memdir(ProjectMemory):
 
     # -- model verbs: each takes the caller's provider ---------------------------------
 
+    @_guarded
     def extract(
         self, provider: Provider, messages: Messages, *, session_id: str = "default"
     ) -> ExtractionReport:
@@ -340,6 +395,7 @@ class Memdir(ProjectMemory):
         extractor = MemoryExtractor(self, provider, session_id)
         return extractor.extract(as_turns(messages))
 
+    @_guarded
     def consolidate(
         self,
         provider: Provider,
@@ -366,6 +422,7 @@ class Memdir(ProjectMemory):
             enabled=self.enabled,
         )
 
+    @_guarded
     def preview_consolidation(
         self, provider: Provider, *, now: dt.datetime | None = None
     ) -> ConsolidationPreview:
@@ -374,6 +431,7 @@ class Memdir(ProjectMemory):
 
         return preview_consolidation(self, provider, now=now, enabled=self.enabled)
 
+    @_guarded
     def notes(self, provider: Provider, session_id: str) -> SessionNotes:
         """The session notes of ``session_id``: ``read()`` them, or ``update(turns)`` them now.
 

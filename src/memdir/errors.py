@@ -19,6 +19,8 @@ never branches on message text::
     ├── LockTimeout            a lock could not be taken in time
     ├── TranscriptError        a transcript file cannot be opened or read
     ├── SyncError              team git sync failed; local state is intact
+    ├── StorageError           a file or database could not be read or written
+    │   └── DiskFull           no space left on the device (or the quota is spent)
     └── ProviderError          a language-model provider failed
         ├── ProviderAuthError  credentials missing or refused (never retried)
         └── ProviderBlocked    real requests are blocked (tests)
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ConfigError",
     "Conflict",
+    "DiskFull",
     "InvalidMemory",
     "LimitExceeded",
     "LockTimeout",
@@ -45,6 +48,7 @@ __all__ = [
     "ProviderBlocked",
     "ProviderError",
     "SecretDetected",
+    "StorageError",
     "SyncError",
     "TranscriptError",
     "UnsafePath",
@@ -166,6 +170,16 @@ class TranscriptError(MemdirError):
 
 class SyncError(MemdirError):
     """Team sync failed; the local memory is left as it was."""
+
+
+class StorageError(MemdirError):
+    """A file or database could not be read or written (I/O error, damaged, a folder in
+    the way); ``path`` names it. What memdir derives from the memory files (catalog,
+    caches) is rebuilt from them: ``memdir doctor --fix`` repairs it."""
+
+
+class DiskFull(StorageError):
+    """No space left on the device (or the disk quota is spent) writing ``path``."""
 
 
 class ProviderError(MemdirError):

@@ -112,7 +112,12 @@ def run_reporting_errors(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
     except UnicodeError as exc:
         _report(ctx, exc, _unicode_message(exc))
     except Exception as exc:
-        _report(ctx, exc, f"unexpected {type(exc).__name__}: {exc}", unexpected=True)
+        if type(exc).__module__ == "sqlite3":  # a database that cannot be written: no bug
+            from memdir.storage.failures import storage_error
+
+            _report(ctx, exc, str(storage_error(exc)))
+        else:
+            _report(ctx, exc, f"unexpected {type(exc).__name__}: {exc}", unexpected=True)
     return None
 
 
@@ -259,7 +264,7 @@ def profile_option_value() -> str | None:
     return profile
 
 
-def open_memdir(project: Path) -> Memdir:
+def open_memdir(project: Path, *, check_root: bool = True) -> Memdir:
     """Open the project's memory with the profile given to the top-level command.
 
     A store created outside any git repository is keyed by the folder itself, so
@@ -274,7 +279,7 @@ def open_memdir(project: Path) -> Memdir:
     settings = load_settings(os.environ, profile=profile)
     layout = make_layout(settings.home, project, profile=settings.profile, env=os.environ)
     new = not (layout.project_dir / ROOT_RECORD).exists()
-    mem = Memdir.open(project, profile=profile)
+    mem = Memdir.open(project, profile=profile, check_root=check_root)
     if new and not _in_git_repository(mem.layout.project_root):
         click.echo(
             f"memdir: note: {mem.layout.project_root} is not in a git repository, so this "

@@ -49,7 +49,9 @@ def _never_fail(name: str, action: Callable[[HookInput], str]) -> None:
         text = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
         output = action(parse_hook_input(text))
     except Exception as exc:
-        click.echo(f"memdir: hook {name}: {exc}", err=True)
+        from memdir.storage.failures import describe
+
+        click.echo(f"memdir: hook {name}: {describe(exc)}", err=True)
         return
     if output:
         click.echo(output)

@@ -7,7 +7,6 @@ import os
 import shlex
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import click
@@ -114,8 +113,24 @@ def add(
 @project_option
 @json_option
 def list_(scope: str | None, project: Path, as_json: bool) -> None:
-    """List memories: scope, file, type, name and description."""
-    records = open_memdir(project).list(scope=scope)
+    """List memories: scope, file, type, name and description.
+
+    A file that cannot be read as a memory (broken frontmatter) is named on
+    stderr, so it does not vanish from the list without a word.
+    """
+    mem = open_memdir(project)
+    stores = [mem.store(scope)] if scope is not None else [mem.private, mem.team]
+    scans = [(store, store.scan()) for store in stores]
+    records = [record for _, found in scans for record in found.records]
+    for store, found in scans:
+        for problem in found.problems:
+            where = Path(problem.path).relative_to(store.root).as_posix() if problem.path else "?"
+            click.echo(
+                f"warning: {store.scope.value}:{where} is not listed: it cannot be read as a "
+                f"memory ({_printable_reason(problem)}); fix its frontmatter (`memdir doctor` "
+                "names every such file)",
+                err=True,
+            )
 
     def human() -> None:
         if not records:
@@ -125,6 +140,14 @@ def list_(scope: str | None, project: Path, as_json: bool) -> None:
             click.echo(line)
 
     emit(as_json, [record_dict(r, body=False) for r in records], human)
+
+
+def _printable_reason(problem: MemdirError) -> str:
+    """The parse error's words without the path (said already) and on one line."""
+    text = problem.message
+    if problem.path is not None:
+        text = text.replace(f"{problem.path}: ", "").replace(problem.path, "the file")
+    return " ".join(text.split())
 
 
 def _width() -> int | None:
@@ -198,21 +221,25 @@ def _run_editor(path: Path) -> None:
 @click.option("--scope", type=_SCOPES, default=None)
 @project_option
 def edit(name: str, scope: str | None, project: Path) -> None:
-    """Open a memory in $EDITOR; saved only if it still parses."""
+    """Open a memory in $EDITOR; saved only if it still parses.
+
+    The editor works on a copy in the project's ``edits/`` folder (0600, in the
+    memory home, not a shared /tmp), named on stderr first: an edit that is
+    interrupted, even by a kill, is kept there.
+    """
     mem = open_memdir(project)
     record = mem.get(name, scope=scope)
     store = mem.store(record.scope)
     original = read_text_file(store.root / record.file)
-    fd, tmp = tempfile.mkstemp(prefix="memdir-edit-", suffix=".md")
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(original)
+    tmp = _edit_copy(mem.layout.edits_dir, record.file, original)
+    click.echo(f"memdir: editing a copy at {tmp} (kept there if the edit is interrupted)", err=True)
     try:
-        _run_editor(Path(tmp))
+        _run_editor(tmp)
     except MemdirError:
         os.unlink(tmp)  # nothing was edited: the copy holds only the original
         raise
     try:
-        text = read_text_file(Path(tmp), nofollow=False)
+        text = read_text_file(tmp, nofollow=False)
     except MemdirError as exc:
         raise MemdirError(f"not saved: {exc.message}", hint=f"your edit is kept in {tmp}") from None
     if text == original:
@@ -227,6 +254,25 @@ def edit(name: str, scope: str | None, project: Path) -> None:
         ) from None
     os.unlink(tmp)
     click.echo(f"saved {record.scope.value}:{record.file}")
+
+
+def _edit_copy(folder: Path, file: str, text: str) -> Path:
+    """A new file (0600) in ``folder`` holding ``text``, named after the memory and the time."""
+    from memdir.storage.fs import FILE_MODE, ensure_dir
+
+    ensure_dir(folder)
+    stem = file.replace("/", "__").removesuffix(".md")
+    stamp = dt.datetime.now().strftime("%Y%m%dT%H%M%S")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    while True:
+        path = folder / f"{stem}.{stamp}-{os.urandom(3).hex()}.md"
+        try:
+            fd = os.open(path, flags, FILE_MODE)
+        except FileExistsError:
+            continue
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        return path
 
 
 @click.command()
@@ -264,7 +310,7 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
     from memdir.recall.doctor import Finding, diagnose
     from memdir.team.health import check_team
 
-    mem = open_memdir(project)
+    mem = open_memdir(project, check_root=False)  # a damaged root record is doctor's to fix
     # Team sync first: its fixes (a note renamed to .md) change what the index check sees.
     team_health = check_team(mem, fix=fix)
     report = diagnose(mem, fix=fix, drift=drift, attention=True)
@@ -282,9 +328,11 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
 
     def human() -> None:
         team_problems = [t for t in team_health if not t.info]
-        quiet = not (report.findings or installs or waiting or team_problems)
+        quiet = not (report.findings or report.state or installs or waiting or team_problems)
         if quiet and background is None:
             click.echo("all good")
+        for s in report.state:
+            click.echo(f"[{'fixed' if s.fixed else s.problem}] {s.path} {s.message}")
         for n in waiting:
             click.echo(f"[{n.kind}] {n.message}; fix: {n.fix}")
             for item in n.items:
@@ -317,6 +365,7 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
     payload = {
         "ok": ok,
         "findings": report.findings,
+        "state": report.state,
         "installs": installs,
         "background": background,
         "notices": waiting,

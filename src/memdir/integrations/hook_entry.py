@@ -306,7 +306,9 @@ def run_fast(
         else:
             output = user_prompt_submit(read_payload(stdin_text), env, use_model=use_model)
     except Exception as exc:  # a hook reports and steps aside, it never blocks the agent
-        warn(f"memdir: hook {name}: {exc}\n")
+        from memdir.storage.failures import describe
+
+        warn(f"memdir: hook {name}: {describe(exc)}\n")
         return 0
     if output:
         write(output + "\n")

@@ -222,8 +222,11 @@ def _once(layout: Layout, payload: Payload, text: str) -> str | None:
         result: str | None = _changes(delivered, text)
     else:
         result = text
-    ensure_dir(path.parent)
-    atomic_write(path, json.dumps({"sha256": digest, "text": text}) + "\n")
+    try:
+        ensure_dir(path.parent)
+        atomic_write(path, json.dumps({"sha256": digest, "text": text}) + "\n")
+    except OSError:
+        pass  # a full disk: the prompt still goes out; a resume then gets all of it again
     return result
 
 

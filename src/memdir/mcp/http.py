@@ -5,7 +5,8 @@ must carry ``Authorization: Bearer <token>``; anything else gets 401 before
 it reaches the MCP app. The token is compared in constant time. When none is
 given (``--token``, ``MEMDIR_MCP_TOKEN``), one is generated with
 :func:`secrets.token_urlsafe` and kept in ``<memdir home>/mcp-token`` (0600),
-so clients configured once keep working across restarts.
+so clients configured once keep working across restarts. A POST whose body
+is not declared JSON gets 415 (Unsupported Media Type).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ __all__ = [
     "MCP_PATH",
     "TOKEN_FILE",
     "BearerAuth",
+    "JsonBodies",
     "bind",
     "http_app",
     "resolve_token",
@@ -90,27 +92,62 @@ class BearerAuth:
 
 
 async def _unauthorised(send: Send) -> None:
-    body = json.dumps(
-        {"error": "unauthorized", "hint": "send 'Authorization: Bearer <token>'"}
-    ).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": 401,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(body)).encode()),
-                (b"www-authenticate", b'Bearer realm="memdir"'),
-            ],
-        }
+    await _answer(
+        send,
+        401,
+        {"error": "unauthorized", "hint": "send 'Authorization: Bearer <token>'"},
+        ((b"www-authenticate", b'Bearer realm="memdir"'),),
     )
+
+
+async def _answer(
+    send: Send, status: int, data: dict[str, str], extra: tuple[tuple[bytes, bytes], ...] = ()
+) -> None:
+    body = json.dumps(data).encode()
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        *extra,
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+class JsonBodies:
+    """ASGI middleware: a POST whose body is not declared JSON gets 415.
+
+    MCP's streamable HTTP carries JSON-RPC in the body; the SDK answers another
+    content type with a 400, which tells a client the request was malformed
+    rather than sent in the wrong media type.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope.get("method") == "POST":
+            headers: list[tuple[bytes, bytes]] = scope.get("headers", [])
+            given = next((v for k, v in headers if k.lower() == b"content-type"), b"")
+            media = given.split(b";", 1)[0].strip().lower()
+            if media != b"application/json":
+                shown = given.decode("latin-1")[:80] or "none"
+                await _answer(
+                    send,
+                    415,
+                    {
+                        "error": "unsupported media type",
+                        "hint": f"send 'Content-Type: application/json' (got {shown!r})",
+                    },
+                    ((b"accept-post", b"application/json"),),
+                )
+                return
+        await self.app(scope, receive, send)
 
 
 def http_app(server: MCPServer[MemdirContext], token: str, *, host: str = DEFAULT_HOST) -> ASGIApp:
     """The server's streamable HTTP app at :data:`MCP_PATH`, wrapped in :class:`BearerAuth`."""
     app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
-    return BearerAuth(app, token)
+    return BearerAuth(JsonBodies(app), token)
 
 
 def bind(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> socket.socket:

@@ -16,7 +16,8 @@ folder and the index again inside it, so a memory written meanwhile is never
 dropped from the index. It also reports the temp files a killed writer left
 (``.<name>.<random>.tmp``, beside the file or in the scope's ``.staging/``)
 and, with ``fix``, removes those older than a minute (younger ones may belong
-to a write in progress).
+to a write in progress). Derived state (catalog, journal, caches) and the
+root record are checked by :mod:`memdir.recall.state_check`.
 
 A drift check records its result per memory (:mod:`memdir.recall.freshness`).
 With ``notices``, the report also counts what waits for a person, each with
@@ -47,6 +48,7 @@ from memdir.recall.freshness import (
     read_checks,
     record_checks,
 )
+from memdir.recall.state_check import StateFinding, check_state
 from memdir.recall.team_index import left_out
 from memdir.storage.codec import memory_from_fields, read_frontmatter_head
 from memdir.storage.fs import TEMP_PATTERN, atomic_write
@@ -128,10 +130,13 @@ class DoctorReport:
 
     findings: tuple[Finding, ...]
     notices: tuple[Notice, ...] = ()
+    state: tuple[StateFinding, ...] = ()  # derived state and the root record
 
     @property
     def ok(self) -> bool:
-        return all(f.fixed or f.info for f in self.findings)
+        return all(f.fixed or f.info for f in self.findings) and all(
+            f.fixed or f.info for f in self.state
+        )
 
     def count(self, problem: Problem) -> int:
         return sum(1 for f in self.findings if f.problem is problem)
@@ -427,10 +432,11 @@ def _rel(store: MemoryStore, error: MemdirError) -> str | None:
 def diagnose(
     memdir: ProjectMemory, *, fix: bool = False, drift: bool = False, attention: bool = False
 ) -> DoctorReport:
-    """Check both scopes; with ``fix``, repair the index where that is safe.
+    """Check both scopes and derived state; with ``fix``, repair what is safe to.
 
     ``attention`` adds the :func:`notices` (what waits for a person).
     """
+    state = check_state(memdir.layout, fix=fix)
     findings: list[Finding] = []
     # One checker for both scopes: it scans the project's files once.
     checker = DriftChecker(memdir.layout.project_root) if drift else None
@@ -446,7 +452,7 @@ def diagnose(
         every = {f"{r.scope.value}:{r.file}" for _, records in examined for r in records}
         forget_missing(memdir.layout.state_dir, every)
     found = tuple(notices(memdir)) if attention else ()
-    return DoctorReport(findings=tuple(findings), notices=found)
+    return DoctorReport(findings=tuple(findings), notices=found, state=tuple(state))
 
 
 _NAMED = 5

@@ -26,6 +26,7 @@ a session id never surface one memory twice.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import re
 import time
@@ -98,6 +99,7 @@ class SkipReason(StrEnum):
     NO_MEMORIES = "no-memories"
     NO_MATCH = "no-match"
     NONE_SELECTED = "none-selected"
+    UNREADABLE = "unreadable"
 
 
 _REASONS = {
@@ -107,6 +109,8 @@ _REASONS = {
     SkipReason.NO_MEMORIES: "there are no memories this session has not seen yet",
     SkipReason.NO_MATCH: "no memory matches the query",
     SkipReason.NONE_SELECTED: "no memory was selected as helpful for the query",
+    SkipReason.UNREADABLE: "the memories that match the query cannot be read (broken "
+    "frontmatter, or removed): `memdir doctor` names them",
 }
 
 
@@ -450,9 +454,13 @@ def recall(
         path = session_state_path(memdir.layout, session)
         with session_lock(path.with_name("recall.lock"), timeout=memdir.settings.lock_timeout):
             result, state = _recall(ctx, load_state(path))
+            # A full disk: what was recalled still reaches the agent; this session may
+            # be shown it again, as one without saved state would.
             if result.items:
-                save_state(path, state)
-    record_recall(memdir.layout.state_dir, result.items, now=time.time())
+                with contextlib.suppress(OSError):
+                    save_state(path, state)
+    with contextlib.suppress(OSError):  # the freshness record is derived state
+        record_recall(memdir.layout.state_dir, result.items, now=time.time())
     return result
 
 
@@ -493,9 +501,12 @@ def _recall(ctx: _Context, state: SessionState) -> tuple[RecallResult, SessionSt
             ctx, SkipReason.NONE_SELECTED if matched else SkipReason.NO_MATCH, state
         ), state
     chosen += _linked(ctx, chosen, seen)
-    items = _items(ctx, chosen, remaining)
+    items, readable = _items(ctx, chosen, remaining)
     if not items:
-        return _skip(ctx, SkipReason.BUDGET_SPENT, state), state
+        # Nothing to show: because none of them could be read, or because what is
+        # left of the budget holds none of them (then it is spent for this session).
+        why = SkipReason.BUDGET_SPENT if readable else SkipReason.UNREADABLE
+        return _skip(ctx, why, state), state
     spent = state.bytes_used + sum(item.bytes for item in items)
     state = SessionState(surfaced=(*state.surfaced, *(i.ref for i in items)), bytes_used=spent)
     result = RecallResult(
@@ -543,8 +554,12 @@ def _validated(refs: Sequence[str], candidates: Sequence[Candidate], limit: int)
 _RENDER_FRAME = text_length(f"{_HEADING}\n\n") + text_length(f"\n\n{DRIFT_CAVEAT}\n")
 
 
-def _items(ctx: _Context, chosen: Sequence[Candidate], remaining: int) -> list[RecallItem]:
+def _items(
+    ctx: _Context, chosen: Sequence[Candidate], remaining: int
+) -> tuple[list[RecallItem], int]:
+    """The blocks that fit, and how many of the chosen memories could be read."""
     items: list[RecallItem] = []
+    readable = 0
     # What one answer may hold (a hook's context is cut past its limit, and what is cut
     # never reaches the model): the frame of the rendered text, and each block's separator.
     room = None if ctx.max_chars is None else ctx.max_chars - _RENDER_FRAME
@@ -552,6 +567,7 @@ def _items(ctx: _Context, chosen: Sequence[Candidate], remaining: int) -> list[R
         memory = _read_memory(candidate.entry.path)
         if memory is None:
             continue  # unreadable or removed since it was listed: nothing to show
+        readable += 1
         separator = 2 if items else 0  # the blank line between two blocks
         item = _item(
             ctx,
@@ -569,7 +585,7 @@ def _items(ctx: _Context, chosen: Sequence[Candidate], remaining: int) -> list[R
         remaining -= item.bytes
         if room is not None:
             room -= text_length(item.text) + separator
-    return items
+    return items, readable
 
 
 def _read_memory(path: Path) -> Memory | None:

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sqlite3
 from pathlib import Path
 
-from memdir.errors import MemdirError
+from memdir.errors import MemdirError, StorageError
 from memdir.search.documents import memory_document
 from memdir.search.embeddings import Embedder
 from memdir.search.engine import (
@@ -37,12 +38,14 @@ from memdir.search.engine import (
 )
 from memdir.search.refresh import (
     FULL_SCAN_EVERY,
+    RESERVE,
     SAMPLE,
     IndexKeeper,
     Progress,
     RefreshStats,
     open_catalog_db,
 )
+from memdir.storage.failures import ensure_room, is_damage, translated
 from memdir.storage.fs import atomic_write, ensure_dir, file_lock, remove_database
 from memdir.storage.paths import Layout
 
@@ -107,13 +110,9 @@ class Catalog(IndexKeeper):
         ``refresh_every`` > 0 skips that when this object caught up less than
         that many seconds ago.
         """
-        ensure_dir(layout.state_dir)
         path = layout.state_dir / CATALOG_NAME
-        try:
-            conn = open_catalog_db(path)
-        except sqlite3.DatabaseError:
-            remove_database(path)
-            conn = open_catalog_db(path)
+        with translated(path):
+            conn = _open_db(layout, path)
         return cls(
             layout,
             TextIndex(path, options=options, embedder=embedder, conn=conn),
@@ -151,9 +150,44 @@ class Catalog(IndexKeeper):
     def search(self, query: SearchQuery | str) -> list[Hit]:
         """Ranked search (refreshing first unless ``auto_refresh`` is off)."""
         self.refresh_if_due()
-        return self._guarded(lambda: self.index.search(query), rebuild=True)
+        with translated(self.path):
+            return self._guarded(lambda: self.index.search(query), rebuild=True)
 
     def rank(self, query: SearchQuery | str) -> list[tuple[str, float]]:
         """Ranked refs and scores only (see :meth:`TextIndex.rank`), refreshing like search."""
         self.refresh_if_due()
-        return self._guarded(lambda: self.index.rank(query), rebuild=True)
+        with translated(self.path):
+            return self._guarded(lambda: self.index.rank(query), rebuild=True)
+
+
+def _open_db(layout: Layout, path: Path) -> sqlite3.Connection:
+    """The catalog's connection; a damaged file is deleted and made again (nothing is lost).
+
+    Something other than a file in its place (a folder) is refused, naming it:
+    doctor moves it aside.
+    """
+    ensure_dir(layout.state_dir)
+    if os.path.lexists(path) and not path.is_file():
+        raise StorageError(
+            f"{path} is not a file: the search catalog cannot be kept there",
+            path=path,
+            hint="run `memdir doctor --fix`: it moves that aside and rebuilds the catalog",
+        )
+    if not os.path.lexists(path):
+        _ensure_room_for_new(path)
+    try:
+        return open_catalog_db(path)
+    except sqlite3.DatabaseError as exc:
+        if not is_damage(exc):
+            raise
+    remove_database(path)
+    _ensure_room_for_new(path)
+    return open_catalog_db(path)
+
+
+def _ensure_room_for_new(path: Path) -> None:
+    """Refuse to create a catalog (its tables alone take some 200 KiB) on a nearly full disk."""
+    ensure_room(path, _NEW_CATALOG, "a new search catalog", reserve=RESERVE)
+
+
+_NEW_CATALOG = 256 << 10

@@ -258,10 +258,16 @@ def _connect(path: Path | str) -> sqlite3.Connection:
         if str(path) != ":memory:":
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
+            # A large transaction (a build) grows the WAL: it is cut back to this
+            # size when it is next reset, instead of keeping that disk space.
+            conn.execute(f"PRAGMA journal_size_limit = {_WAL_LIMIT}")
     except sqlite3.DatabaseError:
         conn.close()
         raise
     return conn
+
+
+_WAL_LIMIT = 1 << 20
 
 
 def date_words(value: dt.datetime | dt.date | None) -> str:
@@ -360,7 +366,10 @@ class TextIndex:
         try:
             yield
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            # SQLite ends some transactions itself (a full disk): the error that
+            # did is the one to raise, not "cannot rollback".
+            with contextlib.suppress(sqlite3.OperationalError):
+                self.conn.execute("ROLLBACK")
             raise
         self.conn.execute("COMMIT")
 

@@ -43,6 +43,7 @@ from memdir.records import record
 from memdir.search.documents import Read, read_all, under
 from memdir.search.engine import CATALOG_NAME, TextIndex, open_index_db
 from memdir.storage import sidecar
+from memdir.storage.failures import ensure_room, is_damage, storage_error, translated
 from memdir.storage.fs import file_lock, remove_database
 from memdir.storage.paths import Layout
 from memdir.storage.scope_files import folder_stamp
@@ -50,6 +51,7 @@ from memdir.storage.store import JOURNAL_NAME, journal_lock
 
 __all__ = [
     "FULL_SCAN_EVERY",
+    "RESERVE",
     "SAMPLE",
     "IndexKeeper",
     "Progress",
@@ -66,6 +68,10 @@ SAMPLE = 100
 FULL_SCAN_EVERY = 600.0
 """Seconds after which a search walks every file again (the safety net)."""
 _JOURNAL_KEEP = 1 << 16  # bytes of read journal tolerated before it is emptied
+RESERVE = 256 << 10
+"""Free bytes the catalog never takes: they stay for the memory files and their index."""
+_GROWTH = 4  # bytes a transaction writes per byte of text it indexes, at most
+_MIN_WRITE = 64 << 10  # the pages even a small transaction writes (and its WAL frames)
 _BULK = 1000  # files changed at once from which a refresh enlarges the page cache
 _BULK_CACHE = -262_144  # KiB (negative: a size, not pages): 256 MiB at most, while it runs
 
@@ -140,7 +146,8 @@ class IndexKeeper:
     def refresh(self, *, progress: Progress | None = None, wait: bool = True) -> RefreshStats:
         """Bring the index in step with the files; with ``wait=False`` skip if one is running."""
         start = time.perf_counter()
-        return self._locked(lambda: self._refresh(progress, start), wait=wait)
+        with translated(self.path):
+            return self._locked(lambda: self._refresh(progress, start), wait=wait)
 
     def _locked(self, work: Callable[[], RefreshStats], *, wait: bool) -> RefreshStats:
         """``work`` under the catalog lock; without ``wait``, skipped while another holds it."""
@@ -163,6 +170,10 @@ class IndexKeeper:
         ``wait=False``, skipped while another process refreshes) and the
         checks repeated under it.
         """
+        with translated(self.path):
+            return self._catch_up_now(wait=wait)
+
+    def _catch_up_now(self, *, wait: bool) -> RefreshStats:
         start = time.perf_counter()
         first = self._guarded(lambda: self._pending(set()))
         if first is None:
@@ -200,7 +211,7 @@ class IndexKeeper:
 
     def rebuild(self, *, progress: Progress | None = None) -> RefreshStats:
         """Index every file again from scratch (in one transaction: readers never see it empty)."""
-        with file_lock(self.layout.lock_dir / "catalog.lock"):
+        with translated(self.path), file_lock(self.layout.lock_dir / "catalog.lock"):
             return self._guarded(lambda: self._refresh(progress, time.perf_counter(), clear=True))
 
     def refresh_if_due(self) -> None:
@@ -211,7 +222,11 @@ class IndexKeeper:
     def _guarded(self, action: Callable[[], _T], *, rebuild: bool = False) -> _T:
         try:
             return action()
-        except sqlite3.DatabaseError:
+        except sqlite3.DatabaseError as exc:
+            if not is_damage(exc):
+                # A full disk or a lock: the catalog is intact, and rebuilding it
+                # would only take the space again. Said as memdir's error.
+                raise storage_error(exc, self.path) from exc
             # The file was damaged under us: start over from the files.
             self._reset()
             if rebuild:
@@ -274,6 +289,7 @@ class IndexKeeper:
         if quiet and not self._state_differs(folders, replace_folders, dropped_folders, state):
             # Nothing to write: no write transaction, no fsync.
             return RefreshStats(added=0, updated=0, removed=0, seconds=time.perf_counter() - start)
+        self._ensure_room(stale, clear=clear)
         added = updated = 0
         cache = conn.execute("PRAGMA cache_size").fetchone()[0]
         if len(stale) > _BULK:
@@ -302,11 +318,12 @@ class IndexKeeper:
             self.index.embed_missing()
             self._write_state(folders, replace_folders, dropped_folders, state)
             conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
+        except BaseException as exc:
+            self._abandon(exc)
             raise
         finally:
-            conn.execute(f"PRAGMA cache_size = {int(cache)}")
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute(f"PRAGMA cache_size = {int(cache)}")
             edited, self._edited = self._edited, []
         if edited and not clear:
             from memdir.search.hand_edits import record_hand_edits
@@ -315,6 +332,33 @@ class IndexKeeper:
         return RefreshStats(
             added=added, updated=updated, removed=len(gone), seconds=time.perf_counter() - start
         )
+
+    def _abandon(self, exc: BaseException) -> None:
+        """Undo a failed write transaction, and give the disk back what its WAL took.
+
+        SQLite rolls a transaction back by itself on some failures (a full disk):
+        ROLLBACK is sent only while one is open. The WAL keeps the size the failed
+        transaction grew it to unless it is checkpointed and truncated now.
+        """
+        conn = self.index.conn
+        with contextlib.suppress(sqlite3.Error):
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+        if isinstance(exc, sqlite3.Error | OSError):
+            with contextlib.suppress(sqlite3.Error):
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    def _ensure_room(self, stale: list[_Stale], *, clear: bool) -> None:
+        """Refuse a write that would take the disk's last free space (:data:`RESERVE`).
+
+        What a transaction writes is about :data:`_GROWTH` times the text it
+        indexes (documents, terms, the WAL that holds it until the checkpoint);
+        a build also copies what the catalog holds.
+        """
+        need = _GROWTH * sum(item[2].st_size for item in stale) + _MIN_WRITE
+        if clear:
+            need += _size(self.path)
+        ensure_room(self.path, need, f"indexing {len(stale)} file(s)", reserve=RESERVE)
 
     def _state_differs(
         self,

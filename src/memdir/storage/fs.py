@@ -42,7 +42,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from memdir.errors import InvalidMemory, LockTimeout, MemdirError, UnsafePath
+from memdir.errors import InvalidMemory, LockTimeout, MemdirError, StorageError, UnsafePath
 
 __all__ = [
     "ABSENT_STAMP",
@@ -258,15 +258,22 @@ _OS_HINTS = {
 
 
 def explain_os_error(exc: OSError) -> MemdirError:
-    """An environment failure as a :class:`MemdirError` naming the path and what to do."""
+    """An environment failure as a :class:`StorageError` naming the path and what to do.
+
+    A full disk is a :class:`DiskFull`: ``no space left on device writing <path>``.
+    """
     raw = exc.filename if exc.filename is not None else exc.filename2
     where = Path(os.fsdecode(raw)) if isinstance(raw, str | bytes | os.PathLike) else None
+    if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        from memdir.storage.failures import storage_error
+
+        return storage_error(exc)
     if where is not None and TEMP_PATTERN.match(where.name):
         where = where.parent  # the temp file of an atomic write: the folder is the problem
     reason = exc.strerror or type(exc).__name__
     hint = _OS_HINTS.get(exc.errno or 0, "check the path and its permissions, then retry")
     message = f"cannot use {where}: {reason}" if where is not None else reason
-    return MemdirError(message, path=where, hint=hint)
+    return StorageError(message, path=where, hint=hint)
 
 
 def ensure_dir(path: Path, mode: int = DIR_MODE) -> Path:

@@ -217,6 +217,10 @@ class History:
             # WAL with NORMAL: a commit is durable once the WAL is checkpointed; a
             # power cut can lose the last versions, never corrupt the table.
             conn.execute("PRAGMA synchronous = NORMAL")
+            # Checkpointed every 512 KiB and cut back to that size: the WAL's
+            # default 4 MiB (kept at its largest) is a lot of a small disk.
+            conn.execute("PRAGMA wal_autocheckpoint = 128")
+            conn.execute(f"PRAGMA journal_size_limit = {128 * 4096}")
             conn.executescript(_SCHEMA)
             have = {row[1] for row in conn.execute("PRAGMA table_info(versions)")}
             for column, kind in _ADDED_COLUMNS:
@@ -249,7 +253,12 @@ class History:
         try:
             yield conn
         except BaseException:
-            conn.execute("ROLLBACK")
+            import sqlite3  # loaded already: the connection is open
+
+            # SQLite ends some transactions itself (a full disk): the error that
+            # did is the one to raise, not "cannot rollback".
+            with contextlib.suppress(sqlite3.OperationalError):
+                conn.execute("ROLLBACK")
             raise
         conn.execute("COMMIT")
 

@@ -78,6 +78,10 @@ def _connect(db: Path) -> sqlite3.Connection:
     try:
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("PRAGMA synchronous = NORMAL")  # derived state: no fsync per write
+        # Every write adds a few pages to the WAL: checkpointed every 256 KiB and cut
+        # back to that size, so a small disk is not spent on a 4 MiB WAL of a cache.
+        conn.execute("PRAGMA wal_autocheckpoint = 64")
+        conn.execute(f"PRAGMA journal_size_limit = {64 * 4096}")
         conn.executescript(_SCHEMA)
     except BaseException:
         conn.close()
@@ -230,6 +234,7 @@ def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
     try:
         yield
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # SQLite ends some itself (a full disk)
+            conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")

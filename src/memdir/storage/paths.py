@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from memdir.errors import ProjectMismatch
+from memdir.errors import ProjectMismatch, StorageError
 from memdir.inputs import note, note_chain
 
 __all__ = ["ROOT_RECORD", "Layout", "find_project_root", "make_layout", "slugify"]
@@ -193,6 +193,11 @@ class Layout:
         return self.project_dir / "history"
 
     @property
+    def edits_dir(self) -> Path:
+        """Where ``memdir edit`` keeps the copy an editor works on (kept if interrupted)."""
+        return self.project_dir / "edits"
+
+    @property
     def lock_dir(self) -> Path:
         return self.state_dir / "locks"
 
@@ -209,8 +214,14 @@ class Layout:
 
         return log_path(self.logs_dir, day)
 
-    def claim(self) -> None:
-        """Record this project's root in its folder; refuse a folder made for another."""
+    def claim(self, *, repair: bool = False) -> None:
+        """Record this project's root in its folder; refuse a folder made for another.
+
+        A record that cannot be any project's root (not an absolute path, control
+        bytes, a path whose folder name is not this one) is damaged, not another
+        project's: it is refused with what ``memdir doctor --fix`` does, which
+        (``repair``) writes this root in it again.
+        """
         from memdir.storage.fs import atomic_write, ensure_dir
 
         record = self.project_dir / ROOT_RECORD
@@ -222,6 +233,23 @@ class Layout:
             ensure_dir(self.project_dir)
             atomic_write(record, root + b"\n")
             return
+        except IsADirectoryError:
+            recorded = None
+        damage = self.root_record_damage(recorded)
+        if damage is not None:
+            if not repair:
+                raise StorageError(
+                    f"{record} is damaged: {damage}; it should name this project's root, "
+                    f"{str(self.project_root)!r}",
+                    path=record,
+                    hint="run `memdir doctor --fix` to record this project's root in it again",
+                )
+            if recorded is None:
+                from memdir.storage.derived import set_aside
+
+                set_aside(record)
+            atomic_write(record, root + b"\n")
+            return
         if recorded and recorded != root:
             raise ProjectMismatch(
                 f"this memory folder belongs to {os.fsdecode(recorded)!r}, not "
@@ -230,6 +258,31 @@ class Layout:
                 path=self.project_dir,
                 hint="open memdir with a different MEMDIR_HOME for one of the two projects",
             )
+
+    def root_record_damage(self, recorded: bytes | None) -> str | None:
+        """What is wrong with ``recorded`` (the root record's bytes, stripped), or None.
+
+        ``None`` (the record is a folder) and anything that cannot be a project
+        root this folder was made for are damage; another project's root whose
+        folder name is this one's is not (that is a real mismatch).
+        """
+        if recorded is None:
+            return "a folder sits where the file belongs"
+        if not recorded:
+            return None  # an empty record is claimed by the next writer
+        if any(b < 0x20 or b == 0x7F for b in recorded):
+            return f"it holds control bytes ({_excerpt(recorded)})"
+        if not os.path.isabs(os.fsdecode(recorded)):
+            return f"it holds no absolute path ({_excerpt(recorded)})"
+        if self.memory_root is None and slugify(os.fsdecode(recorded)) != self.slug:
+            return f"its path belongs to another folder name ({_excerpt(recorded)})"
+        return None
+
+
+def _excerpt(data: bytes, limit: int = 48) -> str:
+    """The first ``limit`` bytes of ``data``, every byte outside printable ASCII escaped."""
+    text = repr(data[:limit])[2:-1]
+    return text + ("..." if len(data) > limit else "")
 
 
 def make_layout(

@@ -105,6 +105,13 @@ class ProjectMemory:
                 f"unknown memory type {type!r}",
                 hint="one of user, feedback, project, reference",
             ) from None
+        _check_argument_types(
+            name=name,
+            description=description,
+            body=body,
+            file=file,
+            expected_version=expected_version,
+        )
         _check_field_types(fields)
         memory = Memory(name=name, description=description, type=kind, body=body, **fields)
         return self.store(scope).write(
@@ -161,22 +168,52 @@ class ProjectMemory:
         return self.team.index_path.exists() or self.team.has_files()
 
 
-_TEXT_FIELDS = ("source",)
+_TEXT_FIELDS = ("source", "modified")
+_OTHER_FIELDS = ("extra",)
 _LIST_FIELDS = ("anchors", "supersedes")
 _DATE_FIELDS = ("created", "updated", "verified", "review_after")
 
 
+def _check_argument_types(**arguments: object) -> None:
+    """Refuse a name, description, body, file or version that is not text."""
+    for key, value in arguments.items():
+        if value is None and key in ("file", "expected_version"):
+            continue
+        if not isinstance(value, str):
+            raise InvalidMemory(
+                f"{key} must be text, not {type(value).__name__}", hint=f"pass {key} as a str"
+            )
+
+
 def _check_field_types(fields: dict[str, Any]) -> None:
-    """Refuse a wrong-typed optional field with a clear error (not a TypeError later)."""
+    """Refuse an unknown or wrong-typed optional field with a clear error (not a TypeError)."""
+    known = (*_TEXT_FIELDS, *_LIST_FIELDS, *_DATE_FIELDS, *_OTHER_FIELDS)
     for key, value in fields.items():
+        if key not in known:
+            raise InvalidMemory(
+                f"unknown memory field {key!r}",
+                hint=f"the fields are {', '.join(sorted(known))}; put any other key in "
+                f"extra={{{key!r}: ...}}",
+            )
         if value is None:
             continue
-        if key in _TEXT_FIELDS and not isinstance(value, str):
+        if key == "extra" and not (
+            isinstance(value, dict) and all(isinstance(k, str) for k in value)
+        ):
+            wanted = "a dict with text keys"
+        elif key in _TEXT_FIELDS and not isinstance(value, str):
             wanted = "text (a session id or transcript reference)"
         elif key in _LIST_FIELDS and not (
             isinstance(value, list | tuple) and all(isinstance(v, str) for v in value)
         ):
             wanted = "a list of strings"
+            if isinstance(value, list | tuple):  # say which item is not one
+                at, odd = next((i, v) for i, v in enumerate(value) if not isinstance(v, str))
+                raise InvalidMemory(
+                    f"the field {key!r} must be {wanted}: item {at} is "
+                    f"{type(odd).__name__} {odd!r}"[:200],
+                    hint=f"pass {key} as {wanted}",
+                )
         elif key in _DATE_FIELDS and not isinstance(value, dt.date):
             wanted = "a date (datetime.date)"
         else:

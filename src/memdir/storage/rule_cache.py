@@ -117,9 +117,16 @@ def write(path: str, header: dict[str, Any], seen: bytes) -> None:
     from memdir.storage.fs import atomic_write, ensure_dir
 
     head = json.dumps({**header, "version": VERSION})  # one line: JSON escapes line breaks
+    target = Path(path)
     try:
-        ensure_dir(Path(path).parent)
-        atomic_write(Path(path), head.encode("utf-8") + b"\n" + seen)
+        ensure_dir(target.parent)
+        if not os.path.isfile(target) and os.path.lexists(target):
+            from memdir.storage.derived import set_aside
+
+            # A folder (or link) in the cache's place would make every call walk and
+            # compile again: it is moved aside, kept, and the cache written.
+            set_aside(target)
+        atomic_write(target, head.encode("utf-8") + b"\n" + seen)
     except OSError:
         pass  # a read-only state folder: the rules are still right, only slower next time
 

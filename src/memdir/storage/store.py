@@ -39,8 +39,10 @@ line, a rename, a delete, an index not ending with an intact line) replaces
 the whole index atomically (temp, fsync, rename) under the lock.
 
 This module reads and plans; what runs under the lock (install, the index
-edit, the key table, counts, trash, delete, rename) is its base class,
-:class:`~memdir.storage.store_apply.AppliedStore`.
+edit, the key table, counts, trash) is its base class,
+:class:`~memdir.storage.store_apply.AppliedStore`, and delete and rename are
+:class:`~memdir.storage.store_moves.MovingStore`'s. Storage failures are
+raised as :class:`~memdir.errors.StorageError` (:class:`~memdir.errors.DiskFull`).
 """
 
 from __future__ import annotations
@@ -80,6 +82,7 @@ from memdir.model import (
 from memdir.records import record
 from memdir.storage import claude_format, sidecar
 from memdir.storage.codec import parse_memory, render_memory
+from memdir.storage.failures import translated
 from memdir.storage.file_counts import FileCounts
 from memdir.storage.fs import (
     confined,
@@ -97,12 +100,14 @@ from memdir.storage.rules import validate_memory_rules
 from memdir.storage.scope_files import scope_entries
 from memdir.storage.store_apply import (
     JOURNAL_NAME,
-    AppliedStore,
+    STAGING_DIR,
     WriteResult,
     _Staged,
     append_journal,
     journal_lock,
+    journal_or_warning,
 )
+from memdir.storage.store_moves import MovingStore
 
 if TYPE_CHECKING:
     from memdir.storage.history import History
@@ -118,6 +123,7 @@ __all__ = [
     "append_journal",
     "content_version",
     "journal_lock",
+    "journal_or_warning",
 ]
 
 # A guard sees the text about to be written and the file name; it returns
@@ -126,9 +132,6 @@ WriteGuard = Callable[[str, str], list[str]]
 
 _FILE_CHARS = re.compile(r"[^\w]+")
 _MAX_STEM = 60
-# Where a write's text waits, fsynced, to be renamed into place: a dot-folder
-# in the scope's root (same file system, never listed as memories).
-STAGING_DIR = ".staging"
 
 
 def content_version(data: bytes) -> str:
@@ -147,7 +150,7 @@ class ScanResult:
     problems: tuple[ParseError, ...]
 
 
-class MemoryStore(AppliedStore):
+class MemoryStore(MovingStore):
     """The memories of one scope (private or team) under ``root``."""
 
     def __init__(
@@ -518,7 +521,17 @@ class MemoryStore(AppliedStore):
 
         A plan that fails outside the lock is made again under it, so every
         error is judged on what the lock guards, as when all of it ran there.
+        A storage failure (a full disk) is raised as a
+        :class:`~memdir.errors.StorageError` naming the file.
         """
+        with translated(self.index_path):
+            return self._locked_write_now(plan, target)
+
+    def _locked_write_now(
+        self,
+        plan: Callable[[KeyTable | None, bool], _Staged],
+        target: Callable[[KeyTable | None], str] | None,
+    ) -> WriteResult:
         staged: _Staged | None = None
         hold = self.review_held()  # an agent's write under review is kept, not applied
         try:
@@ -535,8 +548,15 @@ class MemoryStore(AppliedStore):
                 if hold:
                     return self._propose(staged)
                 result, index_fd = self._install(staged, keys)
-            self._settle(staged, index_fd)
-            return result
+            late = self._settle(staged, index_fd)
+            if not late:
+                return result
+            return WriteResult(
+                record=result.record,
+                created=result.created,
+                warnings=(*result.warnings, *late),
+                pending=result.pending,
+            )
         finally:
             self._discard(staged)
 

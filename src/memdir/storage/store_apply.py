@@ -5,10 +5,12 @@
 under the lock and right after it: the lock itself, renaming the staged copy
 into place, the index edit (one ``O_APPEND`` write of a new line when the
 index ends tidy, else an atomic replace), the key table that lets both skip
-reading the index, the file counts, the trash, delete and rename, the catalog
-journal, and the fsyncs that follow the lock.
+reading the index, the file counts, the trash, the catalog journal, and the
+fsyncs that follow the lock. A write that fails past its rename (a full disk,
+the history) is undone whole (:mod:`memdir.storage.rollback`). Delete and
+rename are :mod:`memdir.storage.store_moves`.
 
-:class:`AppliedStore` is the base of ``MemoryStore``: it keeps no state of its
+:class:`AppliedStore` is a base of ``MemoryStore``: it keeps no state of its
 own (the store's constructor sets the attributes declared here) and reaches
 back for the few reads it needs (``get``, ``_resolve``, ``_read``).
 """
@@ -20,21 +22,20 @@ import datetime as dt
 import errno
 import os
 import threading
-from collections.abc import Iterable, Iterator
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memdir.config import Settings
-from memdir.errors import InvalidMemory, MemdirError, MemoryExists
+from memdir.errors import InvalidMemory, MemdirError
 from memdir.model import FrontmatterStyle, Memory, MemoryRecord, Scope, is_slug
 from memdir.records import record
 from memdir.storage import sidecar
+from memdir.storage.failures import translated
 from memdir.storage.file_counts import FileCounts
 from memdir.storage.fs import (
     ABSENT_STAMP,
-    FILE_MODE,
     atomic_write,
     ensure_dir,
     fd_stamp,
@@ -45,6 +46,12 @@ from memdir.storage.fs import (
     read_stamped,
     safe_join,
 )
+from memdir.storage.journal import (
+    JOURNAL_NAME,
+    append_journal,
+    journal_lock,
+    journal_or_warning,
+)
 from memdir.storage.memory_index import (
     INDEX_NAME,
     format_entry,
@@ -54,45 +61,32 @@ from memdir.storage.memory_index import (
     upsert_entry,
     upsert_raw,
 )
+from memdir.storage.rollback import InstallUndo
 
 if TYPE_CHECKING:
     from memdir.storage.history import History
     from memdir.storage.index_hunks import IndexWatch
     from memdir.storage.index_keys import KeyTable
 
-__all__ = ["JOURNAL_NAME", "AppliedStore", "WriteResult", "append_journal", "journal_lock"]
+__all__ = [
+    "JOURNAL_NAME",
+    "STAGING_DIR",
+    "AppliedStore",
+    "WriteResult",
+    "append_journal",
+    "journal_lock",
+    "journal_or_warning",
+]
 
-JOURNAL_NAME = "catalog.journal"
-"""The file (in a project's state folder) where writers list the files they changed."""
+STAGING_DIR = ".staging"
+"""Where a write's text waits, fsynced, to be renamed into place: a dot-folder in the
+scope's root (same file system, never listed as memories)."""
 
 # Room an index line keeps for its description after `- [name](file) — `.
 _MIN_HOOK_CHARS = 12
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 # How far back from the end of the index a tidy last line is looked for.
 _TAIL_BYTES = 4096
-
-
-def journal_lock(journal: Path) -> AbstractContextManager[None]:
-    """The lock held while the journal is appended to or emptied."""
-    return file_lock(Path(f"{journal}.lock"))
-
-
-def append_journal(journal: Path, paths: Iterable[Path]) -> None:
-    """List ``paths`` (absolute, one a line) in the catalog's journal.
-
-    One ``O_APPEND`` write under the journal's lock. Not fsynced: the journal
-    only tells the catalog where to look first; what a crash loses there the
-    catalog's own checks (folder mtimes, rotating stat) still find.
-    """
-    data = "".join(f"{path}\n" for path in paths).encode("utf-8", "surrogateescape")
-    if not data:
-        return
-    with journal_lock(journal):
-        fd = os.open(journal, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
-        try:
-            os.write(fd, data)
-        finally:
-            os.close(fd)
 
 
 @record
@@ -306,6 +300,7 @@ class AppliedStore:
         *,
         keys: KeyTable | None,
         moved_from: str | None = None,
+        undo: InstallUndo | None = None,
     ) -> int | None:
         """Point the index at ``file`` (dropping ``moved_from``'s lines), in one write.
 
@@ -336,6 +331,8 @@ class AppliedStore:
             how, data = upsert_raw(raw, title=title, file=file, hook=hook)
         fd = None
         if how == "replace":
+            if undo is not None:
+                undo.keep_index()
             atomic_write(self.index_path, data)
         elif how == "append":
             fd = self._append_index(data, tidy_only=False)
@@ -399,10 +396,17 @@ class AppliedStore:
             raise
         return fd
 
-    def _journaled(self, *files: str) -> None:
-        """Tell the catalog which files changed (absolute paths)."""
-        if self._journal is not None:
-            append_journal(self._journal, [self.root / file for file in files])
+    def _journaled(self, *files: str) -> tuple[str, ...]:
+        """Tell the catalog which files changed (absolute paths); a warning if it cannot.
+
+        The journal is derived state: the change it would announce is already
+        made, and the catalog finds it anyway (folder mtimes, its walks). So a
+        journal that cannot be written (a folder in its place, a full disk) is
+        said as a warning, logged, and never fails the change.
+        """
+        if self._journal is None:
+            return ()
+        return journal_or_warning(self._journal, [self.root / file for file in files])
 
     def _still(self, staged: _Staged, target: str) -> bool:
         """Whether the write's target, seen under the lock, is what the plan saw.
@@ -459,6 +463,33 @@ class AppliedStore:
         # folder is compared with its record first, so a file added by hand is
         # not hidden by recording the mtime the update gives it.
         before = None if staged.current is None else self._folder_mtimes(rel)
+        undo = InstallUndo(path, self.index_path, staged.temp.parent)
+        try:
+            result, index_fd = self._put_in_place(
+                staged, path, keys, before, watch, meta_before, undo
+            )
+        except BaseException:
+            undo.undo()
+            if watch is not None:
+                watch.close()
+            raise
+        finally:
+            undo.close()
+        return result, index_fd
+
+    def _put_in_place(
+        self,
+        staged: _Staged,
+        path: Path,
+        keys: KeyTable | None,
+        before: dict[str, int] | None,
+        watch: IndexWatch | None,
+        meta_before: bytes | None,
+        undo: InstallUndo,
+    ) -> tuple[WriteResult, int | None]:
+        """Rename the staged copy over ``path``, index it, count it and keep it in the history."""
+        rel = staged.rel
+        assert staged.temp is not None
         try:
             os.replace(staged.temp, path)
         except OSError as exc:
@@ -468,22 +499,14 @@ class AppliedStore:
         staged.temp = None
         memory = staged.memory
         title = self._index_title(memory, rel, keys)
-        index_fd = self._update_index(title, rel, memory.description, keys=keys)
+        index_fd = self._update_index(title, rel, memory.description, keys=keys, undo=undo)
         try:
             # After the index write, which may have moved the root's mtime; an update
             # records its folder's new mtime too, so the next count need not list it.
             self._counted(before, (rel, 1 if staged.current is None else 0))
             record = staged.record if staged.record is not None else self._read(rel, path)
-        except BaseException:
-            if index_fd is not None:
-                os.close(index_fd)
-            raise
-        result = WriteResult(
-            record=record, created=staged.current is None, warnings=staged.warnings
-        )
-        if watch is not None:
-            action = staged.action or ("create" if staged.current is None else "update")
-            try:
+            if watch is not None:
+                action = staged.action or ("create" if staged.current is None else "update")
                 self._keep(
                     watch,
                     rel,
@@ -494,10 +517,13 @@ class AppliedStore:
                     meta_before=meta_before,
                     meta_after=_meta_bytes(path) if staged.note else None,
                 )
-            except BaseException:
-                if index_fd is not None:
-                    os.close(index_fd)
-                raise
+        except BaseException:
+            if index_fd is not None:
+                os.close(index_fd)
+            raise
+        result = WriteResult(
+            record=record, created=staged.current is None, warnings=staged.warnings
+        )
         return result, index_fd
 
     def review_held(self) -> bool:
@@ -578,8 +604,11 @@ class AppliedStore:
         finally:
             watch.close()
 
-    def _settle(self, staged: _Staged, index_fd: int | None) -> None:
-        """After the lock: make the rename and the index line durable, tell the catalog."""
+    def _settle(self, staged: _Staged, index_fd: int | None) -> tuple[str, ...]:
+        """After the lock: make the rename and the index line durable, tell the catalog.
+
+        Returns the warnings of derived state that could not follow (the journal).
+        """
         try:
             fsync_dir(staged.path.parent)
             if index_fd is not None:
@@ -587,7 +616,7 @@ class AppliedStore:
         finally:
             if index_fd is not None:
                 os.close(index_fd)
-        self._journaled(staged.rel)
+        return self._journaled(staged.rel)
 
     @staticmethod
     def _discard(staged: _Staged | None) -> None:
@@ -596,56 +625,6 @@ class AppliedStore:
             with contextlib.suppress(OSError):
                 os.unlink(staged.temp)
             staged.temp = None
-
-    def delete(self, ref: str, *, expected_version: str | None = None) -> Path:
-        """Move a memory to the trash and drop its index line; returns the trash path."""
-        hold = self.review_held()
-        with self.lock(), self._key_table() as keys:
-            record = self.get(ref)
-            _, path = self._resolve(record.file)
-            self._check_version(record.file, path, record.version, expected_version)
-            if hold:  # kept as a pending deletion: the file stays until it is approved
-                self._propose_removal(record.file, path, record.memory.name)
-                return path
-            before = self._folder_mtimes(record.file)
-            watch = self._watch()
-            held = read_bytes_nofollow(path) if watch is not None else None
-            meta = _meta_bytes(path) if watch is not None else None
-            target = self._trash_target(record.file)
-            os.replace(path, target)
-            sidecar.move(path, target)
-            follows = keys is not None and keys.in_step(file_stamp(self.index_path))
-            atomic_write(self.index_path, remove_entry(self.read_index(), file=record.file))
-            after = file_stamp(self.index_path)
-            if keys is not None and follows and after is not None:
-                keys.drop(record.file, after)
-            self._counted(before, (record.file, -1))
-            self._journaled(record.file)
-            if watch is not None:
-                self._keep(
-                    watch,
-                    record.file,
-                    action="delete",
-                    name=record.memory.name,
-                    before=held,
-                    after=None,
-                    meta_before=meta,
-                )
-        return target
-
-    def _propose_removal(self, rel: str, path: Path, name: str) -> int:
-        """Under the lock: keep a deletion as a pending version."""
-        assert self.history is not None
-        return self.history.record(
-            scope=self.scope,
-            file=rel,
-            action="delete",
-            name=name,
-            before=read_bytes_nofollow(path),
-            after=None,
-            meta_before=_meta_bytes(path),
-            status="pending",
-        )
 
     def _trash_target(self, rel: str) -> Path:
         """A free path in today's trash folder, its folders made and confined.
@@ -666,63 +645,9 @@ class AppliedStore:
         # Made just now: check again that no component is a link out of the home.
         return safe_join(home, candidate)
 
-    def rename(self, ref: str, new_file: str) -> MemoryRecord:
-        """Move a memory to another file name; its index line follows it."""
-        hold = self.review_held()
-        with self.lock(), self._key_table() as keys:
-            record = self.get(ref)
-            old_path = self.root / record.file
-            new_rel, new_path = self._resolve(new_file, any_name=sidecar.exists(old_path))
-            if new_path.exists():
-                raise MemoryExists(
-                    f"{new_rel} already exists", path=new_path, hint="choose another file name"
-                )
-            if hold:  # kept as a pending rename: nothing moves until it is approved
-                assert self.history is not None
-                text = read_bytes_nofollow(old_path)
-                self.history.record(
-                    scope=self.scope,
-                    file=new_rel,
-                    old_file=record.file,
-                    action="rename",
-                    name=record.memory.name,
-                    before=text,
-                    after=text,
-                    status="pending",
-                )
-                return record
-            before = self._folder_mtimes(record.file, new_rel)
-            ensure_dir(new_path.parent)
-            new_path = safe_join(self.root, new_rel)  # its folders exist now: check again
-            _, old_path = self._resolve(record.file, any_name=True)
-            watch = self._watch()
-            held = read_bytes_nofollow(old_path) if watch is not None else None
-            meta = _meta_bytes(old_path) if watch is not None else None
-            os.rename(old_path, new_path)
-            sidecar.move(old_path, new_path)
-            memory = record.memory
-            self._update_index(
-                memory.name, new_rel, memory.description, keys=keys, moved_from=record.file
-            )
-            self._counted(before, (record.file, -1), (new_rel, 1))
-            self._journaled(record.file, new_rel)
-            if watch is not None:
-                self._keep(
-                    watch,
-                    new_rel,
-                    action="rename",
-                    name=memory.name,
-                    before=held,
-                    after=held,
-                    old_file=record.file,
-                    meta_before=meta,
-                    meta_after=meta,
-                )
-            return self._read(new_rel, new_path)
-
     def write_index(self, text: str) -> None:
         """Replace the index (used by doctor's repairs), under the scope lock."""
-        with self.lock():
+        with translated(self.index_path), self.lock():
             before = _index_bytes(self.index_path) if self.history is not None else None
             atomic_write(self.index_path, text)
             if self.history is not None:  # the whole text: a repair rewrites it anyway

@@ -40,7 +40,7 @@ from memdir.storage.index_hunks import apply_backwards
 from memdir.storage.memory_index import INDEX_NAME
 from memdir.storage.project import ProjectMemory
 from memdir.storage.provenance import provenance
-from memdir.storage.store import JOURNAL_NAME, MemoryStore, WriteResult, append_journal
+from memdir.storage.store import JOURNAL_NAME, MemoryStore, WriteResult, journal_or_warning
 
 __all__ = [
     "RedactReport",
@@ -264,7 +264,7 @@ def _undo(memdir: ProjectMemory, change: Change) -> UndoReport:
                 _put(memdir.store(scope).index_path, data)
     journal = memdir.layout.state_dir / JOURNAL_NAME
     changed = [memdir.store(Scope(s)).root / rel for s, rel in (f.split(":", 1) for f in files)]
-    append_journal(journal, changed)  # the catalog reads these again on its next search
+    warnings += journal_or_warning(journal, changed)  # the catalog reads these again
     return UndoReport(
         change=change.id,
         action=change.action,
