@@ -1,0 +1,198 @@
+"""The overview's facts: what memory holds, what it costs the prompt, what needs a person.
+
+Each fact is read the cheap way: counts and stale memories from the search
+catalog (SQL, no memory file opened), the index fill from the two
+``MEMORY.md`` files, the session-start context by building the very text the
+SessionStart hook hands the agent (with the hook's character budget, and once
+without it to show what the budget cut), pending reviews from the history,
+team sync state from the team folder's git (no fetch: the page never waits on
+the network), and the background runs from their status files (through the
+callable the command gives, as that bookkeeping belongs to the hooks).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from memdir.errors import MemdirError
+from memdir.model import MemoryType, Scope
+from memdir.recall.context_budget import HOOK_CONTEXT_LIMIT, text_length
+from memdir.recall.prompt import load_prompt, resolve_mode
+from memdir.search.catalog import Catalog
+from memdir.storage.fs import read_bytes_nofollow
+from memdir.storage.pending import pending_count
+from memdir.storage.project import ProjectMemory
+from memdir.ui.listing import count_by
+
+__all__ = [
+    "CHARS_PER_TOKEN",
+    "STALE_DAYS",
+    "BackgroundRun",
+    "IndexFill",
+    "Overview",
+    "TeamState",
+    "gather",
+]
+
+CHARS_PER_TOKEN = 4  # the usual rule of thumb for English text and code
+STALE_DAYS = 90
+
+BackgroundRun = tuple[str, str]
+"""A background run as the page shows it: (status, one line saying what happened)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class IndexFill:
+    """One scope's ``MEMORY.md`` against the limits of what a prompt loads of it."""
+
+    scope: Scope
+    lines: int
+    chars: int
+    max_lines: int
+    max_chars: int
+
+    @property
+    def over(self) -> bool:
+        return self.lines > self.max_lines or self.chars > self.max_chars
+
+
+@dataclass(frozen=True, kw_only=True)
+class TeamState:
+    """Team memory against its remote, as last fetched."""
+
+    initialized: bool
+    remote: str | None
+    ahead: int
+    behind: int
+    unsynced: int
+    conflicts: tuple[str, ...]
+    problem: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Overview:
+    """Everything the overview page shows."""
+
+    counts: dict[tuple[str, str], int]
+    total: int
+    indexes: list[IndexFill]
+    start_chars: int  # what the SessionStart hook hands the agent
+    full_chars: int  # the same text without the hook's budget
+    hook_limit: int
+    pending: int
+    stale: int
+    team: TeamState | None
+    runs: Sequence[BackgroundRun] = field(default_factory=tuple)
+
+    @property
+    def start_tokens(self) -> int:
+        return (self.start_chars + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+    def count(self, scope: str, kind: str) -> int:
+        return self.counts.get((scope, kind), 0)
+
+    @property
+    def types(self) -> list[str]:
+        known = [t.value for t in MemoryType]
+        extra = sorted({k for _, k in self.counts if k not in known})
+        return known + extra
+
+
+def _index_fill(memdir: ProjectMemory, scope: Scope) -> IndexFill:
+    store = memdir.store(scope)
+    try:
+        text = read_bytes_nofollow(store.index_path).decode("utf-8", "replace")
+    except FileNotFoundError:
+        text = ""
+    return IndexFill(
+        scope=scope,
+        lines=len(text.splitlines()),
+        chars=text_length(text),
+        max_lines=memdir.settings.max_index_lines,
+        max_chars=memdir.settings.max_index_chars,
+    )
+
+
+def _session_start_text(memdir: ProjectMemory, max_chars: int | None) -> str:
+    settings, layout = memdir.settings, memdir.layout
+    mode = resolve_mode(
+        "auto", team_enabled=memdir.team_enabled, daily_log_active=settings.daily_log
+    )
+    return load_prompt(
+        mode=mode,
+        memory_dir=layout.memory_dir,
+        team_dir=layout.team_dir if mode == "combined" else None,
+        extra_guidelines=settings.extra_guidelines,
+        tools="files",
+        max_index_lines=settings.max_index_lines,
+        max_index_chars=settings.max_index_chars,
+        max_chars=max_chars,
+    )
+
+
+def team_state(memdir: ProjectMemory) -> TeamState | None:
+    """Where team memory stands (None: this project has no team memory)."""
+    if not memdir.team_enabled:
+        return None
+    conflicts = tuple(f for f in memdir.team.files() if ".conflict-" in f)
+    try:
+        from memdir.team.sync import team_status
+
+        status = team_status(memdir, fetch=False)
+    except MemdirError as exc:
+        return TeamState(
+            initialized=True,
+            remote=None,
+            ahead=0,
+            behind=0,
+            unsynced=0,
+            conflicts=conflicts,
+            problem=exc.message,
+        )
+    return TeamState(
+        initialized=status.initialized,
+        remote=status.remote,
+        ahead=status.ahead,
+        behind=status.behind,
+        unsynced=len(status.unsynced_files),
+        conflicts=conflicts,
+    )
+
+
+def stale_count(catalog: Catalog, today: dt.date) -> int:
+    """Memories whose date (verified, else updated) is older than :data:`STALE_DAYS`."""
+    cutoff = (today - dt.timedelta(days=STALE_DAYS)).isoformat()
+    row = catalog.index.conn.execute(
+        "SELECT count(*) FROM docs WHERE kind = 'memory' AND substr(date, 1, 10) < ?", (cutoff,)
+    ).fetchone()
+    return int(row[0])
+
+
+def gather(
+    memdir: ProjectMemory,
+    catalog: Catalog,
+    *,
+    runs: Callable[[], Sequence[BackgroundRun]] | None = None,
+    today: dt.date | None = None,
+) -> Overview:
+    """The overview of ``memdir``'s memory now."""
+    today = today or dt.date.today()
+    counts = count_by(catalog)
+    scopes = [Scope.PRIVATE, Scope.TEAM] if memdir.team_enabled else [Scope.PRIVATE]
+    limit = memdir.settings.hook_context_chars or HOOK_CONTEXT_LIMIT
+    start = _session_start_text(memdir, limit) if memdir.enabled else ""
+    full = _session_start_text(memdir, None) if memdir.enabled else ""
+    return Overview(
+        counts=counts,
+        total=sum(counts.values()),
+        indexes=[_index_fill(memdir, scope) for scope in scopes],
+        start_chars=text_length(start),
+        full_chars=text_length(full),
+        hook_limit=limit,
+        pending=pending_count(memdir),
+        stale=stale_count(catalog, today),
+        team=team_state(memdir),
+        runs=tuple(runs()) if runs is not None else (),
+    )
