@@ -23,7 +23,13 @@ from memdir.storage.history import _COLUMNS as COLUMNS
 from memdir.storage.history import History, Version
 from memdir.storage.history import _version as version_of
 
-__all__ = ["changes_since", "first_written", "latest_routes", "routes_and_sessions"]
+__all__ = [
+    "changes_since",
+    "count_since",
+    "first_written",
+    "latest_routes",
+    "routes_and_sessions",
+]
 
 
 def changes_since(
@@ -55,6 +61,22 @@ def changes_since(
     sql = f"SELECT {COLUMNS} FROM versions WHERE {' AND '.join(where)} ORDER BY id DESC LIMIT ?"
     rows = history._conn().execute(sql, [*args, limit]).fetchall()
     return [version_of(row) for row in rows]
+
+
+def count_since(history: History, since: float) -> tuple[int, int]:
+    """How many versions were recorded since ``since``, and how many of them by agents."""
+    from memdir.storage.review import AGENT_ROUTES
+
+    marks = ",".join("?" * len(AGENT_ROUTES))
+    row = (
+        history._conn()
+        .execute(
+            f"SELECT count(*), sum(route IN ({marks})) FROM versions WHERE time >= ?",
+            [*sorted(AGENT_ROUTES), since],
+        )
+        .fetchone()
+    )
+    return int(row[0] or 0), int(row[1] or 0)
 
 
 def routes_and_sessions(history: History, since: float) -> tuple[list[str], list[str]]:

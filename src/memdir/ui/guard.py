@@ -40,7 +40,8 @@ SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
         b"frame-ancestors 'none'; base-uri 'none'",
     ),
     (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
+    # same-origin: with no-referrer a browser sends "Origin: null" on a form POST.
+    (b"referrer-policy", b"same-origin"),
     (b"x-frame-options", b"DENY"),
     (b"cache-control", b"no-store"),
 )

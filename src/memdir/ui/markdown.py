@@ -14,7 +14,7 @@ import re
 
 from markupsafe import Markup, escape
 
-__all__ = ["render_markdown"]
+__all__ = ["render_inline", "render_markdown"]
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _HEADING = re.compile(r"^(#{1,6})\s+(.*)$")
@@ -43,6 +43,11 @@ def _emphasis(escaped: str) -> str:
     escaped = _LINK.sub(r'\1 <span class="url">(\2)</span>', escaped)
     escaped = _BOLD.sub(r"<strong>\1</strong>", escaped)
     return _ITALIC.sub(r"<em>\1</em>", escaped)
+
+
+def render_inline(text: str) -> Markup:
+    """One line of ``text`` as safe HTML: code spans, bold, italics; nothing else."""
+    return Markup(_inline(text))
 
 
 def render_markdown(body: str) -> Markup:

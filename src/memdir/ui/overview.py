@@ -13,6 +13,7 @@ callable the command gives, as that bookkeeping belongs to the hooks).
 from __future__ import annotations
 
 import datetime as dt
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -22,6 +23,7 @@ from memdir.recall.context_budget import HOOK_CONTEXT_LIMIT, text_length
 from memdir.recall.prompt import load_prompt, resolve_mode
 from memdir.search.catalog import Catalog
 from memdir.storage.fs import read_bytes_nofollow
+from memdir.storage.history_reads import count_since
 from memdir.storage.pending import pending_count
 from memdir.storage.project import ProjectMemory
 from memdir.ui.listing import count_by
@@ -84,6 +86,7 @@ class Overview:
     pending: int
     stale: int
     team: TeamState | None
+    week: tuple[int, int] = (0, 0)  # changes in the last 7 days, and those by agents
     runs: Sequence[BackgroundRun] = field(default_factory=tuple)
 
     @property
@@ -194,5 +197,8 @@ def gather(
         pending=pending_count(memdir),
         stale=stale_count(catalog, today),
         team=team_state(memdir),
+        week=count_since(memdir.history_db, time.time() - 7 * 86_400)
+        if memdir.history_db is not None
+        else (0, 0),
         runs=tuple(runs()) if runs is not None else (),
     )

@@ -131,7 +131,10 @@ async def changes(request: Request) -> Response:
         routes, sessions = routes_and_sessions(history, start)
     more = len(versions) > _CHANGES_PAGE
     versions = versions[:_CHANGES_PAGE]
-    chart_start = min(since, today - dt.timedelta(days=_CHART_DAYS))
+    # At least the last month, at most the last year, however far back the list goes.
+    chart_start = max(
+        min(since, today - dt.timedelta(days=_CHART_DAYS)), today - dt.timedelta(days=365)
+    )
     days, series = _growth(state, chart_start, today)
     keep = {k: q.get(k) for k in ("route", "session", "scope") if q.get(k)}
     return state.page(

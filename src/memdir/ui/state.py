@@ -29,6 +29,7 @@ from memdir.recall.drift import DriftChecker
 from memdir.search.catalog import Catalog
 from memdir.storage.fs import confined, refuse_hidden
 from memdir.ui.guard import csrf_matches, csrf_token
+from memdir.ui.markdown import render_inline
 from memdir.ui.overview import BackgroundRun
 
 __all__ = ["Refused", "UiState", "memory_url"]
@@ -77,6 +78,7 @@ class UiState:
         )
         env.globals.update(csrf=csrf_token(self.token), memory_url=memory_url)
         env.filters["when"] = _when
+        env.filters["inline"] = render_inline
         env.filters["number"] = lambda n: f"{n:,}"
         self.templates = env
 
