@@ -20,6 +20,7 @@ import builtins
 import datetime as dt
 import os
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -123,10 +124,14 @@ class Memdir(ProjectMemory):
         """
         if not self.enabled:
             return None
+        from memdir.recall.freshness import recheck_note
         from memdir.recall.prompt import load_prompt, resolve_mode
 
         resolved = resolve_mode(
             mode, team_enabled=self.team_enabled, daily_log_active=self.settings.daily_log
+        )
+        recheck = recheck_note(
+            self.layout.state_dir, now=time.time(), max_age_days=self.settings.freshness_days
         )
         return load_prompt(
             mode=resolved,
@@ -139,6 +144,7 @@ class Memdir(ProjectMemory):
             max_index_lines=self.settings.max_index_lines,
             max_index_chars=self.settings.max_index_chars,
             host_paths=host_paths,
+            recheck=recheck,
         )
 
     def recall(
@@ -156,7 +162,7 @@ class Memdir(ProjectMemory):
         if self._drift_checker is None:
             # One scan of the project's files per Memdir, shared by every recall.
             self._drift_checker = DriftChecker(self.layout.project_root)
-        return recall(
+        result = recall(
             self,
             query,
             session=session,
@@ -165,6 +171,7 @@ class Memdir(ProjectMemory):
             enabled=self.enabled,
             checker=self._drift_checker,
         )
+        return result
 
     def manifest(self, *, query: str | None = None, limit: int | None = None) -> Manifest:
         """One line per memory: newest first, or ranked for ``query``."""

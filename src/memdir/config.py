@@ -56,6 +56,13 @@ class Settings:
     # review: auto | manual (agents' changes wait for a person) | read-only (for agents)
     review_private: str = "auto"
     review_team: str = "manual"
+    # freshness: a memory citing code is re-checked within this many days (0: never stale)
+    freshness_days: float = 30.0
+    # expiry per type (0: never): older memories go to `memdir review`, nothing is deleted
+    expire_user_days: float = 0.0
+    expire_feedback_days: float = 0.0
+    expire_project_days: float = 0.0
+    expire_reference_days: float = 0.0
     # recall
     recall_max_memories: int = 5
     recall_max_lines: int = 200

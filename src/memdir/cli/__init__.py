@@ -53,6 +53,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "why": ("memdir.cli.history", "why"),
     "review": ("memdir.cli.review", "review"),
     "ui": ("memdir.cli.ui", "ui"),
+    "verify": ("memdir.cli.review", "verify"),
 }
 
 

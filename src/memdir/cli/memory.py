@@ -255,6 +255,7 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
     """Check memories and indexes (orphans, dangling lines, bad files, drift), that the
     hook and MCP commands installed for Claude Code start memdir, and the last background
     job (hooks): failed, or skipped for want of a model, with the fix."""
+    from memdir.agents.consolidate.proposal import proposal_notice
     from memdir.integrations.install_check import check_installs
     from memdir.integrations.job_status import run_problem
 
@@ -262,7 +263,8 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
     from memdir.recall.doctor import Finding, diagnose
 
     mem = open_memdir(project)
-    report = diagnose(mem, fix=fix, drift=drift)
+    report = diagnose(mem, fix=fix, drift=drift, attention=True)
+    waiting = [*report.notices, *proposal_notice(mem)]
     installs = check_installs(project)
     background = run_problem(mem.layout)
     job_failed = background is not None and background.status == "failed"
@@ -275,8 +277,12 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
         return f"[{mark}] {where} {f.message}"
 
     def human() -> None:
-        if not report.findings and not installs and background is None:
+        if not report.findings and not installs and background is None and not waiting:
             click.echo("all good")
+        for n in waiting:
+            click.echo(f"[{n.kind}] {n.message}; fix: {n.fix}")
+            for item in n.items:
+                click.echo(f"  {item}")
         for i in installs:
             click.echo(f"[{i.problem}] {i.path} {i.message}; fix: {i.fix}")
         if background is not None:
@@ -304,6 +310,7 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
         "findings": report.findings,
         "installs": installs,
         "background": background,
+        "notices": waiting,
     }
     emit(as_json, payload, human)
     if not ok:

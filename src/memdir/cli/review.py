@@ -1,7 +1,12 @@
-"""``memdir review``: what agents proposed under manual review, approve or reject it.
+"""``memdir review``: what waits for a person, and the verdicts.
 
-Each command is parse -> one call on the facade -> render (see
-:mod:`memdir.storage.pending`).
+``memdir review`` lists agents' changes held under manual review (approve or
+reject them), consolidation proposals awaiting a decision, and memories
+that expired ("re-validate or delete"); ``memdir verify NAME`` re-validates
+one: it checks the memory against the code and stamps ``verified``.
+
+Each command is parse -> one call -> render (see :mod:`memdir.storage.pending`
+and :mod:`memdir.recall.freshness`).
 """
 
 from __future__ import annotations
@@ -10,11 +15,19 @@ from pathlib import Path
 
 import click
 
-from memdir.cli._common import emit, json_option, open_memdir, project_option
+from memdir.cli._common import (
+    emit,
+    json_option,
+    open_memdir,
+    project_option,
+    record_dict,
+    to_jsonable,
+)
+from memdir.model import Scope
 from memdir.storage.history import Version
 from memdir.storage.undo import version_line
 
-__all__ = ["COMMANDS", "review"]
+__all__ = ["COMMANDS", "review", "verify"]
 
 
 @click.group(invoke_without_command=True)
@@ -25,16 +38,33 @@ def review(ctx: click.Context, project: Path, as_json: bool) -> None:
     """List agents' changes awaiting review, with their diffs."""
     if ctx.invoked_subcommand is not None:
         return
-    pending = open_memdir(project).review()
+    from memdir.agents.consolidate.proposal import pending_proposals
+    from memdir.recall.freshness import expired
+
+    mem = open_memdir(project)
+    pending = mem.review()
+    proposals = pending_proposals(mem)
+    gone = expired(mem)
 
     def human() -> None:
-        if not pending:
+        if not pending and not proposals and not gone:
             click.echo("nothing awaits review")
         for item in pending:
             click.echo(version_line(item.version))
             click.echo(item.diff, nl=False)
+        for proposal in proposals:
+            left = sum(1 for c in proposal.changes if not c.applied)
+            click.echo(
+                f"consolidation proposal {proposal.id}: {left} change(s) not applied; "
+                f"`memdir consolidate show {proposal.id}`"
+            )
+        for e in gone:
+            click.echo(
+                f"expired: re-validate or delete {e.ref} ({e.name!r}: {e.reason}); "
+                f"`memdir verify {e.ref}` or `memdir rm {e.ref}`"
+            )
 
-    emit(as_json, pending, human)
+    emit(as_json, pending, human)  # JSON: the pending changes, as before
 
 
 @review.command()
@@ -65,4 +95,35 @@ def _each(verb: str, versions: list[Version]) -> None:
         click.echo(f"{verb} {version_line(v)}")
 
 
-COMMANDS = [review]
+@click.command()
+@click.argument("name")
+@click.option("--scope", type=click.Choice([s.value for s in Scope]), default=None)
+@project_option
+@json_option
+def verify(name: str, scope: str | None, project: Path, as_json: bool) -> None:
+    """Re-validate a memory: check it against the code now and stamp it verified."""
+    from memdir.recall.freshness import verify as verify_memory
+
+    result = verify_memory(open_memdir(project), name, scope=scope)
+    data = {
+        "memory": record_dict(result.record),
+        "problems": to_jsonable(result.problems),
+        "stamped": result.stamped,
+    }
+
+    def human() -> None:
+        where = f"{result.record.scope.value}:{result.record.file}"
+        if result.stamped:
+            click.echo(f"verified {where}: every path and symbol it names exists")
+            return
+        click.echo(f"{where} was not marked verified; what it cites no longer holds:")
+        for problem in result.problems:
+            click.echo(f"  - {problem}")
+        click.echo(f"correct it (`memdir edit {name}`) or delete it (`memdir rm {name}`)")
+
+    emit(as_json, data, human)
+    if not result.stamped:
+        raise click.exceptions.Exit(1)
+
+
+COMMANDS = [review, verify]

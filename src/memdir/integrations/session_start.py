@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -296,6 +297,7 @@ def _prompt(
     tools: PromptTools = "files",
     max_chars: int | None = None,
 ) -> str:
+    from memdir.recall.freshness import recheck_note
     from memdir.recall.prompt import load_prompt, resolve_mode
 
     resolved = resolve_mode(
@@ -313,6 +315,9 @@ def _prompt(
         max_index_lines=settings.max_index_lines,
         max_index_chars=settings.max_index_chars,
         max_chars=max_chars,
+        recheck=recheck_note(
+            layout.state_dir, now=time.time(), max_age_days=settings.freshness_days
+        ),
     )
 
 

@@ -17,6 +17,12 @@ dropped from the index. It also reports the temp files a killed writer left
 (``.<name>.<random>.tmp``, beside the file or in the scope's ``.staging/``)
 and, with ``fix``, removes those older than a minute (younger ones may belong
 to a write in progress).
+
+A drift check records its result per memory (:mod:`memdir.recall.freshness`).
+With ``notices``, the report also counts what waits for a person, each with
+the command that settles it: agents' changes awaiting review, memories that
+expired, memories whose check against the code failed or is old. These are
+information, never a failure.
 """
 
 from __future__ import annotations
@@ -32,7 +38,15 @@ from pathlib import Path
 
 from memdir.errors import MemdirError
 from memdir.model import FrontmatterStyle, MemoryRecord, MemoryType, Scope
-from memdir.recall.drift import DriftChecker
+from memdir.recall.drift import DriftChecker, find_claims
+from memdir.recall.freshness import (
+    describe,
+    expired,
+    forget_missing,
+    needs_recheck,
+    read_checks,
+    record_checks,
+)
 from memdir.recall.team_index import left_out
 from memdir.storage.codec import memory_from_fields, read_frontmatter_head
 from memdir.storage.fs import TEMP_PATTERN, atomic_write
@@ -41,7 +55,7 @@ from memdir.storage.memory_index import parse_entries, remove_entry, truncate_in
 from memdir.storage.project import ProjectMemory
 from memdir.storage.store import STAGING_DIR, MemoryStore
 
-__all__ = ["TEMP_MIN_AGE", "DoctorReport", "Finding", "Problem", "diagnose"]
+__all__ = ["TEMP_MIN_AGE", "DoctorReport", "Finding", "Notice", "Problem", "diagnose", "notices"]
 
 # A temp file younger than this may be a write in progress: reported, kept.
 TEMP_MIN_AGE = 60.0
@@ -98,10 +112,22 @@ class Finding:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Notice:
+    """Something waiting for a person: how many, what, and the command that settles it."""
+
+    kind: str  # pending-review, pending-proposal, expired, recheck
+    count: int
+    message: str
+    fix: str
+    items: tuple[str, ...] = ()  # the first few, named
+
+
+@dataclass(frozen=True, kw_only=True)
 class DoctorReport:
-    """Everything doctor found (and fixed)."""
+    """Everything doctor found (and fixed), and what waits for a person."""
 
     findings: tuple[Finding, ...]
+    notices: tuple[Notice, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -268,10 +294,16 @@ def _link_findings(examined: list[tuple[MemoryStore, list[MemoryRecord]]]) -> li
     return out
 
 
-def _drift_findings(checker: DriftChecker, records: list[MemoryRecord]) -> list[Finding]:
+def _drift_findings(
+    checker: DriftChecker, records: list[MemoryRecord], state_dir: Path
+) -> list[Finding]:
     out = []
+    checked = []
     for record in records:
-        for finding in checker.check_memory(record.memory):
+        found = checker.check_memory(record.memory)
+        if found or find_claims(record.memory):
+            checked.append((f"{record.scope.value}:{record.file}", record.name, found))
+        for finding in found:
             out.append(
                 Finding(
                     problem=Problem.DRIFT,
@@ -280,6 +312,10 @@ def _drift_findings(checker: DriftChecker, records: list[MemoryRecord]) -> list[
                     message=finding.message,
                 )
             )
+    record_checks(
+        state_dir, ((ref, name, [f.message for f in found]) for ref, name, found in checked),
+        now=time.time(),
+    )  # fmt: skip
     return out
 
 
@@ -388,8 +424,13 @@ def _rel(store: MemoryStore, error: MemdirError) -> str | None:
         return error.path
 
 
-def diagnose(memdir: ProjectMemory, *, fix: bool = False, drift: bool = False) -> DoctorReport:
-    """Check both scopes; with ``fix``, repair the index where that is safe."""
+def diagnose(
+    memdir: ProjectMemory, *, fix: bool = False, drift: bool = False, attention: bool = False
+) -> DoctorReport:
+    """Check both scopes; with ``fix``, repair the index where that is safe.
+
+    ``attention`` adds the :func:`notices` (what waits for a person).
+    """
     findings: list[Finding] = []
     # One checker for both scopes: it scans the project's files once.
     checker = DriftChecker(memdir.layout.project_root) if drift else None
@@ -399,6 +440,56 @@ def diagnose(memdir: ProjectMemory, *, fix: bool = False, drift: bool = False) -
         findings += scope_findings
         examined.append((store, records))
         if checker is not None:
-            findings += _drift_findings(checker, records)
+            findings += _drift_findings(checker, records, memdir.layout.state_dir)
     findings += _link_findings(examined)  # a link may name a memory of the other scope
-    return DoctorReport(findings=tuple(findings))
+    if checker is not None:
+        every = {f"{r.scope.value}:{r.file}" for _, records in examined for r in records}
+        forget_missing(memdir.layout.state_dir, every)
+    found = tuple(notices(memdir)) if attention else ()
+    return DoctorReport(findings=tuple(findings), notices=found)
+
+
+_NAMED = 5
+
+
+def notices(memdir: ProjectMemory, *, now: float | None = None) -> list[Notice]:
+    """What waits for a person: reviews, expired memories, checks to redo."""
+    from memdir.storage.pending import pending_count
+
+    now = time.time() if now is None else now
+    out = []
+    waiting = pending_count(memdir)
+    if waiting:
+        out.append(
+            Notice(
+                kind="pending-review",
+                count=waiting,
+                message=f"{waiting} agent change(s) await review",
+                fix="memdir review (then memdir review approve NAME|--all or reject NAME)",
+            )
+        )
+    gone = expired(memdir)
+    if gone:
+        out.append(
+            Notice(
+                kind="expired",
+                count=len(gone),
+                message=f"{len(gone)} memory(ies) expired: re-validate or delete",
+                fix="memdir review lists them; memdir verify NAME or memdir rm NAME",
+                items=tuple(f"{e.ref}: {e.reason}" for e in gone[:_NAMED]),
+            )
+        )
+    due = needs_recheck(
+        read_checks(memdir.layout.state_dir), now=now, max_age_days=memdir.settings.freshness_days
+    )
+    if due:
+        out.append(
+            Notice(
+                kind="recheck",
+                count=len(due),
+                message=f"{len(due)} memory(ies) citing code: check failed or is old",
+                fix="memdir doctor --drift checks them again; memdir verify NAME after reading",
+                items=tuple(f"{c.ref}: {describe(c, now)}" for c in due[:_NAMED]),
+            )
+        )
+    return out

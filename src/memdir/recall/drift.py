@@ -478,6 +478,23 @@ class DriftChecker:
                 findings.append(DriftFinding(claim=claim, message=message))
         return findings
 
+    def changed_since(self, memory: Memory, when: float) -> list[str]:
+        """The files the memory's anchors cite that changed after ``when`` (a timestamp).
+
+        Only anchors that name a file inside the root count: one stat each.
+        """
+        changed = []
+        for claim in find_claims(memory):
+            if claim.origin != "anchor" or claim.kind is ClaimKind.SYMBOL:
+                continue
+            path = self._inside(claim.target)
+            try:
+                if path is not None and path.is_file() and path.stat().st_mtime > when:
+                    changed.append(claim.target)
+            except OSError:
+                continue
+        return list(dict.fromkeys(changed))
+
     def check_memory(self, memory: Memory) -> list[DriftFinding]:
         """The findings for every claim ``memory`` makes."""
         return self.check(find_claims(memory))

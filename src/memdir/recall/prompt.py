@@ -490,6 +490,7 @@ def build_prompt(
     max_chars: int | None = None,
     private_shape: IndexShape | None = None,
     team_shape: IndexShape | None = None,
+    recheck: str | None = None,
 ) -> str:
     """The memory section of a system prompt; pure: the index texts are passed in.
 
@@ -505,6 +506,10 @@ def build_prompt(
     measured): the indexes then give up whole lines, the most recently changed memories
     kept (by ``private_shape``/``team_shape``, which :func:`load_prompt` fills in), with a
     line saying how many entries are left out and where the full index is.
+
+    ``recheck`` is the short list of memories whose check against the code failed or
+    is old (:func:`memdir.recall.freshness.recheck_note`); it is bounded in size and
+    counted before the indexes share what is left of ``max_chars``.
     """
     _check_choice("mode", mode, get_args(PromptMode))
     _check_choice("tools", tools, get_args(PromptTools))
@@ -544,6 +549,7 @@ def build_prompt(
         ),
         MEMORY_AND_OTHER_PERSISTENCE,
         _extra(extra_guidelines),
+        None if skip_index else recheck,
     ]
     text = "\n\n".join(s for s in sections if s)
     if skip_index:
@@ -631,6 +637,7 @@ def load_prompt(
     max_index_chars: int = MAX_INDEX_CHARS,
     host_paths: bool = True,
     max_chars: int | None = None,
+    recheck: str | None = None,
 ) -> str:
     """:func:`build_prompt` with the MEMORY.md files read from disk (missing: empty)."""
     read = not skip_index
@@ -652,6 +659,7 @@ def load_prompt(
         max_chars=max_chars,
         private_shape=index_shape(memory_dir),
         team_shape=index_shape(team_dir) if team_dir is not None else None,
+        recheck=recheck,
     )
 
 

@@ -43,6 +43,7 @@ from memdir.model import Memory, MemoryType, Scope
 from memdir.recall.age import Age, memory_age
 from memdir.recall.context_budget import text_length
 from memdir.recall.drift import DriftChecker, DriftFinding
+from memdir.recall.freshness import record_recall
 from memdir.recall.links import linked_entries
 from memdir.recall.manifest import (
     CatalogChoice,
@@ -82,6 +83,7 @@ STATE_NAME = "recall.json"
 _STATE_VERSION = 1
 # A block cut below this many body bytes to fit the budget says too little to be worth it.
 _MIN_BODY_BYTES = 256
+_MAX_CHANGED = 5
 _HEADING = "Memories recalled for this request:"
 
 
@@ -202,6 +204,8 @@ class RecallItem:
     bytes: int
     truncated: bool
     drift: tuple[DriftFinding, ...]
+    changed: tuple[str, ...] = ()  # cited files changed since the memory's date
+    cites: bool = False  # the memory has anchors: its check is recorded
 
     @property
     def ref(self) -> str:
@@ -238,7 +242,7 @@ class RecallItem:
     def json_fields(self) -> dict[str, Any]:
         """The item as one flat record (what ``--json`` prints)."""
         where = ("ref", "file", "scope", "path", "name", "type")
-        cost = ("text", "bytes", "age_days", "age_label", "truncated", "drift")
+        cost = ("text", "bytes", "age_days", "age_label", "truncated", "drift", "changed")
         return {name: getattr(self, name) for name in (*where, *cost)}
 
 
@@ -338,6 +342,7 @@ def render_block(
     age: Age,
     drift: Sequence[DriftFinding],
     body: CappedBody,
+    changed: Sequence[str] = (),
 ) -> str:
     """One recalled memory as the agent reads it (see the module docstring)."""
     kind = memory.type.value if memory.type is not None else "untyped"
@@ -349,6 +354,12 @@ def render_block(
     if drift:
         lines.append("Checked against the project now:")
         lines.extend(f"- {fence_safe(finding.message)}" for finding in drift)
+    if changed:
+        cited = ", ".join(f"`{fence_safe(c)}`" for c in changed[:_MAX_CHANGED])
+        lines.append(
+            f"The code it cites changed after {age.date.isoformat()}: {cited}. "
+            "Check it before relying on this memory."
+        )
     lines.append("")
     text = "\n".join(lines) + "\n" + fence_safe(body.text)
     if body.truncated:
@@ -511,15 +522,15 @@ def recall(
     )
     if session is None:
         result, _ = _recall(ctx, SessionState())
-        return result
-    path = session_state_path(memdir.layout, session)
-    if not ctx.enabled or len(query.split()) < 2:
-        result, _ = _recall(ctx, _load_state(path))
-        return result
-    with _session_lock(path.with_name("recall.lock"), timeout=memdir.settings.lock_timeout):
-        result, state = _recall(ctx, _load_state(path))
-        if result.items:
-            _save_state(path, state)
+    elif not ctx.enabled or len(query.split()) < 2:
+        result, _ = _recall(ctx, _load_state(session_state_path(memdir.layout, session)))
+    else:
+        path = session_state_path(memdir.layout, session)
+        with _session_lock(path.with_name("recall.lock"), timeout=memdir.settings.lock_timeout):
+            result, state = _recall(ctx, _load_state(path))
+            if result.items:
+                _save_state(path, state)
+    record_recall(memdir.layout.state_dir, result.items, now=time.time())
     return result
 
 
@@ -659,6 +670,11 @@ def _item(
     settings = ctx.memdir.settings
     entry = candidate.entry
     drift = tuple(ctx.checker.check_memory(memory))
+    changed: tuple[str, ...] = ()
+    if memory.anchors:
+        day_after = candidate.age.date + dt.timedelta(days=1)
+        since = dt.datetime.combine(day_after, dt.time()).timestamp()
+        changed = tuple(ctx.checker.changed_since(memory, since))
     max_bytes = settings.recall_max_bytes
     while True:
         body = cap_body(memory.body, max_lines=settings.recall_max_lines, max_bytes=max_bytes)
@@ -671,6 +687,7 @@ def _item(
             age=candidate.age,
             drift=drift,
             body=body,
+            changed=changed,
         )
         size = len(text.encode("utf-8"))
         over_room = 0 if room is None else text_length(text) - room
@@ -686,5 +703,11 @@ def _item(
         if max_bytes < _MIN_BODY_BYTES:
             return None
     return RecallItem(
-        candidate=candidate, text=text, bytes=size, truncated=body.truncated, drift=drift
+        candidate=candidate,
+        text=text,
+        bytes=size,
+        truncated=body.truncated,
+        drift=drift,
+        changed=changed,
+        cites=bool(memory.anchors),
     )

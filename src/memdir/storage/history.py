@@ -109,6 +109,7 @@ _COLUMNS = (
     "turns, transcript, user, host, before, after, meta_before, meta_after, redacted, status"
 )
 PENDING, APPROVED, REJECTED = "pending", "approved", "rejected"
+_CHANGE_COLUMNS = ("id", "time", "action", "route", "session", "undoes", "undone_by")
 _DAY = 86_400.0
 # The change set being recorded in this context (see History.change_set).
 _open_change: contextvars.ContextVar[int | None] = contextvars.ContextVar(
@@ -512,6 +513,24 @@ class History:
             undoes=row[5],
             undone_by=row[6],
         )
+
+    def change(self, change_id: int) -> Change | None:
+        """Change set ``change_id``, undone or not; None when it is not kept."""
+        row = (
+            self._conn()
+            .execute(
+                "SELECT id, time, action, route, session, undoes, undone_by FROM changes "
+                "WHERE id = ?",
+                (change_id,),
+            )
+            .fetchone()
+        )
+        return None if row is None else Change(**dict(zip(_CHANGE_COLUMNS, row, strict=True)))
+
+    def is_undone(self, change_id: int) -> bool:
+        """Whether change set ``change_id`` was undone (or is not kept at all)."""
+        found = self.change(change_id)
+        return found is None or found.undone_by is not None
 
     def stats(self) -> dict[str, int]:
         """Counts and sizes: versions, blobs, stored bytes (compressed) and file bytes."""

@@ -35,7 +35,7 @@ from memdir.model import MemoryRecord, Scope
 from memdir.records import record
 from memdir.storage import sidecar
 from memdir.storage.fs import atomic_write, read_bytes_nofollow, safe_join
-from memdir.storage.history import REDACTED, History, Version, blob_hash
+from memdir.storage.history import REDACTED, Change, History, Version, blob_hash
 from memdir.storage.index_hunks import apply_backwards
 from memdir.storage.memory_index import INDEX_NAME
 from memdir.storage.project import ProjectMemory
@@ -53,6 +53,7 @@ __all__ = [
     "require_history",
     "restore",
     "undo",
+    "undo_change",
     "version_line",
     "why",
 ]
@@ -215,10 +216,29 @@ def _write_back(
 
 def undo(memdir: ProjectMemory) -> UndoReport:
     """Reverse the newest change set that is not undone yet; refuses if files moved on."""
-    history = require_history(memdir)
-    change = history.last_change()
+    change = require_history(memdir).last_change()
     if change is None:
         return UndoReport(change=None)
+    return _undo(memdir, change)
+
+
+def undo_change(memdir: ProjectMemory, change_id: int) -> UndoReport:
+    """Reverse change set ``change_id`` (a consolidation's rollback); refuses if files moved on.
+
+    Only the files that change set touched are checked and put back, so a
+    later change to other memories stays.
+    """
+    change = require_history(memdir).change(change_id)
+    if change is None or change.undone_by is not None or change.undoes is not None:
+        raise MemdirError(
+            f"change {change_id} is not in the history, is undone, or is itself an undo",
+            hint="run `memdir history NAME` to see what is kept",
+        )
+    return _undo(memdir, change)
+
+
+def _undo(memdir: ProjectMemory, change: Change) -> UndoReport:
+    history = require_history(memdir)
     if change.route == "sync":
         # Reverting what teammates pushed would push the revert to all of them.
         raise MemdirError(

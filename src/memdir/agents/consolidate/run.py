@@ -15,6 +15,15 @@ the dated trash. Afterwards memdir repairs the index itself
 limits. The whole run, repair included, is one change set in the history
 (both indexes copied at its start): ``memdir undo`` puts every file back.
 
+Every run that changes something is kept as a proposal
+(:mod:`memdir.agents.consolidate.proposal`): each memory it created,
+updated or deleted, with the model's reason and sources. When a scope the
+run may write is under ``manual`` review, the run works on a scratch copy
+and the proposal waits for a person; only the changes in a scope under
+``auto`` are applied at once. Otherwise the run writes in place, as it
+always did, and the proposal is recorded as applied, so ``memdir
+consolidate rollback ID`` reverses it in one step.
+
 A run that errors or is cancelled puts the lock's mtime back, so the next
 attempt is not pushed back a day. :func:`preview_consolidation` runs the same
 job on a scratch copy of the memory directory and returns the unified diff;
@@ -23,17 +32,26 @@ nothing real is touched. Every function takes the clock as ``now``.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import datetime as dt
 import difflib
 import os
 import shutil
 import tempfile
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memdir.agents.consolidate.changeset import (
+    Proposal,
+    apply_changes,
+    changes_from_history,
+    changes_from_trees,
+    new_id,
+    one_change,
+    save,
+)
 from memdir.agents.consolidate.gates import (
     LOCK_NAME,
     Gate,
@@ -59,12 +77,13 @@ from memdir.llm.base import Provider, Usage
 from memdir.model import Scope
 from memdir.recall.doctor import diagnose
 from memdir.recall.drift import DriftChecker
+from memdir.recall.freshness import record_checks
 from memdir.recall.manifest import build_manifest
 from memdir.storage.dailylog import iter_logs, read_log
 from memdir.storage.memory_index import truncate_index
 from memdir.storage.paths import Layout, make_layout
 from memdir.storage.project import ProjectMemory
-from memdir.storage.provenance import provenance
+from memdir.storage.review import review_mode
 
 __all__ = [
     "ConsolidationPreview",
@@ -79,6 +98,7 @@ __all__ = [
     "format_log_entry",
     "index_over_limits",
     "preview_consolidation",
+    "run_proposal",
     "tree_diff",
 ]
 
@@ -123,9 +143,11 @@ already shows.
 
 Rules: change memories only with write_memory and delete_memory; deleted memories go to \
 a trash folder and can be recovered, but delete only what is merged, contradicted or \
-useless. The daily logs are append-only: never rewrite them. Change nothing when \
-nothing needs changing. Finish with a one-line summary of what you changed and no tool \
-calls."""
+useless. Give every write_memory and delete_memory a one-line reason for the user (what \
+it merges, corrects or drops, and why) and its sources (the log dates, memory files or \
+transcript hits it rests on). The daily logs are append-only: never rewrite them. Change \
+nothing when nothing needs changing. Finish with a one-line summary of what you changed \
+and no tool calls."""
 
 
 # --- values ------------------------------------------------------------------------
@@ -154,6 +176,8 @@ class ConsolidationReport:
     error: str | None = None
     repaired: tuple[str, ...] = ()
     index_problems: tuple[str, ...] = ()
+    proposal: str | None = None
+    awaiting: tuple[str, ...] = ()
 
     @property
     def improved(self) -> int:
@@ -167,6 +191,11 @@ class ConsolidationReport:
             return f"Consolidation skipped: {self.skipped_reason}"
         if self.error is not None:
             return f"Consolidation failed: {self.error}"
+        show = f"`memdir consolidate show {self.proposal}`"
+        held = f"{len(self.awaiting)} change{'s' if len(self.awaiting) != 1 else ''}"
+        if self.awaiting and not self.improved:
+            return f"Proposed {held} for review: {show}"
+        waiting = f"; {held} await review: {show}" if self.awaiting else ""
         noun = "memory" if self.improved == 1 else "memories"
         touched = [
             f"{verb} {', '.join(files)}"
@@ -177,7 +206,8 @@ class ConsolidationReport:
             )
             if files
         ]
-        return f"Improved {self.improved} {noun}" + (f" ({'; '.join(touched)})" if touched else "")
+        done = f" ({'; '.join(touched)})" if touched else ""
+        return f"Improved {self.improved} {noun}{done}{waiting}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -226,14 +256,18 @@ def consolidate(
         return _skipped(checks)
     limits = _Limits(max_turns=max_turns, token_budget=token_budget, max_tokens=max_tokens)
     try:
-        with _one_change(memdir, current_session):
-            report = _execute(
+        if _needs_review(memdir):
+            report = _propose_and_apply(
+                memdir, provider, now=now, last_run=attempt.lease.prior_mtime, limits=limits
+            )
+        else:
+            report = _in_place(
                 memdir,
                 provider,
                 now=now,
                 last_run=attempt.lease.prior_mtime,
-                sources=memdir.layout,
                 limits=limits,
+                session=current_session,
             )
     except BaseException:
         rollback_lock(attempt.lease)  # failure or cancel: the next attempt must not wait a day
@@ -245,20 +279,118 @@ def consolidate(
     return dataclasses.replace(report, checks=tuple(checks))
 
 
-@contextlib.contextmanager
-def _one_change(memdir: ProjectMemory, session: str | None) -> Iterator[None]:
-    """The whole run is one change in the history: `memdir undo` reverses all of it.
+def _needs_review(memdir: ProjectMemory) -> bool:
+    """Whether a scope the run may write is under ``manual`` review."""
+    scopes = [Scope.PRIVATE] + ([Scope.TEAM] if memdir.team_enabled else [])
+    return any(review_mode(memdir.settings, scope) == "manual" for scope in scopes)
 
-    Both indexes are copied first: the doctor pass rewrites them wholesale.
+
+def _in_place(
+    memdir: ProjectMemory,
+    provider: Provider,
+    *,
+    now: dt.datetime,
+    last_run: float | None,
+    limits: _Limits,
+    session: str | None,
+) -> ConsolidationReport:
+    """Today's run: the tools write the real folder; the run is kept as an applied proposal."""
+    changes = Changes()
+    with one_change(memdir, session) as change:
+        report = _execute(
+            memdir,
+            provider,
+            now=now,
+            last_run=last_run,
+            sources=memdir.layout,
+            limits=limits,
+            changes=changes,
+        )
+    history = memdir.history_db
+    if history is None or change is None or history.change(change) is None:
+        return report  # history off, or the run changed nothing
+    made = changes_from_history(history, change, changes)
+    proposal = Proposal(
+        id=new_id(now), created=now, status="applied", summary=_summary(report), changes=made
+    )
+    save(memdir, proposal, change_sets=(change,))
+    return dataclasses.replace(report, proposal=proposal.id)
+
+
+def _propose_and_apply(
+    memdir: ProjectMemory,
+    provider: Provider,
+    *,
+    now: dt.datetime,
+    last_run: float | None,
+    limits: _Limits,
+) -> ConsolidationReport:
+    """Under ``manual`` review: a proposal; what is in an ``auto`` scope applies at once."""
+    report, proposal = run_proposal(memdir, provider, now=now, last_run=last_run, limits=limits)
+    if proposal is None:
+        return report
+    applied = apply_changes(memdir, proposal.id, approved=False)
+    refs = {c.index: memory_ref(Scope(c.scope), c.file) for c in applied.changes}
+    done = [c for c in applied.changes if c.applied]
+    return dataclasses.replace(
+        report,
+        created=tuple(refs[c.index] for c in done if c.kind == "create"),
+        updated=tuple(refs[c.index] for c in done if c.kind == "update"),
+        deleted=tuple(refs[c.index] for c in done if c.kind == "delete"),
+        proposal=proposal.id,
+        awaiting=tuple(refs[c.index] for c in applied.changes if not c.applied),
+        index_problems=index_over_limits(memdir),
+    )
+
+
+def run_proposal(
+    memdir: ProjectMemory,
+    provider: Provider,
+    *,
+    now: dt.datetime,
+    last_run: float | None,
+    max_turns: int = DEFAULT_MAX_TURNS,
+    token_budget: int | None = DEFAULT_TOKEN_BUDGET,
+    max_tokens: int = DEFAULT_MAX_TOKENS,
+    limits: _Limits | None = None,
+) -> tuple[ConsolidationReport, Proposal | None]:
+    """Run on a scratch copy and keep what it changed as a pending proposal.
+
+    No proposal (None) when the run failed or changed nothing.
     """
-    with provenance(route="consolidation", session=session):
-        history = memdir.history_db
-        if history is None:
-            yield
-            return
-        indexes = {Scope.PRIVATE: memdir.private.index_path, Scope.TEAM: memdir.team.index_path}
-        with history.change_set("consolidation", snapshots=indexes):
-            yield
+    limits = limits or _Limits(
+        max_turns=max_turns, token_budget=token_budget, max_tokens=max_tokens
+    )
+    changes = Changes()
+    with tempfile.TemporaryDirectory(prefix="memdir-proposal-") as tmp:
+        scratch = _scratch_copy(memdir, Path(tmp))
+        report = _execute(
+            scratch,
+            provider,
+            now=now,
+            last_run=last_run,
+            sources=memdir.layout,
+            limits=limits,
+            changes=changes,
+        )
+        made = changes_from_trees(memdir, scratch, changes)
+    report = dataclasses.replace(
+        report, created=(), updated=(), deleted=(), repaired=(), index_problems=()
+    )
+    if report.error is not None or not made:
+        return report, None
+    proposal = Proposal(
+        id=new_id(now), created=now, status="pending", summary=_summary(report), changes=made
+    )
+    save(memdir, proposal)
+    refs = tuple(memory_ref(Scope(c.scope), c.file) for c in made)
+    return dataclasses.replace(report, proposal=proposal.id, awaiting=refs), proposal
+
+
+def _summary(report: ConsolidationReport) -> str:
+    """The model's closing line, else the report's own."""
+    final = (report.run.final_text if report.run is not None else "") or ""
+    return " ".join(final.split())[:500] or report.message
 
 
 def _skipped(checks: list[GateCheck]) -> ConsolidationReport:
@@ -281,8 +413,9 @@ def _execute(
     last_run: float | None,
     sources: Layout,
     limits: _Limits,
+    changes: Changes | None = None,
 ) -> ConsolidationReport:
-    changes = Changes()
+    changes = changes if changes is not None else Changes()
     prompt = consolidation_prompt(memdir, now=now, last_run=last_run, sources=sources)
     run = run_agent(
         provider,
@@ -414,9 +547,14 @@ def _logs_section(logs_dir: Path, since: dt.date | None) -> str:
 def _drift_section(memdir: ProjectMemory) -> str:
     checker = DriftChecker(memdir.layout.project_root)
     lines = []
+    checked = []
     for record in memdir.list():
         ref = memory_ref(record.scope, record.file)
-        lines += [f"- {ref}: {finding.message}" for finding in checker.check_memory(record.memory)]
+        found = [finding.message for finding in checker.check_memory(record.memory)]
+        if found or record.memory.anchors:
+            checked.append((f"{record.scope.value}:{record.file}", record.name, found))
+        lines += [f"- {ref}: {message}" for message in found]
+    record_checks(memdir.layout.state_dir, checked, now=time.time())
     if not lines:
         return "## Drifted memories\n\n(none: every path and symbol they name still exists)"
     more = f"\n[{len(lines) - _MAX_DRIFT} more]" if len(lines) > _MAX_DRIFT else ""
@@ -469,6 +607,11 @@ def _scratch_copy(memdir: ProjectMemory, home: Path) -> ProjectMemory:
     """A ProjectMemory with the same project and settings under ``home``, memories copied in."""
     overrides = {f.name: getattr(memdir.settings, f.name) for f in dataclasses.fields(Settings)}
     overrides["home"] = home
+    # The copy applies what a manual scope would hold for review: the run's changes
+    # are the proposal a person reviews. A read-only scope stays read-only.
+    for key in ("review_private", "review_team"):
+        if overrides[key] == "manual":
+            overrides[key] = "auto"
     # An empty settings file: every setting is passed explicitly, none is read again.
     settings = Settings(**overrides)
     layout = make_layout(home, memdir.layout.project_root)

@@ -7,7 +7,9 @@
 (``team/x.md`` for the team scope); writes and deletes go through the store,
 so confinement, locks, index upkeep and secret scanning apply, and a delete
 moves the file to the dated trash. :class:`Changes` records, per file, whether
-the run created, updated or deleted it.
+the run created, updated or deleted it, and the reason and sources the model
+gave for it (the ``reason`` and ``sources`` arguments of both tools), which a
+consolidation proposal shows beside each change.
 """
 
 from __future__ import annotations
@@ -34,25 +36,52 @@ _MAX_TRANSCRIPT_HITS = 30
 _MAX_HIT_CHARS = 300
 _MIN_QUERY_CHARS = 3
 _MAX_LISTED_LOGS = 90
+_MAX_REASON_CHARS = 300
+_MAX_SOURCES = 20
 
 
 class Changes:
-    """What one run did to each file, in the order first touched."""
+    """What one run did to each file, in the order first touched, and why."""
 
     def __init__(self) -> None:
         self._kind: dict[str, str] = {}
+        self._reasons: dict[str, list[str]] = {}
+        self._sources: dict[str, list[str]] = {}
 
-    def wrote(self, ref: str, *, created: bool) -> None:
+    def wrote(
+        self, ref: str, *, created: bool, reason: str = "", sources: tuple[str, ...] = ()
+    ) -> None:
         """Record a write of ``ref``; ``created`` when the file did not exist."""
         before = self._kind.get(ref)
         if before is None:
             self._kind[ref] = "created" if created else "updated"
         elif before == "deleted":
             self._kind[ref] = "updated"  # deleted, then written again: it was there before
+        self._explain(ref, reason, sources)
 
-    def deleted(self, ref: str) -> None:
+    def deleted(self, ref: str, *, reason: str = "", sources: tuple[str, ...] = ()) -> None:
         """Record a delete of ``ref``."""
         self._kind[ref] = "deleted"
+        self._explain(ref, reason, sources)
+
+    def _explain(self, ref: str, reason: str, sources: tuple[str, ...]) -> None:
+        reasons = self._reasons.setdefault(ref, [])
+        if reason and reason not in reasons:
+            reasons.append(reason)
+        known = self._sources.setdefault(ref, [])
+        known += [s for s in sources if s not in known]
+
+    def reason(self, ref: str) -> str:
+        """The reasons the model gave for its calls on ``ref``, joined ("" if none)."""
+        return "; ".join(self._reasons.get(ref, ()))
+
+    def sources(self, ref: str) -> tuple[str, ...]:
+        """What the model said its calls on ``ref`` rest on (logs, memories, transcripts)."""
+        return tuple(self._sources.get(ref, ()))
+
+    def refs(self) -> tuple[str, ...]:
+        """Every file the run changed, in the order first touched."""
+        return tuple(self._kind)
 
     def files(self, kind: str) -> tuple[str, ...]:
         """The files whose last change was ``kind``: created, updated or deleted."""
@@ -82,7 +111,9 @@ def consolidation_policy(
         base["list_memories"],
         base["read_memory"],
         base["search_memories"],
-        AgentTool(spec=write.spec, run=lambda a: _write(memdir, a, changes), check=write.check),
+        AgentTool(
+            spec=_explained(write.spec), run=lambda a: _write(memdir, a, changes), check=write.check
+        ),
         AgentTool(spec=_DELETE_SPEC, run=lambda a: _delete(memdir, a, changes), check=_file_check),
         AgentTool(spec=_LIST_LOGS_SPEC, run=lambda a: _list_logs(memdir.layout.logs_dir)),
         AgentTool(spec=_READ_LOG_SPEC, run=lambda a: _read_log(memdir.layout.logs_dir, a)),
@@ -100,7 +131,7 @@ def _write(memdir: ProjectMemory, args: Mapping[str, Any], changes: Changes) -> 
     result = write_from_args(memdir, args, scope=scope, file=file)
     ref = memory_ref(scope, result.record.file)
     if result.pending is None:  # a proposal under review changed nothing yet
-        changes.wrote(ref, created=result.created)
+        changes.wrote(ref, created=result.created, **_why(args))
     warnings = "".join(f"\nwarning: {w}" for w in result.warnings)
     held = (
         " (kept for the user's review: not in memory until they approve it)"
@@ -121,8 +152,17 @@ def _delete(memdir: ProjectMemory, args: Mapping[str, Any], changes: Changes) ->
     ref = memory_ref(scope, record.file)
     if held:
         return f"proposed deleting {ref} {AWAITING_REVIEW}"
-    changes.deleted(ref)
+    changes.deleted(ref, **_why(args))
     return f"moved {ref} to the trash; its index line is gone"
+
+
+def _why(args: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``reason`` and ``sources`` of a call, as :class:`Changes` keeps them."""
+    reason = " ".join(str(args.get("reason") or "").split())[:_MAX_REASON_CHARS]
+    raw = args.get("sources")
+    items = raw if isinstance(raw, list) else [raw] if isinstance(raw, str) else []
+    sources = tuple(str(s).strip()[:_MAX_REASON_CHARS] for s in items if str(s).strip())
+    return {"reason": reason, "sources": sources[:_MAX_SOURCES]}
 
 
 def _file_check(args: Mapping[str, Any]) -> str | None:
@@ -182,6 +222,29 @@ def _relative(path: Path, root: Path) -> str:
 
 
 _FILE_ARG = {"type": "string", "description": "a memory file as listed, e.g. topic.md"}
+_WHY_ARGS = {
+    "reason": {
+        "type": "string",
+        "description": "one line for the user: what this merges, corrects or drops, and why",
+    },
+    "sources": {
+        "type": "array",
+        "items": {"type": "string"},
+        "description": (
+            "what it rests on: daily-log dates (2026-03-04), memory files (topic.md), "
+            "transcript hits (file:turn)"
+        ),
+    },
+}
+
+
+def _explained(spec: ToolSpec) -> ToolSpec:
+    """``spec`` with the ``reason`` and ``sources`` arguments a proposal shows."""
+    schema = dict(spec.input_schema)
+    schema["properties"] = {**dict(schema.get("properties") or {}), **_WHY_ARGS}
+    return ToolSpec(name=spec.name, description=spec.description, input_schema=schema)
+
+
 _DELETE_SPEC = ToolSpec(
     name="delete_memory",
     description=(
@@ -190,7 +253,11 @@ _DELETE_SPEC = ToolSpec(
     ),
     input_schema={
         "type": "object",
-        "properties": {"file": _FILE_ARG, "scope": {"type": "string", "enum": ["private", "team"]}},
+        "properties": {
+            "file": _FILE_ARG,
+            "scope": {"type": "string", "enum": ["private", "team"]},
+            **_WHY_ARGS,
+        },
         "required": ["file"],
     },
 )

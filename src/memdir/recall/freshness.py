@@ -1,0 +1,303 @@
+"""Freshness: when a memory's claims about the code were last checked, and what expired.
+
+A memory that cites code (anchors, backticked paths and symbols: see
+:mod:`memdir.recall.drift`) is checked whenever memdir runs its drift check
+on it: recall (for what it shows), ``memdir doctor --drift``, consolidation
+and ``memdir verify``. Each check is recorded in one small JSON file of the
+project's derived state (``.memdir/freshness.json``: per ``scope:file``, the
+time, the memory's name and what failed), not in the memory's frontmatter.
+
+Trigger: the check time is derived state, not a frontmatter field. Why: a
+recall checks on every prompt; writing that into the memory would rewrite
+team files (a commit and a push for every teammate) and pay a store write
+per prompt. Outcome: one atomic write of a small file; a person's
+re-validation (``memdir verify``) is what stamps ``verified`` in the memory.
+
+:func:`needs_recheck` lists the memories whose last check failed or is older
+than ``freshness_days``; the session-start prompt names a few of them
+(:func:`recheck_note`, within a fixed size), and ``memdir doctor`` counts
+them. :func:`expired` lists memories past their ``review_after`` date or
+older than their type's ``expire_<type>_days``: ``memdir review`` shows them
+as "expired: re-validate or delete"; nothing is deleted.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from memdir.config import Settings
+from memdir.model import MemoryRecord, MemoryType, Scope
+from memdir.recall.age import age_of
+from memdir.records import record
+from memdir.storage.fs import atomic_write, ensure_dir, file_lock, read_json_object
+
+if TYPE_CHECKING:  # the session-start hook reads the checks without the stores
+    from memdir.recall.drift import DriftFinding
+    from memdir.storage.project import ProjectMemory
+
+__all__ = [
+    "FRESHNESS_NAME",
+    "Check",
+    "Expired",
+    "describe",
+    "expired",
+    "expiry_days",
+    "forget_missing",
+    "needs_recheck",
+    "read_checks",
+    "recheck_note",
+    "record_checks",
+    "record_recall",
+    "verify",
+]
+
+FRESHNESS_NAME = "freshness.json"
+_DAY = 86_400.0
+_NOTE_LINES = 5
+_NOTE_LINE_CHARS = 160
+_MAX_PROBLEMS = 3
+
+
+@record
+class Check:
+    """The last drift check of one memory: when, and what no longer held."""
+
+    ref: str  # scope:file
+    name: str
+    checked: float  # a timestamp
+    problems: tuple[str, ...]
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.problems)
+
+    def age_days(self, now: float) -> float:
+        return max(now - self.checked, 0.0) / _DAY
+
+
+@record
+class Expired:
+    """A memory past its ``review_after`` date or its type's expiry."""
+
+    scope: Scope
+    file: str
+    name: str
+    reason: str
+
+    @property
+    def ref(self) -> str:
+        return f"team/{self.file}" if self.scope is Scope.TEAM else self.file
+
+
+def _path(state_dir: Path) -> Path:
+    return state_dir / FRESHNESS_NAME
+
+
+def read_checks(state_dir: Path) -> dict[str, Check]:
+    """Every recorded check, by ``scope:file`` (a damaged file reads as none)."""
+    data = read_json_object(_path(state_dir)) or {}
+    checks = {}
+    for ref, raw in data.get("checks", {}).items():
+        try:
+            checks[ref] = Check(
+                ref=ref,
+                name=str(raw["name"]),
+                checked=float(raw["checked"]),
+                problems=tuple(str(p) for p in raw.get("problems", ())),
+            )
+        except (KeyError, TypeError, ValueError):
+            continue
+    return checks
+
+
+def record_checks(
+    state_dir: Path, results: Iterable[tuple[str, str, Iterable[str]]], *, now: float
+) -> None:
+    """Record checks made now: ``(scope:file, name, problems)`` each; one atomic write."""
+    fresh = [(ref, name, tuple(problems)[:_MAX_PROBLEMS]) for ref, name, problems in results]
+    if not fresh:
+        return
+    ensure_dir(state_dir)
+    path = _path(state_dir)
+    with file_lock(state_dir / f".{FRESHNESS_NAME}.lock"):
+        data = read_json_object(path) or {}
+        checks = data.get("checks")
+        checks = checks if isinstance(checks, dict) else {}
+        for ref, name, problems in fresh:
+            checks[ref] = {"name": name, "checked": now, "problems": list(problems)}
+        atomic_write(path, json.dumps({"checks": checks}, ensure_ascii=False, sort_keys=True))
+
+
+class _Recalled(Protocol):
+    @property
+    def scope(self) -> Scope: ...
+    @property
+    def file(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def drift(self) -> tuple[DriftFinding, ...]: ...
+    @property
+    def cites(self) -> bool: ...
+
+
+def record_recall(state_dir: Path, items: Sequence[_Recalled], *, now: float) -> None:
+    """Record the checks a recall made of the memories it shows that cite code."""
+    record_checks(
+        state_dir,
+        (
+            (f"{i.scope.value}:{i.file}", i.name, [f.message for f in i.drift])
+            for i in items
+            if i.cites or i.drift
+        ),
+        now=now,
+    )
+
+
+def forget_missing(state_dir: Path, existing: set[str]) -> None:
+    """Drop the checks of memories that are gone (``existing``: every ``scope:file``)."""
+    path = _path(state_dir)
+    if not path.exists():
+        return
+    with file_lock(state_dir / f".{FRESHNESS_NAME}.lock"):
+        data = read_json_object(path) or {}
+        checks = data.get("checks")
+        if not isinstance(checks, dict):
+            return
+        kept = {ref: value for ref, value in checks.items() if ref in existing}
+        if len(kept) != len(checks):
+            atomic_write(path, json.dumps({"checks": kept}, ensure_ascii=False, sort_keys=True))
+
+
+def needs_recheck(checks: dict[str, Check], *, now: float, max_age_days: float) -> list[Check]:
+    """Failed checks, then those older than ``max_age_days`` (0: none is), oldest first."""
+    failed = [c for c in checks.values() if c.failed]
+    stale = [
+        c
+        for c in checks.values()
+        if not c.failed and max_age_days > 0 and c.age_days(now) > max_age_days
+    ]
+    return sorted(failed, key=lambda c: c.checked) + sorted(stale, key=lambda c: c.checked)
+
+
+def describe(check: Check, now: float) -> str:
+    """``check failed: ...`` or ``last checked N days ago``."""
+    if check.failed:
+        return "check failed: " + "; ".join(check.problems)
+    return f"last checked {int(check.age_days(now))} days ago"
+
+
+def recheck_note(state_dir: Path, *, now: float, max_age_days: float) -> str | None:
+    """The prompt's short list of memories to re-check before relying on them, or None.
+
+    At most five lines of at most 160 characters each, whatever the store's size.
+    """
+    due = needs_recheck(read_checks(state_dir), now=now, max_age_days=max_age_days)
+    if not due:
+        return None
+    lines = []
+    for check in due[:_NOTE_LINES]:
+        file = check.ref.split(":", 1)[-1]
+        scope = check.ref.split(":", 1)[0]
+        where = f"team/{file}" if scope == Scope.TEAM.value else file
+        line = f"- {check.name} ({where}): {describe(check, now)}"
+        lines.append(line if len(line) <= _NOTE_LINE_CHARS else line[: _NOTE_LINE_CHARS - 1] + "…")
+    more = (
+        f"\n- and {len(due) - _NOTE_LINES} more (`memdir doctor`)" if len(due) > _NOTE_LINES else ""
+    )
+    return (
+        "## Memories to re-check\n\nThese memories cite code whose last check failed or is "
+        "old: check the code before relying on them.\n" + "\n".join(lines) + more
+    )
+
+
+def expiry_days(settings: Settings, kind: MemoryType | None) -> float:
+    """The expiry of memories of ``kind`` in days (0: they do not expire)."""
+    if kind is None:
+        return 0.0
+    return float(getattr(settings, f"expire_{kind.value}_days", 0.0))
+
+
+def expired(memdir: ProjectMemory, *, today: dt.date | None = None) -> list[Expired]:
+    """Memories past their ``review_after`` date or their type's expiry, both scopes."""
+    today = today or dt.date.today()
+    out = []
+    for found in memdir.list():
+        reason = _expiry(memdir.settings, found, today)
+        if reason is not None:
+            out.append(
+                Expired(scope=found.scope, file=found.file, name=found.memory.name, reason=reason)
+            )
+    return out
+
+
+def _expiry(settings: Settings, found: MemoryRecord, today: dt.date) -> str | None:
+    memory = found.memory
+    due = memory.review_after
+    if due is not None and due <= today and (memory.verified is None or memory.verified < due):
+        return f"review_after {due.isoformat()} has passed"
+    days = expiry_days(settings, memory.type)
+    if days <= 0:
+        return None
+    age = age_of(memory, mtime=found.mtime, today=today)
+    if age.days > days:
+        kind = memory.type.value if memory.type is not None else "untyped"
+        return f"{age.days} days since {age.source} ({kind} memories expire after {days:g})"
+    return None
+
+
+@record
+class Verified:
+    """What ``memdir verify`` found: the memory, and what no longer holds (then not stamped)."""
+
+    record: MemoryRecord
+    problems: tuple[str, ...]
+    stamped: bool
+
+
+def verify(
+    memdir: ProjectMemory,
+    ref: str,
+    *,
+    scope: Scope | str | None = None,
+    today: dt.date | None = None,
+) -> Verified:
+    """A person re-validates a memory: check it against the code, then stamp ``verified``.
+
+    The check is recorded either way; ``verified`` is stamped (today) only when
+    every path and symbol the memory names still exists, which also clears an
+    expiry. A failing check changes nothing in the memory.
+    """
+    from dataclasses import replace
+
+    from memdir.errors import MemoryNotFound
+    from memdir.recall.drift import DriftChecker
+
+    if scope is None and ref.startswith("team/"):
+        scope, ref = Scope.TEAM, ref.removeprefix("team/")
+    stores = [memdir.store(scope)] if scope is not None else [memdir.private, memdir.team]
+    found = next((r for r in (s.find(ref) for s in stores) if r is not None), None)
+    if found is None:
+        raise MemoryNotFound(f"no memory named {ref!r}", hint="run `memdir list` to see them")
+    problems = tuple(
+        f.message for f in DriftChecker(memdir.layout.project_root).check_memory(found.memory)
+    )
+    key = f"{found.scope.value}:{found.file}"
+    record_checks(memdir.layout.state_dir, [(key, found.name, problems)], now=_now())
+    if problems:
+        return Verified(record=found, problems=problems, stamped=False)
+    stamped = replace(found.memory, verified=today or dt.date.today())
+    result = memdir.store(found.scope).write(
+        stamped, file=found.file, expected_version=found.version, stamp=False
+    )
+    return Verified(record=result.record, problems=(), stamped=True)
+
+
+def _now() -> float:
+    import time
+
+    return time.time()
