@@ -34,11 +34,13 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
+from memdir.agents.consolidate.proposal import propose_consolidation
 from memdir.api import Memdir
 from memdir.cli import main
 from memdir.integrations.hook_entry import pre_tool_use
 from memdir.storage.local_server import bind
 from memdir.storage.provenance import provenance
+from memdir.testing import ScriptedProvider, tool_use
 from memdir.ui.app import create_app
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -210,7 +212,27 @@ def sample(mem: Memdir) -> None:
         )
 
 
-def test_a_person_reviews_restores_and_edits_in_the_browser(
+def consolidation_run() -> ScriptedProvider:
+    """The model: rewrite one CI memory, delete its duplicate."""
+    return ScriptedProvider(
+        tool_use(
+            "write_memory",
+            {
+                "file": "ci_runs_on_github.md",
+                "name": "CI runs on Buildkite",
+                "description": "CI host: Buildkite",
+                "type": "project",
+                "body": "CI moved to Buildkite.",
+                "reason": "the log says CI moved",
+                "sources": ["ci_host.md"],
+            },
+        ),
+        tool_use("delete_memory", {"file": "ci_host.md", "reason": "a duplicate"}),
+        "Merged the CI memories.",
+    )
+
+
+def test_a_person_reviews_restores_edits_and_consolidates_in_the_browser(
     browser: WebDriver, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MEMDIR_REVIEW", "manual")
@@ -242,6 +264,9 @@ def test_a_person_reviews_restores_and_edits_in_the_browser(
             body="Friday deploys are fine.\n",
         )
     assert len(mem.review()) == 3  # the two above and the sample's staging note
+    mem.write(name="CI runs on GitHub", description="Where CI runs", type="project", body="GHA")
+    mem.write(name="CI host", description="The CI service", type="project", body="GHA too")
+    proposal = propose_consolidation(mem, consolidation_run())
     call = {"cwd": str(project), "tool_name": "Bash", "tool_input": {"command": "npm install"}}
     for _ in range(3):
         assert "deny" in pre_tool_use(call, os.environ)  # logged for the rules page
@@ -293,10 +318,24 @@ def test_a_person_reviews_restores_and_edits_in_the_browser(
         click(driver, "Save changes", then="Saved.")  # against the version the page shows
         assert mem.get("Release checklist").memory.body == "My edit from the page.\n"
 
+        # -- a consolidation proposal: preview, apply, roll back
+        index = mem.private.index_path.read_bytes()
+        driver.get(served.url("/consolidation"))
+        shoot(driver, "consolidation")
+        click(driver, proposal.created.strftime("%Y-%m-%d %H:%M"), then="Apply all")
+        assert "the log says CI moved" in driver.page_source
+        shoot(driver, "proposal")
+        click(driver, "Apply all", then="Applied:")
+        assert not (mem.layout.memory_dir / "ci_host.md").exists()
+        assert mem.get("CI runs on Buildkite").memory.body == "CI moved to Buildkite.\n"
+        assert "[CI host]" not in prompt(project) and "[CI runs on Buildkite]" in prompt(project)
+        click(driver, "Roll back what was applied", then="Rolled back:")
+        assert mem.private.index_path.read_bytes() == index
+        assert "[CI host]" in prompt(project) and "[CI runs on Buildkite]" not in prompt(project)
+
         for name, path, text in (
             ("changes", "/changes?since=2000-01-01", "Release checklist"),
             ("rules", "/rules", "3 firings logged"),
-            ("consolidation", "/consolidation", "Consolidation"),
         ):
             driver.get(served.url(path))
             assert text in driver.find_element(By.TAG_NAME, "main").text

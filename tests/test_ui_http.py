@@ -15,12 +15,14 @@ pytest.importorskip("jinja2")
 
 from click.testing import CliRunner
 
+from memdir.agents.consolidate.proposal import load_proposal, propose_consolidation
 from memdir.api import Memdir
 from memdir.cli import main
 from memdir.integrations.hook_entry import pre_tool_use
 from memdir.storage.local_server import bind, resolve_token
 from memdir.storage.provenance import provenance
 from memdir.storage.rule_firings import read_firings
+from memdir.testing import ScriptedProvider, tool_use
 from memdir.ui.app import create_app
 from memdir.ui.guard import COOKIE, csrf_token
 
@@ -316,3 +318,48 @@ def test_rules_show_where_they_come_from_and_how_often_they_fired(mem: Memdir) -
     page = get(mem, "/rules", **AUTH).text
     assert "No npm" in page and "npm rewrote the lockfile" in page
     assert re.search(r'class="num">2<', page) and "<svg" in page
+
+
+def consolidation_run() -> ScriptedProvider:
+    """The model: rewrite one CI memory, delete its duplicate."""
+    return ScriptedProvider(
+        tool_use(
+            "write_memory",
+            {
+                "file": "ci_runs_on_github.md",
+                "name": "CI runs on Buildkite",
+                "description": "CI host: Buildkite",
+                "type": "project",
+                "body": "CI moved to Buildkite.",
+                "reason": "the log says CI moved",
+                "sources": ["ci_host.md"],
+            },
+        ),
+        tool_use("delete_memory", {"file": "ci_host.md", "reason": "a duplicate"}),
+        "Merged the CI memories.",
+    )
+
+
+def test_a_proposal_is_previewed_applied_in_part_and_rolled_back(mem: Memdir) -> None:
+    mem.write(name="CI runs on GitHub", description="Where CI runs", type="project", body="GHA")
+    mem.write(name="CI host", description="The CI service", type="project", body="GHA too")
+    before = mem.private.index_path.read_bytes()
+    proposal = propose_consolidation(mem, consolidation_run())
+    listing = get(mem, "/consolidation", **AUTH).text
+    assert proposal.id in listing and "Merged the CI memories." in listing
+    page = get(mem, f"/consolidation/{proposal.id}", **AUTH).text
+    assert "the log says CI moved" in page and "+CI moved to Buildkite." in page
+    assert (mem.layout.memory_dir / "ci_host.md").exists()  # a preview changes nothing
+
+    form = {"csrf": CSRF, "id": proposal.id, "only": "2"}
+    assert post(mem, "/consolidation/apply", form, **AUTH).status_code == 303
+    assert not (mem.layout.memory_dir / "ci_host.md").exists()
+    assert mem.get("CI runs on GitHub").memory.body == "GHA\n"  # change 1 not applied
+    assert load_proposal(mem, proposal.id).status == "partial"
+
+    rollback = {"csrf": CSRF, "id": proposal.id}
+    assert post(mem, "/consolidation/rollback", rollback, **AUTH).status_code == 303
+    assert (mem.layout.memory_dir / "ci_host.md").exists()
+    assert mem.private.index_path.read_bytes() == before
+    bad = get(mem, "/consolidation/..%2F..%2Fetc", **AUTH)
+    assert bad.status_code in (400, 404)
