@@ -13,6 +13,7 @@ callable the command gives, as that bookkeeping belongs to the hooks).
 from __future__ import annotations
 
 import datetime as dt
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +35,7 @@ __all__ = [
     "BackgroundRun",
     "IndexFill",
     "Overview",
+    "PromptCost",
     "TeamState",
     "gather",
 ]
@@ -135,11 +137,18 @@ def _session_start_text(memdir: ProjectMemory, max_chars: int | None) -> str:
     )
 
 
-def team_state(memdir: ProjectMemory) -> TeamState | None:
+def team_state(memdir: ProjectMemory, catalog: Catalog) -> TeamState | None:
     """Where team memory stands (None: this project has no team memory)."""
     if not memdir.team_enabled:
         return None
-    conflicts = tuple(f for f in memdir.team.files() if ".conflict-" in f)
+    rows = catalog.index.conn.execute(
+        "SELECT id FROM docs WHERE kind = 'memory' AND id LIKE 'team/%' AND id LIKE '%.conflict-%'"
+    )
+    conflicts = tuple(ref.removeprefix("team/") for (ref,) in rows)
+    if not (memdir.team.root / ".git").exists():  # never synced: nothing to compare
+        return TeamState(
+            initialized=False, remote=None, ahead=0, behind=0, unsynced=0, conflicts=conflicts
+        )
     try:
         from memdir.team.sync import team_status
 
@@ -164,6 +173,45 @@ def team_state(memdir: ProjectMemory) -> TeamState | None:
     )
 
 
+class PromptCost:
+    """What a session start costs, measured again only when an index changed.
+
+    Building the session-start text reads both ``MEMORY.md`` files and checks
+    each entry's file (at 10,000 entries that is most of the overview's time),
+    so the two lengths are kept with the indexes' sizes and mtimes and the day
+    they were measured on, and reused until one of those changes.
+    """
+
+    def __init__(self) -> None:
+        self._key: tuple[object, ...] | None = None
+        self._value = (0, 0)
+
+    def measure(self, memdir: ProjectMemory, limit: int) -> tuple[int, int]:
+        """(the hook's text length, the length without the hook's budget), in UTF-16 units."""
+        if not memdir.enabled:
+            return 0, 0
+        key = (
+            limit,
+            memdir.team_enabled,
+            dt.date.today(),
+            *(_stamp(memdir.store(scope).index_path) for scope in Scope),
+        )
+        if key != self._key:
+            full = text_length(_session_start_text(memdir, None))
+            # Within the budget the hook's text is the whole text: no second build.
+            start = full if full <= limit else text_length(_session_start_text(memdir, limit))
+            self._key, self._value = key, (start, full)
+        return self._value
+
+
+def _stamp(path: object) -> tuple[int, int] | None:
+    try:
+        info = os.stat(str(path))
+    except FileNotFoundError:
+        return None
+    return info.st_mtime_ns, info.st_size
+
+
 def stale_count(catalog: Catalog, today: dt.date) -> int:
     """Memories whose date (verified, else updated) is older than :data:`STALE_DAYS`."""
     cutoff = (today - dt.timedelta(days=STALE_DAYS)).isoformat()
@@ -178,25 +226,25 @@ def gather(
     catalog: Catalog,
     *,
     runs: Callable[[], Sequence[BackgroundRun]] | None = None,
+    cost: PromptCost | None = None,
     today: dt.date | None = None,
 ) -> Overview:
-    """The overview of ``memdir``'s memory now."""
+    """The overview of ``memdir``'s memory now (``cost``: a cache of the prompt's cost)."""
     today = today or dt.date.today()
     counts = count_by(catalog)
     scopes = [Scope.PRIVATE, Scope.TEAM] if memdir.team_enabled else [Scope.PRIVATE]
     limit = memdir.settings.hook_context_chars or HOOK_CONTEXT_LIMIT
-    start = _session_start_text(memdir, limit) if memdir.enabled else ""
-    full = _session_start_text(memdir, None) if memdir.enabled else ""
+    start, full = (cost or PromptCost()).measure(memdir, limit)
     return Overview(
         counts=counts,
         total=sum(counts.values()),
         indexes=[_index_fill(memdir, scope) for scope in scopes],
-        start_chars=text_length(start),
-        full_chars=text_length(full),
+        start_chars=start,
+        full_chars=full,
         hook_limit=limit,
         pending=pending_count(memdir),
         stale=stale_count(catalog, today),
-        team=team_state(memdir),
+        team=team_state(memdir, catalog),
         week=count_since(memdir.history_db, time.time() - 7 * 86_400)
         if memdir.history_db is not None
         else (0, 0),

@@ -47,7 +47,7 @@ def _state(request: Request) -> UiState:
 
 async def overview(request: Request) -> Response:
     state = _state(request)
-    facts = gather(state.memdir, state.catalog, runs=state.runs)
+    facts = gather(state.memdir, state.catalog, runs=state.runs, cost=state.cost)
     return state.page(request, "overview.html", o=facts, drift=state.drift_scan)
 
 

@@ -30,7 +30,7 @@ from memdir.search.catalog import Catalog
 from memdir.storage.fs import confined, refuse_hidden
 from memdir.ui.guard import csrf_matches, csrf_token
 from memdir.ui.markdown import render_inline
-from memdir.ui.overview import BackgroundRun
+from memdir.ui.overview import BackgroundRun, PromptCost
 
 __all__ = ["Refused", "UiState", "memory_url"]
 
@@ -65,6 +65,7 @@ class UiState:
     runs: Callable[[], Sequence[BackgroundRun]] | None = None
     templates: jinja2.Environment = field(init=False)
     drift_scan: DriftScan | None = None
+    cost: PromptCost = field(default_factory=PromptCost)
     _catalog: Catalog | None = None
     _checker: tuple[float, DriftChecker] | None = None
 
