@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import anyio
@@ -19,6 +22,7 @@ from memdir.agents.consolidate.proposal import load_proposal, propose_consolidat
 from memdir.api import Memdir
 from memdir.cli import main
 from memdir.integrations.hook_entry import pre_tool_use
+from memdir.recall.freshness import read_checks
 from memdir.storage.local_server import bind, resolve_token
 from memdir.storage.provenance import provenance
 from memdir.storage.rule_firings import read_firings
@@ -363,3 +367,58 @@ def test_a_proposal_is_previewed_applied_in_part_and_rolled_back(mem: Memdir) ->
     assert mem.private.index_path.read_bytes() == before
     bad = get(mem, "/consolidation/..%2F..%2Fetc", **AUTH)
     assert bad.status_code in (400, 404)
+
+
+def test_drift_found_by_the_page_is_recorded_and_listed_on_the_overview(mem: Memdir) -> None:
+    (mem.layout.project_root / "src").mkdir()
+    (mem.layout.project_root / "src" / "billing.py").write_text("def total(): ...\n")
+    mem.write(
+        name="Billing lives in billing.py",
+        description="where invoices are totalled",
+        type="project",
+        body="Totals are computed in `src/billing.py` and `src/invoices.py`.",
+    )
+    assert "drifted</span>" not in get(mem, "/", **AUTH).text
+    assert post(mem, "/drift", {"csrf": CSRF}, **AUTH).status_code == 303
+    page = get(mem, "/", **AUTH).text
+    assert "Billing lives in billing.py" in page and "src/invoices.py" in page
+    assert "drifted</span>" in page
+    checks = read_checks(mem.layout.state_dir)
+    assert checks["private:billing_lives_in_billing_py.md"].failed
+
+
+def test_the_command_serves_the_page_at_the_address_it_prints(mem: Memdir, project: Path) -> None:
+    with bind("127.0.0.1", 0) as probe:
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-m", "memdir", "ui", "--port", str(port), "--no-browser"]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    child = subprocess.Popen(
+        [*command, "--project", str(project)],
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert child.stderr is not None
+        line = child.stderr.readline()
+        url = re.search(r"http://127\.0\.0\.1:\d+/\?token=\S+", line)
+        assert url, line
+        token = resolve_token(mem.settings.home, file="ui-token")
+        assert url.group(0) == f"http://127.0.0.1:{port}/?token={token}"
+        with httpx2.Client(follow_redirects=True, timeout=30) as http:
+            for _ in range(100):  # the socket is bound before the line; uvicorn starts after
+                try:
+                    page = http.get(url.group(0))
+                    break
+                except httpx2.ConnectError:
+                    time.sleep(0.1)
+            assert page.status_code == 200 and "What your agents learned" in page.text
+            assert "token=" not in str(page.url)
+            assert http.get(f"http://127.0.0.1:{port}/memories").status_code == 200  # cookie
+        with httpx2.Client(timeout=30) as stranger:
+            assert stranger.get(f"http://127.0.0.1:{port}/").status_code == 401
+    finally:
+        child.terminate()
+        child.wait(timeout=30)
+        if child.stderr is not None:
+            child.stderr.close()

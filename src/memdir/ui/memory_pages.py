@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import difflib
+import time
 from typing import Any
 
 from starlette.requests import Request
@@ -25,6 +26,8 @@ from starlette.routing import Route
 from memdir.errors import Conflict, InvalidMemory, MemoryNotFound
 from memdir.model import MemoryRecord, MemoryType, Scope
 from memdir.recall.age import age_of
+from memdir.recall.drift import find_claims
+from memdir.recall.freshness import record_checks
 from memdir.storage.history import Version
 from memdir.storage.provenance import provenance
 from memdir.ui.listing import AGES, Filters, list_page
@@ -133,7 +136,12 @@ def _memory_context(
         memory = record.memory
         values["body"] = render_markdown(memory.body)
         values["age"] = age_of(memory, mtime=record.mtime, today=dt.date.today())
-        values["drift"] = state.checker().check_memory(memory)
+        drift = state.checker().check_memory(memory)
+        if drift or find_claims(memory):  # recorded as recall and doctor record theirs
+            ref = f"{scope.value}:{record.file}"
+            problems = [f.message for f in drift]
+            record_checks(mem.layout.state_dir, [(ref, memory.name, problems)], now=time.time())
+        values["drift"] = drift
         fields = [(f.name, getattr(memory, f.name)) for f in dataclasses.fields(memory)]
         values["frontmatter"] = [
             (key, value.value if hasattr(value, "value") else value)

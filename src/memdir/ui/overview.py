@@ -5,6 +5,8 @@ catalog (SQL, no memory file opened), the index fill from the two
 ``MEMORY.md`` files, the session-start context by building the very text the
 SessionStart hook hands the agent (with the hook's character budget, and once
 without it to show what the budget cut), pending reviews from the history,
+drifted memories from the drift checks recall, doctor and this page record
+(:mod:`memdir.recall.freshness`),
 team sync state from the team folder's git (no fetch: the page never waits on
 the network), and the background runs from their status files (through the
 callable the command gives, as that bookkeeping belongs to the hooks).
@@ -21,6 +23,7 @@ from dataclasses import dataclass, field
 from memdir.errors import MemdirError
 from memdir.model import MemoryType, Scope
 from memdir.recall.context_budget import HOOK_CONTEXT_LIMIT, text_length
+from memdir.recall.freshness import Check, read_checks
 from memdir.recall.prompt import load_prompt, resolve_mode
 from memdir.search.catalog import Catalog
 from memdir.storage.fs import read_bytes_nofollow
@@ -89,6 +92,10 @@ class Overview:
     stale: int
     team: TeamState | None
     week: tuple[int, int] = (0, 0)  # changes in the last 7 days, and those by agents
+    drifted: Sequence[Check] = field(default_factory=tuple)  # failed drift checks, newest first
+    checks: int = 0  # memories whose claims were ever checked
+    recheck: int = 0  # of those, checked longer ago than recheck_days
+    recheck_days: float = 30.0
     runs: Sequence[BackgroundRun] = field(default_factory=tuple)
 
     @property
@@ -235,6 +242,9 @@ def gather(
     scopes = [Scope.PRIVATE, Scope.TEAM] if memdir.team_enabled else [Scope.PRIVATE]
     limit = memdir.settings.hook_context_chars or HOOK_CONTEXT_LIMIT
     start, full = (cost or PromptCost()).measure(memdir, limit)
+    checks = read_checks(memdir.layout.state_dir)
+    now = time.time()
+    max_age = memdir.settings.freshness_days
     return Overview(
         counts=counts,
         total=sum(counts.values()),
@@ -249,4 +259,8 @@ def gather(
         if memdir.history_db is not None
         else (0, 0),
         runs=tuple(runs()) if runs is not None else (),
+        drifted=sorted((c for c in checks.values() if c.failed), key=lambda c: -c.checked),
+        checks=len(checks),
+        recheck_days=max_age,
+        recheck=sum(1 for c in checks.values() if max_age > 0 and c.age_days(now) > max_age),
     )

@@ -2,7 +2,9 @@
 
 ``GET /`` is the overview (:mod:`memdir.ui.overview`), with ``POST /drift``
 to check every memory's claims against the code now (a scan of the project,
-so a button rather than on each load; the result stays until the next).
+so a button rather than on each load); the checks are recorded where recall,
+``memdir doctor --drift`` and ``memdir verify`` record theirs
+(:mod:`memdir.recall.freshness`), and the overview lists the failed ones.
 ``GET /changes?since=DATE`` lists the history's versions since a day, across
 both scopes, filtered by route, session or scope, and charts the memories
 kept now by the day each was first written, per type. ``GET /rules`` lists
@@ -23,7 +25,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from memdir.model import MemoryType, Scope
-from memdir.recall.drift import DriftChecker
+from memdir.recall.drift import DriftChecker, find_claims
+from memdir.recall.freshness import record_checks
 from memdir.storage.enforced import load_rules
 from memdir.storage.history import Version
 from memdir.storage.history_reads import changes_since, first_written, routes_and_sessions
@@ -31,7 +34,7 @@ from memdir.storage.rule_firings import read_firings
 from memdir.ui.charts import bar_chart, line_chart
 from memdir.ui.memory_pages import version_diff
 from memdir.ui.overview import gather
-from memdir.ui.state import DriftScan, UiState
+from memdir.ui.state import UiState
 
 __all__ = ["ROUTES"]
 
@@ -48,21 +51,20 @@ def _state(request: Request) -> UiState:
 async def overview(request: Request) -> Response:
     state = _state(request)
     facts = gather(state.memdir, state.catalog, runs=state.runs, cost=state.cost)
-    return state.page(request, "overview.html", o=facts, drift=state.drift_scan)
+    return state.page(request, "overview.html", o=facts)
 
 
 async def drift(request: Request) -> Response:
     state = _state(request)
     await state.form(request)
     checker = DriftChecker(state.memdir.layout.project_root)
-    drifted = []
-    records = state.memdir.list()
-    for record in records:
-        findings = checker.check_memory(record.memory)
-        if findings:
-            messages = [f.message for f in findings]
-            drifted.append((record.scope, record.file, record.name, messages))
-    state.drift_scan = DriftScan(at=time.time(), checked=len(records), drifted=drifted)
+    checked = []
+    for record in state.memdir.list():
+        found = checker.check_memory(record.memory)
+        if found or find_claims(record.memory):  # only memories that cite code are checked
+            ref = f"{record.scope.value}:{record.file}"
+            checked.append((ref, record.name, [f.message for f in found]))
+    record_checks(state.memdir.layout.state_dir, checked, now=time.time())
     return state.redirect("/#drift")
 
 

@@ -48,15 +48,6 @@ def memory_url(scope: Scope | str, file: str) -> str:
 
 
 @dataclass(kw_only=True)
-class DriftScan:
-    """The last whole-store drift check: when, and what drifted."""
-
-    at: float
-    checked: int
-    drifted: list[tuple[Scope, str, str, list[str]]]  # scope, file, name, messages
-
-
-@dataclass(kw_only=True)
 class UiState:
     """The app's shared state (see the module docstring)."""
 
@@ -64,7 +55,6 @@ class UiState:
     token: str
     runs: Callable[[], Sequence[BackgroundRun]] | None = None
     templates: jinja2.Environment = field(init=False)
-    drift_scan: DriftScan | None = None
     cost: PromptCost = field(default_factory=PromptCost)
     _catalog: Catalog | None = None
     _checker: tuple[float, DriftChecker] | None = None
