@@ -144,17 +144,14 @@ def prompt(project: Path) -> str:
 def click(driver: WebDriver, text: str, *, then: str) -> None:
     """Press the button (or follow the link) labelled ``text``; wait for ``then`` to show.
 
-    Links are followed with the Enter key, as a keyboard user would.
+    With the keyboard, as a person without a mouse would: the Enter key on it.
     """
     xpath = (
         f"//button[normalize-space()='{text}' or @aria-label='{text}']"
         f" | //a[normalize-space()='{text}' or @aria-label='{text}']"
     )
     element = driver.find_element(By.XPATH, xpath)
-    if element.tag_name == "a":
-        element.send_keys(Keys.ENTER)
-    else:
-        element.click()
+    element.send_keys(Keys.ENTER)
     WebDriverWait(driver, 30).until(EC.staleness_of(element))
     WebDriverWait(driver, 30).until(lambda d: then in d.page_source)
 
@@ -290,8 +287,13 @@ def test_a_person_reviews_restores_edits_and_consolidates_in_the_browser(
         assert "Use feature flags" in text and "Deploy on Fridays" not in text
 
         # -- restore the first version of a memory
-        driver.get(served.url("/memories?q=release+checklist"))
+        driver.get(served.url("/memories"))
         shoot(driver, "memories")
+        box = driver.find_element(By.ID, "q")
+        box.send_keys("release checklist")
+        box.send_keys(Keys.ENTER)  # the search box submits with Enter
+        WebDriverWait(driver, 30).until(lambda d: "best match first" in d.page_source)
+        shoot(driver, "search")
         click(driver, "Release checklist", then="History")
         oldest = mem.history("Release checklist")[-1]
         click(driver, f"Restore this version (v{oldest.id})", then="Restored.")

@@ -85,7 +85,12 @@ def _where(filters: Filters, today: dt.date) -> tuple[str, list[Any]]:
     return sql, args
 
 
-_ROW = "SELECT d.id, d.title, d.type, d.date, d.meta, d.scope FROM docs d"
+_COLUMNS = "SELECT d.id, d.title, d.type, d.date, d.meta, d.scope"
+_ROW = f"{_COLUMNS} FROM docs d"
+# Newest first: by the file's mtime, as the manifest lists them. CROSS JOIN makes SQLite
+# walk the sources by their mtime index and stop at the page, rather than sort them all.
+_BY_MTIME = "FROM sources s CROSS JOIN docs d ON d.source = s.id"
+_NEWEST = "s.mtime_ns DESC"
 
 
 def _row(values: tuple[Any, ...]) -> MemoryRow:
@@ -141,7 +146,7 @@ def list_page(
             )
             ids = [ref for ref, _ in catalog.rank(wanted)]
         else:
-            sql = f"SELECT d.id FROM docs d{where} ORDER BY d.date DESC, d.id"
+            sql = f"SELECT d.id {_BY_MTIME}{where} ORDER BY {_NEWEST}"
             ids = [ref for (ref,) in conn.execute(sql, args)]
         if routed is not None:
             ids = [ref for ref in ids if ref in routed]
@@ -152,7 +157,7 @@ def list_page(
         rows = _rows_for(conn, ids[(page - 1) * size : page * size])
     else:
         total = int(conn.execute(f"SELECT count(*) FROM docs d{where}", args).fetchone()[0])
-        sql = f"{_ROW}{where} ORDER BY d.date DESC, d.id LIMIT ? OFFSET ?"
+        sql = f"{_COLUMNS} {_BY_MTIME}{where} ORDER BY {_NEWEST} LIMIT ? OFFSET ?"
         rows = [_row(r) for r in conn.execute(sql, [*args, size, (page - 1) * size])]
     pages = max((total + size - 1) // size, 1)
     return Page(rows=rows, total=total, page=page, pages=pages, ranked=ranked)
