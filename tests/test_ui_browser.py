@@ -27,11 +27,12 @@ pytest.importorskip("selenium")
 import uvicorn
 from click.testing import CliRunner
 from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.remote.webdriver import WebDriver
-from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support.ui import WebDriverWait
 
 from memdir.agents.consolidate.proposal import propose_consolidation
@@ -150,10 +151,25 @@ def click(driver: WebDriver, text: str, *, then: str) -> None:
         f"//button[normalize-space()='{text}' or @aria-label='{text}']"
         f" | //a[normalize-space()='{text}' or @aria-label='{text}']"
     )
-    element = driver.find_element(By.XPATH, xpath)
-    element.send_keys(Keys.ENTER)
-    WebDriverWait(driver, 30).until(EC.staleness_of(element))
+    for attempt in range(3):
+        element = driver.find_element(By.XPATH, xpath)
+        try:
+            element.send_keys(Keys.ENTER)
+            break
+        except WebDriverException:  # the page was still settling (a resize): find it again
+            if attempt == 2:
+                raise
+    WebDriverWait(driver, 30).until(lambda d: gone(element))  # the next page replaced it
     WebDriverWait(driver, 30).until(lambda d: then in d.page_source)
+
+
+def gone(element: WebElement) -> bool:
+    """Whether ``element`` left the document (Chromium may say so with either error)."""
+    try:
+        element.is_enabled()
+    except WebDriverException:  # StaleElementReferenceException, or "does not belong"
+        return True
+    return False
 
 
 def sample(mem: Memdir) -> None:

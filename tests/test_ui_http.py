@@ -299,6 +299,7 @@ def test_changes_since_a_date_by_route_and_session(mem: Memdir) -> None:
         note(mem, "By agent")
     page = get(mem, "/changes", **AUTH).text
     assert "By hand" in page and "By agent" in page and "<svg" in page
+    assert "Index lines per day" in page and "private index lines 2." in page
     only = get(mem, "/changes?session=sess-7", **AUTH).text
     assert "by_agent.md" in only and "by_hand.md" not in only
     later = get(mem, "/changes?since=2999-01-01", **AUTH).text

@@ -10,7 +10,9 @@ SQL query over the history's ``versions`` table:
 - :func:`latest_routes`: the route of the change that left each file as it is
   (what ``memdir ui`` filters the memory list by);
 - :func:`first_written`: when each file's oldest kept version was recorded
-  (memories over time).
+  (memories over time);
+- :func:`index_line_changes`: how many lines each change added to or removed
+  from a scope's ``MEMORY.md`` (its fill over time), from the recorded hunks.
 
 They use the history's own connection (its thread's, with the schema ensured),
 so they see what the store wrote in this process and others alike.
@@ -27,6 +29,7 @@ __all__ = [
     "changes_since",
     "count_since",
     "first_written",
+    "index_line_changes",
     "latest_routes",
     "routes_and_sessions",
 ]
@@ -111,3 +114,20 @@ def first_written(history: History) -> dict[tuple[Scope, str], float]:
         "SELECT scope, file, min(time) FROM versions WHERE status IS NULL GROUP BY scope, file"
     )
     return {(Scope(scope), file): float(when) for scope, file, when in rows}
+
+
+def index_line_changes(history: History, since: float) -> list[tuple[float, Scope, int]]:
+    """(time, scope, lines added minus removed) of each index edit since ``since``, oldest first.
+
+    From the hunks the store records with each version; an index a change set
+    replaced wholesale (consolidation's repair) is not among them.
+    """
+    rows = history._conn().execute(
+        "SELECT time, scope, index_old, index_new FROM versions "
+        "WHERE index_at IS NOT NULL AND status IS NULL AND time >= ? ORDER BY id",
+        (since,),
+    )
+    return [
+        (float(when), Scope(scope), bytes(new or b"").count(b"\n") - bytes(old or b"").count(b"\n"))
+        for when, scope, old, new in rows
+    ]

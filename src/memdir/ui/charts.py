@@ -65,6 +65,7 @@ def line_chart(
     """One line per series over ``days`` (each series has a value per day), with a legend."""
     peak = max((max(values, default=0) for values in series.values()), default=0) or 1
     parts = _frame(title, peak, days)
+    x = _PAD_L + 10
     for n, (label, values) in enumerate(series.items()):
         colour = PALETTE[n % len(PALETTE)]
         points = " ".join(

@@ -29,7 +29,12 @@ from memdir.recall.drift import DriftChecker, find_claims
 from memdir.recall.freshness import record_checks
 from memdir.storage.enforced import load_rules
 from memdir.storage.history import Version
-from memdir.storage.history_reads import changes_since, first_written, routes_and_sessions
+from memdir.storage.history_reads import (
+    changes_since,
+    first_written,
+    index_line_changes,
+    routes_and_sessions,
+)
 from memdir.storage.rule_firings import read_firings
 from memdir.ui.charts import bar_chart, line_chart
 from memdir.ui.memory_pages import version_diff
@@ -108,6 +113,30 @@ def _growth(
     return days, series
 
 
+def _index_fill(state: UiState, days: list[dt.date]) -> dict[str, list[float]]:
+    """Per scope, the lines its ``MEMORY.md`` held at the end of each day, walked back from now."""
+    history = state.memdir.history_db
+    if history is None or not days:
+        return {}
+    start = time.mktime(days[0].timetuple())
+    edits = index_line_changes(history, start)
+    scopes = [Scope.PRIVATE, Scope.TEAM] if state.memdir.team_enabled else [Scope.PRIVATE]
+    series: dict[str, list[float]] = {}
+    for scope in scopes:
+        try:
+            lines = state.memdir.store(scope).index_path.read_bytes().count(b"\n")
+        except FileNotFoundError:
+            lines = 0
+        mine = [(dt.date.fromtimestamp(t), n) for t, s, n in edits if s is scope]
+        values = []
+        for day in reversed(days):  # the end of ``day``: undo the edits made after it
+            while mine and mine[-1][0] > day:
+                lines -= mine.pop()[1]
+            values.append(float(max(lines, 0)))
+        series[f"{scope.value} index lines"] = values[::-1]
+    return series
+
+
 async def changes(request: Request) -> Response:
     state = _state(request)
     q = request.query_params
@@ -138,6 +167,7 @@ async def changes(request: Request) -> Response:
         min(since, today - dt.timedelta(days=_CHART_DAYS)), today - dt.timedelta(days=365)
     )
     days, series = _growth(state, chart_start, today)
+    fill = _index_fill(state, days)
     keep = {k: q.get(k) for k in ("route", "session", "scope") if q.get(k)}
     return state.page(
         request,
@@ -154,6 +184,14 @@ async def changes(request: Request) -> Response:
         else None,
         series=series,
         days=days,
+        fill=line_chart(
+            f"Index lines per day (the prompt loads {state.memdir.settings.max_index_lines})",
+            days,
+            fill,
+        )
+        if fill
+        else None,
+        fill_now={k: int(v[-1]) for k, v in fill.items()},
     )
 
 
