@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from consolidation.helpers import NOW
+from consolidation.helpers import NOW, results_of
 from consolidation.stub_openai import stub_openai
 from memdir.agents.consolidate.changeset import proposals_dir
 from memdir.agents.consolidate.proposal import (
@@ -150,6 +150,18 @@ def test_a_subset_applies_alone_and_the_rest_can_follow(ci: Memdir) -> None:
     assert pending_proposals(ci) == []
 
 
+def test_a_proposal_applied_in_two_steps_rolls_back_in_one(ci: Memdir) -> None:
+    before = snapshot(ci)
+    proposal = propose_consolidation(ci, merge_run(), now=NOW)
+    apply_proposal(ci, proposal.id, only=[2])
+    apply_proposal(ci, proposal.id)
+    assert snapshot(ci) != before
+
+    rollback_proposal(ci, proposal.id)
+
+    assert snapshot(ci) == before
+
+
 def test_apply_refuses_and_changes_nothing_when_a_memory_changed_since(ci: Memdir) -> None:
     proposal = propose_consolidation(ci, merge_run(), now=NOW)
     ci.write(name="CI host", description="The CI service", type="project", body="now Jenkins")
@@ -251,6 +263,13 @@ def test_with_team_memory_under_manual_the_private_part_applies_and_the_team_par
     proposal = load_proposal(mem, report.proposal)
     assert proposal.status == "partial"
     assert [(c.scope, c.applied) for c in proposal.changes] == [("private", True), ("team", False)]
+
+    applied = apply_proposal(mem, proposal.id)  # a person applies the team part
+
+    assert applied.status == "applied"
+    assert not (mem.layout.team_dir / "deploys.md").exists()
+    (deleted, *_) = mem.history("Deploys", scope="team")
+    assert deleted.route == "consolidation" and deleted.status is None  # applied, not held
 
 
 def test_under_auto_a_run_applies_in_place_and_rolls_back_as_one_applied_proposal(
@@ -367,3 +386,17 @@ def test_consolidate_propose_runs_the_configured_model_and_changes_nothing(
     assert proposal.changes[0].reason == "a duplicate" and snapshot(ci) == before
     schema = {t["function"]["name"]: t for t in server.requests[0]["tools"]}["delete_memory"]
     assert {"reason", "sources"} <= set(schema["function"]["parameters"]["properties"])
+
+
+def test_under_manual_with_history_off_a_run_changes_nothing_and_says_why(project: Path) -> None:
+    mem = Memdir.open(project, review_private="manual", history=False)
+    mem.write(name="Old fact", description="a fact", type="project", body="old")
+    before = snapshot(mem)
+    provider = ScriptedProvider(tool_use("delete_memory", {"file": "old_fact.md"}), "done")
+
+    report = consolidate(mem, provider, now=NOW, force=True)
+
+    assert report.error is None and report.proposal is None and report.improved == 0
+    assert snapshot(mem) == before
+    (answer,) = results_of(provider.requests[1])
+    assert answer.is_error and "needs review, and history is off" in answer.content

@@ -161,6 +161,12 @@ def _print_status(gates: GateStatus, model: str | None) -> None:
 
 def _print_report(report: ConsolidationReport) -> None:
     click.echo(report.message)
+    if report.proposal is not None and report.improved:
+        click.echo(
+            f"kept as proposal {report.proposal}: "
+            f"`memdir consolidate rollback {report.proposal}` reverses it",
+            err=True,
+        )
     for problem in report.index_problems:
         click.echo(f"warning: {problem}", err=True)
     if report.run is not None and report.error is None:

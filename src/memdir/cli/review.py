@@ -39,7 +39,7 @@ def review(ctx: click.Context, project: Path, as_json: bool) -> None:
     if ctx.invoked_subcommand is not None:
         return
     from memdir.agents.consolidate.proposal import pending_proposals
-    from memdir.recall.freshness import expired
+    from memdir.recall.expiry import expired
 
     mem = open_memdir(project)
     pending = mem.review()
@@ -102,7 +102,7 @@ def _each(verb: str, versions: list[Version]) -> None:
 @json_option
 def verify(name: str, scope: str | None, project: Path, as_json: bool) -> None:
     """Re-validate a memory: check it against the code now and stamp it verified."""
-    from memdir.recall.freshness import verify as verify_memory
+    from memdir.recall.expiry import verify as verify_memory
 
     result = verify_memory(open_memdir(project), name, scope=scope)
     data = {

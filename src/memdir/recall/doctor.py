@@ -39,9 +39,9 @@ from pathlib import Path
 from memdir.errors import MemdirError
 from memdir.model import FrontmatterStyle, MemoryRecord, MemoryType, Scope
 from memdir.recall.drift import DriftChecker, find_claims
+from memdir.recall.expiry import expired
 from memdir.recall.freshness import (
     describe,
-    expired,
     forget_missing,
     needs_recheck,
     read_checks,

@@ -1,4 +1,4 @@
-"""Freshness: when a memory's claims about the code were last checked, and what expired.
+"""Freshness: when a memory's claims about the code were last checked, and how that went.
 
 A memory that cites code (anchors, backticked paths and symbols: see
 :mod:`memdir.recall.drift`) is checked whenever memdir runs its drift check
@@ -16,43 +16,35 @@ re-validation (``memdir verify``) is what stamps ``verified`` in the memory.
 :func:`needs_recheck` lists the memories whose last check failed or is older
 than ``freshness_days``; the session-start prompt names a few of them
 (:func:`recheck_note`, within a fixed size), and ``memdir doctor`` counts
-them. :func:`expired` lists memories past their ``review_after`` date or
-older than their type's ``expire_<type>_days``: ``memdir review`` shows them
-as "expired: re-validate or delete"; nothing is deleted.
+them. Expiry (``review_after``, ``expire_<type>_days``) and ``memdir
+verify`` are in :mod:`memdir.recall.expiry`. This module imports no model
+values: the session-start hook loads it.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from memdir.config import Settings
-from memdir.model import MemoryRecord, MemoryType, Scope
-from memdir.recall.age import age_of
 from memdir.records import record
 from memdir.storage.fs import atomic_write, ensure_dir, file_lock, read_json_object
 
-if TYPE_CHECKING:  # the session-start hook reads the checks without the stores
+if TYPE_CHECKING:  # the session-start hook reads the checks without the model values
+    from memdir.model import Scope
     from memdir.recall.drift import DriftFinding
-    from memdir.storage.project import ProjectMemory
 
 __all__ = [
     "FRESHNESS_NAME",
     "Check",
-    "Expired",
     "describe",
-    "expired",
-    "expiry_days",
     "forget_missing",
     "needs_recheck",
     "read_checks",
     "recheck_note",
     "record_checks",
     "record_recall",
-    "verify",
 ]
 
 FRESHNESS_NAME = "freshness.json"
@@ -60,6 +52,7 @@ _DAY = 86_400.0
 _NOTE_LINES = 5
 _NOTE_LINE_CHARS = 160
 _MAX_PROBLEMS = 3
+_REWRITE_AFTER = 3600.0
 
 
 @record
@@ -77,20 +70,6 @@ class Check:
 
     def age_days(self, now: float) -> float:
         return max(now - self.checked, 0.0) / _DAY
-
-
-@record
-class Expired:
-    """A memory past its ``review_after`` date or its type's expiry."""
-
-    scope: Scope
-    file: str
-    name: str
-    reason: str
-
-    @property
-    def ref(self) -> str:
-        return f"team/{self.file}" if self.scope is Scope.TEAM else self.file
 
 
 def _path(state_dir: Path) -> Path:
@@ -117,8 +96,23 @@ def read_checks(state_dir: Path) -> dict[str, Check]:
 def record_checks(
     state_dir: Path, results: Iterable[tuple[str, str, Iterable[str]]], *, now: float
 ) -> None:
-    """Record checks made now: ``(scope:file, name, problems)`` each; one atomic write."""
-    fresh = [(ref, name, tuple(problems)[:_MAX_PROBLEMS]) for ref, name, problems in results]
+    """Record checks made now: ``(scope:file, name, problems)`` each; one atomic write.
+
+    A check that found what the last one found, less than an hour ago, is not
+    written again: recall checks on every prompt, and this is one write at most.
+    """
+    fresh = [(ref, name, list(problems)[:_MAX_PROBLEMS]) for ref, name, problems in results]
+    if not fresh:
+        return
+    known = read_checks(state_dir)
+    fresh = [
+        (ref, name, problems)
+        for ref, name, problems in fresh
+        if ref not in known
+        or list(known[ref].problems) != problems
+        or known[ref].name != name
+        or abs(now - known[ref].checked) >= _REWRITE_AFTER
+    ]
     if not fresh:
         return
     ensure_dir(state_dir)
@@ -128,8 +122,10 @@ def record_checks(
         checks = data.get("checks")
         checks = checks if isinstance(checks, dict) else {}
         for ref, name, problems in fresh:
-            checks[ref] = {"name": name, "checked": now, "problems": list(problems)}
-        atomic_write(path, json.dumps({"checks": checks}, ensure_ascii=False, sort_keys=True))
+            checks[ref] = {"name": name, "checked": now, "problems": problems}
+        # Derived state: a lost write means one check to redo, so no directory fsync.
+        text = json.dumps({"checks": checks}, ensure_ascii=False, sort_keys=True)
+        atomic_write(path, text, sync_dir=False)
 
 
 class _Recalled(Protocol):
@@ -203,7 +199,7 @@ def recheck_note(state_dir: Path, *, now: float, max_age_days: float) -> str | N
     for check in due[:_NOTE_LINES]:
         file = check.ref.split(":", 1)[-1]
         scope = check.ref.split(":", 1)[0]
-        where = f"team/{file}" if scope == Scope.TEAM.value else file
+        where = f"team/{file}" if scope == "team" else file
         line = f"- {check.name} ({where}): {describe(check, now)}"
         lines.append(line if len(line) <= _NOTE_LINE_CHARS else line[: _NOTE_LINE_CHARS - 1] + "…")
     more = (
@@ -213,91 +209,3 @@ def recheck_note(state_dir: Path, *, now: float, max_age_days: float) -> str | N
         "## Memories to re-check\n\nThese memories cite code whose last check failed or is "
         "old: check the code before relying on them.\n" + "\n".join(lines) + more
     )
-
-
-def expiry_days(settings: Settings, kind: MemoryType | None) -> float:
-    """The expiry of memories of ``kind`` in days (0: they do not expire)."""
-    if kind is None:
-        return 0.0
-    return float(getattr(settings, f"expire_{kind.value}_days", 0.0))
-
-
-def expired(memdir: ProjectMemory, *, today: dt.date | None = None) -> list[Expired]:
-    """Memories past their ``review_after`` date or their type's expiry, both scopes."""
-    today = today or dt.date.today()
-    out = []
-    for found in memdir.list():
-        reason = _expiry(memdir.settings, found, today)
-        if reason is not None:
-            out.append(
-                Expired(scope=found.scope, file=found.file, name=found.memory.name, reason=reason)
-            )
-    return out
-
-
-def _expiry(settings: Settings, found: MemoryRecord, today: dt.date) -> str | None:
-    memory = found.memory
-    due = memory.review_after
-    if due is not None and due <= today and (memory.verified is None or memory.verified < due):
-        return f"review_after {due.isoformat()} has passed"
-    days = expiry_days(settings, memory.type)
-    if days <= 0:
-        return None
-    age = age_of(memory, mtime=found.mtime, today=today)
-    if age.days > days:
-        kind = memory.type.value if memory.type is not None else "untyped"
-        return f"{age.days} days since {age.source} ({kind} memories expire after {days:g})"
-    return None
-
-
-@record
-class Verified:
-    """What ``memdir verify`` found: the memory, and what no longer holds (then not stamped)."""
-
-    record: MemoryRecord
-    problems: tuple[str, ...]
-    stamped: bool
-
-
-def verify(
-    memdir: ProjectMemory,
-    ref: str,
-    *,
-    scope: Scope | str | None = None,
-    today: dt.date | None = None,
-) -> Verified:
-    """A person re-validates a memory: check it against the code, then stamp ``verified``.
-
-    The check is recorded either way; ``verified`` is stamped (today) only when
-    every path and symbol the memory names still exists, which also clears an
-    expiry. A failing check changes nothing in the memory.
-    """
-    from dataclasses import replace
-
-    from memdir.errors import MemoryNotFound
-    from memdir.recall.drift import DriftChecker
-
-    if scope is None and ref.startswith("team/"):
-        scope, ref = Scope.TEAM, ref.removeprefix("team/")
-    stores = [memdir.store(scope)] if scope is not None else [memdir.private, memdir.team]
-    found = next((r for r in (s.find(ref) for s in stores) if r is not None), None)
-    if found is None:
-        raise MemoryNotFound(f"no memory named {ref!r}", hint="run `memdir list` to see them")
-    problems = tuple(
-        f.message for f in DriftChecker(memdir.layout.project_root).check_memory(found.memory)
-    )
-    key = f"{found.scope.value}:{found.file}"
-    record_checks(memdir.layout.state_dir, [(key, found.name, problems)], now=_now())
-    if problems:
-        return Verified(record=found, problems=problems, stamped=False)
-    stamped = replace(found.memory, verified=today or dt.date.today())
-    result = memdir.store(found.scope).write(
-        stamped, file=found.file, expected_version=found.version, stamp=False
-    )
-    return Verified(record=result.record, problems=(), stamped=True)
-
-
-def _now() -> float:
-    import time
-
-    return time.time()

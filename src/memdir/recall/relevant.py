@@ -26,19 +26,16 @@ a session id never surface one memory twice.
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
-import json
-import os
 import re
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol
 
 from memdir.config import Settings
-from memdir.errors import LockTimeout, MemdirError
+from memdir.errors import MemdirError
 from memdir.model import Memory, MemoryType, Scope
 from memdir.recall.age import Age, memory_age
 from memdir.recall.context_budget import text_length
@@ -54,12 +51,19 @@ from memdir.recall.manifest import (
     rank_pool,
 )
 from memdir.recall.prompt import DRIFT_CAVEAT
+from memdir.recall.recall_state import (
+    STATE_NAME,
+    SessionState,
+    load_state,
+    read_session_state,
+    save_state,
+    session_lock,
+    session_state_path,
+)
 from memdir.records import record
 from memdir.search.relevance import RelevanceFloor
 from memdir.search.terms import bounded_query
 from memdir.storage import sidecar
-from memdir.storage.fs import FILE_MODE, atomic_write, ensure_dir, file_lock, read_json_object
-from memdir.storage.paths import Layout
 
 __all__ = [
     "STATE_NAME",
@@ -79,8 +83,6 @@ __all__ = [
     "session_state_path",
 ]
 
-STATE_NAME = "recall.json"
-_STATE_VERSION = 1
 # A block cut below this many body bytes to fit the budget says too little to be worth it.
 _MIN_BODY_BYTES = 256
 _MAX_CHANGED = 5
@@ -371,86 +373,6 @@ def render_block(
     return text + "</memory>"
 
 
-# --- session state --------------------------------------------------------------------
-
-
-@record
-class SessionState:
-    """What one session has been shown (refs, in order) and the bytes it spent."""
-
-    surfaced: tuple[str, ...] = ()
-    bytes_used: int = 0
-
-
-def session_state_path(layout: Layout, session_id: str) -> Path:
-    """``<sessions>/<session-id>/recall.json``; the id is confined to the sessions folder."""
-    return layout.session_dir(session_id) / STATE_NAME
-
-
-def _load_state(path: Path) -> SessionState:
-    # A damaged state file only throttles recall; refusing to recall would hurt
-    # more than showing a memory twice, so it means starting over.
-    data = read_json_object(path)
-    if data is None:
-        return SessionState()
-    surfaced = data.get("surfaced", [])
-    used = data.get("bytes_used", 0)
-    return SessionState(
-        surfaced=tuple(str(r) for r in surfaced) if isinstance(surfaced, list) else (),
-        bytes_used=used if isinstance(used, int) and used >= 0 else 0,
-    )
-
-
-def read_session_state(layout: Layout, session_id: str) -> SessionState:
-    """The recall state of a session (empty when it has none yet)."""
-    return _load_state(session_state_path(layout, session_id))
-
-
-def _save_state(path: Path, state: SessionState) -> None:
-    data = {
-        "version": _STATE_VERSION,
-        "surfaced": list(state.surfaced),
-        "bytes_used": state.bytes_used,
-    }
-    atomic_write(path, json.dumps(data, indent=1) + "\n")
-
-
-@contextlib.contextmanager
-def _session_lock(path: Path, *, timeout: float) -> Iterator[None]:
-    """Hold ``path`` locked (``flock``) while a session's state is read and written.
-
-    Recall runs before every prompt, and importing ``filelock`` (what
-    :func:`~memdir.storage.fs.file_lock` uses) costs more than the rest of a
-    small recall; on POSIX its lock is this same ``flock`` on this file, taken
-    here directly. Only recall takes this lock. Elsewhere the shared helper is used.
-    """
-    try:
-        import fcntl
-    except ImportError:  # not POSIX
-        with file_lock(path, timeout=timeout):
-            yield
-        return
-    ensure_dir(path.parent)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
-    try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise LockTimeout(
-                        f"could not take the lock within {timeout:g} s",
-                        path=path,
-                        hint="another memdir process is recalling for this session; retry",
-                    ) from None
-                time.sleep(0.002)  # a recall holds it for milliseconds
-        yield
-    finally:
-        os.close(fd)  # closing the descriptor releases the lock
-
-
 # --- recall ---------------------------------------------------------------------------
 
 
@@ -523,13 +445,13 @@ def recall(
     if session is None:
         result, _ = _recall(ctx, SessionState())
     elif not ctx.enabled or len(query.split()) < 2:
-        result, _ = _recall(ctx, _load_state(session_state_path(memdir.layout, session)))
+        result, _ = _recall(ctx, load_state(session_state_path(memdir.layout, session)))
     else:
         path = session_state_path(memdir.layout, session)
-        with _session_lock(path.with_name("recall.lock"), timeout=memdir.settings.lock_timeout):
-            result, state = _recall(ctx, _load_state(path))
+        with session_lock(path.with_name("recall.lock"), timeout=memdir.settings.lock_timeout):
+            result, state = _recall(ctx, load_state(path))
             if result.items:
-                _save_state(path, state)
+                save_state(path, state)
     record_recall(memdir.layout.state_dir, result.items, now=time.time())
     return result
 

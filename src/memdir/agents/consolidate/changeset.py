@@ -227,10 +227,26 @@ def _locked(memdir: ProjectMemory) -> Iterator[None]:
 
 
 def save(memdir: ProjectMemory, proposal: Proposal, *, change_sets: tuple[int, ...] = ()) -> None:
-    """Write ``proposal`` atomically; ``change_sets`` are the history changes it applied."""
+    """Write ``proposal`` atomically; ``change_sets`` are the history changes it applied.
+
+    Decided proposals older than the history's retention go: their rollback
+    needs versions the history no longer keeps. Pending ones stay.
+    """
     path = _path(memdir, proposal.id)
     with _locked(memdir):
         _write(path, proposal, change_sets)
+        _prune(memdir, keep=proposal.id)
+
+
+def _prune(memdir: ProjectMemory, *, keep: str) -> None:
+    cutoff = dt.datetime.now(dt.UTC) - dt.timedelta(days=memdir.settings.history_retention_days)
+    for path in proposals_dir(memdir).glob("*.json"):
+        if path.stem == keep or not _ID.match(path.stem):
+            continue
+        with contextlib.suppress(MemdirError):
+            proposal = load(memdir, path.stem)[0]
+            if proposal.status not in ("pending", "partial") and proposal.created < cutoff:
+                path.unlink(missing_ok=True)
 
 
 def _write(path: Path, proposal: Proposal, change_sets: tuple[int, ...]) -> None:
@@ -300,6 +316,7 @@ def _parse(data: dict[str, Any]) -> Proposal:
         for c in data["changes"]
     )
     created = dt.datetime.fromisoformat(str(data["created"]))
+    created = created if created.tzinfo is not None else created.astimezone()  # local time
     status = data["status"]
     if status not in ("pending", "applied", "partial", "rolled-back", "rejected"):
         raise ValueError(f"unknown status {status!r}")
@@ -414,8 +431,9 @@ def _chosen(
             f"proposal {proposal.id} has no change {', '.join(map(str, unknown))}",
             hint=f"its changes are numbered 1 to {len(indexes)} (`memdir consolidate show ID`)",
         )
+    wanted = None if only is None else set(only)
     chosen = [
-        c for c in proposal.changes if not c.applied and (only is None or c.index in set(only))
+        c for c in proposal.changes if not c.applied and (wanted is None or c.index in wanted)
     ]
     if not approved:
         chosen = [c for c in chosen if review_mode(memdir.settings, Scope(c.scope)) == "auto"]

@@ -34,12 +34,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import difflib
-import os
-import shutil
 import tempfile
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,7 +49,6 @@ from memdir.agents.consolidate.changeset import (
     save,
 )
 from memdir.agents.consolidate.gates import (
-    LOCK_NAME,
     Gate,
     GateCheck,
     GateStatus,
@@ -68,10 +63,10 @@ from memdir.agents.consolidate.gates import (
     rollback_lock,
     take_lock,
 )
+from memdir.agents.consolidate.scratch import scratch_copy, tree_diff
 from memdir.agents.consolidate.tools import Changes, consolidation_policy, format_log_entry
 from memdir.agents.extract import memory_ref
 from memdir.agents.runner import AgentStop, RunReport, run_agent
-from memdir.config import Settings
 from memdir.errors import MemdirError
 from memdir.llm.base import Provider, Usage
 from memdir.model import Scope
@@ -81,7 +76,7 @@ from memdir.recall.freshness import record_checks
 from memdir.recall.manifest import build_manifest
 from memdir.storage.dailylog import iter_logs, read_log
 from memdir.storage.memory_index import truncate_index
-from memdir.storage.paths import Layout, make_layout
+from memdir.storage.paths import Layout
 from memdir.storage.project import ProjectMemory
 from memdir.storage.review import review_mode
 
@@ -108,7 +103,6 @@ DEFAULT_MAX_TOKENS = 8192
 _LOG_BUDGET_CHARS = 40_000
 _INDEX_BUDGET_CHARS = 30_000
 _MAX_DRIFT = 40
-_NO_NEWLINE = "\\ No newline at end of file"
 
 SYSTEM_PROMPT = """\
 You are memdir's memory consolidation, a background job: you do not talk to anyone. \
@@ -280,7 +274,14 @@ def consolidate(
 
 
 def _needs_review(memdir: ProjectMemory) -> bool:
-    """Whether a scope the run may write is under ``manual`` review."""
+    """Whether a scope the run may write is under ``manual`` review.
+
+    Not with history off: a proposal applies as a change the history can undo,
+    so the run goes in place and the store refuses what the manual scope
+    would hold, saying why.
+    """
+    if memdir.history_db is None:
+        return False
     scopes = [Scope.PRIVATE] + ([Scope.TEAM] if memdir.team_enabled else [])
     return any(review_mode(memdir.settings, scope) == "manual" for scope in scopes)
 
@@ -310,8 +311,14 @@ def _in_place(
     if history is None or change is None or history.change(change) is None:
         return report  # history off, or the run changed nothing
     made = changes_from_history(history, change, changes)
+    if not made:
+        return report  # only the index was repaired: `memdir undo` still reverses it
     proposal = Proposal(
-        id=new_id(now), created=now, status="applied", summary=_summary(report), changes=made
+        id=new_id(now),
+        created=now.astimezone(dt.UTC),
+        status="applied",
+        summary=_summary(report),
+        changes=made,
     )
     save(memdir, proposal, change_sets=(change,))
     return dataclasses.replace(report, proposal=proposal.id)
@@ -363,7 +370,7 @@ def run_proposal(
     )
     changes = Changes()
     with tempfile.TemporaryDirectory(prefix="memdir-proposal-") as tmp:
-        scratch = _scratch_copy(memdir, Path(tmp))
+        scratch = scratch_copy(memdir, Path(tmp))
         report = _execute(
             scratch,
             provider,
@@ -380,7 +387,11 @@ def run_proposal(
     if report.error is not None or not made:
         return report, None
     proposal = Proposal(
-        id=new_id(now), created=now, status="pending", summary=_summary(report), changes=made
+        id=new_id(now),
+        created=now.astimezone(dt.UTC),
+        status="pending",
+        summary=_summary(report),
+        changes=made,
     )
     save(memdir, proposal)
     refs = tuple(memory_ref(Scope(c.scope), c.file) for c in made)
@@ -595,81 +606,9 @@ def preview_consolidation(
     last_run = read_memdir_lock(memdir, now).mtime
     limits = _Limits(max_turns=max_turns, token_budget=token_budget, max_tokens=max_tokens)
     with tempfile.TemporaryDirectory(prefix="memdir-dry-run-") as tmp:
-        scratch = _scratch_copy(memdir, Path(tmp))
+        scratch = scratch_copy(memdir, Path(tmp))
         report = _execute(
             scratch, provider, now=now, last_run=last_run, sources=memdir.layout, limits=limits
         )
         diff = tree_diff(memdir.layout.memory_dir, scratch.layout.memory_dir)
     return ConsolidationPreview(report=dataclasses.replace(report, checks=(check,)), diff=diff)
-
-
-def _scratch_copy(memdir: ProjectMemory, home: Path) -> ProjectMemory:
-    """A ProjectMemory with the same project and settings under ``home``, memories copied in."""
-    overrides = {f.name: getattr(memdir.settings, f.name) for f in dataclasses.fields(Settings)}
-    overrides["home"] = home
-    # The copy applies what a manual scope would hold for review: the run's changes
-    # are the proposal a person reviews. A read-only scope stays read-only.
-    for key in ("review_private", "review_team"):
-        if overrides[key] == "manual":
-            overrides[key] = "auto"
-    # An empty settings file: every setting is passed explicitly, none is read again.
-    settings = Settings(**overrides)
-    layout = make_layout(home, memdir.layout.project_root)
-    layout.claim()
-    scratch = ProjectMemory(
-        layout=layout,
-        settings=settings,
-        env={"MEMDIR_CONFIG": os.devnull},
-        team_guard=memdir.team.guard,
-        private_guard=memdir.private.guard,
-    )
-    scratch.private.ensure()
-    scratch.team.ensure()
-    shutil.copytree(
-        memdir.layout.memory_dir,
-        scratch.layout.memory_dir,
-        symlinks=True,  # links stay links; the store's confinement refuses any that escape
-        dirs_exist_ok=True,
-        ignore=shutil.ignore_patterns(LOCK_NAME, ".*.tmp", ".git"),
-    )
-    return scratch
-
-
-def tree_diff(before: Path, after: Path) -> str:
-    """The unified diff from ``before`` to ``after`` (dot-files and dot-folders left out)."""
-    files = sorted(set(_tree_files(before)) | set(_tree_files(after)))
-    chunks = [_file_diff(before, after, rel) for rel in files]
-    return "".join(chunk for chunk in chunks if chunk)
-
-
-def _tree_files(root: Path) -> Iterator[str]:
-    for path in root.rglob("*"):
-        rel = path.relative_to(root)
-        if path.is_file() and not any(part.startswith(".") for part in rel.parts):
-            yield rel.as_posix()
-
-
-def _file_diff(before: Path, after: Path, rel: str) -> str:
-    old, new = _read_or_none(before / rel), _read_or_none(after / rel)
-    if old == new:
-        return ""
-    if old is not None and new is not None and (b"\0" in old or b"\0" in new):
-        return f"Binary files a/{rel} and b/{rel} differ\n"
-    lines = difflib.unified_diff(
-        _lines(old),
-        _lines(new),
-        fromfile=f"a/{rel}" if old is not None else "/dev/null",
-        tofile=f"b/{rel}" if new is not None else "/dev/null",
-    )
-    return "".join(line if line.endswith("\n") else f"{line}\n{_NO_NEWLINE}\n" for line in lines)
-
-
-def _read_or_none(path: Path) -> bytes | None:
-    try:
-        return path.read_bytes()
-    except (FileNotFoundError, IsADirectoryError):
-        return None
-
-
-def _lines(data: bytes | None) -> list[str]:
-    return [] if data is None else data.decode("utf-8", "replace").splitlines(keepends=True)
