@@ -7,7 +7,7 @@
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
-EXTRAS ?= dev,anthropic,openai,mcp
+EXTRAS ?= dev,anthropic,openai,mcp,ui
 # The embeddings extra needs torch, and PyPI's Linux torch is the CUDA build (19 GPU
 # wheels, several GB). `make test` adds embeddings only when torch's CPU build is at
 # hand: a local wheel folder (PIP_FIND_LINKS) or the index in TORCH_INDEX, e.g.

@@ -52,6 +52,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "redact": ("memdir.cli.history", "redact"),
     "why": ("memdir.cli.history", "why"),
     "review": ("memdir.cli.review", "review"),
+    "ui": ("memdir.cli.ui", "ui"),
     "verify": ("memdir.cli.review", "verify"),
 }
 

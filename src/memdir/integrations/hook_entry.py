@@ -162,7 +162,13 @@ def pre_tool_use(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
     from memdir.storage.enforced import load_rules_at
 
     rules = load_rules_at(*places, touched=touched)
-    return pre_tool_use_output(decide(rules.rules, tool_name, tool_input))
+    decision = decide(rules.rules, tool_name, tool_input)
+    if decision.action is not None:  # only a call a rule caught pays for the log
+        from memdir.storage.rule_firings import record_firings
+
+        fired = [(r.ref, r.rule.summary, r.rule.action) for r in decision.fired]
+        record_firings(os.path.dirname(places[1]), tool_name, fired)
+    return pre_tool_use_output(decision)
 
 
 def full_environment() -> None:

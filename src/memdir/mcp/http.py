@@ -11,19 +11,15 @@ is not declared JSON gets 415 (Unsupported Media Type).
 
 from __future__ import annotations
 
-import errno
 import hmac
 import json
-import secrets
 import socket
-from pathlib import Path
 
 from mcp.server.mcpserver import MCPServer
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from memdir.errors import ConfigError
 from memdir.mcp.server import MemdirContext
-from memdir.storage.fs import FILE_MODE, atomic_write
+from memdir.storage.local_server import bind, resolve_token
 
 __all__ = [
     "DEFAULT_HOST",
@@ -42,22 +38,8 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 MCP_PATH = "/mcp"
 TOKEN_FILE = "mcp-token"
-
-
-def resolve_token(home: Path, given: str | None = None) -> str:
-    """``given`` when set, else the stored token, else a new one stored 0600 under ``home``."""
-    if given and given.strip():
-        return given.strip()
-    path = home / TOKEN_FILE
-    try:
-        stored = path.read_text(encoding="utf-8").strip()
-    except FileNotFoundError:
-        stored = ""
-    if stored:
-        return stored
-    token = secrets.token_urlsafe(32)
-    atomic_write(path, token + "\n", mode=FILE_MODE)
-    return token
+# resolve_token and bind live in memdir.storage.local_server (memdir ui uses them too);
+# they stay importable from here.
 
 
 class BearerAuth:
@@ -148,37 +130,6 @@ def http_app(server: MCPServer[MemdirContext], token: str, *, host: str = DEFAUL
     """The server's streamable HTTP app at :data:`MCP_PATH`, wrapped in :class:`BearerAuth`."""
     app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
     return BearerAuth(JsonBodies(app), token)
-
-
-def bind(host: str = DEFAULT_HOST, port: int = DEFAULT_PORT) -> socket.socket:
-    """A listening socket on ``host:port``, bound before anything says the server is up.
-
-    A port in use (or an address this machine does not have) is a clear error here,
-    before a banner, rather than uvicorn's raw one after it.
-    """
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    except socket.gaierror as exc:
-        raise ConfigError(
-            f"cannot serve on {host}: {exc.strerror}", hint="pass --host 127.0.0.1"
-        ) from None
-    family, kind, proto, _, address = infos[0]
-    sock = socket.socket(family, kind, proto)
-    try:
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(address)
-        sock.listen(128)
-    except OSError as exc:
-        sock.close()
-        busy = exc.errno == errno.EADDRINUSE
-        raise ConfigError(
-            f"cannot serve on {host}:{port}: "
-            + ("the port is in use by another program" if busy else str(exc.strerror or exc)),
-            hint=f"pass another port, e.g. --port {port + 1}"
-            if busy
-            else "pass --host 127.0.0.1 or another --port",
-        ) from None
-    return sock
 
 
 def serve_http(

@@ -2,7 +2,7 @@
 
 Every change the store applies is recorded in the history with where it came
 from: the route (``cli``, ``api``, ``mcp``, ``memory-tool``, ``extraction``,
-``consolidation``, ``hook``, ``sync``, ``hand-edit``), the MCP client's name,
+``consolidation``, ``hook``, ``sync``, ``hand-edit``, ``ui``), the MCP client's name,
 the session id and the transcript turns it rests on when known, and for team
 memory the user and host. The store's write methods do not take these as
 arguments: the entry points that know them (the CLI, the MCP tools, the
@@ -44,8 +44,9 @@ ROUTES = (
     "hook",
     "sync",
     "hand-edit",
+    "ui",
 )
-"""The routes a change can come by."""
+"""The routes a change can come by (``ui``: a person's change on ``memdir ui``'s page)."""
 
 
 @record

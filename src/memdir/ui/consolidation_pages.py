@@ -1,0 +1,94 @@
+"""The consolidation page: what a run proposes, applied whole or in part, and rolled back.
+
+A consolidation run kept as a proposal (see
+:mod:`memdir.agents.consolidate.proposal`) lists each memory it would create,
+update or delete, with the model's reason, its sources and the diff.
+``GET /consolidation`` lists the proposals; ``GET /consolidation/<id>``
+previews one, with a checkbox per change. Forms: apply the chosen changes or
+all of them (one undoable change in the history), roll back what was
+applied (the folder back byte for byte), or reject what is not applied.
+The proposal ids are checked by the proposal store itself.
+"""
+
+from __future__ import annotations
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from memdir.agents.consolidate.proposal import (
+    apply_proposal,
+    list_proposals,
+    load_proposal,
+    reject_proposal,
+    rollback_proposal,
+)
+from memdir.errors import InvalidMemory
+from memdir.ui.state import UiState
+
+__all__ = ["ROUTES"]
+
+_DONE = {
+    "applied": "Applied: one change in the history (Roll back takes it all back).",
+    "rolled-back": "Rolled back: memory is as it was before the proposal applied.",
+    "rejected": "Rejected: what was not applied never will be.",
+}
+
+
+def _state(request: Request) -> UiState:
+    state: UiState = request.app.state.ui
+    return state
+
+
+async def proposals(request: Request) -> Response:
+    state = _state(request)
+    found = sorted(list_proposals(state.memdir), key=lambda p: p.created, reverse=True)
+    return state.page(request, "consolidation.html", proposals=found)
+
+
+async def proposal(request: Request) -> Response:
+    state = _state(request)
+    shown = load_proposal(state.memdir, request.path_params["id"])
+    done = _DONE.get(request.query_params.get("done") or "")
+    return state.page(request, "proposal.html", p=shown, done=done)
+
+
+async def apply(request: Request) -> Response:
+    state = _state(request)
+    form = await state.form(request)
+    proposal_id = str(form.get("id", ""))
+    only: list[int] | None = None
+    if not form.get("all"):
+        picked = [str(v) for v in form.getlist("only")]
+        if not picked or not all(v.isdigit() for v in picked):
+            raise InvalidMemory(
+                "choose the changes to apply", hint="tick one or more, or press Apply all"
+            )
+        only = sorted({int(v) for v in picked})
+    apply_proposal(state.memdir, proposal_id, only=only)
+    return state.redirect(f"/consolidation/{proposal_id}?done=applied")
+
+
+async def rollback(request: Request) -> Response:
+    state = _state(request)
+    form = await state.form(request)
+    proposal_id = str(form.get("id", ""))
+    rollback_proposal(state.memdir, proposal_id)
+    return state.redirect(f"/consolidation/{proposal_id}?done=rolled-back")
+
+
+async def reject(request: Request) -> Response:
+    state = _state(request)
+    form = await state.form(request)
+    proposal_id = str(form.get("id", ""))
+    reject_proposal(state.memdir, proposal_id)
+    return state.redirect(f"/consolidation/{proposal_id}?done=rejected")
+
+
+ROUTES = [
+    Route("/consolidation", proposals),
+    Route("/consolidation/apply", apply, methods=["POST"]),
+    Route("/consolidation/rollback", rollback, methods=["POST"]),
+    Route("/consolidation/reject", reject, methods=["POST"]),
+    Route("/consolidation/{id}", proposal),
+]

@@ -1,0 +1,266 @@
+"""The overview's facts: what memory holds, what it costs the prompt, what needs a person.
+
+Each fact is read the cheap way: counts and stale memories from the search
+catalog (SQL, no memory file opened), the index fill from the two
+``MEMORY.md`` files, the session-start context by building the very text the
+SessionStart hook hands the agent (with the hook's character budget, and once
+without it to show what the budget cut), pending reviews from the history,
+drifted memories from the drift checks recall, doctor and this page record
+(:mod:`memdir.recall.freshness`),
+team sync state from the team folder's git (no fetch: the page never waits on
+the network), and the background runs from their status files (through the
+callable the command gives, as that bookkeeping belongs to the hooks).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from memdir.errors import MemdirError
+from memdir.model import MemoryType, Scope
+from memdir.recall.context_budget import HOOK_CONTEXT_LIMIT, text_length
+from memdir.recall.freshness import Check, read_checks
+from memdir.recall.prompt import load_prompt, resolve_mode
+from memdir.search.catalog import Catalog
+from memdir.storage.fs import read_bytes_nofollow
+from memdir.storage.history_reads import count_since
+from memdir.storage.pending import pending_count
+from memdir.storage.project import ProjectMemory
+from memdir.ui.listing import count_by
+
+__all__ = [
+    "CHARS_PER_TOKEN",
+    "STALE_DAYS",
+    "BackgroundRun",
+    "IndexFill",
+    "Overview",
+    "PromptCost",
+    "TeamState",
+    "gather",
+]
+
+CHARS_PER_TOKEN = 4  # the usual rule of thumb for English text and code
+STALE_DAYS = 90
+
+BackgroundRun = tuple[str, str]
+"""A background run as the page shows it: (status, one line saying what happened)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class IndexFill:
+    """One scope's ``MEMORY.md`` against the limits of what a prompt loads of it."""
+
+    scope: Scope
+    lines: int
+    chars: int
+    max_lines: int
+    max_chars: int
+
+    @property
+    def over(self) -> bool:
+        return self.lines > self.max_lines or self.chars > self.max_chars
+
+
+@dataclass(frozen=True, kw_only=True)
+class TeamState:
+    """Team memory against its remote, as last fetched."""
+
+    initialized: bool
+    remote: str | None
+    ahead: int
+    behind: int
+    unsynced: int
+    conflicts: tuple[str, ...]
+    problem: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Overview:
+    """Everything the overview page shows."""
+
+    counts: dict[tuple[str, str], int]
+    total: int
+    indexes: list[IndexFill]
+    start_chars: int  # what the SessionStart hook hands the agent
+    full_chars: int  # the same text without the hook's budget
+    hook_limit: int
+    pending: int
+    stale: int
+    team: TeamState | None
+    week: tuple[int, int] = (0, 0)  # changes in the last 7 days, and those by agents
+    drifted: Sequence[Check] = field(default_factory=tuple)  # failed drift checks, newest first
+    checks: int = 0  # memories whose claims were ever checked
+    recheck: int = 0  # of those, checked longer ago than recheck_days
+    recheck_days: float = 30.0
+    runs: Sequence[BackgroundRun] = field(default_factory=tuple)
+
+    @property
+    def start_tokens(self) -> int:
+        return (self.start_chars + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+    def count(self, scope: str, kind: str) -> int:
+        return self.counts.get((scope, kind), 0)
+
+    @property
+    def types(self) -> list[str]:
+        known = [t.value for t in MemoryType]
+        extra = sorted({k for _, k in self.counts if k not in known})
+        return known + extra
+
+
+def _index_fill(memdir: ProjectMemory, scope: Scope) -> IndexFill:
+    store = memdir.store(scope)
+    try:
+        text = read_bytes_nofollow(store.index_path).decode("utf-8", "replace")
+    except FileNotFoundError:
+        text = ""
+    return IndexFill(
+        scope=scope,
+        lines=len(text.splitlines()),
+        chars=text_length(text),
+        max_lines=memdir.settings.max_index_lines,
+        max_chars=memdir.settings.max_index_chars,
+    )
+
+
+def _session_start_text(memdir: ProjectMemory, max_chars: int | None) -> str:
+    settings, layout = memdir.settings, memdir.layout
+    mode = resolve_mode(
+        "auto", team_enabled=memdir.team_enabled, daily_log_active=settings.daily_log
+    )
+    return load_prompt(
+        mode=mode,
+        memory_dir=layout.memory_dir,
+        team_dir=layout.team_dir if mode == "combined" else None,
+        extra_guidelines=settings.extra_guidelines,
+        tools="files",
+        max_index_lines=settings.max_index_lines,
+        max_index_chars=settings.max_index_chars,
+        max_chars=max_chars,
+    )
+
+
+def team_state(memdir: ProjectMemory, catalog: Catalog) -> TeamState | None:
+    """Where team memory stands (None: this project has no team memory)."""
+    if not memdir.team_enabled:
+        return None
+    rows = catalog.index.conn.execute(
+        "SELECT id FROM docs WHERE kind = 'memory' AND id LIKE 'team/%' AND id LIKE '%.conflict-%'"
+    )
+    conflicts = tuple(ref.removeprefix("team/") for (ref,) in rows)
+    if not (memdir.team.root / ".git").exists():  # never synced: nothing to compare
+        return TeamState(
+            initialized=False, remote=None, ahead=0, behind=0, unsynced=0, conflicts=conflicts
+        )
+    try:
+        from memdir.team.sync import team_status
+
+        status = team_status(memdir, fetch=False)
+    except MemdirError as exc:
+        return TeamState(
+            initialized=True,
+            remote=None,
+            ahead=0,
+            behind=0,
+            unsynced=0,
+            conflicts=conflicts,
+            problem=exc.message,
+        )
+    return TeamState(
+        initialized=status.initialized,
+        remote=status.remote,
+        ahead=status.ahead,
+        behind=status.behind,
+        unsynced=len(status.unsynced_files),
+        conflicts=conflicts,
+    )
+
+
+class PromptCost:
+    """What a session start costs, measured again only when an index changed.
+
+    Building the session-start text reads both ``MEMORY.md`` files and checks
+    each entry's file (at 10,000 entries that is most of the overview's time),
+    so the two lengths are kept with the indexes' sizes and mtimes and the day
+    they were measured on, and reused until one of those changes.
+    """
+
+    def __init__(self) -> None:
+        self._key: tuple[object, ...] | None = None
+        self._value = (0, 0)
+
+    def measure(self, memdir: ProjectMemory, limit: int) -> tuple[int, int]:
+        """(the hook's text length, the length without the hook's budget), in UTF-16 units."""
+        if not memdir.enabled:
+            return 0, 0
+        key = (
+            limit,
+            memdir.team_enabled,
+            dt.date.today(),
+            *(_stamp(memdir.store(scope).index_path) for scope in Scope),
+        )
+        if key != self._key:
+            full = text_length(_session_start_text(memdir, None))
+            # Within the budget the hook's text is the whole text: no second build.
+            start = full if full <= limit else text_length(_session_start_text(memdir, limit))
+            self._key, self._value = key, (start, full)
+        return self._value
+
+
+def _stamp(path: object) -> tuple[int, int] | None:
+    try:
+        info = os.stat(str(path))
+    except FileNotFoundError:
+        return None
+    return info.st_mtime_ns, info.st_size
+
+
+def stale_count(catalog: Catalog, today: dt.date) -> int:
+    """Memories whose date (verified, else updated) is older than :data:`STALE_DAYS`."""
+    cutoff = (today - dt.timedelta(days=STALE_DAYS)).isoformat()
+    row = catalog.index.conn.execute(
+        "SELECT count(*) FROM docs WHERE kind = 'memory' AND substr(date, 1, 10) < ?", (cutoff,)
+    ).fetchone()
+    return int(row[0])
+
+
+def gather(
+    memdir: ProjectMemory,
+    catalog: Catalog,
+    *,
+    runs: Callable[[], Sequence[BackgroundRun]] | None = None,
+    cost: PromptCost | None = None,
+    today: dt.date | None = None,
+) -> Overview:
+    """The overview of ``memdir``'s memory now (``cost``: a cache of the prompt's cost)."""
+    today = today or dt.date.today()
+    counts = count_by(catalog)
+    scopes = [Scope.PRIVATE, Scope.TEAM] if memdir.team_enabled else [Scope.PRIVATE]
+    limit = memdir.settings.hook_context_chars or HOOK_CONTEXT_LIMIT
+    start, full = (cost or PromptCost()).measure(memdir, limit)
+    checks = read_checks(memdir.layout.state_dir)
+    now = time.time()
+    max_age = memdir.settings.freshness_days
+    return Overview(
+        counts=counts,
+        total=sum(counts.values()),
+        indexes=[_index_fill(memdir, scope) for scope in scopes],
+        start_chars=start,
+        full_chars=full,
+        hook_limit=limit,
+        pending=pending_count(memdir),
+        stale=stale_count(catalog, today),
+        team=team_state(memdir, catalog),
+        week=count_since(memdir.history_db, time.time() - 7 * 86_400)
+        if memdir.history_db is not None
+        else (0, 0),
+        runs=tuple(runs()) if runs is not None else (),
+        drifted=sorted((c for c in checks.values() if c.failed), key=lambda c: -c.checked),
+        checks=len(checks),
+        recheck_days=max_age,
+        recheck=sum(1 for c in checks.values() if max_age > 0 and c.age_days(now) > max_age),
+    )
