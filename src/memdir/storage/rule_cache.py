@@ -72,10 +72,11 @@ def walk(roots: Sequence[RuleRoot]) -> Walk:
     for scope, root, excluded in roots:
         prefix = f"{scope}:"
         for rel, st in scope_stats(root, excluded, folders=folders):
-            if not _is_memory(rel):
+            # _is_memory and _fields, written out: this loop runs once per file per call.
+            if not rel.endswith(".md") or rel == _INDEX_NAME:
                 continue
             key = prefix + rel
-            seen.append(f"{key}\0{_fields(st)}\0")
+            seen.append(f"{key}\0{st.st_mtime_ns} {st.st_size} {st.st_ino}\0")
             paths[key] = f"{root}/{rel}"
         folders.setdefault(root, _MISSING)  # not there (yet): its creation is looked for
     return Walk("".join(seen).encode("utf-8", "surrogateescape"), paths, folders)
