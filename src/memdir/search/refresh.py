@@ -45,9 +45,9 @@ from memdir.search.engine import CATALOG_NAME, TextIndex, open_index_db
 from memdir.storage import sidecar
 from memdir.storage.failures import ensure_room, is_damage, storage_error, translated
 from memdir.storage.fs import file_lock, remove_database
+from memdir.storage.journal import JOURNAL_NAME, journal_lock
 from memdir.storage.paths import Layout
 from memdir.storage.scope_files import folder_stamp
-from memdir.storage.store import JOURNAL_NAME, journal_lock
 
 __all__ = [
     "FULL_SCAN_EVERY",

@@ -9,7 +9,6 @@ The journal is derived state: a write whose journal line cannot be written
 
 from __future__ import annotations
 
-import logging
 import os
 from collections.abc import Iterable
 from contextlib import AbstractContextManager
@@ -20,7 +19,6 @@ from memdir.storage.fs import FILE_MODE, file_lock
 
 __all__ = ["JOURNAL_NAME", "append_journal", "journal_lock", "journal_or_warning"]
 
-_log = logging.getLogger("memdir.storage")
 
 JOURNAL_NAME = "catalog.journal"
 """The file (in a project's state folder) where writers list the files they changed."""
@@ -65,6 +63,8 @@ def journal_or_warning(journal: Path, paths: Iterable[Path]) -> tuple[str, ...]:
             f"({reason}); search finds the change on its next walk, and `memdir doctor "
             "--fix` repairs the journal"
         )
-        _log.info("%s", warning)
+        import logging  # here: recall and the hooks load this module, and rarely log
+
+        logging.getLogger("memdir.storage").info("%s", warning)
         return (warning,)
     return ()
