@@ -22,7 +22,7 @@ from memdir.storage.rule_subjects import bash_subjects, subjects, unchecked
 
 TYPE_CHECKING = False  # the pre-tool-use hook loads this module: no typing at run time
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
     from typing import Any
 
 __all__ = ["may_fire", "required_texts"]
@@ -50,9 +50,13 @@ def required_texts(pattern: str) -> tuple[str, ...] | None:
     return tuple(found)
 
 
-def _split_alternatives(pattern: str) -> list[str] | None:
-    """``pattern`` cut at its top-level ``|``; None when its groups do not balance."""
-    parts, start, depth, i, n = [], 0, 0, 0, len(pattern)
+def _structure(pattern: str, i: int = 0) -> Iterator[tuple[int, str]]:
+    """The ``(``, ``)`` and ``|`` of ``pattern`` from ``i`` on, with their indexes.
+
+    Escaped characters and character classes are skipped; a class that never
+    closes raises :class:`ValueError`.
+    """
+    n = len(pattern)
     while i < n:
         c = pattern[i]
         if c == "\\":
@@ -61,19 +65,30 @@ def _split_alternatives(pattern: str) -> list[str] | None:
         if c == "[":
             end = _class_end(pattern, i)
             if end is None:
-                return None
+                raise ValueError("a character class that never closes")
             i = end
             continue
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth < 0:
-                return None
-        elif c == "|" and depth == 0:
-            parts.append(pattern[start:i])
-            start = i + 1
+        if c in "()|":
+            yield i, c
         i += 1
+
+
+def _split_alternatives(pattern: str) -> list[str] | None:
+    """``pattern`` cut at its top-level ``|``; None when its groups do not balance."""
+    parts, start, depth = [], 0, 0
+    try:
+        for i, c in _structure(pattern):
+            if c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+                if depth < 0:
+                    return None
+            elif depth == 0:
+                parts.append(pattern[start:i])
+                start = i + 1
+    except ValueError:
+        return None
     if depth:
         return None
     parts.append(pattern[start:])
@@ -106,25 +121,17 @@ def _class_end(pattern: str, i: int) -> int | None:
 
 def _group_end(pattern: str, i: int) -> int | None:
     """The index just past the group opening at ``i``."""
-    depth, n = 0, len(pattern)
-    while i < n:
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            end = _class_end(pattern, i)
-            if end is None:
-                return None
-            i = end
-            continue
-        if c == "(":
-            depth += 1
-        elif c == ")":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
+    depth = 0
+    try:
+        for j, c in _structure(pattern, i):
+            if c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+                if depth == 0:
+                    return j + 1
+    except ValueError:
+        return None
     return None
 
 
