@@ -143,7 +143,7 @@ def pre_tool_use(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
     (:mod:`memdir.storage.rule_gate`), the answer is given before RE2, the
     rule values or the rest of the interpreter's packages are loaded.
     """
-    from memdir.storage.rule_cache import cached_rules
+    from memdir.storage.rule_cache import current_header, header_rules
     from memdir.storage.rule_gate import may_fire
 
     tool_name = payload.get("tool_name")
@@ -154,14 +154,19 @@ def pre_tool_use(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
     if places is None:
         return ""
     touched = _touched(tool_input, payload.get("cwd"))
-    cached = cached_rules(*places, touched)
-    if cached is not None and not may_fire(cached, tool_name, tool_input):
+    header = current_header(*places, touched)
+    if header is not None and not may_fire(header_rules(header), tool_name, tool_input):
         return ""
     full_environment()
     from memdir.integrations.enforce import decide, pre_tool_use_output
-    from memdir.storage.enforced import load_rules_at
+    from memdir.storage.enforced import load_rules_at, rule_set
 
-    rules = load_rules_at(*places, touched=touched)
+    # A current cache is used as read: reading and walking again would find the same.
+    rules = (
+        rule_set(header, places[1])
+        if header is not None
+        else load_rules_at(*places, touched=touched)
+    )
     decision = decide(rules.rules, tool_name, tool_input)
     if decision.action is not None:  # only a call a rule caught pays for the log
         from memdir.storage.rule_firings import record_firings

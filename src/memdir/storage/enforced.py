@@ -47,6 +47,7 @@ __all__ = [
     "load_rules",
     "load_rules_at",
     "rule_roots",
+    "rule_set",
     "text_rules",
 ]
 
@@ -203,6 +204,11 @@ def load_rules_at(
         header = _walked(roots, cache_file, touched, header, seen)
     elif changed:
         rule_cache.write(cache_file, header, seen)
+    return rule_set(header, cache_file)
+
+
+def rule_set(header: dict[str, Any], cache_file: str) -> RuleSet:
+    """The rules of a cache header that matches the files (teammates' new rules held)."""
     entries: dict[str, Any] = header["entries"]
     rules: list[EnforcedRule] = []
     held: list[EnforcedRule] = []

@@ -40,8 +40,9 @@ __all__ = [
     "WALK_EVERY",
     "Walk",
     "between_walks",
-    "cached_rules",
+    "current_header",
     "header_for",
+    "header_rules",
     "read",
     "stats",
     "walk",
@@ -188,17 +189,17 @@ def between_walks(
 
 
 class _Moved(Exception):
-    """A watched file changed: the cache is behind (see :func:`cached_rules`)."""
+    """A watched file changed: the cache is behind (see :func:`current_header`)."""
 
 
 def _moved(path: str) -> dict[str, Any]:
     raise _Moved(path)
 
 
-def cached_rules(
+def current_header(
     roots: Sequence[RuleRoot], cache_file: str, touched: Sequence[str] = ()
-) -> list[dict[str, Any]] | None:
-    """Every rule the cache holds, as written, when it matches the files; None when it may not.
+) -> dict[str, Any] | None:
+    """The cached header when it matches the files; None when it may not.
 
     Reads, never writes: a cache that is behind (or absent) is brought up to
     date by :func:`memdir.storage.enforced.load_rules_at`, which the caller
@@ -220,6 +221,11 @@ def cached_rules(
             return None
         if header.get("roots") != _roots_text(roots):
             return None
+    return header
+
+
+def header_rules(header: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every rule a header holds, as written in the memories."""
     rules: list[dict[str, Any]] = []
     for entry in header["entries"].values():
         found = entry.get("rules") if isinstance(entry, dict) else None
