@@ -7,7 +7,7 @@ hooks that run on every tool call or prompt are answered by
 
 import sys
 
-from memdir.integrations.hook_entry import dispatch, full_environment
+from memdir.integrations.hook_entry import dispatch
 
 __all__ = ["main"]
 
@@ -17,7 +17,6 @@ def main() -> None:
     status = dispatch(sys.argv[1:])
     if status is not None:
         sys.exit(status)
-    full_environment()  # started by the hook launcher: the CLI needs every package
     from memdir.cli import main as cli_main
 
     try:

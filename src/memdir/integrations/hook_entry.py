@@ -29,6 +29,8 @@ from memdir.json_text import loads
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # types only: the fast path imports these modules when it needs them
     from collections.abc import Callable, Mapping, Sequence
+    from importlib.machinery import ModuleSpec
+    from types import ModuleType
     from typing import Any
 
     from memdir.config import Settings
@@ -96,7 +98,6 @@ def _rule_places(
             pass  # a damaged memo: work the answer out again
     from memdir.inputs import record
 
-    full_environment()  # the settings and the layout read YAML and load RE2
     with record() as read:
         answer = _work_out_places(payload, env)
     hook_memo.remember(cwd, env, answer, read)
@@ -157,7 +158,6 @@ def pre_tool_use(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
     header = current_header(*places, touched)
     if header is not None and not may_fire(header_rules(header), tool_name, tool_input):
         return ""
-    full_environment()
     from memdir.integrations.enforce import decide, pre_tool_use_output
     from memdir.storage.enforced import load_rules_at, rule_set
 
@@ -179,14 +179,43 @@ def pre_tool_use(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
 def full_environment() -> None:
     """The interpreter's site packages, when the hook was started without them.
 
-    The hook launcher (:mod:`memdir.hook`) starts Python with ``-S``: the
-    site module's work (its ``.pth`` files, the user's site folder) is left
-    to the calls that need a package beyond the standard library and memdir.
+    The hook launcher (:mod:`memdir.hook_launcher`) starts Python with
+    ``-S``: the site module's work (its ``.pth`` files, the user's site
+    folder) is left to the calls that need a package beyond the standard
+    library and memdir. :class:`_SiteOnDemand` calls this at the first
+    import that needs it.
     """
     if sys.flags.no_site and "site" not in sys.modules:
         import site
 
         site.main()
+
+
+class _SiteOnDemand:
+    """The last import finder of a process started without the site module.
+
+    It finds nothing itself: the first import no other finder answers (a
+    package installed beside memdir: RE2, YAML, click) loads the site module,
+    then is looked for again by every finder, those its ``.pth`` files added
+    included. Whatever path a hook takes, it has its packages when it first
+    needs one, and not before.
+    """
+
+    def find_spec(
+        self, name: str, path: Sequence[str] | None = None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+        full_environment()
+        for finder in sys.meta_path:
+            spec = finder.find_spec(name, path, target)
+            if spec is not None:
+                return spec
+        return None
+
+
+if sys.flags.no_site and "site" not in sys.modules:
+    sys.meta_path.append(_SiteOnDemand())
 
 
 # The fields in which an agent's edit tools name the file they change (Claude Code's
@@ -306,8 +335,6 @@ def run_fast(
     write = write or sys.stdout.write
     warn = warn or sys.stderr.write
     try:
-        if name != "pre-tool-use":
-            full_environment()  # their stores read YAML, and more
         if name == "session-start":
             from memdir.integrations.session_start import output_for_text
 
