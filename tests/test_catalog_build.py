@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 import memdir.search.documents as documents_module
 from memdir.errors import ParseError
 from memdir.search import engine, lexical
-from memdir.search.catalog import Catalog, memory_document
+from memdir.search.catalog import Catalog
+from memdir.search.documents import memory_document
 from memdir.search.engine import Document, RankingOptions, SearchQuery, TextIndex
 from memdir.search.terms import tokenize
 from memdir.storage import codec

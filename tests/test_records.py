@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memdir.records import record, record_fields
+from memdir.records import field, record, record_fields, replace
 
 
 @record
@@ -61,3 +61,42 @@ def test_repr_and_json_fields_list_the_fields_in_order() -> None:
     point = Point(x=1, label="a")
     assert repr(point) == "Point(x=1, y=0, label='a')"
     assert point.json_fields() == {"x": 1, "y": 0, "label": "a"}  # type: ignore[attr-defined]
+
+
+@record
+class Bag:
+    """A record with a fresh default, a normalising step and its own hash."""
+
+    name: str
+    items: list[str] = field(default_factory=list)
+    tags: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "name", self.name.strip())
+        object.__setattr__(self, "tags", tuple(self.tags))
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
+
+def test_a_default_factory_gives_each_record_its_own_value() -> None:
+    first, second = Bag(name="a"), Bag(name="b")
+    first.items.append("x")
+    assert second.items == []
+    assert Bag(name="c", items=["y"]).items == ["y"]
+    assert "items" not in vars(Bag)  # no shared class attribute left behind
+
+
+def test_post_init_normalises_and_replace_runs_it_again() -> None:
+    bag = Bag(name="  a  ", tags=["t"])  # type: ignore[arg-type]
+    assert (bag.name, bag.tags) == ("a", ("t",))
+    changed = replace(bag, name=" b ", items=["z"])
+    assert (changed.name, changed.items, changed.tags) == ("b", ["z"], ("t",))
+    assert bag.name == "a"  # the original is untouched
+    with pytest.raises(TypeError, match="'colour'"):
+        replace(bag, colour="red")
+
+
+def test_a_class_keeps_its_own_hash() -> None:
+    assert hash(Bag(name="a", items=["1"])) == hash("a")
+    assert Bag(name="a") != Bag(name="a", items=["1"])

@@ -15,14 +15,18 @@ from __future__ import annotations
 import functools
 import os
 import types
-import unicodedata
-from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, get_args, get_origin, get_type_hints
 
 from memdir.errors import ConfigError
 from memdir.inputs import note
+from memdir.records import record
+
+# Not typing.TYPE_CHECKING: every hook process reads the settings, and importing
+# typing (or dataclasses) would cost it more than reading them.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
 
 __all__ = ["PROFILES", "Settings", "config_path", "load_settings", "memdir_home", "memory_enabled"]
 
@@ -31,7 +35,7 @@ _TRUE = {"1", "true", "yes", "on"}
 _FALSE = {"0", "false", "no", "off"}
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class Settings:
     """Every tunable number and switch of memdir, with its default."""
 
@@ -151,12 +155,17 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
 
 @functools.cache
 def _setting_types() -> dict[str, Any]:
-    # Evaluating the annotations costs milliseconds: once per process is enough.
+    # Evaluating the annotations costs milliseconds: once per process is enough, and
+    # only a process with a settings file or overrides to check pays it.
+    from typing import get_type_hints
+
     return get_type_hints(Settings)
 
 
 def _accepts(kind: Any, value: Any) -> bool:
     """Whether a settings value fits its field's type (bool is not a number here)."""
+    from typing import get_args, get_origin
+
     if isinstance(kind, types.UnionType):
         return any(_accepts(k, value) for k in get_args(kind))
     if kind is type(None):
@@ -208,6 +217,8 @@ def load_settings(env: Mapping[str, str] | None = None, **overrides: Any) -> Set
             # As Claude Code reads it: used as given (no ``~``, an empty value is
             # a value), NFC-normalised.
             claude = env.get("CLAUDE_CONFIG_DIR")
+            import unicodedata
+
             values["home"] = (
                 Path(unicodedata.normalize("NFC", claude))
                 if claude is not None

@@ -16,14 +16,22 @@ only date when it is newer.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
 
-from memdir.model import Memory
 from memdir.records import record
+
+# Not typing.TYPE_CHECKING: recall dates memories before every prompt, in a fresh process.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal, TypeAlias
+
+    from memdir.model import Memory
 
 __all__ = ["Age", "AgeSource", "age_label", "age_of", "memory_age", "memory_date", "staleness_note"]
 
-AgeSource = Literal["verified", "updated", "mtime"]
+if TYPE_CHECKING:
+    AgeSource: TypeAlias = Literal["verified", "updated", "mtime"]
+else:
+    AgeSource = "Literal['verified', 'updated', 'mtime']"  # for annotations only
 
 
 @record

@@ -24,16 +24,21 @@ values: the session-start hook loads it.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
 
 from memdir.records import record
 from memdir.storage.fs import atomic_write, ensure_dir, file_lock, read_json_object
 
+# Not typing.TYPE_CHECKING: the hooks read and write the checks in fresh processes.
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # the session-start hook reads the checks without the model values
+    from collections.abc import Iterable, Sequence
+    from pathlib import Path
+    from typing import Protocol
+
     from memdir.model import Scope
     from memdir.recall.drift import DriftFinding
+else:
+    Protocol = object
 
 __all__ = [
     "FRESHNESS_NAME",

@@ -27,13 +27,10 @@ import heapq
 import json
 import os
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypeVar
 
-from memdir.config import Settings
 from memdir.errors import MemdirError
-from memdir.model import MemoryType, Scope
+from memdir.kinds import MemoryType, Scope
 from memdir.recall.age import memory_date
 from memdir.records import record, record_fields
 from memdir.search.catalog import (
@@ -41,13 +38,22 @@ from memdir.search.catalog import (
     Catalog,
     SearchQuery,
     TextIndex,
-    memory_document,
 )
 from memdir.search.relevance import RelevanceFloor
-from memdir.storage import sidecar
-from memdir.storage.codec import memory_from_fields, read_frontmatter_head
-from memdir.storage.memory_index import INDEX_NAME
-from memdir.storage.paths import Layout
+
+# Not typing.TYPE_CHECKING: recall lists memories before every prompt, in a fresh
+# process; typing, and the codec that reads files, load only where they are used.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+    from typing import Any, Literal, Protocol, TypeAlias, TypeVar
+
+    from memdir.config import Settings
+    from memdir.storage.paths import Layout
+
+    _T = TypeVar("_T")
+else:
+    Protocol = object
 
 __all__ = [
     "AUTO_CATALOG_FILES",
@@ -66,7 +72,6 @@ __all__ = [
     "scan_memory_files",
 ]
 
-_T = TypeVar("_T")
 # Past this many memory files, "auto" builds the catalog rather than index the
 # files in memory on each ranked call (that costs about 1 ms a file: the YAML parse
 # and the stemming).
@@ -90,7 +95,10 @@ class MemdirLike(Protocol):
     def team_enabled(self) -> bool: ...
 
 
-CatalogChoice = Catalog | Literal["auto"] | None
+if TYPE_CHECKING:
+    CatalogChoice: TypeAlias = Catalog | Literal["auto"] | None
+else:
+    CatalogChoice = "Catalog | Literal['auto'] | None"  # for annotations only
 """A catalog to list and rank with; ``"auto"``: the project's, if its file exists;
 ``None``: none (the folders are scanned). A catalog passed in is used as it is."""
 
@@ -194,6 +202,9 @@ def scan_memory_files(memdir: MemdirLike) -> list[MemoryFile]:
 
 def _walk(root: Path, scope: Scope, prefix: str, excluded: frozenset[str]) -> list[MemoryFile]:
     # Plain strings, scandir and an explicit stack: this runs on every recall.
+    from memdir.storage import sidecar
+    from memdir.storage.memory_index import INDEX_NAME
+
     found: list[MemoryFile] = []
     stack = [(str(root), "")]
     while stack:
@@ -239,6 +250,9 @@ def newest(files: Sequence[MemoryFile], n: int) -> list[MemoryFile]:
 
 def read_entry(found: MemoryFile) -> ManifestEntry:
     """The manifest facts of one file, from its frontmatter head only."""
+    from memdir.storage import sidecar
+    from memdir.storage.codec import memory_from_fields, read_frontmatter_head
+
     problem: str | None = None
     try:
         fields = sidecar.read_fields(found.path)
@@ -472,6 +486,8 @@ class ScannedMemories:
         return [read_entry(by_ref[ref]) for ref in refs if ref in by_ref]
 
     def _fill(self, index: TextIndex, files: Sequence[MemoryFile]) -> None:
+        from memdir.search.documents import memory_document
+
         with index.transaction():
             for found in files:
                 try:

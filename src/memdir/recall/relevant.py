@@ -28,30 +28,15 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import re
 import time
-from collections.abc import Sequence
 from enum import StrEnum
-from pathlib import Path
-from typing import Any, Protocol
 
-from memdir.config import Settings
 from memdir.errors import MemdirError
-from memdir.model import Memory, MemoryType, Scope
+from memdir.kinds import MemoryType, Scope
 from memdir.recall.age import Age, memory_age
 from memdir.recall.context_budget import text_length
-from memdir.recall.drift import DriftChecker, DriftFinding
 from memdir.recall.freshness import record_recall
-from memdir.recall.links import linked_entries
-from memdir.recall.manifest import (
-    CatalogChoice,
-    ManifestEntry,
-    MemdirLike,
-    Memories,
-    over_memories,
-    rank_pool,
-)
-from memdir.recall.prompt import DRIFT_CAVEAT
+from memdir.recall.manifest import over_memories, rank_pool
 from memdir.recall.recall_state import (
     STATE_NAME,
     SessionState,
@@ -64,7 +49,22 @@ from memdir.recall.recall_state import (
 from memdir.records import record
 from memdir.search.relevance import RelevanceFloor
 from memdir.search.terms import bounded_query
-from memdir.storage import sidecar
+
+# Not typing.TYPE_CHECKING: recall runs before every prompt, in a fresh process, and
+# most prompts recall nothing: typing, the drift checker and the memory codec are
+# loaded only for the memories actually shown.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+    from typing import Any, Protocol
+
+    from memdir.config import Settings
+    from memdir.model import Memory
+    from memdir.recall.drift import DriftChecker, DriftFinding
+    from memdir.recall.manifest import CatalogChoice, ManifestEntry, MemdirLike, Memories
+else:
+    Protocol = object
 
 __all__ = [
     "STATE_NAME",
@@ -268,6 +268,8 @@ class RecallResult:
         """The text an agent gets: the blocks and the drift caveat, or ``""``."""
         if not self.items:
             return ""
+        from memdir.recall.prompt import DRIFT_CAVEAT
+
         blocks = "\n\n".join(item.text for item in self.items)
         return f"{_HEADING}\n\n{blocks}\n\n{DRIFT_CAVEAT}\n"
 
@@ -325,13 +327,17 @@ def _escape(text: str) -> str:
     return text.replace('"', "&quot;").replace("'", "&#x27;")
 
 
-_FENCE_TAG = re.compile(r"(?i)<(?=[ \t]*/?[ \t]*memory\b)")
+_FENCE_TAG = r"(?i)<(?=[ \t]*/?[ \t]*memory\b)"
 
 
 def fence_safe(text: str) -> str:
     """``text`` with every ``<memory`` and ``</memory`` written ``&lt;…``: it cannot
     close the fence it sits in or open a forged one (a body is data, whoever wrote it)."""
-    return _FENCE_TAG.sub("&lt;", text) if "<" in text else text
+    if "<" not in text:
+        return text
+    import re  # compiled once per process, by the first block shown
+
+    return re.sub(_FENCE_TAG, "&lt;", text)
 
 
 def _show_command(file: str, scope: Scope) -> str:
@@ -387,7 +393,7 @@ class _Context:
     selector: Selector
     today: dt.date
     catalog: CatalogChoice
-    checker: DriftChecker
+    checker: DriftChecker | None  # None: one over the project root, made when needed
     session: str | None
     enabled: bool
     pool: int
@@ -440,7 +446,7 @@ def recall(
         selector=chooser,
         today=today or dt.date.today(),
         catalog=catalog,
-        checker=checker or DriftChecker(memdir.layout.project_root),
+        checker=checker,
         session=session,
         enabled=memdir.settings.enabled is not False if enabled is None else enabled,
         pool=_pool_size(chooser, memdir.settings),
@@ -540,6 +546,8 @@ def _candidate(entry: ManifestEntry, score: float, today: dt.date) -> Candidate:
 
 def _linked(ctx: _Context, chosen: Sequence[Candidate], seen: frozenset[str]) -> list[Candidate]:
     """The memories the chosen ones link to, where the limit leaves room."""
+    from memdir.recall.links import linked_entries
+
     room = ctx.memdir.settings.recall_max_memories - len(chosen)
     entries = [c.entry for c in chosen]
     linked = linked_entries(ctx.memdir, ctx.catalog, entries, exclude=seen, room=room)
@@ -551,7 +559,11 @@ def _validated(refs: Sequence[str], candidates: Sequence[Candidate], limit: int)
     return [by_ref[r] for r in dict.fromkeys(refs) if r in by_ref][:limit]
 
 
-_RENDER_FRAME = text_length(f"{_HEADING}\n\n") + text_length(f"\n\n{DRIFT_CAVEAT}\n")
+def _render_frame() -> int:
+    """What :meth:`RecallResult.render` adds around the blocks, in code units."""
+    from memdir.recall.prompt import DRIFT_CAVEAT
+
+    return text_length(f"{_HEADING}\n\n") + text_length(f"\n\n{DRIFT_CAVEAT}\n")
 
 
 def _items(
@@ -562,15 +574,21 @@ def _items(
     readable = 0
     # What one answer may hold (a hook's context is cut past its limit, and what is cut
     # never reaches the model): the frame of the rendered text, and each block's separator.
-    room = None if ctx.max_chars is None else ctx.max_chars - _RENDER_FRAME
+    room = None if ctx.max_chars is None else ctx.max_chars - _render_frame()
+    checker = ctx.checker  # None: one over the project root, made for the first memory read
     for candidate in chosen:
         memory = _read_memory(candidate.entry.path)
         if memory is None:
             continue  # unreadable or removed since it was listed: nothing to show
         readable += 1
         separator = 2 if items else 0  # the blank line between two blocks
+        if checker is None:
+            from memdir.recall.drift import DriftChecker
+
+            checker = DriftChecker(ctx.memdir.layout.project_root)
         item = _item(
             ctx,
+            checker,
             candidate,
             memory,
             remaining,
@@ -589,6 +607,8 @@ def _items(
 
 
 def _read_memory(path: Path) -> Memory | None:
+    from memdir.storage import sidecar
+
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
         return sidecar.load_memory(text, path=path)
@@ -598,6 +618,7 @@ def _read_memory(path: Path) -> Memory | None:
 
 def _item(
     ctx: _Context,
+    checker: DriftChecker,
     candidate: Candidate,
     memory: Memory,
     remaining: int,
@@ -607,12 +628,12 @@ def _item(
 ) -> RecallItem | None:
     settings = ctx.memdir.settings
     entry = candidate.entry
-    drift = tuple(ctx.checker.check_memory(memory))
+    drift = tuple(checker.check_memory(memory))
     changed: tuple[str, ...] = ()
     if memory.anchors:
         day_after = candidate.age.date + dt.timedelta(days=1)
         since = dt.datetime.combine(day_after, dt.time()).timestamp()
-        changed = tuple(ctx.checker.changed_since(memory, since))
+        changed = tuple(checker.changed_since(memory, since))
     max_bytes = settings.recall_max_bytes
     while True:
         body = cap_body(memory.body, max_lines=settings.recall_max_lines, max_bytes=max_bytes)

@@ -22,8 +22,6 @@ import sqlite3
 from pathlib import Path
 
 from memdir.errors import MemdirError, StorageError
-from memdir.search.documents import memory_document
-from memdir.search.embeddings import Embedder
 from memdir.search.engine import (
     CATALOG_NAME,
     DEFAULT_WEIGHTS,
@@ -49,6 +47,10 @@ from memdir.storage.failures import ensure_room, is_damage, translated
 from memdir.storage.fs import atomic_write, ensure_dir, file_lock, remove_database
 from memdir.storage.paths import Layout
 
+TYPE_CHECKING = False  # not typing's: recall opens the catalog before every prompt
+if TYPE_CHECKING:
+    from memdir.search.embeddings import Embedder
+
 __all__ = [
     "CATALOG_NAME",
     "DEFAULT_WEIGHTS",
@@ -65,7 +67,6 @@ __all__ = [
     "RefreshStats",
     "SearchQuery",
     "TextIndex",
-    "memory_document",
 ]
 
 

@@ -24,7 +24,7 @@ from memdir.model import Scope
 from memdir.search.engine import Document, Prepared, prepare
 from memdir.storage import sidecar
 from memdir.storage.dailylog import read_log
-from memdir.storage.paths import Layout
+from memdir.storage.paths import Layout, under
 
 __all__ = ["Job", "Read", "file_documents", "memory_document", "read_all", "read_source", "under"]
 
@@ -107,10 +107,6 @@ def file_documents(
 def _memory_dir(layout: Layout) -> Path:
     """``layout.memory_dir``, which joins paths on each call: once per file in a build."""
     return layout.memory_dir
-
-
-def under(path: str, root: str) -> bool:
-    return path.startswith(root) and path[len(root) : len(root) + 1] == "/"
 
 
 def memory_document(path: Path, memory_dir: Path, text: str, mtime: float) -> Document:

@@ -72,17 +72,22 @@ import datetime as dt
 import functools
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Any, Literal
 
-from memdir.model import MemoryType, Scope
-from memdir.records import record
+from memdir.kinds import MemoryType, Scope
+from memdir.records import field, record, replace
 from memdir.search import terms as textproc
-from memdir.search.embeddings import Embedder, cosine_scores, pack_vector, rrf
 from memdir.search.lexical import MATERIALIZED, bm25, broad
 from memdir.search.relevance import Relevance, relevance
+
+# Not typing.TYPE_CHECKING: recall ranks before every prompt, in a fresh process; the
+# embeddings module (and typing) load only for a catalog that has an embedder.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Mapping, Sequence
+    from pathlib import Path
+    from typing import Any, Literal, TypeAlias
+
+    from memdir.search.embeddings import Embedder
 
 # 3: memories in Claude Code's shape (``metadata.type``, ``modified``) are read typed;
 # a catalog built before holds them untyped, so it is rebuilt.
@@ -100,7 +105,7 @@ DEFAULT_WEIGHTS: Mapping[str, float] = {
 }
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class Document:
     """One searchable unit: its id (the hit's ref), weighted fields and metadata.
 
@@ -138,7 +143,7 @@ class Hit:
     type: MemoryType | None
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class SearchQuery:
     """One ranked search: the text and every filter, as one value passed down the layers.
 
@@ -176,7 +181,7 @@ class SearchQuery:
         return query if isinstance(query, SearchQuery) else cls(query=query)
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class RankingOptions:
     """Knobs of the ranking beyond BM25 field weights.
 
@@ -284,7 +289,10 @@ _INSERT_DOC = (
 _DATES = FIELDS.index("dates")
 
 
-Prepared = tuple[tuple[Any, ...], tuple[str, ...]]
+if TYPE_CHECKING:
+    Prepared: TypeAlias = tuple[tuple[Any, ...], tuple[str, ...]]
+else:
+    Prepared = "tuple[tuple[Any, ...], tuple[str, ...]]"  # for annotations only
 """A document as :meth:`TextIndex.add_prepared` stores it: its row, and its FTS columns."""
 
 
@@ -442,6 +450,8 @@ class TextIndex:
             " WHERE v.rowid IS NULL",
             (self.embedder.name,),
         ).fetchall()
+        from memdir.search.embeddings import pack_vector
+
         with_previous = self.options.embed_previous
         for start in range(0, len(rows), batch):
             chunk = rows[start : start + batch]
@@ -609,6 +619,8 @@ class TextIndex:
         ).fetchall()
         if not rows:
             return scores
+        from memdir.search.embeddings import cosine_scores, rrf
+
         opts = self.options
         dense = cosine_scores(self.embedder.embed([query])[0], rows)
         if opts.fusion == "linear":

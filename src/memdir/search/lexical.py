@@ -22,10 +22,13 @@ from __future__ import annotations
 __all__ = ["CONTEXT_COLUMNS", "MATERIALIZED", "OWN_COLUMNS", "bm25", "broad"]
 
 import sqlite3
-from collections.abc import Mapping
-from typing import Any
 
 from memdir.search import terms as textproc
+
+TYPE_CHECKING = False  # not typing's: every prompt's recall ranks through here
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
 
 OWN_COLUMNS = ("name", "description", "body", "dates")  # the columns of ``fts``
 CONTEXT_COLUMNS = ("body", "context", "dates")  # the columns of ``ctx``

@@ -28,26 +28,33 @@ import contextlib
 import functools
 import json
 import os
-import random
 import re
 import sqlite3
 import stat
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
 
 from memdir.errors import LockTimeout
-from memdir.records import record
-from memdir.search.documents import Read, read_all, under
+from memdir.records import field, record
 from memdir.search.engine import CATALOG_NAME, TextIndex, open_index_db
 from memdir.storage import sidecar
 from memdir.storage.failures import ensure_room, is_damage, storage_error, translated
 from memdir.storage.fs import file_lock, remove_database
 from memdir.storage.journal import JOURNAL_NAME, journal_lock
-from memdir.storage.paths import Layout
+from memdir.storage.paths import Layout, under
 from memdir.storage.scope_files import folder_stamp
+
+# Not typing.TYPE_CHECKING: a recall checks the catalog before every prompt, in a fresh
+# process; what reads files to index them (documents, the codec) loads only when a
+# file changed.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+    from typing import Any, TypeAlias, TypeVar
+
+    from memdir.search.documents import Read
+
+    _T = TypeVar("_T")
 
 __all__ = [
     "FULL_SCAN_EVERY",
@@ -59,8 +66,10 @@ __all__ = [
     "open_catalog_db",
 ]
 
-_T = TypeVar("_T")
-Progress = Callable[[int, int], None]
+if TYPE_CHECKING:
+    Progress: TypeAlias = Callable[[int, int], None]
+else:
+    Progress = "Callable[[int, int], None]"  # for annotations only
 """Called as ``progress(done, total)`` while files are checked."""
 
 SAMPLE = 100
@@ -94,10 +103,11 @@ class RefreshStats:
     seconds: float
 
 
-_Stale = tuple[str, str, os.stat_result, tuple[Any, ...] | None]
+if TYPE_CHECKING:
+    _Stale: TypeAlias = tuple[str, str, os.stat_result, tuple[Any, ...] | None]
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class _Pending:
     """What a catch-up found to write; ``full``: walk everything instead."""
 
@@ -305,6 +315,8 @@ class IndexKeeper:
                 (self.layout, path, kind, info.st_mtime, None if row is None else row[5])
                 for path, kind, info, row in stale
             ]
+            from memdir.search.documents import read_all
+
             with read_all(jobs) as results:
                 for done, (item, read) in enumerate(zip(stale, results, strict=True), start=1):
                     change = self._store_file(*item, read)
@@ -585,7 +597,8 @@ class IndexKeeper:
         ).fetchone()
         if low is None:
             return
-        first = random.randint(low, high)
+        # os.urandom rather than the random module: one less import on every prompt.
+        first = low + int.from_bytes(os.urandom(4), "little") % (high - low + 1)
         rows = conn.execute(f"{_ROW} WHERE id >= ? ORDER BY id LIMIT ?", (first, SAMPLE))
         rows_list = rows.fetchall()
         if len(rows_list) < SAMPLE:

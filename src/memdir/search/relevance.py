@@ -46,11 +46,14 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 from memdir.records import record
 from memdir.search import terms as textproc
+
+TYPE_CHECKING = False  # not typing's: every prompt's recall is judged through here
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping, Sequence
+    from typing import Any
 
 __all__ = [
     "GENERIC_WORDS",

@@ -35,14 +35,17 @@ import json
 import os
 import re
 import stat
-import threading
 import time
 import unicodedata
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from memdir.errors import InvalidMemory, LockTimeout, MemdirError, StorageError, UnsafePath
+
+# Not typing.TYPE_CHECKING: every hook process reads and writes through here.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+    from typing import Any
 
 __all__ = [
     "ABSENT_STAMP",
@@ -482,6 +485,8 @@ def _flock(fd: int, timeout: float, fcntl: Any) -> bool:
             return False
     # The wait blocks in a helper thread (flock has no timeout of its own); a
     # waiter that gives up leaves it to release the lock as soon as it gets it.
+    import threading
+
     waiter = os.dup(fd)
     got, mutex, gave_up = threading.Event(), threading.Lock(), [False]
 

@@ -16,19 +16,28 @@ records the root it was made for and refuses another.
 
 from __future__ import annotations
 
-import datetime as dt
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from memdir.errors import ProjectMismatch, StorageError
 from memdir.inputs import note, note_chain
+from memdir.records import record
 
-__all__ = ["ROOT_RECORD", "Layout", "find_project_root", "make_layout", "slugify"]
+# Not typing.TYPE_CHECKING: every hook process finds its project's folders here.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import datetime as dt
+    from collections.abc import Mapping
+
+__all__ = ["ROOT_RECORD", "Layout", "find_project_root", "make_layout", "slugify", "under"]
 
 MAX_SLUG = 200
 ROOT_RECORD = ".memdir-root"
+
+
+def under(path: str, root: str) -> bool:
+    """Whether the absolute path ``path`` lies inside the folder ``root`` (plain strings)."""
+    return path.startswith(root) and path[len(root) : len(root) + 1] == "/"
 
 
 def _utf16_units(text: str) -> list[int]:
@@ -140,7 +149,7 @@ def find_project_root(start: str | Path = ".") -> Path:
     return here
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class Layout:
     """Where everything of one project lives under a memory home."""
 

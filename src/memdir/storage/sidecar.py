@@ -19,18 +19,17 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-from memdir.model import Memory
-from memdir.storage.codec import (
-    memory_from_fields,
-    parse_frontmatter,
-    parse_memory,
-    render_memory,
-)
 from memdir.storage.fs import atomic_write, ensure_dir
+
+# Not typing.TYPE_CHECKING: the catalog's check asks whether a file has a sidecar on
+# every prompt; the codec (and YAML) load only where a sidecar is read or written.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from memdir.model import Memory
 
 __all__ = [
     "SIDECAR_DIR",
@@ -74,11 +73,15 @@ def read_fields(note: str | Path) -> dict[str, Any] | None:
         text = path_for(note).read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
         return None  # removed since it was checked
+    from memdir.storage.codec import parse_frontmatter
+
     return parse_frontmatter(text, path=path_for(note))
 
 
 def load_memory(text: str, *, path: str | Path) -> Memory:
     """The memory stored at ``path`` with ``text``: sidecar fields + whole text, else parsed."""
+    from memdir.storage.codec import memory_from_fields, parse_memory
+
     fields = read_fields(path)
     if fields is None:
         return parse_memory(text, path=path)
@@ -87,6 +90,10 @@ def load_memory(text: str, *, path: str | Path) -> Memory:
 
 def write(note: str | Path, memory: Memory) -> None:
     """Write ``memory``'s fields (not its body) as the sidecar of ``note``, atomically."""
+    from dataclasses import replace
+
+    from memdir.storage.codec import render_memory
+
     rendered = render_memory(replace(memory, body=""))
     lines = rendered.split("\n")
     block = "\n".join(lines[1 : lines.index("---", 1)]) + "\n"  # between the fences

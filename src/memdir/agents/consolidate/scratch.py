@@ -10,7 +10,6 @@ from one folder to another, dot-files and dot-folders left out.
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import os
 import shutil
@@ -19,6 +18,7 @@ from pathlib import Path
 
 from memdir.agents.consolidate.gates import LOCK_NAME
 from memdir.config import Settings
+from memdir.records import record_fields
 from memdir.storage.paths import make_layout
 from memdir.storage.project import ProjectMemory
 
@@ -29,7 +29,7 @@ _NO_NEWLINE = "\\ No newline at end of file"
 
 def scratch_copy(memdir: ProjectMemory, home: Path) -> ProjectMemory:
     """A ProjectMemory with the same project and settings under ``home``, memories copied in."""
-    overrides = {f.name: getattr(memdir.settings, f.name) for f in dataclasses.fields(Settings)}
+    overrides = {name: getattr(memdir.settings, name) for name in record_fields(Settings)}
     overrides["home"] = home
     # The copy applies what a manual scope would hold for review: the run's changes
     # are the proposal a person reviews. A read-only scope stays read-only.
