@@ -25,11 +25,18 @@ the wall time), the same for ``python -c pass`` as the floor every process
 pays, and each hook's p50 as a ratio to that floor, measured in the same run
 (goals: pre-tool-use <= 1.5x, user-prompt-submit <= 3x, session-start <= 2.5x).
 
+Session start and per-prompt recall are answered by the hook server (a warm
+process the first hook starts: :mod:`memdir.integrations.hook_server`), as
+installed hooks are; ``--no-server`` times them doing the work in their own
+process (``MEMDIR_HOOK_SERVER=0``). The server gets a socket folder of the
+run's own and is stopped at the end; the line after the table says how many
+hooks it answered.
+
 Bytecode is written and read for these runs (``PYTHONDONTWRITEBYTECODE`` is
 unset in the children), as it is for an installed package.
 
     .venv/bin/python benchmarks/hooks.py [--runs 100] [--memories 1000] [--no-catalog]
-        [--baseline ../other-checkout/src]
+        [--baseline ../other-checkout/src] [--no-server]
 """
 
 from __future__ import annotations
@@ -48,6 +55,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memdir.config import load_settings
+from memdir.integrations.hook_server import server_status, stop_server
 from memdir.integrations.launch import launch_for
 from memdir.model import Memory, MemoryType
 from memdir.search.catalog import Catalog
@@ -197,6 +205,9 @@ def main() -> None:
     parser.add_argument("--module", action="store_true", help="Run `python -m memdir`.")
     parser.add_argument("--script", action="store_true", help="Run the `memdir` console script.")
     parser.add_argument(
+        "--no-server", action="store_true", help="Every hook does its work in its own process."
+    )
+    parser.add_argument(
         "--baseline",
         metavar="SRC",
         help="Another checkout's src folder: time both hooks with it and with this one, "
@@ -211,43 +222,71 @@ def main() -> None:
         env["MEMDIR_HOME"] = str(home)
         env.pop("MEMDIR_PROFILE", None)
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p.endswith("src"))
-        assert load_settings(env).home == home
-        if not args.no_catalog:
-            layout = make_layout(home, project)
-            # An agent has run here before: the catalog's walk saw the sessions folder, so
-            # each new session (and each recall's state write) is a folder change to catch up.
-            layout.session_dir("earlier").mkdir(parents=True)
-            with Catalog.open(layout) as built:
-                built.refresh()
-        catalog = "without" if args.no_catalog else "with"
+        env["XDG_RUNTIME_DIR"] = str(Path(tmp) / "run")  # this run's own hook server
+        if args.no_server:
+            env["MEMDIR_HOOK_SERVER"] = "0"
+        try:
+            _run(args, env, home, project)
+        finally:
+            stop_server(env)
+
+
+def _run(args: argparse.Namespace, env: dict[str, str], home: Path, project: Path) -> None:
+    """Build the catalog, then time each hook (and the baseline when asked)."""
+    assert load_settings(env).home == home
+    if not args.no_catalog:
+        layout = make_layout(home, project)
+        # An agent has run here before: the catalog's walk saw the sessions folder, so
+        # each new session (and each recall's state write) is a folder change to catch up.
+        layout.session_dir("earlier").mkdir(parents=True)
+        with Catalog.open(layout) as built:
+            built.refresh()
+    catalog = "without" if args.no_catalog else "with"
+    print(
+        f"{args.memories} memories, {catalog} the search catalog, {args.runs} runs each "
+        "(ms, process start to exit)"
+    )
+    walls, cpus = time_runs([sys.executable, "-c", "pass"], lambda n: "", env, args.runs)
+    floor = statistics.median(walls)
+    print(
+        f"{'python -c pass':<20} p50 {statistics.median(walls):6.1f}  "
+        f"p95 {_p95(walls):6.1f}  cpu p50 {statistics.median(cpus):5.1f}"
+    )
+    launcher = _launcher(args)
+    print(f"hooks started as: {' '.join(launcher)}")
+    if not args.no_server:
+        _start_server(launcher, env, project)
+    for command, goal in GOALS.items():
+        argv = [*launcher, "hook", command.split()[0]]
+        walls, cpus = time_runs(argv, lambda n, c=command: _payload(c, project, n), env, args.runs)
+        p50 = statistics.median(walls)
+        verdict = "meets" if p50 <= goal else "misses"
+        ratio = p50 / floor
+        ratio_verdict = "meets" if ratio <= RATIO_GOALS[command] else "misses"
         print(
-            f"{args.memories} memories, {catalog} the search catalog, {args.runs} runs each "
-            "(ms, process start to exit)"
+            f"{command:<20} p50 {p50:6.1f}  p95 {_p95(walls):6.1f}  "
+            f"cpu p50 {statistics.median(cpus):5.1f}  ({verdict} the p50 goal {goal:g}; "
+            f"{ratio:.2f}x python -c pass, {ratio_verdict} {RATIO_GOALS[command]:g}x)"
         )
-        walls, cpus = time_runs([sys.executable, "-c", "pass"], lambda n: "", env, args.runs)
-        floor = statistics.median(walls)
-        print(
-            f"{'python -c pass':<20} p50 {statistics.median(walls):6.1f}  "
-            f"p95 {_p95(walls):6.1f}  cpu p50 {statistics.median(cpus):5.1f}"
-        )
-        launcher = _launcher(args)
-        print(f"hooks started as: {' '.join(launcher)}")
-        for command, goal in GOALS.items():
-            argv = [*launcher, "hook", command.split()[0]]
-            walls, cpus = time_runs(
-                argv, lambda n, c=command: _payload(c, project, n), env, args.runs
-            )
-            p50 = statistics.median(walls)
-            verdict = "meets" if p50 <= goal else "misses"
-            ratio = p50 / floor
-            ratio_verdict = "meets" if ratio <= RATIO_GOALS[command] else "misses"
-            print(
-                f"{command:<20} p50 {p50:6.1f}  p95 {_p95(walls):6.1f}  "
-                f"cpu p50 {statistics.median(cpus):5.1f}  ({verdict} the p50 goal {goal:g}; "
-                f"{ratio:.2f}x python -c pass, {ratio_verdict} {RATIO_GOALS[command]:g}x)"
-            )
-        if args.baseline:
-            compare(args.baseline, env, project, args.runs)
+    served = server_status(env)
+    print(
+        "hook server: off (--no-server)"
+        if args.no_server
+        else f"hook server: answered {served.answered or 0} of the session-start and "
+        "user-prompt-submit runs"
+    )
+    if args.baseline:
+        compare(args.baseline, env, project, args.runs)
+
+
+def _start_server(launcher: list[str], env: dict[str, str], project: Path) -> None:
+    """One session start, which starts the hook server; then wait until it listens."""
+    _one_run([*launcher, "hook", "session-start"], _payload("session-start", project, -1), env)
+    deadline = time.monotonic() + 30.0
+    while not server_status(env).running:
+        if time.monotonic() > deadline:
+            raise SystemExit("the hook server did not start within 30 s")
+        time.sleep(0.05)
 
 
 def _launcher(args: argparse.Namespace) -> list[str]:

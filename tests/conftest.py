@@ -20,6 +20,32 @@ settings.register_profile("quick", max_examples=15)
 os.environ.setdefault("MEMDIR_BLOCK_REAL_PROVIDERS", "1")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def hook_server_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The hook server's socket folder for this test run; its servers stopped at the end.
+
+    Hook processes the tests start (and Claude Code's) find the server there; one
+    started by a hook whose environment lacks the folder is stopped at the end too.
+    """
+    import time
+
+    from memdir.integrations.hook_server import server_status, stop_server
+
+    began = time.time()
+    folder = tmp_path_factory.mktemp("run", numbered=False)
+    saved = os.environ.get("XDG_RUNTIME_DIR")
+    os.environ["XDG_RUNTIME_DIR"] = str(folder)
+    yield folder
+    for env in ({"XDG_RUNTIME_DIR": str(folder)}, {}):
+        status = server_status(env)
+        if status.running and (status.started or 0) >= began - 1:
+            stop_server(env)
+    if saved is None:
+        os.environ.pop("XDG_RUNTIME_DIR", None)
+    else:
+        os.environ["XDG_RUNTIME_DIR"] = saved
+
+
 @pytest.fixture(autouse=True)
 def memdir_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """Point MEMDIR_HOME at a temp folder and clear variables that change behaviour."""

@@ -319,7 +319,8 @@ def test_the_fast_hook_path_loads_neither_click_nor_rich_nor_the_model_layer(
     mem: Memdir,
 ) -> None:
     feedback(mem, "Use pnpm", NPM)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    # The hook's own process (not the hook server's) is the one whose imports count here.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "MEMDIR_HOOK_SERVER": "0"}
     for command in ("pre-tool-use", "user-prompt-submit"):
         payload = {**bash("npm install", mem), "prompt": "should I use pnpm for tool calls?"}
         done = subprocess.run(

@@ -127,7 +127,8 @@ def test_session_start_through_the_memdir_script_loads_neither_click_nor_the_sto
         input=json.dumps(recorded("session-start", cwd=str(project))),
         capture_output=True,
         text=True,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        # The hook's own process (not the hook server's) is the one whose imports count.
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "MEMDIR_HOOK_SERVER": "0"},
         timeout=120,
     )
     assert done.returncode == 0, done.stderr

@@ -205,4 +205,55 @@ def _echo_dry_run(result: InstallResult, unchanged: str) -> None:
     click.echo(result.diff, nl=not result.diff.endswith("\n"))
 
 
+@hook.group("server")
+def server() -> None:
+    """The warm process that answers session start and per-prompt recall.
+
+    The first hook that finds none starts it; it stops after ten minutes without a
+    request (MEMDIR_HOOK_SERVER_IDLE seconds), when memdir is upgraded, or on `stop`.
+    MEMDIR_HOOK_SERVER=0 keeps every hook in its own process.
+    """
+
+
+@server.command("run")
+def server_run() -> None:
+    """Run the server in this process until it is idle or stopped."""
+    from memdir.integrations.hook_server import serve
+
+    if serve(os.environ) != 0:
+        raise click.ClickException("a hook server already runs for this installation")
+
+
+@server.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+def server_status_command(as_json: bool) -> None:
+    """Whether the server runs, its pid, since when and how many hooks it answered."""
+    import datetime as dt
+    import json
+
+    from memdir.cli._common import to_jsonable
+    from memdir.integrations.hook_server import server_status
+
+    status = server_status(os.environ)
+    if as_json:
+        click.echo(json.dumps(to_jsonable(status)))
+        return
+    if not status.running:
+        click.echo(f"not running (socket {status.socket})")
+        return
+    since = dt.datetime.fromtimestamp(status.started or 0).isoformat(timespec="seconds")
+    click.echo(
+        f"running: pid {status.pid}, since {since}, {status.answered} hooks answered "
+        f"(socket {status.socket})"
+    )
+
+
+@server.command("stop")
+def server_stop() -> None:
+    """Stop the server (the next hook does its work itself, and starts another)."""
+    from memdir.integrations.hook_server import stop_server
+
+    click.echo("stopped" if stop_server(os.environ) else "not running")
+
+
 COMMANDS = [hook]

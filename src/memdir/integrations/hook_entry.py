@@ -384,6 +384,17 @@ def dispatch(argv: Sequence[str]) -> int | None:
     if fast is None:
         return None
     name, use_model = fast
-    status = run_fast(name, stdin_text=_stdin_text(), env=os.environ, use_model=use_model)
+    text = _stdin_text()
+    if not use_model:  # a model's answer takes seconds: not the server's to wait for
+        from memdir.integrations.hook_client import answer
+
+        served = answer(name, text, os.environ)
+        if served is not None:
+            out, err = served
+            sys.stderr.write(err)
+            sys.stdout.write(out)
+            sys.stdout.flush()
+            return 0
+    status = run_fast(name, stdin_text=text, env=os.environ, use_model=use_model)
     sys.stdout.flush()
     return status

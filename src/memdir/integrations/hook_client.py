@@ -1,0 +1,150 @@
+"""Asking the hook server for a hook's answer, and starting it when it is not running.
+
+Session start and per-prompt recall spend most of a fresh process's time
+importing (SQLite, pathlib, the search code) before a few milliseconds of
+work. A server started once (:mod:`memdir.integrations.hook_server`) keeps
+those modules loaded: the hook process sends it the hook's input, its
+environment, folder and umask, and prints what comes back. The hook process
+itself then loads no more than this module and the interpreter's socket
+extension.
+
+Nothing depends on the server. Whenever it cannot answer (not running,
+another installation's, busy past :data:`TIMEOUT`, its code changed on
+disk), :func:`answer` returns None and the hook does the work itself, as it
+always did; a missing server is started in the background for the next
+call, at most once every :data:`SPAWN_PAUSE` seconds. ``MEMDIR_HOOK_SERVER=0``
+(or ``off``, ``false``, ``no``) turns the server off: no connection, no start.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+from memdir.integrations.hook_wire import (
+    MAX_MESSAGE,
+    PROTOCOL,
+    pack,
+    package_dir,
+    safe_folder,
+    socket_folder,
+    socket_path,
+    unpack,
+)
+
+TYPE_CHECKING = False  # not typing's: this module runs before every prompt
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+__all__ = ["SERVED", "SPAWN_PAUSE", "TIMEOUT", "answer", "server_enabled", "start_server"]
+
+SERVED = ("session-start", "user-prompt-submit")
+"""The hooks the server answers (pre-tool-use stays in its own process, always)."""
+TIMEOUT = 10.0  # seconds a hook waits for the server before doing the work itself
+SPAWN_PAUSE = 30.0  # seconds between two attempts to start a server that is missing
+_OFF = ("0", "off", "false", "no")
+
+
+def server_enabled(env: Mapping[str, str]) -> bool:
+    """Whether hooks may use (and start) the server: unless ``MEMDIR_HOOK_SERVER`` says no."""
+    return env.get("MEMDIR_HOOK_SERVER", "").strip().lower() not in _OFF
+
+
+def answer(name: str, stdin_text: str, env: Mapping[str, str]) -> tuple[str, str] | None:
+    """The server's (stdout, stderr) for hook ``name``, or None: do the work here."""
+    if name not in SERVED or not server_enabled(env):
+        return None
+    path = socket_path(env, sys.executable)
+    if path is None or not safe_folder(socket_folder(env), create=False):
+        if path is not None:
+            start_server(env, path)
+        return None
+    request = _request(name, stdin_text, env)
+    if request is None:
+        return None
+    import _socket  # the C extension: socket.py would load enum, selectors and more
+
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        sock.settimeout(TIMEOUT)
+        try:
+            sock.connect(path)
+        except OSError:
+            start_server(env, path)
+            return None
+        sock.sendall(request)
+        sock.shutdown(_socket.SHUT_WR)
+        reply = _read_all(sock)
+    except OSError:
+        return None  # timed out or cut off: this process answers instead
+    finally:
+        sock.close()
+    return _answer_of(reply)
+
+
+def _request(name: str, stdin_text: str, env: Mapping[str, str]) -> bytes | None:
+    try:
+        cwd = os.getcwd()
+    except OSError:
+        return None  # a folder removed under us: the work here says so as it always did
+    mask = os.umask(0)
+    os.umask(mask)
+    pairs = [os.fsencode(k) + b"\0" + os.fsencode(v) for k, v in env.items()]
+    fields = [PROTOCOL, name.encode(), os.fsencode(cwd), b"%d" % mask, b"%d" % len(pairs)]
+    text = stdin_text.encode("utf-8", "surrogatepass")
+    return pack([*fields, *pairs, text])
+
+
+def _read_all(sock: object) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk: bytes = sock.recv(1 << 16)  # type: ignore[attr-defined]
+        if not chunk:
+            return b"".join(chunks)
+        size += len(chunk)
+        if size > MAX_MESSAGE:
+            raise OSError("the hook server's answer is too long")
+        chunks.append(chunk)
+
+
+def _answer_of(reply: bytes) -> tuple[str, str] | None:
+    try:
+        fields = unpack(reply)
+    except ValueError:
+        return None
+    if len(fields) != 3 or fields[0] != b"ok":
+        return None  # "stale" (the server stops) or anything unexpected
+    return fields[1].decode("utf-8", "replace"), fields[2].decode("utf-8", "replace")
+
+
+def start_server(env: Mapping[str, str], path: str) -> bool:
+    """Start the server for ``path`` detached, unless one was started moments ago.
+
+    True when a process was started. It runs in a session of its own with its
+    standard streams on the null device, so nothing waits for it to end.
+    """
+    if not server_enabled(env) or not safe_folder(socket_folder(env), create=True):
+        return False
+    marker = path.removesuffix(".sock") + ".spawn"
+    try:
+        if time.time() - os.stat(marker).st_mtime < SPAWN_PAUSE:
+            return False
+    except OSError:
+        pass
+    try:
+        os.close(os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600))
+        os.utime(marker)
+        launcher = os.path.join(package_dir(), "hook_launcher.py")
+        argv = [sys.executable, "-P", launcher, "hook", "server", "run"]
+        devnull = os.devnull
+        streams = [
+            (os.POSIX_SPAWN_OPEN, 0, devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_OPEN, 1, devnull, os.O_WRONLY, 0),
+            (os.POSIX_SPAWN_DUP2, 1, 2),
+        ]
+        os.posix_spawn(sys.executable, argv, dict(env), file_actions=streams, setsid=True)
+    except OSError:
+        return False
+    return True

@@ -1,0 +1,115 @@
+"""Where the hook server listens, and how a request and its answer travel.
+
+The socket lives in a folder only this user can enter:
+``$XDG_RUNTIME_DIR/memdir-<uid>/`` (``/tmp/memdir-<uid>/`` without one), made
+with mode 0700 and refused unless it is a real folder (no link) owned by this
+user and closed to everyone else. One server serves one installation: the
+socket's name is a checksum of the Python executable and memdir's package
+folder, so two checkouts or two virtual environments never answer for each
+other.
+
+A message is a list of byte strings, each framed as ``<length>:<bytes>,``
+(a netstring): no JSON, so the client side imports nothing.
+This module imports only ``os`` and ``stat``: the client runs it before every prompt.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+TYPE_CHECKING = False  # not typing's: this module starts hook processes
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+__all__ = [
+    "MAX_MESSAGE",
+    "PROTOCOL",
+    "lock_path",
+    "pack",
+    "package_dir",
+    "safe_folder",
+    "socket_folder",
+    "socket_path",
+    "unpack",
+]
+
+PROTOCOL = b"memdir-hook/1"
+MAX_MESSAGE = 64 << 20  # bytes: a request or an answer past this is refused
+# AF_UNIX paths hold 108 bytes on Linux, 104 on macOS; past this the server is not used.
+_MAX_SOCKET_PATH = 100
+
+
+def package_dir() -> str:
+    """memdir's package folder (what the server's name and its code check are about)."""
+    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def socket_folder(env: Mapping[str, str]) -> str:
+    """This user's folder for the server's socket and lock."""
+    base = env.get("XDG_RUNTIME_DIR", "").strip() or "/tmp"
+    return os.path.join(base, f"memdir-{os.getuid()}")
+
+
+def socket_path(env: Mapping[str, str], executable: str, package: str | None = None) -> str | None:
+    """The socket of the server for ``executable`` and memdir's ``package`` folder (this
+    one's by default); None when the path would be too long for a socket."""
+    key = _fnv1a(os.fsencode(f"{executable}\0{package or package_dir()}"))
+    path = os.path.join(socket_folder(env), f"hooks-{key:08x}.sock")
+    return path if len(os.fsencode(path)) <= _MAX_SOCKET_PATH else None
+
+
+def _fnv1a(data: bytes) -> int:
+    """A 32-bit FNV-1a checksum: a name, not a secret (no module to load for it)."""
+    value = 0x811C9DC5
+    for byte in data:
+        value = ((value ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return value
+
+
+def lock_path(socket: str) -> str:
+    """The file the running server holds locked (and in which it says who it is)."""
+    return socket.removesuffix(".sock") + ".lock"
+
+
+def safe_folder(folder: str, *, create: bool) -> bool:
+    """Whether ``folder`` is this user's own, closed to others (made so with ``create``)."""
+    try:
+        info = os.lstat(folder)
+    except FileNotFoundError:
+        if not create:
+            return False
+        try:
+            os.makedirs(os.path.dirname(folder), exist_ok=True)
+            os.mkdir(folder, 0o700)
+            info = os.lstat(folder)
+        except OSError:
+            return False
+    except OSError:
+        return False
+    return (
+        stat.S_ISDIR(info.st_mode)
+        and info.st_uid == os.getuid()
+        and stat.S_IMODE(info.st_mode) & 0o077 == 0
+    )
+
+
+def pack(fields: list[bytes]) -> bytes:
+    """``fields`` framed as netstrings, one after the other."""
+    return b"".join(b"%d:%s," % (len(field), field) for field in fields)
+
+
+def unpack(data: bytes) -> list[bytes]:
+    """The fields :func:`pack` framed; a :class:`ValueError` for anything else."""
+    fields: list[bytes] = []
+    at = 0
+    while at < len(data):
+        colon = data.find(b":", at, at + 12)
+        if colon < 0 or not data[at:colon].isdigit():
+            raise ValueError("not a framed message: a length is missing")
+        end = colon + 1 + int(data[at:colon])
+        if end >= len(data) or data[end : end + 1] != b",":
+            raise ValueError("not a framed message: a field is cut short")
+        fields.append(data[colon + 1 : end])
+        at = end + 1
+    return fields

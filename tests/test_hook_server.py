@@ -1,0 +1,281 @@
+"""The hook server: the same answers as a hook's own process, for each hook's environment.
+
+Every test gets a socket folder of its own (so a server of its own), started by
+the hooks themselves as installed hooks start it, and stopped at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import stat
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memdir.api import Memdir
+from memdir.integrations import hook_client
+from memdir.integrations.hook_server import handle, server_status, stop_server
+from memdir.integrations.hook_wire import (
+    PROTOCOL,
+    lock_path,
+    pack,
+    safe_folder,
+    socket_folder,
+    socket_path,
+    unpack,
+)
+
+LAUNCHER = Path(hook_client.__file__).resolve().parents[1] / "hook_launcher.py"
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> Iterator[dict[str, str]]:
+    """The hooks' environment, with this test's own socket folder."""
+    run = tmp_path / "run"
+    run.mkdir()
+    values = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(sys.path),
+        "XDG_RUNTIME_DIR": str(run),
+    }
+    values.pop("MEMDIR_HOOK_SERVER", None)
+    yield values
+    stop_server(values)
+
+
+def hook(
+    name: str, payload: dict[str, object], env: dict[str, str], launcher: Path = LAUNCHER
+) -> str:
+    """What the installed hook ``name`` prints (started as the installer writes it)."""
+    done = subprocess.run(
+        [sys.executable, "-SP", str(launcher), "hook", name],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert done.returncode == 0 and not done.stderr, done.stderr
+    return done.stdout
+
+
+def wait_running(env: dict[str, str], *, running: bool = True, package: str | None = None) -> None:
+    deadline = time.monotonic() + 60
+    while server_status(env, package=package).running != running:
+        assert time.monotonic() < deadline, f"server still {'down' if running else 'up'}"
+        time.sleep(0.05)
+
+
+def start(project: Path, session: str) -> dict[str, object]:
+    return {
+        "session_id": session,
+        "cwd": str(project),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    }
+
+
+def prompt(project: Path, session: str, text: str) -> dict[str, object]:
+    return {
+        "session_id": session,
+        "cwd": str(project),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": text,
+    }
+
+
+def save(mem: Memdir) -> None:
+    mem.write(
+        name="Deploy window",
+        description="Production deploys happen on Tuesdays only",
+        type="project",
+        body="Deploys to production happen on Tuesdays; the freeze covers the rest.\n",
+    )
+    mem.write(
+        name="Package manager",
+        description="Use pnpm, never npm, in this repository",
+        type="feedback",
+        body="Use pnpm.\n**Why:** the lockfile is pnpm's.\n",
+    )
+
+
+def test_the_served_answers_are_the_hooks_own(
+    mem: Memdir, project: Path, env: dict[str, str]
+) -> None:
+    save(mem)
+    own = {**env, "MEMDIR_HOOK_SERVER": "0"}
+    question = "which days do production deploys happen"
+    expected = [
+        hook("session-start", start(project, "own-1"), own),
+        hook("user-prompt-submit", prompt(project, "own-2", question), own),
+    ]
+    assert "Deploy window" in expected[1]
+    assert not server_status(env).running  # turned off: none started
+    hook("session-start", start(project, "first"), env)  # finds none: starts one
+    wait_running(env)
+    served = [
+        hook("session-start", start(project, "served-1"), env),
+        hook("user-prompt-submit", prompt(project, "served-2", question), env),
+    ]
+    assert served == expected
+    assert server_status(env).answered == 2
+    # Recall's session state was kept by the server as by a hook: not shown twice.
+    assert hook("user-prompt-submit", prompt(project, "served-2", question), env) == ""
+
+
+def test_each_request_runs_in_its_own_hooks_environment(
+    project: Path, tmp_path: Path, env: dict[str, str]
+) -> None:
+    homes = {}
+    for label in ("alpha", "beta"):
+        home = tmp_path / f"home-{label}"
+        Memdir.open(project, env={"MEMDIR_HOME": str(home)}).write(
+            name=f"Project {label}", description=f"the {label} fact", type="project"
+        )
+        homes[label] = {**env, "MEMDIR_HOME": str(home)}
+    hook("session-start", start(project, "boot"), homes["alpha"])
+    wait_running(env)
+    for label, other in (("alpha", "beta"), ("beta", "alpha"), ("alpha", "beta")):
+        context = json.loads(hook("session-start", start(project, label), homes[label]))
+        text = context["hookSpecificOutput"]["additionalContext"]
+        assert f"the {label} fact" in text and f"the {other} fact" not in text
+    assert server_status(env).answered == 3
+    # A hook with memory disabled in its environment gets nothing, served or not.
+    assert (
+        hook("session-start", start(project, "off"), {**homes["beta"], "MEMDIR_DISABLE": "1"}) == ""
+    )
+
+
+def test_a_dead_socket_or_no_server_means_the_hook_does_the_work(
+    mem: Memdir, project: Path, env: dict[str, str]
+) -> None:
+    save(mem)
+    path = socket_path(env, sys.executable)
+    assert path is not None
+    assert safe_folder(socket_folder(env), create=True)
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    dead.bind(path)  # a socket nobody listens on: what a killed server leaves
+    dead.close()
+    own = {**env, "MEMDIR_HOOK_SERVER": "0"}
+    expected = hook("session-start", start(project, "own"), own)
+    assert hook("session-start", start(project, "dead"), env) == expected
+    wait_running(env)  # and the hook started a server in its place
+    assert hook("session-start", start(project, "served"), env) == expected
+    stop_server(env)
+    wait_running(env, running=False)
+    assert not Path(path).exists()  # the stopped server took its socket away
+    assert hook("session-start", start(project, "stopped"), env) == expected
+
+
+def test_a_folder_others_may_enter_is_never_used(
+    mem: Memdir, project: Path, env: dict[str, str]
+) -> None:
+    folder = Path(socket_folder(env))
+    folder.mkdir(mode=0o700)
+    folder.chmod(0o777)
+    assert not safe_folder(str(folder), create=False)
+    path = socket_path(env, sys.executable)
+    assert path is not None
+    assert not hook_client.start_server(env, path)
+    hook("session-start", start(project, "s1"), env)
+    hook("session-start", start(project, "s2"), env)
+    assert sorted(p.name for p in folder.iterdir()) == []  # no lock, no socket, no marker
+    link = folder.parent / "link"
+    folder.chmod(0o700)
+    link.symlink_to(folder)
+    assert not safe_folder(str(link), create=False)  # a link is not the folder itself
+
+
+def test_a_server_whose_code_changed_on_disk_stops_and_the_hook_answers(
+    mem: Memdir, project: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    save(mem)
+    copy = tmp_path / "install"
+    shutil.copytree(Path(hook_client.__file__).resolve().parents[1], copy / "memdir")
+    installed = {**env, "PYTHONPATH": os.pathsep.join([str(copy), *sys.path])}
+    launcher = copy / "memdir" / "hook_launcher.py"
+    package = str(copy / "memdir")
+    own = {**installed, "MEMDIR_HOOK_SERVER": "0"}
+    expected = hook("session-start", start(project, "own"), own, launcher)
+    try:
+        hook("session-start", start(project, "boot"), installed, launcher)
+        wait_running(installed, package=package)
+        assert not server_status(installed).running  # the copy's server, not this one's
+        assert hook("session-start", start(project, "served"), installed, launcher) == expected
+        assert server_status(installed, package=package).answered == 1
+        module = copy / "memdir" / "recall" / "prompt.py"  # loaded by every session start
+        later = module.stat().st_mtime + 5
+        os.utime(module, (later, later))  # as an upgrade leaves it
+        assert hook("session-start", start(project, "upgraded"), installed, launcher) == expected
+        wait_running(installed, running=False, package=package)
+    finally:
+        stop_server(installed, package=package)
+
+
+def test_an_idle_server_stops_by_itself(mem: Memdir, project: Path, env: dict[str, str]) -> None:
+    quick = {**env, "MEMDIR_HOOK_SERVER_IDLE": "0.5"}
+    hook("session-start", start(project, "boot"), quick)
+    wait_running(quick)
+    wait_running(quick, running=False)
+    path = socket_path(env, sys.executable)
+    assert path is not None and not Path(path).exists()
+    assert Path(lock_path(path)).exists()  # kept: the next server takes the same lock
+
+
+def test_the_cli_says_whether_it_runs_and_stops_it(
+    mem: Memdir, project: Path, env: dict[str, str]
+) -> None:
+    def cli(*args: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "memdir", "hook", "server", *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert cli("status").startswith("not running")
+    hook("session-start", start(project, "boot"), env)
+    wait_running(env)
+    status = json.loads(cli("status", "--json"))
+    assert status["running"] and status["pid"] > 0 and status["answered"] == 0
+    assert stat.S_IMODE(os.stat(status["socket"]).st_mode) & 0o077 == 0
+    assert cli("stop") == "stopped\n"
+    assert cli("status").startswith("not running")
+    assert cli("stop") == "not running\n"
+
+
+def test_requests_that_are_not_a_served_hook_are_refused() -> None:
+    with pytest.raises(ValueError):
+        handle(b"nonsense")
+    with pytest.raises(ValueError):
+        handle(pack([b"other-protocol/9", b"session-start", b"/", b"18", b"0", b"{}"]))
+    with pytest.raises(ValueError):
+        handle(pack([PROTOCOL, b"pre-tool-use", b"/", b"18", b"0", b"{}"]))
+    with pytest.raises(ValueError):
+        handle(pack([PROTOCOL, b"session-start", b"/", b"18", b"2", b"A\0b", b"{}"]))
+
+
+@given(st.lists(st.binary(max_size=64), max_size=8))
+def test_framing_round_trips_any_fields(fields: list[bytes]) -> None:
+    assert unpack(pack(fields)) == fields
+
+
+@given(st.binary(min_size=1, max_size=40))
+def test_framing_refuses_a_cut_or_foreign_message(data: bytes) -> None:
+    framed = pack([data])
+    with pytest.raises(ValueError):
+        unpack(framed[:-1])
+    with pytest.raises(ValueError):
+        unpack(b"x" + framed)
