@@ -132,7 +132,8 @@ def test_the_second_call_reuses_the_answer_without_loading_settings_or_layout(
         " 'typing', 'pathlib', 'click']\n"
         "print(sorted(m for m in heavy if m in sys.modules), file=sys.stderr)\n"
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    # The hook's own process (not the hook server's) is the one whose imports count here.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "MEMDIR_HOOK_SERVER": "0"}
     runs = [
         subprocess.run(
             [sys.executable, "-c", probe, "hook", "pre-tool-use"],

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import socket
 import stat
 import subprocess
@@ -174,6 +175,38 @@ def test_a_dead_socket_or_no_server_means_the_hook_does_the_work(
     wait_running(env, running=False)
     assert not Path(path).exists()  # the stopped server took its socket away
     assert hook("session-start", start(project, "stopped"), env) == expected
+
+
+def test_tool_calls_are_checked_by_the_hook_itself_server_or_not(
+    mem: Memdir, project: Path, env: dict[str, str]
+) -> None:
+    mem.write(
+        name="No npm",
+        description="pnpm only in this repository",
+        type="feedback",
+        body="Use pnpm.\n**Why:** npm broke the lockfile.\n",
+        extra={"enforce": [{"tool": "Bash", "match": r"\bnpm install\b", "action": "deny"}]},
+    )
+    call = {
+        "session_id": "s",
+        "cwd": str(project),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "npm install left-pad"},
+    }
+    own = hook("pre-tool-use", call, {**env, "MEMDIR_HOOK_SERVER": "0"})
+    assert json.loads(own)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    hook("session-start", start(project, "boot"), env)
+    wait_running(env)
+    assert hook("pre-tool-use", call, env) == own
+    harmless = {**call, "tool_input": {"command": "pnpm install left-pad"}}
+    assert hook("pre-tool-use", harmless, env) == ""
+    assert server_status(env).answered == 0  # never asked
+    pid = server_status(env).pid
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)  # a crash: the socket stays, nobody listens
+    wait_running(env, running=False)
+    assert hook("pre-tool-use", call, env) == own  # still denied, by the hook itself
 
 
 def test_a_folder_others_may_enter_is_never_used(

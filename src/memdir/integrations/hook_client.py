@@ -1,8 +1,7 @@
 """Asking the hook server for a hook's answer, and starting it when it is not running.
 
 Session start and per-prompt recall spend most of a fresh process's time
-importing (SQLite, pathlib, the search code) before a few milliseconds of
-work. A server started once (:mod:`memdir.integrations.hook_server`) keeps
+importing (SQLite, pathlib, the search code) before a few milliseconds of work. A server started once (:mod:`memdir.integrations.hook_server`) keeps
 those modules loaded: the hook process sends it the hook's input, its
 environment, folder and umask, and prints what comes back. The hook process
 itself then loads no more than this module and the interpreter's socket
@@ -40,7 +39,9 @@ if TYPE_CHECKING:
 __all__ = ["SERVED", "SPAWN_PAUSE", "TIMEOUT", "answer", "server_enabled", "start_server"]
 
 SERVED = ("session-start", "user-prompt-submit")
-"""The hooks the server answers (pre-tool-use stays in its own process, always)."""
+"""The hooks the server answers (not ``--model``). ``pre-tool-use`` does its own work,
+always: what it costs is checking the memory files for an edit that adds a rule, which a
+server would have to do as well, and a second process only adds its scheduling."""
 TIMEOUT = 10.0  # seconds a hook waits for the server before doing the work itself
 SPAWN_PAUSE = 30.0  # seconds between two attempts to start a server that is missing
 _OFF = ("0", "off", "false", "no")
