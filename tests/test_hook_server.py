@@ -289,7 +289,8 @@ def test_the_cli_says_whether_it_runs_and_stops_it(
     assert cli("stop") == "not running\n"
 
 
-def test_requests_that_are_not_a_served_hook_are_refused() -> None:
+def test_requests_that_are_not_a_served_hook_are_refused(tmp_path: Path) -> None:
+    before = os.getcwd()
     with pytest.raises(ValueError):
         handle(b"nonsense")
     with pytest.raises(ValueError):
@@ -298,6 +299,28 @@ def test_requests_that_are_not_a_served_hook_are_refused() -> None:
         handle(pack([PROTOCOL, b"pre-tool-use", b"/", b"18", b"0", b"{}"]))
     with pytest.raises(ValueError):
         handle(pack([PROTOCOL, b"session-start", b"/", b"18", b"2", b"A\0b", b"{}"]))
+    assert os.getcwd() == before  # nothing of a refused request stays in this process
+
+
+def test_a_request_runs_in_its_environment_and_folder_and_leaves_this_process_as_it_was(
+    project: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other-home"
+    Memdir.open(project, env={"MEMDIR_HOME": str(other)}).write(
+        name="Elsewhere", description="the other home's fact", type="project"
+    )
+    here, environ, mask = os.getcwd(), dict(os.environ), os.umask(0o022)
+    os.umask(mask)
+    request = hook_client._request(
+        "session-start",
+        json.dumps(start(project, "in-process")),
+        {**os.environ, "MEMDIR_HOME": str(other), "TZ": "Pacific/Auckland"},
+    )
+    assert request is not None
+    status, out, err = unpack(handle(request))
+    assert (status, err) == (b"ok", b"")
+    assert b"the other home's fact" in out
+    assert (os.getcwd(), dict(os.environ), os.umask(mask)) == (here, environ, mask)
 
 
 @given(st.lists(st.binary(max_size=64), max_size=8))

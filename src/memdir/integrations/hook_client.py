@@ -1,7 +1,8 @@
 """Asking the hook server for a hook's answer, and starting it when it is not running.
 
 Session start and per-prompt recall spend most of a fresh process's time
-importing (SQLite, pathlib, the search code) before a few milliseconds of work. A server started once (:mod:`memdir.integrations.hook_server`) keeps
+importing (SQLite, pathlib, the search code) before a few milliseconds of
+work. A server started once (:mod:`memdir.integrations.hook_server`) keeps
 those modules loaded: the hook process sends it the hook's input, its
 environment, folder and umask, and prints what comes back. The hook process
 itself then loads no more than this module and the interpreter's socket
@@ -48,7 +49,10 @@ _OFF = ("0", "off", "false", "no")
 
 
 def server_enabled(env: Mapping[str, str]) -> bool:
-    """Whether hooks may use (and start) the server: unless ``MEMDIR_HOOK_SERVER`` says no."""
+    """Whether hooks may use (and start) the server: on POSIX systems (a Unix socket, a
+    user id), unless ``MEMDIR_HOOK_SERVER`` says no."""
+    if os.name != "posix":
+        return False
     return env.get("MEMDIR_HOOK_SERVER", "").strip().lower() not in _OFF
 
 

@@ -218,7 +218,12 @@ def handle(request: bytes) -> bytes:
     fields = unpack(request)
     if len(fields) < 6 or fields[0] != PROTOCOL:
         raise ValueError("not a hook request")
+    from memdir.integrations.hook_client import SERVED
+    from memdir.integrations.hook_entry import run_fast
+
     name, cwd, mask = fields[1].decode(), os.fsdecode(fields[2]), int(fields[3])
+    if name not in SERVED:
+        raise ValueError(f"not a served hook: {name!r}")
     count = int(fields[4])
     if len(fields) != 6 + count:
         raise ValueError("a hook request with a wrong count of variables")
@@ -227,11 +232,6 @@ def handle(request: bytes) -> bytes:
     out: list[str] = []
     err: list[str] = []
     with _as_client(env, cwd, mask):
-        from memdir.integrations.hook_client import SERVED
-        from memdir.integrations.hook_entry import run_fast
-
-        if name not in SERVED:
-            raise ValueError(f"not a served hook: {name!r}")
         run_fast(name, stdin_text=text, env=env, write=out.append, warn=err.append)
     encoded = [s.encode("utf-8", "surrogateescape") for s in ("".join(out), "".join(err))]
     return pack([b"ok", *encoded])
@@ -253,17 +253,19 @@ def _as_client(env: dict[str, str], cwd: str, mask: int) -> Iterator[None]:
     would in the hook's own process; the server's own are put back after.
     """
     saved_env, saved_tz = dict(os.environ), os.environ.get("TZ")
-    os.environ.clear()
-    os.environ.update(env)
-    if env.get("TZ") != saved_tz:
-        time.tzset()
+    here = os.open(".", os.O_RDONLY)  # back to it even if its path is gone meanwhile
     saved_mask = os.umask(mask)
     try:
+        os.environ.clear()
+        os.environ.update(env)
+        if env.get("TZ") != saved_tz:
+            time.tzset()
         os.chdir(cwd)
         yield
     finally:
         os.umask(saved_mask)
-        os.chdir("/")
+        os.fchdir(here)
+        os.close(here)
         os.environ.clear()
         os.environ.update(saved_env)
         if env.get("TZ") != saved_tz:
