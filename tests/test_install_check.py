@@ -179,3 +179,19 @@ def test_commands_from_the_projects_files_run_only_in_the_forms_memdir_writes(
     ]  # fmt: skip
     # A program that is not this installation (nor memdir on PATH) is only looked at.
     assert not marker.exists()
+
+
+def test_a_hook_server_folder_others_may_enter_is_flagged(
+    project: Path, home: Path, tmp_path: Path
+) -> None:
+    install_claude_hooks(project, launch_for(os.environ))
+    env = {**bare_env(home), "XDG_RUNTIME_DIR": str(tmp_path / "run")}
+    folder = tmp_path / "run" / f"memdir-{os.getuid()}"
+    assert check_installs(project, env) == []  # no folder yet: the first hook makes it
+    folder.mkdir(parents=True, mode=0o700)
+    assert check_installs(project, env) == []
+    folder.chmod(0o755)
+    [found] = check_installs(project, env)
+    assert (found.problem, found.path) == ("hook-server-folder", folder)
+    assert found.fix.startswith(f"rm -r {folder}")
+    assert check_installs(project, {**env, "MEMDIR_HOOK_SERVER": "0"}) == []

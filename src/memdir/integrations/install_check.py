@@ -84,8 +84,8 @@ class InstallFinding:
     """One installed command that does not (or may not) run memdir.
 
     ``problem``: ``broken-hook``, ``path-hook``, ``duplicate-hooks``,
-    ``unchecked-hook``, ``broken-server``, ``path-server``, ``unchecked-server``
-    or ``unreadable``; ``fix``: the command to run.
+    ``unchecked-hook``, ``broken-server``, ``path-server``, ``unchecked-server``,
+    ``hook-server-folder`` or ``unreadable``; ``fix``: the command to run.
     """
 
     problem: str
@@ -122,7 +122,28 @@ def check_installs(project: Path, env: Mapping[str, str] | None = None) -> list[
         for name, entry in servers.items():
             if runs_memdir_server(entry):
                 findings += _check_server(path, scope, name, entry, root, env)
+    if with_hooks:
+        findings += _check_socket_folder(env)
     return findings
+
+
+def _check_socket_folder(env: Mapping[str, str]) -> list[InstallFinding]:
+    """The hook server's folder, when it exists but hooks must not use it."""
+    from memdir.integrations.hook_client import server_enabled
+    from memdir.integrations.hook_wire import safe_folder, socket_folder
+
+    folder = socket_folder(env)
+    if not server_enabled(env) or not os.path.lexists(folder) or safe_folder(folder, create=False):
+        return []
+    return [
+        InstallFinding(
+            problem="hook-server-folder",
+            path=Path(folder),
+            message="is not a folder of this user's closed to others, so no hook server "
+            "answers: every session start and prompt pays for loading memdir",
+            fix=f"rm -r {folder} (the next hook makes it again with mode 0700)",
+        )
+    ]
 
 
 def _load(path: Path, findings: list[InstallFinding]) -> dict[str, Any] | None:
