@@ -21,7 +21,8 @@ smoothing that lends each document part of its best neighbour's score (the
 turns of one transcript).
 
 The BM25 pass itself (both tables, the scan limit, filters) is
-:mod:`memdir.search.lexical`. Everything after BM25 works on the
+:mod:`memdir.search.lexical`, the stages after it (lift, feedback, fusion,
+smoothing) :mod:`memdir.search.reranking`. Everything after BM25 works on the
 ``candidates`` it kept (200), and the returned hits are read, with their
 snippets, in one query.
 
@@ -78,6 +79,7 @@ from memdir.records import field, record, replace
 from memdir.search import terms as textproc
 from memdir.search.lexical import MATERIALIZED, bm25, broad
 from memdir.search.relevance import Relevance, relevance
+from memdir.search.reranking import feedback_terms, fuse_dense, lift_named, smooth_neighbours
 
 # Not typing.TYPE_CHECKING: recall ranks before every prompt, in a fresh process; the
 # embeddings module (and typing) load only for a catalog that has an embedder.
@@ -514,10 +516,22 @@ class TextIndex:
         where, params = _filters(q)
         wanted = textproc.query_terms(q.query)
         scores = self._lexical(wanted, where, params, pool=max(self.options.candidates, q.limit))
+        opts = self.options
         if self.embedder is not None and q.query.strip():
-            scores = self._fuse(q.query, scores, where, params)
-        if self.options.neighbour_weight and scores:
-            scores = self._smooth(scores)
+            scores = fuse_dense(
+                self.conn,
+                self.embedder,
+                q.query,
+                scores,
+                where,
+                params,
+                fusion=opts.fusion,
+                dense_weight=opts.dense_weight,
+                rrf_k=opts.rrf_k,
+                candidates=opts.candidates,
+            )
+        if opts.neighbour_weight and scores:
+            scores = smooth_neighbours(self.conn, scores, opts.neighbour_weight)
         return sorted(scores.items(), key=lambda kv: -kv[1])[: q.limit]
 
     def _lexical(
@@ -531,7 +545,9 @@ class TextIndex:
         gather = bool(where and wanted) and MATERIALIZED and not broad(self.conn, where, params)
         scores = self._bm25(wanted, where, params, pool, gather)
         if opts.feedback_terms and scores:
-            extra = self._feedback_terms(scores, wanted)
+            extra = feedback_terms(
+                self.conn, scores, wanted, docs=opts.feedback_docs, limit=opts.feedback_terms
+            )
             if extra:
                 more = self._bm25([t for t, _ in extra], where, params, pool, gather)
                 top, top_more = max(scores.values()), max(more.values(), default=1.0)
@@ -539,20 +555,8 @@ class TextIndex:
                     share = opts.feedback_weight * value / top_more * top
                     scores[rowid] = scores.get(rowid, 0.0) + share
         if opts.name_boost and scores:
-            scores = self._boost_names(scores, wanted)
+            scores = lift_named(self.conn, scores, wanted, opts.name_boost)
         return scores
-
-    def _boost_names(self, scores: dict[int, float], wanted: list[str]) -> dict[int, float]:
-        # A name the query mentions (the speaker of a turn) is too common to carry idf,
-        # yet it separates "what did Anna say" from what others said about Anna.
-        marks = ",".join("?" * len(scores))
-        rows = self.conn.execute(
-            f"SELECT rowid, name FROM fts WHERE rowid IN ({marks})", list(scores)
-        )
-        asked = set(wanted)
-        named = {rowid for rowid, name in rows if not asked.isdisjoint(name.split())}
-        factor = 1.0 + self.options.name_boost
-        return {r: v * factor if r in named else v for r, v in scores.items()}
 
     def _bm25(
         self, wanted: list[str], where: str, params: list[Any], limit: int, gather: bool
@@ -570,68 +574,6 @@ class TextIndex:
             scan_limit=opts.scan_limit,
             window_share=opts.window_share,
         )
-
-    def _feedback_terms(
-        self, scores: Mapping[int, float], wanted: list[str]
-    ) -> list[tuple[str, float]]:
-        opts = self.options
-        top = sorted(scores, key=lambda r: -scores[r])[: opts.feedback_docs]
-        marks = ",".join("?" * len(top))
-        docs = [
-            f"{n} {d} {b}".split()
-            for n, d, b in self.conn.execute(
-                f"SELECT name, description, body FROM fts WHERE rowid IN ({marks})", top
-            )
-        ]
-        pool = sorted({t for doc in docs for t in doc} - set(wanted))
-        if not pool:
-            return []
-        marks = ",".join("?" * len(pool))
-        freq = dict(self.conn.execute(f"SELECT term, doc FROM vocab WHERE term IN ({marks})", pool))
-        return textproc.expansion_terms(
-            docs, freq, len(self), exclude=wanted, limit=opts.feedback_terms
-        )
-
-    def _smooth(self, scores: dict[int, float]) -> dict[int, float]:
-        marks = ",".join("?" * len(scores))
-        place = {
-            rowid: (grp, seq)
-            for rowid, grp, seq in self.conn.execute(
-                f"SELECT rowid, grp, seq FROM docs WHERE rowid IN ({marks})", list(scores)
-            )
-            if grp is not None and seq is not None
-        }
-        by_place = {where: scores[rowid] for rowid, where in place.items()}
-        out = dict(scores)
-        for rowid, (grp, seq) in place.items():
-            near = max(by_place.get((grp, seq - 1), 0.0), by_place.get((grp, seq + 1), 0.0))
-            out[rowid] = scores[rowid] + self.options.neighbour_weight * near
-        return out
-
-    def _fuse(
-        self, query: str, scores: dict[int, float], where: str, params: list[Any]
-    ) -> dict[int, float]:
-        assert self.embedder is not None
-        rows = self.conn.execute(
-            f"SELECT v.rowid, v.vec FROM vectors v JOIN docs d ON d.rowid = v.rowid"
-            f" WHERE v.model = ? {where}",
-            (self.embedder.name, *params),
-        ).fetchall()
-        if not rows:
-            return scores
-        from memdir.search.embeddings import cosine_scores, rrf
-
-        opts = self.options
-        dense = cosine_scores(self.embedder.embed([query])[0], rows)
-        if opts.fusion == "linear":
-            top = max(scores.values(), default=0.0) or 1.0
-            fused = {r: opts.dense_weight * max(v, 0.0) for r, v in dense.items()}
-            for rowid, value in scores.items():
-                fused[rowid] = fused.get(rowid, 0.0) + value / top
-            return fused
-        lexical = sorted(scores, key=lambda r: -scores[r])
-        nearest = sorted(dense, key=lambda r: -dense[r])[: opts.candidates]
-        return rrf([lexical, nearest], k=opts.rrf_k, weights=[1.0, opts.dense_weight])
 
     def _hits(self, ranked: list[tuple[int, float]], wanted: list[str]) -> list[Hit]:
         if not ranked:
