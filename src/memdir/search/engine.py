@@ -15,14 +15,16 @@ in-memory index for a small store without one. A query is one
 :class:`SearchQuery` value. A search is BM25 over the quoted query terms,
 then: a lift for documents whose name (a turn's speaker, taken from a field
 of the transcript record, never from its text) the query mentions, optional
-pseudo-relevance feedback, and, when an embedder is configured, fusion with
+pseudo-relevance feedback, a lift for documents whose group (a transcript)
+matches the query as a whole, and, when an embedder is configured, fusion with
 cosine similarity over float32 vectors stored beside the text; last, a
 smoothing that lends each document part of its best neighbour's score (the
 turns of one transcript).
 
 The BM25 pass itself (both tables, the scan limit, filters) is
 :mod:`memdir.search.lexical`, the stages after it (lift, feedback, fusion,
-smoothing) :mod:`memdir.search.reranking`. Everything after BM25 works on the
+smoothing) :mod:`memdir.search.reranking`, the group prior
+:mod:`memdir.search.group_prior`. Everything after BM25 works on the
 ``candidates`` it kept (200), and the returned hits are read, with their
 snippets, in one query.
 
@@ -46,7 +48,8 @@ before (window off, share 0.9): LoCoMo DEV @10 +1.9 [+0.8, +3.0], @5 +0.5
 +2.7 [+0.7, +5.4], @10 +1.4 [0.0, +3.4] (now 70.7 / 89.1 / 96.6). Without the
 lending LoCoMo loses @10 2.5 [-3.8, -1.3]; with it but the share at 0.9 the
 coding sessions lose 3.4 at every k. Long texts as passages were measured
-and not kept (``benchmarks/coding_sessions.py``).
+and not kept (``benchmarks/coding_sessions.py``). The group prior (0.2) is
+measured in ``benchmarks/locomo.py``: LoCoMo DEV @10 +0.9 [+0.2, +1.8].
 """
 
 from __future__ import annotations
@@ -77,6 +80,7 @@ import sqlite3
 from memdir.kinds import MemoryType, Scope
 from memdir.records import field, record, replace
 from memdir.search import terms as textproc
+from memdir.search.group_prior import GroupCount, lift_by_group
 from memdir.search.lexical import MATERIALIZED, bm25, broad
 from memdir.search.relevance import Relevance, relevance
 from memdir.search.reranking import feedback_terms, fuse_dense, lift_named, smooth_neighbours
@@ -200,7 +204,9 @@ class RankingOptions:
     columns alone (normalised by its own length), so a short turn between two
     long replies keeps the score of its own words. ``window_share`` raises a turn's
     context score by that share of its gap to the best adjacent turn's (whose window
-    of three turns holds it too).
+    of three turns holds it too). ``group_share`` lifts each document by that share of
+    the best score, scaled by how well its group (a transcript) matches the query as a
+    whole (:mod:`memdir.search.group_prior`).
     BM25 keeps the best ``candidates``; a query matching more than
     ``scan_limit`` documents is scored over the ``scan_limit`` matches indexed
     last (the newest: a catalog indexes files oldest first) and every match of
@@ -223,6 +229,7 @@ class RankingOptions:
     scan_limit: int = 2000
     context_share: float = 0.75
     window_share: float = 0.5
+    group_share: float = 0.2
 
 
 # Trigger: FTS5 ships a Porter stemmer. Why ours: measured equal on LoCoMo (72.5 vs 72.4
@@ -359,6 +366,7 @@ class TextIndex:
         self.conn.executescript(_SCHEMA)
         self.options = options or RankingOptions()
         self.embedder = embedder
+        self._groups = GroupCount()
 
     def close(self) -> None:
         """Close the database connection."""
@@ -517,6 +525,15 @@ class TextIndex:
         wanted = textproc.query_terms(q.query)
         scores = self._lexical(wanted, where, params, pool=max(self.options.candidates, q.limit))
         opts = self.options
+        if opts.group_share and scores:
+            scores = lift_by_group(
+                self.conn,
+                scores,
+                wanted,
+                share=opts.group_share,
+                scan_limit=opts.scan_limit,
+                count=self._groups,
+            )
         if self.embedder is not None and q.query.strip():
             scores = fuse_dense(
                 self.conn,
