@@ -98,7 +98,8 @@ if TYPE_CHECKING:
 # 3: memories in Claude Code's shape (``metadata.type``, ``modified``) are read typed;
 # a catalog built before holds them untyped, so it is rebuilt.
 # 4: each turn's neighbours' text in an FTS table of its own (scored on its own length).
-SCHEMA_VERSION = 4
+# 5: irregular forms indexed as their base word ("went" as "go", search/irregular.py).
+SCHEMA_VERSION = 5
 CATALOG_NAME = "catalog.sqlite3"
 KINDS = ("memory", "log", "notes", "transcript")
 FIELDS = ("name", "description", "body", "context", "dates")
