@@ -213,6 +213,10 @@ before stemming, in the index and in queries:
      transcripts; recall_precision.py: precision 0.938 -> 0.927, recall 0.817,
      silent on 100 % of the no-memory prompts)
 
+Tried on top of it and dropped: adjacent query words also searched joined
+("road trip" as "roadtrip"): 43.5/68.4/78.1, @1 -0.1 [-0.5, +0.3], @5 and @10
+unchanged; coding sessions unchanged.
+
 Most evidence still missing at @10 (376 turns) sits in a session with no hit
 in the first ten (215), or is a turn that shares no word with the question
 ("martial arts" for "kickboxing"): what the embedding extra is for.
