@@ -5,6 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from memdir.search.engine import Document, RankingOptions, TextIndex
 from memdir.search.group_prior import GroupCount, group_scores
 
@@ -83,16 +85,21 @@ def test_one_session_alone_keeps_its_order() -> None:
     assert sorted(plain, key=lambda r: -plain[r]) == sorted(lifted, key=lambda r: -lifted[r])
 
 
-def test_a_memory_counts_as_a_group_of_its_own() -> None:
+def test_a_memory_is_a_whole_of_its_own_beside_sessions() -> None:
+    # In a search of memories and turns together the prior must not favour either:
+    # a memory gains the share of its own score, the best session's turns as much.
     docs = _turns(SESSIONS) + _memories(["chess tournament rules: rapid games only"])
+    plain = _scores(docs, "chess tournament", 0.0)
+    lifted = _scores(docs, "chess tournament", 0.2)
+    assert lifted["m0.md"] == pytest.approx(plain["m0.md"] * 1.2, rel=1e-4)
+    best = max(plain.values())
+    gains = {ref: lifted[ref] - plain[ref] for ref in plain}
+    assert max(gains.values()) == pytest.approx(0.2 * best, rel=1e-3)
+    assert gains["/s/chess.jsonl#1"] > gains["/s/garden.jsonl#1"]
     index = TextIndex()
     index.add(docs)
-    by_group = group_scores(
-        index.conn, ["chess", "tournament"], GroupCount()(index.conn), scan_limit=2000
-    )
-    memory = next(key for key in by_group if key.startswith("\x00"))
-    # The memory holds both terms once; the chess session holds "chess" twice.
-    assert by_group["/s/chess.jsonl"] > by_group[memory] > by_group["/s/garden.jsonl"]
+    by_group = group_scores(index.conn, ["chess", "tournament"], 2, scan_limit=2000)
+    assert set(by_group) == {"/s/chess.jsonl", "/s/garden.jsonl"}  # no memory among groups
 
 
 def test_terms_matching_the_scan_limit_or_more_are_left_out_of_group_scores() -> None:
@@ -110,10 +117,10 @@ def test_the_group_count_follows_writes_of_this_and_other_connections(tmp_path: 
     index.add(_turns(SESSIONS))
     count = GroupCount()
     assert count(index.conn) == 2
-    index.add(_memories(["a note"]))
+    index.add(_turns({"/s/third.jsonl": ["a third session"]}))
     assert count(index.conn) == 3
     other = TextIndex(path, conn=sqlite3.connect(path, isolation_level=None))
-    other.add(_turns({"/s/third.jsonl": ["a third session"]}))
+    other.add(_turns({"/s/fourth.jsonl": ["a fourth session"]}))
     other.close()
     assert count(index.conn) == 4
     index.close()

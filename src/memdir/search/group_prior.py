@@ -8,10 +8,11 @@ BM25 over groups: a query term's frequency in a group is the number of its
 documents that hold the term, saturated as BM25 saturates a term's
 frequency (``k1`` = 1.2, no length normalisation: a long session is not
 penalised for being long), weighted by the term's idf over groups. Every
-candidate then gains ``share`` of the best candidate's score, scaled by its
-group's score over the best group's. A document in no group (a memory) is a
-group of its own, so in a search of memories and turns together a memory
-competes with sessions on the same terms.
+grouped candidate then gains ``share`` of the best candidate's score, scaled
+by its group's score over the best group's. A document in no group (a
+memory) is a whole of its own, as much about the query as its own score
+says: it gains ``share`` of that score, so in a search of memories and turns
+together the best memory gains what the turns of the best session gain.
 
 The statistics (how many groups hold a term, how many groups there are) are
 the whole index's, as FTS5's are for BM25 itself. A search whose candidates
@@ -33,9 +34,6 @@ import sqlite3
 from memdir.search import terms as textproc
 
 _K1 = 1.2
-# A document outside any group is a group of its own: its key, NUL and its rowid,
-# cannot collide with a group's (group keys are paths).
-_GROUP = "coalesce(d.grp, char(0) || d.rowid)"
 
 
 class GroupCount:
@@ -51,14 +49,13 @@ class GroupCount:
         self._count = 0
 
     def __call__(self, conn: sqlite3.Connection) -> int:
-        """The number of groups (a document in none counts as one) in ``conn``'s index."""
+        """The number of groups in ``conn``'s index."""
         # data_version changes when another connection commits; total_changes counts
         # this connection's own writes.
         seen = (int(conn.execute("PRAGMA data_version").fetchone()[0]), conn.total_changes)
         if seen != self._seen:
-            grouped = "SELECT count(*) FROM (SELECT DISTINCT grp FROM docs WHERE grp IS NOT NULL)"
-            alone = "SELECT count(*) FROM docs WHERE grp IS NULL"
-            self._count = sum(int(conn.execute(sql).fetchone()[0]) for sql in (grouped, alone))
+            sql = "SELECT count(*) FROM (SELECT DISTINCT grp FROM docs WHERE grp IS NOT NULL)"
+            self._count = int(conn.execute(sql).fetchone()[0])
             self._seen = seen
         return self._count
 
@@ -79,24 +76,30 @@ def lift_by_group(
     if not scores or not wanted or share <= 0:
         return scores
     marks = ",".join("?" * len(scores))
-    group_of = dict(
-        conn.execute(f"SELECT d.rowid, {_GROUP} FROM docs d WHERE d.rowid IN ({marks})", [*scores])
-    )
-    if all(key.startswith("\x00") for key in group_of.values()):
+    sql = f"SELECT rowid, grp FROM docs WHERE rowid IN ({marks}) AND grp IS NOT NULL"
+    group_of: dict[int, str] = dict(conn.execute(sql, [*scores]))
+    if not group_of:
         return scores
     groups = (count or GroupCount())(conn)
     by_group = group_scores(conn, wanted, groups, scan_limit=scan_limit)
     best = max((by_group.get(g, 0.0) for g in group_of.values()), default=0.0)
-    if best <= 0:
+    if best <= 0:  # no group holds a term rare enough to count: nothing is lifted
         return scores
     lift = share * max(scores.values()) / best
-    return {r: v + lift * by_group.get(group_of.get(r, ""), 0.0) for r, v in scores.items()}
+    out = {}
+    for rowid, value in scores.items():
+        group = group_of.get(rowid)
+        if group is None:
+            out[rowid] = value * (1.0 + share)
+        else:
+            out[rowid] = value + lift * by_group.get(group, 0.0)
+    return out
 
 
 def group_scores(
     conn: sqlite3.Connection, wanted: list[str], groups: int, *, scan_limit: int
 ) -> dict[str, float]:
-    """BM25 over the ``groups`` groups of the query terms ``wanted``, by group key (see above).
+    """BM25 over the ``groups`` groups of the query terms ``wanted``, by group (see above).
 
     The statistics are the whole index's, as FTS5's are for BM25 itself.
     """
@@ -107,8 +110,8 @@ def group_scores(
         if conn.execute(sql, (match, scan_limit)).fetchone()[0] >= scan_limit:
             continue
         rows = conn.execute(
-            f"SELECT {_GROUP}, count(*) FROM fts JOIN docs d ON d.rowid = fts.rowid"
-            " WHERE fts MATCH ? GROUP BY 1",
+            "SELECT d.grp, count(*) FROM fts JOIN docs d ON d.rowid = fts.rowid"
+            " WHERE fts MATCH ? AND d.grp IS NOT NULL GROUP BY d.grp",
             (match,),
         ).fetchall()
         df = len(rows)
