@@ -209,6 +209,25 @@ def test_the_stemmer_follows_snowball_english(word: str, expected: str) -> None:
     assert textproc.stem(word) == expected
 
 
+def test_irregular_forms_are_indexed_and_queried_as_their_base_word() -> None:
+    assert textproc.terms("We went there with the children and bought tickets") == [
+        "go",
+        "child",
+        "buy",
+        "ticket",
+    ]
+    # Forms with a sense of their own stay as they are: "left" is no "leave".
+    assert textproc.terms("turn left") == ["turn", "left"]
+    idx = TextIndex()
+    idx.add([doc("trip.md", body="we went camping and the kids swam"), doc("x.md", body="go")])
+    idx.add([doc(f"filler{i}.md", body=f"unrelated note {i}") for i in range(10)])
+    assert idx.search("where did they go camping?")[0].ref == "trip.md"
+    # "swam" and "swims" meet at "swim": one irregular, one stemmed.
+    assert idx.search("who swims?")[0].ref == "trip.md"
+    # The snippet marks the irregular form the query's base word matched.
+    assert "went" in idx.search("go camping")[0].snippet
+
+
 class BagOfWordsEmbedder:
     """A deterministic test embedder: hashed word counts, so related texts share vectors."""
 

@@ -2,8 +2,10 @@
 
 One function, :func:`terms`, turns any text into index terms: Unicode words
 (letters and digits; ``_`` splits like SQLite's ``unicode61`` tokenizer does),
-lower-cased, stop words dropped, each reduced by :func:`stem` (the Snowball
-English stemmer, "Porter2", written out here so the core stays dependency-free).
+lower-cased, stop words dropped, an irregular form taken to its base word
+("went": "go", :mod:`memdir.search.irregular`), each reduced by :func:`stem`
+(the Snowball English stemmer, "Porter2", written out here so the core stays
+dependency-free).
 The index stores these terms, queries go through the same function, so a user
 query can never reach FTS5 as syntax: :func:`fts_query` quotes every term.
 
@@ -20,6 +22,8 @@ import re
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+
+from memdir.search.irregular import IRREGULAR
 
 __all__ = [
     "MAX_QUERY_CHARS",
@@ -58,6 +62,11 @@ QUESTION_WORDS: frozenset[str] = frozenset(
 _WORD = re.compile(r"[^\W_]+")
 
 
+def _base(word: str) -> str:
+    """The base of an irregular form ("went": "go", see :mod:`.irregular`), else ``word``."""
+    return IRREGULAR.get(word, word)
+
+
 _ASCII_WORD = re.compile(r"[a-z0-9]+")  # what _WORD finds in lower-case ASCII, faster
 
 
@@ -76,7 +85,7 @@ def terms(text: str) -> list[str]:
 @functools.lru_cache(maxsize=65536)
 def _index_term(token: str) -> str:
     """A token's index term, or "" for a stop word (one cache lookup per token)."""
-    return "" if token in STOP_WORDS else stem(token)
+    return "" if token in STOP_WORDS else stem(_base(token))
 
 
 MAX_QUERY_CHARS = 4000  # what of a query is ranked on: its head and its tail
@@ -106,7 +115,7 @@ def query_terms(query: str) -> list[str]:
     for tok in tokenize(query):
         if tok in STOP_WORDS or tok in QUESTION_WORDS:
             continue
-        seen.setdefault(stem(tok), None)
+        seen.setdefault(stem(_base(tok)), None)
     return list(seen)
 
 
@@ -186,7 +195,8 @@ _fold = functools.lru_cache(maxsize=65536)(_fold_text)
 @functools.lru_cache(maxsize=65536)
 def _term(word: str) -> str:
     """A word of a text as the term it is indexed as (one cache lookup per word)."""
-    return stem(_fold(word))
+    word = _fold(word)
+    return stem(_base(word))
 
 
 # --- Snowball English ("Porter2") stemmer ------------------------------------------------
