@@ -15,7 +15,7 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -54,7 +54,7 @@ def env(tmp_path: Path) -> Iterator[dict[str, str]]:
 
 
 def hook(
-    name: str, payload: dict[str, object], env: dict[str, str], launcher: Path = LAUNCHER
+    name: str, payload: Mapping[str, object], env: dict[str, str], launcher: Path = LAUNCHER
 ) -> str:
     """What the installed hook ``name`` prints (started as the installer writes it)."""
     done = subprocess.run(
@@ -187,7 +187,7 @@ def test_tool_calls_are_checked_by_the_hook_itself_server_or_not(
         body="Use pnpm.\n**Why:** npm broke the lockfile.\n",
         extra={"enforce": [{"tool": "Bash", "match": r"\bnpm install\b", "action": "deny"}]},
     )
-    call = {
+    call: dict[str, object] = {
         "session_id": "s",
         "cwd": str(project),
         "hook_event_name": "PreToolUse",
