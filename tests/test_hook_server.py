@@ -254,6 +254,40 @@ def test_a_server_whose_code_changed_on_disk_stops_and_the_hook_answers(
         stop_server(installed, package=package)
 
 
+def test_the_server_keeps_no_descriptor_the_hook_was_given(
+    mem: Memdir, project: Path, env: dict[str, str]
+) -> None:
+    read, write = os.pipe()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-SP", str(LAUNCHER), "hook", "session-start"],
+            input=json.dumps(start(project, "boot")),
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            pass_fds=(write,),  # as an agent may hand its hook a pipe it reads to the end
+        )
+        assert done.returncode == 0, done.stderr
+        wait_running(env)
+        os.close(write)
+        write = -1
+        os.set_blocking(read, False)
+        deadline = time.monotonic() + 30
+        while True:  # the end of the pipe: no process holds its writing end any more
+            try:
+                if os.read(read, 1) == b"":
+                    break
+            except BlockingIOError:
+                assert time.monotonic() < deadline, "the server still holds the hook's pipe"
+                time.sleep(0.05)
+        assert server_status(env).running
+    finally:
+        os.close(read)
+        if write >= 0:
+            os.close(write)
+
+
 def test_an_idle_server_stops_by_itself(mem: Memdir, project: Path, env: dict[str, str]) -> None:
     quick = {**env, "MEMDIR_HOOK_SERVER_IDLE": "0.5"}
     hook("session-start", start(project, "boot"), quick)

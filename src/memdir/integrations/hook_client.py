@@ -144,12 +144,37 @@ def start_server(env: Mapping[str, str], path: str) -> bool:
         launcher = os.path.join(package_dir(), "hook_launcher.py")
         argv = [sys.executable, "-P", launcher, "hook", "server", "run"]
         devnull = os.devnull
-        streams = [
+        actions: list[tuple[int, ...] | tuple[int, int, str, int, int]] = [
             (os.POSIX_SPAWN_OPEN, 0, devnull, os.O_RDONLY, 0),
             (os.POSIX_SPAWN_OPEN, 1, devnull, os.O_WRONLY, 0),
             (os.POSIX_SPAWN_DUP2, 1, 2),
         ]
-        os.posix_spawn(sys.executable, argv, dict(env), file_actions=streams, setsid=True)
+        actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited()]
+        os.posix_spawn(sys.executable, argv, dict(env), file_actions=actions, setsid=True)
     except OSError:
         return False
     return True
+
+
+def _inherited() -> list[int]:
+    """This process's descriptors past the standard three that a child would inherit.
+
+    The agent may hand its hook more than stdin, stdout and stderr (a pipe it
+    reads to its end): a server holding a copy for ten minutes would keep the
+    agent waiting on it.
+    """
+    for folder in ("/proc/self/fd", "/dev/fd"):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        found = []
+        for name in names:
+            if name.isdigit() and int(name) > 2:
+                try:
+                    if os.get_inheritable(int(name)):
+                        found.append(int(name))
+                except OSError:
+                    continue  # the listing's own descriptor, closed by now
+        return found
+    return []
