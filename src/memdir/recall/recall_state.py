@@ -72,7 +72,9 @@ def save_state(path: Path, state: SessionState) -> None:
         "surfaced": list(state.surfaced),
         "bytes_used": state.bytes_used,
     }
-    atomic_write(path, json.dumps(data, indent=1) + "\n")
+    # Derived state, written on every prompt that recalls: lost to a crash, a memory may
+    # be shown to this session again; an fsync would cost each of those prompts more.
+    atomic_write(path, json.dumps(data, indent=1) + "\n", durable=False)
 
 
 @contextlib.contextmanager

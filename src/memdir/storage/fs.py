@@ -312,12 +312,15 @@ def remove_database(path: Path | str) -> None:
             os.unlink(f"{path}{suffix}")
 
 
-def write_temp(path: Path, data: str | bytes, *, mode: int = FILE_MODE) -> tuple[Path, float]:
+def write_temp(
+    path: Path, data: str | bytes, *, mode: int = FILE_MODE, durable: bool = True
+) -> tuple[Path, float]:
     """Write ``data`` to a fresh temp file beside ``path``, fsynced; its path and mtime.
 
     The first half of :func:`atomic_write`, for callers that rename it into
     place later (under a lock they do not want to hold while fsyncing). The
     caller renames or unlinks it; a crash may leave it (:data:`TEMP_PATTERN`).
+    ``durable=False`` skips the fsync (see :func:`atomic_write`).
     """
     payload = data.encode("utf-8") if isinstance(data, str) else data
     ensure_dir(path.parent)
@@ -326,7 +329,8 @@ def write_temp(path: Path, data: str | bytes, *, mode: int = FILE_MODE) -> tuple
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
             mtime = os.fstat(handle.fileno()).st_mtime
         os.chmod(tmp, mode)
     except BaseException:
@@ -354,21 +358,30 @@ def _make_temp(path: Path) -> tuple[int, str]:
 
 
 def atomic_write(
-    path: Path, data: str | bytes, *, mode: int = FILE_MODE, sync_dir: bool = True
+    path: Path,
+    data: str | bytes,
+    *,
+    mode: int = FILE_MODE,
+    sync_dir: bool = True,
+    durable: bool = True,
 ) -> None:
     """Replace ``path`` with ``data`` atomically (temp file, fsync, rename, fsync dir).
 
     ``sync_dir=False`` leaves the directory fsync to the caller's next write
     in the same directory (one fsync makes both renames durable).
+    ``durable=False`` makes no fsync at all, for derived state a crash may
+    cost (what a session was shown: a resumed one is shown it again): readers
+    still see the old text or the new, whole; after a power cut the file may be
+    empty, which such a reader takes as no state.
     """
-    tmp, _ = write_temp(path, data, mode=mode)
+    tmp, _ = write_temp(path, data, mode=mode, durable=durable)
     try:
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    if sync_dir:
+    if sync_dir and durable:
         fsync_dir(path.parent)
 
 
