@@ -246,3 +246,9 @@ def test_json_text_refuses_what_json_cannot_write() -> None:
             else:
                 raise AssertionError(f"wrote {bad!r}")
     assert dumps(float("nan")) == json.dumps(float("nan")) == "NaN"
+
+
+@given(_JSON, st.sampled_from(["utf-8", "utf-8-sig", "utf-16", "utf-16-be", "utf-32"]))
+def test_json_text_reads_json_bytes_in_any_encoding_json_reads(value: Any, encoding: str) -> None:
+    data = json.dumps(value, ensure_ascii=False).encode(encoding, "surrogatepass")
+    assert loads(data) == json.loads(data)

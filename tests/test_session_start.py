@@ -47,6 +47,12 @@ def test_text_length_counts_utf16_code_units_as_claude_code_does() -> None:
     assert text_length("😀") == 2  # outside the basic plane: a surrogate pair
 
 
+@given(st.text(st.sampled_from("aé—😀\ud800\udfff\U0010ffff") | st.characters()))
+def test_text_length_is_the_utf16_encoding_s_length(text: str) -> None:
+    # Lone surrogates included: Python strings may hold them, JavaScript counts one unit.
+    assert text_length(text) == len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
 @given(st.lists(st.text(alphabet=st.characters(blacklist_characters="\n"), max_size=40)))
 def test_fitted_lines_never_exceed_the_budget_and_keep_their_order(texts: list[str]) -> None:
     lines = [f"{i}:{text}" for i, text in enumerate(texts)]

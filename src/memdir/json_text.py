@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 __all__ = ["dumps", "loads"]
 
 _WHITESPACE = " \t\n\r"  # JSON's four
+# Bytes json.loads does not read as plain UTF-8: the byte order marks (UTF-8's is dropped).
+_NOT_PLAIN_UTF8 = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
 
 
 def _constant(name: str) -> float:
@@ -53,9 +55,13 @@ _SCAN = _scanner()
 
 
 def loads(text: str | bytes) -> Any:
-    """The value of the JSON ``text`` (bytes are read as UTF-8), as :func:`json.loads` gives."""
+    """The value of the JSON ``text``, as :func:`json.loads` gives (bytes too)."""
     if isinstance(text, bytes | bytearray):
-        text = text.decode("utf-8")
+        if text.startswith(_NOT_PLAIN_UTF8) or b"\x00" in text[:4]:
+            import json  # a BOM, or UTF-16 or -32: json tells the encoding
+
+            return json.loads(text)
+        text = text.decode("utf-8", "surrogatepass")  # what json.loads decodes UTF-8 with
     if _SCAN is None:
         import json
 

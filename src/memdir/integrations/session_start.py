@@ -177,7 +177,7 @@ def _client_loads_index(layout: Layout, env: Mapping[str, str]) -> bool:
 
 
 def _addendum(settings: Settings, layout: Layout, env: Mapping[str, str]) -> str:
-    from memdir.recall.prompt import index_shape, read_index
+    from memdir.recall.index_fit import index_shape, read_index
     from memdir.recall.session_context import build_session_addendum
     from memdir.recall.team_index import entries_only
 
@@ -223,7 +223,8 @@ def _once(layout: Layout, payload: Payload, text: str) -> str | None:
     try:
         ensure_dir(path.parent)
         # The text itself is compared on a resume: no digest (hashlib loads OpenSSL).
-        atomic_write(path, dumps({"text": text}) + "\n")
+        # Derived state: a lost write means a resume gets everything again (no dir fsync).
+        atomic_write(path, dumps({"text": text}) + "\n", sync_dir=False)
     except OSError:
         pass  # a full disk: the prompt still goes out; a resume then gets all of it again
     return result

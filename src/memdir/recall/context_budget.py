@@ -16,18 +16,27 @@ given in their original order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+TYPE_CHECKING = False  # not typing's: the session-start hook loads this module
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
 __all__ = ["HOOK_CONTEXT_LIMIT", "LineFit", "fit_lines", "split_budget", "text_length"]
 
 HOOK_CONTEXT_LIMIT = 10_000
 
 
+# The lead bytes of UTF-8's four-byte sequences: the characters past U+FFFF, which
+# UTF-16 writes as two code units (a surrogate pair).
+_ASTRAL_LEADS = (b"\xf0", b"\xf1", b"\xf2", b"\xf3", b"\xf4")
+
+
 def text_length(text: str) -> int:
     """``text``'s length as JavaScript counts it: UTF-16 code units."""
     if text.isascii():
         return len(text)
-    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+    # UTF-8 (CPython's own codec, no lookup) keeps a lone surrogate at three bytes.
+    encoded = text.encode("utf-8", "surrogatepass")
+    return len(text) + sum(encoded.count(lead) for lead in _ASTRAL_LEADS)
 
 
 class LineFit:
@@ -58,7 +67,12 @@ def fit_lines(
     when ``None``), skipping any that no longer fit, and returned in their
     original order. ``max_count`` caps how many lines are kept.
     """
-    sizes = [text_length(line) + 1 for line in lines]  # each with its newline
+    # Each with its newline; one count for all when no line holds a surrogate pair.
+    whole = "\n".join(lines)
+    if text_length(whole) == len(whole):
+        sizes = [len(line) + 1 for line in lines]
+    else:
+        sizes = [text_length(line) + 1 for line in lines]
     count = len(lines) if max_count is None else max(max_count, 0)
     if sum(sizes) - 1 <= budget and len(lines) <= count:
         return LineFit(list(lines), 0, list(range(len(lines))))

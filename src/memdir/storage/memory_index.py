@@ -24,6 +24,7 @@ __all__ = [
     "MAX_LINE_CHARS",
     "IndexEntry",
     "Truncation",
+    "entry_files",
     "format_entry",
     "parse_entries",
     "remove_entry",
@@ -201,6 +202,21 @@ def parse_entries(text: str) -> list[IndexEntry]:
             )
         )
     return entries
+
+
+def entry_files(text: str) -> dict[int, str]:
+    """The file each pointer line names, by line position: :func:`parse_entries` without
+    the titles and hooks (a prompt's budget ranks a thousand entries by their file)."""
+    files: dict[int, str] = {}
+    match = _ENTRY.match
+    for number, line in enumerate(text.splitlines()):
+        if "](" not in line:
+            continue
+        found = match(line)
+        if found is not None:
+            file = found.group("file")
+            files[number] = file[1:-1] if file.startswith("<") and file.endswith(">") else file
+    return files
 
 
 def _join(lines: list[str]) -> str:
