@@ -277,7 +277,17 @@ def test_titles_are_unescaped_as_the_pattern_escapes_them(title: str) -> None:
     assert memory_index._unescape(title) == re.sub(r"\\(.)", r"\1", title)
 
 
-@given(st.lists(_ENTRYISH, max_size=6))
+# Lines shaped as format_entry writes them, with the characters that make one no entry.
+_WRITTEN = st.builds(
+    "- [{}]({}){}".format,
+    st.text(st.sampled_from("ab ]\\[(<"), max_size=6),
+    st.text(st.sampled_from("m.d<> \t\u00a0()]"), max_size=6),
+    st.sampled_from(["", " — hook", " —", "x", " - y", ")"]),
+)
+
+
+@settings(max_examples=1000)
+@given(st.lists(_ENTRYISH | _WRITTEN, max_size=6))
 def test_entry_files_are_the_files_parse_entries_finds(lines: list[str]) -> None:
     text = "\n".join(lines)
     assert entry_files(text) == {e.line: e.file for e in parse_entries(text)}

@@ -21,6 +21,8 @@ imports neither ``typing``, ``pathlib`` nor ``shlex`` (which loads ``re``).
 
 from __future__ import annotations
 
+import time
+
 from memdir.config import memory_enabled
 from memdir.errors import ConfigError
 from memdir.recall.context_budget import fit_lines, split_budget, text_length
@@ -128,7 +130,7 @@ in the file path and new content; `action` is deny, ask or warn. Propose `ask`: 
 promotes a rule to `deny` once they agree with it."""
 
 
-def _types_section(*, mode: PromptMode, today: dt.date) -> str:
+def _types_section(*, mode: PromptMode, today: str) -> str:
     combined = mode == "combined"
     daily = mode == "daily-log"
 
@@ -141,7 +143,7 @@ def _types_section(*, mode: PromptMode, today: dt.date) -> str:
     dates = (
         "Convert relative dates to absolute ones, so the entry still reads correctly later."
         if daily
-        else f"Convert relative dates to absolute ones (today is {today.isoformat()}), so the "
+        else f"Convert relative dates to absolute ones (today is {today}), so the "
         "memory still reads correctly later."
     )
     lead = (
@@ -307,9 +309,7 @@ def _save_with_memdir(*, mode: PromptMode, skip_index: bool) -> str:
     )
 
 
-def _daily_log(
-    *, memory_dir: Path | None, tools: PromptTools, today: dt.date, skip_index: bool
-) -> str:
+def _daily_log(*, memory_dir: Path | None, tools: PromptTools, today: str, skip_index: bool) -> str:
     distilled = "topic files" if skip_index else "topic files and the index"
     # No folder: the log tool takes no path, the pattern only shows how days are filed.
     days = "logs/YYYY/MM/YYYY-MM-DD.md"
@@ -329,7 +329,7 @@ log file:
 
 {_code(pattern)}
 
-Fill in the current local date. This session started on {today.isoformat()}; when the date \
+Fill in the current local date. This session started on {today}; when the date \
 changes, start appending to the new day's file. {how} A separate consolidation later \
 distils the logs into {distilled}."""
 
@@ -413,10 +413,9 @@ def _quote(word: str) -> str:
     return "'" + word.replace("'", "'\"'\"'") + "'"
 
 
-def _today() -> dt.date:
-    import datetime  # only when no day is given: memdir prompt, the session-start hook
-
-    return datetime.date.today()
+def _today() -> str:
+    """Today's local date as ``date.today().isoformat()`` gives it, without ``datetime``."""
+    return time.strftime("%Y-%m-%d")
 
 
 def _extra(guidelines: Sequence[str]) -> str | None:
@@ -444,7 +443,7 @@ def build_prompt(
     extra_guidelines: Sequence[str] = (),
     tools: PromptTools = "files",
     search_command: str | None = None,
-    today: dt.date,
+    today: dt.date | str,
     max_index_lines: int = MAX_INDEX_LINES,
     max_index_chars: int = MAX_INDEX_CHARS,
     host_paths: bool = True,
@@ -456,9 +455,9 @@ def build_prompt(
     """The memory section of a system prompt; pure: the index texts are passed in.
 
     ``private_index``/``team_index`` are the raw MEMORY.md texts (``None`` when
-    missing); ``skip_index`` drops the index and every mention of it. ``today``
-    only dates the guidance (daily-log mode names the path pattern, not the
-    day's file). Raises :class:`ConfigError` for an unknown mode or tools style,
+    missing); ``skip_index`` drops the index and every mention of it. ``today`` (a
+    date, or one in ISO form) only dates the guidance (daily-log mode names the path
+    pattern, not the day's file). Raises :class:`ConfigError` for an unknown mode or tools style,
     or combined mode without a team directory. ``host_paths=False`` (with
     ``tools='memdir'``) names no path of this machine: the text refers to the
     tools, for a client that is not on this machine (MCP over HTTP).
@@ -480,6 +479,7 @@ def build_prompt(
             hint="pass team_dir, or use mode 'individual'",
         )
     tools_only = not host_paths and tools == "memdir"
+    day = today if isinstance(today, str) else today.isoformat()
     if not host_paths and not tools_only:
         raise ConfigError(
             "a prompt without host paths needs tools='memdir'",
@@ -492,12 +492,12 @@ def build_prompt(
         _daily_log(
             memory_dir=None if tools_only else memory_dir,
             tools=tools,
-            today=today,
+            today=day,
             skip_index=skip_index,
         )
         if mode == "daily-log"
         else None,
-        _types_section(mode=mode, today=today),
+        _types_section(mode=mode, today=day),
         WHAT_NOT_TO_SAVE,
         None if mode == "daily-log" else _save_section(mode, memory_dir, tools, skip_index),
         _when_to_access(skip_index=skip_index),
