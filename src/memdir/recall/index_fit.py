@@ -72,16 +72,6 @@ def fit_index_block(
         return block
     lines = trimmed.split("\n")
     entries = entry_files(trimmed)
-    rank = shape.rank if shape is not None else None
-    infinity = float("inf")
-
-    def score(position: int) -> tuple[float, int]:
-        # Notes and headings first; then the newest memories, the later line on a tie.
-        file = entries.get(position)
-        if file is None:
-            return (infinity, -position)
-        return (rank(file) if rank is not None else 0.0, position)
-
     warning = truncation.content.rsplit("\n\n", 1)[-1] if truncation.truncated else ""
     where = f" is `{shape.path}`" if shape is not None else f" is {INDEX_NAME} in memory"
     pointer = (
@@ -93,11 +83,38 @@ def fit_index_block(
     if warning:
         reserve += text_length(warning) + 2
     room = min(max(budget - reserve, 0), max_chars)
-    fit = fit_lines(lines, room, rank=score, max_count=max_lines)
+    scores = _scores(trimmed, lines, entries, shape, room, max_lines)
+    fit = fit_lines(lines, room, rank=scores, max_count=max_lines)
     omitted = len(entries) - sum(1 for position in fit.positions if position in entries)
     tail = "\n".join(t for t in (warning and f"\n{warning}", pointer.format(n=omitted)) if t)
     body = fit.text()
     return f"## {heading}\n\n{body}\n{tail}" if body else f"## {heading}\n\n{tail}"
+
+
+def _scores(
+    text: str,
+    lines: list[str],
+    entries: dict[int, str],
+    shape: IndexShape | None,
+    room: int,
+    count: int,
+) -> Callable[[int], tuple[float, int]] | None:
+    """The rank of each line for :func:`fit_lines` (None when all of them fit: no ranking).
+
+    Notes and headings first; then the newest memories, the later line on a tie. Worked
+    out at once, a memory file's change time each (a list lookup per comparison).
+    """
+    if len(lines) <= max(count, 0) and text_length(text) <= room:  # text: the lines joined
+        return None  # what fit_lines keeps without asking: no file is looked at
+    rank = shape.rank if shape is not None else None
+    infinity = float("inf")
+    scores = [
+        (infinity, -position)
+        if (file := entries.get(position)) is None
+        else (rank(file) if rank is not None else 0.0, position)
+        for position in range(len(lines))
+    ]
+    return scores.__getitem__
 
 
 def read_index(directory: Path) -> str | None:
@@ -126,11 +143,14 @@ def read_index(directory: Path) -> str | None:
 def index_shape(directory: Path) -> IndexShape:
     """An index's path, and its entries ranked by their memory file's last change."""
     base = os.fspath(directory)
+    prefix = base if base.endswith("/") else f"{base}/"
 
     def changed(file: str) -> float:
         target = file[1:-1] if file.startswith("<") and file.endswith(">") else file
+        # A plain name (nearly every entry) is joined here: _under is pathlib's join.
+        plain = "/" not in target and target not in ("", ".")
         try:
-            return os.stat(_under(base, target)).st_mtime
+            return os.stat(prefix + target if plain else _under(base, target)).st_mtime
         except (OSError, ValueError):
             return 0.0  # a dangling pointer: the last to keep
 
@@ -140,8 +160,6 @@ def index_shape(directory: Path) -> IndexShape:
 def _under(base: str, name: str) -> str:
     """``Path(base) / name`` as a string: empty and ``.`` parts dropped, as pathlib does
     (``a.md/`` and ``a.md/.`` name the file ``a.md``), an absolute ``name`` as given."""
-    if "/" not in name and name not in ("", "."):
-        return f"{base}/{name}" if base != "/" else f"/{name}"  # nearly every entry
     parts = [part for part in name.split("/") if part not in ("", ".")]
     root = "/" if name.startswith("/") else base
     return os.path.join(root, *parts)

@@ -286,27 +286,28 @@ def entry_files(text: str) -> dict[int, str]:
     """The file each pointer line names, by line position: :func:`parse_entries` without
     the titles and hooks (a prompt's budget ranks a thousand entries by their file)."""
     files: dict[int, str] = {}
-    for number, line in enumerate(text.splitlines()):
-        link = line.find("](")
-        if link < 0:
+    number = -1
+    for line in text.splitlines():
+        number += 1
+        head, link, rest = line.partition("](")
+        if not link:
             continue
         # The line as format_entry writes it, "- [Title](file.md) — hook", read at once: a
         # title without "\\" or "]", a target without "<" or spaces (whitespace is never
         # printable, but " "), then nothing or " — ". Any other line: the full scanner.
-        close = line.find(")", link)
-        file = line[link + 2 : close]
+        file, close, tail = rest.partition(")")
         if (
-            line.startswith("- [")
-            and close > 0
-            and (close + 1 == len(line) or line.startswith(" — ", close + 1))
-            and not file.startswith("<")
+            close
+            and head.startswith("- [")
+            and (not tail or tail.startswith(" — "))
             and file.isprintable()
             and " " not in file
+            and not file.startswith("<")
+            and "\\" not in head
+            and "]" not in head
         ):
-            title = line[3:link]
-            if "\\" not in title and "]" not in title:
-                files[number] = file
-                continue
+            files[number] = file
+            continue
         parts = _entry_parts(line)
         if parts is not None:
             file = parts[1]
