@@ -25,18 +25,11 @@ __all__ = ["HOOK_CONTEXT_LIMIT", "LineFit", "fit_lines", "split_budget", "text_l
 HOOK_CONTEXT_LIMIT = 10_000
 
 
-# The lead bytes of UTF-8's four-byte sequences: the characters past U+FFFF, which
-# UTF-16 writes as two code units (a surrogate pair).
-_ASTRAL_LEADS = (b"\xf0", b"\xf1", b"\xf2", b"\xf3", b"\xf4")
-
-
 def text_length(text: str) -> int:
     """``text``'s length as JavaScript counts it: UTF-16 code units."""
     if text.isascii():
         return len(text)
-    # UTF-8 (CPython's own codec, no lookup) keeps a lone surrogate at three bytes.
-    encoded = text.encode("utf-8", "surrogatepass")
-    return len(text) + sum(encoded.count(lead) for lead in _ASTRAL_LEADS)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 class LineFit:
