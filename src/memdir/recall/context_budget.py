@@ -72,12 +72,15 @@ def fit_lines(
     order = range(len(lines)) if rank is None else sorted(range(len(lines)), key=rank, reverse=True)
     chosen: list[int] = []
     room = budget + 1  # the last line needs no newline
+    smallest = min(sizes, default=0)
     for position in order:
         if len(chosen) >= count:
             break
         if sizes[position] <= room:
             chosen.append(position)
             room -= sizes[position]
+            if room < smallest:
+                break  # no line left fits
         elif rank is None:
             break  # in file order, a gap would hide the cut
     chosen.sort()

@@ -33,7 +33,6 @@ from memdir.recall.index_fit import (
     index_shape,
     read_index,
 )
-from memdir.recall.team_index import entries_only
 from memdir.storage.memory_index import INDEX_NAME, MAX_INDEX_CHARS, MAX_INDEX_LINES
 
 TYPE_CHECKING = False  # not typing's: the session-start hook loads this module
@@ -583,8 +582,7 @@ def load_prompt(
         memory_dir=memory_dir,
         team_dir=team_dir,
         private_index=read_index(memory_dir) if read else None,
-        # A teammate's MEMORY.md: only well-formed entries reach the prompt.
-        team_index=entries_only(read_index(team_dir)) if read and team_dir is not None else None,
+        team_index=_team_index(team_dir) if read and team_dir is not None else None,
         skip_index=skip_index,
         extra_guidelines=extra_guidelines,
         tools=tools,
@@ -598,6 +596,13 @@ def load_prompt(
         team_shape=index_shape(team_dir) if team_dir is not None else None,
         recheck=recheck,
     )
+
+
+def _team_index(team_dir: Path) -> str | None:
+    # A teammate's MEMORY.md: only well-formed entries reach the prompt.
+    from memdir.recall.team_index import entries_only  # a team folder only
+
+    return entries_only(read_index(team_dir))
 
 
 def resolve_mode(

@@ -286,6 +286,8 @@ def entry_files(text: str) -> dict[int, str]:
     """The file each pointer line names, by line position: :func:`parse_entries` without
     the titles and hooks (a prompt's budget ranks a thousand entries by their file)."""
     files: dict[int, str] = {}
+    # Two checks made once for the whole text rather than on every line.
+    plain = "\\" not in text and "<" not in text
     number = -1
     for line in text.splitlines():
         number += 1
@@ -300,11 +302,10 @@ def entry_files(text: str) -> dict[int, str]:
             close
             and head.startswith("- [")
             and (not tail or tail.startswith(" — "))
-            and file.isprintable()
             and " " not in file
-            and not file.startswith("<")
-            and "\\" not in head
             and "]" not in head
+            and file.isprintable()
+            and (plain or (not file.startswith("<") and "\\" not in head))
         ):
             files[number] = file
             continue
