@@ -297,17 +297,6 @@ entry under ~150 characters, with no frontmatter and no memory content.
 {_UPKEEP} Fix or delete a memory that turns out wrong, together with its pointer."""
 
 
-def _save_with_memdir(*, mode: PromptMode, skip_index: bool) -> str:
-    scope = ", its scope (private or team)" if mode == "combined" else ""
-    index = "" if skip_index else " They keep MEMORY.md in step: never edit it yourself."
-    return (
-        "## How to save\n\nSave through memdir's memory tools rather than by writing files: "
-        "give each memory a short name, a one-line description (specific: future "
-        f"conversations decide relevance from it), its type{scope} and the body.{index}\n\n"
-        f"{_UPKEEP} Delete a memory that turns out wrong."
-    )
-
-
 def _daily_log(*, memory_dir: Path | None, tools: PromptTools, today: str, skip_index: bool) -> str:
     distilled = "topic files" if skip_index else "topic files and the index"
     # No folder: the log tool takes no path, the pattern only shows how days are filed.
@@ -342,39 +331,6 @@ def _when_to_access(*, skip_index: bool) -> str:
 - You MUST access memory when the user asks you to check, recall or remember something.
 - If the user says to ignore or not use memory, proceed as if {empty}.
 - {DRIFT_CAVEAT}"""
-
-
-def _intro_through_tools(*, mode: PromptMode, skip_index: bool) -> str:
-    """The intro for a client that reaches memory only through memdir's tools (no paths)."""
-    recall = (
-        " Memories relevant to a request may be shown to you along with it; search for "
-        "others when you need them."
-        if skip_index
-        else ""
-    )
-    scopes = (
-        " Memories live in two scopes: private (for you and this user only) and team "
-        "(shared with everyone on the project; its files are under team/). Never put secrets "
-        "(API keys, tokens, passwords, credentials) in team memory: everyone on the project "
-        "reads it."
-        if mode == "combined"
-        else ""
-    )
-    return (
-        "# Memory\n\nYou have a persistent memory, kept by memdir and reached through its "
-        "tools (view, search, recall, write, edit, delete, log), never through file paths."
-        f"{scopes}\n\nBuild up your memory over time, so that future conversations know who "
-        "the user is, how they like to work with you, what to avoid and what to repeat, and "
-        f"the context behind the work.{recall}"
-    )
-
-
-_SEARCHING_THROUGH_TOOLS = """\
-## Searching past context
-
-Search memory with the search tool, with narrow terms (an error message, a file path, a \
-function name) rather than broad keywords; mode='grep' finds exact text. Read a hit with \
-view."""
 
 
 def _searching(
@@ -484,8 +440,11 @@ def build_prompt(
             "a prompt without host paths needs tools='memdir'",
             hint="pass tools='memdir', or keep host_paths",
         )
+    if tools_only:  # a client on another machine: only then are these texts loaded
+        from memdir.recall.prompt_tools import SEARCHING as SEARCHING_THROUGH_TOOLS
+        from memdir.recall.prompt_tools import intro as tools_intro
     sections: list[str | None] = [
-        _intro_through_tools(mode=mode, skip_index=skip_index)
+        tools_intro(mode=mode, skip_index=skip_index)
         if tools_only
         else _intro(mode=mode, memory_dir=memory_dir, team_dir=team_dir, skip_index=skip_index),
         _daily_log(
@@ -501,7 +460,7 @@ def build_prompt(
         None if mode == "daily-log" else _save_section(mode, memory_dir, tools, skip_index),
         _when_to_access(skip_index=skip_index),
         BEFORE_RECOMMENDING,
-        _SEARCHING_THROUGH_TOOLS
+        SEARCHING_THROUGH_TOOLS
         if tools_only
         else _searching(
             mode=mode, memory_dir=memory_dir, team_dir=team_dir, command=search_command
@@ -555,7 +514,9 @@ def _within(text: str, max_chars: int | None) -> str:
 
 def _save_section(mode: PromptMode, memory_dir: Path, tools: PromptTools, skip_index: bool) -> str:
     if tools == "memdir":
-        return _save_with_memdir(mode=mode, skip_index=skip_index)
+        from memdir.recall.prompt_tools import save_section
+
+        return save_section(mode=mode, skip_index=skip_index, upkeep=_UPKEEP)
     return _save_with_files(mode=mode, memory_dir=memory_dir, skip_index=skip_index)
 
 
