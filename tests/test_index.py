@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from memdir.storage import memory_index
 from memdir.storage.memory_index import (
+    ENTRY_PATTERN,
     MAX_INDEX_CHARS,
     MAX_INDEX_LINES,
     MAX_LINE_CHARS,
+    entry_files,
     format_entry,
     parse_entries,
     remove_entry,
@@ -240,3 +245,49 @@ def test_titled_files_folds_case_and_whitespace_and_skips_other_lines() -> None:
     assert titled_files(text, "brackets [x]") == ["br.md"]
     assert titled_files(text, "über café") == ["cafe.md"]
     assert titled_files(text, "nothing") == []
+
+
+# The characters the entry syntax turns on, whitespace the pattern's \s knows, and others.
+_SYNTAX = st.text(st.sampled_from("-*+[]()<>\\—–:.md a\t\u00a0\u2003\x1c\x85\u2028"), max_size=30)
+_ENTRYISH = st.builds(
+    lambda *parts: "".join(parts),
+    st.sampled_from(["", " ", "\t", "\u00a0"]),
+    st.sampled_from(["-", "*", "+", "x"]),
+    st.sampled_from([" ", "", "  ", "\u2003"]),
+    st.sampled_from(["[", ""]),
+    _SYNTAX,
+    st.sampled_from(["](", "\\](", "]", "\\\\]("]),
+    st.sampled_from(["", "<"]),
+    _SYNTAX,
+    st.sampled_from([")", ">)", ") — ", ")-", "):", " )", ""]),
+    _SYNTAX,
+)
+
+
+@settings(max_examples=2000)
+@given(_ENTRYISH | _SYNTAX | st.text(max_size=40) | st.builds("{}\n{}".format, _ENTRYISH, _SYNTAX))
+def test_the_entry_scanner_reads_what_the_entry_pattern_matches(line: str) -> None:
+    found = re.match(ENTRY_PATTERN, line)
+    expected = None if found is None else (found["title"], found["file"], found["hook"])
+    assert memory_index._entry_parts(line) == expected
+
+
+@given(st.text(st.sampled_from("ab\\]\n"), max_size=12))
+def test_titles_are_unescaped_as_the_pattern_escapes_them(title: str) -> None:
+    assert memory_index._unescape(title) == re.sub(r"\\(.)", r"\1", title)
+
+
+# Lines shaped as format_entry writes them, with the characters that make one no entry.
+_WRITTEN = st.builds(
+    "- [{}]({}){}".format,
+    st.text(st.sampled_from("ab ]\\[(<"), max_size=6),
+    st.text(st.sampled_from("m.d<> \t\u00a0()]"), max_size=6),
+    st.sampled_from(["", " — hook", " —", "x", " - y", ")"]),
+)
+
+
+@settings(max_examples=1000)
+@given(st.lists(_ENTRYISH | _WRITTEN, max_size=6))
+def test_entry_files_are_the_files_parse_entries_finds(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    assert entry_files(text) == {e.line: e.file for e in parse_entries(text)}

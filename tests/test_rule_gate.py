@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from memdir.api import Memdir
 from memdir.integrations.launch import launch_for
-from memdir.json_text import loads
+from memdir.json_text import dumps, loads
 from memdir.storage import shell_words
 from memdir.storage.rule_gate import may_fire, required_texts
 from memdir.storage.rule_subjects import bash_subjects
@@ -224,3 +224,31 @@ def test_the_installed_hook_starts_python_without_the_site_module() -> None:
     assert f"{python} -SP {launcher} hook pre-tool-use" in command
     # A shared file keeps the console-script form its wrapper tests for.
     assert "hook_launcher" not in launch.hook_command("pre-tool-use", shared=True)
+
+
+@given(_JSON, st.booleans(), st.booleans())
+def test_json_text_writes_what_json_writes(value: Any, ensure_ascii: bool, sort_keys: bool) -> None:
+    expected = json.dumps(value, ensure_ascii=ensure_ascii, sort_keys=sort_keys)
+    assert dumps(value, ensure_ascii=ensure_ascii, sort_keys=sort_keys) == expected
+
+
+def test_json_text_refuses_what_json_cannot_write() -> None:
+    looped: list[Any] = []
+    looped.append(looped)
+    for bad in ({"a": {1, 2}}, [object()], looped, {(1, 2): 3}):
+        try:
+            json.dumps(bad)
+        except (TypeError, ValueError) as expected:
+            try:
+                dumps(bad)
+            except (TypeError, ValueError) as got:
+                assert (type(got), str(got)) == (type(expected), str(expected))
+            else:
+                raise AssertionError(f"wrote {bad!r}")
+    assert dumps(float("nan")) == json.dumps(float("nan")) == "NaN"
+
+
+@given(_JSON, st.sampled_from(["utf-8", "utf-8-sig", "utf-16", "utf-16-be", "utf-32"]))
+def test_json_text_reads_json_bytes_in_any_encoding_json_reads(value: Any, encoding: str) -> None:
+    data = json.dumps(value, ensure_ascii=False).encode(encoding, "surrogatepass")
+    assert loads(data) == json.loads(data)

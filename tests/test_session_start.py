@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -17,6 +19,8 @@ from memdir.integrations.session_start import session_context, session_start_out
 from memdir.recall.context_budget import HOOK_CONTEXT_LIMIT, fit_lines, split_budget, text_length
 from memdir.recall.prompt import load_prompt
 from memdir.storage.memory_index import parse_entries
+
+SRC = Path(__file__).resolve().parents[1] / "src"
 
 
 def _fill(mem: Memdir, count: int, *, scope: str = "private", long: bool = True) -> None:
@@ -41,6 +45,12 @@ def test_text_length_counts_utf16_code_units_as_claude_code_does() -> None:
     assert text_length("abc") == 3
     assert text_length("é" * 10) == 10
     assert text_length("😀") == 2  # outside the basic plane: a surrogate pair
+
+
+@given(st.text(st.sampled_from("aé—😀\ud800\udfff\U0010ffff") | st.characters()))
+def test_text_length_is_the_utf16_encoding_s_length(text: str) -> None:
+    # Lone surrogates included: Python strings may hold them, JavaScript counts one unit.
+    assert text_length(text) == len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 @given(st.lists(st.text(alphabet=st.characters(blacklist_characters="\n"), max_size=40)))
@@ -253,3 +263,40 @@ def test_the_user_is_told_once_per_start_when_two_memory_systems_are_on(
     (project / ".claude" / "settings.local.json").write_text('{"autoMemoryEnabled": false}')
     one = json.loads(session_start_output(payload, env=os.environ))
     assert "systemMessage" not in one
+
+
+def _start_in_a_fresh_process(project: Path, session: str) -> dict[str, object]:
+    """session-start run as the hook launcher runs it (no site module), and what it loaded."""
+    fields = {"cwd": str(project), "session_id": session, "hook_event_name": "SessionStart"}
+    payload = json.dumps(fields)
+    script = (
+        "import os, sys\n"
+        f"sys.path.append({str(SRC)!r})\n"
+        "from memdir.integrations.hook_entry import run_fast\n"
+        "out = []\n"
+        f"run_fast('session-start', stdin_text={payload!r}, env=os.environ, write=out.append)\n"
+        "loaded = {name: name in sys.modules for name in ('site', 'yaml', 'dataclasses')}\n"
+        "import json\n"
+        "print(json.dumps({'out': ''.join(out), **loaded}))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-SP", "-c", script],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": ""},
+        check=True,
+    )
+    assert done.stderr == ""
+    result: dict[str, object] = json.loads(done.stdout)
+    return result
+
+
+def test_session_start_loads_no_installed_package(mem: Memdir, project: Path) -> None:
+    _fill(mem, 30)
+    _fill(mem, 3, scope="team")
+    started = _start_in_a_fresh_process(project, "s-fresh")
+    # Nothing on this path needs a package beside memdir: the site module stays unloaded,
+    # although pathlib and copy probe for modules this platform lacks (_winapi, org).
+    assert started["site"] is False and started["yaml"] is False
+    payload = HookInput(cwd=str(project), session_id="s-here", hook_event_name="SessionStart")
+    assert started["out"] == session_start_output(payload, env=os.environ) + "\n"

@@ -191,6 +191,11 @@ def full_environment() -> None:
         site.main()
 
 
+# Probed by the standard library on every platform, never an installed package:
+# Jython's (``copy`` and ``pickle`` look for its ``org.python.core``).
+_NEVER_INSTALLED = frozenset({"org"})
+
+
 class _SiteOnDemand:
     """The last import finder of a process started without the site module.
 
@@ -199,11 +204,20 @@ class _SiteOnDemand:
     then is looked for again by every finder, those its ``.pth`` files added
     included. Whatever path a hook takes, it has its packages when it first
     needs one, and not before.
+
+    A standard-library name never loads it: the standard library is never
+    served from site-packages, and its modules probe for what this platform
+    lacks (``pathlib`` imports ``ntpath``, which tries ``_winapi``; ``copy``
+    and ``pickle`` try Jython's ``org.python.core``). Such a probe fails as
+    it would with the site module loaded.
     """
 
     def find_spec(
         self, name: str, path: Sequence[str] | None = None, target: ModuleType | None = None
     ) -> ModuleSpec | None:
+        top = name.partition(".")[0]
+        if top in sys.stdlib_module_names or top in _NEVER_INSTALLED:
+            return None
         if self in sys.meta_path:
             sys.meta_path.remove(self)
         full_environment()

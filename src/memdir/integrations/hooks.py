@@ -41,13 +41,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from memdir.errors import ConfigError, MemdirError
+from memdir.integrations.job_status import hooks_dir
 from memdir.integrations.session_start import (
     project_prompt,
     read_hook_object,
     session_start_output,
 )
 from memdir.storage.fs import FILE_MODE, atomic_write, ensure_dir, file_lock, read_json_object
-from memdir.storage.paths import Layout, slugify
+from memdir.storage.paths import slugify
 
 # The session-start hook runs before click and the facade load (see
 # memdir.integrations.hook_entry): what only the stop and pre-compact jobs use
@@ -116,11 +117,6 @@ class BackgroundRun:
     marker: Path
     log: Path
     process: subprocess.Popen[bytes] | None = field(default=None, repr=False, compare=False)
-
-
-def hooks_dir(layout: Layout) -> Path:
-    """Where hook jobs keep their state: locks, pending requests, logs, markers."""
-    return layout.state_dir / "hooks"
 
 
 def _check_session(session_id: str | None) -> str:

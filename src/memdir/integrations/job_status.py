@@ -18,28 +18,35 @@ This module says so where people do look:
   once per run (the id shown is remembered in ``<state>/hooks/notice.json``);
 - :func:`prune_runs`: the job keeps only the newest :data:`KEEP_RUNS` records.
 
-The session-start hook calls :func:`session_notice` on every session start, so it
+The session-start hook calls :func:`notice_for` on every session start, so it
 lists one folder and reads one or two small files, and imports nothing the prompt
-does not load already (settings and layout; no facade, no stores).
+does not load already (no facade, no stores, not the hook jobs' module, no
+dataclasses, typing or pathlib).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import time
-from collections.abc import Mapping
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Literal
 
-from memdir.integrations.hooks import hooks_dir
+from memdir.json_text import dumps
+from memdir.records import record
 from memdir.storage.fs import atomic_write, read_json_object
-from memdir.storage.paths import Layout
+
+TYPE_CHECKING = False  # not typing's: the session-start hook loads this module
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+    from typing import Any, Literal
+
+    from memdir.storage.paths import Layout
+
+    Status = Literal["done", "skipped", "failed", "running"]
 
 __all__ = [
     "KEEP_RUNS",
     "RunStatus",
+    "hooks_dir",
     "last_run",
     "last_runs",
     "notice_for",
@@ -48,7 +55,6 @@ __all__ = [
     "session_notice",
 ]
 
-Status = Literal["done", "skipped", "failed", "running"]
 KEEP_RUNS = 100
 # A start without a marker is still running while its process lives (or, in case its
 # pid was reused, for at most a day); a coalesced start's process exits at once and its
@@ -60,7 +66,12 @@ _MAX_LINE = 600
 _EVENT_NAMES = {"stop": "Stop", "pre-compact": "PreCompact", "session-end": "SessionEnd"}
 
 
-@dataclass(frozen=True, kw_only=True)
+def hooks_dir(layout: Layout) -> Path:
+    """Where hook jobs keep their state: locks, pending requests, logs, markers."""
+    return layout.state_dir / "hooks"
+
+
+@record
 class RunStatus:
     """One background run as its files tell it: what happened, why, and the fix."""
 
@@ -134,7 +145,7 @@ def notice_for(layout: Layout) -> str | None:
     seen = read_json_object(base / _NOTICE_FILE) or {}
     if seen.get("shown") == last.run_id:
         return None
-    atomic_write(base / _NOTICE_FILE, json.dumps({"shown": last.run_id}) + "\n")
+    atomic_write(base / _NOTICE_FILE, dumps({"shown": last.run_id}) + "\n")
     return f"memdir: {last.describe()}"
 
 

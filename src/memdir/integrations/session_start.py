@@ -25,17 +25,17 @@ and ``memdir prompt`` fast.
 
 from __future__ import annotations
 
-import json
 import os
 import time
-from collections.abc import Mapping
-from pathlib import Path
 
+from memdir.json_text import dumps, loads
 from memdir.storage.fs import atomic_write, ensure_dir, read_json_object
 
 # Not typing.TYPE_CHECKING: importing typing costs a session start more than its answer.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
     from typing import Literal, TypeAlias
 
     from memdir.config import Settings
@@ -85,9 +85,10 @@ def read_hook_object(text: str) -> dict[str, object]:
 
     hint = "run this command from a coding agent's hook: it passes JSON on stdin"
     try:
-        data = json.loads(text) if text.strip() else None
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"the hook input is not JSON ({exc.msg})", hint=hint) from None
+        data = loads(text) if text.strip() else None
+    except ValueError as exc:  # json.JSONDecodeError, whose msg leaves out the position
+        message = getattr(exc, "msg", str(exc))
+        raise ConfigError(f"the hook input is not JSON ({message})", hint=hint) from None
     if not isinstance(data, dict):
         raise ConfigError("the hook input is not a JSON object", hint=hint)
     return data
@@ -123,7 +124,7 @@ def session_start_output(payload: Payload, *, env: Mapping[str, str]) -> str:
             "hookEventName": "SessionStart",
             "additionalContext": context,
         }
-    return json.dumps(output, ensure_ascii=False) if output else ""
+    return dumps(output, ensure_ascii=False) if output else ""
 
 
 def session_context(payload: Payload, *, env: Mapping[str, str]) -> str | None:
@@ -176,7 +177,7 @@ def _client_loads_index(layout: Layout, env: Mapping[str, str]) -> bool:
 
 
 def _addendum(settings: Settings, layout: Layout, env: Mapping[str, str]) -> str:
-    from memdir.recall.prompt import index_shape, read_index
+    from memdir.recall.index_fit import index_shape, read_index
     from memdir.recall.session_context import build_session_addendum
     from memdir.recall.team_index import entries_only
 
@@ -211,20 +212,19 @@ def _once(layout: Layout, payload: Payload, text: str) -> str | None:
     path = _delivered_path(layout, payload.session_id)
     if path is None:
         return text
-    import hashlib  # only for a session with an id: a resume compares with its start
-
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     before = read_json_object(path) if payload.source == "resume" else None
     delivered = before.get("text") if before else None
     if isinstance(delivered, str):
-        if before is not None and before.get("sha256") == digest:
+        if delivered == text:
             return None  # the conversation already holds exactly this
         result: str | None = _changes(delivered, text)
     else:
         result = text
     try:
         ensure_dir(path.parent)
-        atomic_write(path, json.dumps({"sha256": digest, "text": text}) + "\n")
+        # The text itself is compared on a resume: no digest (hashlib loads OpenSSL).
+        # Derived state: a lost write means a resume gets everything again (no dir fsync).
+        atomic_write(path, dumps({"text": text}) + "\n", sync_dir=False)
     except OSError:
         pass  # a full disk: the prompt still goes out; a resume then gets all of it again
     return result

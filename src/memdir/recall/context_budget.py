@@ -16,7 +16,9 @@ given in their original order.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+TYPE_CHECKING = False  # not typing's: the session-start hook loads this module
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
 
 __all__ = ["HOOK_CONTEXT_LIMIT", "LineFit", "fit_lines", "split_budget", "text_length"]
 
@@ -58,19 +60,27 @@ def fit_lines(
     when ``None``), skipping any that no longer fit, and returned in their
     original order. ``max_count`` caps how many lines are kept.
     """
-    sizes = [text_length(line) + 1 for line in lines]  # each with its newline
+    # Each with its newline; one count for all when no line holds a surrogate pair.
+    whole = "\n".join(lines)
+    if text_length(whole) == len(whole):
+        sizes = [len(line) + 1 for line in lines]
+    else:
+        sizes = [text_length(line) + 1 for line in lines]
     count = len(lines) if max_count is None else max(max_count, 0)
     if sum(sizes) - 1 <= budget and len(lines) <= count:
         return LineFit(list(lines), 0, list(range(len(lines))))
     order = range(len(lines)) if rank is None else sorted(range(len(lines)), key=rank, reverse=True)
     chosen: list[int] = []
     room = budget + 1  # the last line needs no newline
+    smallest = min(sizes, default=0)
     for position in order:
         if len(chosen) >= count:
             break
         if sizes[position] <= room:
             chosen.append(position)
             room -= sizes[position]
+            if room < smallest:
+                break  # no line left fits
         elif rank is None:
             break  # in file order, a gap would hide the cut
     chosen.sort()

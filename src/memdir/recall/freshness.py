@@ -23,8 +23,7 @@ values: the session-start hook loads it.
 
 from __future__ import annotations
 
-import json
-
+from memdir.json_text import dumps
 from memdir.records import record
 from memdir.storage.fs import atomic_write, ensure_dir, file_lock, read_json_object
 
@@ -37,8 +36,19 @@ if TYPE_CHECKING:  # the session-start hook reads the checks without the model v
 
     from memdir.model import Scope
     from memdir.recall.drift import DriftFinding
-else:
-    Protocol = object
+
+    class _Recalled(Protocol):
+        @property
+        def scope(self) -> Scope: ...
+        @property
+        def file(self) -> str: ...
+        @property
+        def name(self) -> str: ...
+        @property
+        def drift(self) -> tuple[DriftFinding, ...]: ...
+        @property
+        def cites(self) -> bool: ...
+
 
 __all__ = [
     "FRESHNESS_NAME",
@@ -129,21 +139,8 @@ def record_checks(
         for ref, name, problems in fresh:
             checks[ref] = {"name": name, "checked": now, "problems": problems}
         # Derived state: a lost write means one check to redo, so no directory fsync.
-        text = json.dumps({"checks": checks}, ensure_ascii=False, sort_keys=True)
+        text = dumps({"checks": checks}, ensure_ascii=False, sort_keys=True)
         atomic_write(path, text, sync_dir=False)
-
-
-class _Recalled(Protocol):
-    @property
-    def scope(self) -> Scope: ...
-    @property
-    def file(self) -> str: ...
-    @property
-    def name(self) -> str: ...
-    @property
-    def drift(self) -> tuple[DriftFinding, ...]: ...
-    @property
-    def cites(self) -> bool: ...
 
 
 def record_recall(state_dir: Path, items: Sequence[_Recalled], *, now: float) -> None:
@@ -171,7 +168,7 @@ def forget_missing(state_dir: Path, existing: set[str]) -> None:
             return
         kept = {ref: value for ref, value in checks.items() if ref in existing}
         if len(kept) != len(checks):
-            atomic_write(path, json.dumps({"checks": kept}, ensure_ascii=False, sort_keys=True))
+            atomic_write(path, dumps({"checks": kept}, ensure_ascii=False, sort_keys=True))
 
 
 def needs_recheck(checks: dict[str, Check], *, now: float, max_age_days: float) -> list[Check]:

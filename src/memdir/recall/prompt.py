@@ -12,31 +12,39 @@ Extra guidelines come before the index so that every instruction precedes the
 data. :func:`load_prompt` is the thin convenience that reads the indexes from
 disk; :func:`memory_enabled` and :func:`resolve_mode` are the enable chain and
 the mode priority of SPEC §4, kept apart so that only composition roots read
-the environment.
+the environment. The index part (reading, cutting and fitting ``MEMORY.md``)
+is :mod:`memdir.recall.index_fit`.
+
+The session-start hook builds this prompt on every session start: the module
+imports neither ``typing``, ``pathlib`` nor ``shlex`` (which loads ``re``).
 """
 
 from __future__ import annotations
 
-import datetime as dt
-import os
-import shlex
-from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import Literal, get_args
+import time
 
 from memdir.config import memory_enabled
-from memdir.errors import ConfigError, MemdirError, UnsafePath
+from memdir.errors import ConfigError
 from memdir.recall.context_budget import fit_lines, split_budget, text_length
-from memdir.recall.team_index import entries_only
-from memdir.records import record
-from memdir.storage.fs import read_bytes_nofollow
-from memdir.storage.memory_index import (
-    INDEX_NAME,
-    MAX_INDEX_CHARS,
-    MAX_INDEX_LINES,
-    parse_entries,
-    truncate_index,
+from memdir.recall.index_fit import (
+    IndexShape,
+    fit_index_block,
+    index_block,
+    index_shape,
+    read_index,
 )
+from memdir.storage.memory_index import INDEX_NAME, MAX_INDEX_CHARS, MAX_INDEX_LINES
+
+TYPE_CHECKING = False  # not typing's: the session-start hook loads this module
+if TYPE_CHECKING:
+    import datetime as dt
+    from collections.abc import Sequence
+    from pathlib import Path
+    from typing import Literal
+
+    # Types only (not in __all__): importers name them under TYPE_CHECKING too.
+    PromptMode = Literal["individual", "combined", "daily-log"]
+    PromptTools = Literal["files", "memdir"]
 
 __all__ = [
     "BEFORE_RECOMMENDING",
@@ -44,8 +52,6 @@ __all__ = [
     "MEMORY_AND_OTHER_PERSISTENCE",
     "WHAT_NOT_TO_SAVE",
     "IndexShape",
-    "PromptMode",
-    "PromptTools",
     "build_prompt",
     "fit_index_block",
     "index_shape",
@@ -55,8 +61,9 @@ __all__ = [
     "resolve_mode",
 ]
 
-PromptMode = Literal["individual", "combined", "daily-log"]
-PromptTools = Literal["files", "memdir"]
+# The values of PromptMode and PromptTools, checked at run time.
+_MODES: tuple[PromptMode, ...] = ("individual", "combined", "daily-log")
+_TOOLS: tuple[PromptTools, ...] = ("files", "memdir")
 
 
 # The drift caveat stands alone so that recall can attach it to what it returns.
@@ -122,7 +129,7 @@ in the file path and new content; `action` is deny, ask or warn. Propose `ask`: 
 promotes a rule to `deny` once they agree with it."""
 
 
-def _types_section(*, mode: PromptMode, today: dt.date) -> str:
+def _types_section(*, mode: PromptMode, today: str) -> str:
     combined = mode == "combined"
     daily = mode == "daily-log"
 
@@ -135,7 +142,7 @@ def _types_section(*, mode: PromptMode, today: dt.date) -> str:
     dates = (
         "Convert relative dates to absolute ones, so the entry still reads correctly later."
         if daily
-        else f"Convert relative dates to absolute ones (today is {today.isoformat()}), so the "
+        else f"Convert relative dates to absolute ones (today is {today}), so the "
         "memory still reads correctly later."
     )
     lead = (
@@ -197,7 +204,7 @@ documents.{scope("reference")}
 {label("reference", "team")}: pipeline bugs live in Linear project INGEST.{structure}"""
 
 
-def _code(path: Path) -> str:
+def _code(path: str | Path) -> str:
     return f"`{path}`"
 
 
@@ -290,20 +297,11 @@ entry under ~150 characters, with no frontmatter and no memory content.
 {_UPKEEP} Fix or delete a memory that turns out wrong, together with its pointer."""
 
 
-def _save_with_memdir(*, mode: PromptMode, skip_index: bool) -> str:
-    scope = ", its scope (private or team)" if mode == "combined" else ""
-    index = "" if skip_index else " They keep MEMORY.md in step: never edit it yourself."
-    return (
-        "## How to save\n\nSave through memdir's memory tools rather than by writing files: "
-        "give each memory a short name, a one-line description (specific: future "
-        f"conversations decide relevance from it), its type{scope} and the body.{index}\n\n"
-        f"{_UPKEEP} Delete a memory that turns out wrong."
-    )
-
-
-def _daily_log(*, memory_dir: Path, tools: PromptTools, today: dt.date, skip_index: bool) -> str:
+def _daily_log(*, memory_dir: Path | None, tools: PromptTools, today: str, skip_index: bool) -> str:
     distilled = "topic files" if skip_index else "topic files and the index"
-    pattern = memory_dir / "logs" / "YYYY" / "MM" / "YYYY-MM-DD.md"
+    # No folder: the log tool takes no path, the pattern only shows how days are filed.
+    days = "logs/YYYY/MM/YYYY-MM-DD.md"
+    pattern = days if memory_dir is None else memory_dir / days
     how = (
         "Append through memdir's log tool: it stamps the time and creates the day's file."
         if tools == "memdir"
@@ -319,7 +317,7 @@ log file:
 
 {_code(pattern)}
 
-Fill in the current local date. This session started on {today.isoformat()}; when the date \
+Fill in the current local date. This session started on {today}; when the date \
 changes, start appending to the new day's file. {how} A separate consolidation later \
 distils the logs into {distilled}."""
 
@@ -335,46 +333,13 @@ def _when_to_access(*, skip_index: bool) -> str:
 - {DRIFT_CAVEAT}"""
 
 
-def _intro_through_tools(*, mode: PromptMode, skip_index: bool) -> str:
-    """The intro for a client that reaches memory only through memdir's tools (no paths)."""
-    recall = (
-        " Memories relevant to a request may be shown to you along with it; search for "
-        "others when you need them."
-        if skip_index
-        else ""
-    )
-    scopes = (
-        " Memories live in two scopes: private (for you and this user only) and team "
-        "(shared with everyone on the project; its files are under team/). Never put secrets "
-        "(API keys, tokens, passwords, credentials) in team memory: everyone on the project "
-        "reads it."
-        if mode == "combined"
-        else ""
-    )
-    return (
-        "# Memory\n\nYou have a persistent memory, kept by memdir and reached through its "
-        "tools (view, search, recall, write, edit, delete, log), never through file paths."
-        f"{scopes}\n\nBuild up your memory over time, so that future conversations know who "
-        "the user is, how they like to work with you, what to avoid and what to repeat, and "
-        f"the context behind the work.{recall}"
-    )
-
-
-_SEARCHING_THROUGH_TOOLS = """\
-## Searching past context
-
-Search memory with the search tool, with narrow terms (an error message, a file path, a \
-function name) rather than broad keywords; mode='grep' finds exact text. Read a hit with \
-view."""
-
-
 def _searching(
     *, mode: PromptMode, memory_dir: Path, team_dir: Path | None, command: str | None
 ) -> str:
     roots = [memory_dir]
     if mode == "combined" and team_dir is not None and not team_dir.is_relative_to(memory_dir):
         roots.append(team_dir)
-    grep = f'grep -rn "<term>" {" ".join(shlex.quote(str(r)) for r in roots)} --include="*.md"'
+    grep = f'grep -rn "<term>" {" ".join(_quote(str(r)) for r in roots)} --include="*.md"'
     if command:
         search = f'```\n{command} "<term>"\n```\n\nor, for exact text: `{grep}`'
     else:
@@ -390,79 +355,29 @@ function name) rather than broad keywords:
 Past conversation transcripts come last: they are large and slow to search."""
 
 
+# What shlex.quote leaves unquoted (its pattern: \w in ASCII, and @%+=:,./-).
+_SHELL_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-")
+
+
+def _quote(word: str) -> str:
+    """``shlex.quote(word)``, without the regular expressions shlex loads."""
+    if not word:
+        return "''"
+    if _SHELL_SAFE.issuperset(word):
+        return word
+    return "'" + word.replace("'", "'\"'\"'") + "'"
+
+
+def _today() -> str:
+    """Today's local date as ``date.today().isoformat()`` gives it, without ``datetime``."""
+    return time.strftime("%Y-%m-%d")
+
+
 def _extra(guidelines: Sequence[str]) -> str | None:
     kept = [g.strip() for g in guidelines if g.strip()]
     if not kept:
         return None
     return "## Additional guidelines\n\n" + "\n\n".join(kept)
-
-
-def _index_block(heading: str, raw: str | None, *, max_lines: int, max_chars: int) -> str:
-    if raw is None or not raw.strip():
-        return f"## {heading}\n\n{INDEX_NAME} is empty: no memories saved yet."
-    content = truncate_index(raw, max_lines=max_lines, max_chars=max_chars).content
-    return f"## {heading}\n\n{content}"
-
-
-def fit_index_block(
-    heading: str,
-    raw: str | None,
-    *,
-    shape: IndexShape | None,
-    budget: int,
-    limit: int,
-    max_lines: int,
-    max_chars: int,
-) -> str:
-    """The index block within ``budget`` code units, whole lines only.
-
-    The load limits still hold (``max_lines``, ``max_chars``, and their warning), but
-    the lines kept are chosen over the whole index: lines that are not entries
-    (headings, notes) first, then the most recently changed memories (``shape.rank``),
-    shown in the index's own order, with a line saying how many entries are left out.
-    """
-    if raw is None or not raw.strip():
-        return _index_block(heading, raw, max_lines=max_lines, max_chars=max_chars)
-    trimmed = raw.strip()
-    truncation = truncate_index(trimmed, max_lines=max_lines, max_chars=max_chars)
-    block = f"## {heading}\n\n{truncation.content}"  # what _index_block gives
-    if text_length(block) <= budget:
-        return block
-    lines = trimmed.split("\n")
-    entries = {e.line: e.file for e in parse_entries(trimmed)}
-    rank = shape.rank if shape is not None else None
-
-    def score(position: int) -> tuple[float, int]:
-        # Notes and headings first; then the newest memories, the later line on a tie.
-        if position not in entries:
-            return (float("inf"), -position)
-        return (rank(entries[position]) if rank is not None else 0.0, position)
-
-    warning = truncation.content.rsplit("\n\n", 1)[-1] if truncation.truncated else ""
-    where = f" is `{shape.path}`" if shape is not None else f" is {INDEX_NAME} in memory"
-    pointer = (
-        f"> {{n}} more {INDEX_NAME} entries are not shown (this context is limited to "
-        f"{limit:,} characters). The full index{where}: read it, or search memory, when "
-        "what you need is not above."
-    )
-    reserve = text_length(f"## {heading}\n\n\n") + text_length(pointer) + 8
-    if warning:
-        reserve += text_length(warning) + 2
-    room = min(max(budget - reserve, 0), max_chars)
-    fit = fit_lines(lines, room, rank=score, max_count=max_lines)
-    omitted = len(entries) - sum(1 for position in fit.positions if position in entries)
-    tail = "\n".join(t for t in (warning and f"\n{warning}", pointer.format(n=omitted)) if t)
-    body = fit.text()
-    return f"## {heading}\n\n{body}\n{tail}" if body else f"## {heading}\n\n{tail}"
-
-
-@record
-class IndexShape:
-    """What the budget needs to know of an index beyond its text: where it is, and how
-    recently each entry's memory changed (a file name to a sortable number)."""
-
-    path: Path
-    rank: Callable[[str], float]
 
 
 def _check_choice(name: str, value: str, allowed: tuple[str, ...]) -> None:
@@ -483,7 +398,7 @@ def build_prompt(
     extra_guidelines: Sequence[str] = (),
     tools: PromptTools = "files",
     search_command: str | None = None,
-    today: dt.date,
+    today: dt.date | str,
     max_index_lines: int = MAX_INDEX_LINES,
     max_index_chars: int = MAX_INDEX_CHARS,
     host_paths: bool = True,
@@ -495,9 +410,9 @@ def build_prompt(
     """The memory section of a system prompt; pure: the index texts are passed in.
 
     ``private_index``/``team_index`` are the raw MEMORY.md texts (``None`` when
-    missing); ``skip_index`` drops the index and every mention of it. ``today``
-    only dates the guidance (daily-log mode names the path pattern, not the
-    day's file). Raises :class:`ConfigError` for an unknown mode or tools style,
+    missing); ``skip_index`` drops the index and every mention of it. ``today`` (a
+    date, or one in ISO form) only dates the guidance (daily-log mode names the path
+    pattern, not the day's file). Raises :class:`ConfigError` for an unknown mode or tools style,
     or combined mode without a team directory. ``host_paths=False`` (with
     ``tools='memdir'``) names no path of this machine: the text refers to the
     tools, for a client that is not on this machine (MCP over HTTP).
@@ -511,38 +426,41 @@ def build_prompt(
     is old (:func:`memdir.recall.freshness.recheck_note`); it is bounded in size and
     counted before the indexes share what is left of ``max_chars``.
     """
-    _check_choice("mode", mode, get_args(PromptMode))
-    _check_choice("tools", tools, get_args(PromptTools))
+    _check_choice("mode", mode, _MODES)
+    _check_choice("tools", tools, _TOOLS)
     if mode == "combined" and team_dir is None:
         raise ConfigError(
             "combined memory prompt needs a team directory",
             hint="pass team_dir, or use mode 'individual'",
         )
     tools_only = not host_paths and tools == "memdir"
+    day = today if isinstance(today, str) else today.isoformat()
     if not host_paths and not tools_only:
         raise ConfigError(
             "a prompt without host paths needs tools='memdir'",
             hint="pass tools='memdir', or keep host_paths",
         )
+    if tools_only:  # a client on another machine: only then are these texts loaded
+        from memdir.recall.prompt_tools import SEARCHING as SEARCHING_THROUGH_TOOLS
+        from memdir.recall.prompt_tools import intro as tools_intro
     sections: list[str | None] = [
-        _intro_through_tools(mode=mode, skip_index=skip_index)
+        tools_intro(mode=mode, skip_index=skip_index)
         if tools_only
         else _intro(mode=mode, memory_dir=memory_dir, team_dir=team_dir, skip_index=skip_index),
         _daily_log(
-            # The log tool takes no path: the pattern only shows how days are filed.
-            memory_dir=Path() if tools_only else memory_dir,
+            memory_dir=None if tools_only else memory_dir,
             tools=tools,
-            today=today,
+            today=day,
             skip_index=skip_index,
         )
         if mode == "daily-log"
         else None,
-        _types_section(mode=mode, today=today),
+        _types_section(mode=mode, today=day),
         WHAT_NOT_TO_SAVE,
         None if mode == "daily-log" else _save_section(mode, memory_dir, tools, skip_index),
         _when_to_access(skip_index=skip_index),
         BEFORE_RECOMMENDING,
-        _SEARCHING_THROUGH_TOOLS
+        SEARCHING_THROUGH_TOOLS
         if tools_only
         else _searching(
             mode=mode, memory_dir=memory_dir, team_dir=team_dir, command=search_command
@@ -557,14 +475,14 @@ def build_prompt(
     limits = {"max_lines": max_index_lines, "max_chars": max_index_chars}
     if mode == "combined":
         blocks = [
-            (_index_block("Private MEMORY.md", private_index, **limits), private_shape),
+            (index_block("Private MEMORY.md", private_index, **limits), private_shape),
             (
-                _index_block("Team MEMORY.md (shared with your teammates)", team_index, **limits),
+                index_block("Team MEMORY.md (shared with your teammates)", team_index, **limits),
                 team_shape,
             ),
         ]
     else:
-        blocks = [(_index_block(INDEX_NAME, private_index, **limits), private_shape)]
+        blocks = [(index_block(INDEX_NAME, private_index, **limits), private_shape)]
     if max_chars is not None:
         room = max_chars - text_length(text) - 1 - 2 * len(blocks)
         shares = split_budget([text_length(b) for b, _ in blocks], max(room, 0))
@@ -596,31 +514,10 @@ def _within(text: str, max_chars: int | None) -> str:
 
 def _save_section(mode: PromptMode, memory_dir: Path, tools: PromptTools, skip_index: bool) -> str:
     if tools == "memdir":
-        return _save_with_memdir(mode=mode, skip_index=skip_index)
+        from memdir.recall.prompt_tools import save_section
+
+        return save_section(mode=mode, skip_index=skip_index, upkeep=_UPKEEP)
     return _save_with_files(mode=mode, memory_dir=memory_dir, skip_index=skip_index)
-
-
-def read_index(directory: Path) -> str | None:
-    """A folder's MEMORY.md as text (``None`` when missing); never through a link."""
-    # A link planted as MEMORY.md (or as the team folder) would put any file
-    # of the machine into the prompt: refused, like every memory read.
-    path = directory / INDEX_NAME
-    if directory.is_symlink():
-        raise UnsafePath(
-            f"{directory} is a symbolic link; memdir does not read memory through links",
-            path=directory,
-            hint="replace the link with the folder itself, or remove it",
-        )
-    try:
-        return read_bytes_nofollow(path).decode("utf-8", "replace")
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    except OSError as exc:
-        raise MemdirError(
-            f"cannot read the memory index: {exc.strerror}",
-            path=path,
-            hint="check the file's permissions",
-        ) from None
 
 
 def load_prompt(
@@ -646,13 +543,12 @@ def load_prompt(
         memory_dir=memory_dir,
         team_dir=team_dir,
         private_index=read_index(memory_dir) if read else None,
-        # A teammate's MEMORY.md: only well-formed entries reach the prompt.
-        team_index=entries_only(read_index(team_dir)) if read and team_dir is not None else None,
+        team_index=_team_index(team_dir) if read and team_dir is not None else None,
         skip_index=skip_index,
         extra_guidelines=extra_guidelines,
         tools=tools,
         search_command=search_command,
-        today=today or dt.date.today(),
+        today=today or _today(),
         max_index_lines=max_index_lines,
         max_index_chars=max_index_chars,
         host_paths=host_paths,
@@ -663,17 +559,11 @@ def load_prompt(
     )
 
 
-def index_shape(directory: Path) -> IndexShape:
-    """An index's path, and its entries ranked by their memory file's last change."""
+def _team_index(team_dir: Path) -> str | None:
+    # A teammate's MEMORY.md: only well-formed entries reach the prompt.
+    from memdir.recall.team_index import entries_only  # a team folder only
 
-    def changed(file: str) -> float:
-        target = file[1:-1] if file.startswith("<") and file.endswith(">") else file
-        try:
-            return os.stat(directory / target).st_mtime
-        except (OSError, ValueError):
-            return 0.0  # a dangling pointer: the last to keep
-
-    return IndexShape(path=directory / INDEX_NAME, rank=changed)
+    return entries_only(read_index(team_dir))
 
 
 def resolve_mode(
@@ -688,5 +578,5 @@ def resolve_mode(
         if daily_log_active:
             return "daily-log"
         return "combined" if team_enabled else "individual"
-    _check_choice("mode", requested, (*get_args(PromptMode), "auto"))
+    _check_choice("mode", requested, (*_MODES, "auto"))
     return requested

@@ -14,12 +14,16 @@ like the prompt builders.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
-
 from memdir.recall.context_budget import HOOK_CONTEXT_LIMIT, text_length
-from memdir.recall.prompt import IndexShape, fit_index_block
+from memdir.recall.index_fit import fit_index_block
 from memdir.storage.memory_index import INDEX_NAME, MAX_INDEX_CHARS, MAX_INDEX_LINES
+
+TYPE_CHECKING = False  # not typing's: the session-start hook loads this module
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from memdir.recall.index_fit import IndexShape
 
 __all__ = ["build_session_addendum", "index_fill"]
 

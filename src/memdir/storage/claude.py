@@ -21,17 +21,17 @@ Every resulting path is NFC-normalised, as Claude Code normalises it.
 
 from __future__ import annotations
 
-import json
 import os
-import re
-import unicodedata
-from collections.abc import Mapping
-from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from memdir.inputs import note
-from memdir.storage.paths import slugify
+from memdir.json_text import loads
+from memdir.records import record
+
+TYPE_CHECKING = False  # not typing's: the session-start hook asks auto_memory_enabled
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+    from typing import Any
 
 __all__ = [
     "MANAGED_SETTINGS",
@@ -41,13 +41,14 @@ __all__ = [
     "claude_location",
 ]
 
-MANAGED_SETTINGS = Path("/etc/claude-code/managed-settings.json")
-_DIR_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
-_DEVICE_NAME = re.compile(r"(?:con|prn|aux|nul|com[0-9]|lpt[0-9])", re.IGNORECASE)
+MANAGED_SETTINGS = "/etc/claude-code/managed-settings.json"
+_DIR_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+_DEVICE_NAMES = frozenset({"con", "prn", "aux", "nul"})
+_LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
 _MAX_SETTINGS_BYTES = 1 << 20
 
 
-@dataclass(frozen=True, kw_only=True)
+@record
 class ClaudeLocation:
     """The project folder name under ``<config>/projects`` and, when the memory
     lives anywhere but ``<config>/projects/<folder>/memory``, that folder."""
@@ -57,28 +58,48 @@ class ClaudeLocation:
 
 
 def _nfc(path: str) -> str:
+    if path.isascii():  # ASCII is its own NFC: no unicodedata tables to load
+        return path
+    import unicodedata
+
     return unicodedata.normalize("NFC", path)
+
+
+def _config_dir(env: Mapping[str, str]) -> str:
+    given = env.get("CLAUDE_CONFIG_DIR")
+    return _nfc(given if given is not None else os.path.join(os.path.expanduser("~"), ".claude"))
 
 
 def claude_config_dir(env: Mapping[str, str]) -> Path:
     """Claude Code's config folder: ``CLAUDE_CONFIG_DIR`` exactly as given, else ``~/.claude``."""
-    given = env.get("CLAUDE_CONFIG_DIR")
-    return Path(_nfc(given if given is not None else str(Path.home() / ".claude")))
+    from pathlib import Path
+
+    return Path(_config_dir(env))
 
 
 def _project_dir_name(env: Mapping[str, str]) -> str | None:
     name = env.get("CLAUDE_CODE_PROJECT_DIR_NAME") or ""
     if not env.get("CLAUDE_CONFIG_DIR"):
         return None
-    if not _DIR_NAME.fullmatch(name) or _DEVICE_NAME.fullmatch(name):
+    if not 1 <= len(name) <= 64 or not _DIR_CHARS.issuperset(name) or _device_name(name):
         return None
     return name
+
+
+def _device_name(name: str) -> bool:
+    """A reserved Windows device name (con, com1, lpt9...), in any case."""
+    lower = name.lower()
+    if lower in _DEVICE_NAMES:
+        return True
+    return len(lower) == 4 and lower[:3] in ("com", "lpt") and lower[3] in "0123456789"
 
 
 def _memory_path(value: Any, *, expand_home: bool) -> Path | None:
     """A configured memory folder, or None when Claude Code would ignore it."""
     if not isinstance(value, str) or not value:
         return None
+    from pathlib import Path
+
     text = value
     if expand_home and (text.startswith("~/") or text.startswith("~\\")):
         rest = os.path.normpath(text[2:] or ".")
@@ -89,18 +110,18 @@ def _memory_path(value: Any, *, expand_home: bool) -> Path | None:
     if (
         not os.path.isabs(cleaned)
         or len(cleaned) < 3
-        or re.fullmatch(r"[A-Za-z]:", cleaned)
+        or (len(cleaned) == 2 and cleaned[0] in _LETTERS and cleaned[1] == ":")
         or "\x00" in cleaned
     ):
         return None
     return Path(_nfc(cleaned))
 
 
-def _setting(path: Path, key: str) -> Any:
+def _setting(path: str | os.PathLike[str], key: str) -> Any:
     note(path)
     try:
-        with path.open("rb") as handle:
-            data = json.loads(handle.read(_MAX_SETTINGS_BYTES + 1)[:_MAX_SETTINGS_BYTES])
+        with open(path, "rb") as handle:
+            data = loads(handle.read(_MAX_SETTINGS_BYTES + 1)[:_MAX_SETTINGS_BYTES])
     except (OSError, ValueError):
         return None
     return data.get(key) if isinstance(data, dict) else None
@@ -124,9 +145,13 @@ def claude_location(
     :func:`claude_config_dir`); ``start`` is where settings.local.json is looked
     up (the root by default).
     """
+    from pathlib import Path
+
     config = claude_config_dir(env)
     remote = env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR") or ""
     own_base = not remote or Path(remote) == config
+    from memdir.storage.paths import slugify  # which imports this module
+
     folder = (_project_dir_name(env) if own_base else None) or slugify(root)
     override = _memory_path(env.get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE"), expand_home=False)
     if override is None:
@@ -158,12 +183,13 @@ def auto_memory_enabled(root: Path, *, env: Mapping[str, str], start: Path | Non
         return False
     if flag in _ENV_FALSE:
         return True
-    base = start or root
+    # Plain strings, not pathlib: the session-start hook asks this on every start.
+    base = os.fspath(start or root)
     for source in (
         MANAGED_SETTINGS,
-        base / ".claude" / "settings.local.json",
-        base / ".claude" / "settings.json",
-        claude_config_dir(env) / "settings.json",
+        os.path.join(base, ".claude", "settings.local.json"),
+        os.path.join(base, ".claude", "settings.json"),
+        os.path.join(_config_dir(env), "settings.json"),
     ):
         value = _setting(source, "autoMemoryEnabled")
         if isinstance(value, bool):

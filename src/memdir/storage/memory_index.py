@@ -9,21 +9,25 @@ keyed scan (``str.find`` of the link target or title, then one line parsed),
 not by parsing every line: an index of 100,000 entries is edited in
 milliseconds. A candidate line holding a line break other than ``\\n`` sends
 the edit through the full parse, which treats every break as ``splitlines`` does.
+
+A line is read by a small scanner (:func:`_entry_parts`) that accepts exactly
+what the pattern :data:`ENTRY_PATTERN` matches: the session-start hook reads a
+thousand lines on every start, and ``re`` costs it more to load and to run.
 """
 
 from __future__ import annotations
 
-import re
-
 from memdir.records import record
 
 __all__ = [
+    "ENTRY_PATTERN",
     "INDEX_NAME",
     "MAX_INDEX_CHARS",
     "MAX_INDEX_LINES",
     "MAX_LINE_CHARS",
     "IndexEntry",
     "Truncation",
+    "entry_files",
     "format_entry",
     "parse_entries",
     "remove_entry",
@@ -42,11 +46,75 @@ MAX_LINE_CHARS = 150
 _MAX_TITLE_CHARS = 80
 
 # `- [Title](file.md) — hook`; the hook and its dash are optional, and agents
-# write `-`, `–` or `:` as separator, or `*` as the bullet.
-_ENTRY = re.compile(
+# write `-`, `–` or `:` as separator, or `*` as the bullet. The definition of an
+# entry line: _entry_parts reads what it matches, group for group.
+ENTRY_PATTERN = (
     r"^\s*[-*+]\s+\[(?P<title>(?:[^\]\\]|\\.)*)\]\((?P<file><[^>]*>|[^)\s]*)\)"
     r"(?:\s*(?:—|–|-|:)\s*(?P<hook>.*))?\s*$"
 )
+_SEPARATORS = "—–-:"
+
+
+def _entry_parts(line: str) -> tuple[str, str, str | None] | None:
+    """The groups (title, file, hook) of :data:`ENTRY_PATTERN` matching ``line``, or None.
+
+    ``\\s`` is what ``str.isspace`` (and so ``str.strip``) calls whitespace. A line
+    holding ``\\n`` (never one of ``splitlines``) goes to the pattern itself.
+    """
+    if "\n" in line:
+        return _by_pattern(line)
+    rest = line.lstrip()
+    if not rest or rest[0] not in "-*+":
+        return None
+    after = rest[1:]
+    rest = after.lstrip()
+    if len(rest) == len(after) or not rest.startswith("["):
+        return None
+    # The title ends at the first "]" no backslash escapes (a backslash escapes the
+    # character after it: a run of them before "]" escapes it when its length is odd).
+    end = rest.find("]", 1)
+    while end > 0:
+        slashes = end - len(rest[1:end].rstrip("\\")) - 1
+        if slashes % 2 == 0:
+            break
+        end = rest.find("]", end + 1)
+    if end < 0 or rest[end + 1 : end + 2] != "(":
+        return None
+    title, start = rest[1:end], end + 2
+    if rest.startswith("<", start):  # <file with spaces.md>: the first ">" closes it
+        close = rest.find(">", start + 1)
+        if close > 0 and rest.startswith(")", close + 1):
+            hook = _hook(rest[close + 2 :])
+            if hook is not None:
+                return title, rest[start : close + 1], hook[0]
+    close = rest.find(")", start)  # else a plain target, up to ")" and without spaces
+    if close < 0:
+        return None
+    file = rest[start:close]
+    if file and file.split() != [file]:
+        return None
+    hook = _hook(rest[close + 1 :])
+    return None if hook is None else (title, file, hook[0])
+
+
+_NO_HOOK: tuple[str | None] = (None,)
+
+
+def _hook(tail: str) -> tuple[str | None] | None:
+    """The hook group of the text after an entry's link, in a tuple; None: no match."""
+    tail = tail.lstrip()
+    if not tail:
+        return _NO_HOOK
+    if tail[0] in _SEPARATORS:
+        return (tail[1:].lstrip(),)
+    return None
+
+
+def _by_pattern(line: str) -> tuple[str, str, str | None] | None:
+    import re  # only for text no index line holds
+
+    found = re.match(ENTRY_PATTERN, line)
+    return None if found is None else (found["title"], found["file"], found["hook"])
 
 
 @record
@@ -176,7 +244,18 @@ def _escape(title: str) -> str:
 
 
 def _unescape(title: str) -> str:
-    return re.sub(r"\\(.)", r"\1", title) if "\\" in title else title
+    """A title as written: each backslash escape (``\\]``, ``\\\\``) is the character it escapes."""
+    if "\\" not in title:
+        return title
+    pieces, start = [], 0
+    while (slash := title.find("\\", start)) >= 0 and slash + 1 < len(title):
+        if title[slash + 1] == "\n":  # the pattern's "." stops at a line break
+            pieces.append(title[start : slash + 2])
+        else:
+            pieces.append(title[start:slash] + title[slash + 1])
+        start = slash + 2
+    pieces.append(title[start:])
+    return "".join(pieces)
 
 
 def parse_entries(text: str) -> list[IndexEntry]:
@@ -185,22 +264,56 @@ def parse_entries(text: str) -> list[IndexEntry]:
     for number, line in enumerate(text.splitlines()):
         if "](" not in line:  # cheap pre-check: most indexes are long
             continue
-        match = _ENTRY.match(line)
-        if match is None:
+        parts = _entry_parts(line)
+        if parts is None:
             continue
-        file = match.group("file")
+        title, file, hook = parts
         if file.startswith("<") and file.endswith(">"):
             file = file[1:-1]
         entries.append(
             IndexEntry(
-                title=_unescape(match.group("title")),
+                title=_unescape(title),
                 file=file,
-                hook=(match.group("hook") or "").strip(),
+                hook=(hook or "").strip(),
                 line=number,
                 raw=line,
             )
         )
     return entries
+
+
+def entry_files(text: str) -> dict[int, str]:
+    """The file each pointer line names, by line position: :func:`parse_entries` without
+    the titles and hooks (a prompt's budget ranks a thousand entries by their file)."""
+    files: dict[int, str] = {}
+    # Two checks made once for the whole text rather than on every line.
+    plain = "\\" not in text and "<" not in text
+    number = -1
+    for line in text.splitlines():
+        number += 1
+        head, link, rest = line.partition("](")
+        if not link:
+            continue
+        # The line as format_entry writes it, "- [Title](file.md) — hook", read at once: a
+        # title without "\\" or "]", a target without "<" or spaces (whitespace is never
+        # printable, but " "), then nothing or " — ". Any other line: the full scanner.
+        file, close, tail = rest.partition(")")
+        if (
+            close
+            and head.startswith("- [")
+            and (not tail or tail.startswith(" — "))
+            and " " not in file
+            and "]" not in head
+            and file.isprintable()
+            and (plain or (not file.startswith("<") and "\\" not in head))
+        ):
+            files[number] = file
+            continue
+        parts = _entry_parts(line)
+        if parts is not None:
+            file = parts[1]
+            files[number] = file[1:-1] if file.startswith("<") and file.endswith(">") else file
+    return files
 
 
 def _join(lines: list[str]) -> str:
@@ -209,7 +322,11 @@ def _join(lines: list[str]) -> str:
 
 # What str.splitlines breaks on besides "\n": a candidate line holding one of
 # these is edited through the full parse, so both paths agree on lines.
-_ODD_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+_ODD_BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+
+def _odd_break(line: str) -> bool:
+    return any(odd in line for odd in _ODD_BREAKS)
 
 
 def _line_at(text: str, pos: int) -> tuple[int, int]:
@@ -235,10 +352,10 @@ def _entry_spans(text: str, file: str) -> list[tuple[int, int]] | None:
     for start in sorted(starts):
         span = _line_at(text, start)
         line = text[span[0] : span[1]]
-        if _ODD_BREAKS.search(line):
+        if _odd_break(line):
             return None
-        match = _ENTRY.match(line)
-        if match is not None and _target(match.group("file")) == file:
+        parts = _entry_parts(line)
+        if parts is not None and _target(parts[1]) == file:
             spans.append(span)
     return spans
 
@@ -294,10 +411,10 @@ def _raw_spans(raw: bytes, file: str) -> list[tuple[int, int]] | None:
             line = raw[start:end].decode("utf-8")
         except UnicodeDecodeError:
             return None
-        if _ODD_BREAKS.search(line):
+        if _odd_break(line):
             return None
-        match = _ENTRY.match(line)
-        if match is not None and _target(match.group("file")) == file:
+        parts = _entry_parts(line)
+        if parts is not None and _target(parts[1]) == file:
             spans.append((start, end))
     return spans
 
@@ -335,8 +452,8 @@ def title_of(raw: bytes, file: str) -> str | None:
     if not spans:
         return None
     start, end = spans[0]
-    match = _ENTRY.match(raw[start:end].decode("utf-8"))
-    return _unescape(match.group("title")) if match is not None else None
+    parts = _entry_parts(raw[start:end].decode("utf-8"))
+    return _unescape(parts[0]) if parts is not None else None
 
 
 def title_key(title: str) -> str:
@@ -369,9 +486,9 @@ def titled_files(text: str | bytes, title: str) -> list[str]:
         end = raw.find(b"\n", found.start())
         line = raw[start : len(raw) if end < 0 else end].decode("utf-8", "replace")
         for piece in line.splitlines() or [""]:
-            match = _ENTRY.match(piece)
-            if match is not None and _clean(_unescape(match.group("title"))).casefold() == wanted:
-                files.append(_target(match.group("file")))
+            parts = _entry_parts(piece)
+            if parts is not None and _clean(_unescape(parts[0])).casefold() == wanted:
+                files.append(_target(parts[1]))
     return list(dict.fromkeys(files))
 
 
