@@ -223,8 +223,8 @@ def _once(layout: Layout, payload: Payload, text: str) -> str | None:
     try:
         ensure_dir(path.parent)
         # The text itself is compared on a resume: no digest (hashlib loads OpenSSL).
-        # Derived state: a lost write means a resume gets everything again (no dir fsync).
-        atomic_write(path, dumps({"text": text}) + "\n", sync_dir=False)
+        # Derived state: a lost write means a resume gets everything again (no fsync).
+        atomic_write(path, dumps({"text": text}) + "\n", durable=False)
     except OSError:
         pass  # a full disk: the prompt still goes out; a resume then gets all of it again
     return result
