@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -131,6 +132,53 @@ def test_the_served_answers_are_the_hooks_own(
     assert server_status(env).answered == 2
     # Recall's session state was kept by the server as by a hook: not shown twice.
     assert hook("user-prompt-submit", prompt(project, "served-2", question), env) == ""
+
+
+def test_hooks_started_at_once_all_get_their_own_answer(
+    mem: Memdir, project: Path, env: dict[str, str]
+) -> None:
+    save(mem)
+    questions = [
+        "which days do production deploys happen",
+        "which package manager should this repository use",
+    ] * 4
+    own = {**env, "MEMDIR_HOOK_SERVER": "0"}
+    expected = [
+        hook("user-prompt-submit", prompt(project, f"own-{n}", q), own)
+        for n, q in enumerate(questions)
+    ]
+    assert len(set(expected)) == 2 and all(expected)
+    hook("session-start", start(project, "boot"), env)
+    wait_running(env)
+    with ThreadPoolExecutor(len(questions)) as pool:
+        served = list(
+            pool.map(
+                lambda item: hook(
+                    "user-prompt-submit", prompt(project, f"at-once-{item[0]}", item[1]), env
+                ),
+                enumerate(questions),
+            )
+        )
+    assert served == expected
+    assert server_status(env).answered == len(questions)  # none fell back: one at a time
+
+
+def test_a_client_that_connects_and_says_nothing_holds_no_one_up_for_long(
+    mem: Memdir, project: Path, env: dict[str, str]
+) -> None:
+    save(mem)
+    expected = hook("session-start", start(project, "own"), {**env, "MEMDIR_HOOK_SERVER": "0"})
+    hook("session-start", start(project, "boot"), env)
+    wait_running(env)
+    path = socket_path(env, sys.executable)
+    assert path is not None
+    silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        silent.connect(path)  # and never sends: a hook stopped half way
+        assert hook("session-start", start(project, "after"), env) == expected
+        assert server_status(env).answered == 1  # answered by the server, not in-process
+    finally:
+        silent.close()
 
 
 def test_each_request_runs_in_its_own_hooks_environment(

@@ -45,7 +45,7 @@ from memdir.records import record
 __all__ = ["IDLE_SECONDS", "ServerStatus", "handle", "serve", "server_status", "stop_server"]
 
 IDLE_SECONDS = 600.0
-_REQUEST_TIMEOUT = 10.0  # seconds a connected client has to send its request
+_REQUEST_TIMEOUT = 2.0  # seconds a connected client has to send its request (it is sent at once)
 
 
 @record
