@@ -151,7 +151,7 @@ def start_server(env: Mapping[str, str], path: str) -> bool:
         ]
         actions += [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inherited()]
         os.posix_spawn(sys.executable, argv, dict(env), file_actions=actions, setsid=True)
-    except OSError:
+    except (OSError, NotImplementedError, ValueError):  # no spawn here: hooks do their work
         return False
     return True
 

@@ -402,7 +402,10 @@ def dispatch(argv: Sequence[str]) -> int | None:
     if not use_model:  # a model's answer takes seconds: not the server's to wait for
         from memdir.integrations.hook_client import answer
 
-        served = answer(name, text, os.environ)
+        try:
+            served = answer(name, text, os.environ)
+        except Exception:  # the server is a shortcut: whatever goes wrong, the work is done here
+            served = None
         if served is not None:
             out, err = served
             sys.stderr.write(err)
