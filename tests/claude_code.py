@@ -277,6 +277,9 @@ class Sandbox:
         }
         if os.environ.get("PYTHONPATH"):
             env["PYTHONPATH"] = os.environ["PYTHONPATH"]  # the hooks run the code under test
+        if os.environ.get("XDG_RUNTIME_DIR"):
+            # The hook server the hooks start lives in the test run's own folder.
+            env["XDG_RUNTIME_DIR"] = os.environ["XDG_RUNTIME_DIR"]
         env.update(self.extra_env)
         env.update(extra or {})
         return env
