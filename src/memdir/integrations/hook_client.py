@@ -35,6 +35,7 @@ from memdir.integrations.hook_wire import (
 
 TYPE_CHECKING = False  # not typing's: this module runs before every prompt
 if TYPE_CHECKING:
+    from _socket import socket as Socket
     from collections.abc import Mapping
 
 __all__ = ["SERVED", "SPAWN_PAUSE", "TIMEOUT", "answer", "server_enabled", "start_server"]
@@ -101,11 +102,11 @@ def _request(name: str, stdin_text: str, env: Mapping[str, str]) -> bytes | None
     return pack([*fields, *pairs, text])
 
 
-def _read_all(sock: object) -> bytes:
+def _read_all(sock: Socket) -> bytes:
     chunks: list[bytes] = []
     size = 0
     while True:
-        chunk: bytes = sock.recv(1 << 16)  # type: ignore[attr-defined]
+        chunk = sock.recv(1 << 16)
         if not chunk:
             return b"".join(chunks)
         size += len(chunk)
