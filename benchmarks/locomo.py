@@ -356,6 +356,7 @@ def run(args: argparse.Namespace) -> float:
         group_share=args.group_share,
         date_share=args.date_share,
         date_slack=args.date_slack,
+        length_b=args.length_b,
     )
     embedder: Embedder | None = None
     if args.embed:
@@ -402,6 +403,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--group-share", type=float, default=RankingOptions.group_share)
     parser.add_argument("--date-share", type=float, default=RankingOptions.date_share)
     parser.add_argument("--date-slack", type=int, default=RankingOptions.date_slack)
+    parser.add_argument("--length-b", type=float, default=RankingOptions.length_b)
     parser.add_argument("--feedback", type=int, default=0)
     parser.add_argument("--feedback-weight", type=float, default=0.3)
     parser.add_argument("--embed", nargs="?", const="all-MiniLM-L6-v2", default=None)
