@@ -288,7 +288,7 @@ The other knobs, checked again with ``b`` = 1 (against it; coding sessions in 3
 transcripts against theirs, 85.7 / 94.6 / 98.0):
 
     context_share 0.7                                    43.6/68.4/77.7  @10 -0.6 [-1.2, -0.1]
-    context_share 0.8                                    43.4/68.9/78.3  @5 +0.6 [+0.2, +1.2]
+    context_share 0.8                                    43.4/68.9/78.3  @5 +0.6 [+0.1, +1.2]
       (coding sessions: @1 and @5 -1.4 [-3.4, 0.0], @10 -0.7 [-2.0, 0.0])
     context_share 0.85                                   43.4/68.9/78.0  @5 +0.7 [+0.1, +1.3]
       (coding sessions: @1 -2.7 [-5.4, -0.7])
