@@ -57,6 +57,28 @@ conversation (every turn gains the same); against main on 3 / 6 transcripts,
 @1 0.0 / +0.7 [0.0, +2.0], @5 +1.4 [0.0, +3.4] / +2.0 [0.0, +4.1], @10 0.0 /
 0.0 (70.1 / 89.1 / 96.6 and 70.1 / 89.8 / 95.9). With the embedding extra
 (``--embed``, hybrid default): 73.5 / 95.9 / 99.3.
+
+Then BM25's length normalisation of a turn's own text (FTS5 fixes ``b`` =
+0.75; ``--length-b``, :mod:`memdir.search.length_norm`), against main (70.7 /
+89.1 / 96.6; paired bootstrap, 95 %). An agent's reply restates the user's
+words several times, so at 0.75 its term frequencies outweigh its length and
+it outranks the short turn stating the fact; at 1 the length counts in full:
+
+    b 0.3 / 0.5                                           47.6/66.0/87.1  57.1/74.1/93.9
+                                                          @1 -23.1 [-30.6, -16.3] / -13.6 [-19.7, -8.2]
+    b 0.9                                                 80.3/93.2/98.0  @1 +9.5 [+4.8, +14.3]
+                                                          @5 +4.1 [+0.7, +8.2], @10 +1.4 [0.0, +3.4]
+    b 1 = default                                         85.7/93.9/98.0  @1 +15.0 [+9.5, +21.1]
+                                                          @5 +4.8 [+0.7, +8.8], @10 +1.4 [0.0, +3.4]
+      against plain BM25                                  @1 +19.7 [+12.9, +26.5], @5 +17.7
+                                                          [+10.2, +25.2], @10 +4.1 [0.0, +8.8]
+      cut into 3 / 6 transcripts, against main's cut      85.7/94.6/98.0  85.7/93.9/98.0
+                                                          @1 +15.6 [+10.2, +21.8] / +15.6 [+9.5, +21.8]
+                                                          @5 +5.4 [+2.0, +9.5] / +4.1 [+1.4, +7.5]
+                                                          @10 +1.4 [0.0, +3.4] / +2.0 [0.0, +4.8]
+    b 1 on the context row too                            85.0/93.9/98.0  @1 +14.3 [+8.8, +20.4]
+
+(LoCoMo, b 1: no change at any k, see ``benchmarks/locomo.py``.)
 """
 
 # ruff: noqa: E501  (the templates are data: one per line reads best)

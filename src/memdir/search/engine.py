@@ -209,7 +209,10 @@ class RankingOptions:
     the best score, scaled by how well its group (a transcript) matches the query as a
     whole (:mod:`memdir.search.group_prior`). ``date_share`` lifts a document dated in
     a range of days the query names, or up to ``date_slack`` days after it, by that
-    share of its score (:mod:`memdir.search.date_ranges`).
+    share of its score (:mod:`memdir.search.date_ranges`). ``length_b``: BM25's length
+    normalisation of a document's own text (FTS5 fixes 0.75; 1 keeps a long text that
+    repeats the query's words from outranking the short one that answers it;
+    :mod:`memdir.search.length_norm`).
     BM25 keeps the best ``candidates``; a query matching more than
     ``scan_limit`` documents is scored over the ``scan_limit`` matches indexed
     last (the newest: a catalog indexes files oldest first) and every match of
@@ -235,6 +238,7 @@ class RankingOptions:
     group_share: float = 0.2
     date_share: float = 0.0
     date_slack: int = 3
+    length_b: float = 1.0
 
 
 # Trigger: FTS5 ships a Porter stemmer. Why ours: measured equal on LoCoMo (72.5 vs 72.4
@@ -602,6 +606,7 @@ class TextIndex:
             context_share=opts.context_share,
             scan_limit=opts.scan_limit,
             window_share=opts.window_share,
+            length_b=opts.length_b,
         )
 
     def _hits(self, ranked: list[tuple[int, float]], wanted: list[str]) -> list[Hit]:

@@ -24,6 +24,7 @@ __all__ = ["CONTEXT_COLUMNS", "MATERIALIZED", "OWN_COLUMNS", "bm25", "broad"]
 import sqlite3
 
 from memdir.search import terms as textproc
+from memdir.search.length_norm import FTS5_B, renormalise
 
 TYPE_CHECKING = False  # not typing's: every prompt's recall ranks through here
 if TYPE_CHECKING:
@@ -51,6 +52,7 @@ def bm25(
     context_share: float,
     scan_limit: int,
     window_share: float = 0.0,
+    length_b: float = FTS5_B,
 ) -> dict[int, float]:
     """The best documents' BM25 scores for the terms ``wanted``, by document rowid.
 
@@ -58,6 +60,7 @@ def bm25(
     ``gather``: the filter's rows are listed first (see :func:`broad`).
     ``window_share``: a turn's context score also gains that share of how much
     better the context row of an adjacent turn scores (its window holds this turn).
+    ``length_b``: the own row's BM25 length normalisation (:mod:`memdir.search.length_norm`).
     """
     if not wanted:
         return {}
@@ -73,6 +76,7 @@ def bm25(
             floor, rare = 0, []
     score = _Scorer(conn, where, params, gather, weights, context_share, limit)
     score.lend = window_share
+    score.length_b = length_b
     scores = score(match, floor)
     if rare:
         # BM25 sums over terms: an older match's score from its rare terms lacks only
@@ -122,6 +126,7 @@ class _Scorer:
         self.share = share if self.near[1] else 0.0
         self.limit = limit
         self.lend = 0.0
+        self.length_b = FTS5_B
 
     def __call__(self, match: str, floor: int) -> dict[int, float]:
         """The best documents' scores of ``match`` among rows from rowid ``floor`` on.
@@ -129,7 +134,10 @@ class _Scorer:
         A document's own columns and its context are scored apart, each
         normalised by its own length, and summed by their weights.
         """
-        scores = self._table("fts", self.own, match, floor)
+        # FTS5 picks the best ``limit`` at its own b; they are then rescored at ours.
+        scores = renormalise(
+            self.conn, "fts", self._table("fts", self.own, match, floor), self.length_b
+        )
         if self.share:
             share = self.share
             near = self._table("ctx", self.near, match, floor)
