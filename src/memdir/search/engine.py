@@ -82,8 +82,10 @@ from memdir.records import field, record, replace
 from memdir.search import terms as textproc
 from memdir.search.group_prior import GroupCount, lift_by_group
 from memdir.search.lexical import MATERIALIZED, bm25, broad
+from memdir.search.ranking_options import DEFAULT_WEIGHTS, RankingOptions
 from memdir.search.relevance import Relevance, relevance
 from memdir.search.reranking import feedback_terms, fuse_dense, lift_named, smooth_neighbours
+from memdir.search.search_query import Hit, SearchQuery
 
 # Not typing.TYPE_CHECKING: recall ranks before every prompt, in a fresh process; the
 # embeddings module (and typing) load only for a catalog that has an embedder.
@@ -91,7 +93,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping, Sequence
     from pathlib import Path
-    from typing import Any, Literal, TypeAlias
+    from typing import Any, TypeAlias
 
     from memdir.search.embeddings import Embedder
 
@@ -103,13 +105,6 @@ SCHEMA_VERSION = 5
 CATALOG_NAME = "catalog.sqlite3"
 KINDS = ("memory", "log", "notes", "transcript")
 FIELDS = ("name", "description", "body", "context", "dates")
-DEFAULT_WEIGHTS: Mapping[str, float] = {
-    "name": 3.0,
-    "description": 2.0,
-    "body": 1.0,
-    "context": 0.3,
-    "dates": 0.5,
-}
 
 
 @record
@@ -134,111 +129,6 @@ class Document:
     group: str | None = None
     seq: int | None = None
     meta: Mapping[str, str | None] = field(default_factory=dict)
-
-
-@record
-class Hit:
-    """One search result; ``ref`` is the document id (see :class:`Catalog`)."""
-
-    kind: str
-    ref: str
-    title: str
-    snippet: str
-    score: float
-    date: dt.datetime | None
-    scope: Scope | None
-    type: MemoryType | None
-
-
-@record
-class SearchQuery:
-    """One ranked search: the text and every filter, as one value passed down the layers.
-
-    ``kinds``/``types`` of ``None`` mean any (an empty tuple matches nothing);
-    ``scope`` keeps one scope; ``since``/``until`` bound the document's date
-    (inclusive days); ``exclude`` drops documents by id before ranking (what a
-    caller has already shown), so they cannot crowd the others out of ``limit``.
-    Lists given for ``kinds``/``types`` are kept as tuples, so the value stays hashable.
-    """
-
-    query: str
-    kinds: tuple[str, ...] | None = None
-    types: tuple[MemoryType | str, ...] | None = None
-    scope: Scope | None = None
-    since: dt.date | None = None
-    until: dt.date | None = None
-    limit: int = 10
-    exclude: frozenset[str] = frozenset()
-
-    def __post_init__(self) -> None:
-        # Frozen, so normalise through object.__setattr__: callers pass lists and strings.
-        if self.kinds is not None:
-            object.__setattr__(self, "kinds", tuple(self.kinds))
-        if self.types is not None:
-            object.__setattr__(self, "types", tuple(self.types))
-        object.__setattr__(self, "exclude", frozenset(self.exclude))
-        object.__setattr__(self, "limit", max(int(self.limit), 0))
-        # Any query is ranked on a bounded part of its text (see bounded_query).
-        if isinstance(self.query, str):
-            object.__setattr__(self, "query", textproc.bounded_query(self.query))
-
-    @classmethod
-    def of(cls, query: SearchQuery | str) -> SearchQuery:
-        """``query`` itself, or a plain text search with the default filters."""
-        return query if isinstance(query, SearchQuery) else cls(query=query)
-
-
-@record
-class RankingOptions:
-    """Knobs of the ranking beyond BM25 field weights.
-
-    ``feedback_terms`` > 0 turns on pseudo-relevance feedback from the top
-    ``feedback_docs`` hits, mixed in at ``feedback_weight``; ``neighbour_weight``
-    adds that share of the best adjacent document's score (same group);
-    ``fusion`` merges with embeddings by ``"linear"`` (BM25 scaled to its best
-    hit plus ``dense_weight`` times the cosine) or ``"rrf"`` (reciprocal-rank
-    fusion, constant ``rrf_k``); ``embed_previous`` embeds each document with
-    the start of the one before it in its group (the question a reply answers).
-    ``context_share``: a document with neighbours' text (a turn) scores that share
-    of its BM25 over its text, the context and the dates together (one row,
-    normalised by their joint length), plus the rest of its BM25 over its own
-    columns alone (normalised by its own length), so a short turn between two
-    long replies keeps the score of its own words. ``window_share`` raises a turn's
-    context score by that share of its gap to the best adjacent turn's (whose window
-    of three turns holds it too). ``group_share`` lifts each document by that share of
-    the best score, scaled by how well its group (a transcript) matches the query as a
-    whole (:mod:`memdir.search.group_prior`). ``date_share`` lifts a document dated in
-    a range of days the query names, or up to ``date_slack`` days after it, by that
-    share of its score (:mod:`memdir.search.date_ranges`). ``length_b``: BM25's length
-    normalisation of a document's own text (FTS5 fixes 0.75; 1 keeps a long text that
-    repeats the query's words from outranking the short one that answers it;
-    :mod:`memdir.search.length_norm`).
-    BM25 keeps the best ``candidates``; a query matching more than
-    ``scan_limit`` documents is scored over the ``scan_limit`` matches indexed
-    last (the newest: a catalog indexes files oldest first) and every match of
-    its rarer terms (those in fewer than ``scan_limit`` documents), since
-    scoring every match of a word most documents hold costs a few microseconds
-    each.
-    """
-
-    weights: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
-    feedback_terms: int = 0
-    feedback_docs: int = 3
-    feedback_weight: float = 0.3
-    neighbour_weight: float = 0.2
-    name_boost: float = 0.3
-    fusion: Literal["linear", "rrf"] = "linear"
-    embed_previous: bool = True
-    rrf_k: int = 60
-    dense_weight: float = 1.0
-    candidates: int = 200
-    scan_limit: int = 2000
-    context_share: float = 0.75
-    window_share: float = 0.5
-    group_share: float = 0.2
-    date_share: float = 0.0
-    date_slack: int = 3
-    length_b: float = 1.0
 
 
 # Trigger: FTS5 ships a Porter stemmer. Why ours: measured equal on LoCoMo (72.5 vs 72.4
