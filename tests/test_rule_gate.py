@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +16,7 @@ import re2
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fresh_python import run_fresh
 from memdir.api import Memdir
 from memdir.integrations.launch import launch_for
 from memdir.json_text import dumps, loads
@@ -25,8 +24,6 @@ from memdir.storage import shell_words
 from memdir.storage.rule_gate import may_fire, required_texts
 from memdir.storage.rule_subjects import bash_subjects
 from memdir.storage.rules import Rule, fired_rules
-
-SRC = Path(__file__).resolve().parents[1] / "src"
 
 
 def test_required_texts_of_common_rule_shapes() -> None:
@@ -166,27 +163,13 @@ def test_json_text_refuses_what_json_refuses() -> None:
 
 def _hook_in_a_fresh_process(project: Path, command: str) -> dict[str, Any]:
     """pre-tool-use run as the launcher runs it (no site module), and what it loaded."""
-    script = (
-        "import os, sys\n"
-        f"sys.path.append({str(SRC)!r})\n"
+    return run_fresh(
         "from memdir.integrations.hook_entry import pre_tool_use\n"
         f"payload = {{'cwd': {str(project)!r}, 'tool_name': 'Bash',"
         f" 'tool_input': {{'command': {command!r}}}}}\n"
         "out = pre_tool_use(payload, os.environ)\n"
-        "loaded = {'re2': 're2' in sys.modules, 'site': 'site' in sys.modules,"
-        " 'enum': 'enum' in sys.modules}\n"
-        "import json\n"
-        "print(json.dumps({'out': out, **loaded}))\n"
+        "result = {'out': out, **{m: m in sys.modules for m in ('re2', 'site', 'enum')}}"
     )
-    done = subprocess.run(
-        [sys.executable, "-SP", "-c", script],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": ""},
-        check=True,
-    )
-    result: dict[str, Any] = json.loads(done.stdout)
-    return result
 
 
 def test_a_call_no_rule_covers_loads_no_regex_engine(mem: Memdir, project: Path) -> None:

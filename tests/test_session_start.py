@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -13,14 +11,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from fresh_python import run_fresh
 from memdir.api import Memdir
 from memdir.integrations.hooks import HookInput
 from memdir.integrations.session_start import session_context, session_start_output
 from memdir.recall.context_budget import HOOK_CONTEXT_LIMIT, fit_lines, split_budget, text_length
 from memdir.recall.prompt import load_prompt
 from memdir.storage.memory_index import parse_entries
-
-SRC = Path(__file__).resolve().parents[1] / "src"
 
 
 def _fill(mem: Memdir, count: int, *, scope: str = "private", long: bool = True) -> None:
@@ -269,26 +266,13 @@ def _start_in_a_fresh_process(project: Path, session: str) -> dict[str, object]:
     """session-start run as the hook launcher runs it (no site module), and what it loaded."""
     fields = {"cwd": str(project), "session_id": session, "hook_event_name": "SessionStart"}
     payload = json.dumps(fields)
-    script = (
-        "import os, sys\n"
-        f"sys.path.append({str(SRC)!r})\n"
+    return run_fresh(
         "from memdir.integrations.hook_entry import run_fast\n"
         "out = []\n"
         f"run_fast('session-start', stdin_text={payload!r}, env=os.environ, write=out.append)\n"
-        "loaded = {name: name in sys.modules for name in ('site', 'yaml', 'dataclasses')}\n"
-        "import json\n"
-        "print(json.dumps({'out': ''.join(out), **loaded}))\n"
+        "result = {'out': ''.join(out),"
+        " **{m: m in sys.modules for m in ('site', 'yaml', 'dataclasses')}}"
     )
-    done = subprocess.run(
-        [sys.executable, "-SP", "-c", script],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONPATH": ""},
-        check=True,
-    )
-    assert done.stderr == ""
-    result: dict[str, object] = json.loads(done.stdout)
-    return result
 
 
 def test_session_start_loads_no_installed_package(mem: Memdir, project: Path) -> None:
