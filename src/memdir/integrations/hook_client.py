@@ -23,10 +23,10 @@ import sys
 import time
 
 from memdir.integrations.hook_wire import (
-    MAX_MESSAGE,
     PROTOCOL,
     pack,
     package_dir,
+    receive,
     safe_folder,
     socket_folder,
     socket_path,
@@ -35,7 +35,6 @@ from memdir.integrations.hook_wire import (
 
 TYPE_CHECKING = False  # not typing's: this module runs before every prompt
 if TYPE_CHECKING:
-    from _socket import socket as Socket
     from collections.abc import Mapping
 
 __all__ = ["SERVED", "SPAWN_PAUSE", "TIMEOUT", "answer", "server_enabled", "start_server"]
@@ -81,9 +80,9 @@ def answer(name: str, stdin_text: str, env: Mapping[str, str]) -> tuple[str, str
             return None
         sock.sendall(request)
         sock.shutdown(_socket.SHUT_WR)
-        reply = _read_all(sock)
-    except OSError:
-        return None  # timed out or cut off: this process answers instead
+        reply = receive(sock)
+    except (OSError, ValueError):
+        return None  # timed out, cut off or too long: this process answers instead
     finally:
         sock.close()
     return _answer_of(reply)
@@ -100,19 +99,6 @@ def _request(name: str, stdin_text: str, env: Mapping[str, str]) -> bytes | None
     fields = [PROTOCOL, name.encode(), os.fsencode(cwd), b"%d" % mask, b"%d" % len(pairs)]
     text = stdin_text.encode("utf-8", "surrogatepass")
     return pack([*fields, *pairs, text])
-
-
-def _read_all(sock: Socket) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    while True:
-        chunk = sock.recv(1 << 16)
-        if not chunk:
-            return b"".join(chunks)
-        size += len(chunk)
-        if size > MAX_MESSAGE:
-            raise OSError("the hook server's answer is too long")
-        chunks.append(chunk)
 
 
 def _answer_of(reply: bytes) -> tuple[str, str] | None:

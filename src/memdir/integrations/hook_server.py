@@ -31,10 +31,10 @@ from collections.abc import Iterator, Mapping
 
 from memdir.errors import ConfigError
 from memdir.integrations.hook_wire import (
-    MAX_MESSAGE,
     PROTOCOL,
     lock_path,
     pack,
+    receive,
     safe_folder,
     socket_folder,
     socket_path,
@@ -172,9 +172,9 @@ def _loop(listener: socket.socket, lock: int, idle: float) -> None:
                 if _answer(conn, stale=stale):
                     answered += 1
                     _note(lock, started, answered)
-                # Again after the request: the modules it loaded are noted as they are now.
-                if stale or watch.changed():
+                if stale:
                     return
+                watch.note_loaded()  # what the request loaded, checked from the next one on
     except _Stop:
         return
     finally:
@@ -194,23 +194,12 @@ def _answer(conn: socket.socket, *, stale: bool) -> bool:
     """Read one request from ``conn`` and answer it; True when it was answered."""
     conn.settimeout(_REQUEST_TIMEOUT)
     try:
-        request = _receive(conn)
+        request = receive(conn)
         reply = pack([b"stale", b"", b""]) if stale else handle(request)
         conn.sendall(reply)
     except (OSError, ValueError):
         return False  # the client gave up or sent nonsense: it does the work itself
     return not stale
-
-
-def _receive(conn: socket.socket) -> bytes:
-    chunks: list[bytes] = []
-    size = 0
-    while chunk := conn.recv(1 << 16):
-        size += len(chunk)
-        if size > MAX_MESSAGE:
-            raise ValueError("request too long")
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def handle(request: bytes) -> bytes:
@@ -277,23 +266,34 @@ class _CodeWatch:
 
     def __init__(self) -> None:
         self.seen: dict[str, int | None] = {}
-        self.changed()
+        self.note_loaded()
 
     def changed(self) -> bool:
-        files = [sys.executable]
-        for name, module in list(sys.modules.items()):
-            if name == "memdir" or name.startswith("memdir."):
-                file = getattr(module, "__file__", None)
-                if isinstance(file, str):
-                    files.append(file)
-        for file in files:
-            try:
-                stamp: int | None = os.stat(file).st_mtime_ns
-            except OSError:
-                stamp = None
-            if self.seen.setdefault(file, stamp) != stamp:
-                return True
-        return False
+        """Whether a file noted so far has another mtime now."""
+        return any(_mtime(file) != stamp for file, stamp in self.seen.items())
+
+    def note_loaded(self) -> None:
+        """Note the modules loaded since the last note, as their files are now."""
+        for file in (sys.executable, *_memdir_files()):
+            if file not in self.seen:
+                self.seen[file] = _mtime(file)
+
+
+def _memdir_files() -> list[str]:
+    files = []
+    for name, module in list(sys.modules.items()):
+        if name == "memdir" or name.startswith("memdir."):
+            file = getattr(module, "__file__", None)
+            if isinstance(file, str):
+                files.append(file)
+    return files
+
+
+def _mtime(file: str) -> int | None:
+    try:
+        return os.stat(file).st_mtime_ns
+    except OSError:
+        return None
 
 
 def server_status(env: Mapping[str, str], *, package: str | None = None) -> ServerStatus:

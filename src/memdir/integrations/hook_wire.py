@@ -20,6 +20,7 @@ import stat
 
 TYPE_CHECKING = False  # not typing's: this module starts hook processes
 if TYPE_CHECKING:
+    from _socket import socket
     from collections.abc import Mapping
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "lock_path",
     "pack",
     "package_dir",
+    "receive",
     "safe_folder",
     "socket_folder",
     "socket_path",
@@ -97,6 +99,19 @@ def safe_folder(folder: str, *, create: bool) -> bool:
 def pack(fields: list[bytes]) -> bytes:
     """``fields`` framed as netstrings, one after the other."""
     return b"".join(b"%d:%s," % (len(field), field) for field in fields)
+
+
+def receive(sock: socket) -> bytes:
+    """All ``sock`` sends until it shuts its side; a :class:`ValueError` past
+    :data:`MAX_MESSAGE` bytes (a timeout or a reset is the socket's :class:`OSError`)."""
+    chunks: list[bytes] = []
+    size = 0
+    while chunk := sock.recv(1 << 16):
+        size += len(chunk)
+        if size > MAX_MESSAGE:
+            raise ValueError("a hook message past its size limit")
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def unpack(data: bytes) -> list[bytes]:
