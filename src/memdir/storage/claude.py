@@ -22,15 +22,16 @@ Every resulting path is NFC-normalised, as Claude Code normalises it.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from memdir.inputs import note
 from memdir.json_text import loads
 from memdir.records import record
+from memdir.storage.paths import slugify
 
 TYPE_CHECKING = False  # not typing's: the session-start hook asks auto_memory_enabled
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from pathlib import Path
     from typing import Any
 
 __all__ = [
@@ -72,8 +73,6 @@ def _config_dir(env: Mapping[str, str]) -> str:
 
 def claude_config_dir(env: Mapping[str, str]) -> Path:
     """Claude Code's config folder: ``CLAUDE_CONFIG_DIR`` exactly as given, else ``~/.claude``."""
-    from pathlib import Path
-
     return Path(_config_dir(env))
 
 
@@ -98,8 +97,6 @@ def _memory_path(value: Any, *, expand_home: bool) -> Path | None:
     """A configured memory folder, or None when Claude Code would ignore it."""
     if not isinstance(value, str) or not value:
         return None
-    from pathlib import Path
-
     text = value
     if expand_home and (text.startswith("~/") or text.startswith("~\\")):
         rest = os.path.normpath(text[2:] or ".")
@@ -145,13 +142,9 @@ def claude_location(
     :func:`claude_config_dir`); ``start`` is where settings.local.json is looked
     up (the root by default).
     """
-    from pathlib import Path
-
     config = claude_config_dir(env)
     remote = env.get("CLAUDE_CODE_REMOTE_MEMORY_DIR") or ""
     own_base = not remote or Path(remote) == config
-    from memdir.storage.paths import slugify  # which imports this module
-
     folder = (_project_dir_name(env) if own_base else None) or slugify(root)
     override = _memory_path(env.get("CLAUDE_COWORK_MEMORY_PATH_OVERRIDE"), expand_home=False)
     if override is None:
