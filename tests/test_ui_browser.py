@@ -41,8 +41,8 @@ from memdir.cli import main
 from memdir.integrations.hook_entry import pre_tool_use
 from memdir.storage.local_server import bind
 from memdir.storage.provenance import provenance
-from memdir.testing import ScriptedProvider, tool_use
 from memdir.ui.app import create_app
+from proposalutil import consolidation_run, write_ci_memories
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -225,26 +225,6 @@ def sample(mem: Memdir) -> None:
         )
 
 
-def consolidation_run() -> ScriptedProvider:
-    """The model: rewrite one CI memory, delete its duplicate."""
-    return ScriptedProvider(
-        tool_use(
-            "write_memory",
-            {
-                "file": "ci_runs_on_github.md",
-                "name": "CI runs on Buildkite",
-                "description": "CI host: Buildkite",
-                "type": "project",
-                "body": "CI moved to Buildkite.",
-                "reason": "the log says CI moved",
-                "sources": ["ci_host.md"],
-            },
-        ),
-        tool_use("delete_memory", {"file": "ci_host.md", "reason": "a duplicate"}),
-        "Merged the CI memories.",
-    )
-
-
 def test_a_person_reviews_restores_edits_and_consolidates_in_the_browser(
     browser: WebDriver, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -277,8 +257,7 @@ def test_a_person_reviews_restores_edits_and_consolidates_in_the_browser(
             body="Friday deploys are fine.\n",
         )
     assert len(mem.review()) == 3  # the two above and the sample's staging note
-    mem.write(name="CI runs on GitHub", description="Where CI runs", type="project", body="GHA")
-    mem.write(name="CI host", description="The CI service", type="project", body="GHA too")
+    write_ci_memories(mem)
     proposal = propose_consolidation(mem, consolidation_run())
     call = {"cwd": str(project), "tool_name": "Bash", "tool_input": {"command": "npm install"}}
     for _ in range(3):

@@ -26,9 +26,9 @@ from memdir.recall.freshness import read_checks
 from memdir.storage.local_server import bind, resolve_token
 from memdir.storage.provenance import provenance
 from memdir.storage.rule_firings import read_firings
-from memdir.testing import ScriptedProvider, tool_use
 from memdir.ui.app import create_app
 from memdir.ui.guard import COOKIE, csrf_token
+from proposalutil import consolidation_run, write_ci_memories
 
 PORT = 8766
 BASE = f"http://127.0.0.1:{PORT}"
@@ -325,29 +325,8 @@ def test_rules_show_where_they_come_from_and_how_often_they_fired(mem: Memdir) -
     assert re.search(r'class="num">2<', page) and "<svg" in page
 
 
-def consolidation_run() -> ScriptedProvider:
-    """The model: rewrite one CI memory, delete its duplicate."""
-    return ScriptedProvider(
-        tool_use(
-            "write_memory",
-            {
-                "file": "ci_runs_on_github.md",
-                "name": "CI runs on Buildkite",
-                "description": "CI host: Buildkite",
-                "type": "project",
-                "body": "CI moved to Buildkite.",
-                "reason": "the log says CI moved",
-                "sources": ["ci_host.md"],
-            },
-        ),
-        tool_use("delete_memory", {"file": "ci_host.md", "reason": "a duplicate"}),
-        "Merged the CI memories.",
-    )
-
-
 def test_a_proposal_is_previewed_applied_in_part_and_rolled_back(mem: Memdir) -> None:
-    mem.write(name="CI runs on GitHub", description="Where CI runs", type="project", body="GHA")
-    mem.write(name="CI host", description="The CI service", type="project", body="GHA too")
+    write_ci_memories(mem)
     before = mem.private.index_path.read_bytes()
     proposal = propose_consolidation(mem, consolidation_run())
     listing = get(mem, "/consolidation", **AUTH).text

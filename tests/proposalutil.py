@@ -1,0 +1,35 @@
+"""The consolidation the page tests review: two CI memories, and a model that merges them.
+
+Shared by the HTTP and browser tests of ``memdir ui`` (``from proposalutil import ...``).
+"""
+
+from __future__ import annotations
+
+from memdir.api import Memdir
+from memdir.testing import ScriptedProvider, tool_use
+
+
+def write_ci_memories(mem: Memdir) -> None:
+    """Two memories that say where CI runs: what :func:`consolidation_run` merges."""
+    mem.write(name="CI runs on GitHub", description="Where CI runs", type="project", body="GHA")
+    mem.write(name="CI host", description="The CI service", type="project", body="GHA too")
+
+
+def consolidation_run() -> ScriptedProvider:
+    """The model: rewrite one CI memory, delete its duplicate."""
+    return ScriptedProvider(
+        tool_use(
+            "write_memory",
+            {
+                "file": "ci_runs_on_github.md",
+                "name": "CI runs on Buildkite",
+                "description": "CI host: Buildkite",
+                "type": "project",
+                "body": "CI moved to Buildkite.",
+                "reason": "the log says CI moved",
+                "sources": ["ci_host.md"],
+            },
+        ),
+        tool_use("delete_memory", {"file": "ci_host.md", "reason": "a duplicate"}),
+        "Merged the CI memories.",
+    )
