@@ -423,3 +423,83 @@ def test_framing_refuses_a_cut_or_foreign_message(data: bytes) -> None:
         unpack(framed[:-1])
     with pytest.raises(ValueError):
         unpack(b"x" + framed)
+
+
+def test_a_rule_added_in_place_in_a_watched_store_is_enforced_at_the_next_call(
+    mem: Memdir, project: Path, env: dict[str, str]
+) -> None:
+    from memdir.storage import rule_cache
+    from memdir.storage.enforced import cache_path
+
+    for n in range(rule_cache.WATCH_FROM + 5):  # enough files for the hook to ask the watch
+        mem.write(name=f"Note {n}", description=f"note {n}", type="project", body=f"n {n}\n")
+    call: dict[str, object] = {
+        "session_id": "s",
+        "cwd": str(project),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "npm install left-pad"},
+    }
+    hook("session-start", start(project, "boot"), env)
+    wait_running(env)
+    for _ in range(3):  # fills the cache, then its tokens, then answers from them
+        assert hook("pre-tool-use", call, env) == ""
+    header, _ = rule_cache.read(str(cache_path(mem.layout)))
+    assert isinstance(header.get("tokens"), list) and len(header["tokens"]) == 2
+    plain = next(mem.layout.memory_dir.glob("note_7*.md"))
+    text = plain.read_text().replace(
+        "type: project",
+        "type: feedback\nenforce:\n- tool: Bash\n  match: npm install\n  action: deny\n",
+    )
+    with open(plain, "r+", encoding="utf-8") as handle:  # an editor's save: no folder moves
+        handle.write(text)
+        handle.truncate()
+    assert (
+        json.loads(hook("pre-tool-use", call, env))["hookSpecificOutput"]["permissionDecision"]
+        == "deny"
+    )
+    pid = server_status(env).pid
+    assert pid is not None
+    os.kill(pid, signal.SIGKILL)
+    wait_running(env, running=False)
+    plain.write_text(plain.read_text().replace("match: npm install", "match: yarn add"))
+    assert hook("pre-tool-use", call, env) == ""  # the hook walks by itself: the rule moved
+
+
+def test_watch_requests_round_trip_and_foreign_ones_are_refused() -> None:
+    from memdir.integrations.hook_wire import WATCH_REQUEST, scopes_of, watch_request
+
+    scopes = [("/home/me/memory", ["logs", "team"]), ("/home/me/memory/team", [])]
+    request = watch_request(scopes)
+    assert request.startswith(WATCH_REQUEST)
+    assert scopes_of(request) == [
+        ("/home/me/memory", frozenset({"logs", "team"})),
+        ("/home/me/memory/team", frozenset()),
+    ]
+    for bad in (
+        watch_request([("relative/memory", [])]),
+        pack([PROTOCOL, b"watch", b"2", b"/a", b""]),  # says two, holds one
+        pack([PROTOCOL, b"watch", b"x"]),
+        pack([PROTOCOL, b"session-start"]),
+    ):
+        with pytest.raises(ValueError):
+            scopes_of(bad)
+
+
+def test_the_server_gives_tokens_that_move_only_with_a_change(
+    tmp_path: Path, env: dict[str, str], mem: Memdir, project: Path
+) -> None:
+    hook("session-start", start(project, "boot"), env)
+    wait_running(env)
+    root = tmp_path / "memory"
+    root.mkdir()
+    (root / "a.md").write_text("a")
+    scopes = [("private", str(root), frozenset({"team"}))]
+    first = hook_client.watch_tokens(scopes, env)
+    assert first is not None and first == hook_client.watch_tokens(scopes, env)
+    (root / "team").mkdir()
+    (root / "team" / "t.md").write_text("another scope's")
+    assert hook_client.watch_tokens(scopes, env) == first
+    (root / "a.md").write_text("a, edited")
+    assert hook_client.watch_tokens(scopes, env) not in (None, first)
+    assert hook_client.watch_tokens([("private", "relative", frozenset())], env) is None

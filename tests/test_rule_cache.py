@@ -201,3 +201,75 @@ def test_a_damaged_cache_is_rewritten(mem: Memdir, damage: bytes) -> None:
     assert len(load_rules(mem.layout).rules) == 1
     header, _ = rule_cache.read(str(cache))
     assert "private:npm.md" in header["entries"]
+
+
+@pytest.fixture
+def small(mem: Memdir, monkeypatch: pytest.MonkeyPatch) -> Memdir:
+    """A store that asks the folder watch (whatever its size, here), one rule, one plain."""
+    monkeypatch.setattr(rule_cache, "WATCH_FROM", 0)
+    folder = mem.layout.memory_dir
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "npm.md").write_text(_text("npm", NPM))
+    (folder / "plain.md").write_text(_text("plain"))
+    return mem
+
+
+def _current(mem: Memdir, tokens: list[str] | None) -> tuple[dict[str, Any] | None, Any]:
+    roots = rule_roots(mem.layout)
+    asked: list[bool] = []
+
+    def ask() -> list[str] | None:
+        asked.append(True)
+        return tokens
+
+    header, got = rule_cache.current_header(roots, str(cache_path(mem.layout)), ask=ask)
+    assert len(asked) <= 1
+    return header, (got, bool(asked))
+
+
+def _cached_tokens(mem: Memdir) -> object:
+    header, _ = rule_cache.read(str(cache_path(mem.layout)))
+    return header.get("tokens")
+
+
+def test_the_same_tokens_again_mean_no_walk(small: Memdir, monkeypatch: pytest.MonkeyPatch) -> None:
+    roots, cache = rule_roots(small.layout), str(cache_path(small.layout))
+    load_rules_at(roots, cache, tokens=["w.1.here.0", "w.2.missing.0"])
+    assert _cached_tokens(small) == ["w.1.here.0", "w.2.missing.0"]
+    monkeypatch.setattr(rule_cache, "walk", _no_walk)
+    header, (tokens, asked) = _current(small, ["w.1.here.0", "w.2.missing.0"])
+    assert header is not None and asked and tokens == ["w.1.here.0", "w.2.missing.0"]
+    assert [r["match"] for r in rule_cache.header_rules(header)] == [NPM["match"]]
+
+
+def test_other_tokens_walk_and_what_changed_is_read(small: Memdir) -> None:
+    roots, cache = rule_roots(small.layout), str(cache_path(small.layout))
+    load_rules_at(roots, cache, tokens=["w.1.here.0"])
+    header, (tokens, _) = _current(small, ["w.1.here.1"])  # an event, nothing the walk sees
+    assert header is not None and tokens == ["w.1.here.1"]
+    assert _cached_tokens(small) == ["w.1.here.1"]  # written: the next call need not walk
+    _in_place(small.layout.memory_dir / "plain.md", _text("plain", YARN))
+    header, (tokens, _) = _current(small, ["w.1.here.2"])
+    assert header is None  # behind: the caller loads the rules, with the tokens it got
+    found = load_rules_at(roots, cache, tokens=tokens)
+    assert sorted(r.rule.match for r in found.rules) == sorted([NPM["match"], YARN["match"]])
+    assert _cached_tokens(small) == ["w.1.here.2"]
+
+
+def test_no_tokens_means_the_walk_as_before(small: Memdir) -> None:
+    roots, cache = rule_roots(small.layout), str(cache_path(small.layout))
+    load_rules_at(roots, cache, tokens=["w.1.here.0"])
+    _in_place(small.layout.memory_dir / "plain.md", _text("plain", YARN))
+    header, (tokens, asked) = _current(small, None)  # no server, or it cannot watch these
+    assert asked and tokens is None and header is None
+    assert sorted(_load(small)) == sorted([NPM["match"], YARN["match"]])
+    assert _cached_tokens(small) is None
+
+
+def test_a_store_below_the_threshold_walks_without_asking(
+    small: Memdir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(rule_cache, "WATCH_FROM", 3)
+    assert _load(small) == [NPM["match"]]
+    header, (tokens, asked) = _current(small, ["never"])
+    assert header is not None and not asked and tokens is None

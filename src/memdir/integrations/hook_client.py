@@ -31,19 +31,30 @@ from memdir.integrations.hook_wire import (
     socket_folder,
     socket_path,
     unpack,
+    watch_request,
 )
 
 TYPE_CHECKING = False  # not typing's: this module runs before every prompt
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Collection, Mapping, Sequence
 
-__all__ = ["SERVED", "SPAWN_PAUSE", "TIMEOUT", "answer", "server_enabled", "start_server"]
+__all__ = [
+    "SERVED",
+    "SPAWN_PAUSE",
+    "TIMEOUT",
+    "WATCH_TIMEOUT",
+    "answer",
+    "server_enabled",
+    "start_server",
+    "watch_tokens",
+]
 
 SERVED = ("session-start", "user-prompt-submit")
 """The hooks the server answers (not ``--model``). ``pre-tool-use`` does its own work,
-always: what it costs is checking the memory files for an edit that adds a rule, which a
-server would have to do as well, and a second process only adds its scheduling."""
+always, and asks the server only whether the memory folders changed since its last walk
+(:func:`watch_tokens`): a round trip, where the walk stats every memory file."""
 TIMEOUT = 10.0  # seconds a hook waits for the server before doing the work itself
+WATCH_TIMEOUT = 1.0  # seconds pre-tool-use waits for the watch's tokens before it walks
 SPAWN_PAUSE = 30.0  # seconds between two attempts to start a server that is missing
 _OFF = ("0", "off", "false", "no")
 
@@ -60,19 +71,53 @@ def answer(name: str, stdin_text: str, env: Mapping[str, str]) -> tuple[str, str
     """The server's (stdout, stderr) for hook ``name``, or None: do the work here."""
     if name not in SERVED or not server_enabled(env):
         return None
+    path = _reachable(env)
+    request = None if path is None else _request(name, stdin_text, env)
+    reply = None if request is None or path is None else _exchange(env, path, request, TIMEOUT)
+    return None if reply is None else _answer_of(reply)
+
+
+def watch_tokens(
+    scopes: Sequence[tuple[str, str, Collection[str]]], env: Mapping[str, str]
+) -> list[str] | None:
+    """The server's folder-watch tokens for the rule walk's ``scopes``
+    (:mod:`memdir.integrations.folder_watch`), or None: walk.
+
+    ``scopes`` are the rule cache's (scope name, folder, subfolders left out).
+    """
+    if not server_enabled(env):
+        return None
+    path = _reachable(env)
+    if path is None:
+        return None
+    request = watch_request([(root, sorted(excluded)) for _, root, excluded in scopes])
+    reply = _exchange(env, path, request, WATCH_TIMEOUT)
+    try:
+        fields = unpack(reply) if reply is not None else []
+    except ValueError:
+        return None
+    if len(fields) != 1 + len(scopes) or fields[0] != b"ok":
+        return None
+    return [field.decode("ascii", "replace") for field in fields[1:]]
+
+
+def _reachable(env: Mapping[str, str]) -> str | None:
+    """The server's socket, when its folder is safe to use (else a start is tried)."""
     path = socket_path(env, sys.executable)
     if path is None or not safe_folder(socket_folder(env), create=False):
         if path is not None:
             start_server(env, path)
         return None
-    request = _request(name, stdin_text, env)
-    if request is None:
-        return None
+    return path
+
+
+def _exchange(env: Mapping[str, str], path: str, request: bytes, timeout: float) -> bytes | None:
+    """The server's reply to ``request``; None when none came (a missing server is started)."""
     import _socket  # the C extension: socket.py would load enum, selectors and more
 
     sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
-        sock.settimeout(TIMEOUT)
+        sock.settimeout(timeout)
         try:
             sock.connect(path)
         except OSError:
@@ -80,12 +125,11 @@ def answer(name: str, stdin_text: str, env: Mapping[str, str]) -> tuple[str, str
             return None
         sock.sendall(request)
         sock.shutdown(_socket.SHUT_WR)
-        reply = receive(sock)
+        return receive(sock)
     except (OSError, ValueError):
         return None  # timed out, cut off or too long: this process answers instead
     finally:
         sock.close()
-    return _answer_of(reply)
 
 
 def _request(name: str, stdin_text: str, env: Mapping[str, str]) -> bytes | None:

@@ -155,7 +155,7 @@ def pre_tool_use(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
     if places is None:
         return ""
     touched = _touched(tool_input, payload.get("cwd"))
-    header = current_header(*places, touched)
+    header, tokens = current_header(*places, touched, ask=lambda: _watch_tokens(places[0], env))
     if header is not None and not may_fire(header_rules(header), tool_name, tool_input):
         return ""
     from memdir.integrations.enforce import decide, pre_tool_use_output
@@ -165,7 +165,7 @@ def pre_tool_use(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
     rules = (
         rule_set(header, places[1])
         if header is not None
-        else load_rules_at(*places, touched=touched)
+        else load_rules_at(*places, touched=touched, tokens=tokens)
     )
     decision = decide(rules.rules, tool_name, tool_input)
     if decision.action is not None:  # only a call a rule caught pays for the log
@@ -174,6 +174,16 @@ def pre_tool_use(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
         fired = [(r.ref, r.rule.summary, r.rule.action) for r in decision.fired]
         record_firings(os.path.dirname(places[1]), tool_name, fired)
     return pre_tool_use_output(decision)
+
+
+def _watch_tokens(roots: Sequence[RuleRoot], env: Mapping[str, str]) -> list[str] | None:
+    """The hook server's folder-watch tokens for ``roots`` (None: walk)."""
+    from memdir.integrations.hook_client import watch_tokens
+
+    try:
+        return watch_tokens(roots, env)
+    except Exception:  # the watch is a shortcut: whatever goes wrong, the walk is done
+        return None
 
 
 def full_environment() -> None:

@@ -8,8 +8,10 @@ request at a time with the very code a hook process runs
 environment, working folder and umask, which it puts in place for the
 request and takes back after. It answers only processes of its own user
 (the peer's credentials are checked), and holds a lock for as long as it
-runs, in which it notes its pid, start time and how many requests it answered
-(``memdir hook server status``).
+runs, in which it notes its pid, start time and how many hooks it answered
+(``memdir hook server status``). It also keeps the inotify watch on memory
+folders that the pre-tool-use hook asks whether anything changed since its
+last walk (:mod:`memdir.integrations.folder_watch`), made at the first ask.
 
 It stops on its own after :data:`IDLE_SECONDS` without a request
 (``MEMDIR_HOOK_SERVER_IDLE`` sets another number), when any of its loaded
@@ -32,15 +34,21 @@ from collections.abc import Iterator, Mapping
 from memdir.errors import ConfigError
 from memdir.integrations.hook_wire import (
     PROTOCOL,
+    WATCH_REQUEST,
     lock_path,
     pack,
     receive,
     safe_folder,
+    scopes_of,
     socket_folder,
     socket_path,
     unpack,
 )
 from memdir.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memdir.integrations.folder_watch import FolderWatch
 
 __all__ = ["IDLE_SECONDS", "ServerStatus", "handle", "serve", "server_status", "stop_server"]
 
@@ -156,6 +164,7 @@ def _stop(signum: int, frame: object) -> None:
 def _loop(listener: socket.socket, lock: int, idle: float) -> None:
     started, answered = time.time(), 0
     watch = _CodeWatch()
+    folders = _Folders()
     _note(lock, started, answered)
     previous = {s: signal.signal(s, _stop) for s in (signal.SIGTERM, signal.SIGINT)}
     listener.settimeout(idle if idle > 0 else None)
@@ -169,7 +178,7 @@ def _loop(listener: socket.socket, lock: int, idle: float) -> None:
                 if not _same_user(conn):
                     continue
                 stale = watch.changed()
-                if _answer(conn, stale=stale):
+                if _answer(conn, folders, stale=stale):
                     answered += 1
                     _note(lock, started, answered)
                 if stale:
@@ -178,6 +187,7 @@ def _loop(listener: socket.socket, lock: int, idle: float) -> None:
     except _Stop:
         return
     finally:
+        folders.close()
         for signum, handler in previous.items():
             signal.signal(signum, handler)
 
@@ -190,16 +200,47 @@ def _same_user(conn: socket.socket) -> bool:
     return bool(uid == os.getuid())
 
 
-def _answer(conn: socket.socket, *, stale: bool) -> bool:
-    """Read one request from ``conn`` and answer it; True when it was answered."""
+def _answer(conn: socket.socket, folders: _Folders, *, stale: bool) -> bool:
+    """Read one request from ``conn`` and answer it; True when it was a hook's, answered
+    (what ``answered`` counts: a watch request is not a hook's work)."""
     conn.settimeout(_REQUEST_TIMEOUT)
     try:
         request = receive(conn)
-        reply = pack([b"stale", b"", b""]) if stale else handle(request)
-        conn.sendall(reply)
+        if stale:
+            conn.sendall(pack([b"stale", b"", b""]))
+            return False
+        if request.startswith(WATCH_REQUEST):
+            conn.sendall(folders.answer(request))
+            return False
+        conn.sendall(handle(request))
     except (OSError, ValueError):
         return False  # the client gave up or sent nonsense: it does the work itself
-    return not stale
+    return True
+
+
+class _Folders:
+    """The server's folder watch, made at the first request for tokens."""
+
+    def __init__(self) -> None:
+        self._watch: FolderWatch | None = None
+        self._failed = False
+
+    def answer(self, request: bytes) -> bytes:
+        """The framed tokens for a framed watch request (:func:`hook_client.watch_tokens`)."""
+        scopes = scopes_of(request)
+        if self._watch is None and not self._failed:
+            from memdir.integrations.folder_watch import FolderWatch
+
+            try:
+                self._watch = FolderWatch()
+            except OSError:
+                self._failed = True  # no inotify here: every hook walks, as without a server
+        tokens = None if self._watch is None else self._watch.tokens(scopes)
+        return pack([b"none"] if tokens is None else [b"ok", *(t.encode() for t in tokens)])
+
+    def close(self) -> None:
+        if self._watch is not None:
+            self._watch.close()
 
 
 def handle(request: bytes) -> bytes:

@@ -26,17 +26,23 @@ if TYPE_CHECKING:
 __all__ = [
     "MAX_MESSAGE",
     "PROTOCOL",
+    "WATCH_REQUEST",
     "lock_path",
     "pack",
     "package_dir",
     "receive",
     "safe_folder",
+    "scopes_of",
     "socket_folder",
     "socket_path",
     "unpack",
+    "watch_request",
 ]
 
 PROTOCOL = b"memdir-hook/1"
+WATCH = b"watch"
+# How every watch request begins (its first two fields framed): the server's dispatch.
+WATCH_REQUEST = b"%d:%s,%d:%s," % (len(PROTOCOL), PROTOCOL, len(WATCH), WATCH)
 MAX_MESSAGE = 64 << 20  # bytes: a request or an answer past this is refused
 # AF_UNIX paths hold 108 bytes on Linux, 104 on macOS; past this the server is not used.
 _MAX_SOCKET_PATH = 100
@@ -112,6 +118,32 @@ def receive(sock: socket) -> bytes:
             raise ValueError("a hook message past its size limit")
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+def watch_request(scopes: list[tuple[str, list[str]]]) -> bytes:
+    """The request for the folder watch's tokens of ``scopes`` (folder, subfolders left out)."""
+    fields = [PROTOCOL, WATCH, b"%d" % len(scopes)]
+    for root, excluded in scopes:
+        fields += [os.fsencode(root), b"\0".join(os.fsencode(e) for e in excluded)]
+    return pack(fields)
+
+
+def scopes_of(request: bytes) -> list[tuple[str, frozenset[str]]]:
+    """The scopes of a :func:`watch_request`; a :class:`ValueError` for anything else."""
+    fields = unpack(request)
+    if len(fields) < 3 or fields[:2] != [PROTOCOL, WATCH] or not fields[2].isdigit():
+        raise ValueError("not a watch request")
+    count = int(fields[2])
+    if len(fields) != 3 + 2 * count:
+        raise ValueError("a watch request with a wrong count of folders")
+    scopes = []
+    for at in range(3, len(fields), 2):
+        root = os.fsdecode(fields[at])
+        if not os.path.isabs(root) or "\0" in root:
+            raise ValueError("a watched folder must be an absolute path")
+        excluded = frozenset(os.fsdecode(e) for e in fields[at + 1].split(b"\0") if e)
+        scopes.append((root, excluded))
+    return scopes
 
 
 def unpack(data: bytes) -> list[bytes]:

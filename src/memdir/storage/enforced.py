@@ -188,20 +188,27 @@ def load_rules(layout: Layout, *, include_team: bool = True) -> RuleSet:
 
 
 def load_rules_at(
-    roots: Sequence[RuleRoot], cache_file: str, *, touched: Sequence[str] = ()
+    roots: Sequence[RuleRoot],
+    cache_file: str,
+    *,
+    touched: Sequence[str] = (),
+    tokens: list[str] | None = None,
 ) -> RuleSet:
     """Every rule of the feedback memories under ``roots``, cached in ``cache_file``.
 
     What :func:`load_rules` does once the folders are known: the pre-tool-use
     hook calls it with folders it remembered, without computing a layout, and
     with the files the call's edit tool is aimed at (``touched``: absolute,
-    resolved paths), which a large store watches until its next walk (see
+    resolved paths), which a large store watches until its next walk, and the
+    folder watch's ``tokens`` asked before this call walks (see
     :mod:`memdir.storage.rule_cache`).
     """
     header, seen = rule_cache.read(cache_file)
-    changed = rule_cache.between_walks(header, roots, touched, _entry_for) if header else None
+    changed = None
+    if header and tokens is None:  # the watch's tokens moved: something changed, walk
+        changed = rule_cache.between_walks(header, roots, touched, _entry_for)
     if changed is None:
-        header = _walked(roots, cache_file, touched, header, seen)
+        header = _walked(roots, cache_file, (touched, tokens), header, seen)
     elif changed:
         rule_cache.write(cache_file, header, seen)
     return rule_set(header, cache_file)
@@ -247,19 +254,24 @@ def text_rules(text: str, path: str = "memory") -> list[dict[str, str]]:
 def _walked(
     roots: Sequence[RuleRoot],
     cache_file: str,
-    touched: Sequence[str],
+    asked: tuple[Sequence[str], list[str] | None],
     cached: dict[str, Any],
     cached_seen: bytes,
 ) -> dict[str, Any]:
-    """The header after a walk, rereading only the files whose stat changed."""
+    """The header after a walk, rereading only the files whose stat changed.
+
+    ``asked``: the files the call's edit tool is aimed at, and the watch's tokens.
+    """
+    touched, tokens = asked
     done = rule_cache.walk(roots)
     entries = cached.get("entries", {})
     same = bool(cached) and cached_seen == done.seen  # one comparison in C: nothing changed
     if not same:
         stats = rule_cache.stats
         entries = _refresh(stats(done.seen), done.paths, stats(cached_seen), entries)
-    header = rule_cache.header_for(roots, done, entries, touched)
-    if not same or len(done.paths) > rule_cache.LARGE_STORE:  # a large store's walk is dated
+    header = rule_cache.header_for(roots, done, entries, touched, tokens)
+    dated = len(done.paths) > rule_cache.LARGE_STORE  # a large store's walk is dated
+    if not same or dated or cached.get("tokens") != tokens:
         rule_cache.write(cache_file, header, done.seen)
     return header
 

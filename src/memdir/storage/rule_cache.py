@@ -17,6 +17,13 @@ the stat of the files with rules and of the files the agent's own edit tools
 were aimed at (``touched``). An edit made in place by anything else (an
 editor open on a memory, an append from a shell) is seen by the next walk,
 at most :data:`WALK_EVERY` seconds later. Smaller scopes walk on every call.
+
+Where the hook server runs, its folder watch
+(:mod:`memdir.integrations.folder_watch`) spares the walk whatever the
+store's size: the header keeps the watch's tokens as they were before the
+last walk, and a call that gets the same tokens again does not walk, since
+every change under the folders (also in place) would have moved them. Below
+:data:`WATCH_FROM` files the walk is cheaper than asking, and is done.
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ if TYPE_CHECKING:
 __all__ = [
     "LARGE_STORE",
     "WALK_EVERY",
+    "WATCH_FROM",
     "Walk",
     "between_walks",
     "current_header",
@@ -51,6 +59,7 @@ __all__ = [
 
 VERSION = 5
 LARGE_STORE = 20_000  # memory files from which calls between walks skip the files' stats
+WATCH_FROM = 100  # memory files from which asking the folder watch beats walking
 WALK_EVERY = 30.0  # seconds between two walks of a large store
 _INDEX_NAME = "MEMORY.md"
 _MISSING = -2  # the stamp of a root that could not be listed
@@ -134,10 +143,21 @@ def write(path: str, header: dict[str, Any], seen: bytes) -> None:
 
 
 def header_for(
-    roots: Sequence[RuleRoot], done: Walk, entries: dict[str, Any], touched: Sequence[str]
+    roots: Sequence[RuleRoot],
+    done: Walk,
+    entries: dict[str, Any],
+    touched: Sequence[str],
+    tokens: list[str] | None = None,
 ) -> dict[str, Any]:
-    """The header after a walk; a large store's also holds what calls until the next check."""
-    header = {"entries": entries, "roots": _roots_text(roots), "files": len(done.paths)}
+    """The header after a walk, with the watch's ``tokens`` asked before it; a large
+    store's also holds what calls until the next check."""
+    header: dict[str, Any] = {
+        "entries": entries,
+        "roots": _roots_text(roots),
+        "files": len(done.paths),
+    }
+    if tokens is not None:
+        header["tokens"] = tokens
     if len(done.paths) <= LARGE_STORE:
         return header  # every call walks: nothing to watch
     watch = {key: _stat_text(_path(roots, key)) for key in [*entries, *_keys(roots, touched)]}
@@ -197,31 +217,53 @@ def _moved(path: str) -> dict[str, Any]:
 
 
 def current_header(
-    roots: Sequence[RuleRoot], cache_file: str, touched: Sequence[str] = ()
-) -> dict[str, Any] | None:
-    """The cached header when it matches the files; None when it may not.
+    roots: Sequence[RuleRoot],
+    cache_file: str,
+    touched: Sequence[str] = (),
+    ask: Callable[[], list[str] | None] | None = None,
+) -> tuple[dict[str, Any] | None, list[str] | None]:
+    """The cached header when it matches the files (else None), and the watch's tokens.
 
-    Reads, never writes: a cache that is behind (or absent) is brought up to
-    date by :func:`memdir.storage.enforced.load_rules_at`, which the caller
-    then runs. A large store's walk is dated in the cache, so a due walk is
-    also left to that function.
+    ``ask`` gives the folder watch's tokens (see the module docstring); it is
+    called, once, before any walk, when the cache holds at least
+    :data:`WATCH_FROM` files. Tokens the same as the cached ones mean no walk.
+    A cache that is behind (or absent) is brought up to date by
+    :func:`memdir.storage.enforced.load_rules_at`, which the caller then runs
+    with the tokens returned here; this function writes only new tokens, when
+    its walk found the files as cached. A large store's walk is dated in the
+    cache, so a due walk is also left to that function.
     """
     header, seen = read(cache_file)
     if not header:
-        return None
+        return None, None
+    tokens = ask() if ask is not None and _files(header) >= WATCH_FROM else None
+    same_roots = header.get("roots") == _roots_text(roots)
+    if tokens is not None:
+        if not same_roots:
+            return None, tokens
+        if header.get("tokens") == tokens:
+            return header, tokens  # nothing under the folders changed since the cached walk
+        done = walk(roots)
+        if done.seen != seen:
+            return None, tokens
+        write(cache_file, {**header, "tokens": tokens}, seen)
+        return header, tokens
     try:
         changed = between_walks(header, roots, touched, _moved)
     except _Moved:
-        return None
+        return None, None
     if changed:
-        return None
+        return None, None
     if changed is None:
         done = walk(roots)
-        if done.seen != seen or len(done.paths) > LARGE_STORE:
-            return None
-        if header.get("roots") != _roots_text(roots):
-            return None
-    return header
+        if done.seen != seen or len(done.paths) > LARGE_STORE or not same_roots:
+            return None, None
+    return header, None
+
+
+def _files(header: dict[str, Any]) -> int:
+    files = header.get("files")
+    return files if isinstance(files, int) else 0
 
 
 def header_rules(header: dict[str, Any]) -> list[dict[str, Any]]:
