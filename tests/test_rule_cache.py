@@ -188,7 +188,7 @@ def test_a_folder_in_place_of_the_cache_is_moved_aside_and_the_cache_written(
     assert cache.stat().st_mtime_ns == before  # nothing changed: not rewritten
 
 
-@pytest.mark.parametrize("damage", [b"\x00\xffnot json\n", b'{"version": 5, "entries": 7}\n'])
+@pytest.mark.parametrize("damage", [b"\x00\xffnot json\n", b'{"version": 6, "entries": 7}\n'])
 def test_a_damaged_cache_is_rewritten(mem: Memdir, damage: bytes) -> None:
     from memdir.storage.enforced import load_rules
 

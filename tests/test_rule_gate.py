@@ -235,3 +235,35 @@ def test_json_text_refuses_what_json_cannot_write() -> None:
 def test_json_text_reads_json_bytes_in_any_encoding_json_reads(value: Any, encoding: str) -> None:
     data = json.dumps(value, ensure_ascii=False).encode(encoding, "surrogatepass")
     assert loads(data) == json.loads(data)
+
+
+def test_the_cache_keeps_each_rules_gate_and_a_bad_one_is_worked_out_again(
+    mem: Memdir, project: Path
+) -> None:
+    from memdir.storage import rule_cache
+    from memdir.storage.enforced import cache_path, load_rules
+
+    mem.write(
+        name="No npm",
+        description="pnpm only",
+        type="feedback",
+        body="Use pnpm.\n**Why:** npm broke the lockfile.\n",
+        extra={
+            "enforce": [
+                {"tool": "Bash", "match": r"\bnpm (install|i)\b", "action": "deny"},
+                {"tool": "Bash", "command": "curl", "args": "--insecure", "action": "ask"},
+                {"tool": "Write|Edit", "match": r"(?i)\.env$", "action": "deny"},
+            ]
+        },
+    )
+    load_rules(mem.layout)
+    header, _ = rule_cache.read(str(cache_path(mem.layout)))
+    expected = [
+        ["Bash", "match", ["npm "]],
+        ["Bash", "command", ["curl"]],
+        ["Write|Edit", "match", None],  # a flag group: taken to match anything
+    ]
+    assert header["gate"] == expected
+    assert rule_cache.header_gate(header) == expected
+    for bad in ("junk", [["Bash", "match"]], [["Bash", "regex", ["x"]]], [[1, "match", None]]):
+        assert rule_cache.header_gate({**header, "gate": bad}) == expected

@@ -19,12 +19,12 @@ before the hook asked is never missed.
 
 A scope is only watched where inotify sees every change: on a local file
 system (not NFS, SMB, FUSE: a change made on another machine raises no
-event), within one mount, and within :data:`MAX_FOLDERS` folders and the
-user's inotify limit; anywhere else the hook walks as before. A scope's
-folder is looked up on every ask: one not there yet, or moved, replaced or
-created since, is watched anew under a new token. A change written
-through a memory-mapped file raises no event; no editor writes memories
-that way.
+event), within one mount, and while the server watches at most
+:data:`MAX_FOLDERS` folders in all (and the user's inotify limit allows);
+anywhere else the hook walks as before. A scope's folder is looked up on
+every ask: one not there yet, or moved, replaced or created since, is
+watched anew under a new token. A change written through a memory-mapped
+file raises no event; no editor writes memories that way.
 """
 
 from __future__ import annotations
@@ -37,7 +37,9 @@ from memdir.integrations import inotify as ino
 
 __all__ = ["MAX_FOLDERS", "FolderWatch", "local_file_system"]
 
-MAX_FOLDERS = 10_000  # folders of one scope past which it is walked, not watched
+# Folders one server watches at most, all scopes together: inotify watches are a budget
+# the user shares with every other program (8,192 on older kernels); past it, scopes walk.
+MAX_FOLDERS = 2_000
 _MASK = (
     ino.IN_MODIFY
     | ino.IN_ATTRIB
@@ -128,8 +130,8 @@ class FolderWatch:
 
     def _add_tree(self, watched: _Watched, path: str, rel: str) -> None:
         """Watch ``path`` and every folder below it the walk would enter."""
-        if len(watched.folders) >= MAX_FOLDERS:
-            raise OSError(f"{watched.root} has more than {MAX_FOLDERS} folders")
+        if len(self._owners) >= MAX_FOLDERS:
+            raise OSError(f"watching {watched.root} would pass {MAX_FOLDERS} folders")
         if watched.identity is None or os.stat(path).st_dev != watched.identity[0]:
             raise OSError(f"{path} is on another mount")
         wd = self._inotify.add(path, _MASK)  # before listing: what appears meanwhile raises one

@@ -144,8 +144,8 @@ def pre_tool_use(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
     (:mod:`memdir.storage.rule_gate`), the answer is given before RE2, the
     rule values or the rest of the interpreter's packages are loaded.
     """
-    from memdir.storage.rule_cache import current_header, header_rules
-    from memdir.storage.rule_gate import may_fire
+    from memdir.storage.rule_cache import current_header, header_gate
+    from memdir.storage.rule_gate import may_fire_by
 
     tool_name = payload.get("tool_name")
     tool_input = payload.get("tool_input")
@@ -156,7 +156,7 @@ def pre_tool_use(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
         return ""
     touched = _touched(tool_input, payload.get("cwd"))
     header, tokens = current_header(*places, touched, ask=lambda: _watch_tokens(places[0], env))
-    if header is not None and not may_fire(header_rules(header), tool_name, tool_input):
+    if header is not None and not may_fire_by(header_gate(header), tool_name, tool_input):
         return ""
     from memdir.integrations.enforce import decide, pre_tool_use_output
     from memdir.storage.enforced import load_rules_at, rule_set

@@ -50,6 +50,7 @@ __all__ = [
     "between_walks",
     "current_header",
     "header_for",
+    "header_gate",
     "header_rules",
     "read",
     "stats",
@@ -57,7 +58,7 @@ __all__ = [
     "write",
 ]
 
-VERSION = 5
+VERSION = 6
 LARGE_STORE = 20_000  # memory files from which calls between walks skip the files' stats
 WATCH_FROM = 100  # memory files from which asking the folder watch beats walking
 WALK_EVERY = 30.0  # seconds between two walks of a large store
@@ -126,8 +127,10 @@ def write(path: str, header: dict[str, Any], seen: bytes) -> None:
     from pathlib import Path
 
     from memdir.storage.fs import atomic_write, ensure_dir
+    from memdir.storage.rule_gate import gate_of
 
-    head = json.dumps({**header, "version": VERSION})  # one line: JSON escapes line breaks
+    gate = gate_of(header_rules(header))  # written with the rules: no call derives it again
+    head = json.dumps({**header, "gate": gate, "version": VERSION})  # JSON escapes line breaks
     target = Path(path)
     try:
         ensure_dir(target.parent)
@@ -274,6 +277,28 @@ def header_rules(header: dict[str, Any]) -> list[dict[str, Any]]:
         if isinstance(found, list):
             rules += [rule for rule in found if isinstance(rule, dict)]
     return rules
+
+
+def header_gate(header: dict[str, Any]) -> list[list[Any]]:
+    """The gate of a header's rules (:func:`memdir.storage.rule_gate.gate_of`), as written
+    with them; worked out again when it is missing or malformed."""
+    gate = header.get("gate")
+    if isinstance(gate, list) and all(_gate_entry(entry) for entry in gate):
+        return gate
+    from memdir.storage.rule_gate import gate_of
+
+    return gate_of(header_rules(header))
+
+
+def _gate_entry(entry: object) -> bool:
+    if not isinstance(entry, list) or len(entry) != 3:
+        return False
+    tool, kind, texts = entry
+    return (
+        isinstance(tool, str)
+        and kind in ("command", "match")
+        and (texts is None or (isinstance(texts, list) and all(isinstance(t, str) for t in texts)))
+    )
 
 
 def _may_skip_walk(header: dict[str, Any], roots: Sequence[RuleRoot]) -> bool:

@@ -25,7 +25,9 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping, Sequence
     from typing import Any
 
-__all__ = ["may_fire", "required_texts"]
+    Gate = list[list[Any]]
+
+__all__ = ["gate_of", "may_fire", "may_fire_by", "required_texts"]
 
 _GLOB = frozenset("*?[")
 _ZERO_WIDTH_ESCAPES = frozenset("bBAz")  # assertions: they consume no character
@@ -215,10 +217,32 @@ def _tool_may_match(spec: str, tool_name: str) -> bool:
     return False
 
 
-def _texts_hit(texts: tuple[str, ...] | None, haystacks: Iterable[str]) -> bool:
+def _texts_hit(texts: Sequence[str] | None, haystacks: Iterable[str]) -> bool:
     if texts is None:
         return True
     return any(text in haystack for haystack in haystacks for text in texts)
+
+
+def gate_of(rules: Sequence[Mapping[str, Any]]) -> Gate:
+    """What :func:`may_fire_by` reads of ``rules`` (as cached: ``tool``, ``match`` or
+    ``command``): ``[tool, "command" | "match", texts]`` for each, texts as
+    :func:`required_texts` gives them (None: unknown). The rule cache keeps it beside
+    the rules (:func:`memdir.storage.rule_cache.header_gate`), so that a call derives no
+    pattern's texts."""
+    gate: Gate = []
+    for rule in rules:
+        tool = rule.get("tool")
+        if not isinstance(tool, str):
+            continue
+        name = rule.get("command")
+        if isinstance(name, str) and name:
+            texts = required_texts(name)
+            gate.append([tool, "command", None if texts is None else list(texts)])
+            continue
+        match = rule.get("match")
+        texts = required_texts(match) if isinstance(match, str) else None
+        gate.append([tool, "match", None if texts is None else list(texts)])
+    return gate
 
 
 def may_fire(
@@ -228,11 +252,12 @@ def may_fire(
 
     False only when none can: the call then needs no rule engine at all.
     """
-    candidates = [
-        rule
-        for rule in rules
-        if isinstance(rule.get("tool"), str) and _tool_may_match(rule["tool"], tool_name)
-    ]
+    return may_fire_by(gate_of(rules), tool_name, tool_input)
+
+
+def may_fire_by(gate: Gate, tool_name: str, tool_input: Mapping[str, Any]) -> bool:
+    """:func:`may_fire`, from the rules' :func:`gate_of`."""
+    candidates = [entry for entry in gate if _tool_may_match(entry[0], tool_name)]
     if not candidates:
         return False
     if unchecked(tool_name, tool_input):
@@ -243,13 +268,7 @@ def may_fire(
         words = [word for words in commands for word in words]
     else:
         texts, words = subjects(tool_name, tool_input), []
-    for rule in candidates:
-        name = rule.get("command")
-        if isinstance(name, str) and name:
-            if _texts_hit(required_texts(name), words):
-                return True
-            continue
-        match = rule.get("match")
-        if not isinstance(match, str) or _texts_hit(required_texts(match), texts):
+    for _, kind, needed in candidates:
+        if _texts_hit(needed, words if kind == "command" else texts):
             return True
     return False
