@@ -20,9 +20,9 @@ let one through that the user's own settings would stop.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 
+from memdir.json_text import dumps
 from memdir.records import record
 from memdir.storage.enforced import EnforcedRule
 from memdir.storage.rules import (
@@ -152,4 +152,4 @@ def pre_tool_use_output(decision: Decision) -> str:
                 "permissionDecisionReason": reason,
             }
         }
-    return json.dumps(output, ensure_ascii=False)
+    return dumps(output, ensure_ascii=False)

@@ -12,9 +12,10 @@ page that shows how often each rule fired and when last.
 
 from __future__ import annotations
 
-import json
 import os
 import time
+
+from memdir.json_text import dumps, loads
 
 TYPE_CHECKING = False  # the hook loads this module: no typing at run time
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ def record_firings(
     path = firings_path(state_dir)
     when = time.time() if now is None else now
     lines = "".join(
-        json.dumps({"t": round(when, 3), "ref": ref, "rule": rule, "action": action, "tool": tool})
+        dumps({"t": round(when, 3), "ref": ref, "rule": rule, "action": action, "tool": tool})
         + "\n"
         for ref, rule, action in fired
     )
@@ -73,7 +74,7 @@ def read_firings(state_dir: str) -> list[dict[str, Any]]:
             with open(name, encoding="utf-8", errors="replace") as handle:
                 for line in handle:
                     try:
-                        item = json.loads(line)
+                        item = loads(line)
                     except ValueError:
                         continue
                     if isinstance(item, dict) and isinstance(item.get("t"), int | float):

@@ -41,7 +41,6 @@ caching them by the files' mtimes) is :mod:`memdir.storage.enforced`.
 
 from __future__ import annotations
 
-import fnmatch
 import unicodedata
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -347,8 +346,15 @@ def tool_matches(spec: str, tool_name: str) -> bool:
         part = part.strip()
         if not part:
             continue
-        # A plain name is compared as is: fnmatch would compile a regex for it.
-        if part == tool_name if _GLOB.isdisjoint(part) else fnmatch.fnmatchcase(tool_name, part):
+        # A plain name is compared as is: fnmatch would compile a regex for it (and its
+        # import loads ``re``, which a hook that denies a call need not pay for).
+        if _GLOB.isdisjoint(part):
+            if part == tool_name:
+                return True
+            continue
+        import fnmatch
+
+        if fnmatch.fnmatchcase(tool_name, part):
             return True
     return False
 
