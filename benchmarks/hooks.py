@@ -28,9 +28,11 @@ pays, and each hook's p50 as a ratio to that floor, measured in the same run
 Session start and per-prompt recall are answered by the hook server (a warm
 process the first hook starts: :mod:`memdir.integrations.hook_server`), as
 installed hooks are; ``--no-server`` times them doing the work in their own
-process (``MEMDIR_HOOK_SERVER=0``). The server gets a socket folder of the
-run's own and is stopped at the end; the line after the table says how many
-hooks it answered.
+process (``MEMDIR_HOOK_SERVER=0``). ``pre-tool-use`` always does its own
+work; with the server it asks the server's folder watch whether the memory
+folders changed instead of statting every memory file (``--no-server``: the
+stat walk). The server gets a socket folder of the run's own and is stopped
+at the end; the line after the table says how many hooks it answered.
 
 Bytecode is written and read for these runs (``PYTHONDONTWRITEBYTECODE`` is
 unset in the children), as it is for an installed package.
