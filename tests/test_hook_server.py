@@ -95,6 +95,16 @@ def prompt(project: Path, session: str, text: str) -> dict[str, object]:
     }
 
 
+def bash_call(project: Path, command: str) -> dict[str, object]:
+    return {
+        "session_id": "s",
+        "cwd": str(project),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+    }
+
+
 def save(mem: Memdir) -> None:
     mem.write(
         name="Deploy window",
@@ -235,13 +245,7 @@ def test_tool_calls_are_checked_by_the_hook_itself_server_or_not(
         body="Use pnpm.\n**Why:** npm broke the lockfile.\n",
         extra={"enforce": [{"tool": "Bash", "match": r"\bnpm install\b", "action": "deny"}]},
     )
-    call: dict[str, object] = {
-        "session_id": "s",
-        "cwd": str(project),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "npm install left-pad"},
-    }
+    call = bash_call(project, "npm install left-pad")
     own = hook("pre-tool-use", call, {**env, "MEMDIR_HOOK_SERVER": "0"})
     assert json.loads(own)["hookSpecificOutput"]["permissionDecision"] == "deny"
     hook("session-start", start(project, "boot"), env)
@@ -433,13 +437,7 @@ def test_a_rule_added_in_place_in_a_watched_store_is_enforced_at_the_next_call(
 
     for n in range(rule_cache.WATCH_FROM + 5):  # enough files for the hook to ask the watch
         mem.write(name=f"Note {n}", description=f"note {n}", type="project", body=f"n {n}\n")
-    call: dict[str, object] = {
-        "session_id": "s",
-        "cwd": str(project),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "npm install left-pad"},
-    }
+    call = bash_call(project, "npm install left-pad")
     hook("session-start", start(project, "boot"), env)
     wait_running(env)
     for _ in range(3):  # fills the cache, then its tokens, then answers from them

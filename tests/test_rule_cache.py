@@ -51,12 +51,16 @@ def _settled(mem: Memdir) -> None:
 def large(mem: Memdir, monkeypatch: pytest.MonkeyPatch) -> Memdir:
     """A store treated as large (every store is, here), with one rule and one plain memory."""
     monkeypatch.setattr(rule_cache, "LARGE_STORE", 0)
+    _rule_and_plain(mem)
+    _settled(mem)
+    return mem
+
+
+def _rule_and_plain(mem: Memdir) -> None:
     folder = mem.layout.memory_dir
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "npm.md").write_text(_text("npm", NPM))
     (folder / "plain.md").write_text(_text("plain"))
-    _settled(mem)
-    return mem
 
 
 def _load(mem: Memdir, *touched: Path) -> list[str]:
@@ -207,10 +211,7 @@ def test_a_damaged_cache_is_rewritten(mem: Memdir, damage: bytes) -> None:
 def small(mem: Memdir, monkeypatch: pytest.MonkeyPatch) -> Memdir:
     """A store that asks the folder watch (whatever its size, here), one rule, one plain."""
     monkeypatch.setattr(rule_cache, "WATCH_FROM", 0)
-    folder = mem.layout.memory_dir
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "npm.md").write_text(_text("npm", NPM))
-    (folder / "plain.md").write_text(_text("plain"))
+    _rule_and_plain(mem)
     return mem
 
 
