@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from background.helpers import edit, tool_results
+from memdir.agents.limits import JobLimits
 from memdir.agents.runner import AgentStop, RunReport, SerialRunner, run_agent
 from memdir.agents.session.notes import ensure_notes_file, notes_file_policy
 from memdir.agents.session.template import DEFAULT_TEMPLATE
@@ -17,6 +19,7 @@ from memdir.llm import Completion, Request, Usage
 from memdir.testing import ScriptedProvider, tool_use
 
 WAIT = 10.0
+SIX_TURNS = JobLimits(max_turns=6)
 
 
 @pytest.fixture
@@ -26,15 +29,16 @@ def notes(tmp_path: Path) -> Path:
     return path
 
 
-def run_notes_job(provider: ScriptedProvider, notes: Path, **kw: object) -> RunReport:
-    options: dict[str, object] = {"max_turns": 6, "token_budget": None, **kw}
+def run_notes_job(
+    provider: ScriptedProvider, notes: Path, limits: JobLimits = SIX_TURNS
+) -> RunReport:
     return run_agent(
         provider,
         job="session_notes",
         system="keep notes",
         prompt="update the notes",
         policy=notes_file_policy(notes),
-        **options,  # type: ignore[arg-type]
+        limits=limits,
     )
 
 
@@ -86,7 +90,7 @@ def test_an_edit_that_does_not_match_is_an_error_result_not_a_refusal(notes: Pat
 
 def test_the_turn_limit_stops_a_model_that_keeps_calling_tools(notes: Path) -> None:
     provider = ScriptedProvider(*(tool_use("read_file", {"file_path": str(notes)}),) * 5)
-    report = run_notes_job(provider, notes, max_turns=3)
+    report = run_notes_job(provider, notes, JobLimits(max_turns=3))
     assert report.stop_reason is AgentStop.MAX_TURNS and not report.ok
     assert report.turns == 3 and len(provider.requests) == 3 and provider.pending == 2
 
@@ -106,7 +110,7 @@ def test_usage_is_the_sum_of_every_call_of_the_run(notes: Path) -> None:
 
 def test_a_run_stops_before_a_call_that_would_pass_its_token_budget(notes: Path) -> None:
     provider = ScriptedProvider("done")
-    report = run_notes_job(provider, notes, token_budget=50, max_tokens=100)
+    report = run_notes_job(provider, notes, replace(SIX_TURNS, token_budget=50, max_tokens=100))
     assert report.stop_reason is AgentStop.BUDGET and report.error
     assert "token budget" in report.error and provider.requests == []
 
@@ -117,7 +121,7 @@ def test_a_run_stops_once_its_budget_is_spent(notes: Path) -> None:
         usage=Usage(input_tokens=10_000, output_tokens=0),
     )
     provider = ScriptedProvider(expensive, "done")
-    report = run_notes_job(provider, notes, token_budget=10_200, max_tokens=16)
+    report = run_notes_job(provider, notes, replace(SIX_TURNS, token_budget=10_200, max_tokens=16))
     assert report.stop_reason is AgentStop.BUDGET and report.turns == 1
     assert provider.pending == 1
 

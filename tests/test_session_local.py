@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 try:  # the SDKs moved from httpx to its successor httpx2 (same API)
@@ -22,6 +23,7 @@ import pytest
 
 from llm_local import LocalServer, local_llm_server
 from memdir.agents.extract import MemoryExtractor
+from memdir.agents.limits import EXTRACTION_LIMITS, JobLimits
 from memdir.agents.session.notes import SessionNotes
 from memdir.agents.session.template import DEFAULT_TEMPLATE, missing_structure
 from memdir.api import Memdir
@@ -101,9 +103,7 @@ def test_a_notes_update_through_a_real_model_keeps_the_notes_whole(
         settings=mem.settings,
         provider=provider(local_llm_server, wire),
         session_id="local",
-        max_turns=2,
-        max_tokens=MAX_TOKENS,
-        token_budget=None,
+        limits=JobLimits(max_turns=2, max_tokens=MAX_TOKENS),
     )
     notes.path.parent.mkdir(parents=True)
     notes.path.write_text(FILLED)
@@ -132,9 +132,8 @@ def test_a_notes_update_through_a_real_model_keeps_the_notes_whole(
 def test_an_extraction_through_a_real_model_leaves_the_memory_consistent(
     local_llm_server: LocalServer, mem: Memdir, wire: Wire
 ) -> None:
-    extractor = MemoryExtractor(
-        mem, provider(local_llm_server, wire), "local", max_turns=2, max_tokens=MAX_TOKENS
-    )
+    limits = replace(EXTRACTION_LIMITS, max_turns=2, max_tokens=MAX_TOKENS)
+    extractor = MemoryExtractor(mem, provider(local_llm_server, wire), "local", limits=limits)
 
     report = extractor.extract(chat())
 

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memdir.agents.limits import EXTRACTION_LIMITS, JobLimits
 from memdir.agents.runner import (
     AgentStop,
     AgentTool,
@@ -63,9 +64,6 @@ __all__ = [
 log = logging.getLogger("memdir.agents.extract")
 
 STATE_NAME = "extract.json"
-DEFAULT_MAX_TURNS = 5
-DEFAULT_TOKEN_BUDGET = 150_000
-DEFAULT_MAX_TOKENS = 4096
 _MAX_GREP_HITS = 50
 
 # Tools of coding agents that write a file named by one of these arguments.
@@ -393,7 +391,11 @@ def source_turns(turns: Sequence[Turn]) -> str | None:
 
 
 class MemoryExtractor:
-    """Extraction for one session of one project; owns its background runs."""
+    """Extraction for one session of one project; owns its background runs.
+
+    Each run is held to ``limits`` (by default
+    :data:`~memdir.agents.limits.EXTRACTION_LIMITS`).
+    """
 
     def __init__(
         self,
@@ -401,17 +403,13 @@ class MemoryExtractor:
         provider: Provider,
         session_id: str,
         *,
-        max_turns: int = DEFAULT_MAX_TURNS,
-        token_budget: int | None = DEFAULT_TOKEN_BUDGET,
-        max_tokens: int = DEFAULT_MAX_TOKENS,
+        limits: JobLimits = EXTRACTION_LIMITS,
     ) -> None:
         self.memdir = memdir
         self.provider = provider
         self.session_id = session_id
         self.state_path = memdir.layout.session_dir(session_id) / STATE_NAME
-        self.max_turns = max_turns
-        self.token_budget = token_budget
-        self.max_tokens = max_tokens
+        self.limits = limits
         self._lock = threading.Lock()
         self.history: list[ExtractionReport] = []  # every run of this object, oldest first
         self.runner: SerialRunner[Sequence[Turn]] = SerialRunner(
@@ -474,9 +472,7 @@ class MemoryExtractor:
                 system=SYSTEM_PROMPT,
                 prompt=self._prompt(fresh),
                 policy=extraction_policy(self.memdir, writes),
-                max_turns=self.max_turns,
-                token_budget=self.token_budget,
-                max_tokens=self.max_tokens,
+                limits=self.limits,
             )
         # Trigger: the turn limit ends a run that already wrote. Why: five turns is the
         # design's cap, and the writes stand. Outcome: count it as done.

@@ -3,11 +3,11 @@
 :func:`run_agent` runs one job (session notes, extraction, consolidation): it
 sends the job's prompt, executes the tool calls the model makes and sends the
 results back, until the model answers without tools, the turn limit is hit, or
-the token budget is spent. Every call goes through the job's
-:class:`ToolPolicy`: a call to a tool the job does not have, or with an
-argument the tool refuses (another file, a path that escapes), is *refused
-back to the model* as an error result naming what is allowed, so a model that
-strays learns the rule and nothing is touched. Domain errors from a tool
+the token budget is spent (the job's :class:`~memdir.agents.limits.JobLimits`).
+Every call goes through the job's :class:`ToolPolicy`: a call to a tool the
+job does not have, or with an argument the tool refuses (another file, a path
+that escapes), is *refused back to the model* as an error result naming what
+is allowed, so a model that strays learns the rule and nothing is touched. Domain errors from a tool
 (``MemdirError``) are returned the same way, with their hint. The run ends in
 a :class:`RunReport`: turns, usage, tool calls made and refused, why it
 stopped, and the error if any; provider failures end the run, never raise.
@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
+from memdir.agents.limits import JobLimits
 from memdir.errors import LimitExceeded, MemdirError, ProviderError
 from memdir.llm.base import (
     Completion,
@@ -176,21 +177,20 @@ def run_agent(
     system: str,
     prompt: str,
     policy: ToolPolicy,
-    max_turns: int,
-    token_budget: int | None = None,
-    max_tokens: int = 2048,
+    limits: JobLimits,
 ) -> RunReport:
-    """Run ``job``: at most ``max_turns`` model calls within ``token_budget`` tokens.
+    """Run ``job`` within ``limits``: its model calls, its token budget, each answer's length.
 
     Never raises for what the model or provider does: the report says how it ended.
     """
-    if max_turns < 1:
-        raise ValueError(f"max_turns must be positive, got {max_turns}")
-    run = _Run(MeteredProvider(provider, budget=token_budget), job=job)
+    run = _Run(MeteredProvider(provider, budget=limits.token_budget), job=job)
     messages: list[Message] = [Message.user(prompt)]
-    for _turn in range(max_turns):
+    for _turn in range(limits.max_turns):
         request = Request(
-            system=system, messages=tuple(messages), tools=policy.specs, max_tokens=max_tokens
+            system=system,
+            messages=tuple(messages),
+            tools=policy.specs,
+            max_tokens=limits.max_tokens,
         )
         completion = run.call(request)
         if completion is None:

@@ -73,9 +73,7 @@ class MovingStore(AppliedStore):
                         )
                 except BaseException:
                     swap.undo()
-                    with contextlib.suppress(OSError):
-                        sidecar.move(target, path)
-                    os.replace(target, path)
+                    _move_back(target, path)
                     raise
             finally:
                 swap.close()
@@ -165,9 +163,7 @@ class MovingStore(AppliedStore):
                     )
             except BaseException:
                 undo.undo()
-                with contextlib.suppress(OSError):
-                    sidecar.move(new_path, old_path)
-                os.rename(new_path, old_path)
+                _move_back(new_path, old_path)
                 if watch is not None:
                     watch.close()
                 raise
@@ -176,3 +172,12 @@ class MovingStore(AppliedStore):
             self._counted(before, (record.file, -1), (new_rel, 1))
             self._journaled(record.file, new_rel)
             return self._read(new_rel, new_path)
+
+
+def _move_back(moved: Path, original: Path) -> None:
+    """Put a memory that moved from ``original`` to ``moved`` back, with its sidecar."""
+    # The sidecar is best effort: whatever it does, the memory itself must go back.
+    with contextlib.suppress(OSError):
+        sidecar.move(moved, original)
+    # os.replace is rename(2) on POSIX, as os.rename is; it only differs on Windows.
+    os.replace(moved, original)

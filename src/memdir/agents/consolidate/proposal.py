@@ -33,13 +33,8 @@ from memdir.agents.consolidate.changeset import (
     set_status,
 )
 from memdir.agents.consolidate.gates import clock, enabled_gate, read_memdir_lock
-from memdir.agents.consolidate.run import (
-    DEFAULT_MAX_TOKENS,
-    DEFAULT_MAX_TURNS,
-    DEFAULT_TOKEN_BUDGET,
-    ConsolidationReport,
-    run_proposal,
-)
+from memdir.agents.consolidate.run import ConsolidationReport, run_proposal
+from memdir.agents.limits import CONSOLIDATION_LIMITS, JobLimits
 from memdir.errors import MemdirError
 from memdir.llm.base import Provider
 from memdir.recall.doctor import Notice
@@ -66,9 +61,7 @@ def propose_consolidation(
     *,
     now: dt.datetime | None = None,
     enabled: bool = True,
-    max_turns: int = DEFAULT_MAX_TURNS,
-    token_budget: int | None = DEFAULT_TOKEN_BUDGET,
-    max_tokens: int = DEFAULT_MAX_TOKENS,
+    limits: JobLimits = CONSOLIDATION_LIMITS,
 ) -> Proposal:
     """Run consolidation on a scratch copy and keep its changes as a pending proposal.
 
@@ -82,9 +75,7 @@ def propose_consolidation(
         provider,
         now=now,
         enabled=enabled,
-        max_turns=max_turns,
-        token_budget=token_budget,
-        max_tokens=max_tokens,
+        limits=limits,
     )
     if report.error is not None or report.skipped_reason is not None:
         raise MemdirError(report.message, hint="`memdir consolidate --status` shows the gates")
@@ -101,9 +92,7 @@ def propose_report(
     *,
     now: dt.datetime | None = None,
     enabled: bool = True,
-    max_turns: int = DEFAULT_MAX_TURNS,
-    token_budget: int | None = DEFAULT_TOKEN_BUDGET,
-    max_tokens: int = DEFAULT_MAX_TOKENS,
+    limits: JobLimits = CONSOLIDATION_LIMITS,
 ) -> ConsolidationReport:
     """:func:`propose_consolidation` as a report (its ``proposal`` the id), never raising."""
     require_history(memdir)  # a proposal applies as a change the history can undo
@@ -120,9 +109,7 @@ def propose_report(
         provider,
         now=now,
         last_run=read_memdir_lock(memdir, now).mtime,
-        max_turns=max_turns,
-        token_budget=token_budget,
-        max_tokens=max_tokens,
+        limits=limits,
     )
     return report
 

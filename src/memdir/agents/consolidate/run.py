@@ -27,7 +27,9 @@ consolidate rollback ID`` reverses it in one step.
 A run that errors or is cancelled puts the lock's mtime back, so the next
 attempt is not pushed back a day. :func:`preview_consolidation` runs the same
 job on a scratch copy of the memory directory and returns the unified diff;
-nothing real is touched. Every function takes the clock as ``now``.
+nothing real is touched. Every function takes the clock as ``now``, and the
+model run's limits as ``limits`` (by default
+:data:`~memdir.agents.limits.CONSOLIDATION_LIMITS`).
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ from memdir.agents.consolidate.gates import (
 from memdir.agents.consolidate.scratch import scratch_copy, tree_diff
 from memdir.agents.consolidate.tools import Changes, consolidation_policy, format_log_entry
 from memdir.agents.extract import memory_ref
+from memdir.agents.limits import CONSOLIDATION_LIMITS, JobLimits
 from memdir.agents.runner import AgentStop, RunReport, run_agent
 from memdir.errors import MemdirError
 from memdir.llm.base import Provider, Usage
@@ -97,9 +100,6 @@ __all__ = [
     "tree_diff",
 ]
 
-DEFAULT_MAX_TURNS = 30
-DEFAULT_TOKEN_BUDGET = 400_000
-DEFAULT_MAX_TOKENS = 8192
 _LOG_BUDGET_CHARS = 40_000
 _INDEX_BUDGET_CHARS = 30_000
 _MAX_DRIFT = 40
@@ -212,13 +212,6 @@ class ConsolidationPreview:
     diff: str
 
 
-@dataclass(frozen=True, kw_only=True)
-class _Limits:
-    max_turns: int = DEFAULT_MAX_TURNS
-    token_budget: int | None = DEFAULT_TOKEN_BUDGET
-    max_tokens: int = DEFAULT_MAX_TOKENS
-
-
 def consolidate(
     memdir: ProjectMemory,
     provider: Provider,
@@ -227,9 +220,7 @@ def consolidate(
     now: dt.datetime | None = None,
     current_session: str | None = None,
     enabled: bool = True,
-    max_turns: int = DEFAULT_MAX_TURNS,
-    token_budget: int | None = DEFAULT_TOKEN_BUDGET,
-    max_tokens: int = DEFAULT_MAX_TOKENS,
+    limits: JobLimits = CONSOLIDATION_LIMITS,
 ) -> ConsolidationReport:
     """Run the gates, then (if they pass) one consolidation; never raises for model errors.
 
@@ -248,7 +239,6 @@ def consolidate(
     checks.append(lock_gate(attempt.seen, acquired=attempt.lease is not None))
     if attempt.lease is None:
         return _skipped(checks)
-    limits = _Limits(max_turns=max_turns, token_budget=token_budget, max_tokens=max_tokens)
     try:
         if _needs_review(memdir):
             report = _propose_and_apply(
@@ -292,7 +282,7 @@ def _in_place(
     *,
     now: dt.datetime,
     last_run: float | None,
-    limits: _Limits,
+    limits: JobLimits,
     session: str | None,
 ) -> ConsolidationReport:
     """Today's run: the tools write the real folder; the run is kept as an applied proposal."""
@@ -330,7 +320,7 @@ def _propose_and_apply(
     *,
     now: dt.datetime,
     last_run: float | None,
-    limits: _Limits,
+    limits: JobLimits,
 ) -> ConsolidationReport:
     """Under ``manual`` review: a proposal; what is in an ``auto`` scope applies at once."""
     report, proposal = run_proposal(memdir, provider, now=now, last_run=last_run, limits=limits)
@@ -356,18 +346,12 @@ def run_proposal(
     *,
     now: dt.datetime,
     last_run: float | None,
-    max_turns: int = DEFAULT_MAX_TURNS,
-    token_budget: int | None = DEFAULT_TOKEN_BUDGET,
-    max_tokens: int = DEFAULT_MAX_TOKENS,
-    limits: _Limits | None = None,
+    limits: JobLimits = CONSOLIDATION_LIMITS,
 ) -> tuple[ConsolidationReport, Proposal | None]:
     """Run on a scratch copy and keep what it changed as a pending proposal.
 
     No proposal (None) when the run failed or changed nothing.
     """
-    limits = limits or _Limits(
-        max_turns=max_turns, token_budget=token_budget, max_tokens=max_tokens
-    )
     changes = Changes()
     with tempfile.TemporaryDirectory(prefix="memdir-proposal-") as tmp:
         scratch = scratch_copy(memdir, Path(tmp))
@@ -423,7 +407,7 @@ def _execute(
     now: dt.datetime,
     last_run: float | None,
     sources: Layout,
-    limits: _Limits,
+    limits: JobLimits,
     changes: Changes | None = None,
 ) -> ConsolidationReport:
     changes = changes if changes is not None else Changes()
@@ -434,9 +418,7 @@ def _execute(
         system=SYSTEM_PROMPT,
         prompt=prompt,
         policy=consolidation_policy(memdir, changes, sources=sources),
-        max_turns=limits.max_turns,
-        token_budget=limits.token_budget,
-        max_tokens=limits.max_tokens,
+        limits=limits,
     )
     doctor = diagnose(memdir, fix=True)
     # Trigger: the turn limit or the budget ends a run. Why: a retry would hit the
@@ -589,9 +571,7 @@ def preview_consolidation(
     *,
     now: dt.datetime | None = None,
     enabled: bool = True,
-    max_turns: int = DEFAULT_MAX_TURNS,
-    token_budget: int | None = DEFAULT_TOKEN_BUDGET,
-    max_tokens: int = DEFAULT_MAX_TOKENS,
+    limits: JobLimits = CONSOLIDATION_LIMITS,
 ) -> ConsolidationPreview:
     """Run consolidation on a scratch copy of the memory directory; return the diff.
 
@@ -604,7 +584,6 @@ def preview_consolidation(
     if not check.passed:
         return ConsolidationPreview(report=_skipped([check]), diff="")
     last_run = read_memdir_lock(memdir, now).mtime
-    limits = _Limits(max_turns=max_turns, token_budget=token_budget, max_tokens=max_tokens)
     with tempfile.TemporaryDirectory(prefix="memdir-dry-run-") as tmp:
         scratch = scratch_copy(memdir, Path(tmp))
         report = _execute(

@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from memdir.agents.limits import SESSION_NOTES_LIMITS, JobLimits
 from memdir.agents.runner import (
     AgentTool,
     RunReport,
@@ -82,9 +83,6 @@ Cursor = str | int
 EDIT_TOOL = "edit_file"
 READ_TOOL = "read_file"
 STATE_NAME = "state.json"
-DEFAULT_MAX_TURNS = 8
-DEFAULT_TOKEN_BUDGET = 200_000
-DEFAULT_MAX_TOKENS = 4096
 SYSTEM_PROMPT = (
     "You maintain the notes of a conversation between a user and an assistant. You are a "
     "background job: you do not talk to the user. You read the conversation you are given "
@@ -291,7 +289,11 @@ class NotesUpdate:
 
 
 class SessionNotes:
-    """The notes of one session: trigger state, updates, and a background owner."""
+    """The notes of one session: trigger state, updates, and a background owner.
+
+    Each update is held to ``limits`` (by default
+    :data:`~memdir.agents.limits.SESSION_NOTES_LIMITS`).
+    """
 
     def __init__(
         self,
@@ -302,9 +304,7 @@ class SessionNotes:
         template_path: Path | None = None,
         prompt_path: Path | None = None,
         count_tokens: TokenCounter = estimate_tokens,
-        max_turns: int = DEFAULT_MAX_TURNS,
-        token_budget: int | None = DEFAULT_TOKEN_BUDGET,
-        max_tokens: int = DEFAULT_MAX_TOKENS,
+        limits: JobLimits = SESSION_NOTES_LIMITS,
     ) -> None:
         self.path = path
         self.state_path = path.parent / STATE_NAME
@@ -314,9 +314,7 @@ class SessionNotes:
         self.template = load_text(template_path, DEFAULT_TEMPLATE, what="template")
         self.prompt = load_text(prompt_path, DEFAULT_UPDATE_PROMPT, what="prompt")
         self.count_tokens = count_tokens
-        self.max_turns = max_turns
-        self.token_budget = token_budget
-        self.max_tokens = max_tokens
+        self.limits = limits
         self._state_lock = threading.Lock()
         self._run_lock = threading.Lock()
         self.history: list[NotesUpdate] = []  # every update this object ran, oldest first
@@ -410,9 +408,7 @@ class SessionNotes:
             system=SYSTEM_PROMPT,
             prompt=self._prompt(fresh, notes) + condense,
             policy=notes_file_policy(self.path),
-            max_turns=self.max_turns,
-            token_budget=self.token_budget,
-            max_tokens=self.max_tokens,
+            limits=self.limits,
         )
         return self._finish(
             turns, notes, report, created=created, fresh=len(fresh), condensing=bool(condense)
