@@ -185,7 +185,7 @@ def test_team_memory_in_claude_codes_shape_is_typed_for_mcp_and_sync(
     project: Path, claude_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from memdir.mcp._text import listing
-    from memdir.team.sync import _Team
+    from memdir.team.index_repair import reconcile_index
 
     monkeypatch.setenv("MEMDIR_TEAM", "1")
     mem = Memdir.open(project, profile="claude")
@@ -194,7 +194,7 @@ def test_team_memory_in_claude_codes_shape_is_typed_for_mcp_and_sync(
     lines = listing(mem.layout.team_dir, "team/")
     assert "team/dashboards.md [reference] Where the API latency dashboard" in "\n".join(lines)
     # Team sync writes the index line a pulled file lacks from its frontmatter.
-    assert _Team(mem, 5.0).reconcile_index()
+    assert reconcile_index(mem.team)
     assert (mem.layout.team_dir / "MEMORY.md").read_text() == (
         "- [latency-dashboard](dashboards.md) — "
         "Where the API latency dashboard lives (Grafana, oncall board)\n"

@@ -34,8 +34,9 @@ from memdir.team import recovery
 from memdir.team.conflicts import pending_conflicts
 from memdir.team.git import Git
 from memdir.team.outgoing import display_name, is_memory_name
-from memdir.team.sync import REMOTE, recover_team
+from memdir.team.sync import recover_team
 from memdir.team.sync_record import read_record
+from memdir.team.work_tree import REMOTE
 
 if TYPE_CHECKING:
     from memdir.storage.project import ProjectMemory

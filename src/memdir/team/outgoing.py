@@ -23,7 +23,7 @@ or change, and their messages.
   characters escaped, a secret in the name redacted), the line, the rule and
   the commit, never the value.
 
-Teammates' files arrive through the same names check: ``memdir.team.sync``
+Teammates' files arrive through the same names check: :mod:`memdir.team.quarantine`
 quarantines what fails it, so a hostile name never reaches an index line.
 """
 

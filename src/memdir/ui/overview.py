@@ -157,7 +157,7 @@ def team_state(memdir: ProjectMemory, catalog: Catalog) -> TeamState | None:
             initialized=False, remote=None, ahead=0, behind=0, unsynced=0, conflicts=conflicts
         )
     try:
-        from memdir.team.sync import team_status
+        from memdir.team.status import team_status
 
         status = team_status(memdir, fetch=False)
     except MemdirError as exc:

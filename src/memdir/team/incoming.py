@@ -1,0 +1,267 @@
+"""What the remote's branch brings in: merged without markers, recorded, re-scanned.
+
+:func:`integrate` is step 2 and 3 of a sync, on the fetched branch:
+
+* a normal merge (published history is never rewritten). A conflicted path
+  is settled with whole versions, never markers: a memory edited on both
+  sides keeps the remote's version in its file and this clone's as a
+  conflict copy (:mod:`memdir.team.conflicts`); an edit beats a delete;
+  ``MEMORY.md`` takes the union of both sides' lines
+  (:func:`memdir.team.index_union.union_index`). Unrelated histories merge
+  only on the first sync of ``team init``;
+* a remote whose history no longer holds the commit this clone last synced
+  with was rewritten (usually to purge a leak): it is adopted as it is
+  (``reset --hard``), and what this clone had not pushed is left as conflict
+  copies for the user to settle;
+* what arrived is recorded in the history (one change, each file's author),
+  teammates' rules are held for review (:mod:`memdir.team.teammate_rules`),
+  files that must not stay are quarantined (:mod:`memdir.team.quarantine`)
+  and the index is repaired (:mod:`memdir.team.index_repair`), in a commit
+  of its own.
+
+This clone's own excluded files (conflict copies, sidecars) that a merge
+would overwrite are saved first and put back.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from typing import TYPE_CHECKING
+
+from memdir.errors import MemdirError
+from memdir.model import Scope
+from memdir.storage.codec import parse_memory
+from memdir.storage.fs import atomic_write, safe_join
+from memdir.storage.memory_index import INDEX_NAME
+from memdir.storage.provenance import provenance
+from memdir.storage.sidecar import SIDECAR_DIR
+from memdir.team import recovery
+from memdir.team.conflicts import CONFLICTS_DIR
+from memdir.team.git import GitFailed, failure_detail, git_message
+from memdir.team.index_repair import reconcile_index
+from memdir.team.index_union import union_index
+from memdir.team.messages import repair_message
+from memdir.team.outgoing import is_memory_name
+from memdir.team.quarantine import mark_scanned, quarantine
+from memdir.team.reports import ConflictCopy, Progress
+from memdir.team.teammate_rules import hold_pulled
+from memdir.team.work_tree import REMOTE
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from memdir.team.work_tree import TeamTree
+
+__all__ = ["integrate"]
+
+
+def integrate(tree: TeamTree, branch: str, progress: Progress) -> None:
+    """Merge the fetched branch, quarantine secrets, repair the index."""
+    tip = tree.git.rev(f"refs/remotes/{REMOTE}/{branch}")
+    before = tree.git.rev("HEAD")
+    if tip is not None and before is not None and _rewritten(tree, tip, before, branch, progress):
+        _adopt_rewritten(tree, tip, before, branch, progress)
+        hold_pulled(tree.git, tree.memdir.layout, before, tree.git.changed(before, tip))
+        progress.quarantined += quarantine(tree)
+        reconcile_index(tree.memdir.team)  # left uncommitted with the copies, for review
+        mark_scanned(tree)
+        tree.mark_synced(tip)
+        return
+    kept_here: dict[str, tuple[bytes, Path]] = {}
+    if tip is not None and (before is None or not tree.git.is_ancestor(tip, before)):
+        kept_here = _local_only_at_risk(tree, tip)
+        _merge(tree, tip, before is None or progress.first, progress)
+        after = tree.git.rev("HEAD") or tip
+        incoming: list[tuple[str, str]] = []
+        for status, path in tree.git.changed(before, after):
+            if posixpath.basename(path) == INDEX_NAME:
+                continue
+            (progress.deleted if status == "D" else progress.pulled).append(path)
+            incoming.append((status, path))
+        _keep_incoming(tree, before, after, incoming)
+        hold_pulled(tree.git, tree.memdir.layout, before, incoming)
+    quarantined = quarantine(tree)
+    progress.quarantined += quarantined
+    for rel, (data, saved) in kept_here.items():  # the pushed one was quarantined
+        atomic_write(safe_join(tree.root, rel), data)
+        recovery.drop_copy(saved, tree.rescue_dir)
+    if reconcile_index(tree.memdir.team) or quarantined:
+        # The index only (quarantined files are unstaged already): a file sync
+        # leaves out (a .txt note) must not ride along in the repair commit.
+        tree.git.run("add", "--all", "--", INDEX_NAME, check=False)
+        if tree.git.staged():
+            tree.git.commit(repair_message(quarantined))
+    mark_scanned(tree)
+    if tip is not None and tree.git.is_ancestor(tip, "HEAD"):
+        tree.mark_synced(tip)
+
+
+def _local_only_at_risk(tree: TeamTree, tip: str) -> dict[str, tuple[bytes, Path]]:
+    """This clone's own excluded files (conflict copies, sidecars) the remote also has.
+
+    git treats an ignored file as expendable and overwrites it when a merge
+    brings a file of that name (only a hand-made push can: such names are
+    quarantined). Their bytes are kept, saved to the rescue folder first,
+    and put back once the pushed file is quarantined.
+    """
+    names = tree.git.run("ls-tree", "-r", "-z", "--name-only", tip).paths()
+    head = tree.git.rev("HEAD")
+    ours = set(tree.git.run("ls-tree", "-r", "-z", "--name-only", head).paths()) if head else set()
+    kept = {}
+    for rel in names:
+        parts = rel.split("/")
+        if not any(p in (CONFLICTS_DIR, SIDECAR_DIR) for p in parts[:-1]) or rel in ours:
+            continue
+        path = tree.root / rel
+        if path.is_file() and not path.is_symlink():
+            data = path.read_bytes()
+            kept[rel] = (data, recovery.save_copy(tree.rescue_dir, rel, data))
+    return kept
+
+
+def _keep_incoming(
+    tree: TeamTree, before: str | None, after: str, changes: list[tuple[str, str]]
+) -> None:
+    """Record what the merge brought in the history: one change, each file's author.
+
+    The text before comes from our commit before the merge, the text after
+    from the merge commit (what git holds, whatever later steps move out).
+    """
+    history = tree.memdir.history_db
+    if history is None or not changes:
+        return
+    with provenance(route="sync"), history.change_set("sync"):
+        for status, path in changes:
+            if not path.endswith(".md"):
+                continue
+            old = None if before is None or status == "A" else tree.git.blob(f"{before}:{path}")
+            new = None if status == "D" else tree.git.blob(f"{after}:{path}")
+            author = tree.git.run(
+                "log", "-1", "--format=%an <%ae>", after, "--", path, check=False
+            ).stdout.strip()
+            with provenance(user=author or None):
+                history.record(
+                    scope=Scope.TEAM,
+                    file=path,
+                    action="sync",
+                    name=_memory_name(new if new is not None else old),
+                    before=old,
+                    after=new,
+                )
+
+
+def _rewritten(tree: TeamTree, tip: str, head: str, branch: str, progress: Progress) -> bool:
+    """Whether the remote's history no longer holds what this clone last synced with.
+
+    Without a record of that (a clone never synced by this version), only
+    unrelated histories count, and they are merged only on the first sync
+    of ``team init`` (a folder that held memories before it).
+    """
+    synced = tree.synced_base(branch)
+    if synced is not None:
+        return not tree.git.is_ancestor(synced, tip)
+    if progress.first:
+        return False
+    return tree.git.run("merge-base", head, tip, check=False).stdout.strip() == ""
+
+
+def _adopt_rewritten(
+    tree: TeamTree, tip: str, before: str, branch: str, progress: Progress
+) -> None:
+    """Take the rewritten remote as it is; local unpushed changes become copies.
+
+    The copies are left uncommitted: the user reviews them (a purge may
+    have removed that very content) before the next sync shares them.
+    """
+    synced = tree.synced_base(branch)
+    if synced is None:
+        found = tree.git.run("merge-base", before, tip, check=False).stdout.strip()
+        synced = found or None
+    kept: list[tuple[str, bytes]] = []
+    for status, rel in tree.git.changed(synced, before):
+        if status == "D" or posixpath.basename(rel) == INDEX_NAME:
+            continue
+        ours = tree.git.run("rev-parse", f"{before}:{rel}").stdout.strip()
+        theirs = tree.git.run("rev-parse", "--verify", "--quiet", f"{tip}:{rel}", check=False)
+        if theirs.stdout.strip() != ours and is_memory_name(rel):
+            kept.append((rel, tree.git.blob(ours)))
+    # The copies first: they live in the excluded .conflicts/ folder, which the
+    # reset leaves alone, so a sync killed between the two loses no local version.
+    reason = (
+        "the remote's history was rewritten; your unpushed version is in the copy, "
+        "not shared: settle it with `memdir team resolve FILE --keep mine|theirs|both`"
+    )
+    for rel, data in kept:
+        copy = tree.conflict_copy(rel, data, reason)
+        progress.conflicts.append(ConflictCopy(file=rel, copy=copy, reason=reason))
+    tree.git.run("reset", "--quiet", "--hard", tip)
+    progress.rewritten = True
+
+
+def _merge(tree: TeamTree, tip: str, unrelated: bool, progress: Progress) -> None:
+    args = ["merge", "--quiet", "--no-edit", "--ff", "-m", "memdir: merge team memory"]
+    if unrelated:
+        # Only on `team init`: a folder that held memories before has its own history.
+        args.append("--allow-unrelated-histories")
+    result = tree.git.run(*args, tip, check=False)
+    if result.ok:
+        return
+    unmerged = tree.git.unmerged()
+    if not unmerged:
+        tree.git.run("merge", "--abort", check=False)
+        raise GitFailed(
+            f"merging the remote's changes failed: {git_message(result.stderr)}",
+            detail=failure_detail(result.stderr),
+            path=tree.root,
+            hint=f"inspect `git -C {tree.root} status`; your changes are committed locally",
+        )
+    resolved = []
+    for path, stages in sorted(unmerged.items()):
+        conflict = _resolve(tree, path, stages, progress)
+        if conflict is not None:
+            resolved.append(conflict)
+    progress.conflicts += resolved
+    lines = "\n".join(
+        f"kept both: {c.file}" + (f" -> {c.copy}" if c.copy else "") for c in resolved
+    )
+    tree.git.commit(f"memdir: merge team memory\n\n{lines}".rstrip())
+
+
+def _resolve(
+    tree: TeamTree, path: str, stages: dict[int, str], progress: Progress
+) -> ConflictCopy | None:
+    """Resolve one conflicted path with whole versions, never markers."""
+    ours, theirs = stages.get(2), stages.get(3)
+    if posixpath.basename(path) == INDEX_NAME:
+        texts = [tree.git.blob(s).decode("utf-8", "replace") for s in (theirs, ours) if s]
+        tree.put(path, union_index(texts))
+        return None
+    if ours is not None and theirs is not None:
+        reason = (
+            "edited on both sides: the remote's version is in the file, yours in the "
+            "copy (not shared until you settle it)"
+        )
+        copy = tree.conflict_copy(path, tree.git.blob(ours), reason)
+        tree.put(path, tree.git.blob(theirs))
+        return ConflictCopy(file=path, copy=copy, reason=reason)
+    kept = ours or theirs
+    if kept is None:  # deleted on both sides
+        tree.git.run("rm", "--quiet", "--cached", "--ignore-unmatch", "--", path)
+        return None
+    tree.put(path, tree.git.blob(kept))
+    side = "the remote" if ours is not None else "this clone"
+    return ConflictCopy(
+        file=path,
+        copy=None,
+        reason=f"deleted by {side} but edited by the other: the edit was kept",
+    )
+
+
+def _memory_name(data: bytes | None) -> str | None:
+    """The name in a memory file's frontmatter, for the history (None when unreadable)."""
+    if data is None:
+        return None
+    try:
+        return parse_memory(data.decode("utf-8"), path="team").name or None
+    except (MemdirError, UnicodeDecodeError):
+        return None
