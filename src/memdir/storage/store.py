@@ -38,10 +38,14 @@ returned; doctor repairs both). An index edit that is not an append (a changed
 line, a rename, a delete, an index not ending with an intact line) replaces
 the whole index atomically (temp, fsync, rename) under the lock.
 
-This module reads and plans; what runs under the lock (install, the index
-edit, the key table, counts, trash) is its base class,
-:class:`~memdir.storage.store_apply.AppliedStore`, and delete and rename are
-:class:`~memdir.storage.store_moves.MovingStore`'s. Storage failures are
+This module plans writes; its base classes hold the rest, each in a module
+beside it: the checks that refuse a write
+(:class:`~memdir.storage.store_checks.CheckingStore`), listing, reading and
+finding memories (:class:`~memdir.storage.store_reads.ReadingStore`, which
+also names new files), delete and rename
+(:class:`~memdir.storage.store_moves.MovingStore`), and what runs under the
+lock (install, the index edit, the key table, counts, trash:
+:class:`~memdir.storage.store_apply.AppliedStore`). Storage failures are
 raised as :class:`~memdir.errors.StorageError` (:class:`~memdir.errors.DiskFull`).
 """
 
@@ -49,55 +53,21 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import os
-import re
 import threading
-from collections.abc import Callable, Generator, Iterator
+from collections.abc import Callable
 from dataclasses import replace as dc_replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memdir.config import Settings
-from memdir.errors import (
-    Conflict,
-    InvalidMemory,
-    LimitExceeded,
-    MemdirError,
-    MemoryExists,
-    MemoryNotFound,
-    ParseError,
-    UnsafePath,
-)
-from memdir.model import (
-    FrontmatterStyle,
-    Memory,
-    MemoryRecord,
-    MemoryType,
-    Scope,
-    check_memory_text,
-    is_slug,
-    memory_slug,
-    stamp_memory,
-)
-from memdir.records import record
+from memdir.errors import InvalidMemory, MemdirError
+from memdir.model import FrontmatterStyle, Memory, MemoryRecord, Scope, stamp_memory
 from memdir.storage import claude_format, sidecar
-from memdir.storage.codec import parse_memory, render_memory
+from memdir.storage.codec import render_memory
 from memdir.storage.failures import translated
 from memdir.storage.file_counts import FileCounts
-from memdir.storage.fs import (
-    confined,
-    ensure_dir,
-    file_stamp,
-    read_bytes_nofollow,
-    refuse_hidden,
-    write_temp,
-)
-from memdir.storage.memory_index import (
-    INDEX_NAME,
-    titled_files,
-)
-from memdir.storage.rules import validate_memory_rules
-from memdir.storage.scope_files import scope_entries
+from memdir.storage.fs import ensure_dir, write_temp
+from memdir.storage.memory_index import INDEX_NAME
 from memdir.storage.store_apply import (
     JOURNAL_NAME,
     STAGING_DIR,
@@ -107,7 +77,8 @@ from memdir.storage.store_apply import (
     journal_lock,
     journal_or_warning,
 )
-from memdir.storage.store_moves import MovingStore
+from memdir.storage.store_checks import CheckingStore
+from memdir.storage.store_reads import ScanResult, content_version
 
 if TYPE_CHECKING:
     from memdir.storage.history import History
@@ -130,27 +101,8 @@ __all__ = [
 # warnings, or raises a MemdirError to refuse the write (team secret scanning).
 WriteGuard = Callable[[str, str], list[str]]
 
-_FILE_CHARS = re.compile(r"[^\w]+")
-_MAX_STEM = 60
 
-
-def content_version(data: bytes) -> str:
-    """The version a compare-and-swap writer passes back: a short content hash."""
-    import hashlib  # here: loading OpenSSL costs every command that never hashes
-
-    return hashlib.sha256(data).hexdigest()[:16]
-
-
-@record
-class ScanResult:
-    """Every memory file of a scope: the files listed, the ones that parse, the errors."""
-
-    files: tuple[str, ...]
-    records: tuple[MemoryRecord, ...]
-    problems: tuple[ParseError, ...]
-
-
-class MemoryStore(MovingStore):
+class MemoryStore(CheckingStore):
     """The memories of one scope (private or team) under ``root``."""
 
     def __init__(
@@ -185,8 +137,6 @@ class MemoryStore(MovingStore):
         self._keys_db = None if state_dir is None else state_dir / f"{scope.value}.keys.sqlite"
         self._tables = threading.local()  # the key table's connection, per thread
 
-    # -- reading ---------------------------------------------------------
-
     @property
     def guard(self) -> WriteGuard | None:
         """The check every write's text passes through (secrets, for the team store)."""
@@ -206,212 +156,7 @@ class MemoryStore(MovingStore):
                 hint="move that file aside; memdir recreates the folder on the next write",
             )
 
-    def files(self) -> list[str]:
-        """Relative paths of every memory file (``*.md`` but the index), sorted."""
-        if not self.root.is_dir():
-            return []
-        return sorted(self._walk(str(self.root)))
-
-    def has_files(self) -> bool:
-        """Whether the scope holds any memory file; stops at the first one found."""
-        if not self.root.is_dir():
-            return False
-        walk = self._walk(str(self.root))
-        try:
-            return next(walk, None) is not None
-        finally:
-            walk.close()  # releases the open scandir handles now
-
-    def _walk(self, directory: str) -> Generator[str, None, None]:
-        for rel, entry in scope_entries(directory, self._excluded):
-            if rel == INDEX_NAME:
-                continue
-            if entry.name.endswith(".md") or sidecar.exists(os.path.join(directory, rel)):
-                yield rel
-
-    def scan(self) -> ScanResult:
-        """Read every memory file; unparseable ones are reported, not dropped."""
-        files = self.files()
-        records: list[MemoryRecord] = []
-        problems: list[ParseError] = []
-        for rel in files:
-            try:
-                records.append(self._read(rel, self.root / rel))
-            except ParseError as exc:
-                problems.append(exc)
-            except (FileNotFoundError, UnsafePath):
-                continue  # deleted while we listed, or swapped for a link: not a memory
-        return ScanResult(files=tuple(files), records=tuple(records), problems=tuple(problems))
-
-    def _read(self, rel: str, path: Path) -> MemoryRecord:
-        data = read_bytes_nofollow(path)
-        text = data.decode("utf-8", errors="replace")
-        memory = sidecar.load_memory(text, path=path)
-        return MemoryRecord(
-            scope=self.scope,
-            file=rel,
-            memory=memory,
-            version=content_version(data),
-            mtime=path.stat().st_mtime,
-        )
-
-    def _resolve(self, file: str, *, any_name: bool = False) -> tuple[str, Path]:
-        refuse_hidden(file)
-        path, rel = confined(self.root, file)
-        top = rel.split("/", 1)[0]
-        if "/" in rel and top in self._excluded:
-            raise InvalidMemory(
-                f"{rel!r} is inside {top}/, which is not part of the {self.scope} scope",
-                path=path,
-                hint="choose a file name outside that folder",
-            )
-        if ".git" in rel.casefold().split("/"):  # git's own folder: never a memory
-            raise InvalidMemory(f"{rel!r} is inside .git/", path=path, hint="choose another name")
-        if rel == INDEX_NAME or not (any_name or rel.endswith(".md") or sidecar.exists(path)):
-            raise InvalidMemory(
-                f"{rel!r} is not a memory file name",
-                path=path,
-                hint="memory files end in .md and are not MEMORY.md",
-            )
-        return rel, path
-
-    def find(self, ref: str, *, thorough: bool = True) -> MemoryRecord | None:
-        """The memory at file ``ref`` (``.md`` optional) or named ``ref``, else None.
-
-        Names are looked up through the index and the file names derived from
-        them first; ``thorough`` then reads every file (hand-written ones).
-        """
-        for candidate in (ref, f"{ref}.md"):
-            record = self._read_if_memory(candidate)
-            if record is not None:
-                return record
-        return self._find_named(ref, thorough=thorough)
-
-    def _find_named(
-        self, name: str, *, thorough: bool, keys: KeyTable | None = None, titled: bool = True
-    ) -> MemoryRecord | None:
-        # By name only: a writer must never take a file whose stem merely equals
-        # the new memory's name for "the memory with the same name".
-        wanted = " ".join(name.split()).casefold()
-        for file in self._name_candidates(name, wanted, keys, titled=titled):
-            record = self._read_if_memory(file)
-            if record is not None and record.memory.answers_to(name):
-                return record
-        # Trigger: Claude Code's model names files as it likes (``project_x.md``) and its
-        # index titles are prose. Why: a slug alone finds neither, and a miss makes a
-        # second memory of one name. Outcome: in Claude Code's folder a slug is looked up
-        # in every file (only writes by slug pay it; a titled write finds its line).
-        if titled and self.style is FrontmatterStyle.CLAUDE and is_slug(name):
-            thorough = True
-        if thorough:
-            for record in self.scan().records:
-                if record.memory.answers_to(name):
-                    return record
-        return None
-
-    def _name_candidates(
-        self, ref: str, wanted: str, keys: KeyTable | None, *, titled: bool = True
-    ) -> Iterator[str]:
-        if titled:
-            yield from self._titled(wanted, keys)
-            if is_slug(ref):  # `deploy-freeze` is most often titled `Deploy freeze`
-                yield from self._titled(" ".join(re.split(r"[-_]+", ref)).strip(), keys)
-        for stem, sep in ((self._file_stem(ref), "_"), (self._slug_stem(ref), "-")):
-            yield f"{stem}.md"
-            n = 2
-            while (self.root / f"{stem}{sep}{n}.md").exists():
-                yield f"{stem}{sep}{n}.md"
-                n += 1
-
-    def _titled(self, wanted: str, keys: KeyTable | None) -> list[str]:
-        """The files of the index lines titled ``wanted``: from the key table when in step."""
-        if keys is not None:
-            files = keys.files_titled(wanted, file_stamp(self.index_path))
-        else:
-            with self._key_table() as table:
-                stamp = file_stamp(self.index_path)
-                files = None if table is None else table.files_titled(wanted, stamp)
-        if files is not None:
-            return files
-        try:
-            raw = read_bytes_nofollow(self.index_path)
-        except FileNotFoundError:
-            raw = b""
-        return titled_files(raw, wanted)
-
-    def _read_if_memory(self, file: str) -> MemoryRecord | None:
-        if not os.path.lexists(self.root / file):
-            return None  # nothing there under any resolution: no need to resolve links
-        try:
-            rel, path = self._resolve(file)
-        except MemdirError:
-            return None
-        if not path.is_file():
-            return None
-        try:
-            return self._read(rel, path)
-        except (MemdirError, FileNotFoundError):
-            return None
-
-    def get(self, ref: str) -> MemoryRecord:
-        """Like :meth:`find`, but raises :class:`MemoryNotFound`."""
-        record = self.find(ref)
-        if record is None:
-            raise MemoryNotFound(
-                f"no {self.scope} memory named {ref!r}",
-                path=self.root,
-                hint="run `memdir list` to see the memories and their files",
-            )
-        return record
-
     # -- writing ---------------------------------------------------------
-
-    @property
-    def excluded(self) -> frozenset[str]:
-        """Top-level folders under the root that belong to other owners."""
-        return self._excluded
-
-    def _validate(self, memory: Memory) -> None:
-        check_memory_text(memory, limits=False)
-        if not memory.name:
-            raise InvalidMemory("a memory needs a name", hint="pass name='Short title'")
-        if not memory.description:
-            raise InvalidMemory(
-                f"memory {memory.name!r} needs a one-line description",
-                hint="the description is what recall matches on: make it specific",
-            )
-        if memory.type is None:
-            # An unknown type is kept aside in ``extra`` by the reader: name it, and the
-            # four in the message itself (an edit's error keeps the message, not the hint).
-            raw = memory.extra.get("type")
-            got = "needs a type" if raw is None else f"has type {str(raw)!r}"
-            raise InvalidMemory(
-                f"memory {memory.name!r} {got}: the type is one of user, feedback, project, "
-                "reference",
-                hint="see the README's table of the four memory types",
-            )
-        if memory.type is MemoryType.USER and self.scope is Scope.TEAM:
-            raise InvalidMemory(
-                f"memory {memory.name!r} is a user memory: user memories are always private",
-                hint="write it to the private scope",
-            )
-        validate_memory_rules(memory)  # enforce: rules must compile and hold a call back
-
-    @property
-    def style(self) -> FrontmatterStyle:
-        """The shape new memory files get: Claude Code's under the ``claude`` profile."""
-        claude = self.settings.profile == "claude"
-        return FrontmatterStyle.CLAUDE if claude else FrontmatterStyle.MEMDIR
-
-    @staticmethod
-    def _file_stem(name: str) -> str:
-        stem = _FILE_CHARS.sub("_", name.casefold()).strip("_")[:_MAX_STEM].strip("_")
-        return stem or "memory"
-
-    @staticmethod
-    def _slug_stem(name: str) -> str:
-        """The file stem of a memory in Claude Code's shape: its ``name:`` slug."""
-        return memory_slug(name)[:_MAX_STEM].strip("-") or "memory"
 
     def _new_file_name(self, name: str) -> str:
         claude = self.style is FrontmatterStyle.CLAUDE
@@ -420,18 +165,6 @@ class MemoryStore(MovingStore):
         while (self.root / candidate).exists():
             candidate, n = f"{stem}{sep}{n}.md", n + 1
         return candidate
-
-    def _check_count(self) -> None:
-        if self._counts is None:
-            count = len(self.files())
-        else:
-            count = self._counts.total(self.settings.max_files)
-        if count >= self.settings.max_files:
-            raise LimitExceeded(
-                f"the {self.scope} scope already holds {self.settings.max_files} memories",
-                path=self.root,
-                hint="consolidate or delete memories, or raise max_files",
-            )
 
     def write(
         self,
@@ -606,73 +339,6 @@ class MemoryStore(MovingStore):
 
         return self._locked_write(plan, None)
 
-    def _must_trash(
-        self,
-        rel: str,
-        path: Path,
-        memory: Memory,
-        current: bytes | None,
-        expected_version: str | None,
-        replace: bool,
-    ) -> bool:
-        """Refuse to overwrite another memory or an unparseable file; else whether to trash it.
-
-        The same memory (same name) is updated in place; anything else is only
-        replaced when the caller proved it read it (``expected_version``) or
-        asked for it (``replace``), and then a copy goes to the trash.
-        """
-        if current is None:
-            return False
-        previous = self._held(current, path)
-        held = previous.name if previous is not None else None
-        if previous is not None and previous.answers_to(memory.name):
-            return False
-        if expected_version is None and not replace:
-            what = (
-                f"holds another memory, {held!r}"
-                if held is not None
-                else "holds a file memdir cannot parse"
-            )
-            raise MemoryExists(
-                f"{rel} {what}; not overwritten",
-                path=path,
-                hint="choose another file name, or pass replace (--replace) to move the "
-                "current file to the trash and write this one",
-            )
-        return True
-
-    @staticmethod
-    def _held(current: bytes | None, path: Path) -> Memory | None:
-        """The memory the file holds now; ``None`` when absent or unparseable."""
-        if current is None:
-            return None
-        try:
-            return parse_memory(current.decode("utf-8"), path=path)
-        except (ParseError, UnicodeDecodeError):
-            return None
-
-    def _check_bounds(self, memory: Memory, rel: str, previous: Memory | None) -> None:
-        """Length limits for what is new: a memory kept under its old name still saves."""
-        check_memory_text(memory, previous=previous)
-        if previous is None or previous.name != memory.name:
-            self._check_line_budget(memory.name, rel)
-
-    def _current(
-        self, rel: str, path: Path, expected_version: str | None, *, count: bool = True
-    ) -> bytes | None:
-        """The file's bytes (None if absent), checked against the caller's version.
-
-        With ``count``, a file that does not exist yet must fit ``max_files``.
-        """
-        # A directory, FIFO or link with this name is refused here, not overwritten.
-        current = read_bytes_nofollow(path) if os.path.lexists(path) else None
-        if expected_version is not None:
-            actual = "" if current is None else content_version(current)
-            self._check_version(rel, path, actual, expected_version)
-        if current is None and count:
-            self._check_count()
-        return current
-
     def _stage(
         self,
         rel: str,
@@ -715,31 +381,3 @@ class MemoryStore(MovingStore):
             temp=temp,
             record=record,
         )
-
-    def _check_version(self, rel: str, path: Path, actual: str, expected: str | None) -> None:
-        """Refuse the write when the caller read another version (``""``: absent)."""
-        if expected is None:
-            return
-        if actual != expected:
-            raise Conflict(
-                f"{rel} changed since it was read (version {actual or 'absent'}, "
-                f"expected {expected or 'absent'})",
-                path=path,
-                hint="read the memory again and re-apply your change",
-                expected=expected,
-                actual=actual,
-            )
-
-    def _check_size(self, rel: str, text: str) -> None:
-        size = len(text.encode("utf-8"))
-        if size > self.settings.max_memory_bytes:
-            raise LimitExceeded(
-                f"{rel} would be {size} bytes; the limit is {self.settings.max_memory_bytes}",
-                path=self.root / rel,
-                hint="keep one memory short and specific, or split it into several",
-            )
-
-    # Defined last: inside the class body the name `list` would shadow the builtin.
-    def list(self) -> list[MemoryRecord]:
-        """Every memory of the scope that parses, by file name."""
-        return list(self.scan().records)

@@ -181,7 +181,7 @@ class AppliedStore:
     _tables: threading.local
     history: History | None
 
-    if TYPE_CHECKING:  # the reads this half needs, provided by MemoryStore
+    if TYPE_CHECKING:  # what this half needs from the store_reads and store_checks halves above it
 
         def get(self, ref: str) -> MemoryRecord: ...
 
