@@ -18,7 +18,7 @@ import socket
 from mcp.server.mcpserver import MCPServer
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from memdir.mcp.server import MemdirContext
+from memdir.mcp.context import MemdirContext
 from memdir.storage.local_server import bind, resolve_token
 
 __all__ = [
