@@ -74,6 +74,7 @@ __all__ = [
     "AppliedStore",
     "WriteResult",
     "append_journal",
+    "content_version",
     "journal_lock",
     "journal_or_warning",
 ]
@@ -138,9 +139,9 @@ def _note_meta(memory: Memory) -> bytes:
     return ("\n".join(lines[1 : lines.index("---", 1)]) + "\n").encode("utf-8")
 
 
-def blob_version(data: bytes) -> str:
-    """The store's content version of ``data`` (a short SHA-256)."""
-    import hashlib
+def content_version(data: bytes) -> str:
+    """The version a compare-and-swap writer passes back: a short content hash (SHA-256)."""
+    import hashlib  # here: loading OpenSSL costs every command that never hashes
 
     return hashlib.sha256(data).hexdigest()[:16]
 
@@ -555,7 +556,7 @@ class AppliedStore:
             scope=self.scope,
             file=staged.rel,
             memory=staged.memory,
-            version=blob_version(payload),
+            version=content_version(payload),
             mtime=0.0,
         )
         return WriteResult(

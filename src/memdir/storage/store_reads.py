@@ -33,6 +33,7 @@ from memdir.storage import sidecar
 from memdir.storage.fs import confined, file_stamp, read_bytes_nofollow, refuse_hidden
 from memdir.storage.memory_index import INDEX_NAME, titled_files
 from memdir.storage.scope_files import scope_entries
+from memdir.storage.store_apply import content_version
 from memdir.storage.store_moves import MovingStore
 
 if TYPE_CHECKING:
@@ -42,13 +43,6 @@ __all__ = ["ReadingStore", "ScanResult", "content_version"]
 
 _FILE_CHARS = re.compile(r"[^\w]+")
 _MAX_STEM = 60
-
-
-def content_version(data: bytes) -> str:
-    """The version a compare-and-swap writer passes back: a short content hash."""
-    import hashlib  # here: loading OpenSSL costs every command that never hashes
-
-    return hashlib.sha256(data).hexdigest()[:16]
 
 
 @record
