@@ -306,6 +306,42 @@ def test_a_deny_rule_blocks_with_memdir_off_the_path(box: Sandbox) -> None:
     assert NPM_WHY in result
 
 
+def test_a_rule_written_into_a_memory_in_place_mid_session_blocks_the_next_call(
+    box: Sandbox,
+) -> None:
+    from memdir.storage import rule_cache
+    from memdir.storage.enforced import cache_path
+
+    install_hooks(box)
+    mem = box.open()
+    save_topics(mem, rule_cache.WATCH_FROM + 20)  # a store whose hook asks the folder watch
+    note = next(mem.layout.memory_dir.glob("ledger_note_7*.md"))
+    rule = "type: feedback\nenforce:\n- tool: Bash\n  match: npm install\n  action: deny\n"
+    # The model rewrites the memory in place (same file, no folder changes): what an
+    # editor's save does, the case a folder's mtime cannot show.
+    rewrite = (
+        f'{sys.executable} -c "import sys; p = sys.argv[1]; t = open(p).read()'
+        f".replace('type: project', {rule!r}); f = open(p, 'r+'); f.write(t); f.truncate()\""
+        f" {note}"
+    )
+    harmless = [
+        Turn(tool="Bash", tool_input={"command": f"echo {n} >> calls.txt"}) for n in range(3)
+    ]
+    edit = Turn(tool="Bash", tool_input={"command": rewrite})
+    box.run("hello", [Turn(text="Hi.")])  # its session start leaves the hook server running
+    run = box.run(
+        "Note the rule, then install.",
+        [*harmless, edit, NPM_CALL, Turn(text="OK.")],
+        allowed_tools=["Bash"],
+    )
+    assert (box.project / "calls.txt").read_text().split() == ["0", "1", "2"]
+    assert "action: deny" in note.read_text(), "the in-place edit did not run"
+    assert not (box.project / "ran.txt").exists(), "the rule added in place did not block"
+    assert "ledger_note_7" in run.tool_results()[-1]
+    header, _ = rule_cache.read(str(cache_path(mem.layout)))
+    assert isinstance(header.get("tokens"), list), "the folder watch was never asked"
+
+
 def test_the_mcp_server_connects_with_memdir_off_the_path(box: Sandbox) -> None:
     box.memdir("install", "claude-code")
     save_freeze(box.open())
