@@ -238,3 +238,22 @@ def test_local_file_systems_are_read_off_the_mount_table(tmp_path: Path) -> None
     assert not local_file_system("/home/me/fuse/memory", table=str(table))
     assert not local_file_system("/home/me/memory", table=str(tmp_path / "absent"))
     assert not local_file_system("/proc/self")  # this machine's own table
+
+
+def test_events_lost_to_a_full_queue_move_every_token(
+    watch: FolderWatch, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memdir.integrations import inotify
+
+    one, two = tmp_path / "one", tmp_path / "two"
+    _apply(one, "create", "a.md", "")
+    _apply(two, "create", "b.md", "")
+    scopes = [(str(one), frozenset[str]()), (str(two), frozenset[str]())]
+    before = watch.tokens(scopes)
+    real_read = watch._inotify.read
+    queued = [[(-1, inotify.IN_Q_OVERFLOW, "")]]  # what the kernel reads out when it dropped some
+    monkeypatch.setattr(watch._inotify, "read", lambda: queued.pop() if queued else real_read())
+    after = watch.tokens(scopes)
+    assert before is not None and after is not None
+    assert after[0] != before[0] and after[1] != before[1]
+    assert watch.tokens(scopes) == after
