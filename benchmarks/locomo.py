@@ -299,6 +299,19 @@ transcripts against theirs, 85.7 / 94.6 / 98.0):
 context_share 0.8 and window_share 0.65 gain here at @5 alone (not @10, the
 goal) and lose coding-session questions at @1 and @5 (intervals reaching 0):
 the defaults stay.
+
+Then the hybrid (``--embed``, all-MiniLM-L6-v2) on this default, measured beside
+it in one sitting: lexical 43.6 / 68.3 / 78.2, hybrid 43.0 / 69.8 / 78.6 (against
+the lexical: @1 -0.7 [-2.3, +1.0], @5 +1.5 [-0.1, +3.1], @10 +0.3 [-1.0, +1.6];
+coding sessions lexical 85.7 / 93.9 / 98.0, hybrid 87.8 / 97.3 / 99.3). Against
+that hybrid (paired bootstrap, 95 %; coding sessions against theirs):
+
+    the speaker lift after the group prior and the fusion 45.6/70.7/80.0  @1 +2.6 [+1.4, +3.9]
+      (a turn the cosine found, or its session lifted,   @5 +0.9 [+0.2, +1.7], @10 +1.5 [+0.7, +2.3]
+      is lifted too; coding sessions: no change at any k, one transcript or three)
+      lexical alone, against the lexical default         43.6/69.1/78.2  @5 +0.9 [+0.4, +1.5]
+                                                         @1 0.0 [-0.6, +0.6], @10 0.0 [-0.3, +0.3]
+      (coding sessions, lexical: no change at any k, one transcript or three)
 """
 
 from __future__ import annotations

@@ -256,6 +256,47 @@ def test_hybrid_search_fuses_dense_and_lexical_rankings() -> None:
     assert {h.ref for h in idx.search("kayak")} == {"a.md", "b.md"}  # dense side sees all
 
 
+class TopicEmbedder:
+    """A test embedder whose two dimensions count sport words and food words."""
+
+    name = "test:topics"
+    topics = tuple(
+        frozenset(textproc.terms(words)) for words in ("kickboxing martial", "cake soup")
+    )
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        out = []
+        for text in texts:
+            words = set(textproc.terms(text))
+            vec = [float(len(words & topic)) for topic in self.topics]
+            norm = math.sqrt(sum(x * x for x in vec)) or 1.0
+            out.append([x / norm for x in vec])
+        return out
+
+
+def test_the_speaker_lift_applies_to_a_turn_found_by_its_meaning_alone() -> None:
+    # The name column weighs nothing here and no body shares a word with the query:
+    # only the cosine finds the turns, and only the lift tells Anna's from Ben's.
+    weights = {"name": 0.0, "body": 1.0}
+    idx = TextIndex(
+        options=RankingOptions(weights=weights, name_boost=0.5), embedder=TopicEmbedder()
+    )
+    idx.add(
+        Document(id=ref, kind="transcript", title=ref, fields={"name": who, "body": text})
+        for ref, who, text in (
+            ("anna", "Anna", "kickboxing after the cake"),
+            ("ben", "Ben", "kickboxing every morning"),
+        )
+    )
+    idx.embed_missing()
+    # Anna's turn is the less similar one (it is half about cake): x 1.5 lifts it above.
+    assert [h.ref for h in idx.search("Which martial art does Anna practise?")][:2] == [
+        "anna",
+        "ben",
+    ]
+    assert idx.search("Which martial art does Ben practise?")[0].ref == "ben"
+
+
 def test_rrf_adds_reciprocal_ranks() -> None:
     fused = rrf([[1, 2], [2, 3]], k=1)
     assert fused[2] == pytest.approx(1 / 3 + 1 / 2)

@@ -13,13 +13,14 @@ and recall all rank here: through a project's catalog
 (:mod:`memdir.search.catalog` keeps one in step with its files), or through an
 in-memory index for a small store without one. A query is one
 :class:`SearchQuery` value. A search is BM25 over the quoted query terms,
-then: a lift for documents whose name (a turn's speaker, taken from a field
-of the transcript record, never from its text) the query mentions, optional
-pseudo-relevance feedback, a lift for documents whose group (a transcript)
-matches the query as a whole, and, when an embedder is configured, fusion with
-cosine similarity over float32 vectors stored beside the text; last, a
-smoothing that lends each document part of its best neighbour's score (the
-turns of one transcript).
+then: optional pseudo-relevance feedback, a lift for documents whose group (a
+transcript) matches the query as a whole, and, when an embedder is configured,
+fusion with cosine similarity over float32 vectors stored beside the text; then
+a lift for documents whose name (a turn's speaker, taken from a field of the
+transcript record, never from its text) the query mentions, last of the
+lifts so that it multiplies the whole score (the group's share and the
+cosine's too); last, a smoothing that lends each document part of its best
+neighbour's score (the turns of one transcript).
 
 The BM25 pass itself (both tables, the scan limit, filters) is
 :mod:`memdir.search.lexical`, the stages after it (lift, feedback, fusion,
@@ -453,6 +454,10 @@ class TextIndex:
                 rrf_k=opts.rrf_k,
                 candidates=opts.candidates,
             )
+        if opts.name_boost and scores:
+            # After the prior and the fusion: a turn found by its meaning alone, or
+            # lifted by its session, is as much the named speaker's as one BM25 found.
+            scores = lift_named(self.conn, scores, wanted, opts.name_boost)
         if opts.neighbour_weight and scores:
             scores = smooth_neighbours(self.conn, scores, opts.neighbour_weight)
         return sorted(scores.items(), key=lambda kv: -kv[1])[: q.limit]
@@ -477,8 +482,6 @@ class TextIndex:
                 for rowid, value in more.items():
                     share = opts.feedback_weight * value / top_more * top
                     scores[rowid] = scores.get(rowid, 0.0) + share
-        if opts.name_boost and scores:
-            scores = lift_named(self.conn, scores, wanted, opts.name_boost)
         return scores
 
     def _bm25(

@@ -3,11 +3,11 @@
 :class:`~memdir.search.engine.TextIndex` runs them in order, each one a
 function of the candidates' scores (by rowid) and the index's tables:
 
-- :func:`lift_named`: a document whose name (a turn's speaker) the query
-  mentions is lifted by a factor;
 - :func:`feedback_terms`: the terms the top hits share, for a second BM25
   pass (pseudo-relevance feedback, off by default);
 - :func:`fuse_dense`: with an embedder, BM25 merged with cosine similarity;
+- :func:`lift_named`: a document whose name (a turn's speaker) the query
+  mentions is lifted by a factor (after the group prior and the fusion);
 - :func:`smooth_neighbours`: each document lent a share of its best adjacent
   document's score (the turns of one transcript).
 
