@@ -79,6 +79,27 @@ it outranks the short turn stating the fact; at 1 the length counts in full:
     b 1 on the context row too                            85.0/93.9/98.0  @1 +14.3 [+8.8, +20.4]
 
 (LoCoMo, b 1: no change at any k, see ``benchmarks/locomo.py``.)
+
+Then the hybrid (``--embed``) on that default, beside the lexical in one sitting
+(one transcript / three): lexical 85.7 / 93.9 / 98.0 and 85.7 / 94.6 / 98.0, hybrid
+87.8 / 97.3 / 99.3 and 87.1 / 98.0 / 99.3. Its fusion, against that hybrid (the
+variants and LoCoMo's numbers are logged in ``benchmarks/locomo.py``):
+
+    speaker lift after the prior and the fusion           87.8/97.3/99.3  no change at any k
+      (three transcripts: no change; lexical alone: no change, one or three)
+    + the name embedded first = hybrid default            86.4/97.3/99.3  @1 -1.4 [-3.4, 0.0]
+      three transcripts                                   86.4/98.0/99.3  @1 -0.7 [-2.0, 0.0]
+      against the lexical default                         @1 +0.7 [-2.7, +4.1], @5 +3.4 [+0.7,
+                                                          +6.8], @10 +1.4 [0.0, +3.4]
+    cosine over its best / minus 0.3 / spread from the median (weight 0.5)
+                                                          86.4/97.3/99.3  87.1/96.6/98.6
+                                                          85.0/96.6/98.6
+    group prior after the fusion (three transcripts: not run)
+                                                          86.4/96.6/99.3  @1 -1.4 [-3.4, 0.0]
+
+The names here are "user" and "assistant", which say little to the model: the
+name costs one or two questions at @1 (intervals reaching 0) for LoCoMo's @5 +1.6
+[+0.5, +2.6].
 """
 
 # ruff: noqa: E501  (the templates are data: one per line reads best)

@@ -312,6 +312,58 @@ that hybrid (paired bootstrap, 95 %; coding sessions against theirs):
       lexical alone, against the lexical default         43.6/69.1/78.2  @5 +0.9 [+0.4, +1.5]
                                                          @1 0.0 [-0.6, +0.6], @10 0.0 [-0.3, +0.3]
       (coding sessions, lexical: no change at any k, one transcript or three)
+
+Then what is embedded, against that (45.6 / 70.7 / 80.0; coding sessions 87.8 /
+97.3 / 99.3, in three transcripts 87.1 / 98.0 / 99.3):
+
+    the name first ("Caroline: ...") = hybrid default     45.2/72.2/80.1  @5 +1.6 [+0.5, +2.6]
+      (a question names the speaker the turn's text       @1 -0.4 [-1.6, +0.8]
+      never says)                                        @10 +0.1 [-0.7, +0.8]
+      (coding sessions, whose names are "user" and "assistant": 86.4 / 97.3 / 99.3,
+      @1 -1.4 [-3.4, 0.0] (two questions), @5 and @10 no change; in three
+      transcripts 86.4 / 98.0 / 99.3, @1 -0.7 [-2.0, 0.0])
+      the name's index terms instead ("carolin: ...")    45.2/72.2/80.0  @5 +1.5 [+0.6, +2.4]
+    + without the date words in front                    45.1/72.0/80.1  @5 -0.2 [-1.3, +0.9]
+      (coding sessions: @1 +0.7 [0.0, +2.0]; against the index-terms name)
+    + the start of the next turn too ("(before: ...)")   44.3/72.3/80.1  @1 -0.9 [-2.2, +0.4]
+      (coding sessions: @5 +0.7 [0.0, +2.0]; against the index-terms name)
+
+With the name embedded, the dense weight and the fusion's scales, against it:
+
+    dense_weight 0.7 / 1.3                               44.7/71.9/80.0  44.7/72.6/80.3
+                                                         @1 -0.5 [-1.3, +0.2] / -0.5 [-1.4, +0.5]
+                                                         @10 0.0 [-0.5, +0.5] / +0.3 [-0.1, +0.7]
+      (coding sessions: @1 -2.0 [-4.8, 0.0] / +0.7 [-1.4, +3.4])
+
+and before the lift moved, against the hybrid of main (43.0 / 69.8 / 78.6; coding
+87.8 / 97.3 / 99.3), each cosine rescaled before the sum (dense_weight 1 unless said):
+
+    cosine over the best cosine                          39.2/68.8/77.1  @1 -3.8 [-5.5, -2.2]
+                                                         @10 -1.4 [-2.6, -0.3]
+    cosine - 0.2 / - 0.3 (clipped at 0)                  42.5/69.9/78.5  43.5/69.4/77.8
+                                                         @1 -0.5 [-0.9, -0.1] (0.2)
+                                                         @10 -0.8 [-1.8, +0.2] (0.3)
+    (cosine - median) / (best - median), weight 0.5      41.2/69.3/77.9  @1 -1.8 [-3.0, -0.8]
+      (coding sessions: @1 -2.7 [-5.4, -0.7])
+    the 90th percentile for the median, weight 0.5       38.0/68.9/78.1  @1 -5.0 [-6.9, -3.1]
+      (coding sessions: @1 -16.3 [-22.4, -10.2])
+    the group prior after the fusion (the dense-only     43.8/70.6/78.8  @5 +0.8 [+0.1, +1.6]
+      candidates lifted by their session too)            @1 +0.8 [-0.1, +1.7], @10 +0.3 [-0.5, +1.0]
+      (coding sessions: @1 -1.4 [-3.4, 0.0], @5 -0.7 [-2.0, 0.0])
+      with the lift after the fusion as well             44.8/71.3/79.9  (against the lift alone:
+                                                         @1 -0.8, @5 +0.6, @10 -0.1; coding @1 -1.4)
+
+A cosine rescaled per query (to its best, or to its spread) weighs the dense side
+more on a query no turn is near, where it is least to be trusted; the raw cosine
+stays. The dense side already ranks every document the filter keeps (not only
+BM25's candidates), and the smoothing already runs on the fused score.
+
+The hybrid default now, against main's hybrid (43.0 / 69.8 / 78.6): @1 +2.2 [+0.7,
++3.8], @5 +2.5 [+1.3, +3.7], @10 +1.5 [+0.4, +2.6]; against the lexical default with
+the lift moved (43.6 / 69.1 / 78.2): @1 +1.6 [0.0, +3.3], @5 +3.1 [+1.6, +4.7], @10
++1.8 [+0.6, +3.1]. Coding sessions against main's hybrid: @1 -1.4 [-3.4, 0.0], @5 and
+@10 no change; against the lexical default: @1 +0.7 [-2.7, +4.1], @5 +3.4 [+0.7,
++6.8], @10 +1.4 [0.0, +3.4].
 """
 
 from __future__ import annotations
@@ -441,6 +493,7 @@ def run(args: argparse.Namespace) -> float:
         dense_weight=args.dense_weight,
         fusion=args.fusion,
         embed_previous=args.embed_previous,
+        embed_name=args.embed_name,
         context_share=args.context_share,
         window_share=args.window_share,
         group_share=args.group_share,
@@ -500,6 +553,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--dense-weight", type=float, default=RankingOptions.dense_weight)
     parser.add_argument("--fusion", choices=("rrf", "linear"), default="linear")
     parser.add_argument("--no-embed-previous", dest="embed_previous", action="store_false")
+    parser.add_argument("--no-embed-name", dest="embed_name", action="store_false")
     parser.add_argument("--embed-cache", help="SQLite file caching vectors across runs")
     parser.add_argument("--no-score", action="store_true")
     parser.add_argument(

@@ -297,6 +297,38 @@ def test_the_speaker_lift_applies_to_a_turn_found_by_its_meaning_alone() -> None
     assert idx.search("Which martial art does Ben practise?")[0].ref == "ben"
 
 
+def test_a_documents_name_is_embedded_with_its_text() -> None:
+    # Only the names carry a topic; the body of "soup.md" matches the query better.
+    def ranked(options: RankingOptions) -> list[str]:
+        idx = TextIndex(options=options, embedder=TopicEmbedder())
+        idx.add(
+            [
+                doc("kick.md", name="Kickboxing", body="on Tuesdays"),
+                doc("soup.md", name="Soup", body="a sport on Tuesdays"),
+            ]
+        )
+        idx.embed_missing()
+        return [h.ref for h in idx.search("Which martial sport is on Tuesdays?")]
+
+    assert ranked(RankingOptions()) == ["kick.md", "soup.md"]
+    assert ranked(RankingOptions(embed_name=False)) == ["soup.md", "kick.md"]
+
+
+def test_another_shape_of_embedded_text_embeds_every_document_again(tmp_path: Path) -> None:
+    path = tmp_path / "index.db"
+    first = TextIndex(path, embedder=TopicEmbedder())
+    first.add([doc("a.md", name="Kickboxing", body="on Tuesdays"), doc("b.md", body="soup")])
+    assert first.embed_missing() == 2
+    first.close()
+    again = TextIndex(path, options=RankingOptions(embed_name=False), embedder=TopicEmbedder())
+    assert again.vector_model != TextIndex(embedder=TopicEmbedder()).vector_model
+    assert again.embed_missing() == 2
+    assert again.embed_missing() == 0
+    # Each document's vector was replaced, none kept of the first shape.
+    models = again.conn.execute("SELECT model, count(*) FROM vectors GROUP BY model").fetchall()
+    assert models == [(again.vector_model, 2)]
+
+
 def test_rrf_adds_reciprocal_ranks() -> None:
     fused = rrf([[1, 2], [2, 3]], k=1)
     assert fused[2] == pytest.approx(1 / 3 + 1 / 2)

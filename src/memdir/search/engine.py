@@ -102,7 +102,8 @@ if TYPE_CHECKING:
 # a catalog built before holds them untyped, so it is rebuilt.
 # 4: each turn's neighbours' text in an FTS table of its own (scored on its own length).
 # 5: irregular forms indexed as their base word ("went" as "go", search/irregular.py).
-SCHEMA_VERSION = 5
+# 6: each document's name as written (a turn's speaker), embedded before its text.
+SCHEMA_VERSION = 6
 CATALOG_NAME = "catalog.sqlite3"
 KINDS = ("memory", "log", "notes", "transcript")
 FIELDS = ("name", "description", "body", "context", "dates")
@@ -139,7 +140,7 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS docs (
     rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, source INTEGER, kind TEXT NOT NULL,
     title TEXT NOT NULL, text TEXT NOT NULL, date TEXT, scope TEXT, type TEXT,
-    grp TEXT, seq INTEGER, meta TEXT);
+    grp TEXT, seq INTEGER, meta TEXT, name TEXT);
 CREATE INDEX IF NOT EXISTS docs_source ON docs(source);
 CREATE INDEX IF NOT EXISTS docs_grp ON docs(grp, seq);
 CREATE INDEX IF NOT EXISTS docs_filter ON docs(kind, scope, type, date, id);
@@ -192,8 +193,8 @@ def date_words(value: dt.datetime | dt.date | None) -> str:
 
 
 _INSERT_DOC = (
-    "INSERT INTO docs (id, source, kind, title, text, date, scope, type, grp, seq, meta)"
-    " VALUES (?,?,?,?,?,?,?,?,?,?,?)"
+    "INSERT INTO docs (id, source, kind, title, text, date, scope, type, grp, seq, meta, name)"
+    " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
 )
 _DATES = FIELDS.index("dates")
 
@@ -221,6 +222,7 @@ def prepare(doc: Document) -> Prepared:
         doc.group,
         doc.seq,
         json.dumps(dict(doc.meta)) if doc.meta else None,
+        doc.fields.get("name") or None,
     )
     columns = [" ".join(textproc.terms(doc.fields.get(f, ""))) for f in FIELDS]
     columns[_DATES] += " " + _date_terms(_day(doc.date))
@@ -353,32 +355,51 @@ class TextIndex:
         """Compute vectors for documents that have none (with the configured embedder)."""
         if self.embedder is None:
             return 0
+        model = self.vector_model
         rows = self.conn.execute(
-            "SELECT d.rowid, d.text, d.date, p.text FROM docs d"
+            "SELECT d.rowid, d.text, d.date, p.text, d.name FROM docs d"
             " LEFT JOIN vectors v ON v.rowid = d.rowid AND v.model = ?"
             " LEFT JOIN docs p ON p.grp = d.grp AND p.seq = d.seq - 1"
             " WHERE v.rowid IS NULL",
-            (self.embedder.name,),
+            (model,),
         ).fetchall()
         from memdir.search.embeddings import pack_vector
 
-        with_previous = self.options.embed_previous
         for start in range(0, len(rows), batch):
             chunk = rows[start : start + batch]
-            texts = [
-                f"{_date_prefix(r[2])}{r[1]}"
-                + (f"\n(after: {r[3][:300]})" if with_previous and r[3] else "")
-                for r in chunk
-            ]
-            vectors = self.embedder.embed(texts)
+            vectors = self.embedder.embed([self._embedded_text(*r[1:]) for r in chunk])
             self.conn.executemany(
                 "INSERT OR REPLACE INTO vectors (rowid, model, vec) VALUES (?,?,?)",
-                [
-                    (r[0], self.embedder.name, pack_vector(v))
-                    for r, v in zip(chunk, vectors, strict=True)
-                ],
+                [(r[0], model, pack_vector(v)) for r, v in zip(chunk, vectors, strict=True)],
             )
         return len(rows)
+
+    @property
+    def vector_model(self) -> str:
+        """The key vectors are kept under: the embedder's name and what of a document it embeds.
+
+        Changing the options that shape the embedded text changes the key, so the
+        next :meth:`embed_missing` embeds every document again instead of fusing
+        vectors of two kinds of text.
+        """
+        name = self.embedder.name if self.embedder is not None else ""
+        opts = self.options
+        shape = [
+            part
+            for part, on in (("name", opts.embed_name), ("previous", opts.embed_previous))
+            if on
+        ]
+        return f"{name}|{'+'.join(shape)}" if shape else name
+
+    def _embedded_text(
+        self, text: str, date: str | None, previous: str | None, name: str | None
+    ) -> str:
+        # The name (a turn's speaker, a memory's name) first: "what did Anna say about
+        # the trip" is as much about Anna as about the trip.
+        opts = self.options
+        head = f"{name}: " if opts.embed_name and name else ""
+        tail = f"\n(after: {previous[:300]})" if opts.embed_previous and previous else ""
+        return f"{_date_prefix(date)}{head}{text}{tail}"
 
     def __len__(self) -> int:
         return int(self.conn.execute("SELECT count(*) FROM docs").fetchone()[0])
@@ -445,6 +466,7 @@ class TextIndex:
             scores = fuse_dense(
                 self.conn,
                 self.embedder,
+                self.vector_model,
                 q.query,
                 scores,
                 where,

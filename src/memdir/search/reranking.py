@@ -97,6 +97,7 @@ def smooth_neighbours(
 def fuse_dense(
     conn: sqlite3.Connection,
     embedder: Embedder,
+    model: str,
     query: str,
     scores: dict[int, float],
     where: str,
@@ -109,6 +110,10 @@ def fuse_dense(
 ) -> dict[int, float]:
     """BM25 ``scores`` merged with the cosine similarity of the documents the filter keeps.
 
+    ``model`` is the key the documents' vectors are stored under
+    (:attr:`~memdir.search.engine.TextIndex.vector_model`); the query is embedded by
+    ``embedder``.
+
     ``"linear"``: BM25 scaled to its best hit plus ``dense_weight`` times the
     cosine; ``"rrf"``: reciprocal-rank fusion of both rankings (the nearest
     ``candidates`` of the dense one), constant ``rrf_k``.
@@ -116,7 +121,7 @@ def fuse_dense(
     rows = conn.execute(
         f"SELECT v.rowid, v.vec FROM vectors v JOIN docs d ON d.rowid = v.rowid"
         f" WHERE v.model = ? {where}",
-        (embedder.name, *params),
+        (model, *params),
     ).fetchall()
     if not rows:
         return scores
