@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from memdir.search import terms as textproc
 from memdir.search.catalog import Document, RankingOptions, SearchQuery, TextIndex
-from memdir.search.embeddings import Embedder, rrf
+from memdir.search.embeddings import Embedder, embedded_text, rrf
 from memdir.search.query import GrepHit, InvalidPattern, grep, search
 from memdir.storage.paths import make_layout
 
@@ -312,6 +312,12 @@ def test_a_documents_name_is_embedded_with_its_text() -> None:
 
     assert ranked(RankingOptions()) == ["kick.md", "soup.md"]
     assert ranked(RankingOptions(embed_name=False)) == ["soup.md", "kick.md"]
+
+
+def test_the_embedded_text_is_date_name_text_then_the_start_of_the_previous_turn() -> None:
+    text = embedded_text("went home", dated="[1 May 2023] ", name="Anna", previous="x" * 400)
+    assert text == "[1 May 2023] Anna: went home\n(after: " + "x" * 300 + ")"
+    assert embedded_text("went home", dated="", name=None, previous=None) == "went home"
 
 
 def test_another_shape_of_embedded_text_embeds_every_document_again(tmp_path: Path) -> None:

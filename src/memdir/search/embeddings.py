@@ -36,10 +36,12 @@ __all__ = [
     "SentenceTransformerEmbedder",
     "cosine_ranking",
     "cosine_scores",
+    "embedded_text",
     "embeddings_available",
     "pack_vector",
     "rrf",
     "unpack_vector",
+    "vector_key",
 ]
 
 BUNDLED_MODEL = "all-MiniLM-L6-v2"
@@ -147,6 +149,29 @@ class OpenAIEmbedder:
 def _normalise(vector: list[float]) -> list[float]:
     norm = math.sqrt(sum(x * x for x in vector)) or 1.0
     return [x / norm for x in vector]
+
+
+def embedded_text(text: str, *, dated: str, name: str | None, previous: str | None) -> str:
+    """What of a document is embedded: ``dated``, its ``name``, its text, the start of ``previous``.
+
+    ``dated`` is the document's date as words (or nothing); the name (a turn's
+    speaker, a memory's name) because a question names the speaker a turn's
+    text never says; the document before it in its group because a reply is
+    about the question it answers.
+    """
+    head = f"{name}: " if name else ""
+    tail = f"\n(after: {previous[:300]})" if previous else ""
+    return f"{dated}{head}{text}{tail}"
+
+
+def vector_key(model: str, *, with_name: bool, with_previous: bool) -> str:
+    """The key a document's vector is kept under: the model's name and what was embedded.
+
+    Another shape of embedded text is another key, so the next embedding pass
+    embeds every document again instead of fusing vectors of two kinds of text.
+    """
+    shape = [part for part, on in (("name", with_name), ("previous", with_previous)) if on]
+    return f"{model}|{'+'.join(shape)}" if shape else model
 
 
 def pack_vector(vector: Sequence[float]) -> bytes:

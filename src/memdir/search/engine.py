@@ -363,11 +363,21 @@ class TextIndex:
             " WHERE v.rowid IS NULL",
             (model,),
         ).fetchall()
-        from memdir.search.embeddings import pack_vector
+        from memdir.search.embeddings import embedded_text, pack_vector
 
+        opts = self.options
         for start in range(0, len(rows), batch):
             chunk = rows[start : start + batch]
-            vectors = self.embedder.embed([self._embedded_text(*r[1:]) for r in chunk])
+            texts = [
+                embedded_text(
+                    text,
+                    dated=_date_prefix(date),
+                    name=name if opts.embed_name else None,
+                    previous=previous if opts.embed_previous else None,
+                )
+                for _, text, date, previous, name in chunk
+            ]
+            vectors = self.embedder.embed(texts)
             self.conn.executemany(
                 "INSERT OR REPLACE INTO vectors (rowid, model, vec) VALUES (?,?,?)",
                 [(r[0], model, pack_vector(v)) for r, v in zip(chunk, vectors, strict=True)],
@@ -376,30 +386,12 @@ class TextIndex:
 
     @property
     def vector_model(self) -> str:
-        """The key vectors are kept under: the embedder's name and what of a document it embeds.
+        """The key vectors are kept under (:func:`~memdir.search.embeddings.vector_key`)."""
+        from memdir.search.embeddings import vector_key
 
-        Changing the options that shape the embedded text changes the key, so the
-        next :meth:`embed_missing` embeds every document again instead of fusing
-        vectors of two kinds of text.
-        """
         name = self.embedder.name if self.embedder is not None else ""
         opts = self.options
-        shape = [
-            part
-            for part, on in (("name", opts.embed_name), ("previous", opts.embed_previous))
-            if on
-        ]
-        return f"{name}|{'+'.join(shape)}" if shape else name
-
-    def _embedded_text(
-        self, text: str, date: str | None, previous: str | None, name: str | None
-    ) -> str:
-        # The name (a turn's speaker, a memory's name) first: "what did Anna say about
-        # the trip" is as much about Anna as about the trip.
-        opts = self.options
-        head = f"{name}: " if opts.embed_name and name else ""
-        tail = f"\n(after: {previous[:300]})" if opts.embed_previous and previous else ""
-        return f"{_date_prefix(date)}{head}{text}{tail}"
+        return vector_key(name, with_name=opts.embed_name, with_previous=opts.embed_previous)
 
     def __len__(self) -> int:
         return int(self.conn.execute("SELECT count(*) FROM docs").fetchone()[0])
