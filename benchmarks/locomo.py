@@ -364,6 +364,19 @@ the lift moved (43.6 / 69.1 / 78.2): @1 +1.6 [0.0, +3.3], @5 +3.1 [+1.6, +4.7], 
 +1.8 [+0.6, +3.1]. Coding sessions against main's hybrid: @1 -1.4 [-3.4, 0.0], @5 and
 @10 no change; against the lexical default: @1 +0.7 [-2.7, +4.1], @5 +3.4 [+0.7,
 +6.8], @10 +1.4 [0.0, +3.4].
+
+Tried on the hybrid default and dropped (against it; coding sessions against theirs):
+
+    without the previous turn's start (--no-embed-previous) 43.9/71.5/79.6  @1 -1.3 [-2.6, -0.04]
+      (coding sessions: 89.1 / 97.3 / 99.3, @1 +2.7 [+0.7, +5.4]: a short user turn
+      embedded with the start of a long reply reads as the reply)
+    the previous turn's first 150 characters, not 300    44.7/72.0/79.8  @10 -0.3 [-0.9, +0.2]
+      (coding sessions: 87.8 / 97.3 / 99.3, @1 +1.4 [-1.4, +4.1])
+    group_share 0.3                                      44.9/72.8/80.2  @5 +0.5 [-0.4, +1.4]
+    neighbour 0.3                                        45.1/72.1/80.1  @10 0.0 [-0.5, +0.7]
+
+The previous turn's start helps LoCoMo at @1 as much as it costs the coding
+sessions there: it stays, as before.
 """
 
 from __future__ import annotations
