@@ -478,3 +478,39 @@ def test_a_search_for_more_hits_than_the_candidate_pool_gets_them_all() -> None:
     idx = TextIndex()
     idx.add([doc(f"m{i}.md", body=f"shared word number {i}") for i in range(300)])
     assert len(idx.search(SearchQuery(query="shared word", limit=250))) == 250
+
+
+def test_a_hybrid_search_over_more_documents_than_sqlite_takes_variables_answers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import sqlite3
+
+    from memdir.search import sql_in
+
+    # With embeddings every document gets a fused score, and each stage looks its rows
+    # up by rowid: past the connection's variable limit, in chunks, or SQLite refuses.
+    monkeypatch.setattr(sql_in, "CHUNK", 7)
+
+    def ranked(limit: int | None) -> list[tuple[str, float]]:
+        idx = TextIndex(embedder=BagOfWordsEmbedder())
+        idx.add(
+            Document(
+                id=f"t{n}",
+                kind="transcript",
+                title=f"t{n}",
+                fields={"name": "Anna" if n % 2 else "Ben", "body": f"kayak trip {n} on a river"},
+                group="trip",
+                seq=n,
+                date=dt.date(2026, 5, 1),
+            )
+            for n in range(60)
+        )
+        idx.embed_missing()
+        if limit is not None:
+            idx.conn.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, limit)
+        hits = idx.search("when did Anna kayak on the river in May 2026")
+        return [(h.ref, round(h.score, 6)) for h in hits]
+
+    expected = ranked(None)
+    assert len(expected) == 10
+    assert ranked(10) == expected

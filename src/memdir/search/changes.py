@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 from memdir.records import field, record
+from memdir.search.sql_in import rows_in
 from memdir.storage import sidecar
 from memdir.storage.journal import JOURNAL_NAME
 from memdir.storage.paths import Layout, under
@@ -59,7 +60,6 @@ FULL_SCAN_EVERY = 600.0
 """Seconds after which a search walks every file again (the safety net)."""
 ROW = "SELECT id, path, kind, mtime_ns, size, hash FROM sources"
 """A source row as the keeper and the finder read it."""
-_ROWS_PER_QUERY = 500  # well under SQLite's limit on bound parameters
 
 
 @record
@@ -238,14 +238,9 @@ class ChangeFinder:
     def _rows(self, paths: set[str]) -> dict[str, tuple[Any, ...]]:
         """The indexed rows of ``paths``, by path: a query per few hundred, not one each."""
         conn = self.index.conn
-        ordered = sorted(paths)
-        found: dict[str, tuple[Any, ...]] = {}
-        for at in range(0, len(ordered), _ROWS_PER_QUERY):
-            chunk = ordered[at : at + _ROWS_PER_QUERY]
-            marks = ",".join("?" * len(chunk))
-            for row in conn.execute(f"{ROW} WHERE path IN ({marks})", chunk):
-                found[row[1]] = row
-        return found
+        return {
+            row[1]: row for row in rows_in(conn, f"{ROW} WHERE path IN ({{in}})", sorted(paths))
+        }
 
     def _sample(
         self,

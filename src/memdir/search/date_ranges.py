@@ -25,6 +25,8 @@ import re
 import sqlite3
 from typing import NamedTuple
 
+from memdir.search.sql_in import rows_in
+
 _MONTHS = {name.lower(): n for n, name in enumerate(calendar.month_name) if name}
 _MONTHS.update({name.lower(): n for n, name in enumerate(calendar.month_abbr) if name})
 _MONTHS["sept"] = 9
@@ -110,11 +112,10 @@ def lift_dated(
     ranges = date_ranges(query)
     if not ranges or not scores or share <= 0:
         return scores
-    marks = ",".join("?" * len(scores))
-    sql = f"SELECT rowid, date FROM docs WHERE rowid IN ({marks}) AND date IS NOT NULL"
+    sql = "SELECT rowid, date FROM docs WHERE rowid IN ({in}) AND date IS NOT NULL"
     factor = 1.0 + share
     out = dict(scores)
-    for rowid, iso in conn.execute(sql, [*scores]):
+    for rowid, iso in rows_in(conn, sql, scores):
         day = dt.date.fromisoformat(iso[:10])
         if any(span.holds(day, slack) for span in ranges):
             out[rowid] = scores[rowid] * factor

@@ -87,6 +87,7 @@ from memdir.search.ranking_options import DEFAULT_WEIGHTS, RankingOptions
 from memdir.search.relevance import Relevance, relevance
 from memdir.search.reranking import feedback_terms, fuse_dense, lift_named, smooth_neighbours
 from memdir.search.search_query import Hit, SearchQuery
+from memdir.search.sql_in import rows_in
 
 # Not typing.TYPE_CHECKING: recall ranks before every prompt, in a fresh process; the
 # embeddings module (and typing) load only for a catalog that has an embedder.
@@ -408,12 +409,8 @@ class TextIndex:
         ranked = self._ranked(SearchQuery.of(query))
         if not ranked:
             return []
-        marks = ",".join("?" * len(ranked))
-        ids = dict(
-            self.conn.execute(
-                f"SELECT rowid, id FROM docs WHERE rowid IN ({marks})", [r for r, _ in ranked]
-            )
-        )
+        sql = "SELECT rowid, id FROM docs WHERE rowid IN ({in})"
+        ids = dict(rows_in(self.conn, sql, [r for r, _ in ranked]))
         return [(ids[r], round(score, 6)) for r, score in ranked if r in ids]
 
     def relevance(self, query: SearchQuery | str, ids: Sequence[str]) -> dict[str, Relevance]:
@@ -426,10 +423,7 @@ class TextIndex:
         if not ids:
             return {}
         where, params = _filters(replace(q, exclude=frozenset()))
-        marks = ",".join("?" * len(ids))
-        rowids = dict(
-            self.conn.execute(f"SELECT rowid, id FROM docs WHERE id IN ({marks})", list(ids))
-        )
+        rowids = dict(rows_in(self.conn, "SELECT rowid, id FROM docs WHERE id IN ({in})", ids))
         found = relevance(self.conn, q.query, rowids, where=where, params=params)
         return {rowids[r]: match for r, match in found.items()}
 
@@ -519,15 +513,10 @@ class TextIndex:
     def _hits(self, ranked: list[tuple[int, float]], wanted: list[str]) -> list[Hit]:
         if not ranked:
             return []
-        marks = ",".join("?" * len(ranked))
-        rows = {
-            row[0]: row[1:]
-            for row in self.conn.execute(
-                "SELECT rowid, kind, id, title, text, date, scope, type FROM docs"
-                f" WHERE rowid IN ({marks})",
-                [rowid for rowid, _ in ranked],
-            )
-        }
+        sql = (
+            "SELECT rowid, kind, id, title, text, date, scope, type FROM docs WHERE rowid IN ({in})"
+        )
+        rows = {row[0]: row[1:] for row in rows_in(self.conn, sql, [r for r, _ in ranked])}
         hits = []
         for rowid, score in ranked:
             if rowid not in rows:

@@ -32,6 +32,7 @@ import math
 import sqlite3
 
 from memdir.search import terms as textproc
+from memdir.search.sql_in import rows_in
 
 _K1 = 1.2
 
@@ -75,9 +76,8 @@ def lift_by_group(
     """
     if not scores or not wanted or share <= 0:
         return scores
-    marks = ",".join("?" * len(scores))
-    sql = f"SELECT rowid, grp FROM docs WHERE rowid IN ({marks}) AND grp IS NOT NULL"
-    group_of: dict[int, str] = dict(conn.execute(sql, [*scores]))
+    sql = "SELECT rowid, grp FROM docs WHERE rowid IN ({in}) AND grp IS NOT NULL"
+    group_of: dict[int, str] = dict(rows_in(conn, sql, scores))
     if not group_of:
         return scores
     groups = (count or GroupCount())(conn)

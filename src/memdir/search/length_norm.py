@@ -25,6 +25,8 @@ __all__ = ["FTS5_B", "average_length", "renormalise"]
 
 import sqlite3
 
+from memdir.search.sql_in import rows_in
+
 TYPE_CHECKING = False  # not typing's: every prompt's recall ranks through here
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -48,8 +50,7 @@ def renormalise(
     mean = average_length(conn, table)
     if not mean:
         return out
-    marks = ",".join("?" * len(out))
-    sizes = conn.execute(f"SELECT id, sz FROM {table}_docsize WHERE id IN ({marks})", list(out))
+    sizes = rows_in(conn, f"SELECT id, sz FROM {table}_docsize WHERE id IN ({{in}})", out)
     fixed = 1.0 + _K1 * (1.0 - FTS5_B)
     wanted = 1.0 + _K1 * (1.0 - b)
     for rowid, size in sizes:

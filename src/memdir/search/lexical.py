@@ -25,6 +25,7 @@ import sqlite3
 
 from memdir.search import terms as textproc
 from memdir.search.length_norm import FTS5_B, renormalise
+from memdir.search.sql_in import rows_in
 
 TYPE_CHECKING = False  # not typing's: every prompt's recall ranks through here
 if TYPE_CHECKING:
@@ -153,9 +154,8 @@ class _Scorer:
         A turn's context row is a window of three turns; the windows of its two
         neighbours hold it too, so the best of those speaks for it in part.
         """
-        marks = ",".join("?" * len(rowids))
-        sql = f"SELECT rowid, grp, seq FROM docs WHERE rowid IN ({marks}) AND grp IS NOT NULL"
-        place = {rowid: (grp, seq) for rowid, grp, seq in self.conn.execute(sql, list(rowids))}
+        sql = "SELECT rowid, grp, seq FROM docs WHERE rowid IN ({in}) AND grp IS NOT NULL"
+        place = {rowid: (grp, seq) for rowid, grp, seq in rows_in(self.conn, sql, rowids)}
         by_place = {place[r]: v for r, v in near.items() if r in place and place[r][1] is not None}
         out = dict(near)
         for rowid, (grp, seq) in place.items():

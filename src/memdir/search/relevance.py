@@ -49,6 +49,7 @@ import sqlite3
 
 from memdir.records import record
 from memdir.search import terms as textproc
+from memdir.search.sql_in import rows_in
 
 TYPE_CHECKING = False  # not typing's: every prompt's recall is judged through here
 if TYPE_CHECKING:
@@ -246,8 +247,7 @@ def _statistics(
         # vocabulary's document frequencies, scaled to the share kept, stand for
         # theirs. Counting each term's matches through the filter costs a lookup
         # per match (30 ms for three common words at 10,000 memories).
-        marks = ",".join("?" * len(wanted))
-        found = dict(conn.execute(f"SELECT term, doc FROM vocab WHERE term IN ({marks})", wanted))
+        found = dict(rows_in(conn, "SELECT term, doc FROM vocab WHERE term IN ({in})", wanted))
         share = total / everything if everything else 1.0
         return total, {t: _scaled(int(found.get(t, 0)), share) for t in wanted}
     counts = {}
@@ -267,9 +267,8 @@ def _terms_of(
     conn: sqlite3.Connection, rowids: list[int]
 ) -> dict[int, tuple[frozenset[str], frozenset[str]]]:
     """Each document's terms: of its name and description, and of its body."""
-    marks = ",".join("?" * len(rowids))
-    rows = conn.execute(
-        f"SELECT rowid, name, description, body FROM fts WHERE rowid IN ({marks})", rowids
+    rows = rows_in(
+        conn, "SELECT rowid, name, description, body FROM fts WHERE rowid IN ({in})", rowids
     )
     return {
         rowid: (frozenset(f"{name} {description}".split()), frozenset(body.split()))

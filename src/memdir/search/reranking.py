@@ -20,6 +20,7 @@ from __future__ import annotations
 __all__ = ["feedback_terms", "fuse_dense", "lift_named", "smooth_neighbours"]
 
 from memdir.search import terms as textproc
+from memdir.search.sql_in import rows_in
 
 # Not typing.TYPE_CHECKING: recall ranks before every prompt, in a fresh process; the
 # embeddings module (and typing) load only for a catalog that has an embedder.
@@ -40,8 +41,7 @@ def lift_named(
     A name the query mentions (the speaker of a turn) is too common to carry idf,
     yet it separates "what did Anna say" from what others said about Anna.
     """
-    marks = ",".join("?" * len(scores))
-    rows = conn.execute(f"SELECT rowid, name FROM fts WHERE rowid IN ({marks})", list(scores))
+    rows = rows_in(conn, "SELECT rowid, name FROM fts WHERE rowid IN ({in})", scores)
     asked = set(wanted)
     named = {rowid for rowid, name in rows if not asked.isdisjoint(name.split())}
     factor = 1.0 + boost
@@ -58,18 +58,12 @@ def feedback_terms(
 ) -> list[tuple[str, float]]:
     """Up to ``limit`` terms the best ``docs`` documents share (not in ``wanted``), by weight."""
     top = sorted(scores, key=lambda r: -scores[r])[:docs]
-    marks = ",".join("?" * len(top))
-    texts = [
-        f"{n} {d} {b}".split()
-        for n, d, b in conn.execute(
-            f"SELECT name, description, body FROM fts WHERE rowid IN ({marks})", top
-        )
-    ]
+    sql = "SELECT name, description, body FROM fts WHERE rowid IN ({in})"
+    texts = [f"{n} {d} {b}".split() for n, d, b in rows_in(conn, sql, top)]
     pool = sorted({t for text in texts for t in text} - set(wanted))
     if not pool:
         return []
-    marks = ",".join("?" * len(pool))
-    freq = dict(conn.execute(f"SELECT term, doc FROM vocab WHERE term IN ({marks})", pool))
+    freq = dict(rows_in(conn, "SELECT term, doc FROM vocab WHERE term IN ({in})", pool))
     total = int(conn.execute("SELECT count(*) FROM docs").fetchone()[0])
     return textproc.expansion_terms(texts, freq, total, exclude=wanted, limit=limit)
 
@@ -78,12 +72,10 @@ def smooth_neighbours(
     conn: sqlite3.Connection, scores: dict[int, float], weight: float
 ) -> dict[int, float]:
     """Each grouped document's score plus ``weight`` times its best adjacent one's (same group)."""
-    marks = ",".join("?" * len(scores))
+    sql = "SELECT rowid, grp, seq FROM docs WHERE rowid IN ({in})"
     place = {
         rowid: (grp, seq)
-        for rowid, grp, seq in conn.execute(
-            f"SELECT rowid, grp, seq FROM docs WHERE rowid IN ({marks})", list(scores)
-        )
+        for rowid, grp, seq in rows_in(conn, sql, scores)
         if grp is not None and seq is not None
     }
     by_place = {where: scores[rowid] for rowid, where in place.items()}
