@@ -1,6 +1,7 @@
 """The consolidation the page tests review: two CI memories, and a model that merges them.
 
-Shared by the HTTP and browser tests of ``memdir ui`` (``from proposalutil import ...``).
+Shared by the HTTP and browser tests of ``memdir ui`` and the consolidation and history
+tests (``from proposalutil import ...``).
 """
 
 from __future__ import annotations
