@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +19,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from background.helpers import CURRENT, Router, edit
+from background.helpers import CURRENT, FIXTURES, SESSION, Router, edit, session_transcript
 from claude_api import run_stand_in
 from memdir.api import Memdir
 from memdir.cli import main
@@ -43,8 +42,6 @@ from memdir.integrations.job_status import (
 )
 from memdir.testing import ScriptedProvider
 
-FIXTURES = Path(__file__).parent / "fixtures"
-SESSION = "0b5c7f6e-3c1a-4d7e-9a51-2f0c6f4b8e21"
 DEADLINE = 120.0
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 MODEL_VARS = (
@@ -62,10 +59,7 @@ def no_model_settings(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def transcript(tmp_path: Path) -> Path:
-    target = tmp_path / "transcripts" / f"{SESSION}.jsonl"
-    target.parent.mkdir()
-    shutil.copy(FIXTURES / "transcripts" / "claude-code-session.jsonl", target)
-    return target
+    return session_transcript(tmp_path)
 
 
 def job_env(**extra: str) -> dict[str, str]:
