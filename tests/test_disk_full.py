@@ -257,30 +257,23 @@ def test_rm_on_a_full_disk_leaves_the_memory_and_its_index_line(disk: Disk, proj
 
 def test_mcp_delete_on_a_full_disk_is_all_or_nothing(disk: Disk, project: Path) -> None:
     pytest.importorskip("mcp")
-    import anyio
-    from mcp import Client
-
-    from memdir.mcp import build_server
+    from mcputil import call_tool
 
     mem = Memdir.open(project)
     _fill_store(mem, 3)
     index = mem.private.index_path.read_bytes()
 
-    async def delete() -> tuple[bool, str]:
-        async with Client(build_server(project)) as client:
-            result = await client.call_tool("delete", {"path": "memory_1.md"})
-            block = result.content[0]
-            assert block.type == "text"
-            return result.is_error, block.text
+    def delete() -> tuple[bool, str]:
+        return call_tool(project, "delete", {"path": "memory_1.md"})
 
     disk.fill()
-    failed, message = anyio.run(delete)
+    failed, message = delete()
     assert failed
     assert "no space left on device" in message
     assert mem.private.index_path.read_bytes() == index
     assert (mem.private.root / "memory_1.md").is_file()
     disk.release()
-    failed, message = anyio.run(delete)
+    failed, message = delete()
     assert not failed, message
     assert "memory_1.md" not in mem.private.index_entries()
 

@@ -15,17 +15,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from mcp import Client
 
 import teamutil
+from mcputil import call_tool
 from memdir.api import Memdir
 from memdir.errors import InvalidMemory, MemdirError, SecretDetected, SyncError, UnsafePath
 from memdir.integrations.memory_tool import MemoryToolBackend
-from memdir.mcp import build_server
 from memdir.storage.memory_index import parse_entries
 from memdir.team.conflicts import resolve
 from memdir.team.outgoing import decode_blob, is_memory_name, scan_blob, scan_blobs
@@ -88,15 +86,7 @@ def assert_no_log_holds(mem: Memdir, value: str) -> None:
 
 def mcp_write(mem: Memdir, arguments: dict[str, Any]) -> tuple[bool, str]:
     """Call the MCP server's write tool for ``mem``'s project: (is error, text)."""
-
-    async def go() -> tuple[bool, str]:
-        async with Client(build_server(mem.layout.project_root)) as client:
-            result = await client.call_tool("write", arguments)
-            block = result.content[0]
-            assert block.type == "text"
-            return result.is_error, block.text
-
-    return anyio.run(go)
+    return call_tool(mem.layout.project_root, "write", arguments)
 
 
 # -- what is scanned ------------------------------------------------------------
