@@ -25,7 +25,7 @@ from memdir.api import Memdir
 from memdir.cli import main
 from memdir.errors import Conflict, InvalidMemory, MemdirError, MemoryNotFound
 from memdir.testing import ScriptedProvider, tool_use
-from proposalutil import write_ci_memories
+from proposalutil import rewrite_ci, write_ci_memories
 
 
 @pytest.fixture
@@ -38,18 +38,7 @@ def ci(mem: Memdir) -> Memdir:
 def merge_run() -> ScriptedProvider:
     """The model: rewrite one CI memory, delete its duplicate, add a new one."""
     return ScriptedProvider(
-        tool_use(
-            "write_memory",
-            {
-                "file": "ci_runs_on_github.md",
-                "name": "CI runs on Buildkite",
-                "description": "CI host: Buildkite",
-                "type": "project",
-                "body": "CI moved to Buildkite.",
-                "reason": "the 2026-03-04 log says CI moved",
-                "sources": ["2026-03-04", "ci_host.md"],
-            },
-        ),
+        rewrite_ci(reason="the 2026-03-04 log says CI moved", sources=["2026-03-04", "ci_host.md"]),
         tool_use(
             "delete_memory",
             {"file": "ci_host.md", "reason": "merged into ci_runs_on_github.md"},

@@ -22,7 +22,7 @@ from memdir.errors import Conflict, InvalidMemory, MemdirError
 from memdir.model import Scope
 from memdir.storage.history import blob_hash
 from memdir.testing import ScriptedProvider, tool_use
-from proposalutil import write_ci_memories
+from proposalutil import rewrite_ci, write_ci_memories
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -157,16 +157,7 @@ def test_undo_after_a_consolidation_leaves_both_scopes_byte_identical(project: P
     index.write_text(index.read_text() + "- [Dangling](nowhere.md) — gone\n")
     before = snapshot(mem)
     provider = ScriptedProvider(
-        tool_use(
-            "write_memory",
-            {
-                "file": "ci_runs_on_github.md",
-                "name": "CI runs on Buildkite",
-                "description": "CI host: Buildkite",
-                "type": "project",
-                "body": "CI moved to Buildkite.",
-            },
-        ),
+        rewrite_ci(),
         tool_use("delete_memory", {"file": "ci_host.md"}),
         tool_use("delete_memory", {"file": "team/deploys.md"}),
         "Merged.",
