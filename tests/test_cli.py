@@ -107,14 +107,16 @@ def edit_with(
     return run("edit", name, "--project", str(project))
 
 
+def replacing(old: str, new: str) -> str:
+    """An editor script that replaces ``old`` with ``new`` in the file."""
+    return f"p = pathlib.Path(sys.argv[1])\np.write_text(p.read_text().replace({old!r}, {new!r}))\n"
+
+
 def test_edit_saves_a_valid_change_through_the_editor(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     add(project, "Editable")
-    script = (
-        "p = pathlib.Path(sys.argv[1])\n"
-        "p.write_text(p.read_text().replace('about Editable', 'edited hook'))\n"
-    )
+    script = replacing("about Editable", "edited hook")
     code, out, _ = edit_with(script, "Editable", project, tmp_path, monkeypatch)
     assert code == 0 and "saved" in out
     mem = Memdir.open(project)
@@ -137,10 +139,7 @@ def test_an_edit_to_an_unknown_type_is_refused_naming_the_four_types(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     add(project, "Typed")
-    script = (
-        "p = pathlib.Path(sys.argv[1])\n"
-        "p.write_text(p.read_text().replace('type: project', 'type: banana'))\n"
-    )
+    script = replacing("type: project", "type: banana")
     code, _, err = edit_with(script, "Typed", project, tmp_path, monkeypatch)
     assert code == 1 and "has type 'banana': the type is one of user, feedback, project" in err
     assert "your edit is kept in" in err
