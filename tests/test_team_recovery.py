@@ -258,14 +258,19 @@ def test_a_lock_a_live_git_process_holds_is_never_removed(clone: Clone) -> None:
     )
 
 
+def _failed_sync(clone: Clone, remote: Path, moved: Path) -> Memdir:
+    """Alice, whose sync failed: the remote was moved to ``moved``."""
+    alice = clone("alice")
+    remote.rename(moved)
+    with pytest.raises(SyncError):
+        sync_team(alice)
+    return alice
+
+
 def test_a_failed_sync_is_recorded_with_gits_whole_message(
     clone: Clone, remote: Path, tmp_path: Path
 ) -> None:
-    alice = clone("alice")
-    remote.rename(tmp_path / "moved.git")
-
-    with pytest.raises(SyncError):
-        sync_team(alice)
+    alice = _failed_sync(clone, remote, tmp_path / "moved.git")
 
     record = read_record(alice.layout)
     assert record.failing and record.last_success is not None
@@ -301,10 +306,7 @@ def test_doctor_reports_a_stuck_clone_and_fix_clears_it(clone: Clone) -> None:
 def test_doctor_shows_the_last_failure_with_gits_whole_message(
     clone: Clone, remote: Path, tmp_path: Path
 ) -> None:
-    alice = clone("alice")
-    remote.rename(tmp_path / "moved.git")
-    with pytest.raises(SyncError):
-        sync_team(alice)
+    alice = _failed_sync(clone, remote, tmp_path / "moved.git")
 
     code, output = _doctor(alice)
 
