@@ -288,8 +288,19 @@ class Sandbox:
         self, *args: str, check: bool = True, env: Mapping[str, str] | None = None
     ) -> subprocess.CompletedProcess[str]:
         """Run ``<venv>/bin/memdir ARGS`` in the project, as the user would."""
-        done = subprocess.run(
-            [str(self.memdir_script), *args],
+        done = self._in_project([str(self.memdir_script), *args], env)
+        if check and done.returncode != 0:
+            raise AssertionError(
+                f"memdir {' '.join(args)} exited {done.returncode}:\n{done.stdout}{done.stderr}"
+            )
+        return done
+
+    def _in_project(
+        self, command: Sequence[str], env: Mapping[str, str] | None
+    ) -> subprocess.CompletedProcess[str]:
+        """``command`` in the project with no input, its output captured as text."""
+        return subprocess.run(
+            command,
             cwd=self.project,
             env=self.env(env),
             stdin=subprocess.DEVNULL,
@@ -297,11 +308,6 @@ class Sandbox:
             text=True,
             timeout=_RUN_TIMEOUT,
         )
-        if check and done.returncode != 0:
-            raise AssertionError(
-                f"memdir {' '.join(args)} exited {done.returncode}:\n{done.stdout}{done.stderr}"
-            )
-        return done
 
     def open(self, profile: str | None = None) -> Memdir:
         """The project's memory through the Python API (the test process shares HOME)."""
@@ -330,15 +336,7 @@ class Sandbox:
             command += ["--resume", resume]
         if allowed_tools:
             command += ["--allowedTools", ",".join(allowed_tools)]
-        done = subprocess.run(
-            command,
-            cwd=self.project,
-            env=self.env(env),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=_RUN_TIMEOUT,
-        )
+        done = self._in_project(command, env)
         run = ClaudeRun(
             events=_events(done.stdout),
             stderr=done.stderr,

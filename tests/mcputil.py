@@ -1,4 +1,9 @@
-"""memdir's MCP server over streamable HTTP, in a thread, for tests that need a real one."""
+"""memdir's MCP server for tests: one tool call in memory, or a real server over HTTP.
+
+:func:`call_tool` calls one tool on a fresh server over the in-memory transport;
+:func:`serving_http` runs the server over streamable HTTP, in a thread, for tests
+that need a real one.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +12,27 @@ import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import anyio
 import uvicorn
+from mcp import Client
 
 from memdir.mcp.http import MCP_PATH, http_app
 from memdir.mcp.server import build_server
+
+
+def call_tool(project: Path, name: str, arguments: dict[str, Any]) -> tuple[bool, str]:
+    """Call tool ``name`` on a fresh server for ``project``: (is it an error, its text)."""
+
+    async def call() -> tuple[bool, str]:
+        async with Client(build_server(project)) as client:
+            result = await client.call_tool(name, arguments)
+            block = result.content[0]
+            assert block.type == "text"
+            return bool(result.is_error), block.text
+
+    return anyio.run(call)
 
 
 @contextlib.contextmanager

@@ -14,22 +14,29 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
 
 from memdir.api import Memdir
+from memdir.cli import main
 from memdir.storage.memory_index import parse_entries
-from memdir.team.sync import init_team
+from memdir.team.sync import SyncReport, init_team, sync_team
 
 __all__ = [
     "Clone",
     "assert_index_matches_files",
     "assert_no_conflict_markers",
+    "cli",
+    "cli_output",
     "clone",
+    "edit_both_sides",
     "git_home",
     "opened",
+    "push_by_hand",
     "remember",
     "remote",
     "remote_files",
     "run_git",
+    "shared_memory",
     "team_files",
     "token",
 ]
@@ -140,3 +147,52 @@ def assert_index_matches_files(mem: Memdir) -> None:
 def remote_files(remote: Path) -> list[str]:
     out = run_git(remote, "ls-tree", "-r", "--name-only", "main").stdout
     return out.split()
+
+
+def push_by_hand(
+    remote: Path, tmp_path: Path, files: dict[str, str], message: str = "by hand"
+) -> None:
+    """A teammate who skips memdir: a plain git clone, files written (or appended to), pushed.
+
+    The clone (``tmp_path / "third"``) is made once and kept for the next push.
+    """
+    third = tmp_path / "third"
+    if not third.exists():
+        run_git(tmp_path, "clone", "--quiet", str(remote), str(third))
+    for rel, text in files.items():
+        path = third / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(path.read_text() + text if path.exists() else text)
+    run_git(third, "add", "-A")
+    run_git(third, "commit", "--quiet", "-m", message)
+    run_git(third, "push", "--quiet", "origin", "HEAD:main")
+
+
+def shared_memory(clone: Clone, name: str, body: str) -> tuple[Memdir, Memdir]:
+    """Alice and bob, both synced with alice's team memory ``name``."""
+    alice, bob = clone("alice"), clone("bob")
+    remember(alice, name, body)
+    sync_team(alice)
+    sync_team(bob)
+    return alice, bob
+
+
+def edit_both_sides(alice: Memdir, bob: Memdir, name: str, hers: str, his: str) -> SyncReport:
+    """Each rewrites ``name``; alice syncs first, then bob: the report of bob's sync."""
+    remember(alice, name, hers)
+    remember(bob, name, his)
+    sync_team(alice)
+    return sync_team(bob)
+
+
+def cli(mem: Memdir, *args: str) -> Result:
+    """Run ``memdir ARGS --project <mem's project>`` in ``mem``'s home."""
+    env = {"MEMDIR_HOME": str(mem.layout.home)}
+    project = ["--project", str(mem.layout.project_root)]
+    return CliRunner().invoke(main, [*args, *project], env=env)
+
+
+def cli_output(mem: Memdir, *args: str) -> tuple[int, str]:
+    """:func:`cli`'s exit code and output."""
+    result = cli(mem, *args)
+    return result.exit_code, result.output

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,12 +19,13 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from background.helpers import CURRENT, Router, edit
+from background.helpers import CURRENT, FIXTURES, SESSION, Router, edit, session_transcript
 from claude_api import run_stand_in
 from memdir.api import Memdir
 from memdir.cli import main
 from memdir.errors import ProviderAuthError
 from memdir.integrations.hooks import (
+    Event,
     JobRequest,
     hooks_dir,
     parse_hook_input,
@@ -42,8 +42,6 @@ from memdir.integrations.job_status import (
 )
 from memdir.testing import ScriptedProvider
 
-FIXTURES = Path(__file__).parent / "fixtures"
-SESSION = "0b5c7f6e-3c1a-4d7e-9a51-2f0c6f4b8e21"
 DEADLINE = 120.0
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 MODEL_VARS = (
@@ -61,10 +59,7 @@ def no_model_settings(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def transcript(tmp_path: Path) -> Path:
-    target = tmp_path / "transcripts" / f"{SESSION}.jsonl"
-    target.parent.mkdir()
-    shutil.copy(FIXTURES / "transcripts" / "claude-code-session.jsonl", target)
-    return target
+    return session_transcript(tmp_path)
 
 
 def job_env(**extra: str) -> dict[str, str]:
@@ -114,15 +109,29 @@ def session_start(project: Path, env: dict[str, str]) -> dict[str, Any]:
     return output
 
 
-def failed_job(project: Path, transcript: Path, run_id: str = "20250101T000000-aaaaaaaa") -> None:
-    """A job that fails: its provider is named, but the key it needs is not set."""
-    request = JobRequest(
-        event="stop", session_id=SESSION, project=str(project),
+def started_job(
+    base: Path,
+    project: Path,
+    transcript: Path,
+    run_id: str,
+    *,
+    event: Event = "stop",
+    start: str = "{}",
+) -> JobRequest:
+    """The request of a job whose start file (``start``) a hook left in ``base``'s runs."""
+    (base / "runs").mkdir(parents=True, exist_ok=True)
+    (base / "runs" / f"{run_id}.json").write_text(start)
+    return JobRequest(
+        event=event, session_id=SESSION, project=str(project),
         transcript=str(transcript), run_ids=(run_id,),
     )  # fmt: skip
+
+
+def failed_job(project: Path, transcript: Path, run_id: str = "20250101T000000-aaaaaaaa") -> None:
+    """A job that fails: its provider is named, but the key it needs is not set."""
     base = hooks_dir(Memdir.open(project).layout)
-    (base / "runs").mkdir(parents=True, exist_ok=True)
-    (base / "runs" / f"{run_id}.json").write_text(json.dumps({"run_id": run_id, "pid": 1}))
+    start = json.dumps({"run_id": run_id, "pid": 1})
+    request = started_job(base, project, transcript, run_id, start=start)
     [report] = run_serialised(request, env={**os.environ, "MEMDIR_PROVIDER": "anthropic"})
     assert report.status == "failed"
 
@@ -261,12 +270,7 @@ def test_doctor_names_a_job_skipped_for_want_of_a_model_without_failing(
     project: Path, mem: Memdir, transcript: Path
 ) -> None:
     base = hooks_dir(mem.layout)
-    (base / "runs").mkdir(parents=True)
-    (base / "runs" / "20250101T000000-bbbbbbbb.json").write_text("{}")
-    request = JobRequest(
-        event="stop", session_id=SESSION, project=str(project),
-        transcript=str(transcript), run_ids=("20250101T000000-bbbbbbbb",),
-    )  # fmt: skip
+    request = started_job(base, project, transcript, "20250101T000000-bbbbbbbb")
     [report] = run_serialised(request, env={**os.environ, "ANTHROPIC_API_KEY": "k"})
     assert report.status == "skipped"
     result = CliRunner().invoke(main, ["doctor", "--project", str(project)])
@@ -280,12 +284,7 @@ def test_doctor_stays_quiet_about_jobs_that_went_well_or_were_turned_off(
     project: Path, mem: Memdir, transcript: Path
 ) -> None:
     base = hooks_dir(mem.layout)
-    (base / "runs").mkdir(parents=True)
-    request = JobRequest(
-        event="stop", session_id=SESSION, project=str(project),
-        transcript=str(transcript), run_ids=("20250101T000000-cccccccc",),
-    )  # fmt: skip
-    (base / "runs" / "20250101T000000-cccccccc.json").write_text("{}")
+    request = started_job(base, project, transcript, "20250101T000000-cccccccc")
     run_serialised(request, env={**os.environ, "MEMDIR_PROVIDER": "none"})
     assert last_run(base / "runs") is not None
     assert run_problem(mem.layout) is None
@@ -321,12 +320,8 @@ def test_a_job_skipped_for_want_of_a_model_is_announced_and_a_job_that_went_well
     project: Path, mem: Memdir, transcript: Path
 ) -> None:
     base = hooks_dir(mem.layout)
-    (base / "runs").mkdir(parents=True)
-    request = JobRequest(
-        event="session-end", session_id=SESSION, project=str(project),
-        transcript=str(transcript), run_ids=("20250101T000000-eeeeeeee",),
-    )  # fmt: skip
-    (base / "runs" / "20250101T000000-eeeeeeee.json").write_text("{}")
+    run_id = "20250101T000000-eeeeeeee"
+    request = started_job(base, project, transcript, run_id, event="session-end")
     run_serialised(request, env={**os.environ, "ANTHROPIC_API_KEY": "k"})
     notice = session_notice(project, env=os.environ)
     assert notice is not None and "(SessionEnd hook," in notice

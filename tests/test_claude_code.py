@@ -202,17 +202,22 @@ def test_compaction_runs_the_pre_compact_hook_and_its_job(box: Sandbox) -> None:
 
 def test_the_mcp_tools_answer_inside_claude_code(box: Sandbox) -> None:
     box.memdir("install", "claude-code", "--command", str(box.memdir_script))
+    run = _recall_the_freeze_over_mcp(box)
+    assert {"name": "memdir", "status": "connected"}.items() <= _server(run, "memdir").items()
+    (result,) = run.tool_results()
+    assert "Hold every release until 2026-12-15." in result
+
+
+def _recall_the_freeze_over_mcp(box: Sandbox) -> ClaudeRun:
+    """Save the freeze; a run whose model asks memdir's MCP recall tool about deploys."""
     save_freeze(box.open())
     recall = Turn(tool="mcp__memdir__recall", tool_input={"query": FREEZE_PROMPT})
-    run = box.run(
+    return box.run(
         "What do you remember about deploys?",
         [recall, Turn(text="Frozen.")],
         allowed_tools=["mcp__memdir__recall"],
         env=MCP_WAIT,
     )
-    assert {"name": "memdir", "status": "connected"}.items() <= _server(run, "memdir").items()
-    (result,) = run.tool_results()
-    assert "Hold every release until 2026-12-15." in result
 
 
 def _server(run: ClaudeRun, name: str) -> dict[str, Any]:
@@ -344,14 +349,7 @@ def test_a_rule_written_into_a_memory_in_place_mid_session_blocks_the_next_call(
 
 def test_the_mcp_server_connects_with_memdir_off_the_path(box: Sandbox) -> None:
     box.memdir("install", "claude-code")
-    save_freeze(box.open())
-    recall = Turn(tool="mcp__memdir__recall", tool_input={"query": FREEZE_PROMPT})
-    run = box.run(
-        "What do you remember about deploys?",
-        [recall, Turn(text="Frozen.")],
-        allowed_tools=["mcp__memdir__recall"],
-        env=MCP_WAIT,
-    )
+    run = _recall_the_freeze_over_mcp(box)
     assert _server(run, "memdir")["status"] == "connected"
     (result,) = run.tool_results()
     assert "Hold every release until 2026-12-15." in result

@@ -48,12 +48,24 @@ def claude_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return config
 
 
-@pytest.fixture
-def claude_mem(project: Path, claude_env: Path) -> Iterator[Memdir]:
+def claude_copy(project: Path) -> Memdir:
     """The claude profile over a copy of the Claude Code folder."""
     mem = Memdir.open(project, profile="claude")
     for path in CLAUDE.iterdir():
         shutil.copy(path, mem.layout.memory_dir / path.name)
+    return mem
+
+
+def claude_copy_with(project: Path, monkeypatch: pytest.MonkeyPatch, setting: str) -> Memdir:
+    """:func:`claude_copy` under a config file of one ``setting`` line."""
+    monkeypatch.setenv("MEMDIR_CONFIG", str(write_config(project.parent, setting)))
+    return claude_copy(project)
+
+
+@pytest.fixture
+def claude_mem(project: Path, claude_env: Path) -> Iterator[Memdir]:
+    """The claude profile over a copy of the Claude Code folder."""
+    mem = claude_copy(project)
     yield mem
     mem.close()
 
@@ -122,12 +134,7 @@ def test_recall_offers_the_memories_a_recalled_one_links_to_next(claude_mem: Mem
 def test_linked_memories_stay_within_the_recall_limit(
     project: Path, claude_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(
-        "MEMDIR_CONFIG", str(write_config(project.parent, "recall_max_memories = 1"))
-    )
-    mem = Memdir.open(project, profile="claude")
-    for path in CLAUDE.iterdir():
-        shutil.copy(path, mem.layout.memory_dir / path.name)
+    mem = claude_copy_with(project, monkeypatch, "recall_max_memories = 1")
     result = mem.recall("integration tests against the database", today=TODAY)
     assert [i.file for i in result.items] == ["feedback_testing.md"]
 
@@ -142,12 +149,7 @@ def test_a_linked_memory_the_session_has_seen_is_not_offered_again(claude_mem: M
 def test_linked_memories_stop_where_the_session_budget_does(
     project: Path, claude_env: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(
-        "MEMDIR_CONFIG", str(write_config(project.parent, "recall_session_budget = 1200"))
-    )
-    mem = Memdir.open(project, profile="claude")
-    for path in CLAUDE.iterdir():
-        shutil.copy(path, mem.layout.memory_dir / path.name)
+    mem = claude_copy_with(project, monkeypatch, "recall_session_budget = 1200")
     result = mem.recall("integration tests against the database", session="s", today=TODAY)
     assert [i.file for i in result.items] == ["feedback_testing.md"]
     assert result.budget_used <= 1200

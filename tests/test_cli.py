@@ -97,17 +97,27 @@ def test_path_prints_the_memory_directory(project: Path) -> None:
     assert Path(data["project_root"]) == project.resolve()
 
 
+def edit_with(
+    script: str, name: str, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> tuple[int, str, str]:
+    """``memdir edit NAME`` with an editor that runs ``script`` on the file it is given."""
+    editor = tmp_path / "editor.py"
+    editor.write_text("import sys, pathlib\n" + script)
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {editor}")
+    return run("edit", name, "--project", str(project))
+
+
+def replacing(old: str, new: str) -> str:
+    """An editor script that replaces ``old`` with ``new`` in the file."""
+    return f"p = pathlib.Path(sys.argv[1])\np.write_text(p.read_text().replace({old!r}, {new!r}))\n"
+
+
 def test_edit_saves_a_valid_change_through_the_editor(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     add(project, "Editable")
-    editor = tmp_path / "editor.py"
-    editor.write_text(
-        "import sys, pathlib\np = pathlib.Path(sys.argv[1])\n"
-        "p.write_text(p.read_text().replace('about Editable', 'edited hook'))\n"
-    )
-    monkeypatch.setenv("EDITOR", f"{sys.executable} {editor}")
-    code, out, _ = run("edit", "Editable", "--project", str(project))
+    script = replacing("about Editable", "edited hook")
+    code, out, _ = edit_with(script, "Editable", project, tmp_path, monkeypatch)
     assert code == 0 and "saved" in out
     mem = Memdir.open(project)
     assert mem.get("Editable").memory.description == "edited hook"
@@ -119,13 +129,8 @@ def test_edit_that_breaks_the_frontmatter_is_not_saved(
 ) -> None:
     add(project, "Fragile")
     before = Memdir.open(project).get("Fragile")
-    editor = tmp_path / "editor.py"
-    editor.write_text(
-        "import sys, pathlib\n"
-        "pathlib.Path(sys.argv[1]).write_text('---\\nname: [x\\n  - : :\\n---\\n')\n"
-    )
-    monkeypatch.setenv("EDITOR", f"{sys.executable} {editor}")
-    code, _, err = run("edit", "Fragile", "--project", str(project))
+    script = "pathlib.Path(sys.argv[1]).write_text('---\\nname: [x\\n  - : :\\n---\\n')\n"
+    code, _, err = edit_with(script, "Fragile", project, tmp_path, monkeypatch)
     assert code == 1 and "not saved" in err and "your edit is kept in" in err
     assert Memdir.open(project).get("Fragile").version == before.version
 
@@ -134,13 +139,8 @@ def test_an_edit_to_an_unknown_type_is_refused_naming_the_four_types(
     project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     add(project, "Typed")
-    editor = tmp_path / "editor.py"
-    editor.write_text(
-        "import sys, pathlib\np = pathlib.Path(sys.argv[1])\n"
-        "p.write_text(p.read_text().replace('type: project', 'type: banana'))\n"
-    )
-    monkeypatch.setenv("EDITOR", f"{sys.executable} {editor}")
-    code, _, err = run("edit", "Typed", "--project", str(project))
+    script = replacing("type: project", "type: banana")
+    code, _, err = edit_with(script, "Typed", project, tmp_path, monkeypatch)
     assert code == 1 and "has type 'banana': the type is one of user, feedback, project" in err
     assert "your edit is kept in" in err
 

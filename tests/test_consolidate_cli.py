@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from consolidation.helpers import add_sessions, live_process, lock_file, write_lock, write_memory
+from consolidation.helpers import (
+    add_sessions,
+    live_process,
+    lock_file,
+    tree_snapshot,
+    write_lock,
+    write_memory,
+)
 from consolidation.stub_openai import StubServer, stub_openai
 from memdir.api import Memdir
 from memdir.cli._common import MemdirGroup
@@ -61,10 +68,6 @@ def duplicates(mem: Memdir) -> Memdir:
         body="Our CI is GitHub Actions.",
     )
     return mem
-
-
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
 def test_consolidate_without_a_provider_says_how_to_set_one(project: Path) -> None:
@@ -132,7 +135,7 @@ def test_a_gated_run_says_which_gate_stopped_it(
 def test_a_dry_run_prints_the_diff_and_changes_nothing(
     duplicates: Memdir, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    before = snapshot(duplicates.layout.project_dir)
+    before = tree_snapshot(duplicates.layout.project_dir)
     merged = {
         "file": "ci_runs.md",
         "name": "CI runs on GitHub Actions",
@@ -153,7 +156,7 @@ def test_a_dry_run_prints_the_diff_and_changes_nothing(
     assert "+CI runs on GitHub Actions (merged from ci_host.md).\n" in out
     assert "--- a/ci_host.md\n+++ /dev/null\n" in out
     assert "dry run: Improved 2 memories (updated ci_runs.md; deleted ci_host.md)" in err
-    assert snapshot(duplicates.layout.project_dir) == before
+    assert tree_snapshot(duplicates.layout.project_dir) == before
     assert not lock_file(duplicates).exists()
 
 

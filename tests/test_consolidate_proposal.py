@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from consolidation.helpers import NOW, results_of
+from consolidation.helpers import NOW, results_of, snapshot
 from consolidation.stub_openai import stub_openai
 from memdir.agents.consolidate.changeset import proposals_dir
 from memdir.agents.consolidate.proposal import (
@@ -25,22 +25,12 @@ from memdir.api import Memdir
 from memdir.cli import main
 from memdir.errors import Conflict, InvalidMemory, MemdirError, MemoryNotFound
 from memdir.testing import ScriptedProvider, tool_use
-
-
-def snapshot(mem: Memdir) -> dict[str, bytes]:
-    """Every file of both scopes (the team's git folder and the consolidation lock aside)."""
-    files = {}
-    for path in sorted(mem.layout.memory_dir.rglob("*")):
-        rel = path.relative_to(mem.layout.memory_dir).as_posix()
-        if path.is_file() and not rel.startswith("team/.git/") and rel != ".consolidate-lock":
-            files[rel] = path.read_bytes()
-    return files
+from proposalutil import rewrite_ci, write_ci_memories
 
 
 @pytest.fixture
 def ci(mem: Memdir) -> Memdir:
-    mem.write(name="CI runs on GitHub", description="Where CI runs", type="project", body="GHA")
-    mem.write(name="CI host", description="The CI service", type="project", body="GHA too")
+    write_ci_memories(mem)
     mem.write(name="Tabs", description="Indentation", type="feedback", body="Use tabs.")
     return mem
 
@@ -48,18 +38,7 @@ def ci(mem: Memdir) -> Memdir:
 def merge_run() -> ScriptedProvider:
     """The model: rewrite one CI memory, delete its duplicate, add a new one."""
     return ScriptedProvider(
-        tool_use(
-            "write_memory",
-            {
-                "file": "ci_runs_on_github.md",
-                "name": "CI runs on Buildkite",
-                "description": "CI host: Buildkite",
-                "type": "project",
-                "body": "CI moved to Buildkite.",
-                "reason": "the 2026-03-04 log says CI moved",
-                "sources": ["2026-03-04", "ci_host.md"],
-            },
-        ),
+        rewrite_ci(reason="the 2026-03-04 log says CI moved", sources=["2026-03-04", "ci_host.md"]),
         tool_use(
             "delete_memory",
             {"file": "ci_host.md", "reason": "merged into ci_runs_on_github.md"},
@@ -217,8 +196,7 @@ def test_a_run_that_changes_nothing_keeps_no_proposal(ci: Memdir) -> None:
 
 def test_under_manual_review_a_run_only_proposes(project: Path) -> None:
     mem = Memdir.open(project, review_private="manual")
-    mem.write(name="CI runs on GitHub", description="Where CI runs", type="project", body="GHA")
-    mem.write(name="CI host", description="The CI service", type="project", body="GHA too")
+    write_ci_memories(mem)
     before = snapshot(mem)
 
     report = consolidate(mem, merge_run(), now=NOW, force=True)

@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from consolidation.helpers import NOW, lock_file, prompt_of, results_of, write_memory
+from consolidation.helpers import (
+    NOW,
+    lock_file,
+    prompt_of,
+    results_of,
+    tree_snapshot,
+    write_memory,
+)
 from memdir.agents.consolidate.run import consolidate, preview_consolidation
 from memdir.api import Memdir
 from memdir.llm import Completion, Request
@@ -262,14 +269,10 @@ def test_an_index_still_over_its_limits_after_the_repair_is_reported(project: Pa
 # --- dry run ------------------------------------------------------------------------------
 
 
-def snapshot(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
-
-
 def test_a_dry_run_touches_nothing_and_returns_the_diff(duplicates: Memdir) -> None:
     mem = duplicates
     project_dir = mem.layout.project_dir
-    before = snapshot(project_dir)
+    before = tree_snapshot(project_dir)
     provider = ScriptedProvider(
         merge_with_the_logged_date,
         tool_use("delete_memory", {"file": "ci_host.md"}),
@@ -278,7 +281,7 @@ def test_a_dry_run_touches_nothing_and_returns_the_diff(duplicates: Memdir) -> N
 
     preview = preview_consolidation(mem, provider, now=NOW)
 
-    assert snapshot(project_dir) == before
+    assert tree_snapshot(project_dir) == before
     assert not lock_file(mem).exists() and not mem.layout.trash_dir.exists()
     report = preview.report
     assert (report.updated, report.deleted) == (("ci_runs.md",), ("ci_host.md",))

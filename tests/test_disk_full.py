@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
+from click.testing import CliRunner, Result
 
 from memdir.api import Memdir
 from memdir.cli import main
@@ -42,8 +42,14 @@ class Disk:
     def fill(self, leave: int = 0) -> None:
         """Take all free space but ``leave`` bytes (0: write until the disk refuses)."""
         want = max(self.free() - leave, 0) if leave else 1 << 40
+        self._append(65536, want)
+        if not leave:  # the last pages a big chunk did not fit in
+            self._append(512, 1 << 40)
+
+    def _append(self, chunk_bytes: int, want: int) -> None:
+        """Append ``want`` zero bytes to the filler, ``chunk_bytes`` a write, or until ENOSPC."""
         fd = os.open(self.filler, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        chunk = b"\0" * 65536
+        chunk = b"\0" * chunk_bytes
         try:
             while want > 0:
                 want -= os.write(fd, chunk[: min(want, len(chunk))])
@@ -51,15 +57,6 @@ class Disk:
             assert exc.errno == errno.ENOSPC
         finally:
             os.close(fd)
-        if not leave:  # the last pages a big chunk did not fit in
-            fd = os.open(self.filler, os.O_WRONLY | os.O_APPEND)
-            try:
-                while True:
-                    os.write(fd, b"\0" * 512)
-            except OSError as exc:
-                assert exc.errno == errno.ENOSPC
-            finally:
-                os.close(fd)
 
     def release(self) -> None:
         self.filler.unlink(missing_ok=True)
@@ -171,6 +168,12 @@ def test_a_catalog_write_the_disk_cuts_short_is_rolled_back_and_its_wal_given_ba
     assert mem.search("deploy")
 
 
+def _cli_add(runner: CliRunner, project: Path) -> Result:
+    """``memdir add`` of one small project memory."""
+    args = ["add", "--type", "project", "--name", "n", "--description", "d"]
+    return runner.invoke(main, [*args, "--project", str(project)])
+
+
 def test_the_cli_says_one_line_and_works_again_once_space_is_back(
     disk: Disk, project: Path
 ) -> None:
@@ -188,37 +191,11 @@ def test_the_cli_says_one_line_and_works_again_once_space_is_back(
         assert lines[0].startswith("memdir: error: no space left on device writing ")
         assert "bug in memdir" not in lines[0]
         assert "rollback" not in lines[0]
-    result = runner.invoke(
-        main,
-        [
-            "add",
-            "--type",
-            "project",
-            "--name",
-            "n",
-            "--description",
-            "d",
-            "--project",
-            str(project),
-        ],
-    )
+    result = _cli_add(runner, project)
     assert result.exit_code == 1
     assert result.stderr.startswith("memdir: error: no space left on device writing ")
     disk.release()
-    result = runner.invoke(
-        main,
-        [
-            "add",
-            "--type",
-            "project",
-            "--name",
-            "n",
-            "--description",
-            "d",
-            "--project",
-            str(project),
-        ],
-    )
+    result = _cli_add(runner, project)
     assert result.exit_code == 0, result.stderr
     result = runner.invoke(main, ["search", "deploy", "--project", str(project)])
     assert result.exit_code == 0, result.stderr
@@ -250,6 +227,13 @@ def _trashed(mem: Memdir) -> list[Path]:
     return [p for p in trash.rglob("*.md")] if trash.exists() else []
 
 
+def _assert_kept(mem: Memdir, index: bytes, file: str) -> None:
+    """A refused ``rm``: the index as it was, ``file`` in place, nothing in the trash."""
+    assert mem.private.index_path.read_bytes() == index
+    assert (mem.private.root / file).is_file()
+    assert not _trashed(mem)
+
+
 def test_rm_on_a_full_disk_leaves_the_memory_and_its_index_line(disk: Disk, project: Path) -> None:
     mem = Memdir.open(project)
     _fill_store(mem, 5)
@@ -257,15 +241,11 @@ def test_rm_on_a_full_disk_leaves_the_memory_and_its_index_line(disk: Disk, proj
     disk.fill()
     with pytest.raises(DiskFull):
         mem.delete("memory 2")
-    assert mem.private.index_path.read_bytes() == index
-    assert (mem.private.root / "memory_2.md").is_file()
-    assert not _trashed(mem)
+    _assert_kept(mem, index, "memory_2.md")
     result = CliRunner().invoke(main, ["rm", "memory 3", "--project", str(project)])
     assert result.exit_code == 1
     assert result.stderr.startswith("memdir: error: no space left on device writing ")
-    assert mem.private.index_path.read_bytes() == index
-    assert (mem.private.root / "memory_3.md").is_file()
-    assert not _trashed(mem)
+    _assert_kept(mem, index, "memory_3.md")
     disk.release()
     trashed = mem.delete("memory 2")
     assert trashed.is_file()
@@ -277,30 +257,23 @@ def test_rm_on_a_full_disk_leaves_the_memory_and_its_index_line(disk: Disk, proj
 
 def test_mcp_delete_on_a_full_disk_is_all_or_nothing(disk: Disk, project: Path) -> None:
     pytest.importorskip("mcp")
-    import anyio
-    from mcp import Client
-
-    from memdir.mcp import build_server
+    from mcputil import call_tool
 
     mem = Memdir.open(project)
     _fill_store(mem, 3)
     index = mem.private.index_path.read_bytes()
 
-    async def delete() -> tuple[bool, str]:
-        async with Client(build_server(project)) as client:
-            result = await client.call_tool("delete", {"path": "memory_1.md"})
-            block = result.content[0]
-            assert block.type == "text"
-            return result.is_error, block.text
+    def delete() -> tuple[bool, str]:
+        return call_tool(project, "delete", {"path": "memory_1.md"})
 
     disk.fill()
-    failed, message = anyio.run(delete)
+    failed, message = delete()
     assert failed
     assert "no space left on device" in message
     assert mem.private.index_path.read_bytes() == index
     assert (mem.private.root / "memory_1.md").is_file()
     disk.release()
-    failed, message = anyio.run(delete)
+    failed, message = delete()
     assert not failed, message
     assert "memory_1.md" not in mem.private.index_entries()
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from consolidation.helpers import NOW
+from consolidation.helpers import NOW, snapshot
 from memdir.agents.consolidate.run import consolidate
 from memdir.api import Memdir
 from memdir.cli import main
@@ -22,6 +22,7 @@ from memdir.errors import Conflict, InvalidMemory, MemdirError
 from memdir.model import Scope
 from memdir.storage.history import blob_hash
 from memdir.testing import ScriptedProvider, tool_use
+from proposalutil import rewrite_ci, write_ci_memories
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -31,16 +32,6 @@ def run(*args: str) -> tuple[int, str]:
 
 def text_of(mem: Memdir, file: str, scope: str = "private") -> str:
     return (mem.store(scope).root / file).read_text(encoding="utf-8")
-
-
-def snapshot(mem: Memdir) -> dict[str, bytes]:
-    """Every file of both scopes (the team's git folder and the consolidation lock aside)."""
-    files = {}
-    for path in sorted(mem.layout.memory_dir.rglob("*")):
-        rel = path.relative_to(mem.layout.memory_dir).as_posix()
-        if path.is_file() and not rel.startswith("team/.git/") and rel != ".consolidate-lock":
-            files[rel] = path.read_bytes()
-    return files
 
 
 def add(project: Path, name: str, body: str) -> None:
@@ -159,24 +150,14 @@ def test_undo_refuses_when_the_file_changed_since(mem: Memdir) -> None:
 
 def test_undo_after_a_consolidation_leaves_both_scopes_byte_identical(project: Path) -> None:
     mem = Memdir.open(project, team=True)
-    mem.write(name="CI runs on GitHub", description="Where CI runs", type="project", body="GHA")
-    mem.write(name="CI host", description="The CI service", type="project", body="GHA too")
+    write_ci_memories(mem)
     mem.write(name="Deploys", description="How deploys go", type="project", body="x", scope="team")
     # A hand-written line the doctor pass rewrites: the run changes the index wholesale.
     index = mem.private.index_path
     index.write_text(index.read_text() + "- [Dangling](nowhere.md) — gone\n")
     before = snapshot(mem)
     provider = ScriptedProvider(
-        tool_use(
-            "write_memory",
-            {
-                "file": "ci_runs_on_github.md",
-                "name": "CI runs on Buildkite",
-                "description": "CI host: Buildkite",
-                "type": "project",
-                "body": "CI moved to Buildkite.",
-            },
-        ),
+        rewrite_ci(),
         tool_use("delete_memory", {"file": "ci_host.md"}),
         tool_use("delete_memory", {"file": "team/deploys.md"}),
         "Merged.",

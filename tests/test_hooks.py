@@ -16,7 +16,7 @@ import filelock
 import pytest
 from click.testing import CliRunner, Result
 
-from background.helpers import CURRENT, Router, edit
+from background.helpers import CURRENT, FIXTURES, SESSION, Router, edit, session_transcript
 from memdir.api import Memdir
 from memdir.cli import main
 from memdir.cli._common import MemdirGroup
@@ -33,8 +33,6 @@ from memdir.integrations.hooks import (
 )
 from memdir.testing import ScriptedProvider
 
-FIXTURES = Path(__file__).parent / "fixtures"
-SESSION = "0b5c7f6e-3c1a-4d7e-9a51-2f0c6f4b8e21"
 DEADLINE = 120.0
 
 
@@ -46,10 +44,7 @@ def no_provider(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def transcript(tmp_path: Path) -> Path:
-    target = tmp_path / "transcripts" / f"{SESSION}.jsonl"
-    target.parent.mkdir()
-    shutil.copy(FIXTURES / "transcripts" / "claude-code-session.jsonl", target)
-    return target
+    return session_transcript(tmp_path)
 
 
 def recorded(event: str, **overrides: Any) -> dict[str, Any]:

@@ -32,8 +32,7 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from mcputil import serving_http
-from memdir.mcp.server import build_server
+from mcputil import call_tool, serving_http
 
 SECRET = "outside-secret-never-read"
 VICTIM = ("Deploy window", "Deploys happen on Tuesdays", "victim body\n")
@@ -258,7 +257,7 @@ def test_the_cli_and_mcp_replace_flags_keep_the_old_file_in_the_trash(home: Memd
     assert old in trashed(home).values()
     replaced = (home.layout.memory_dir / file).read_bytes()
     arguments = {"name": "Mcp", "description": "d", "type": "user", "file": file}
-    is_error, text = mcp_call(home.layout.project_root, "write", {**arguments, "replace": True})
+    is_error, text = call_tool(home.layout.project_root, "write", {**arguments, "replace": True})
     assert not is_error, text
     assert replaced in trashed(home).values()
     assert home.private.get("Mcp").file == file
@@ -470,17 +469,6 @@ def test_the_error_log_is_rotated_past_its_size_limit(
 # -- the MCP server ---------------------------------------------------------------------
 
 
-def mcp_call(project: Path, tool: str, arguments: dict[str, Any]) -> tuple[bool, str]:
-    async def run() -> tuple[bool, str]:
-        async with Client(build_server(project)) as client:
-            result = await client.call_tool(tool, arguments)
-            block = result.content[0]
-            assert block.type == "text"
-            return bool(result.is_error), block.text
-
-    return anyio.run(run)
-
-
 ARGUMENT_ERRORS = {
     "missing everything": ("write", {}),
     "unknown type": ("write", {"name": "n", "description": "d", "type": "opinion"}),
@@ -498,7 +486,7 @@ ARGUMENT_ERRORS = {
 def test_mcp_argument_errors_say_what_to_send_without_echoing_input(
     home: Memdir, tool: str, arguments: dict[str, Any]
 ) -> None:
-    is_error, text = mcp_call(home.layout.project_root, tool, arguments)
+    is_error, text = call_tool(home.layout.project_root, tool, arguments)
     assert is_error
     assert "pydantic" not in text and "input_value" not in text and "Traceback" not in text
     assert "opinion" not in text and "first" not in text and "many" not in text
@@ -525,7 +513,7 @@ def test_mcp_refuses_hostile_calls_with_a_next_step(
     home: Memdir, outside: Path, tool: str, arguments: dict[str, Any]
 ) -> None:
     before = tree(home.layout.memory_dir)
-    is_error, text = mcp_call(home.layout.project_root, tool, arguments)
+    is_error, text = call_tool(home.layout.project_root, tool, arguments)
     assert is_error and "Next:" in text
     assert str(home.layout.home) not in text
     assert tree(home.layout.memory_dir) == before
@@ -534,7 +522,7 @@ def test_mcp_refuses_hostile_calls_with_a_next_step(
 
 def test_a_backtracking_pattern_is_answered_over_mcp(home: Memdir) -> None:
     (home.layout.memory_dir / "as.md").write_text("a" * 40 + "b\n")
-    is_error, text = mcp_call(
+    is_error, text = call_tool(
         home.layout.project_root, "search", {"query": "(a+)+$", "mode": "grep", "regex": True}
     )
     assert not is_error and "No line contains" in text
@@ -542,7 +530,7 @@ def test_a_backtracking_pattern_is_answered_over_mcp(home: Memdir) -> None:
 
 def test_mcp_grep_does_not_read_through_a_planted_link(home: Memdir, outside: Path) -> None:
     (home.layout.memory_dir / "leak.md").symlink_to(outside / "secret.md")
-    is_error, text = mcp_call(
+    is_error, text = call_tool(
         home.layout.project_root, "search", {"query": "never", "mode": "grep"}
     )
     assert not is_error and SECRET not in text and "leak.md" not in text

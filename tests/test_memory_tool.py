@@ -21,6 +21,7 @@ from memdir.integrations.memory_tool import MemoryToolBackend, anthropic_memory_
 from memdir.storage import sidecar
 from memdir.storage.codec import parse_memory
 from memdir.storage.memory_index import parse_entries
+from memtoolutil import error, ok
 from test_hostile_paths import ALL, NOT_MEMORY_FILES, SYMLINK_NAMES, planted, snapshot
 
 __all__ = ["planted"]  # the fixture, imported so that the corpus tests can plant symlinks
@@ -33,18 +34,6 @@ def tool(mem: Memdir) -> MemoryToolBackend:
     return MemoryToolBackend(mem)
 
 
-def run(tool: MemoryToolBackend, **command: Any) -> str:
-    reply = tool.execute(command)
-    assert not reply.startswith("Error:"), reply
-    return reply
-
-
-def fail(tool: MemoryToolBackend, **command: Any) -> str:
-    reply = tool.execute(command)
-    assert reply.startswith("Error:"), reply
-    return reply
-
-
 def index_files(mem: Memdir) -> list[str]:
     return [e.file for e in parse_entries(mem.private.read_index())]
 
@@ -53,8 +42,8 @@ def test_view_of_the_root_lists_memories_but_not_other_scopes(
     tool: MemoryToolBackend, mem: Memdir
 ) -> None:
     mem.write(name="Oncall", description="who", type="reference", scope="team")
-    run(tool, command="create", path="/memories/notes/cache.md", file_text=NOTE)
-    listing = run(tool, command="view", path="/memories")
+    ok(tool, command="create", path="/memories/notes/cache.md", file_text=NOTE)
+    listing = ok(tool, command="view", path="/memories")
     lines = listing.splitlines()
     assert lines[0].startswith("Here're the files and directories up to 2 levels deep")
     assert any(line.endswith("\t/memories/notes/cache.md") for line in lines)
@@ -65,7 +54,7 @@ def test_view_of_the_root_lists_memories_but_not_other_scopes(
 def test_create_with_frontmatter_writes_it_exactly_and_indexes_it(
     tool: MemoryToolBackend, mem: Memdir
 ) -> None:
-    reply = run(tool, command="create", path="/memories/cache.md", file_text=NOTE)
+    reply = ok(tool, command="create", path="/memories/cache.md", file_text=NOTE)
     assert reply == "File created successfully at: /memories/cache.md"
     assert (mem.layout.memory_dir / "cache.md").read_text() == NOTE
     assert not sidecar.exists(mem.layout.memory_dir / "cache.md")
@@ -76,7 +65,7 @@ def test_a_plain_note_is_kept_exactly_and_its_fields_live_in_a_hidden_sidecar(
     tool: MemoryToolBackend, mem: Memdir
 ) -> None:
     text = "# Likes tabs\nAlways.\n"
-    reply = run(tool, command="create", path="/memories/user_prefs.md", file_text=text)
+    reply = ok(tool, command="create", path="/memories/user_prefs.md", file_text=text)
     assert reply == "File created successfully at: /memories/user_prefs.md"
     note = mem.layout.memory_dir / "user_prefs.md"
     assert note.read_bytes() == text.encode()
@@ -86,23 +75,23 @@ def test_a_plain_note_is_kept_exactly_and_its_fields_live_in_a_hidden_sidecar(
     assert (memory.name, memory.description, memory.type) == ("user prefs", "Likes tabs", "project")
     assert memory.body == text
     assert index_files(mem) == ["user_prefs.md"]
-    listing = run(tool, command="view", path="/memories")
+    listing = ok(tool, command="view", path="/memories")
     assert ".meta" not in listing and "yaml" not in listing
-    assert ".meta" in fail(tool, command="view", path="/memories/.meta/user_prefs.md.yaml")
+    assert ".meta" in error(tool, command="view", path="/memories/.meta/user_prefs.md.yaml")
 
 
 def test_notes_of_any_text_extension_are_memories_that_recall_and_search_find(
     tool: MemoryToolBackend, mem: Memdir
 ) -> None:
-    run(
+    ok(
         tool,
         command="create",
         path="/memories/deploy.txt",
         file_text="Deploys go out on Tuesdays\n",
     )
     data = '{"release_train": "weekly", "owner": "platform"}'
-    run(tool, command="create", path="/memories/config/release.json", file_text=data)
-    run(tool, command="create", path="/memories/arch.xml", file_text="<arch>hexagonal</arch>\n")
+    ok(tool, command="create", path="/memories/config/release.json", file_text=data)
+    ok(tool, command="create", path="/memories/arch.xml", file_text="<arch>hexagonal</arch>\n")
     assert set(mem.private.files()) == {"deploy.txt", "config/release.json", "arch.xml"}
     assert sorted(index_files(mem)) == ["arch.xml", "config/release.json", "deploy.txt"]
     assert mem.private.get("config/release.json").memory.body == data + "\n"
@@ -118,10 +107,10 @@ def test_the_sidecar_is_kept_across_edits_and_follows_renames_and_deletes(
     tool: MemoryToolBackend, mem: Memdir
 ) -> None:
     root = mem.layout.memory_dir
-    run(tool, command="create", path="/memories/todo.txt", file_text="Ship the parser\n")
+    ok(tool, command="create", path="/memories/todo.txt", file_text="Ship the parser\n")
     first = sidecar.read_fields(root / "todo.txt")
-    run(tool, command="str_replace", path="/memories/todo.txt", old_str="Ship", new_str="Test")
-    run(tool, command="insert", path="/memories/todo.txt", insert_line=0, insert_text="key: value")
+    ok(tool, command="str_replace", path="/memories/todo.txt", old_str="Ship", new_str="Test")
+    ok(tool, command="insert", path="/memories/todo.txt", insert_line=0, insert_text="key: value")
     assert (root / "todo.txt").read_text() == "key: value\nTest the parser\n"
     kept = sidecar.read_fields(root / "todo.txt")
     assert kept is not None and first is not None
@@ -130,14 +119,14 @@ def test_the_sidecar_is_kept_across_edits_and_follows_renames_and_deletes(
     )  # fmt: skip
     assert "key" not in kept  # inserted YAML-looking text is part of the note, not its fields
     assert "key: value" in mem.private.get("todo.txt").memory.body
-    run(tool, command="rename", old_path="/memories/todo.txt", new_path="/memories/a/todo.txt")
+    ok(tool, command="rename", old_path="/memories/todo.txt", new_path="/memories/a/todo.txt")
     assert (
         not sidecar.exists(root / "todo.txt") and sidecar.read_fields(root / "a/todo.txt") == kept
     )
     assert index_files(mem) == ["a/todo.txt"]
-    run(tool, command="rename", old_path="/memories/a", new_path="/memories/b")
+    ok(tool, command="rename", old_path="/memories/a", new_path="/memories/b")
     assert sidecar.read_fields(root / "b/todo.txt") == kept and not (root / "a").exists()
-    run(tool, command="delete", path="/memories/b/todo.txt")
+    ok(tool, command="delete", path="/memories/b/todo.txt")
     assert not (root / "b" / ".meta").exists() and index_files(mem) == []
     trashed = list(mem.layout.trash_dir.rglob("todo.txt"))
     assert len(trashed) == 1 and sidecar.read_fields(trashed[0]) == kept
@@ -146,7 +135,7 @@ def test_the_sidecar_is_kept_across_edits_and_follows_renames_and_deletes(
 def test_memdirs_own_edits_of_a_note_keep_its_text_plain_and_its_fields_beside_it(
     tool: MemoryToolBackend, mem: Memdir
 ) -> None:
-    run(tool, command="create", path="/memories/plan.txt", file_text="Ship on Friday\n")
+    ok(tool, command="create", path="/memories/plan.txt", file_text="Ship on Friday\n")
     record = mem.private.get("plan.txt")
     mem.private.write_text("plan.txt", "Ship on Monday\n", expected_version=record.version)
     assert (mem.layout.memory_dir / "plan.txt").read_text() == "Ship on Monday\n"
@@ -157,14 +146,14 @@ def test_memdirs_own_edits_of_a_note_keep_its_text_plain_and_its_fields_beside_i
     assert (mem.layout.memory_dir / "plan.txt").read_text() == "Ship on Tuesday\n"
     assert mem.private.get("plan.txt").memory.description == "the release day"
     assert parse_entries(mem.private.read_index())[0].hook == "the release day"
-    assert "Ship on Tuesday" in run(tool, command="view", path="/memories/plan.txt")
+    assert "Ship on Tuesday" in ok(tool, command="view", path="/memories/plan.txt")
 
 
 def test_an_edit_that_breaks_the_frontmatter_keeps_the_text_and_the_last_fields(
     tool: MemoryToolBackend, mem: Memdir
 ) -> None:
-    run(tool, command="create", path="/memories/cache.md", file_text=NOTE)
-    run(
+    ok(tool, command="create", path="/memories/cache.md", file_text=NOTE)
+    ok(
         tool, command="str_replace", path="/memories/cache.md", old_str="type: reference\n",
         new_str="",
     )  # fmt: skip
@@ -178,8 +167,8 @@ def test_an_edit_that_breaks_the_frontmatter_keeps_the_text_and_the_last_fields(
 def test_an_edit_of_a_memory_that_keeps_its_frontmatter_updates_the_index(
     tool: MemoryToolBackend, mem: Memdir
 ) -> None:
-    run(tool, command="create", path="/memories/cache.md", file_text=NOTE)
-    run(
+    ok(tool, command="create", path="/memories/cache.md", file_text=NOTE)
+    ok(
         tool, command="str_replace", path="/memories/cache.md", old_str="CI caches live in S3",
         new_str="CI caches live in GCS",
     )  # fmt: skip
@@ -193,7 +182,7 @@ def test_a_file_put_there_by_hand_gets_a_sidecar_on_its_first_edit(
 ) -> None:
     (mem.layout.memory_dir / "hand.txt").write_text("written by hand\n")
     assert mem.private.files() == []
-    run(tool, command="insert", path="/memories/hand.txt", insert_line=1, insert_text="and edited")
+    ok(tool, command="insert", path="/memories/hand.txt", insert_line=1, insert_text="and edited")
     assert mem.private.files() == ["hand.txt"]
     assert mem.private.get("hand.txt").memory.description == "written by hand"
 
@@ -201,8 +190,8 @@ def test_a_file_put_there_by_hand_gets_a_sidecar_on_its_first_edit(
 def test_delete_moves_a_file_to_the_trash_and_drops_its_pointer(
     tool: MemoryToolBackend, mem: Memdir
 ) -> None:
-    run(tool, command="create", path="/memories/cache.md", file_text=NOTE)
-    assert run(tool, command="delete", path="/memories/cache.md") == (
+    ok(tool, command="create", path="/memories/cache.md", file_text=NOTE)
+    assert ok(tool, command="delete", path="/memories/cache.md") == (
         "Successfully deleted /memories/cache.md"
     )
     assert not (mem.layout.memory_dir / "cache.md").exists()
@@ -213,10 +202,10 @@ def test_delete_moves_a_file_to_the_trash_and_drops_its_pointer(
 def test_delete_of_a_folder_trashes_its_memories_and_its_other_files(
     tool: MemoryToolBackend, mem: Memdir
 ) -> None:
-    run(tool, command="create", path="/memories/ci/a.md", file_text=NOTE)
-    run(tool, command="create", path="/memories/ci/b.txt", file_text="b\n")
+    ok(tool, command="create", path="/memories/ci/a.md", file_text=NOTE)
+    ok(tool, command="create", path="/memories/ci/b.txt", file_text="b\n")
     (mem.layout.memory_dir / "ci" / "hand.log").write_text("kept in the trash\n")
-    assert run(tool, command="delete", path="/memories/ci") == "Successfully deleted /memories/ci"
+    assert ok(tool, command="delete", path="/memories/ci") == "Successfully deleted /memories/ci"
     assert not (mem.layout.memory_dir / "ci").exists()
     assert index_files(mem) == []
     trashed = {p.name for p in mem.layout.trash_dir.rglob("*") if p.is_file()}
@@ -226,15 +215,15 @@ def test_delete_of_a_folder_trashes_its_memories_and_its_other_files(
 def test_rename_moves_a_file_and_a_folder_with_their_pointers(
     tool: MemoryToolBackend, mem: Memdir
 ) -> None:
-    run(tool, command="create", path="/memories/cache.md", file_text=NOTE)
-    run(tool, command="rename", old_path="/memories/cache.md", new_path="/memories/ci/cache.md")
+    ok(tool, command="create", path="/memories/cache.md", file_text=NOTE)
+    ok(tool, command="rename", old_path="/memories/cache.md", new_path="/memories/ci/cache.md")
     assert index_files(mem) == ["ci/cache.md"]
-    run(tool, command="rename", old_path="/memories/ci", new_path="/memories/build")
+    ok(tool, command="rename", old_path="/memories/ci", new_path="/memories/build")
     assert index_files(mem) == ["build/cache.md"]
     assert (mem.layout.memory_dir / "build" / "cache.md").read_text() == NOTE
     assert not (mem.layout.memory_dir / "ci").exists()
-    run(tool, command="create", path="/memories/other.md", file_text="o\n")
-    clash = fail(
+    ok(tool, command="create", path="/memories/other.md", file_text="o\n")
+    clash = error(
         tool, command="rename", old_path="/memories/other.md", new_path="/memories/build/cache.md"
     )
     assert "The destination /memories/build/cache.md already exists" in clash
@@ -243,8 +232,8 @@ def test_rename_moves_a_file_and_a_folder_with_their_pointers(
 def test_a_memory_renamed_away_from_md_stays_a_memory_through_a_sidecar(
     tool: MemoryToolBackend, mem: Memdir
 ) -> None:
-    run(tool, command="create", path="/memories/cache.md", file_text=NOTE)
-    run(tool, command="rename", old_path="/memories/cache.md", new_path="/memories/cache.txt")
+    ok(tool, command="create", path="/memories/cache.md", file_text=NOTE)
+    ok(tool, command="rename", old_path="/memories/cache.md", new_path="/memories/cache.txt")
     assert (mem.layout.memory_dir / "cache.txt").read_text() == NOTE
     assert mem.private.get("cache.txt").memory.name == "Build cache"
     assert index_files(mem) == ["cache.txt"]
@@ -253,15 +242,15 @@ def test_a_memory_renamed_away_from_md_stays_a_memory_through_a_sidecar(
 def test_the_root_and_the_index_can_be_neither_deleted_nor_renamed(
     tool: MemoryToolBackend, mem: Memdir
 ) -> None:
-    run(tool, command="create", path="/memories/cache.md", file_text=NOTE)
+    ok(tool, command="create", path="/memories/cache.md", file_text=NOTE)
     for path in ("/memories", "/memories/"):
-        assert "Cannot delete the /memories directory itself" in fail(
+        assert "Cannot delete the /memories directory itself" in error(
             tool, command="delete", path=path
         )
-        renamed = fail(tool, command="rename", old_path=path, new_path="/memories/x")
+        renamed = error(tool, command="rename", old_path=path, new_path="/memories/x")
         assert "Cannot rename the /memories directory itself" in renamed
-    assert "index" in fail(tool, command="delete", path="/memories/MEMORY.md")
-    fail(tool, command="rename", old_path="/memories/MEMORY.md", new_path="/memories/i.md")
+    assert "index" in error(tool, command="delete", path="/memories/MEMORY.md")
+    error(tool, command="rename", old_path="/memories/MEMORY.md", new_path="/memories/i.md")
     assert index_files(mem) == ["cache.md"]
 
 
@@ -282,13 +271,13 @@ def test_paths_outside_memories_are_refused_by_component(
 ) -> None:
     (mem.layout.memory_dir / "_backup").mkdir()
     (mem.layout.memory_dir / "_backup" / "x.md").write_text(NOTE)
-    assert "Path must start with /memories/" in fail(tool, **command)
+    assert "Path must start with /memories/" in error(tool, **command)
     assert (mem.layout.memory_dir / "_backup" / "x.md").read_text() == NOTE
 
 
 def test_unknown_and_malformed_commands_are_errors(tool: MemoryToolBackend) -> None:
-    assert "unknown command" in fail(tool, command="format")
-    assert "malformed create command" in fail(tool, command="create", path="/memories/x.md")
+    assert "unknown command" in error(tool, command="format")
+    assert "malformed create command" in error(tool, command="create", path="/memories/x.md")
 
 
 @pytest.mark.parametrize(
@@ -307,8 +296,8 @@ def test_unknown_and_malformed_commands_are_errors(tool: MemoryToolBackend) -> N
 def test_arguments_of_the_wrong_type_are_clean_errors(
     tool: MemoryToolBackend, mem: Memdir, command: dict[str, Any]
 ) -> None:
-    run(tool, command="create", path="/memories/x.md", file_text="x\n")
-    reply = fail(tool, **command)
+    ok(tool, command="create", path="/memories/x.md", file_text="x\n")
+    reply = error(tool, **command)
     assert "must be" in reply and "Attribute" not in reply
     assert (mem.layout.memory_dir / "x.md").read_text() == "x\n"
 
@@ -321,22 +310,22 @@ _TOOL_NAMES = {"x.txt", "x", "x.MD"}
 def test_every_hostile_name_is_refused_and_nothing_is_written(
     tool: MemoryToolBackend, mem: Memdir, planted: Path, tmp_path: Path, name: str
 ) -> None:
-    run(tool, command="create", path="/memories/victim.md", file_text=NOTE)
+    ok(tool, command="create", path="/memories/victim.md", file_text=NOTE)
     before = snapshot(tmp_path, mem.layout.home)
     files_before = mem.private.files()
     path = f"/memories/{name}"
     replies = [
-        fail(tool, command="create", path=path, file_text=NOTE),
-        fail(tool, command="str_replace", path=path, old_str="S3", new_str="x"),
-        fail(tool, command="insert", path=path, insert_line=0, insert_text="x"),
-        fail(tool, command="rename", old_path="/memories/victim.md", new_path=path),
+        error(tool, command="create", path=path, file_text=NOTE),
+        error(tool, command="str_replace", path=path, old_str="S3", new_str="x"),
+        error(tool, command="insert", path=path, insert_line=0, insert_text="x"),
+        error(tool, command="rename", old_path="/memories/victim.md", new_path=path),
     ]
     if name.strip("/") not in ("", "."):
-        replies.append(fail(tool, command="delete", path=path))
+        replies.append(error(tool, command="delete", path=path))
     if name == "MEMORY.md":  # the index may be read, never written
-        assert "victim.md" in run(tool, command="view", path=path)
+        assert "victim.md" in ok(tool, command="view", path=path)
     elif name:
-        replies.append(fail(tool, command="view", path=path))
+        replies.append(error(tool, command="view", path=path))
     assert snapshot(tmp_path, mem.layout.home) == before
     assert mem.private.files() == files_before
     assert (mem.layout.memory_dir / "victim.md").read_text() == NOTE
@@ -367,7 +356,7 @@ for n in range(int(sys.argv[3])):
 def test_concurrent_creates_from_four_processes_all_land_in_files_and_index(
     tool: MemoryToolBackend, mem: Memdir, project: Path
 ) -> None:
-    run(tool, command="create", path="/memories/shared.md", file_text="# Shared counter\ntally:\n")
+    ok(tool, command="create", path="/memories/shared.md", file_text="# Shared counter\ntally:\n")
     per_worker = 10
     workers = [
         subprocess.Popen([sys.executable, "-c", _WORKER, str(project), str(w), str(per_worker)])
@@ -386,7 +375,7 @@ def test_concurrent_creates_from_four_processes_all_land_in_files_and_index(
 def test_the_team_scope_can_back_the_tool(project: Path) -> None:
     mem = Memdir.open(project, review_team="auto")  # the default, manual, keeps it pending
     team = MemoryToolBackend(mem, scope="team")
-    run(team, command="create", path="/memories/oncall.md", file_text="# Oncall rota\n")
+    ok(team, command="create", path="/memories/oncall.md", file_text="# Oncall rota\n")
     assert (mem.layout.team_dir / "oncall.md").is_file()
     assert [e.file for e in parse_entries(mem.team.read_index())] == ["oncall.md"]
 
@@ -409,11 +398,11 @@ def test_the_mcp_server_lists_and_edits_notes_the_tool_created(
     tool: MemoryToolBackend, mem: Memdir, project: Path
 ) -> None:
     pytest.importorskip("mcp")
-    from test_mcp import ok
+    from test_mcp import ok as mcp_ok
 
-    run(tool, command="create", path="/memories/ops/deploy.txt", file_text="Deploys on Tuesdays")
-    listing = ok(project, "view", {"path": "ops/"})
+    ok(tool, command="create", path="/memories/ops/deploy.txt", file_text="Deploys on Tuesdays")
+    listing = mcp_ok(project, "view", {"path": "ops/"})
     assert "ops/deploy.txt [project] Deploys on Tuesdays" in listing
-    ok(project, "edit", {"path": "ops/deploy.txt", "old_str": "Tuesdays", "new_str": "Fridays"})
+    mcp_ok(project, "edit", {"path": "ops/deploy.txt", "old_str": "Tuesdays", "new_str": "Fridays"})
     assert (mem.layout.memory_dir / "ops/deploy.txt").read_text() == "Deploys on Fridays\n"
     assert sidecar.read_fields(mem.layout.memory_dir / "ops/deploy.txt") is not None

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from memdir.api import Memdir
 from memdir.integrations.memory_tool import MemoryToolBackend, anthropic_memory_tool
+from memtoolutil import error, ok
 
 VIEW_HEADER = "Here's the content of {} with line numbers:\n"
 EDITED = (
@@ -29,18 +30,6 @@ EDITED = (
 @pytest.fixture
 def tool(mem: Memdir) -> MemoryToolBackend:
     return MemoryToolBackend(mem)
-
-
-def ok(tool: MemoryToolBackend, **command: Any) -> str:
-    reply = tool.execute(command)
-    assert not reply.startswith("Error:"), reply
-    return reply
-
-
-def error(tool: MemoryToolBackend, **command: Any) -> str:
-    reply = tool.execute(command)
-    assert reply.startswith("Error:"), reply
-    return reply
 
 
 def visible(mem: Memdir) -> dict[str, bytes]:

@@ -5,19 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pytest
 
 pytest.importorskip("mcp")
 
 from click.testing import CliRunner
-from mcp import Client
 
+from mcputil import call_tool
 from memdir.api import Memdir
 from memdir.cli import main
 from memdir.errors import ConfigError, Conflict
 from memdir.integrations.memory_tool import MemoryToolBackend
-from memdir.mcp import build_server
 
 NOTE: dict[str, Any] = {
     "name": "Invoices round half up",
@@ -26,17 +24,6 @@ NOTE: dict[str, Any] = {
     "body": "Round half up.",
 }
 FILE = "invoices_round_half_up.md"
-
-
-def mcp(project: Path, name: str, arguments: dict[str, Any]) -> tuple[bool, str]:
-    async def go() -> tuple[bool, str]:
-        async with Client(build_server(project)) as client:
-            result = await client.call_tool(name, arguments)
-            block = result.content[0]
-            assert block.type == "text"
-            return result.is_error, block.text
-
-    return anyio.run(go)
 
 
 def run(*args: str) -> tuple[int, str]:
@@ -53,7 +40,7 @@ def manual(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_an_mcp_write_is_pending_until_approved_and_why_names_its_route(
     mem: Memdir, project: Path
 ) -> None:
-    failed, reply = mcp(project, "write", NOTE)
+    failed, reply = call_tool(project, "write", NOTE)
 
     assert not failed and "awaits the user's review" in reply
     assert not (mem.layout.memory_dir / FILE).exists()
@@ -76,7 +63,7 @@ def test_an_mcp_write_is_pending_until_approved_and_why_names_its_route(
 
 @pytest.mark.usefixtures("manual")
 def test_a_rejected_change_never_applies(mem: Memdir, project: Path) -> None:
-    mcp(project, "write", NOTE)
+    call_tool(project, "write", NOTE)
 
     code, out = run("review", "reject", NOTE["name"], "--project", str(project))
 
@@ -100,7 +87,7 @@ def test_a_persons_cli_write_is_not_pending(mem: Memdir, project: Path) -> None:
 def test_a_pending_delete_keeps_the_file_until_approved(mem: Memdir, project: Path) -> None:
     mem.write(**NOTE)
 
-    failed, reply = mcp(project, "delete", {"path": NOTE["name"]})
+    failed, reply = call_tool(project, "delete", {"path": NOTE["name"]})
 
     assert not failed and "awaits the user's review" in reply
     assert (mem.layout.memory_dir / FILE).exists()
@@ -113,7 +100,7 @@ def test_a_pending_delete_keeps_the_file_until_approved(mem: Memdir, project: Pa
 @pytest.mark.usefixtures("manual")
 def test_approving_a_change_whose_file_moved_on_is_refused(mem: Memdir, project: Path) -> None:
     mem.write(**NOTE)
-    mcp(project, "edit", {"path": NOTE["name"], "old_str": "half up", "new_str": "down"})
+    call_tool(project, "edit", {"path": NOTE["name"], "old_str": "half up", "new_str": "down"})
     mem.write(**{**NOTE, "body": "changed by the user meanwhile"})
 
     with pytest.raises(Conflict, match="changed since the agent proposed"):
@@ -137,16 +124,16 @@ def test_the_memory_tool_is_told_and_an_approved_note_reads_back_exactly(mem: Me
 
 def test_read_only_refuses_an_agents_write(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MEMDIR_REVIEW", "read-only")
-    failed, reply = mcp(project, "write", NOTE)
+    failed, reply = call_tool(project, "write", NOTE)
     assert failed and "read-only" in reply
 
 
 def test_team_memory_is_reviewed_by_default_and_private_is_not(project: Path, mem: Memdir) -> None:
-    failed, _ = mcp(project, "write", {**NOTE, "scope": "team"})
+    failed, _ = call_tool(project, "write", {**NOTE, "scope": "team"})
     assert not failed
     assert not (mem.layout.team_dir / FILE).exists()
     assert [p.version.scope.value for p in mem.review()] == ["team"]
-    mcp(project, "write", {**NOTE, "name": "Private one"})
+    call_tool(project, "write", {**NOTE, "name": "Private one"})
     assert (mem.layout.memory_dir / "private_one.md").exists()
 
 

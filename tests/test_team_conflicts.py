@@ -6,17 +6,25 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 import teamutil
 from memdir.api import Memdir
-from memdir.cli import main
 from memdir.errors import MemoryNotFound
 from memdir.storage.codec import parse_memory
 from memdir.storage.memory_index import parse_entries
 from memdir.team.conflicts import pending_conflicts, resolve
 from memdir.team.sync import sync_team, team_status
-from teamutil import Clone, assert_index_matches_files, remember, remote_files, team_files
+from teamutil import (
+    Clone,
+    assert_index_matches_files,
+    cli_output,
+    edit_both_sides,
+    push_by_hand,
+    remember,
+    remote_files,
+    shared_memory,
+    team_files,
+)
 
 git_home, remote, opened, clone = (
     teamutil.git_home,
@@ -28,25 +36,13 @@ git_home, remote, opened, clone = (
 
 def _conflicted(clone: Clone) -> tuple[Memdir, Memdir, str]:
     """Alice and bob both edit "Build tool"; bob syncs second and holds a copy."""
-    alice, bob = clone("alice"), clone("bob")
-    remember(alice, "Build tool", "We build with make.\n")
-    sync_team(alice)
-    sync_team(bob)
-    remember(alice, "Build tool", "We build with bazel.\n")
-    remember(bob, "Build tool", "We build with just.\n")
-    sync_team(alice)
-    [conflict] = sync_team(bob).conflicts
+    alice, bob = shared_memory(clone, "Build tool", "We build with make.\n")
+    report = edit_both_sides(
+        alice, bob, "Build tool", "We build with bazel.\n", "We build with just.\n"
+    )
+    [conflict] = report.conflicts
     assert conflict.copy is not None
     return alice, bob, conflict.copy
-
-
-def _cli(mem: Memdir, *args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(
-        main,
-        [*args, "--project", str(mem.layout.project_root)],
-        env={"MEMDIR_HOME": str(mem.layout.home)},
-    )
-    return result.exit_code, result.output
 
 
 def test_a_conflict_copy_is_listed_by_status_and_doctor_and_never_pushed(
@@ -59,11 +55,11 @@ def test_a_conflict_copy_is_listed_by_status_and_doctor_and_never_pushed(
     assert [c.copy for c in team_status(bob).conflicts] == [copy]
     assert copy not in bob.team.files()  # no memory of the store: not in prompts or recall
     assert "just" not in bob.team.read_index() and "conflict" not in bob.team.read_index()
-    code, output = _cli(bob, "team", "status", "--no-fetch")
+    code, output = cli_output(bob, "team", "status", "--no-fetch")
     assert code == 0 and copy in output and "team resolve" in output
-    code, output = _cli(bob, "doctor")
+    code, output = cli_output(bob, "doctor")
     assert code == 1 and "[team:conflict-copy]" in output and copy in output
-    status = json.loads(_cli(bob, "team", "status", "--no-fetch", "--json")[1])
+    status = json.loads(cli_output(bob, "team", "status", "--no-fetch", "--json")[1])
     assert status["conflicts"][0]["file"] == "build_tool.md"
 
 
@@ -72,7 +68,7 @@ def test_keep_mine_puts_the_copy_in_the_file_and_the_next_sync_shares_it(
 ) -> None:
     alice, bob, _copy = _conflicted(clone)
 
-    code, output = _cli(bob, "team", "resolve", "build_tool.md", "--keep", "mine")
+    code, output = cli_output(bob, "team", "resolve", "build_tool.md", "--keep", "mine")
 
     assert code == 0, output
     assert "just" in team_files(bob)["build_tool.md"]
@@ -80,7 +76,7 @@ def test_keep_mine_puts_the_copy_in_the_file_and_the_next_sync_shares_it(
     sync_team(bob)
     sync_team(alice)
     assert "just" in team_files(alice)["build_tool.md"]
-    code, output = _cli(bob, "doctor")
+    code, output = cli_output(bob, "doctor")
     assert "conflict-copy" not in output
 
 
@@ -142,24 +138,17 @@ def test_status_counts_team_changes_awaiting_review(clone: Clone) -> None:
     status = team_status(alice, fetch=False)
 
     assert status.pending_review == 1
-    _code, output = _cli(alice, "team", "status", "--no-fetch")
+    _code, output = cli_output(alice, "team", "status", "--no-fetch")
     assert "1 team change(s) await review" in output
 
 
 def test_a_pushed_file_named_like_a_local_copy_never_overwrites_it(
     clone: Clone, remote: Path, tmp_path: Path
 ) -> None:
-    from teamutil import run_git
-
     _alice, bob, copy = _conflicted(clone)
     mine = (bob.layout.team_dir / copy).read_bytes()
-    third = tmp_path / "third"
-    run_git(tmp_path, "clone", "--quiet", str(remote), str(third))
-    (third / copy).parent.mkdir(exist_ok=True)
-    (third / copy).write_text("a hand-made push into .conflicts/\n")
-    run_git(third, "add", "-A")
-    run_git(third, "commit", "--quiet", "-m", "push into the excluded folder")
-    run_git(third, "push", "--quiet", "origin", "HEAD:main")
+    hand_made = {copy: "a hand-made push into .conflicts/\n"}
+    push_by_hand(remote, tmp_path, hand_made, "push into the excluded folder")
 
     report = sync_team(bob)
 

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from click.testing import CliRunner
-
 import teamutil
 from memdir.api import Memdir
-from memdir.cli import main
 from memdir.integrations.memory_tool import MemoryToolBackend
 from memdir.model import Memory, MemoryType
 from memdir.storage import sidecar
 from memdir.storage.memory_index import parse_entries
 from memdir.team.sync import sync_team
-from teamutil import Clone, remember, remote_files, run_git, team_files, token
+from teamutil import Clone, cli_output, remember, remote_files, run_git, team_files, token
 
 git_home, remote, opened, clone = (
     teamutil.git_home,
@@ -30,12 +27,7 @@ def _tool(mem: Memdir) -> MemoryToolBackend:
 
 
 def _doctor(mem: Memdir, *args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(
-        main,
-        ["doctor", "--project", str(mem.layout.project_root), *args],
-        env={"MEMDIR_HOME": str(mem.layout.home)},
-    )
-    return result.exit_code, result.output
+    return cli_output(mem, "doctor", *args)
 
 
 def test_a_tool_note_syncs_its_text_and_index_line_and_keeps_its_sidecar_here(

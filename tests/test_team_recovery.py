@@ -23,9 +23,11 @@ from teamutil import (
     Clone,
     assert_index_matches_files,
     assert_no_conflict_markers,
+    cli_output,
     remember,
     remote_files,
     run_git,
+    shared_memory,
     team_files,
 )
 
@@ -125,10 +127,7 @@ def _git_state_is_clean(mem: Memdir) -> None:
 def test_a_sync_killed_at_random_points_of_its_merge_never_wedges_and_loses_nothing(
     clone: Clone, remote: Path
 ) -> None:
-    alice, bob = clone("alice"), clone("bob")
-    remember(alice, "Shared", "base\n")
-    sync_team(alice)
-    sync_team(bob)
+    alice, bob = shared_memory(clone, "Shared", "base\n")
     rng = random.Random(25)
     written: dict[str, str] = {}
     kills = 0
@@ -177,10 +176,7 @@ def test_a_planted_index_lock_is_removed_and_the_sync_goes_on(clone: Clone, remo
 
 
 def test_a_planted_merge_head_is_cleared_and_local_work_is_kept(clone: Clone, remote: Path) -> None:
-    alice, bob = clone("alice"), clone("bob")
-    remember(alice, "Queue", "The queue is SQS.\n")
-    sync_team(alice)
-    sync_team(bob)
+    alice, bob = shared_memory(clone, "Queue", "The queue is SQS.\n")
     remember(bob, "Queue", "The queue is Kafka now.\n")
     sync_team(bob)
     team_dir = alice.layout.team_dir
@@ -204,10 +200,7 @@ def test_a_planted_merge_head_is_cleared_and_local_work_is_kept(clone: Clone, re
 def test_a_rebase_left_half_done_by_hand_is_undone_and_its_work_tree_edits_kept(
     clone: Clone, remote: Path
 ) -> None:
-    alice, bob = clone("alice"), clone("bob")
-    remember(alice, "Linter", "flake8\n")
-    sync_team(alice)
-    sync_team(bob)
+    alice, bob = shared_memory(clone, "Linter", "flake8\n")
     remember(bob, "Linter", "ruff\n")
     sync_team(bob)
     team_dir = alice.layout.team_dir
@@ -265,14 +258,19 @@ def test_a_lock_a_live_git_process_holds_is_never_removed(clone: Clone) -> None:
     )
 
 
+def _failed_sync(clone: Clone, remote: Path, moved: Path) -> Memdir:
+    """Alice, whose sync failed: the remote was moved to ``moved``."""
+    alice = clone("alice")
+    remote.rename(moved)
+    with pytest.raises(SyncError):
+        sync_team(alice)
+    return alice
+
+
 def test_a_failed_sync_is_recorded_with_gits_whole_message(
     clone: Clone, remote: Path, tmp_path: Path
 ) -> None:
-    alice = clone("alice")
-    remote.rename(tmp_path / "moved.git")
-
-    with pytest.raises(SyncError):
-        sync_team(alice)
+    alice = _failed_sync(clone, remote, tmp_path / "moved.git")
 
     record = read_record(alice.layout)
     assert record.failing and record.last_success is not None
@@ -284,16 +282,7 @@ def test_a_failed_sync_is_recorded_with_gits_whole_message(
 
 
 def _doctor(mem: Memdir, *args: str) -> tuple[int, str]:
-    from click.testing import CliRunner
-
-    from memdir.cli import main
-
-    result = CliRunner().invoke(
-        main,
-        ["doctor", "--project", str(mem.layout.project_root), *args],
-        env={"MEMDIR_HOME": str(mem.layout.home)},
-    )
-    return result.exit_code, result.output
+    return cli_output(mem, "doctor", *args)
 
 
 def test_doctor_reports_a_stuck_clone_and_fix_clears_it(clone: Clone) -> None:
@@ -317,10 +306,7 @@ def test_doctor_reports_a_stuck_clone_and_fix_clears_it(clone: Clone) -> None:
 def test_doctor_shows_the_last_failure_with_gits_whole_message(
     clone: Clone, remote: Path, tmp_path: Path
 ) -> None:
-    alice = clone("alice")
-    remote.rename(tmp_path / "moved.git")
-    with pytest.raises(SyncError):
-        sync_team(alice)
+    alice = _failed_sync(clone, remote, tmp_path / "moved.git")
 
     code, output = _doctor(alice)
 

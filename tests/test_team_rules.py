@@ -7,15 +7,12 @@ import os
 from pathlib import Path
 from typing import Any
 
-from click.testing import CliRunner
-
 import teamutil
 from memdir.api import Memdir
-from memdir.cli import main
 from memdir.integrations.hook_entry import pre_tool_use
 from memdir.storage.enforced import load_rules
 from memdir.team.sync import sync_team
-from teamutil import Clone
+from teamutil import Clone, cli_output
 
 git_home, remote, opened, clone = (
     teamutil.git_home,
@@ -53,15 +50,6 @@ def hook_denies(mem: Memdir, command: str) -> bool:
     return bool(decision == "deny")
 
 
-def cli(mem: Memdir, *args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(
-        main,
-        [*args, "--project", str(mem.layout.project_root)],
-        env={"MEMDIR_HOME": str(mem.layout.home)},
-    )
-    return result.exit_code, result.output
-
-
 def test_a_teammates_rule_is_held_until_accepted_and_ones_own_is_enforced(
     clone: Clone,
 ) -> None:
@@ -76,14 +64,14 @@ def test_a_teammates_rule_is_held_until_accepted_and_ones_own_is_enforced(
     assert not hook_denies(alice, "npm install left-pad")
     rules = load_rules(alice.layout)
     assert [r.file for r in rules.held] == [file] and not rules.rules
-    code, output = cli(alice, "team", "rules")
+    code, output = cli_output(alice, "team", "rules")
     assert code == 0 and "held" in output and f"team rules accept {file}" in output
-    code, output = cli(alice, "enforce", "list")
+    code, output = cli_output(alice, "enforce", "list")
     assert "not enforced until" in output
-    code, output = cli(alice, "doctor")
+    code, output = cli_output(alice, "doctor")
     assert "[team:held-rule]" in output and file in output
 
-    code, output = cli(alice, "team", "rules", "accept", file)
+    code, output = cli_output(alice, "team", "rules", "accept", file)
 
     assert code == 0, output
     assert hook_denies(alice, "npm install left-pad")
@@ -95,7 +83,7 @@ def test_a_changed_rule_is_held_again_and_a_body_edit_holds_nothing(clone: Clone
     rule_memory(bob, "Use pnpm", NPM)
     sync_team(bob)
     sync_team(alice)
-    cli(alice, "team", "rules", "accept", "--all")
+    cli_output(alice, "team", "rules", "accept", "--all")
     assert hook_denies(alice, "npm install x")
 
     rule_memory(bob, "Use pnpm", NPM, body="Use pnpm, always.")  # the body only
@@ -109,14 +97,14 @@ def test_a_changed_rule_is_held_again_and_a_body_edit_holds_nothing(clone: Clone
     sync_team(alice)
     assert not hook_denies(alice, "yarn install x")  # new rules wait for acceptance
     assert not hook_denies(alice, "npm install x")
-    cli(alice, "team", "rules", "accept", "Use pnpm")
+    cli_output(alice, "team", "rules", "accept", "Use pnpm")
     assert hook_denies(alice, "yarn install x")
 
 
 def test_accepting_a_memory_without_held_rules_is_an_error(clone: Clone) -> None:
     alice = clone("alice")
     file = rule_memory(alice, "Mine", NPM)
-    code, output = cli(alice, "team", "rules", "accept", file)
+    code, output = cli_output(alice, "team", "rules", "accept", file)
     assert code == 1 and "has no held rules" in output
     assert hook_denies(alice, "npm install x")
 
@@ -126,7 +114,7 @@ def test_the_hook_needs_no_git_repository(clone: Clone, tmp_path: Path) -> None:
     rule_memory(bob, "Use pnpm", NPM)
     sync_team(bob)
     sync_team(alice)
-    cli(alice, "team", "rules", "accept", "--all")
+    cli_output(alice, "team", "rules", "accept", "--all")
     git = alice.layout.team_dir / ".git"
     git.rename(tmp_path / "moved-git")  # the hook must not need the repository
     try:

@@ -21,9 +21,12 @@ from teamutil import (
     Clone,
     assert_index_matches_files,
     assert_no_conflict_markers,
+    edit_both_sides,
+    push_by_hand,
     remember,
     remote_files,
     run_git,
+    shared_memory,
     team_files,
     token,
 )
@@ -162,15 +165,11 @@ def test_edits_to_different_memories_merge(clone: Clone) -> None:
 def test_the_same_memory_edited_on_both_sides_keeps_both_versions_without_markers(
     clone: Clone,
 ) -> None:
-    alice, bob = clone("alice"), clone("bob")
-    remember(alice, "Build tool", "We build with make.\n")
-    sync_team(alice)
-    sync_team(bob)
+    alice, bob = shared_memory(clone, "Build tool", "We build with make.\n")
 
-    remember(alice, "Build tool", "We build with bazel.\n")
-    remember(bob, "Build tool", "We build with just.\n")
-    sync_team(alice)
-    report = sync_team(bob)
+    report = edit_both_sides(
+        alice, bob, "Build tool", "We build with bazel.\n", "We build with just.\n"
+    )
 
     [conflict] = report.conflicts
     assert conflict.file == "build_tool.md" and conflict.copy is not None
@@ -189,16 +188,12 @@ def test_the_same_memory_edited_on_both_sides_keeps_both_versions_without_marker
 
 
 def test_edits_to_distant_parts_of_one_memory_merge_cleanly(clone: Clone) -> None:
-    alice, bob = clone("alice"), clone("bob")
     lines = [f"step {n}: check the service\n" for n in range(12)]
-    remember(alice, "Runbook", "".join(lines))
-    sync_team(alice)
-    sync_team(bob)
+    alice, bob = shared_memory(clone, "Runbook", "".join(lines))
 
-    remember(alice, "Runbook", "".join(["step 0: page the lead\n", *lines[1:]]))
-    remember(bob, "Runbook", "".join([*lines[:-1], "step 11: write the report\n"]))
-    sync_team(alice)
-    report = sync_team(bob)
+    hers = "".join(["step 0: page the lead\n", *lines[1:]])
+    his = "".join([*lines[:-1], "step 11: write the report\n"])
+    report = edit_both_sides(alice, bob, "Runbook", hers, his)
 
     assert not report.conflicts
     body = team_files(bob)["runbook.md"]
@@ -242,10 +237,7 @@ def test_a_deletion_propagates_both_ways(clone: Clone) -> None:
 
 
 def test_an_edit_wins_over_a_deletion_on_the_other_side(clone: Clone) -> None:
-    alice, bob = clone("alice"), clone("bob")
-    remember(alice, "Feature flags", "Flags live in LaunchDarkly.\n")
-    sync_team(alice)
-    sync_team(bob)
+    alice, bob = shared_memory(clone, "Feature flags", "Flags live in LaunchDarkly.\n")
 
     alice.delete("feature_flags.md", scope="team")
     remember(bob, "Feature flags", "Flags live in Unleash now.\n")
@@ -351,16 +343,9 @@ def test_a_secret_pushed_by_a_third_party_is_quarantined(
     alice = clone("alice")
     remember(alice, "Known good", "Nothing secret here.\n")
     sync_team(alice)
-    third = tmp_path / "third"
-    run_git(tmp_path, "clone", "--quiet", str(remote), str(third))
-    (third / "leak.md").write_text(
-        f"---\nname: Leak\ndescription: a token\ntype: reference\n---\ntoken: {token()}\n"
-    )
-    with (third / "MEMORY.md").open("a") as index:
-        index.write("- [Leak](leak.md) — a token\n")
-    run_git(third, "add", "-A")
-    run_git(third, "commit", "--quiet", "-m", "add a leak")
-    run_git(third, "push", "--quiet", "origin", "HEAD:main")
+    leak = f"---\nname: Leak\ndescription: a token\ntype: reference\n---\ntoken: {token()}\n"
+    index_line = "- [Leak](leak.md) — a token\n"  # appended to the index alice pushed
+    push_by_hand(remote, tmp_path, {"leak.md": leak, "MEMORY.md": index_line}, "add a leak")
 
     report = sync_team(alice)
 
@@ -379,13 +364,7 @@ def test_a_secret_merged_by_hand_outside_memdir_is_quarantined_by_the_next_sync(
     clone: Clone, remote: Path, tmp_path: Path
 ) -> None:
     alice = clone("alice")
-    third = tmp_path / "third"
-    run_git(tmp_path, "clone", "--quiet", str(remote), str(third))
-    (third / "notes").mkdir()
-    (third / "notes" / "leak.md").write_text(f"token: {token()}\n")
-    run_git(third, "add", "-A")
-    run_git(third, "commit", "--quiet", "-m", "add a leak")
-    run_git(third, "push", "--quiet", "origin", "HEAD:main")
+    push_by_hand(remote, tmp_path, {"notes/leak.md": f"token: {token()}\n"}, "add a leak")
     run_git(alice.layout.team_dir, "pull", "--quiet", "--no-rebase", "origin", "main")
     assert (alice.layout.team_dir / "notes" / "leak.md").exists()
 
@@ -496,14 +475,8 @@ def test_status_shows_ahead_behind_and_unsynced_files(clone: Clone) -> None:
 
 
 def test_sync_finishes_a_merge_an_interrupted_sync_left_with_markers(clone: Clone) -> None:
-    alice, bob = clone("alice"), clone("bob")
-    remember(alice, "Linter", "We lint with flake8.\n")
-    sync_team(alice)
-    sync_team(bob)
-    remember(alice, "Linter", "We lint with ruff.\n")
-    remember(bob, "Linter", "We lint with pylint.\n")
-    sync_team(alice)
-    sync_team(bob)
+    alice, bob = shared_memory(clone, "Linter", "We lint with flake8.\n")
+    edit_both_sides(alice, bob, "Linter", "We lint with ruff.\n", "We lint with pylint.\n")
     remember(alice, "Linter", "We lint with ruff and mypy.\n")
     sync_team(alice)
     team_dir = bob.layout.team_dir

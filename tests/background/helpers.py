@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -9,6 +10,17 @@ from typing import Any
 from memdir.llm import Completion, Request
 from memdir.storage.transcript import ToolCall, Turn
 from memdir.testing import ScriptedProvider, tool_use
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+SESSION = "0b5c7f6e-3c1a-4d7e-9a51-2f0c6f4b8e21"  # the session_id of the recorded hook payloads
+
+
+def session_transcript(tmp_path: Path) -> Path:
+    """A copy of the recorded Claude Code session, named by its id as Claude Code names it."""
+    target = tmp_path / "transcripts" / f"{SESSION}.jsonl"
+    target.parent.mkdir()
+    shutil.copy(FIXTURES / "transcripts" / "claude-code-session.jsonl", target)
+    return target
 
 
 def turn(

@@ -17,6 +17,21 @@ from memdir.llm import Request, ToolResult
 NOW = dt.datetime(2026, 3, 5, 12, 0, tzinfo=dt.UTC)
 
 
+def snapshot(mem: Memdir) -> dict[str, bytes]:
+    """Every file of both scopes (the team's git folder and the consolidation lock aside)."""
+    files = {}
+    for path in sorted(mem.layout.memory_dir.rglob("*")):
+        rel = path.relative_to(mem.layout.memory_dir).as_posix()
+        if path.is_file() and not rel.startswith("team/.git/") and rel != LOCK_NAME:
+            files[rel] = path.read_bytes()
+    return files
+
+
+def tree_snapshot(root: Path) -> dict[str, bytes]:
+    """Every file below ``root``, by relative path."""
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
 def ago(**delta: float) -> dt.datetime:
     """``NOW`` minus a timedelta."""
     return NOW - dt.timedelta(**delta)
