@@ -208,7 +208,7 @@ def load_rules_at(
     if header and tokens is None:  # the watch's tokens moved: something changed, walk
         changed = rule_cache.between_walks(header, roots, touched, _entry_for)
     if changed is None:
-        header = _walked(roots, cache_file, (touched, tokens), header, seen)
+        header = _walked(roots, cache_file, touched, header, seen, tokens=tokens)
     elif changed:
         rule_cache.write(cache_file, header, seen)
     return rule_set(header, cache_file)
@@ -254,15 +254,14 @@ def text_rules(text: str, path: str = "memory") -> list[dict[str, str]]:
 def _walked(
     roots: Sequence[RuleRoot],
     cache_file: str,
-    asked: tuple[Sequence[str], list[str] | None],
+    touched: Sequence[str],
     cached: dict[str, Any],
     cached_seen: bytes,
+    *,
+    tokens: list[str] | None,
 ) -> dict[str, Any]:
-    """The header after a walk, rereading only the files whose stat changed.
-
-    ``asked``: the files the call's edit tool is aimed at, and the watch's tokens.
-    """
-    touched, tokens = asked
+    """The header after a walk, rereading only the files whose stat changed (``tokens``:
+    the folder watch's, asked before the walk)."""
     done = rule_cache.walk(roots)
     entries = cached.get("entries", {})
     same = bool(cached) and cached_seen == done.seen  # one comparison in C: nothing changed
