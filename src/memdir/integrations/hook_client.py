@@ -72,8 +72,12 @@ def answer(name: str, stdin_text: str, env: Mapping[str, str]) -> tuple[str, str
     if name not in SERVED or not server_enabled(env):
         return None
     path = _reachable(env)
-    request = None if path is None else _request(name, stdin_text, env)
-    reply = None if request is None or path is None else _exchange(env, path, request, TIMEOUT)
+    if path is None:
+        return None
+    request = _request(name, stdin_text, env)
+    if request is None:
+        return None
+    reply = _exchange(env, path, request, TIMEOUT)
     return None if reply is None else _answer_of(reply)
 
 
