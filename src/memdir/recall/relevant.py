@@ -3,7 +3,7 @@
 :func:`recall` runs in five steps. It skips queries of a single word (too
 vague to choose on) and sessions whose byte budget is spent. It scans the
 memories (from the search catalog's metadata when there is one, else the
-folders: see :mod:`memdir.recall.manifest`) and leaves out those this session
+folders: see :mod:`memdir.recall.listing`) and leaves out those this session
 has already seen *before* ranking, so they cannot crowd out the rest. It
 ranks the others against the query with the one search engine into a pool of
 candidates, the matches first and the newest others after them, and hands
@@ -43,7 +43,7 @@ from memdir.recall.blocks import (
 )
 from memdir.recall.context_budget import text_length
 from memdir.recall.freshness import record_recall
-from memdir.recall.manifest import over_memories, rank_pool
+from memdir.recall.listing import over_memories, rank_pool
 from memdir.recall.recall_state import (
     STATE_NAME,
     SessionState,
@@ -69,7 +69,8 @@ if TYPE_CHECKING:
     from memdir.config import Settings
     from memdir.model import Memory
     from memdir.recall.drift import DriftChecker
-    from memdir.recall.manifest import CatalogChoice, ManifestEntry, MemdirLike, Memories
+    from memdir.recall.listing import CatalogChoice, Memories
+    from memdir.recall.memory_files import ManifestEntry, MemdirLike
 else:
     Protocol = object
 
