@@ -55,13 +55,12 @@ from memdir.search.relevance import RelevanceFloor
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
-    from typing import Any, Literal, Protocol, TypeAlias, TypeVar
+    from contextlib import AbstractContextManager
+    from typing import Any, Literal, TypeAlias, TypeVar
 
     from memdir.storage.paths import Layout
 
     _T = TypeVar("_T")
-else:
-    Protocol = object
 
 __all__ = [
     "AUTO_CATALOG_FILES",
@@ -94,20 +93,22 @@ else:
 # --- the two listings ------------------------------------------------------------------
 
 
-class Memories(Protocol):
+class Memories:
     """A project's memories as the manifest and recall need them.
 
     ``exclude`` holds refs to leave out (what a session has already seen) before
-    anything is counted, ranked or cut to a limit.
+    anything is counted, ranked or cut to a limit. The two listings below
+    implement it; both rank over an index (:meth:`_ranking`), so the ranking
+    is written once, here.
     """
 
     def count(self, *, exclude: frozenset[str] = frozenset()) -> int:
         """How many memories there are, not counting ``exclude``."""
-        ...
+        raise NotImplementedError
 
     def newest(self, n: int, *, exclude: frozenset[str] = frozenset()) -> list[ManifestEntry]:
         """The ``n`` most recently modified, newest first (ties by ref)."""
-        ...
+        raise NotImplementedError
 
     def ranked(
         self,
@@ -121,15 +122,20 @@ class Memories(Protocol):
 
         With ``floor``, only the matches it admits (see :mod:`memdir.search.relevance`).
         """
-        ...
+        with self._ranking() as index:
+            return index.rank_in(query, limit, exclude, floor)
 
     def names(self) -> list[tuple[str, str]]:
         """Every memory's ref and name (what ``[[name]]`` links resolve against)."""
-        ...
+        raise NotImplementedError
 
     def entries(self, refs: Sequence[str]) -> list[ManifestEntry]:
         """The entries of ``refs`` that exist, in the order given."""
-        ...
+        raise NotImplementedError
+
+    def _ranking(self) -> AbstractContextManager[IndexedMemories]:
+        """The indexed listing a ranking runs over, open while the block runs."""
+        raise NotImplementedError
 
 
 _COLUMNS = "SELECT d.id, d.title, d.type, d.meta, s.path, s.mtime_ns"
@@ -141,7 +147,7 @@ _BY_ID = f"{_COLUMNS} FROM docs d JOIN sources s ON s.id = d.source WHERE d.id I
 _NEWEST = f"{_COLUMNS} FROM sources s CROSS JOIN docs d ON d.source = s.id WHERE d.kind = 'memory'"
 
 
-class IndexedMemories:
+class IndexedMemories(Memories):
     """Memories listed and ranked from an index: the project's catalog, or one in memory.
 
     Every fact of an entry comes from the index (its ``docs`` metadata and its
@@ -177,14 +183,13 @@ class IndexedMemories:
         sql = f"{_NEWEST}{where} ORDER BY s.mtime_ns DESC, d.id LIMIT ?"
         return [self._entry(row) for row in self.conn.execute(sql, [*params, n])]
 
-    def ranked(
-        self,
-        query: str,
-        *,
-        limit: int,
-        exclude: frozenset[str] = frozenset(),
-        floor: RelevanceFloor | None = None,
+    def _ranking(self) -> AbstractContextManager[IndexedMemories]:
+        return contextlib.nullcontext(self)
+
+    def rank_in(
+        self, query: str, limit: int, exclude: frozenset[str], floor: RelevanceFloor | None
     ) -> list[tuple[ManifestEntry, float]]:
+        """:meth:`Memories.ranked`, over this index."""
         wanted = SearchQuery(
             query=query,
             kinds=("memory",),
@@ -240,7 +245,7 @@ class IndexedMemories:
         )
 
 
-class ScannedMemories:
+class ScannedMemories(Memories):
     """Memories found by walking the folders: for small stores without a catalog.
 
     A ranking puts every file in an in-memory index of the one engine; a
@@ -259,21 +264,14 @@ class ScannedMemories:
         kept = [f for f in self.files if f.ref not in exclude] if exclude else self.files
         return [read_entry(found) for found in newest(kept, n)]
 
-    def ranked(
-        self,
-        query: str,
-        *,
-        limit: int,
-        exclude: frozenset[str] = frozenset(),
-        floor: RelevanceFloor | None = None,
-    ) -> list[tuple[ManifestEntry, float]]:
+    @contextlib.contextmanager
+    def _ranking(self) -> Iterator[IndexedMemories]:
         index = TextIndex()
         try:
             # The seen memories are indexed too (and filtered out by the query): they
             # are part of the store whose statistics the floor judges by.
             self._fill(index, self.files)
-            listing = IndexedMemories(index, layout=self.layout, team=self.team)
-            return listing.ranked(query, limit=limit, exclude=exclude, floor=floor)
+            yield IndexedMemories(index, layout=self.layout, team=self.team)
         finally:
             index.close()
 
