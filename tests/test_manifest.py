@@ -270,9 +270,9 @@ def test_memories_written_through_the_store_appear_in_the_manifest(mem: Memdir) 
 def test_past_the_file_threshold_auto_builds_the_catalog(
     mem: Memdir, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import memdir.recall.manifest
+    import memdir.recall.listing
 
-    monkeypatch.setattr(memdir.recall.manifest, "AUTO_CATALOG_FILES", 3)
+    monkeypatch.setattr(memdir.recall.listing, "AUTO_CATALOG_FILES", 3)
     for n in range(5):
         put(mem.layout.memory_dir, f"m{n}.md", description=f"postgres pool note {n}")
     manifest = build_manifest(mem, query="postgres pool")

@@ -33,6 +33,12 @@ portable or too long, binary extensions and text with NUL are refused; sizes
 are limited; ``MEMORY.md`` may be viewed, never written; deletes go to
 memdir's trash; error text names ``/memories/...`` paths, never a host path.
 
+The backend's classes each hold one part, in a module of its own: the
+``/memories`` paths and what they may name
+(:class:`~memdir.integrations.memory_tool_paths.VirtualFolder`), delete and
+rename (:class:`~memdir.integrations.memory_tool_moves.MovingNotes`); this
+module runs the commands, views, creates and edits notes.
+
 :meth:`MemoryToolBackend.execute` takes the command as a dict and returns the
 tool result text (errors start with ``Error:``). :func:`anthropic_memory_tool`
 wraps the backend in the SDK's ``BetaAbstractMemoryTool`` so it plugs into
@@ -42,12 +48,9 @@ wraps the backend in the SDK's ``BetaAbstractMemoryTool`` so it plugs into
 from __future__ import annotations
 
 import datetime as dt
-import errno
 import os
-import posixpath
 import random
 import re
-import stat
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
@@ -61,14 +64,12 @@ from memdir.errors import (
     LimitExceeded,
     MemdirError,
     MemoryExists,
-    MemoryNotFound,
-    UnsafePath,
 )
+from memdir.integrations.memory_tool_moves import MovingNotes
+from memdir.integrations.memory_tool_paths import VIRTUAL_ROOT, decode_note
 from memdir.model import MAX_NAME_CHARS, Memory, MemoryType, Scope, plain_line
 from memdir.storage import sidecar
 from memdir.storage.codec import parse_memory, split_frontmatter
-from memdir.storage.fs import ensure_dir, safe_join
-from memdir.storage.memory_index import INDEX_NAME
 from memdir.storage.provenance import provenance
 from memdir.storage.store import MemoryStore, content_version
 
@@ -83,22 +84,9 @@ __all__ = [
     "anthropic_memory_tool",
 ]
 
-VIRTUAL_ROOT = "/memories"
 _LINE_WIDTH = 6
 _MAX_LINES = 999_999
-# A FIFO swapped in for a note must not block the read: its type is refused after open.
-_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
 _RETRIES = 40  # compare-and-swap attempts before an edit gives up under contention
-# A sidecar's name is the note's name plus ".yaml": keep both under 255 bytes.
-_MAX_NAME_BYTES = 250
-# Characters Windows refuses in file names: a team folder must check out everywhere.
-_NOT_PORTABLE = frozenset('<>:"|?*')
-# Notes are text: names that announce binary content are refused up front.
-_BINARY_SUFFIXES = frozenset(
-    ".exe .dll .so .dylib .bin .o .a .class .jar .pyc .wasm .png .jpg .jpeg .gif .bmp "
-    ".webp .ico .tif .tiff .pdf .zip .gz .tgz .bz2 .xz .7z .rar .tar .sqlite .db .mp3 "
-    ".mp4 .mov .avi .wav .ogg .woff .woff2 .ttf .otf".split()
-)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -128,12 +116,7 @@ def _integer(value: Any, key: str) -> int:
         raise InvalidMemory(f"`{key}` must be an integer, got {value!r}") from None
 
 
-def _shown(path: str) -> str:
-    """``path`` as it may appear in a reply: printable, else quoted."""
-    return path if path.isprintable() else repr(path)
-
-
-class MemoryToolBackend:
+class MemoryToolBackend(MovingNotes):
     """``memory_20250818`` commands over one memdir scope (see the module docstring)."""
 
     def __init__(
@@ -211,124 +194,6 @@ class MemoryToolBackend:
         text = self._scrub(exc.message)
         return f"{text} ({self._scrub(exc.hint)})" if exc.hint else text
 
-    def _scrub(self, text: str) -> str:
-        root = self.store.root
-        for host in sorted({str(root), os.path.realpath(root)}, key=len, reverse=True):
-            text = text.replace(host.rstrip("/") + "/", f"{VIRTUAL_ROOT}/")
-            text = text.replace(host, VIRTUAL_ROOT)
-        return text
-
-    # -- paths ---------------------------------------------------------------------
-
-    def _relative(self, path: str) -> str:
-        """``path`` below ``/memories`` ("" for the root); compared by component."""
-        parts = path.split("/")
-        if len(parts) < 2 or parts[0] != "" or parts[1] != VIRTUAL_ROOT.strip("/"):
-            raise UnsafePath(
-                f"Path must start with {VIRTUAL_ROOT}/, got: {_shown(path)}",
-                hint=f"every path is {VIRTUAL_ROOT} or inside it, e.g. {VIRTUAL_ROOT}/notes.md",
-            )
-        rest = "/".join(parts[2:])
-        if rest == "":
-            return ""  # "/memories" or "/memories/"
-        try:
-            safe_join(self.store.root, rest)
-        except UnsafePath as exc:
-            reason = exc.message.rsplit(": ", 1)[-1]
-            if "'..'" in reason or "outside" in reason:
-                raise UnsafePath(
-                    f"Path {_shown(path)} would escape {VIRTUAL_ROOT} directory ({reason})"
-                ) from None
-            raise UnsafePath(f"Path {_shown(path)} is refused: {reason}", hint=exc.hint) from None
-        top = rest.split("/", 1)[0]
-        if top in self._foreign or any(p.startswith(".") for p in rest.split("/") if p):
-            raise UnsafePath(
-                f"Path {_shown(path)} is not part of this memory (hidden or another scope's)",
-                hint=f"use a file directly in {VIRTUAL_ROOT}/ or a subfolder of your own",
-            )
-        return rest.rstrip("/")
-
-    def _writable(self, path: str) -> str:
-        """``path`` as a note that may be written: not the root, the index, nor binary."""
-        if path.endswith("/"):
-            raise InvalidMemory(f"{_shown(path)} names a directory, not a file")
-        rel = self._relative(path)
-        if not rel:
-            raise InvalidMemory(f"{VIRTUAL_ROOT} is a directory, not a file")
-        name = PurePosixPath(rel).name
-        if name == INDEX_NAME:
-            raise InvalidMemory(
-                f"{path} is the index memdir keeps: it may be viewed, not written",
-                hint=f"write notes to other files, e.g. {VIRTUAL_ROOT}/notes.md",
-            )
-        for part in rel.split("/"):
-            if _NOT_PORTABLE & set(part) or part.endswith((" ", ".")):
-                raise UnsafePath(
-                    f"Path {_shown(path)} is refused: {part!r} is not a portable file name",
-                    hint='avoid < > : " | ? * and a trailing space or dot',
-                )
-            if len(part.encode("utf-8")) > _MAX_NAME_BYTES:
-                raise UnsafePath(
-                    f"Path {_shown(path)} is refused: a name is longer than "
-                    f"{_MAX_NAME_BYTES} bytes",
-                    hint="use a shorter name",
-                )
-        if PurePosixPath(name).suffix.lower() in _BINARY_SUFFIXES:
-            raise InvalidMemory(
-                f"{path} names a binary file: memory files are text",
-                hint="use a text extension such as .md, .txt or .json",
-            )
-        return rel
-
-    def _new_note(self, path: str) -> str:
-        """``path`` as a new note's name: in team memory, a ``.md`` one only.
-
-        Team sync shares ``*.md`` memory files and nothing else (a ``.txt``
-        would stay on this machine), so the tool says so up front.
-        """
-        rel = self._writable(path)
-        if self.scope is Scope.TEAM and not rel.endswith(".md"):
-            stem = PurePosixPath(rel).with_suffix("").as_posix()
-            raise InvalidMemory(
-                f"{path}: team memory holds .md files only (team sync shares nothing else)",
-                hint=f"use a .md name, e.g. {VIRTUAL_ROOT}/{stem}.md",
-            )
-        return rel
-
-    def _virtual(self, rel: str) -> str:
-        return f"{VIRTUAL_ROOT}/{rel}" if rel else VIRTUAL_ROOT
-
-    def _read(self, path: str, target: Path) -> bytes:
-        """The bytes of the text file ``target``; a missing one is reported SDK-style.
-
-        Opened without following a final symlink, so one swapped in after the
-        path was checked is refused rather than read.
-        """
-        if not os.path.lexists(target):
-            raise MemoryNotFound(
-                f"The path {path} does not exist. Please provide a valid path.",
-                hint=f"view {VIRTUAL_ROOT} to see what there is",
-            )
-        if target.is_dir() and not target.is_symlink():
-            raise InvalidMemory(f"The path {path} is not a file.")
-        try:
-            fd = os.open(target, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | _NONBLOCK)
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                raise UnsafePath(f"The path {path} is a symlink; memory files are not") from None
-            raise
-        with os.fdopen(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                raise InvalidMemory(f"Unsupported file type for {path}")
-            data = handle.read()
-        _decode(path, data)
-        return data
-
-    def _refuse_root(self, path: str, verb: str) -> None:
-        """Refuse ``path`` when it spells the root another way (``/memories/.``, ``a/..``)."""
-        if posixpath.normpath(path) == VIRTUAL_ROOT or path == VIRTUAL_ROOT + "/":
-            raise UnsafePath(f"Cannot {verb} the {VIRTUAL_ROOT} directory itself")
-
     # -- commands ------------------------------------------------------------------
 
     def view(self, path: str, view_range: Any = None) -> str:
@@ -337,7 +202,7 @@ class MemoryToolBackend:
         target = self.store.root / rel
         if not rel or (target.is_dir() and not target.is_symlink()):
             return self._listing(rel)
-        text = _decode(path, self._read(path, target))
+        text = decode_note(path, self._read(path, target))
         return self._numbered(path, text, view_range)
 
     def _listing(self, rel: str) -> str:
@@ -486,7 +351,7 @@ class MemoryToolBackend:
         target = self.store.root / rel
         for attempt in range(_RETRIES):
             data = self._read(path, target)
-            old_text = _decode(path, data)
+            old_text = decode_note(path, data)
             new_text = change(old_text)
             try:
                 self._save(rel, data, new_text)
@@ -520,115 +385,6 @@ class MemoryToolBackend:
             memory, _ = self._derive(rel, new_text)
         self.store.write_note(rel, new_text, memory, expected_version=version)
 
-    def _memory_of(self, rel: str, data: bytes) -> Memory | None:
-        """The memory ``rel`` holds with its own frontmatter, or None (not a memory)."""
-        if not rel.endswith(".md"):
-            return None
-        try:
-            memory = parse_memory(data.decode("utf-8"))
-        except (MemdirError, UnicodeDecodeError):
-            return None
-        complete = memory.name and memory.description and memory.type is not None
-        return memory if complete else None
-
-    def _is_memory(self, rel: str) -> bool:
-        record = self.store.find(rel, thorough=False)
-        return record is not None and record.file == rel
-
-    def delete(self, path: str) -> str:
-        """Delete a note, or a folder of them: everything goes to memdir's trash."""
-        self._refuse_root(path, "delete")
-        rel = self._relative(path)
-        target = self.store.root / rel
-        if target.is_dir() and not target.is_symlink():
-            for file in [f for f in self.store.files() if f.startswith(rel + "/")]:
-                self.store.delete(file)
-            self._trash_rest(rel)
-        elif not os.path.lexists(target):
-            raise MemoryNotFound(f"The path {path} does not exist")
-        elif self._writable(path) and self._is_memory(rel):
-            self.store.delete(rel)
-        else:
-            self._trash_rest(rel)
-        return f"Successfully deleted {path}"
-
-    def _trash_rest(self, rel: str) -> None:
-        """Move what is left at ``rel`` (files that are not memories) to the trash."""
-        base = self.memdir.layout.trash_dir / dt.date.today().isoformat() / self.scope.value
-        with self.store.lock():
-            source = self.store.root / rel
-            if not os.path.lexists(source):
-                return
-            target, n = base / rel, 2
-            while os.path.lexists(target):
-                target, n = base / f"{rel}.{n}", n + 1
-            ensure_dir(target.parent)
-            os.replace(source, target)
-            sidecar.move(source, target)
-
-    def rename(self, old_path: str, new_path: str) -> str:
-        """Move a note, or a folder of them; the index and the sidecars follow."""
-        self._refuse_root(old_path, "rename")
-        old, new = self._relative(old_path), self._relative(new_path)
-        if not new:
-            raise UnsafePath(f"Cannot rename onto the {VIRTUAL_ROOT} directory itself")
-        source = self.store.root / old
-        if not os.path.lexists(source):
-            raise MemoryNotFound(f"The path {old_path} does not exist")
-        if os.path.lexists(self.store.root / new):
-            raise MemoryExists(f"The destination {new_path} already exists")
-        if new.startswith(old + "/"):
-            raise InvalidMemory(f"cannot move {old_path} into itself")
-        if source.is_dir() and not source.is_symlink():
-            self._writable(new_path)  # the folder's own name follows the same rules
-            self._rename_folder(old, new)
-        else:
-            self._writable(old_path)  # the index stays where it is
-            self._rename_file(old, self._new_note(new_path), source)
-        return f"Successfully renamed {old_path} to {new_path}"
-
-    def _rename_file(self, old: str, new: str, source: Path) -> None:
-        if not self._is_memory(old):
-            with self.store.lock():
-                ensure_dir((self.store.root / new).parent)
-                os.rename(source, self.store.root / new)
-            return
-        if not new.endswith(".md") and not sidecar.exists(source):
-            # A memory with frontmatter leaving .md keeps its fields in a sidecar.
-            data = source.read_bytes()
-            memory = self._memory_of(old, data)
-            if memory is not None:
-                self.store.write_note(
-                    old, _decode(old, data), memory, expected_version=content_version(data)
-                )
-        self.store.rename(old, new)
-
-    def _rename_folder(self, old: str, new: str) -> None:
-        moves = [(f, new + f[len(old) :]) for f in self.store.files() if f.startswith(old + "/")]
-        for _, target in moves:
-            self._writable(self._virtual(target))
-        for file, target in moves:
-            self.store.rename(file, target)
-        source = self.store.root / old
-        with self.store.lock():  # what is left: files that are not memories
-            for dirpath, _, names in os.walk(source):
-                for name in names:
-                    here = Path(dirpath) / name
-                    there = self.store.root / new / here.relative_to(source)
-                    ensure_dir(there.parent)
-                    os.replace(here, there)
-        _remove_empty_dirs(source)
-
-
-def _decode(path: str, data: bytes) -> str:
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InvalidMemory(
-            f"The file {path} is not a valid UTF-8 text file",
-            hint="memory files are text; delete this one or replace it",
-        ) from None
-
 
 def _name_from(rel: str) -> str:
     stem = re.sub(r"[_\-\s.]+", " ", PurePosixPath(rel).stem)
@@ -657,14 +413,6 @@ def _size(path: Path) -> str:
     step = min(max(size.bit_length() - 1, 0) // 10, len(units) - 1)
     value = size / 1024**step
     return f"{int(value)}{units[step]}" if value == int(value) else f"{value:.1f}{units[step]}"
-
-
-def _remove_empty_dirs(top: Path) -> None:
-    for dirpath, _, _ in sorted(os.walk(top), key=lambda t: len(t[0]), reverse=True):
-        try:
-            os.rmdir(dirpath)
-        except OSError:
-            continue  # not empty: leave it
 
 
 def anthropic_memory_tool(backend: MemoryToolBackend) -> BetaAbstractMemoryTool:

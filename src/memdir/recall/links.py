@@ -19,13 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from memdir.errors import MemdirError
-from memdir.recall.manifest import (
-    CatalogChoice,
-    ManifestEntry,
-    MemdirLike,
-    Memories,
-    over_memories,
-)
+from memdir.recall.listing import CatalogChoice, Memories, over_memories
+from memdir.recall.memory_files import ManifestEntry, MemdirLike
 from memdir.storage import sidecar
 from memdir.storage.links import Linkable, LinkIndex, link_targets
 from memdir.storage.memory_index import INDEX_NAME, parse_entries

@@ -3,7 +3,7 @@
 :func:`recall` runs in five steps. It skips queries of a single word (too
 vague to choose on) and sessions whose byte budget is spent. It scans the
 memories (from the search catalog's metadata when there is one, else the
-folders: see :mod:`memdir.recall.manifest`) and leaves out those this session
+folders: see :mod:`memdir.recall.listing`) and leaves out those this session
 has already seen *before* ranking, so they cannot crowd out the rest. It
 ranks the others against the query with the one search engine into a pool of
 candidates, the matches first and the newest others after them, and hands
@@ -14,14 +14,12 @@ memories the chosen ones link to (``[[name]]``) fill what the limit leaves
 selector implements the same Protocol and sees names, descriptions, types
 and ages, never bodies.
 
-Each chosen memory becomes a ``<memory …>`` block: its file, scope, type and
-age in the header, a staleness note when it is over a day old, what the
-drift checker found about the paths and symbols it names, then its body capped
-at a line boundary (``recall_max_lines`` / ``recall_max_bytes``) with a note
-saying where the rest is. Blocks stop where the session budget would be
-exceeded. What a session has seen and spent is a small JSON file under its
-session folder, updated under a file lock, so separate processes that share
-a session id never surface one memory twice.
+Each chosen memory becomes a ``<memory …>`` block (:mod:`memdir.recall.blocks`,
+which also holds the items and the result; their names are re-exported here):
+its header, notes and body, capped at a line boundary. Blocks stop where the
+session budget would be exceeded. What a session has seen and spent is a small
+JSON file under its session folder, updated under a file lock, so separate
+processes that share a session id never surface one memory twice.
 """
 
 from __future__ import annotations
@@ -34,9 +32,18 @@ from enum import StrEnum
 from memdir.errors import MemdirError
 from memdir.kinds import MemoryType, Scope
 from memdir.recall.age import Age, memory_age
+from memdir.recall.blocks import (
+    CappedBody,
+    RecallItem,
+    RecallResult,
+    cap_body,
+    fence_safe,
+    frame_length,
+    render_block,
+)
 from memdir.recall.context_budget import text_length
 from memdir.recall.freshness import record_recall
-from memdir.recall.manifest import over_memories, rank_pool
+from memdir.recall.listing import over_memories, rank_pool
 from memdir.recall.recall_state import (
     STATE_NAME,
     SessionState,
@@ -57,12 +64,13 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
-    from typing import Any, Protocol
+    from typing import Protocol
 
     from memdir.config import Settings
     from memdir.model import Memory
-    from memdir.recall.drift import DriftChecker, DriftFinding
-    from memdir.recall.manifest import CatalogChoice, ManifestEntry, MemdirLike, Memories
+    from memdir.recall.drift import DriftChecker
+    from memdir.recall.listing import CatalogChoice, Memories
+    from memdir.recall.memory_files import ManifestEntry, MemdirLike
 else:
     Protocol = object
 
@@ -86,8 +94,6 @@ __all__ = [
 
 # A block cut below this many body bytes to fit the budget says too little to be worth it.
 _MIN_BODY_BYTES = 256
-_MAX_CHANGED = 5
-_HEADING = "Memories recalled for this request:"
 
 
 class SkipReason(StrEnum):
@@ -196,191 +202,6 @@ class LexicalSelector:
             return []
         floor = best * self.min_share
         return [c.ref for c in candidates if c.score > 0 and c.score >= floor][:limit]
-
-
-# --- results --------------------------------------------------------------------------
-
-
-@record
-class RecallItem:
-    """One recalled memory: the candidate it was, its block of text, and what that cost."""
-
-    candidate: Candidate
-    text: str
-    bytes: int
-    truncated: bool
-    drift: tuple[DriftFinding, ...]
-    changed: tuple[str, ...] = ()  # cited files changed since the memory's date
-    cites: bool = False  # the memory has anchors: its check is recorded
-
-    @property
-    def ref(self) -> str:
-        return self.candidate.ref
-
-    @property
-    def file(self) -> str:
-        return self.candidate.file
-
-    @property
-    def scope(self) -> Scope:
-        return self.candidate.scope
-
-    @property
-    def path(self) -> Path:
-        return self.candidate.entry.path
-
-    @property
-    def name(self) -> str:
-        return self.candidate.name
-
-    @property
-    def type(self) -> MemoryType | None:
-        return self.candidate.type
-
-    @property
-    def age_days(self) -> int:
-        return self.candidate.age_days
-
-    @property
-    def age_label(self) -> str:
-        return self.candidate.age_label
-
-    def json_fields(self) -> dict[str, Any]:
-        """The item as one flat record (what ``--json`` prints)."""
-        where = ("ref", "file", "scope", "path", "name", "type")
-        cost = ("text", "bytes", "age_days", "age_label", "truncated", "drift", "changed")
-        return {name: getattr(self, name) for name in (*where, *cost)}
-
-
-@record
-class RecallResult:
-    """What a recall returned, or why it returned nothing, and the session's budget."""
-
-    query: str
-    items: tuple[RecallItem, ...]
-    skipped: SkipReason | None
-    reason: str | None
-    budget_used: int
-    budget_left: int
-    session: str | None = None
-
-    def render(self) -> str:
-        """The text an agent gets: the blocks and the drift caveat, or ``""``."""
-        if not self.items:
-            return ""
-        from memdir.recall.prompt import DRIFT_CAVEAT
-
-        blocks = "\n\n".join(item.text for item in self.items)
-        return f"{_HEADING}\n\n{blocks}\n\n{DRIFT_CAVEAT}\n"
-
-
-# --- body caps and blocks -------------------------------------------------------------
-
-
-@record
-class CappedBody:
-    """A body cut to its first lines, with the counts the truncation note gives."""
-
-    text: str
-    truncated: bool
-    shown_lines: int
-    total_lines: int
-    shown_bytes: int
-    total_bytes: int
-
-
-def cap_body(body: str, *, max_lines: int, max_bytes: int) -> CappedBody:
-    """The first lines of ``body`` within ``max_lines`` and ``max_bytes``.
-
-    The cut falls at a line boundary; only a first line longer than
-    ``max_bytes`` is cut inside (at a character boundary).
-    """
-    lines = body.splitlines(keepends=True)
-    total = len(body.encode("utf-8"))
-    kept: list[str] = []
-    size = 0
-    for line in lines[: max(max_lines, 0)]:
-        width = len(line.encode("utf-8"))
-        if size + width > max_bytes:
-            break
-        kept.append(line)
-        size += width
-    if not kept and lines and max_lines > 0 and max_bytes > 0:
-        head = lines[0].encode("utf-8")[:max_bytes].decode("utf-8", "ignore")
-        kept, size = [head.rstrip("\n") + "\n"], len(head.encode("utf-8"))
-    text = "".join(kept)
-    if text and not text.endswith("\n"):
-        text += "\n"
-    return CappedBody(
-        text=text,
-        truncated=size < total,
-        shown_lines=len(kept),
-        total_lines=len(lines),
-        shown_bytes=size,
-        total_bytes=total,
-    )
-
-
-def _escape(text: str) -> str:
-    """``html.escape(text, quote=True)``, without loading ``html``'s entity table per prompt."""
-    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return text.replace('"', "&quot;").replace("'", "&#x27;")
-
-
-_FENCE_TAG = r"(?i)<(?=[ \t]*/?[ \t]*memory\b)"
-
-
-def fence_safe(text: str) -> str:
-    """``text`` with every ``<memory`` and ``</memory`` written ``&lt;…``: it cannot
-    close the fence it sits in or open a forged one (a body is data, whoever wrote it)."""
-    if "<" not in text:
-        return text
-    import re  # compiled once per process, by the first block shown
-
-    return re.sub(_FENCE_TAG, "&lt;", text)
-
-
-def _show_command(file: str, scope: Scope) -> str:
-    return f"memdir show {file}" + (" --scope team" if scope is Scope.TEAM else "")
-
-
-def render_block(
-    *,
-    ref: str,
-    file: str,
-    scope: Scope,
-    path: Path,
-    memory: Memory,
-    age: Age,
-    drift: Sequence[DriftFinding],
-    body: CappedBody,
-    changed: Sequence[str] = (),
-) -> str:
-    """One recalled memory as the agent reads it (see the module docstring)."""
-    kind = memory.type.value if memory.type is not None else "untyped"
-    attrs = {"file": ref, "scope": scope.value, "type": kind, "saved": age.label}
-    head = " ".join(f'{k}="{_escape(v)}"' for k, v in attrs.items())
-    lines = [f"<memory {head}>", fence_safe(f"{memory.name}: {memory.description}")]
-    if age.note:
-        lines.append(age.note)
-    if drift:
-        lines.append("Checked against the project now:")
-        lines.extend(f"- {fence_safe(finding.message)}" for finding in drift)
-    if changed:
-        cited = ", ".join(f"`{fence_safe(c)}`" for c in changed[:_MAX_CHANGED])
-        lines.append(
-            f"The code it cites changed after {age.date.isoformat()}: {cited}. "
-            "Check it before relying on this memory."
-        )
-    lines.append("")
-    text = "\n".join(lines) + "\n" + fence_safe(body.text)
-    if body.truncated:
-        text += (
-            f"[Truncated: {body.shown_lines} of {body.total_lines} lines shown "
-            f"({body.shown_bytes:,} of {body.total_bytes:,} bytes). Read the rest with "
-            f"`{_show_command(file, scope)}` or open {path}]\n"
-        )
-    return text + "</memory>"
 
 
 # --- recall ---------------------------------------------------------------------------
@@ -559,13 +380,6 @@ def _validated(refs: Sequence[str], candidates: Sequence[Candidate], limit: int)
     return [by_ref[r] for r in dict.fromkeys(refs) if r in by_ref][:limit]
 
 
-def _render_frame() -> int:
-    """What :meth:`RecallResult.render` adds around the blocks, in code units."""
-    from memdir.recall.prompt import DRIFT_CAVEAT
-
-    return text_length(f"{_HEADING}\n\n") + text_length(f"\n\n{DRIFT_CAVEAT}\n")
-
-
 def _items(
     ctx: _Context, chosen: Sequence[Candidate], remaining: int
 ) -> tuple[list[RecallItem], int]:
@@ -574,7 +388,7 @@ def _items(
     readable = 0
     # What one answer may hold (a hook's context is cut past its limit, and what is cut
     # never reaches the model): the frame of the rendered text, and each block's separator.
-    room = None if ctx.max_chars is None else ctx.max_chars - _render_frame()
+    room = None if ctx.max_chars is None else ctx.max_chars - frame_length()
     checker = ctx.checker  # None: one over the project root, made for the first memory read
     for candidate in chosen:
         memory = _read_memory(candidate.entry.path)

@@ -1,27 +1,12 @@
 """History: every version of every memory, content-addressed in one SQLite file.
 
-Engine. ``<home>/projects/<slug>/history/history.sqlite``, beside ``memory/``
-and ``.memdir/``: not under ``.memdir/`` (derived state, which may be deleted)
-and not inside ``team/`` (a git work tree that is pushed), so no version
-leaves the machine that was not already committed there. Three tables:
-
-- ``blobs``: a file's bytes, zlib-compressed, keyed by their SHA-256; shared
-  by every version that holds the same text;
-- ``changes``: one row per change set (one write, or a whole consolidation
-  run); an undo is a change that names the change it reverses;
-- ``versions``: one row per file a change touched: time, action, route,
-  client, session, turns, transcript, user, host, scope, file (and the file
-  it was renamed from), the memory's name, the hashes of the bytes before
-  and after (``NULL``: absent), the same for a note's sidecar, and the edit
-  the change made to the scope's ``MEMORY.md`` as one hunk (offset, old
-  bytes, new bytes).
-
-Trigger: a content-addressed table rather than a git repository per scope.
-Why: a commit writes a tree object listing the whole folder, so at 100,000
-flat files every write would write a 100,000-entry tree; here a write is two
-blob upserts and one row, O(1) in the store size, in the same transaction
-under the scope lock as the write itself. Outcome: writes stay flat (see
-``benchmarks/scale.py``); git stays what team memory syncs through.
+:class:`History` records versions (one write, or every write of a change
+set, under the scope lock as the write itself), reads them back for one
+memory and for review, and prunes and redacts them. The file, its tables and
+why they are tables rather than a git repository are
+:mod:`memdir.storage.history_table` (:class:`Version`, :class:`Change` and
+:func:`blob_hash` are re-exported here); reads across every memory are
+:mod:`memdir.storage.history_reads`.
 
 The index is recorded as a hunk, not a copy: the store appends a new line
 (the hunk is the bytes appended, read back in O(1)) or replaces the index
@@ -53,16 +38,20 @@ from typing import TYPE_CHECKING
 from memdir.errors import MemdirError
 from memdir.model import Scope
 from memdir.records import record
-from memdir.storage.fs import ensure_dir
+from memdir.storage.history_table import (
+    VERSION_COLUMNS,
+    Change,
+    HistoryTable,
+    Version,
+    blob_hash,
+    version_of,
+)
 from memdir.storage.index_hunks import IndexHunk
 from memdir.storage.provenance import Provenance, local_identity
 from memdir.storage.provenance import current as current_provenance
 
 if TYPE_CHECKING:
     import sqlite3
-
-# sqlite3, zlib and hashlib load on the first version read or written: opening a
-# project (every command, every hook) must not pay for them.
 
 __all__ = [
     "HISTORY_NAME",
@@ -77,37 +66,6 @@ __all__ = [
 HISTORY_NAME = "history.sqlite"
 REDACTED = "redacted"
 """What a redacted version holds instead of a blob hash (its text is gone)."""
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS blobs (hash TEXT PRIMARY KEY, size INTEGER, data BLOB) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS changes (
-    id INTEGER PRIMARY KEY, time REAL, action TEXT, route TEXT, session TEXT,
-    undoes INTEGER, undone_by INTEGER
-);
-CREATE TABLE IF NOT EXISTS snapshots (
-    change INTEGER, scope TEXT, hash TEXT, PRIMARY KEY (change, scope)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS versions (
-    id INTEGER PRIMARY KEY, change INTEGER, time REAL, scope TEXT, file TEXT,
-    old_file TEXT, name TEXT, name_key TEXT, action TEXT, route TEXT, client TEXT,
-    session TEXT, turns TEXT, transcript TEXT, user TEXT, host TEXT,
-    before TEXT, after TEXT, meta_before TEXT, meta_after TEXT,
-    index_at INTEGER, index_old BLOB, index_new BLOB, index_absent INTEGER,
-    redacted INTEGER DEFAULT 0, status TEXT
-);
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
-"""
-# Columns added after the first release of the table: (name, declaration).
-_ADDED_COLUMNS = (("status", "TEXT"),)
-_INDEXES = """
-CREATE INDEX IF NOT EXISTS versions_status ON versions (status) WHERE status IS NOT NULL;
-CREATE INDEX IF NOT EXISTS versions_file ON versions (scope, file);
-CREATE INDEX IF NOT EXISTS versions_name ON versions (name_key);
-CREATE INDEX IF NOT EXISTS versions_change ON versions (change);
-"""
-_COLUMNS = (
-    "id, change, time, scope, file, old_file, name, action, route, client, session, "
-    "turns, transcript, user, host, before, after, meta_before, meta_after, redacted, status"
-)
 PENDING, APPROVED, REJECTED = "pending", "approved", "rejected"
 _CHANGE_COLUMNS = ("id", "time", "action", "route", "session", "undoes", "undone_by")
 _DAY = 86_400.0
@@ -115,64 +73,6 @@ _DAY = 86_400.0
 _open_change: contextvars.ContextVar[int | None] = contextvars.ContextVar(
     "memdir_change", default=None
 )
-
-
-def blob_hash(data: bytes) -> str:
-    """The key of ``data`` in the blob table (SHA-256, hex)."""
-    import hashlib
-
-    return hashlib.sha256(data).hexdigest()
-
-
-@record
-class Version:
-    """One recorded change to one memory file."""
-
-    id: int
-    change: int
-    time: float
-    scope: Scope
-    file: str
-    old_file: str | None
-    name: str | None
-    action: str
-    route: str
-    client: str | None
-    session: str | None
-    turns: str | None
-    transcript: str | None
-    user: str | None
-    host: str | None
-    before: str | None  # blob hash of what the file held before (None: absent)
-    after: str | None  # blob hash of what it holds after (None: removed)
-    meta_before: str | None
-    meta_after: str | None
-    redacted: bool
-    status: str | None  # None: applied; pending, approved or rejected (review)
-
-    @property
-    def when(self) -> str:
-        """The time as an ISO string, to the second, in local time."""
-        return dt.datetime.fromtimestamp(self.time).isoformat(timespec="seconds")
-
-    def json_fields(self) -> dict[str, object]:
-        fields = {name: getattr(self, name) for name in _COLUMNS.split(", ")}
-        fields["scope"] = self.scope.value
-        fields["when"] = self.when
-        return fields
-
-
-@record
-class Change:
-    """A change set: one write, or every write of one run."""
-
-    id: int
-    time: float
-    action: str
-    route: str
-    session: str | None
-    undoes: int | None
-    undone_by: int | None
 
 
 @record
@@ -185,7 +85,7 @@ class PruneReport:
     cutoff: float
 
 
-class History:
+class History(HistoryTable):
     """The version table of one project (both scopes)."""
 
     def __init__(
@@ -202,89 +102,7 @@ class History:
         """The history at ``path`` if one was ever written, else None (nothing is created)."""
         return cls(path) if path.exists() else None
 
-    # -- the connection -------------------------------------------------------------
-
-    def _conn(self) -> sqlite3.Connection:
-        opened: tuple[int, sqlite3.Connection] | None = getattr(self._local, "conn", None)
-        if opened is not None and opened[0] == os.getpid():
-            return opened[1]
-        import sqlite3
-
-        ensure_dir(self.path.parent)
-        try:
-            conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
-            conn.execute("PRAGMA journal_mode = WAL")
-            # WAL with NORMAL: a commit is durable once the WAL is checkpointed; a
-            # power cut can lose the last versions, never corrupt the table.
-            conn.execute("PRAGMA synchronous = NORMAL")
-            # Checkpointed every 512 KiB and cut back to that size: the WAL's
-            # default 4 MiB (kept at its largest) is a lot of a small disk.
-            conn.execute("PRAGMA wal_autocheckpoint = 128")
-            conn.execute(f"PRAGMA journal_size_limit = {128 * 4096}")
-            conn.executescript(_SCHEMA)
-            have = {row[1] for row in conn.execute("PRAGMA table_info(versions)")}
-            for column, kind in _ADDED_COLUMNS:
-                if column not in have:  # a history written by an earlier memdir
-                    conn.execute(f"ALTER TABLE versions ADD COLUMN {column} {kind}")
-            conn.executescript(_INDEXES)
-        except sqlite3.DatabaseError as exc:
-            raise MemdirError(
-                f"the memory history cannot be opened: {exc}",
-                path=self.path,
-                hint="move the file aside to start a new history (memories are not affected)",
-            ) from None
-        self._local.conn = (os.getpid(), conn)
-        return conn
-
-    def close(self) -> None:
-        """Close this thread's connection."""
-        opened = getattr(self._local, "conn", None)
-        if opened is not None:
-            opened[1].close()
-            self._local.conn = None
-
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        conn = self._conn()
-        if conn.in_transaction:  # nested (a change set's snapshot inside a record)
-            yield conn
-            return
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            yield conn
-        except BaseException:
-            import sqlite3  # loaded already: the connection is open
-
-            # SQLite ends some transactions itself (a full disk): the error that
-            # did is the one to raise, not "cannot rollback".
-            with contextlib.suppress(sqlite3.OperationalError):
-                conn.execute("ROLLBACK")
-            raise
-        conn.execute("COMMIT")
-
     # -- writing ----------------------------------------------------------------------
-
-    def put_blob(self, conn: sqlite3.Connection, data: bytes | None) -> str | None:
-        """Store ``data`` once (compressed); returns its hash (None for None)."""
-        if data is None:
-            return None
-        import zlib
-
-        digest = blob_hash(data)
-        conn.execute(
-            "INSERT OR IGNORE INTO blobs (hash, size, data) VALUES (?, ?, ?)",
-            (digest, len(data), zlib.compress(data, 6)),
-        )
-        return digest
-
-    def blob(self, digest: str | None) -> bytes | None:
-        """The bytes stored under ``digest``; None when absent or redacted."""
-        if digest is None:
-            return None
-        import zlib
-
-        row = self._conn().execute("SELECT data FROM blobs WHERE hash = ?", (digest,)).fetchone()
-        return None if row is None else zlib.decompress(row[0])
 
     @contextlib.contextmanager
     def change_set(
@@ -443,18 +261,18 @@ class History:
             args.append(change)
         if applied:
             where.append("status IS NULL")
-        sql = f"SELECT {_COLUMNS} FROM versions"
+        sql = f"SELECT {VERSION_COLUMNS} FROM versions"
         if where:
             sql += " WHERE " + " AND ".join(where)
         rows = self._conn().execute(sql + " ORDER BY id DESC", args).fetchall()
-        return [_version(row) for row in rows]
+        return [version_of(row) for row in rows]
 
     def pending(self) -> list[Version]:
         """Changes awaiting review, oldest first."""
         rows = self._conn().execute(
-            f"SELECT {_COLUMNS} FROM versions WHERE status = ? ORDER BY id", (PENDING,)
+            f"SELECT {VERSION_COLUMNS} FROM versions WHERE status = ? ORDER BY id", (PENDING,)
         )
-        return [_version(row) for row in rows]
+        return [version_of(row) for row in rows]
 
     def set_status(self, version_id: int, status: str) -> None:
         """Mark a pending version approved or rejected."""
@@ -464,23 +282,23 @@ class History:
     def version(self, version_id: int) -> Version | None:
         row = (
             self._conn()
-            .execute(f"SELECT {_COLUMNS} FROM versions WHERE id = ?", (version_id,))
+            .execute(f"SELECT {VERSION_COLUMNS} FROM versions WHERE id = ?", (version_id,))
             .fetchone()
         )
-        return None if row is None else _version(row)
+        return None if row is None else version_of(row)
 
     def latest(self, scope: Scope, file: str) -> Version | None:
         """The newest version that left ``file`` as it is (or removed it)."""
         row = (
             self._conn()
             .execute(
-                f"SELECT {_COLUMNS} FROM versions WHERE scope = ? AND file = ? "
+                f"SELECT {VERSION_COLUMNS} FROM versions WHERE scope = ? AND file = ? "
                 "AND status IS NULL ORDER BY id DESC LIMIT 1",
                 (scope.value, file),
             )
             .fetchone()
         )
-        return None if row is None else _version(row)
+        return None if row is None else version_of(row)
 
     def hunk(self, version_id: int) -> IndexHunk | None:
         row = (
@@ -652,10 +470,3 @@ class History:
 
 def _name_key(name: str | None) -> str | None:
     return None if name is None else " ".join(name.split()).casefold()
-
-
-def _version(row: tuple[object, ...]) -> Version:
-    values = dict(zip(_COLUMNS.split(", "), row, strict=True))
-    values["scope"] = Scope(str(values["scope"]))
-    values["redacted"] = bool(values["redacted"])
-    return Version(**values)  # type: ignore[arg-type]

@@ -21,9 +21,9 @@ so they see what the store wrote in this process and others alike.
 from __future__ import annotations
 
 from memdir.model import Scope
-from memdir.storage.history import _COLUMNS as COLUMNS
-from memdir.storage.history import History, Version
-from memdir.storage.history import _version as version_of
+from memdir.storage.history import History
+from memdir.storage.history_table import VERSION_COLUMNS as COLUMNS
+from memdir.storage.history_table import Version, version_of
 
 __all__ = [
     "changes_since",

@@ -44,8 +44,9 @@ beside it: the checks that refuse a write
 finding memories (:class:`~memdir.storage.store_reads.ReadingStore`, which
 also names new files), delete and rename
 (:class:`~memdir.storage.store_moves.MovingStore`), and what runs under the
-lock (install, the index edit, the key table, counts, trash:
-:class:`~memdir.storage.store_apply.AppliedStore`). Storage failures are
+lock (install, counts, history, trash:
+:class:`~memdir.storage.store_apply.AppliedStore`; the index edit and the key
+table beneath it: :class:`~memdir.storage.store_index.IndexedStore`). Storage failures are
 raised as :class:`~memdir.errors.StorageError` (:class:`~memdir.errors.DiskFull`).
 """
 
