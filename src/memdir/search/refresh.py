@@ -145,18 +145,32 @@ class IndexKeeper(ChangeFinder):
     def _catch_up_now(self, *, wait: bool) -> RefreshStats:
         start = time.perf_counter()
         first = self._guarded(lambda: self._pending(set()))
-        if first is None:
-            self._refreshed_at = time.monotonic()
-            return RefreshStats(added=0, updated=0, removed=0, seconds=time.perf_counter() - start)
-        if first.stamps_only:
-            # Typically a session folder that a recall wrote its state into: nothing
-            # to index, so neither the lock (and its import) nor a transaction of
-            # the catalog's, only the folders' new stamps.
-            self._guarded(lambda: self._save_stamps(first.folders))
+        if first is None or first.stamps_only:
+            if first is not None:
+                # Typically a session folder that a recall wrote its state into: nothing
+                # to index, so neither the lock (and its import) nor a transaction of
+                # the catalog's, only the folders' new stamps.
+                self._guarded(lambda: self._save_stamps(first.folders))
+            self._embed_behind()
             self._refreshed_at = time.monotonic()
             return RefreshStats(added=0, updated=0, removed=0, seconds=time.perf_counter() - start)
         seen = {path for path, *_ in first.stale} | {row[1] for row in first.gone}
         return self._locked(lambda: self._catch_up(start, seen), wait=wait)
+
+    def _embed_behind(self) -> None:
+        """Embed the documents that have no vector yet, when this catalog has an embedder.
+
+        A catalog opened without one (recall's, another process's) indexes text only,
+        so a hybrid search finds documents nothing changed since, but never embedded.
+        """
+        if self.index.embedder is None:
+            return
+
+        def embed() -> None:
+            with self.index.transaction():
+                self.index.embed_missing()
+
+        self._guarded(embed)
 
     def _save_stamps(self, folders: dict[str, int]) -> None:
         """Record folder stamps without the catalog lock; skipped if the database is busy.
