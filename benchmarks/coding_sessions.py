@@ -19,7 +19,7 @@ text only), Lucene's defaults (k1 = 1.2, b = 0.75, idf ``ln(1 + (N - df +
 analyser (:func:`memdir.search.terms.terms`).
 
     .venv/bin/python benchmarks/coding_sessions.py [--out RUN.jsonl] [--baseline MAIN.jsonl]
-        [--sessions N] [locomo.py flags]
+        [--sessions N] [--exchanges N] [locomo.py flags]
 
 It prints memdir's table, the baseline's, and the paired bootstrap of each k
 against plain BM25 and, with ``--baseline``, against another run (main's ranking).
@@ -558,8 +558,12 @@ def _reply(rng: random.Random, values: dict[str, Any], fact: str | None) -> str:
     )
 
 
-def generate(seed: int = SEED) -> list[dict[str, Any]]:
-    """The corpus: 20 conversations in LoCoMo's format, seven or eight questions each."""
+def generate(seed: int = SEED, exchanges: int = EXCHANGES) -> list[dict[str, Any]]:
+    """The corpus: 20 conversations in LoCoMo's format, seven or eight questions each.
+
+    ``exchanges`` user turns (each with its reply) per conversation: more of them
+    is a larger haystack for the same questions.
+    """
     rng = random.Random(seed)
     samples = []
     start = dt.datetime(2025, 3, 3, 9, 30)
@@ -567,13 +571,13 @@ def generate(seed: int = SEED) -> list[dict[str, Any]]:
         components = project[3]
         user_facts = rng.sample(USER_FACTS, 6)
         agent_facts = rng.sample(AGENT_FACTS, 1 + (n % 3 == 0))
-        slots = list(range(EXCHANGES))
+        slots = list(range(exchanges))
         rng.shuffle(slots)
         user_slot = dict(zip(slots[:6], user_facts, strict=False))
         agent_slot = dict(zip(slots[6:], agent_facts, strict=False))
         turns: list[tuple[str, str]] = []
         questions = []
-        for i in range(EXCHANGES):
+        for i in range(exchanges):
             values = _values(rng, project, rng.choice(components))
             ask = _fill(rng.choice(USER_ASKS), values)
             if i in user_slot:
@@ -690,16 +694,29 @@ def main() -> int:
     parser.add_argument(
         "--sessions", type=int, default=1, help="write each conversation as this many transcripts"
     )
+    parser.add_argument(
+        "--exchanges",
+        type=int,
+        default=EXCHANGES,
+        help=f"user turns per conversation (default {EXCHANGES}; more: a larger haystack, "
+        "generated afresh instead of read from the corpus file)",
+    )
     known, rest = parser.parse_known_args()
+    if known.exchanges < 8:
+        parser.error("--exchanges must be at least 8 (a conversation holds up to 8 facts)")
     if known.regenerate or not DATA.exists():
         DATA.parent.mkdir(parents=True, exist_ok=True)
         DATA.write_text(json.dumps(generate(), indent=1) + "\n", encoding="utf-8")
-    data = json.loads(DATA.read_text(encoding="utf-8"))
+    if known.exchanges != EXCHANGES:
+        data = generate(exchanges=known.exchanges)
+    else:
+        data = json.loads(DATA.read_text(encoding="utf-8"))
     print(_shape(data), file=sys.stderr)
     path = DATA
-    if known.sessions > 1:
+    if known.sessions > 1 or known.exchanges != EXCHANGES:
+        parts = split_sessions(data, known.sessions) if known.sessions > 1 else data
         path = Path(tempfile.mkdtemp(prefix="memdir-coding-")) / DATA.name
-        path.write_text(json.dumps(split_sessions(data, known.sessions)), encoding="utf-8")
+        path.write_text(json.dumps(parts), encoding="utf-8")
     locomo_args = locomo.build_parser().parse_args(["--data", str(path), *rest])
     if locomo_args.out == "locomo_run.jsonl":
         locomo_args.out = "coding_run.jsonl"

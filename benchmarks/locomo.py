@@ -516,9 +516,9 @@ def run(args: argparse.Namespace) -> float:
     )
     embedder: Embedder | None = None
     if args.embed:
-        from memdir.search.embeddings import SentenceTransformerEmbedder
+        from memdir.search.embeddings import LocalEmbedder
 
-        embedder = SentenceTransformerEmbedder(args.embed)
+        embedder = LocalEmbedder(args.embed)
         if args.embed_cache:
             embedder = CachedEmbedder(embedder, Path(args.embed_cache))
     start = time.perf_counter()

