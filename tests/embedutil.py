@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import math
 import os
@@ -25,6 +26,18 @@ needs_sentence_transformers = pytest.mark.skipif(
     importlib.util.find_spec("sentence_transformers") is None,
     reason="sentence-transformers is not installed (it needs torch's CPU build)",
 )
+
+
+def hide_modules(monkeypatch: pytest.MonkeyPatch, *names: str) -> None:
+    """Make ``importlib.import_module`` fail for ``names``, as if they were not installed."""
+    real = importlib.import_module
+
+    def import_module(name: str, package: str | None = None) -> object:
+        if name in names:
+            raise ImportError(name, name=name)
+        return real(name, package)
+
+    monkeypatch.setattr(importlib, "import_module", import_module)
 
 
 class TopicEmbedder:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from embedutil import needs_embeddings_extra, needs_sentence_transformers
+from embedutil import hide_modules, needs_embeddings_extra, needs_sentence_transformers
 from memdir.errors import ConfigError
 from memdir.search import embeddings
 from memdir.search.embeddings import LocalEmbedder
@@ -231,16 +231,7 @@ def test_another_architecture_needs_sentence_transformers(
     folder = tiny_bert(tmp_path / "m")
     config = json.loads((folder / "config.json").read_text())
     (folder / "config.json").write_text(json.dumps({**config, "model_type": "roberta"}))
-    import importlib
-
-    real = importlib.import_module
-
-    def without_st(name: str) -> Any:
-        if name in ("sentence_transformers", "torch"):
-            raise ImportError(name)
-        return real(name)
-
-    monkeypatch.setattr(importlib, "import_module", without_st)
+    hide_modules(monkeypatch, "sentence_transformers", "torch")
     with pytest.raises(ConfigError, match="not a plain BERT") as caught:
         LocalEmbedder(folder).embed(["dog"])
     assert str(folder) in str(caught.value)

