@@ -64,6 +64,9 @@ def memdir_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
     # The embedded local model is the default when no key is set; tests that want it
     # say so, the rest see "no model configured" whatever this machine has installed.
     monkeypatch.setenv("MEMDIR_LOCAL_MODEL", str(tmp_path / "no-local-model.gguf"))
+    # Likewise hybrid search, the default wherever the embeddings extra is installed:
+    # the tests of it turn it on, the rest rank by BM25 alone, with or without the extra.
+    monkeypatch.setenv("MEMDIR_EMBEDDINGS", "off")
     yield home
 
 

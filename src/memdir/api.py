@@ -232,8 +232,16 @@ class Memdir(ProjectMemory):
         scope: Scope | str | None = None,
         since: dt.date | None = None,
         until: dt.date | None = None,
+        progress: Progress | None = None,
     ) -> builtins.list[Hit]:
-        """Ranked search over memories, logs, session notes and added transcripts."""
+        """Ranked search over memories, logs, session notes and added transcripts.
+
+        Hybrid when ``search_embeddings`` names a model (by default, the bundled
+        one when the embeddings extra is installed): documents without a vector
+        are embedded first, for 10 s at most (``progress(done, total)`` is told),
+        and until all have one the ranking is BM25 alone; :meth:`embed` does
+        them all at once.
+        """
         from memdir.search.query import SearchQuery
 
         wanted = SearchQuery(
@@ -245,7 +253,12 @@ class Memdir(ProjectMemory):
             since=since,
             until=until,
         )
-        return self._catalog().search(wanted)
+        catalog = self._catalog()
+        catalog.index.embed_progress = progress
+        try:
+            return catalog.search(wanted)
+        finally:
+            catalog.index.embed_progress = None
 
     def _catalog(self) -> Catalog:
         """This thread's open catalog (opened on first use, kept for the next search)."""
@@ -293,13 +306,28 @@ class Memdir(ProjectMemory):
             include_transcripts_dir=transcripts,
         )
 
+    @property
+    def hybrid_search(self) -> bool:
+        """True when :meth:`search` fuses an embedding model with BM25 (``search_embeddings``)."""
+        return self._embedder() is not None
+
+    @_guarded
+    def embed(self, *, progress: Progress | None = None) -> int:
+        """Embed every document the search index holds without a vector; returns how many.
+
+        A search embeds for a few seconds at most and ranks by BM25 alone until
+        every document has a vector: this finishes the work at once (with
+        ``progress(done, total)``). Nothing to do without ``search_embeddings``.
+        """
+        return self._catalog().embed(progress=progress)
+
     @_guarded
     def reindex(self, *, progress: Progress | None = None) -> RefreshStats:
         """Rebuild the derived search index from the files."""
         from memdir.search.catalog import Catalog
 
-        with Catalog.open(self.layout) as catalog:
-            return catalog.rebuild(progress=progress)
+        with Catalog.open(self.layout, embedder=self._embedder()) as catalog:
+            return catalog.rebuild(progress=progress)  # vectors again too, when hybrid
 
     @_guarded
     def add_transcripts(

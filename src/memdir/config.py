@@ -73,9 +73,10 @@ class Settings:
     recall_max_bytes: int = 4096
     recall_session_budget: int = 60 * 1024
     manifest_max_entries: int = 200
-    # search: hybrid ranking with a local embedding model (the embeddings extra), named
-    # ("all-MiniLM-L6-v2", the bundled one) or a model folder; None: lexical only
-    search_embeddings: str | None = None
+    # search: hybrid ranking with a local embedding model. "auto": the bundled
+    # all-MiniLM-L6-v2 when the embeddings extra is installed, else lexical; a model's
+    # name or folder: that model (an error when it cannot load); None or "off": lexical
+    search_embeddings: str | None = "auto"
     # what one hook may hand a coding agent (Claude Code cuts a longer context)
     hook_context_chars: int = 10_000
     # session memory

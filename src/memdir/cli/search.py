@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -67,7 +68,10 @@ def search(
         return
     if not query:
         raise click.UsageError("give a QUERY, or --grep PATTERN")
-    hits = mem.search(query, kinds=kinds or None, limit=limit)
+    with _progress_bar("embedding for hybrid search") as progress:
+        notice = _EmbedNotice(progress)
+        hits = mem.search(query, kinds=kinds or None, limit=limit, progress=notice)
+    notice.finish()
 
     def human() -> None:
         if not hits:
@@ -108,17 +112,61 @@ def _grep(
 
 
 def _with_progress(label: str, work: Callable[[CatalogProgress], RefreshStats]) -> RefreshStats:
-    from rich.console import Console  # only the commands that draw a bar load rich
-    from rich.progress import Progress
-
-    console = Console(stderr=True)  # progress never mixes with the output
-    with Progress(transient=True, console=console, disable=not console.is_terminal) as bar:
-        task = bar.add_task(label, total=None)
-
-        def progress(done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total)
-
+    with _progress_bar(label) as progress:
         return work(progress)
+
+
+@contextlib.contextmanager
+def _progress_bar(label: str) -> Iterator[CatalogProgress]:
+    """A progress callback drawing a bar on stderr (a terminal's), drawn only once called."""
+    bar: Any = None
+    task: Any = None
+
+    def progress(done: int, total: int) -> None:
+        nonlocal bar, task
+        if bar is None:
+            from rich.console import Console  # only work that reports progress loads rich
+            from rich.progress import Progress
+
+            console = Console(stderr=True)  # progress never mixes with the output
+            bar = Progress(transient=True, console=console, disable=not console.is_terminal)
+            bar.start()
+            task = bar.add_task(label, total=None)
+        bar.update(task, completed=done, total=total)
+
+    try:
+        yield progress
+    finally:
+        if bar is not None:
+            bar.stop()
+
+
+_SAY_FROM = 100  # documents to embed from which a search says so, terminal or not
+
+
+class _EmbedNotice:
+    """A search's embedding progress: a line on stderr when there is much to embed,
+    another when the search stopped before the end (and so ranked by BM25 alone)."""
+
+    def __init__(self, progress: CatalogProgress) -> None:
+        self.progress = progress
+        self.last: tuple[int, int] | None = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.last is None and total >= _SAY_FROM:
+            click.echo(f"embedding {total} documents for hybrid search", err=True)
+        self.last = (done, total)
+        self.progress(done, total)
+
+    def finish(self) -> None:
+        if self.last is not None and self.last[0] < self.last[1]:
+            left = self.last[1] - self.last[0]
+            click.echo(
+                f"{left} documents still to embed: ranked by BM25 alone until they are "
+                "(each search embeds for 10 s more; `memdir index embed` does them all now; "
+                "MEMDIR_EMBEDDINGS=off searches without)",
+                err=True,
+            )
 
 
 @click.command()
@@ -152,6 +200,22 @@ def add_transcripts(path: Path, project: Path, as_json: bool) -> None:
     mem = open_memdir(project)
     stats = _with_progress("indexing transcripts", lambda p: mem.add_transcripts(path, progress=p))
     emit(as_json, stats, lambda: click.echo(_summary(stats)))
+
+
+@index.command(name="embed")
+@project_option
+@json_option
+def embed(project: Path, as_json: bool) -> None:
+    """Embed every document without a vector (hybrid search; a search does it bit by bit)."""
+    mem = open_memdir(project)
+    if not mem.hybrid_search:
+        raise click.ClickException(
+            "search is lexical here, so there is nothing to embed (install the embeddings "
+            "extra, or set search_embeddings)"
+        )
+    with _progress_bar("embedding") as progress:
+        count = mem.embed(progress=progress)
+    emit(as_json, {"embedded": count}, lambda: click.echo(f"embedded {count} documents"))
 
 
 COMMANDS = [search, reindex, index]

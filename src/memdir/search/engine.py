@@ -74,13 +74,12 @@ __all__ = [
 
 import contextlib
 import datetime as dt
-import functools
-import json
 import sqlite3
 
 from memdir.kinds import MemoryType, Scope
-from memdir.records import field, record, replace
+from memdir.records import replace
 from memdir.search import terms as textproc
+from memdir.search.document import FIELDS, Document, Prepared, date_prefix, date_words, prepare
 from memdir.search.group_prior import GroupCount, lift_by_group
 from memdir.search.lexical import MATERIALIZED, bm25, broad
 from memdir.search.ranking_options import DEFAULT_WEIGHTS, RankingOptions
@@ -93,9 +92,9 @@ from memdir.search.sql_in import rows_in
 # embeddings module (and typing) load only for a catalog that has an embedder.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Mapping, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
     from pathlib import Path
-    from typing import Any, TypeAlias
+    from typing import Any
 
     from memdir.search.embeddings import Embedder
 
@@ -107,31 +106,6 @@ if TYPE_CHECKING:
 SCHEMA_VERSION = 6
 CATALOG_NAME = "catalog.sqlite3"
 KINDS = ("memory", "log", "notes", "transcript")
-FIELDS = ("name", "description", "body", "context", "dates")
-
-
-@record
-class Document:
-    """One searchable unit: its id (the hit's ref), weighted fields and metadata.
-
-    ``fields`` maps names from :data:`FIELDS` to text; ``text`` is what
-    snippets are cut from (the body when omitted). ``group`` and ``seq`` place
-    a document among its neighbours (a transcript and a turn index). ``meta``
-    is stored as it is, for readers that list documents without their files
-    (a memory's description and dates).
-    """
-
-    id: str
-    kind: str
-    title: str
-    fields: Mapping[str, str]
-    date: dt.datetime | dt.date | None = None
-    text: str | None = None
-    scope: Scope | None = None
-    type: MemoryType | None = None
-    group: str | None = None
-    seq: int | None = None
-    meta: Mapping[str, str | None] = field(default_factory=dict)
 
 
 # Trigger: FTS5 ships a Porter stemmer. Why ours: measured equal on LoCoMo (72.5 vs 72.4
@@ -186,68 +160,10 @@ def _connect(path: Path | str) -> sqlite3.Connection:
 _WAL_LIMIT = 1 << 20
 
 
-def date_words(value: dt.datetime | dt.date | None) -> str:
-    """A date as words a question may use: ``"8 May 2023 Monday"``."""
-    if value is None:
-        return ""
-    return f"{value.day} {value:%B} {value.year} {value:%A}"
-
-
 _INSERT_DOC = (
     "INSERT INTO docs (id, source, kind, title, text, date, scope, type, grp, seq, meta, name)"
     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?)"
 )
-_DATES = FIELDS.index("dates")
-
-
-if TYPE_CHECKING:
-    Prepared: TypeAlias = tuple[tuple[Any, ...], tuple[str, ...]]
-else:
-    Prepared = "tuple[tuple[Any, ...], tuple[str, ...]]"  # for annotations only
-"""A document as :meth:`TextIndex.add_prepared` stores it: its row, and its FTS columns."""
-
-
-def prepare(doc: Document) -> Prepared:
-    """What storing ``doc`` takes apart from SQLite: its row values and analysed terms.
-
-    A pure function of the document, so a bulk build can run it in other processes.
-    """
-    values = (
-        doc.id,
-        doc.kind,
-        doc.title,
-        doc.text if doc.text is not None else doc.fields.get("body", ""),
-        _iso(doc.date),
-        doc.scope.value if doc.scope else None,
-        doc.type.value if doc.type else None,
-        doc.group,
-        doc.seq,
-        json.dumps(dict(doc.meta)) if doc.meta else None,
-        doc.fields.get("name") or None,
-    )
-    columns = [" ".join(textproc.terms(doc.fields.get(f, ""))) for f in FIELDS]
-    columns[_DATES] += " " + _date_terms(_day(doc.date))
-    return values, tuple(columns)
-
-
-def _day(value: dt.datetime | dt.date | None) -> dt.date | None:
-    return value.date() if isinstance(value, dt.datetime) else value
-
-
-@functools.lru_cache(maxsize=4096)
-def _date_terms(day: dt.date | None) -> str:
-    """The index terms of a day's date words (documents of one day share them: cached)."""
-    return " ".join(textproc.terms(date_words(day)))
-
-
-def _iso(value: dt.datetime | dt.date | None) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, dt.datetime):
-        if value.tzinfo is not None:
-            value = value.astimezone().replace(tzinfo=None)
-        return value.isoformat(timespec="seconds")
-    return dt.datetime.combine(value, dt.time()).isoformat(timespec="seconds")
 
 
 class TextIndex:
@@ -269,6 +185,11 @@ class TextIndex:
         self.conn.executescript(_SCHEMA)
         self.options = options or RankingOptions()
         self.embedder = embedder
+        # Called as (done, total) while documents are embedded: the first hybrid search
+        # of a large store embeds all of it (see Memdir.search).
+        self.embed_progress: Callable[[int, int], None] | None = None
+        self._vectors_missing: int | None = None  # None: not counted since the last write
+        self.embedded = 0  # documents this object has embedded
         self._groups = GroupCount()
 
     def close(self) -> None:
@@ -300,6 +221,7 @@ class TextIndex:
 
     def add_prepared(self, rows: Iterable[Prepared], *, source: int | None = None) -> int:
         """Insert or replace documents made ready by :func:`prepare` (maybe in another process)."""
+        self._vectors_missing = None
         count = 0
         with self.transaction():
             for values, columns in rows:
@@ -325,6 +247,7 @@ class TextIndex:
 
     def clear(self) -> None:
         """Delete every document (in the caller's transaction when one is open)."""
+        self._vectors_missing = None
         with self.transaction():
             for table in ("docs", "vectors"):
                 self.conn.execute(f"DELETE FROM {table}")
@@ -349,41 +272,53 @@ class TextIndex:
         self._delete_rows(rows)
 
     def _delete_rows(self, rows: Sequence[int]) -> None:
+        self._vectors_missing = None
         for table in ("docs", "fts", "ctx", "vectors"):
             self.conn.executemany(f"DELETE FROM {table} WHERE rowid = ?", [(r,) for r in rows])
 
-    def embed_missing(self, batch: int = 64) -> int:
-        """Compute vectors for documents that have none (with the configured embedder)."""
+    def embed_missing(self, batch: int = 64, *, budget: float | None = None) -> int:
+        """Compute vectors for documents that have none; returns how many were embedded.
+
+        ``budget`` seconds bounds the pass (see :mod:`memdir.search.vectors`);
+        :attr:`embed_progress` is told how it goes.
+        """
         if self.embedder is None:
             return 0
-        model = self.vector_model
-        rows = self.conn.execute(
-            "SELECT d.rowid, d.text, d.date, p.text, d.name FROM docs d"
-            " LEFT JOIN vectors v ON v.rowid = d.rowid AND v.model = ?"
-            " LEFT JOIN docs p ON p.grp = d.grp AND p.seq = d.seq - 1"
-            " WHERE v.rowid IS NULL",
-            (model,),
-        ).fetchall()
-        from memdir.search.embeddings import embedded_text, pack_vector
+        from memdir.search.vectors import embed_missing
 
-        opts = self.options
-        for start in range(0, len(rows), batch):
-            chunk = rows[start : start + batch]
-            texts = [
-                embedded_text(
-                    text,
-                    dated=_date_prefix(date),
-                    name=name if opts.embed_name else None,
-                    previous=previous if opts.embed_previous else None,
-                )
-                for _, text, date, previous, name in chunk
-            ]
-            vectors = self.embedder.embed(texts)
-            self.conn.executemany(
-                "INSERT OR REPLACE INTO vectors (rowid, model, vec) VALUES (?,?,?)",
-                [(r[0], model, pack_vector(v)) for r, v in zip(chunk, vectors, strict=True)],
-            )
-        return len(rows)
+        done = embed_missing(
+            self.conn,
+            self.embedder,
+            self.vector_model,
+            self._embedded_text,
+            batch=batch,
+            budget=budget,
+            progress=self.embed_progress,
+        )
+        self._vectors_missing = done.remaining
+        self.embedded += done.embedded
+        return done.embedded
+
+    def _embedded_text(self, row: Sequence[Any]) -> str:
+        from memdir.search.embeddings import embedded_text
+
+        _, text, date, previous, name = row
+        return embedded_text(
+            text,
+            dated=date_prefix(date),
+            name=name if self.options.embed_name else None,
+            previous=previous if self.options.embed_previous else None,
+        )
+
+    def vectors_missing(self) -> int:
+        """Documents without a vector of this index's model (0 without an embedder)."""
+        if self.embedder is None:
+            return 0
+        if self._vectors_missing is None:
+            from memdir.search.vectors import missing_vectors
+
+            self._vectors_missing = missing_vectors(self.conn, self.vector_model)
+        return self._vectors_missing
 
     @property
     def vector_model(self) -> str:
@@ -448,7 +383,9 @@ class TextIndex:
             scores = lift_dated(
                 self.conn, scores, q.query, share=opts.date_share, slack=opts.date_slack
             )
-        if self.embedder is not None and q.query.strip():
+        if self.embedder is not None and q.query.strip() and self.vectors_missing() == 0:
+            # Until every document has a vector, BM25 alone: a cosine for only some
+            # documents would favour them (the embedding pass catches up over searches).
             scores = fuse_dense(
                 self.conn,
                 self.embedder,
@@ -459,6 +396,7 @@ class TextIndex:
                 params,
                 fusion=opts.fusion,
                 dense_weight=opts.dense_weight,
+                dense_floor=opts.dense_floor,
                 rrf_k=opts.rrf_k,
                 candidates=opts.candidates,
             )
@@ -535,10 +473,6 @@ class TextIndex:
                 )
             )
         return hits
-
-
-def _date_prefix(iso: str | None) -> str:
-    return f"[{date_words(dt.datetime.fromisoformat(iso))}] " if iso else ""
 
 
 def _memory_type(value: str | None) -> MemoryType | None:

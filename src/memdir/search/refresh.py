@@ -56,6 +56,7 @@ if TYPE_CHECKING:
     _T = TypeVar("_T")
 
 __all__ = [
+    "EMBED_BUDGET",
     "FULL_SCAN_EVERY",
     "RESERVE",
     "SAMPLE",
@@ -71,6 +72,8 @@ else:
     Progress = "Callable[[int, int], None]"  # for annotations only
 """Called as ``progress(done, total)`` while files are checked."""
 
+EMBED_BUDGET = 10.0
+"""Seconds of embedding a search does at most before it ranks (about 300 short documents)."""
 _JOURNAL_KEEP = 1 << 16  # bytes of read journal tolerated before it is emptied
 RESERVE = 256 << 10
 """Free bytes the catalog never takes: they stay for the memory files and their index."""
@@ -105,6 +108,9 @@ class IndexKeeper(ChangeFinder):
     _edited: list[tuple[str, str]]  # changed memory files: (path, sha256)
     auto_refresh: bool
     refresh_every: float
+    # Seconds a search's embedding pass may take (None: no bound); the rest waits
+    # for the next searches, which rank by BM25 alone until every vector is there.
+    embed_budget: float | None = EMBED_BUDGET
 
     @property
     def path(self) -> Path:
@@ -116,7 +122,9 @@ class IndexKeeper(ChangeFinder):
         """Bring the index in step with the files; with ``wait=False`` skip if one is running."""
         start = time.perf_counter()
         with translated(self.path):
-            return self._locked(lambda: self._refresh(progress, start), wait=wait)
+            stats = self._locked(lambda: self._refresh(progress, start), wait=wait)
+        self._embed_all(progress)
+        return stats
 
     def _locked(self, work: Callable[[], RefreshStats], *, wait: bool) -> RefreshStats:
         """``work`` under the catalog lock; without ``wait``, skipped while another holds it."""
@@ -151,26 +159,53 @@ class IndexKeeper(ChangeFinder):
                 # to index, so neither the lock (and its import) nor a transaction of
                 # the catalog's, only the folders' new stamps.
                 self._guarded(lambda: self._save_stamps(first.folders))
-            self._embed_behind()
+            self._embed_behind(budget=self.embed_budget)
             self._refreshed_at = time.monotonic()
             return RefreshStats(added=0, updated=0, removed=0, seconds=time.perf_counter() - start)
         seen = {path for path, *_ in first.stale} | {row[1] for row in first.gone}
-        return self._locked(lambda: self._catch_up(start, seen), wait=wait)
+        stats = self._locked(lambda: self._catch_up(start, seen), wait=wait)
+        self._embed_behind(budget=self.embed_budget)
+        return stats
 
-    def _embed_behind(self) -> None:
+    def embed(self, *, progress: Progress | None = None) -> int:
+        """Catch up, then embed every document without a vector; returns how many were."""
+        saved = self.embed_budget
+        self.embed_budget = None  # the catch-up's own pass goes to the end too
+        try:
+            return self._embed_all(progress, first=lambda: self.catch_up(wait=True))
+        finally:
+            self.embed_budget = saved
+
+    def _embed_all(
+        self, progress: Progress | None, *, first: Callable[[], object] | None = None
+    ) -> int:
+        """The embedding pass to its end (after ``first``), telling ``progress``; returns
+        how many documents were embedded (by ``first`` too)."""
+        with translated(self.path):
+            saved = self.index.embed_progress
+            self.index.embed_progress = progress or saved
+            try:
+                if first is None:
+                    return self._embed_behind(budget=None)
+                before = self.index.embedded
+                first()
+                self._embed_behind(budget=None)
+                return self.index.embedded - before
+            finally:
+                self.index.embed_progress = saved
+
+    def _embed_behind(self, *, budget: float | None) -> int:
         """Embed the documents that have no vector yet, when this catalog has an embedder.
 
-        A catalog opened without one (recall's, another process's) indexes text only,
-        so a hybrid search finds documents nothing changed since, but never embedded.
+        Outside the indexing transaction and batch by batch (see
+        :mod:`memdir.search.vectors`): an interrupted pass keeps what it did. A
+        catalog opened without an embedder (recall's, another process's) indexes
+        text only, so a hybrid search finds documents nothing changed since, but
+        never embedded.
         """
         if self.index.embedder is None:
-            return
-
-        def embed() -> None:
-            with self.index.transaction():
-                self.index.embed_missing()
-
-        self._guarded(embed)
+            return 0
+        return self._guarded(lambda: self.index.embed_missing(budget=budget))
 
     def _save_stamps(self, folders: dict[str, int]) -> None:
         """Record folder stamps without the catalog lock; skipped if the database is busy.
@@ -195,7 +230,9 @@ class IndexKeeper(ChangeFinder):
     def rebuild(self, *, progress: Progress | None = None) -> RefreshStats:
         """Index every file again from scratch (in one transaction: readers never see it empty)."""
         with translated(self.path), file_lock(self.layout.lock_dir / "catalog.lock"):
-            return self._guarded(lambda: self._refresh(progress, time.perf_counter(), clear=True))
+            stats = self._guarded(lambda: self._refresh(progress, time.perf_counter(), clear=True))
+        self._embed_all(progress)
+        return stats
 
     def refresh_if_due(self) -> None:
         """Refresh unless ``auto_refresh`` is off or the last refresh is recent enough."""
@@ -268,7 +305,7 @@ class IndexKeeper(ChangeFinder):
         """
         stale = sorted(stale, key=lambda item: item[2].st_mtime_ns)
         conn = self.index.conn
-        quiet = not stale and not gone and not clear and self.index.embedder is None
+        quiet = not stale and not gone and not clear
         if quiet and not self._state_differs(folders, replace_folders, dropped_folders, state):
             # Nothing to write: no write transaction, no fsync.
             return RefreshStats(added=0, updated=0, removed=0, seconds=time.perf_counter() - start)
@@ -300,7 +337,6 @@ class IndexKeeper(ChangeFinder):
             for row in gone:
                 self.index.remove_source(row[0])
                 conn.execute("DELETE FROM sources WHERE id = ?", (row[0],))
-            self.index.embed_missing()
             self._write_state(folders, replace_folders, dropped_folders, state)
             conn.execute("COMMIT")
         except BaseException as exc:

@@ -97,6 +97,7 @@ def fuse_dense(
     *,
     fusion: Literal["linear", "rrf"],
     dense_weight: float,
+    dense_floor: float = 0.0,
     rrf_k: int,
     candidates: int,
 ) -> dict[int, float]:
@@ -108,7 +109,8 @@ def fuse_dense(
 
     ``"linear"``: BM25 scaled to its best hit plus ``dense_weight`` times the
     cosine; ``"rrf"``: reciprocal-rank fusion of both rankings (the nearest
-    ``candidates`` of the dense one), constant ``rrf_k``.
+    ``candidates`` of the dense one), constant ``rrf_k``. A document BM25 did not
+    find takes part only with a cosine of at least ``dense_floor``.
     """
     rows = conn.execute(
         f"SELECT v.rowid, v.vec FROM vectors v JOIN docs d ON d.rowid = v.rowid"
@@ -120,6 +122,8 @@ def fuse_dense(
     from memdir.search.embeddings import cosine_scores, rrf
 
     dense = cosine_scores(embedder.embed([query])[0], rows)
+    if dense_floor > 0:
+        dense = {r: v for r, v in dense.items() if r in scores or v >= dense_floor}
     if fusion == "linear":
         top = max(scores.values(), default=0.0) or 1.0
         fused = {r: dense_weight * max(v, 0.0) for r, v in dense.items()}

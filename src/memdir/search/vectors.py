@@ -1,0 +1,98 @@
+"""The embedding pass: vectors for the documents of an index that have none.
+
+A store's first hybrid search would otherwise embed all of it at once (about
+30 ms of one core per short document: minutes for tens of thousands of
+transcript turns), inside one transaction that an interrupted run loses whole.
+So the pass commits batch by batch, and a search's pass stops after a budget
+of seconds: what it did not reach, later searches do, and until every document
+has a vector the search ranks by BM25 alone (a vector for only some documents
+would favour those). :meth:`memdir.api.Memdir.embed` runs the pass to its end.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from memdir.records import record
+
+if TYPE_CHECKING:
+    from memdir.search.embeddings import Embedder
+
+__all__ = ["EmbedPass", "embed_missing", "missing_vectors"]
+
+_MISSING = (
+    " FROM docs d LEFT JOIN vectors v ON v.rowid = d.rowid AND v.model = ? WHERE v.rowid IS NULL"
+)
+
+
+@record
+class EmbedPass:
+    """What one pass did: documents embedded, and those still without a vector."""
+
+    embedded: int
+    remaining: int
+
+
+def missing_vectors(conn: sqlite3.Connection, model: str) -> int:
+    """How many documents have no vector under ``model``."""
+    return int(conn.execute(f"SELECT count(*){_MISSING}", (model,)).fetchone()[0])
+
+
+def embed_missing(
+    conn: sqlite3.Connection,
+    embedder: Embedder,
+    model: str,
+    text_of: Callable[[Sequence[Any]], str],
+    *,
+    batch: int = 64,
+    budget: float | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> EmbedPass:
+    """Embed the documents without a vector under ``model``, oldest first.
+
+    ``text_of`` makes the embedded text of a row (rowid, text, date, the previous
+    document's text, name). Outside a transaction each batch is committed on
+    its own; ``budget`` seconds stops the pass after the batch that reaches it
+    (at least one batch runs); ``progress(done, total)`` is called per batch.
+    """
+    from memdir.search.embeddings import pack_vector
+
+    rows = conn.execute(
+        "SELECT d.rowid, d.text, d.date, p.text, d.name"
+        " FROM docs d LEFT JOIN vectors v ON v.rowid = d.rowid AND v.model = ?"
+        " LEFT JOIN docs p ON p.grp = d.grp AND p.seq = d.seq - 1"
+        " WHERE v.rowid IS NULL ORDER BY d.rowid",
+        (model,),
+    ).fetchall()
+    deadline = None if budget is None else time.monotonic() + budget
+    done = 0
+    for start in range(0, len(rows), batch):
+        if progress is not None:
+            progress(start, len(rows))
+        chunk = rows[start : start + batch]
+        vectors = embedder.embed([text_of(row) for row in chunk])
+        values = [(r[0], model, pack_vector(v)) for r, v in zip(chunk, vectors, strict=True)]
+        _write(conn, values)
+        done += len(chunk)
+        if deadline is not None and time.monotonic() >= deadline:
+            break
+    if progress is not None and rows:
+        progress(done, len(rows))
+    return EmbedPass(embedded=done, remaining=len(rows) - done)
+
+
+def _write(conn: sqlite3.Connection, values: list[tuple[int, str, bytes]]) -> None:
+    sql = "INSERT OR REPLACE INTO vectors (rowid, model, vec) VALUES (?,?,?)"
+    if conn.in_transaction:  # the caller's: committed with its other writes
+        conn.executemany(sql, values)
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.executemany(sql, values)
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
