@@ -310,3 +310,30 @@ def test_the_cli_embeds_on_demand_and_says_when_a_search_stopped_short(
     monkeypatch.setenv("MEMDIR_EMBEDDINGS", "off")
     lexical = CliRunner().invoke(main, ["index", "embed"])
     assert lexical.exit_code == 1 and "nothing to embed" in lexical.output
+
+
+class _ReplacingWhileEmbedding(TopicEmbedder):
+    """Replaces a document mid-pass, as another process's refresh may."""
+
+    def __init__(self, index: TextIndex) -> None:
+        self.index = index
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        out = super().embed(texts)
+        if self.index is not None:
+            index, self.index = self.index, None  # once
+            index.remove(["kick"])  # its rowid, the newest, goes to the next document
+            index.add([Document(id="cake", kind="memory", title="cake", fields={"body": "cake"})])
+        return out
+
+
+def test_a_vector_is_kept_only_for_the_document_that_was_embedded() -> None:
+    index = TextIndex()
+    index.add([Document(id="kick", kind="memory", title="kick", fields={"body": "kickboxing"})])
+    index.embedder = _ReplacingWhileEmbedding(index)
+    index.embed_missing()
+    rows = index.conn.execute("SELECT d.id FROM vectors v JOIN docs d USING (rowid)").fetchall()
+    assert rows == []  # the kickboxing vector never lands on the cake's row
+    index.embed_missing()
+    vec = index.conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
+    assert vec == 1 and [h.ref for h in index.search("soup")] == ["cake"]

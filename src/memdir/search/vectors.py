@@ -54,14 +54,15 @@ def embed_missing(
     """Embed the documents without a vector under ``model``, oldest first.
 
     ``text_of`` makes the embedded text of a row (rowid, text, date, the previous
-    document's text, name). Outside a transaction each batch is committed on
+    document's text, name). A vector is stored only if its row still holds the
+    document embedded (same id and text). Outside a transaction each batch is committed on
     its own; ``budget`` seconds stops the pass after the batch that reaches it
     (at least one batch runs); ``progress(done, total)`` is called per batch.
     """
     from memdir.search.embeddings import pack_vector
 
     rows = conn.execute(
-        "SELECT d.rowid, d.text, d.date, p.text, d.name"
+        "SELECT d.rowid, d.text, d.date, p.text, d.name, d.id"
         " FROM docs d LEFT JOIN vectors v ON v.rowid = d.rowid AND v.model = ?"
         " LEFT JOIN docs p ON p.grp = d.grp AND p.seq = d.seq - 1"
         " WHERE v.rowid IS NULL ORDER BY d.rowid",
@@ -73,8 +74,11 @@ def embed_missing(
         if progress is not None:
             progress(start, len(rows))
         chunk = rows[start : start + batch]
-        vectors = embedder.embed([text_of(row) for row in chunk])
-        values = [(r[0], model, pack_vector(v)) for r, v in zip(chunk, vectors, strict=True)]
+        vectors = embedder.embed([text_of(row[:5]) for row in chunk])
+        values = [
+            (r[0], model, pack_vector(v), r[0], r[5], r[1])
+            for r, v in zip(chunk, vectors, strict=True)
+        ]
         _write(conn, values)
         done += len(chunk)
         if deadline is not None and time.monotonic() >= deadline:
@@ -84,8 +88,17 @@ def embed_missing(
     return EmbedPass(embedded=done, remaining=len(rows) - done)
 
 
-def _write(conn: sqlite3.Connection, values: list[tuple[int, str, bytes]]) -> None:
-    sql = "INSERT OR REPLACE INTO vectors (rowid, model, vec) VALUES (?,?,?)"
+# Only while the row still holds the document that was embedded: the batch was read
+# outside any transaction, and a refresh meanwhile (another process's) may have
+# replaced the document, or given its rowid to another one.
+_STORE = (
+    "INSERT OR REPLACE INTO vectors (rowid, model, vec) SELECT ?, ?, ?"
+    " WHERE EXISTS (SELECT 1 FROM docs WHERE rowid = ? AND id = ? AND text = ?)"
+)
+
+
+def _write(conn: sqlite3.Connection, values: list[tuple[Any, ...]]) -> None:
+    sql = _STORE
     if conn.in_transaction:  # the caller's: committed with its other writes
         conn.executemany(sql, values)
         return
