@@ -316,7 +316,7 @@ class _ReplacingWhileEmbedding(TopicEmbedder):
     """Replaces a document mid-pass, as another process's refresh may."""
 
     def __init__(self, index: TextIndex) -> None:
-        self.index = index
+        self.index: TextIndex | None = index
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         out = super().embed(texts)
