@@ -185,10 +185,9 @@ class IndexKeeper(ChangeFinder):
             saved = self.index.embed_progress
             self.index.embed_progress = progress or saved
             try:
-                if first is None:
-                    return self._embed_behind(budget=None)
                 before = self.index.embedded
-                first()
+                if first is not None:
+                    first()
                 self._embed_behind(budget=None)
                 return self.index.embedded - before
             finally:
