@@ -4,6 +4,7 @@ local model the facade's searches (CLI, MCP, API) fuse with BM25; recall stays l
 from __future__ import annotations
 
 import importlib.util
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -239,7 +240,8 @@ def test_a_bounded_pass_leaves_the_ranking_lexical_until_every_vector_is_there()
     index = TextIndex(embedder=TopicEmbedder())
     _three_memories(index)
     assert index.vectors_missing() == 3
-    assert index.embed_missing(batch=1, budget=0.0) == 1  # one batch, then the budget is out
+    assert index.embed_missing(batch=1, budget=1e-9) == 1  # one batch, then the budget is out
+    assert index.embed_missing(budget=0.0) == 0  # 0: count only (another pass is at it)
     assert index.vectors_missing() == 2
     assert index.search("which martial art?") == []  # no word matches: BM25 alone
     assert index.embed_missing(batch=1) == 2
@@ -294,7 +296,7 @@ def test_the_cli_embeds_on_demand_and_says_when_a_search_stopped_short(
     from memdir.search.catalog import Catalog
 
     monkeypatch.setattr(embeddings, "local_embedder", lambda ref: TopicEmbedder())
-    monkeypatch.setattr(Catalog, "embed_budget", 0.0)  # one batch per search
+    monkeypatch.setattr(Catalog, "embed_budget", 1e-9)  # one batch per search
     monkeypatch.setattr(TextIndex.embed_missing, "__defaults__", (1,))  # of one document
     monkeypatch.setenv("MEMDIR_EMBEDDINGS", "test-model")
     monkeypatch.chdir(project)
@@ -337,3 +339,61 @@ def test_a_vector_is_kept_only_for_the_document_that_was_embedded() -> None:
     index.embed_missing()
     vec = index.conn.execute("SELECT count(*) FROM vectors").fetchone()[0]
     assert vec == 1 and [h.ref for h in index.search("soup")] == ["cake"]
+
+
+class _GatedEmbedder(TopicEmbedder):
+    """Waits at its first call until the test opens the gate."""
+
+    def __init__(self) -> None:
+        self.gate = threading.Event()
+        self.started = threading.Event()
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.started.set()
+        assert self.gate.wait(30), "the gate never opened"
+        return super().embed(texts)
+
+
+def test_a_background_pass_embeds_while_searches_rank_by_bm25_without_waiting(
+    project: Path,
+) -> None:
+    assert Memdir.open(project).embed_in_background() is None  # lexical: nothing to do
+    mem = Memdir.open(project, search_embeddings="test-model")
+    gated = _GatedEmbedder()
+    mem._search_embedder = gated
+    _kickboxing_and_soup(mem)
+    thread = mem.embed_in_background()
+    assert thread is not None and gated.started.wait(30)
+    assert mem.embedding_in_background and mem.embed_in_background() is None  # one at a time
+    calls: list[tuple[int, int]] = []
+    question = "which martial art?"
+    assert mem.search(question, kinds=["memory"], progress=lambda d, t: calls.append((d, t))) == []
+    assert calls == []  # the search embedded nothing itself, and did not wait
+    gated.gate.set()
+    thread.join(30)
+    assert not thread.is_alive()
+    assert [h.ref for h in mem.search(question, kinds=["memory"])] == ["kickboxing.md"]
+
+
+@needs_embeddings_extra
+def test_the_mcp_server_embeds_the_store_when_it_starts(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from mcputil import call_tool
+
+    _kickboxing_and_soup(Memdir.open(project))
+    monkeypatch.delenv("MEMDIR_EMBEDDINGS")  # the default: hybrid with the extra
+    started: list[Memdir] = []
+    real = Memdir.embed_in_background
+
+    def spy(self: Memdir) -> threading.Thread | None:
+        started.append(self)
+        thread = real(self)
+        if thread is not None:
+            thread.join(60)  # the call below then sees every vector
+        return thread
+
+    monkeypatch.setattr(Memdir, "embed_in_background", spy)
+    failed, text = call_tool(project, "search", {"query": "which martial art does she practise?"})
+    assert not failed and "kickboxing.md" in text and "soup.md" not in text
+    assert len(started) == 1 and started[0].hybrid_search

@@ -102,6 +102,7 @@ class Memdir(ProjectMemory):
         # One open catalog per thread (SQLite connections stay in their thread).
         self._catalogs: dict[int, Catalog] = {}
         self._search_embedder: Embedder | None = None  # made at the first hybrid search
+        self._embedding: threading.Thread | None = None  # embed_in_background's
 
     @classmethod
     def open(
@@ -255,10 +256,14 @@ class Memdir(ProjectMemory):
         )
         catalog = self._catalog()
         catalog.index.embed_progress = progress
+        budget = catalog.embed_budget
+        if self.embedding_in_background:
+            catalog.embed_budget = 0.0  # a search leaves that work to the background pass
         try:
             return catalog.search(wanted)
         finally:
             catalog.index.embed_progress = None
+            catalog.embed_budget = budget
 
     def _catalog(self) -> Catalog:
         """This thread's open catalog (opened on first use, kept for the next search)."""
@@ -320,6 +325,38 @@ class Memdir(ProjectMemory):
         ``progress(done, total)``). Nothing to do without ``search_embeddings``.
         """
         return self._catalog().embed(progress=progress)
+
+    def embed_in_background(self) -> threading.Thread | None:
+        """Start :meth:`embed` in a daemon thread (a long-lived server's first search is
+        then hybrid sooner, and never waits on embedding); None when search is lexical.
+
+        Searches meanwhile embed nothing themselves and rank by BM25 until it ends.
+        A failure is logged, not raised: search stays lexical, as without the extra.
+        """
+        if not self.hybrid_search or self.embedding_in_background:
+            return None
+
+        def run() -> None:
+            try:
+                self.embed()
+            except Exception as exc:  # a thread has no caller to raise to
+                import logging  # here: the hooks import this module on every call
+
+                log = logging.getLogger("memdir.search")
+                log.warning("embedding for hybrid search failed: %s", exc)
+            finally:
+                catalog = self._catalogs.pop(threading.get_ident(), None)
+                if catalog is not None:
+                    catalog.close()
+
+        self._embedding = threading.Thread(target=run, name="memdir-embed", daemon=True)
+        self._embedding.start()
+        return self._embedding
+
+    @property
+    def embedding_in_background(self) -> bool:
+        """True while :meth:`embed_in_background`'s thread runs."""
+        return self._embedding is not None and self._embedding.is_alive()
 
     @_guarded
     def reindex(self, *, progress: Progress | None = None) -> RefreshStats:

@@ -60,6 +60,8 @@ def build_server(
             connection=f"mcp-{uuid.uuid4().hex[:12]}",
         )
         holder["state"] = state
+        # A long-lived server embeds the store (hybrid search) while it waits for calls.
+        memdir.embed_in_background()
         yield state
 
     server: MCPServer[MemdirContext] = _MemdirServer(

@@ -157,20 +157,15 @@ def search(
     (or a regular expression with regex=true), case-insensitive, with line
     numbers. Use view on a path from the results to read the whole memory.
     """
-    from memdir.search.query import SearchQuery
-    from memdir.search.query import search as ranked_search
-
     mem = memdir_of(ctx)
     limit = max(1, min(limit, 100))
     if mode == "grep":
         return _grep(mem, query, scope=scope, limit=limit, regex=regex)
-    wanted = SearchQuery(
-        query=query,
-        kinds=_SEARCH_KINDS,
-        limit=limit,
-        scope=None if scope is None else Scope(scope),
+    # The facade's search: hybrid where the embeddings extra is (its catalog and model
+    # stay open between calls, and the server embeds the store as it starts).
+    hits = mem.search(
+        query, kinds=_SEARCH_KINDS, limit=limit, scope=None if scope is None else Scope(scope)
     )
-    hits = ranked_search(mem.layout, wanted)
     if not hits:
         return (
             f"No memory matches {query!r}. Try other specific words, or mode='grep' for exact text."

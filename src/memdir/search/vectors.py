@@ -57,7 +57,7 @@ def embed_missing(
     document's text, name). A vector is stored only if its row still holds the
     document embedded (same id and text). Outside a transaction each batch is committed on
     its own; ``budget`` seconds stops the pass after the batch that reaches it
-    (at least one batch runs); ``progress(done, total)`` is called per batch.
+    (one batch at least; none with a budget of 0, which only counts); ``progress(done, total)`` is called per batch.
     """
     from memdir.search.embeddings import pack_vector
 
@@ -68,6 +68,8 @@ def embed_missing(
         " WHERE v.rowid IS NULL ORDER BY d.rowid",
         (model,),
     ).fetchall()
+    if budget is not None and budget <= 0:  # another pass is at it: count, embed nothing
+        return EmbedPass(embedded=0, remaining=len(rows))
     deadline = None if budget is None else time.monotonic() + budget
     done = 0
     for start in range(0, len(rows), batch):
