@@ -19,6 +19,7 @@ from memdir.search import embeddings
 from memdir.search.embeddings import LocalEmbedder, local_embedder
 from memdir.search.engine import Document, TextIndex
 from memdir.search.ranking_options import RankingOptions
+from memdir.search.search_query import SearchQuery
 
 
 def test_the_setting_comes_from_the_file_and_the_environment(tmp_path: Path) -> None:
@@ -397,3 +398,15 @@ def test_the_mcp_server_embeds_the_store_when_it_starts(
     failed, text = call_tool(project, "search", {"query": "which martial art does she practise?"})
     assert not failed and "kickboxing.md" in text and "soup.md" not in text
     assert len(started) == 1 and started[0].hybrid_search
+
+
+def test_the_fusion_keeps_only_the_nearest_candidates_bm25_did_not_find() -> None:
+    index = TextIndex(
+        options=RankingOptions(dense_floor=0.0, candidates=2), embedder=TopicEmbedder()
+    )
+    _three_memories(index)
+    index.add([Document(id="cake", kind="memory", title="cake", fields={"body": "cake soup"})])
+    index.embed_missing()
+    # "martial": kick's cosine is 1, the others' 0; only two of the rest are kept
+    assert len(index.search(SearchQuery(query="which martial art?", limit=10))) == 2
+    assert [h.ref for h in index.search("which martial art?")][:1] == ["kick"]

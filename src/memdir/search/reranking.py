@@ -110,7 +110,8 @@ def fuse_dense(
     ``"linear"``: BM25 scaled to its best hit plus ``dense_weight`` times the
     cosine; ``"rrf"``: reciprocal-rank fusion of both rankings (the nearest
     ``candidates`` of the dense one), constant ``rrf_k``. A document BM25 did not
-    find takes part only with a cosine of at least ``dense_floor``.
+    find takes part only with a cosine of at least ``dense_floor``, and only the
+    ``candidates`` nearest such.
     """
     rows = conn.execute(
         f"SELECT v.rowid, v.vec FROM vectors v JOIN docs d ON d.rowid = v.rowid"
@@ -122,8 +123,11 @@ def fuse_dense(
     from memdir.search.embeddings import cosine_scores, rrf
 
     dense = cosine_scores(embedder.embed([query])[0], rows)
-    if dense_floor > 0:
-        dense = {r: v for r, v in dense.items() if r in scores or v >= dense_floor}
+    # BM25's candidates, and the ``candidates`` nearest of the rest that reach the floor:
+    # the stages after the fusion then look at a few hundred documents, not every one.
+    others = sorted((r for r in dense if r not in scores), key=lambda r: -dense[r])
+    kept = set(scores) | {r for r in others[:candidates] if dense[r] >= dense_floor}
+    dense = {r: v for r, v in dense.items() if r in kept}
     if fusion == "linear":
         top = max(scores.values(), default=0.0) or 1.0
         fused = {r: dense_weight * max(v, 0.0) for r, v in dense.items()}
