@@ -55,9 +55,10 @@ def embed_missing(
 
     ``text_of`` makes the embedded text of a row (rowid, text, date, the previous
     document's text, name). A vector is stored only if its row still holds the
-    document embedded (same id and text). Outside a transaction each batch is committed on
-    its own; ``budget`` seconds stops the pass after the batch that reaches it
-    (one batch at least; none with a budget of 0, which only counts); ``progress(done, total)`` is called per batch.
+    document embedded (same id and text). Outside a transaction each batch is
+    committed on its own; ``budget`` seconds stops the pass after the batch that
+    reaches it (one batch at least; none with a budget of 0, which only counts);
+    ``progress(done, total)`` is called per batch.
     """
     from memdir.search.embeddings import pack_vector
 
