@@ -44,7 +44,7 @@ class RankingOptions:
     +1.6 [+0.5, +2.6], ``benchmarks/locomo.py``). ``dense_floor``: a document no
     query word matches is a hit only when its cosine reaches that floor, so a query
     nothing in the store is about finds nothing (the cosine ranks every document;
-    0.25 is chosen in ``benchmarks/dense_floor.py``).
+    0.3 is chosen in ``benchmarks/dense_floor.py``).
     ``context_share``: a document with neighbours' text (a turn) scores that share
     of its BM25 over its text, the context and the dates together (one row,
     normalised by their joint length), plus the rest of its BM25 over its own
@@ -78,7 +78,7 @@ class RankingOptions:
     embed_name: bool = True
     rrf_k: int = 60
     dense_weight: float = 1.0
-    dense_floor: float = 0.25
+    dense_floor: float = 0.3
     candidates: int = 200
     scan_limit: int = 2000
     context_share: float = 0.75
