@@ -181,3 +181,60 @@ def test_a_folder_in_place_of_the_root_record_is_repaired(mem: Memdir, project: 
     assert run(project, "doctor", "--fix").exit_code == 0
     assert record.is_file()
     assert run(project, "list").exit_code == 0
+
+
+def test_a_catalog_whose_creator_was_killed_is_no_damage(mem: Memdir, project: Path) -> None:
+    """A server stopped as it starts (a client's health check) may be killed while it
+    creates the catalog: what it leaves is either empty or whole, never tables without
+    their schema version, so doctor stays quiet and the next search builds it."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from memdir.recall.state_check import _sqlite_damage
+    from memdir.search.engine import SCHEMA_VERSION
+
+    mem.write(name="Deploy window", description="deploys wait for the freeze", type="project")
+    path = mem.layout.state_dir / CATALOG_NAME
+    opener = (
+        "import sys; from memdir.api import Memdir; "
+        "from memdir.search.catalog import Catalog; "
+        "sys.stdout.write('go\\n'); sys.stdout.flush(); "
+        "Catalog.open(Memdir.open(sys.argv[1]).layout)"
+    )
+    for delay in [step * 0.003 for step in range(16)]:  # across the creation
+        for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+            leftover.unlink(missing_ok=True)
+        child = subprocess.Popen(
+            [sys.executable, "-c", opener, str(project)], stdout=subprocess.PIPE, text=True
+        )
+        assert child.stdout is not None and child.stdout.readline() == "go\n"
+        time.sleep(delay)
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+        child.stdout.close()
+        assert _sqlite_damage(path, version=SCHEMA_VERSION) is None, delay
+    assert run(project, "doctor").stdout == "all good\n"
+    assert [h.ref for h in Memdir.open(project).search("freeze")] == ["deploy_window.md"]
+
+
+def test_the_catalog_schema_is_made_in_one_transaction(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    from memdir.search import engine
+
+    # A creation that stops after some tables (here a statement that fails; a kill in
+    # the real world) leaves none of them: no tables without their schema version.
+    monkeypatch.setattr(engine, "_SCHEMA", engine._SCHEMA + "\nCREATE TABLE broken (;\n")
+    path = tmp_path / "catalog.sqlite3"
+    with pytest.raises(sqlite3.DatabaseError):
+        engine.open_index_db(path)
+    conn = sqlite3.connect(path)
+    try:
+        assert conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 0
+    finally:
+        conn.close()

@@ -54,19 +54,24 @@ def _sqlite_damage(path: Path, *, version: int | None = None) -> str | None:
     if not path.is_file():
         return None
     try:
-        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5.0)
+        # Read-write (never creating): a write-ahead log left by a process that was
+        # killed is replayed, where a read-only connection cannot and says "readonly".
+        conn = sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=5.0)
     except sqlite3.Error as exc:
         return str(exc)
     try:
         found = conn.execute("PRAGMA user_version").fetchone()[0]
         check = conn.execute("PRAGMA quick_check").fetchone()[0]
+        empty = not conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
     except sqlite3.Error as exc:
         return str(exc)
     finally:
         conn.close()
     if check != "ok":
         return f"SQLite's check says: {check}"
-    if version is not None and found != version:
+    if version is not None and found != version and not empty:
+        # (an empty file is one whose creator stopped before it made anything: the
+        # next open builds it, so it is no damage)
         return f"schema version {found}, expected {version}"
     return None
 

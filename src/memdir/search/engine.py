@@ -517,8 +517,11 @@ def open_index_db(path: Path) -> sqlite3.Connection:
             has_tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
             if has_tables:
                 raise sqlite3.DatabaseError(f"catalog schema {version}, expected {SCHEMA_VERSION}")
-            conn.executescript(_SCHEMA)
-            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            # One transaction: a process killed while creating the catalog (a server
+            # stopped as it starts) leaves no tables without their version.
+            conn.executescript(
+                f"BEGIN IMMEDIATE;\n{_SCHEMA}\nPRAGMA user_version = {SCHEMA_VERSION};\nCOMMIT;"
+            )
         conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone()  # readable, without a count
     except sqlite3.DatabaseError:
         conn.close()
