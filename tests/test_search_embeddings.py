@@ -410,3 +410,29 @@ def test_the_fusion_keeps_only_the_nearest_candidates_bm25_did_not_find() -> Non
     # "martial": kick's cosine is 1, the others' 0; only two of the rest are kept
     assert len(index.search(SearchQuery(query="which martial art?", limit=10))) == 2
     assert [h.ref for h in index.search("which martial art?")][:1] == ["kick"]
+
+
+def test_adding_transcripts_says_how_many_turns_wait_for_hybrid_search(
+    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from memdir.cli import main
+    from memdir.cli import search as search_command
+
+    monkeypatch.setattr(embeddings, "local_embedder", lambda ref: TopicEmbedder())
+    monkeypatch.setattr(search_command, "_SAY_FROM", 3)
+    monkeypatch.chdir(project)
+    transcript = tmp_path / "chat.jsonl"
+    turns = [{"role": "user", "content": f"turn {i} about soup"} for i in range(4)]
+    transcript.write_text("".join(json.dumps(t) + "\n" for t in turns))
+    lexical = CliRunner().invoke(main, ["index", "add-transcripts", str(transcript)])
+    assert lexical.exit_code == 0 and "to embed" not in lexical.stderr  # search is lexical
+    monkeypatch.setenv("MEMDIR_EMBEDDINGS", "test-model")
+    transcript.write_text(transcript.read_text() + json.dumps(turns[0]) + "\n")
+    hybrid = CliRunner().invoke(main, ["index", "add-transcripts", str(transcript)])
+    assert hybrid.exit_code == 0, hybrid.output
+    assert "5 documents to embed for hybrid search" in hybrid.stderr  # counted, not embedded
+    assert Memdir.open(project, search_embeddings="test-model").vectors_missing() == 5

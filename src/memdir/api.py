@@ -353,6 +353,18 @@ class Memdir(ProjectMemory):
         self._embedding.start()
         return self._embedding
 
+    def vectors_missing(self) -> int:
+        """Documents the search index holds without a vector (0 when search is lexical)."""
+        if not self.hybrid_search:
+            return 0
+        catalog = self._catalog()
+        budget, catalog.embed_budget = catalog.embed_budget, 0.0  # catch up, embed nothing
+        try:
+            catalog.refresh_if_due()
+        finally:
+            catalog.embed_budget = budget
+        return catalog.index.vectors_missing()
+
     @property
     def embedding_in_background(self) -> bool:
         """True while :meth:`embed_in_background`'s thread runs."""

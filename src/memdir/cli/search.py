@@ -200,6 +200,19 @@ def add_transcripts(path: Path, project: Path, as_json: bool) -> None:
     mem = open_memdir(project)
     stats = _with_progress("indexing transcripts", lambda p: mem.add_transcripts(path, progress=p))
     emit(as_json, stats, lambda: click.echo(_summary(stats)))
+    if stats.added or stats.updated:
+        _say_what_waits(mem)
+
+
+def _say_what_waits(mem: Memdir) -> None:
+    """One line on stderr when hybrid search has many documents still to embed."""
+    left = mem.vectors_missing()
+    if left >= _SAY_FROM:
+        click.echo(
+            f"{left} documents to embed for hybrid search: searches embed them 10 s at a "
+            "time, `memdir index embed` does them all now",
+            err=True,
+        )
 
 
 @index.command(name="embed")
