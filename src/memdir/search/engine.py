@@ -291,6 +291,7 @@ class TextIndex:
             self.embedder,
             self.vector_model,
             self._embedded_text,
+            transaction=self.transaction,
             batch=batch,
             budget=budget,
             progress=self.embed_progress,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from memdir.records import record
@@ -23,9 +24,8 @@ if TYPE_CHECKING:
 
 __all__ = ["EmbedPass", "embed_missing", "missing_vectors"]
 
-_MISSING = (
-    " FROM docs d LEFT JOIN vectors v ON v.rowid = d.rowid AND v.model = ? WHERE v.rowid IS NULL"
-)
+# Of a document ``d``: it has no vector under the model (the one parameter).
+_NO_VECTOR = "NOT EXISTS (SELECT 1 FROM vectors v WHERE v.rowid = d.rowid AND v.model = ?)"
 
 
 @record
@@ -38,7 +38,8 @@ class EmbedPass:
 
 def missing_vectors(conn: sqlite3.Connection, model: str) -> int:
     """How many documents have no vector under ``model``."""
-    return int(conn.execute(f"SELECT count(*){_MISSING}", (model,)).fetchone()[0])
+    sql = f"SELECT count(*) FROM docs d WHERE {_NO_VECTOR}"
+    return int(conn.execute(sql, (model,)).fetchone()[0])
 
 
 def embed_missing(
@@ -47,6 +48,7 @@ def embed_missing(
     model: str,
     text_of: Callable[[Sequence[Any]], str],
     *,
+    transaction: Callable[[], AbstractContextManager[object]],
     batch: int = 64,
     budget: float | None = None,
     progress: Callable[[int, int], None] | None = None,
@@ -55,22 +57,23 @@ def embed_missing(
 
     ``text_of`` makes the embedded text of a row (rowid, text, date, the previous
     document's text, name). A vector is stored only if its row still holds the
-    document embedded (same id and text). Outside a transaction each batch is
-    committed on its own; ``budget`` seconds stops the pass after the batch that
+    document embedded (same id and text). Each batch is written in a
+    ``transaction()`` of its own (the caller's, when one is open: the index's
+    :meth:`~memdir.search.engine.TextIndex.transaction`); ``budget`` seconds
+    stops the pass after the batch that
     reaches it (one batch at least; none with a budget of 0, which only counts);
     ``progress(done, total)`` is called per batch.
     """
     from memdir.search.embeddings import pack_vector
 
+    if budget is not None and budget <= 0:  # another pass is at it: count, embed nothing
+        return EmbedPass(embedded=0, remaining=missing_vectors(conn, model))
     rows = conn.execute(
         "SELECT d.rowid, d.text, d.date, p.text, d.name, d.id"
-        " FROM docs d LEFT JOIN vectors v ON v.rowid = d.rowid AND v.model = ?"
-        " LEFT JOIN docs p ON p.grp = d.grp AND p.seq = d.seq - 1"
-        " WHERE v.rowid IS NULL ORDER BY d.rowid",
+        " FROM docs d LEFT JOIN docs p ON p.grp = d.grp AND p.seq = d.seq - 1"
+        f" WHERE {_NO_VECTOR} ORDER BY d.rowid",
         (model,),
     ).fetchall()
-    if budget is not None and budget <= 0:  # another pass is at it: count, embed nothing
-        return EmbedPass(embedded=0, remaining=len(rows))
     deadline = None if budget is None else time.monotonic() + budget
     done = 0
     for start in range(0, len(rows), batch):
@@ -82,7 +85,8 @@ def embed_missing(
             (r[0], model, pack_vector(v), r[0], r[5], r[1])
             for r, v in zip(chunk, vectors, strict=True)
         ]
-        _write(conn, values)
+        with transaction():
+            conn.executemany(_STORE, values)
         done += len(chunk)
         if deadline is not None and time.monotonic() >= deadline:
             break
@@ -98,17 +102,3 @@ _STORE = (
     "INSERT OR REPLACE INTO vectors (rowid, model, vec) SELECT ?, ?, ?"
     " WHERE EXISTS (SELECT 1 FROM docs WHERE rowid = ? AND id = ? AND text = ?)"
 )
-
-
-def _write(conn: sqlite3.Connection, values: list[tuple[Any, ...]]) -> None:
-    sql = _STORE
-    if conn.in_transaction:  # the caller's: committed with its other writes
-        conn.executemany(sql, values)
-        return
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        conn.executemany(sql, values)
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
