@@ -255,15 +255,10 @@ class Memdir(ProjectMemory):
             until=until,
         )
         catalog = self._catalog()
-        catalog.index.embed_progress = progress
-        budget = catalog.embed_budget
-        if self.embedding_in_background:
-            catalog.embed_budget = 0.0  # a search leaves that work to the background pass
-        try:
+        # While a background pass embeds, a search leaves that work to it.
+        budget = 0.0 if self.embedding_in_background else catalog.embed_budget
+        with catalog.embedding(budget=budget, progress=progress):
             return catalog.search(wanted)
-        finally:
-            catalog.index.embed_progress = None
-            catalog.embed_budget = budget
 
     def _catalog(self) -> Catalog:
         """This thread's open catalog (opened on first use, kept for the next search)."""
@@ -358,11 +353,8 @@ class Memdir(ProjectMemory):
         if not self.hybrid_search:
             return 0
         catalog = self._catalog()
-        budget, catalog.embed_budget = catalog.embed_budget, 0.0  # catch up, embed nothing
-        try:
+        with catalog.embedding(budget=0.0, progress=None):  # catch up, embed nothing
             catalog.refresh_if_due()
-        finally:
-            catalog.embed_budget = budget
         return catalog.index.vectors_missing()
 
     @property

@@ -47,7 +47,7 @@ from memdir.storage.paths import Layout
 # file changed.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterator, Sequence
     from pathlib import Path
     from typing import Any, TypeAlias, TypeVar
 
@@ -123,7 +123,8 @@ class IndexKeeper(ChangeFinder):
         start = time.perf_counter()
         with translated(self.path):
             stats = self._locked(lambda: self._refresh(progress, start), wait=wait)
-        self._embed_all(progress)
+            with self.embedding(budget=None, progress=progress):  # explicit work: to the end
+                self._embed_behind()
         return stats
 
     def _locked(self, work: Callable[[], RefreshStats], *, wait: bool) -> RefreshStats:
@@ -159,41 +160,33 @@ class IndexKeeper(ChangeFinder):
                 # to index, so neither the lock (and its import) nor a transaction of
                 # the catalog's, only the folders' new stamps.
                 self._guarded(lambda: self._save_stamps(first.folders))
-            self._embed_behind(budget=self.embed_budget)
+            self._embed_behind()
             self._refreshed_at = time.monotonic()
             return RefreshStats(added=0, updated=0, removed=0, seconds=time.perf_counter() - start)
         seen = {path for path, *_ in first.stale} | {row[1] for row in first.gone}
         stats = self._locked(lambda: self._catch_up(start, seen), wait=wait)
-        self._embed_behind(budget=self.embed_budget)
+        self._embed_behind()
         return stats
 
     def embed(self, *, progress: Progress | None = None) -> int:
         """Catch up, then embed every document without a vector; returns how many were."""
-        saved = self.embed_budget
-        self.embed_budget = None  # the catch-up's own pass goes to the end too
+        before = self.index.embedded
+        with self.embedding(budget=None, progress=progress):
+            self.catch_up(wait=True)  # whose embedding pass now goes to the end
+        return self.index.embedded - before
+
+    @contextlib.contextmanager
+    def embedding(self, *, budget: float | None, progress: Progress | None) -> Iterator[None]:
+        """Within the block, embedding passes take ``budget`` seconds at most (None: no
+        bound, 0: none, only a count) and tell ``progress``; as before after it."""
+        saved = self.embed_budget, self.index.embed_progress
+        self.embed_budget, self.index.embed_progress = budget, progress
         try:
-            return self._embed_all(progress, first=lambda: self.catch_up(wait=True))
+            yield
         finally:
-            self.embed_budget = saved
+            self.embed_budget, self.index.embed_progress = saved
 
-    def _embed_all(
-        self, progress: Progress | None, *, first: Callable[[], object] | None = None
-    ) -> int:
-        """The embedding pass to its end (after ``first``), telling ``progress``; returns
-        how many documents were embedded (by ``first`` too)."""
-        with translated(self.path):
-            saved = self.index.embed_progress
-            self.index.embed_progress = progress or saved
-            try:
-                before = self.index.embedded
-                if first is not None:
-                    first()
-                self._embed_behind(budget=None)
-                return self.index.embedded - before
-            finally:
-                self.index.embed_progress = saved
-
-    def _embed_behind(self, *, budget: float | None) -> int:
+    def _embed_behind(self) -> int:
         """Embed the documents that have no vector yet, when this catalog has an embedder.
 
         Outside the indexing transaction and batch by batch (see
@@ -204,7 +197,7 @@ class IndexKeeper(ChangeFinder):
         """
         if self.index.embedder is None:
             return 0
-        return self._guarded(lambda: self.index.embed_missing(budget=budget))
+        return self._guarded(lambda: self.index.embed_missing(budget=self.embed_budget))
 
     def _save_stamps(self, folders: dict[str, int]) -> None:
         """Record folder stamps without the catalog lock; skipped if the database is busy.
@@ -228,9 +221,13 @@ class IndexKeeper(ChangeFinder):
 
     def rebuild(self, *, progress: Progress | None = None) -> RefreshStats:
         """Index every file again from scratch (in one transaction: readers never see it empty)."""
-        with translated(self.path), file_lock(self.layout.lock_dir / "catalog.lock"):
-            stats = self._guarded(lambda: self._refresh(progress, time.perf_counter(), clear=True))
-        self._embed_all(progress)
+        with translated(self.path):
+            with file_lock(self.layout.lock_dir / "catalog.lock"):
+                stats = self._guarded(
+                    lambda: self._refresh(progress, time.perf_counter(), clear=True)
+                )
+            with self.embedding(budget=None, progress=progress):  # outside the lock
+                self._embed_behind()
         return stats
 
     def refresh_if_due(self) -> None:
