@@ -13,6 +13,7 @@ from memdir.cli._common import emit, json_option, open_memdir, project_option
 from memdir.search.catalog import Progress as CatalogProgress
 from memdir.search.catalog import RefreshStats
 from memdir.search.query import GrepHit, grep
+from memdir.search.refresh import EMBED_BUDGET
 
 if TYPE_CHECKING:
     from memdir.api import Memdir
@@ -163,7 +164,8 @@ class _EmbedNotice:
             left = self.last[1] - self.last[0]
             click.echo(
                 f"{left} documents still to embed: ranked by BM25 alone until they are "
-                "(each search embeds for 10 s more; `memdir index embed` does them all now; "
+                f"(each search embeds for {EMBED_BUDGET:g} s more; `memdir index embed` does "
+                "them all now; "
                 "MEMDIR_EMBEDDINGS=off searches without)",
                 err=True,
             )
@@ -209,8 +211,8 @@ def _say_what_waits(mem: Memdir) -> None:
     left = mem.vectors_missing()
     if left >= _SAY_FROM:
         click.echo(
-            f"{left} documents to embed for hybrid search: searches embed them 10 s at a "
-            "time, `memdir index embed` does them all now",
+            f"{left} documents to embed for hybrid search: searches embed them "
+            f"{EMBED_BUDGET:g} s at a time, `memdir index embed` does them all now",
             err=True,
         )
 
