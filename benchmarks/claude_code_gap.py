@@ -46,7 +46,7 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "benchmarks")]
 from claude_api import StandIn, Turn  # noqa: E402
 from claude_code import Sandbox, _venv_bin, claude_binary  # noqa: E402
 from hooks import build_store  # noqa: E402
-from memdir.integrations.hook_server import stop_server  # noqa: E402
+from memdir.hooks.server import stop_server  # noqa: E402
 
 HOOKED = "with memdir's hooks"
 OWN = "hooks, no server"

@@ -30,8 +30,8 @@ from memdir.agents.session.notes import SessionNotes, turns_since
 from memdir.agents.session.template import DEFAULT_TEMPLATE, parse_sections
 from memdir.api import Memdir
 from memdir.llm import Completion
-from memdir.storage.transcript import Role, Turn, estimate_tokens
 from memdir.testing import CountingProvider, ScriptedProvider, tool_use
+from memdir.transcripts.transcript import Role, Turn, estimate_tokens
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO.parent / "shared" / "bench" / "locomo_dev.json"

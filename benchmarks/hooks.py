@@ -26,7 +26,7 @@ pays, and each hook's p50 as a ratio to that floor, measured in the same run
 (goals: pre-tool-use <= 1.5x, user-prompt-submit <= 3x, session-start <= 2.5x).
 
 Session start and per-prompt recall are answered by the hook server (a warm
-process the first hook starts: :mod:`memdir.integrations.hook_server`), as
+process the first hook starts: :mod:`memdir.hooks.server`), as
 installed hooks are; ``--no-server`` times them doing the work in their own
 process (``MEMDIR_HOOK_SERVER=0``). ``pre-tool-use`` always does its own
 work; with the server it asks the server's folder watch whether the memory
@@ -57,8 +57,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from memdir.config import load_settings
-from memdir.integrations.hook_server import server_status, stop_server
-from memdir.integrations.launch import launch_for
+from memdir.hooks.server import server_status, stop_server
+from memdir.hosts.launch import launch_for
 from memdir.model import Memory, MemoryType
 from memdir.search.catalog import Catalog
 from memdir.storage.codec import render_memory

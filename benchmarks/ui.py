@@ -29,7 +29,7 @@ import anyio
 import httpx2
 
 from memdir.api import Memdir
-from memdir.storage.provenance import provenance
+from memdir.history.provenance import provenance
 from memdir.ui.app import create_app
 from scale import generate
 

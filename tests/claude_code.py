@@ -46,7 +46,7 @@ import pytest
 from claude_api import Recorded, StandIn, Turn, request_texts, run_stand_in
 from gitutil import git
 from memdir.api import Memdir
-from memdir.integrations.hooks import hooks_dir
+from memdir.hooks.background import hooks_dir
 
 __all__ = [
     "CLAUDE_PATH",

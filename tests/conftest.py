@@ -29,7 +29,7 @@ def hook_server_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Pat
     """
     import time
 
-    from memdir.integrations.hook_server import server_status, stop_server
+    from memdir.hooks.server import server_status, stop_server
 
     began = time.time()
     folder = tmp_path_factory.mktemp("run", numbered=False)

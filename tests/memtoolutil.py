@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memdir.integrations.memory_tool import MemoryToolBackend
+from memdir.hosts.memory_tool import MemoryToolBackend
 
 
 def ok(tool: MemoryToolBackend, **command: Any) -> str:

@@ -13,7 +13,7 @@ from gitutil import git
 from memdir.api import Memdir
 from memdir.cli import main
 from memdir.errors import ConfigError
-from memdir.integrations.agents_md import BEGIN, END, export_agents_md, export_cursor_rules
+from memdir.hosts.agents_md import BEGIN, END, export_agents_md, export_cursor_rules
 
 USER_TOP = "# Shop\n\nRun `make test` before pushing.\n"
 USER_BOTTOM = "\n## Deploys\n\nOnly on Tuesdays.\n"

@@ -54,16 +54,46 @@ def test_every_public_error_derives_from_memdir_error() -> None:
 
 
 # Layers, lowest first: a module may import its own layer or lower ones only. A
-# module's layer is its folder under memdir/; the few top-level modules are named.
-ORDER = ["values", "storage", "llm", "search", "recall", "agents", "team", "facade", "adapters"]
+# module's layer is its room (its folder under memdir/); the few top-level modules
+# are named. Each capability is a room: the store, its history and review, rule
+# enforcement, transcripts; the hook machinery and the hosts among the adapters.
+ORDER = [
+    "values",
+    "storage",
+    "transcripts",
+    "enforcement",
+    "history",
+    "llm",
+    "search",
+    "recall",
+    "agents",
+    "team",
+    "facade",
+    "adapters",
+]
+ROOMS = {"utils": "values"} | {layer: layer for layer in ORDER}
 TOP_LEVEL = {
-    "errors": "values", "model": "values", "config": "values", "kinds": "values",
-    "inputs": "values", "records": "values", "json_text": "values",
+    "errors": "values",
+    "model": "values",
+    "config": "values",
+    "kinds": "values",
     "testing": "llm",  # the shipped scripted provider
-    "api": "facade", "memdir": "facade",  # the package's __init__ re-exports the facade
-    "__main__": "adapters", "hook_launcher": "adapters",
-}  # fmt: skip
-ADAPTERS = {"cli", "mcp", "integrations", "ui"}
+    "api": "facade",
+    "memdir": "facade",  # the package's __init__ re-exports the facade
+    "__main__": "adapters",
+    "hook_launcher": "adapters",
+}
+ADAPTERS = {"cli", "mcp", "hooks", "hosts", "ui"}
+# Adapters never import each other, but for these: the CLI is the outermost entry point
+# (it starts the MCP server and the page, runs the hooks, installs into the hosts), the
+# hosts' installers check the hook machinery they install, and the two scripts start
+# the CLI or the hooks.
+ADAPTER_IMPORTS = {
+    "cli": ADAPTERS,
+    "hosts": {"hooks"},
+    "__main__": {"cli", "hooks"},
+    "hook_launcher": {"__main__"},
+}
 # Third-party packages each allowed only inside some areas: the Anthropic memory
 # tool backend subclasses the SDK's own abstract memory tool.
 OWNED_IMPORTS = {
@@ -71,9 +101,12 @@ OWNED_IMPORTS = {
     "rich": {"cli"},
     "mcp": {"mcp"},
     "jinja2": {"ui"},
-    "anthropic": {"llm", "integrations"},
+    "anthropic": {"llm", "hosts"},
     "openai": {"llm"},
 }
+# The most modules one room holds, and the most that stand at the top.
+MAX_ROOM = 25
+MAX_TOP_LEVEL = 10
 
 
 def area_of(module: str) -> str:
@@ -87,8 +120,8 @@ def layer_of(module: str) -> str:
         return TOP_LEVEL[area]
     if area in ADAPTERS:
         return "adapters"
-    if area in ORDER and (SRC / area).is_dir():
-        return area
+    if area in ROOMS and (SRC / area).is_dir():
+        return ROOMS[area]
     raise AssertionError(f"memdir.{module} has no layer: put it in a layer folder")
 
 
@@ -102,7 +135,8 @@ def modules() -> list[tuple[str, Path]]:
     return out
 
 
-def imported(module: str, path: Path) -> set[str]:
+def imported(module: str, path: Path, *, with_names: bool = False) -> set[str]:
+    """What ``module`` imports; ``with_names`` adds ``pkg.x`` for each ``from pkg import x``."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
     package = module.split(".")[:-1] if path.name != "__init__.py" else module.split(".")
     found: set[str] = set()
@@ -113,9 +147,14 @@ def imported(module: str, path: Path) -> set[str]:
             if node.level:
                 base = package[: len(package) - node.level + 1]
                 name = ".".join([*base, node.module] if node.module else base)
-                found.add("memdir." + name if name else "memdir")
+                source = "memdir." + name if name else "memdir"
             elif node.module:
-                found.add(node.module)
+                source = node.module
+            else:
+                continue
+            found.add(source)
+            if with_names:
+                found |= {f"{source}.{alias.name}" for alias in node.names}
     return found
 
 
@@ -130,10 +169,8 @@ def test_imports_point_down_the_layers(module: str, path: Path) -> None:
                 f"memdir.{module} ({mine}) imports memdir.{target} ({theirs}) above it"
             )
             if mine == "adapters" and theirs == "adapters":
-                # The CLI is the outermost entry point (it starts the MCP server and
-                # runs the hooks); the other adapters never import each other.
-                entry_points = ("cli", "__main__", "hook_launcher")
-                assert area_of(module) in (area_of(target), *entry_points), (
+                allowed = {area_of(module), *ADAPTER_IMPORTS.get(area_of(module), ())}
+                assert area_of(target) in allowed, (
                     f"adapters import each other: memdir.{module} -> memdir.{target}"
                 )
         top = name.split(".")[0]
@@ -153,7 +190,40 @@ def test_only_the_adapters_import_the_facade() -> None:
 
 def test_every_layer_folder_is_a_known_layer() -> None:
     folders = {p.name for p in SRC.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
-    assert folders <= set(ORDER) | ADAPTERS
+    assert folders <= set(ROOMS) | ADAPTERS
+
+
+def test_every_room_is_small_enough_to_hold_in_mind() -> None:
+    for folder in [SRC, *(p for p in SRC.rglob("*") if (p / "__init__.py").exists())]:
+        count = len([p for p in folder.glob("*.py") if p.name != "__init__.py"])
+        limit = MAX_TOP_LEVEL if folder == SRC else MAX_ROOM
+        assert count <= limit, f"{folder.relative_to(SRC.parent)} holds {count} modules"
+
+
+def test_no_two_modules_import_each_other_even_through_others() -> None:
+    graph = {module: _memdir_imports(module, path) for module, path in modules()}
+    for start in graph:
+        seen: set[str] = set()
+        stack = list(graph[start])
+        while stack:
+            current = stack.pop()
+            assert current != start, f"memdir.{start} imports itself through others"
+            if current not in seen and current in graph:
+                seen.add(current)
+                stack.extend(graph[current])
+
+
+def _memdir_imports(module: str, path: Path) -> set[str]:
+    """The memdir modules ``module`` imports (``from pkg import mod`` names the module)."""
+    names = set()
+    for name in imported(module, path, with_names=True):
+        if name.startswith("memdir."):
+            target = name.removeprefix("memdir.")
+            if (SRC / target.replace(".", "/")).with_suffix(".py").exists() or (
+                SRC / target.replace(".", "/") / "__init__.py"
+            ).exists():
+                names.add(target)
+    return names
 
 
 def test_importing_the_core_does_not_import_click_or_sdks() -> None:

@@ -24,22 +24,22 @@ from claude_api import run_stand_in
 from memdir.api import Memdir
 from memdir.cli import main
 from memdir.errors import ProviderAuthError
-from memdir.integrations.hooks import (
+from memdir.hooks.background import (
     Event,
     JobRequest,
     hooks_dir,
-    parse_hook_input,
     run_job,
     run_serialised,
     start_background,
 )
-from memdir.integrations.job_status import (
+from memdir.hooks.job_status import (
     KEEP_RUNS,
     last_run,
     prune_runs,
     run_problem,
     session_notice,
 )
+from memdir.hooks.payload import parse_hook_input
 from memdir.testing import ScriptedProvider
 
 DEADLINE = 120.0

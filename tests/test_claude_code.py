@@ -314,8 +314,8 @@ def test_a_deny_rule_blocks_with_memdir_off_the_path(box: Sandbox) -> None:
 def test_a_rule_written_into_a_memory_in_place_mid_session_blocks_the_next_call(
     box: Sandbox,
 ) -> None:
-    from memdir.storage import rule_cache
-    from memdir.storage.enforced import cache_path
+    from memdir.enforcement import rule_cache
+    from memdir.enforcement.enforced import cache_path
 
     install_hooks(box)
     mem = box.open()

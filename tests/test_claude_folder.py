@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from gitutil import add_submodule, git
-from memdir.storage.claude import claude_location
-from memdir.storage.paths import find_project_root, slugify
+from memdir.storage.claude import claude_location, slugify
+from memdir.storage.paths import find_project_root
 
 GOLDEN = [
     ("/home/alice/project", "-home-alice-project"),

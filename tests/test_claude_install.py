@@ -25,14 +25,14 @@ from memdir.api import Memdir
 from memdir.cli import main
 from memdir.cli.hook import SCOPES as CLI_SCOPES
 from memdir.errors import ConfigError
-from memdir.integrations.claude_settings import (
+from memdir.hosts.claude_code import (
     SCOPES,
     install_claude_hooks,
     memdir_hook_entries,
     settings_path,
     uninstall_claude_hooks,
 )
-from memdir.integrations.launch import Launch, hook_name, launch_for, this_installation
+from memdir.hosts.launch import Launch, hook_name, launch_for, this_installation
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hooks"
 BARE_PATH = "/usr/bin:/bin"

@@ -15,10 +15,10 @@ from click.testing import CliRunner, Result
 
 from memdir.api import Memdir
 from memdir.cli import main
+from memdir.enforcement.enforced import CACHE_NAME, load_rules
 from memdir.errors import StorageError
 from memdir.search.engine import CATALOG_NAME
 from memdir.storage.derived import SET_ASIDE_DIR
-from memdir.storage.enforced import CACHE_NAME, load_rules
 from memdir.storage.paths import ROOT_RECORD
 from memdir.storage.store import JOURNAL_NAME
 

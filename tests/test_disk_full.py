@@ -281,7 +281,7 @@ def test_mcp_delete_on_a_full_disk_is_all_or_nothing(disk: Disk, project: Path) 
 def _hook(name: str, payload: Mapping[str, object]) -> tuple[int, str, str]:
     import json
 
-    from memdir.integrations.hook_entry import run_fast
+    from memdir.hooks.entry import run_fast
 
     out: list[str] = []
     err: list[str] = []

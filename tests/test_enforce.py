@@ -16,13 +16,13 @@ from hypothesis import strategies as st
 
 from memdir.api import Memdir
 from memdir.cli import main
+from memdir.enforcement.enforced import cache_path, load_rules
+from memdir.enforcement.rules import Rule, fired_rules, pattern_problem, subjects, tool_matches
 from memdir.errors import InvalidMemory
-from memdir.integrations.enforce import decide, pre_tool_use_output
-from memdir.integrations.hook_entry import pre_tool_use
+from memdir.hooks.entry import pre_tool_use
+from memdir.hooks.pre_tool_use import decide, pre_tool_use_output
 from memdir.model import Memory, MemoryType
 from memdir.storage.codec import parse_memory, render_memory
-from memdir.storage.enforced import cache_path, load_rules
-from memdir.storage.rules import Rule, fired_rules, pattern_problem, subjects, tool_matches
 
 NPM: dict[str, Any] = {"tool": "Bash", "match": r"\bnpm (install|i|run)\b", "action": "deny"}
 WHY = "**Why:** npm rewrote the lockfile and broke CI.\n"
@@ -466,7 +466,7 @@ def test_a_rule_that_would_fire_on_every_call_is_refused(
 
 
 def test_a_command_past_the_limit_is_asked_about_not_let_through(mem: Memdir) -> None:
-    from memdir.storage.shell_words import MAX_CHARS
+    from memdir.enforcement.shell_words import MAX_CHARS
 
     feedback(mem, "Use pnpm", NPM)
     long = "x" * MAX_CHARS + "; npm install"

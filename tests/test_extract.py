@@ -15,8 +15,8 @@ from memdir.agents.extract import MemoryExtractor, wrote_memory
 from memdir.api import Memdir
 from memdir.errors import ProviderError
 from memdir.llm import Completion, Request
-from memdir.storage.transcript import ToolCall, Turn
 from memdir.testing import ScriptedProvider, tool_use
+from memdir.transcripts.transcript import ToolCall, Turn
 
 WAIT = 10.0
 

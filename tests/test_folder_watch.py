@@ -1,7 +1,7 @@
 """The hook server's folder watch: whatever the rule walk would see differently moves a token.
 
 Real inotify on real folders (Linux only). The property that matters: after
-any change, made any way, that changes what :func:`memdir.storage.rule_cache.walk`
+any change, made any way, that changes what :func:`memdir.enforcement.rule_cache.walk`
 records, the scope's token is not the one given before it, since a hook that
 gets the same token again skips the walk.
 """
@@ -19,9 +19,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memdir.integrations import folder_watch
-from memdir.integrations.folder_watch import FolderWatch, local_file_system
-from memdir.storage import rule_cache
+from memdir.enforcement import rule_cache
+from memdir.hooks import folder_watch
+from memdir.hooks.folder_watch import FolderWatch, local_file_system
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
 
@@ -243,7 +243,7 @@ def test_local_file_systems_are_read_off_the_mount_table(tmp_path: Path) -> None
 def test_events_lost_to_a_full_queue_move_every_token(
     watch: FolderWatch, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memdir.integrations import inotify
+    from memdir.hooks import inotify
 
     one, two = tmp_path / "one", tmp_path / "two"
     _apply(one, "create", "a.md", "")

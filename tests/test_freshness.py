@@ -15,13 +15,13 @@ from consolidation.helpers import NOW
 from memdir.agents.consolidate.proposal import propose_consolidation
 from memdir.api import Memdir
 from memdir.cli import main
+from memdir.history.provenance import provenance
 from memdir.model import Memory, MemoryType
 from memdir.recall.context_budget import text_length
 from memdir.recall.doctor import diagnose
 from memdir.recall.expiry import expired, verify
 from memdir.recall.freshness import FRESHNESS_NAME, read_checks, recheck_note, record_checks
 from memdir.recall.prompt import build_prompt
-from memdir.storage.provenance import provenance
 from memdir.testing import ScriptedProvider, tool_use
 
 DAY = 86_400.0

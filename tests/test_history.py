@@ -19,8 +19,8 @@ from memdir.agents.consolidate.run import consolidate
 from memdir.api import Memdir
 from memdir.cli import main
 from memdir.errors import Conflict, InvalidMemory, MemdirError
+from memdir.history.versions import blob_hash
 from memdir.model import Scope
-from memdir.storage.history import blob_hash
 from memdir.testing import ScriptedProvider, tool_use
 from proposalutil import rewrite_ci, write_ci_memories
 

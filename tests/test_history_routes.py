@@ -18,14 +18,14 @@ from background.helpers import Router
 from memdir.agents.extract import MemoryExtractor
 from memdir.api import Memdir
 from memdir.errors import MemdirError
-from memdir.integrations.hooks import run_job
-from memdir.integrations.memory_tool import MemoryToolBackend
+from memdir.history.provenance import provenance
+from memdir.hooks.background import run_job
+from memdir.hosts.memory_tool import MemoryToolBackend
 from memdir.mcp import build_server
 from memdir.model import Scope
-from memdir.storage.provenance import provenance
-from memdir.storage.transcript import read_transcript
 from memdir.team.sync import sync_team
 from memdir.testing import ScriptedProvider, tool_use
+from memdir.transcripts.transcript import read_transcript
 from teamutil import Clone, remember
 
 # The fixtures these tests share with the team test modules.

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from memdir.api import Memdir
-from memdir.integrations.claude_settings import install_claude_hooks
-from memdir.integrations.launch import launch_for
+from memdir.hosts.claude_code import install_claude_hooks
+from memdir.hosts.launch import launch_for
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hooks"
 RULE = {"tool": "Bash", "match": r"\bnpm (install|i|run)\b", "action": "deny"}
@@ -115,7 +115,7 @@ def test_a_hook_with_no_memory_home_yet_answers_nothing(project: Path) -> None:
 def test_each_prompt_gets_at_most_five_memories_and_never_one_shown_before(
     mem: Memdir, project: Path
 ) -> None:
-    from memdir.integrations.hook_entry import user_prompt_submit
+    from memdir.hooks.entry import user_prompt_submit
 
     for n in range(8):
         mem.write(
@@ -146,7 +146,7 @@ def test_each_prompt_gets_at_most_five_memories_and_never_one_shown_before(
 def test_team_memories_are_recalled_once_the_team_folder_holds_any(
     mem: Memdir, project: Path
 ) -> None:
-    from memdir.integrations.hook_entry import user_prompt_submit
+    from memdir.hooks.entry import user_prompt_submit
 
     payload = recorded("user-prompt-submit", project, prompt="is the staging database shared")
     assert user_prompt_submit(payload, os.environ) == ""

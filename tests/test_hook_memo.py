@@ -17,13 +17,13 @@ import pytest
 from gitutil import git
 from memdir import config
 from memdir.api import Memdir
-from memdir.inputs import note, record, state, states, unchanged
-from memdir.integrations import hook_memo
-from memdir.integrations.hook_entry import pre_tool_use
+from memdir.enforcement.enforced import EnforcedRule
+from memdir.enforcement.rules import Rule
+from memdir.hooks import memo as hook_memo
+from memdir.hooks.entry import pre_tool_use
 from memdir.kinds import Scope
-from memdir.storage.enforced import EnforcedRule
 from memdir.storage.paths import make_layout
-from memdir.storage.rules import Rule
+from memdir.utils.inputs import note, record, state, states, unchanged
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "memdir"
 WHY = "**Why:** npm rewrote the lockfile.\n"

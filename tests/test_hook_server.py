@@ -24,9 +24,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memdir.api import Memdir
-from memdir.integrations import hook_client
-from memdir.integrations.hook_server import handle, server_status, stop_server
-from memdir.integrations.hook_wire import (
+from memdir.hooks import client as hook_client
+from memdir.hooks.server import handle, server_status, stop_server
+from memdir.hooks.wire import (
     PROTOCOL,
     lock_path,
     pack,
@@ -432,8 +432,8 @@ def test_framing_refuses_a_cut_or_foreign_message(data: bytes) -> None:
 def test_a_rule_added_in_place_in_a_watched_store_is_enforced_at_the_next_call(
     mem: Memdir, project: Path, env: dict[str, str]
 ) -> None:
-    from memdir.storage import rule_cache
-    from memdir.storage.enforced import cache_path
+    from memdir.enforcement import rule_cache
+    from memdir.enforcement.enforced import cache_path
 
     for n in range(rule_cache.WATCH_FROM + 5):  # enough files for the hook to ask the watch
         mem.write(name=f"Note {n}", description=f"note {n}", type="project", body=f"n {n}\n")
@@ -465,7 +465,7 @@ def test_a_rule_added_in_place_in_a_watched_store_is_enforced_at_the_next_call(
 
 
 def test_watch_requests_round_trip_and_foreign_ones_are_refused() -> None:
-    from memdir.integrations.hook_wire import WATCH_REQUEST, scopes_of, watch_request
+    from memdir.hooks.wire import WATCH_REQUEST, scopes_of, watch_request
 
     scopes = [("/home/me/memory", ["logs", "team"]), ("/home/me/memory/team", [])]
     request = watch_request(scopes)

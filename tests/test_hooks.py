@@ -21,16 +21,16 @@ from memdir.api import Memdir
 from memdir.cli import main
 from memdir.cli._common import MemdirGroup
 from memdir.cli.hook import hook
-from memdir.integrations.hooks import (
+from memdir.hooks.background import (
     JobRequest,
     find_transcript,
     hooks_dir,
-    parse_hook_input,
     project_prompt,
     run_job,
     run_serialised,
     start_background,
 )
+from memdir.hooks.payload import parse_hook_input
 from memdir.testing import ScriptedProvider
 
 DEADLINE = 120.0
@@ -272,7 +272,7 @@ def test_pre_compact_runs_detached_in_its_own_session(
 def test_the_transcript_is_found_in_claudes_folder_when_the_hook_names_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, transcript: Path, project: Path
 ) -> None:
-    from memdir.storage.paths import slugify
+    from memdir.storage.claude import slugify
 
     claude = tmp_path / "claude-config"
     folder = claude / "projects" / slugify(os.path.realpath(project))
@@ -340,7 +340,7 @@ def test_the_background_runner_refuses_a_run_id_that_is_a_path(
     import sys
 
     done = subprocess.run(
-        [sys.executable, "-m", "memdir.integrations.hooks", "run", "--event", "stop",
+        [sys.executable, "-m", "memdir.hooks.background", "run", "--event", "stop",
          "--session", "s1", "--project", str(project), "--run-id", "../../../escaped"],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip

@@ -24,7 +24,7 @@ from memdir.api import Memdir
 from memdir.cli import main
 from memdir.errors import InvalidMemory, MemdirError, StorageError
 from memdir.model import MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS
-from memdir.storage.fs import explain_os_error
+from memdir.storage.failures import explain_os_error
 from memdir.storage.store import MemoryStore
 
 pytest.importorskip("mcp")
@@ -670,8 +670,8 @@ _SHELL_DISGUISES = [
 def test_a_deny_rule_sees_through_the_shell_spelling_of_a_command(
     home: Memdir, command: str
 ) -> None:
-    from memdir.integrations.enforce import decide
-    from memdir.storage.enforced import load_rules
+    from memdir.enforcement.enforced import load_rules
+    from memdir.hooks.pre_tool_use import decide
 
     rule = {"tool": "Bash", "match": r"\bnpm (install|i|run)\b", "action": "deny"}
     home.write(name="Use pnpm", description="pnpm only", type="feedback", extra={"enforce": [rule]})

@@ -10,10 +10,10 @@ import pytest
 from click.testing import CliRunner
 
 from memdir.cli import main
-from memdir.integrations.claude_settings import install_claude_hooks
-from memdir.integrations.install_check import check_installs
-from memdir.integrations.launch import Launch, launch_for
-from memdir.integrations.mcp_hosts import host_target, install_mcp_server
+from memdir.hosts.claude_code import install_claude_hooks
+from memdir.hosts.install_check import check_installs
+from memdir.hosts.launch import Launch, launch_for
+from memdir.hosts.mcp_servers import host_target, install_mcp_server
 
 
 @pytest.fixture

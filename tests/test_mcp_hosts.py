@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from memdir.cli import main
 from memdir.errors import ConfigError
-from memdir.integrations import mcp_hosts
-from memdir.integrations.launch import Launch, launch_for
-from memdir.integrations.mcp_hosts import (
+from memdir.hosts import mcp_servers as mcp_hosts
+from memdir.hosts.launch import Launch, launch_for
+from memdir.hosts.mcp_servers import (
     HOSTS,
     claude_desktop_config_path,
     claude_json_path,

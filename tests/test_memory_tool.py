@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from memdir.api import Memdir
-from memdir.integrations.memory_tool import MemoryToolBackend, anthropic_memory_tool
+from memdir.hosts.memory_tool import MemoryToolBackend, anthropic_memory_tool
 from memdir.storage import sidecar
 from memdir.storage.codec import parse_memory
 from memdir.storage.memory_index import parse_entries
@@ -341,7 +341,7 @@ def test_the_names_the_tool_accepts_are_exactly_the_text_notes() -> None:
 _WORKER = """
 import sys
 from memdir.api import Memdir
-from memdir.integrations.memory_tool import MemoryToolBackend
+from memdir.hosts.memory_tool import MemoryToolBackend
 tool = MemoryToolBackend(Memdir.open(sys.argv[1]))
 for n in range(int(sys.argv[3])):
     reply = tool.execute({"command": "create", "path": f"/memories/w{sys.argv[2]}_{n}.md",

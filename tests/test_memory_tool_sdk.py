@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memdir.api import Memdir
-from memdir.integrations.memory_tool import MemoryToolBackend, anthropic_memory_tool
+from memdir.hosts.memory_tool import MemoryToolBackend, anthropic_memory_tool
 from memtoolutil import error, ok
 
 VIEW_HEADER = "Here's the content of {} with line numbers:\n"

@@ -8,7 +8,8 @@ import pytest
 
 from gitutil import add_submodule, git
 from memdir import ConfigError, Memdir, ProjectMismatch, load_settings
-from memdir.storage.paths import find_project_root, slugify
+from memdir.storage.claude import slugify
+from memdir.storage.paths import find_project_root
 
 
 def test_a_subdirectory_of_a_repository_maps_to_its_root(project: Path) -> None:

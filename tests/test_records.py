@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memdir.records import field, record, record_fields, replace
+from memdir.utils.records import field, record, record_fields, replace
 
 
 @record

@@ -15,7 +15,7 @@ from mcputil import call_tool
 from memdir.api import Memdir
 from memdir.cli import main
 from memdir.errors import ConfigError, Conflict
-from memdir.integrations.memory_tool import MemoryToolBackend
+from memdir.hosts.memory_tool import MemoryToolBackend
 
 NOTE: dict[str, Any] = {
     "name": "Invoices round half up",

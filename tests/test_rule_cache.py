@@ -1,4 +1,4 @@
-"""Enforced rules in a store too large to walk on every tool call (memdir.storage.rule_cache)."""
+"""Enforced rules in a store too large to walk on every tool call (enforcement.rule_cache)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 
 from memdir.api import Memdir
-from memdir.integrations.hook_entry import pre_tool_use
+from memdir.enforcement import rule_cache
+from memdir.enforcement.enforced import cache_path, load_rules_at, rule_roots
+from memdir.hooks.entry import pre_tool_use
 from memdir.model import Memory, MemoryType
-from memdir.storage import rule_cache
 from memdir.storage.codec import render_memory
-from memdir.storage.enforced import cache_path, load_rules_at, rule_roots
 
 NPM: dict[str, Any] = {"tool": "Bash", "match": r"\bnpm install\b", "action": "deny"}
 YARN: dict[str, Any] = {"tool": "Bash", "match": r"\byarn\b", "action": "deny"}
@@ -171,8 +171,8 @@ def test_a_missing_team_folder_is_looked_for_and_its_creation_walks(large: Memdi
 def test_a_folder_in_place_of_the_cache_is_moved_aside_and_the_cache_written(
     mem: Memdir,
 ) -> None:
+    from memdir.enforcement.enforced import load_rules
     from memdir.storage.derived import SET_ASIDE_DIR
-    from memdir.storage.enforced import load_rules
 
     folder = mem.layout.memory_dir
     folder.mkdir(parents=True, exist_ok=True)
@@ -194,7 +194,7 @@ def test_a_folder_in_place_of_the_cache_is_moved_aside_and_the_cache_written(
 
 @pytest.mark.parametrize("damage", [b"\x00\xffnot json\n", b'{"version": 6, "entries": 7}\n'])
 def test_a_damaged_cache_is_rewritten(mem: Memdir, damage: bytes) -> None:
-    from memdir.storage.enforced import load_rules
+    from memdir.enforcement.enforced import load_rules
 
     folder = mem.layout.memory_dir
     folder.mkdir(parents=True, exist_ok=True)

@@ -18,12 +18,12 @@ from hypothesis import strategies as st
 
 from fresh_python import run_fresh
 from memdir.api import Memdir
-from memdir.integrations.launch import launch_for
-from memdir.json_text import dumps, loads
-from memdir.storage import shell_words
-from memdir.storage.rule_gate import may_fire, required_texts
-from memdir.storage.rule_subjects import bash_subjects
-from memdir.storage.rules import Rule, fired_rules
+from memdir.enforcement import shell_words
+from memdir.enforcement.rule_gate import may_fire, required_texts
+from memdir.enforcement.rule_subjects import bash_subjects
+from memdir.enforcement.rules import Rule, fired_rules
+from memdir.hosts.launch import launch_for
+from memdir.utils.json_text import dumps, loads
 
 
 def test_required_texts_of_common_rule_shapes() -> None:
@@ -164,7 +164,7 @@ def test_json_text_refuses_what_json_refuses() -> None:
 def _hook_in_a_fresh_process(project: Path, command: str) -> dict[str, Any]:
     """pre-tool-use run as the launcher runs it (no site module), and what it loaded."""
     return run_fresh(
-        "from memdir.integrations.hook_entry import pre_tool_use\n"
+        "from memdir.hooks.entry import pre_tool_use\n"
         f"payload = {{'cwd': {str(project)!r}, 'tool_name': 'Bash',"
         f" 'tool_input': {{'command': {command!r}}}}}\n"
         "out = pre_tool_use(payload, os.environ)\n"
@@ -240,8 +240,8 @@ def test_json_text_reads_json_bytes_in_any_encoding_json_reads(value: Any, encod
 def test_the_cache_keeps_each_rules_gate_and_a_bad_one_is_worked_out_again(
     mem: Memdir, project: Path
 ) -> None:
-    from memdir.storage import rule_cache
-    from memdir.storage.enforced import cache_path, load_rules
+    from memdir.enforcement import rule_cache
+    from memdir.enforcement.enforced import cache_path, load_rules
 
     mem.write(
         name="No npm",

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from fresh_python import run_fresh
 from memdir.api import Memdir
-from memdir.integrations.hooks import HookInput
-from memdir.integrations.session_start import session_context, session_start_output
+from memdir.hooks.payload import HookInput
+from memdir.hooks.session_start import session_context, session_start_output
 from memdir.recall.context_budget import HOOK_CONTEXT_LIMIT, fit_lines, split_budget, text_length
 from memdir.recall.prompt import load_prompt
 from memdir.storage.memory_index import parse_entries
@@ -222,7 +222,7 @@ def test_a_resume_of_a_session_memdir_never_saw_gets_everything(mem: Memdir, pro
 def test_recall_of_long_memories_fits_the_hook_limit_and_only_what_fits_counts_as_seen(
     mem: Memdir, project: Path
 ) -> None:
-    from memdir.integrations.hook_entry import user_prompt_submit
+    from memdir.hooks.entry import user_prompt_submit
 
     words = "deploy pipeline rollback canary region latency budget alarms"
     for i in range(5):
@@ -267,7 +267,7 @@ def _start_in_a_fresh_process(project: Path, session: str) -> dict[str, object]:
     fields = {"cwd": str(project), "session_id": session, "hook_event_name": "SessionStart"}
     payload = json.dumps(fields)
     return run_fresh(
-        "from memdir.integrations.hook_entry import run_fast\n"
+        "from memdir.hooks.entry import run_fast\n"
         "out = []\n"
         f"run_fast('session-start', stdin_text={payload!r}, env=os.environ, write=out.append)\n"
         "result = {'out': ''.join(out),"

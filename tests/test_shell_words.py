@@ -6,7 +6,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from memdir.storage.shell_words import MAX_CHARS, MAX_DEPTH, command_index, split_commands
+from memdir.enforcement.shell_words import MAX_CHARS, MAX_DEPTH, command_index, split_commands
 
 
 @pytest.mark.parametrize(

@@ -129,7 +129,7 @@ def test_a_sync_run_again_after_an_interruption_makes_no_second_copy(clone: Clon
 
 
 def test_status_counts_team_changes_awaiting_review(clone: Clone) -> None:
-    from memdir.storage.provenance import provenance
+    from memdir.history.provenance import provenance
 
     alice = clone("alice")
     with provenance(route="mcp"):

@@ -10,11 +10,11 @@ import pytest
 
 import teamutil
 from memdir.api import Memdir
-from memdir.integrations.agents_md import END, export_agents_md
-from memdir.integrations.enforce import decide
+from memdir.enforcement.enforced import load_rules
+from memdir.hooks.pre_tool_use import decide
+from memdir.hosts.agents_md import END, export_agents_md
 from memdir.recall.doctor import Problem, diagnose
 from memdir.recall.team_index import entries_only, left_out
-from memdir.storage.enforced import load_rules
 from memdir.team.sync import sync_team
 from teamutil import Clone, push_by_hand, remember
 

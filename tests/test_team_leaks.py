@@ -23,10 +23,10 @@ import teamutil
 from mcputil import call_tool
 from memdir.api import Memdir
 from memdir.errors import InvalidMemory, MemdirError, SecretDetected, SyncError, UnsafePath
-from memdir.integrations.memory_tool import MemoryToolBackend
+from memdir.hosts.memory_tool import MemoryToolBackend
 from memdir.storage.memory_index import parse_entries
+from memdir.team.checks import decode_blob, is_memory_name, scan_blob, scan_blobs
 from memdir.team.conflicts import resolve
-from memdir.team.outgoing import decode_blob, is_memory_name, scan_blob, scan_blobs
 from memdir.team.sync import init_team, rewrite_unpushed, sync_team
 from teamutil import (
     Clone,

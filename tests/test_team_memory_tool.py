@@ -6,7 +6,7 @@ from pathlib import Path
 
 import teamutil
 from memdir.api import Memdir
-from memdir.integrations.memory_tool import MemoryToolBackend
+from memdir.hosts.memory_tool import MemoryToolBackend
 from memdir.model import Memory, MemoryType
 from memdir.storage import sidecar
 from memdir.storage.memory_index import parse_entries

@@ -9,8 +9,8 @@ from typing import Any
 
 import teamutil
 from memdir.api import Memdir
-from memdir.integrations.hook_entry import pre_tool_use
-from memdir.storage.enforced import load_rules
+from memdir.enforcement.enforced import load_rules
+from memdir.hooks.entry import pre_tool_use
 from memdir.team.sync import sync_team
 from teamutil import Clone, cli_output
 

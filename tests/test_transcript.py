@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memdir.errors import MemdirError
-from memdir.storage.transcript import (
+from memdir.transcripts.transcript import (
     MAX_TOOL_RESULT_CHARS,
     Transcript,
     TranscriptError,

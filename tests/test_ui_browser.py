@@ -38,9 +38,9 @@ from selenium.webdriver.support.ui import WebDriverWait
 from memdir.agents.consolidate.proposal import propose_consolidation
 from memdir.api import Memdir
 from memdir.cli import main
-from memdir.integrations.hook_entry import pre_tool_use
+from memdir.history.provenance import provenance
+from memdir.hooks.entry import pre_tool_use
 from memdir.storage.local_server import bind
-from memdir.storage.provenance import provenance
 from memdir.ui.app import create_app
 from proposalutil import consolidation_run, write_ci_memories
 

@@ -21,11 +21,11 @@ from click.testing import CliRunner
 from memdir.agents.consolidate.proposal import load_proposal, propose_consolidation
 from memdir.api import Memdir
 from memdir.cli import main
-from memdir.integrations.hook_entry import pre_tool_use
+from memdir.enforcement.rule_firings import read_firings
+from memdir.history.provenance import provenance
+from memdir.hooks.entry import pre_tool_use
 from memdir.recall.freshness import read_checks
 from memdir.storage.local_server import bind, resolve_token
-from memdir.storage.provenance import provenance
-from memdir.storage.rule_firings import read_firings
 from memdir.ui.app import create_app
 from memdir.ui.guard import COOKIE, csrf_token
 from proposalutil import consolidation_run, write_ci_memories

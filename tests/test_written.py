@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memdir.integrations.launch import Launch
-from memdir.integrations.written import read_hook_command, read_server_entry
+from memdir.hosts.launch import Launch
+from memdir.hosts.written import read_hook_command, read_server_entry
 
 # Path text with what shell quoting must survive: spaces, quotes, ;, $, globs.
 _PART = st.text(st.sampled_from("abcXYZ019 _-.'\";$*&|()[]{}~#"), min_size=1, max_size=12)

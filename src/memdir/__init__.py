@@ -4,7 +4,7 @@ Open a project's memory with :meth:`Memdir.open`; everything else hangs off
 that object. The names below are the public API; the modules behind them are
 implementation details and may move.
 
-The names are imported on first use (PEP 562): ``import memdir.storage.rules``
+The names are imported on first use (PEP 562): ``import memdir.enforcement.rules``
 must not load the facade, so the hooks that run on every tool call start fast.
 """
 

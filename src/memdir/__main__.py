@@ -2,12 +2,12 @@
 
 ``python -m memdir`` runs it when the ``memdir`` script is not on PATH. The
 hooks that run on every tool call or prompt are answered by
-:func:`memdir.integrations.hook_entry.dispatch` before click is imported.
+:func:`memdir.hooks.entry.dispatch` before click is imported.
 """
 
 import sys
 
-from memdir.integrations.hook_entry import dispatch
+from memdir.hooks.entry import dispatch
 
 __all__ = ["main"]
 

@@ -8,7 +8,7 @@ from here.
 
 The model verbs (:meth:`Memdir.extract`, :meth:`Memdir.consolidate`,
 :meth:`Memdir.host`, :meth:`Memdir.notes`) are thin: each hands this object (a
-:class:`~memdir.storage.project.ProjectMemory`) and the caller's provider to
+:class:`~memdir.history.project.ProjectMemory`) and the caller's provider to
 the agent that does the work, so a library user needs one object and the
 agents never import the facade. The provider is always the caller's: memdir
 never picks a model behind a library call.
@@ -28,10 +28,10 @@ from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 
 from memdir.config import Settings, load_settings
 from memdir.errors import StorageError
+from memdir.history.project import ProjectMemory
 from memdir.model import MemoryType, Scope
 from memdir.storage.failures import translated
 from memdir.storage.paths import ROOT_RECORD, Layout, make_layout
-from memdir.storage.project import ProjectMemory
 from memdir.storage.store import JOURNAL_NAME, WriteGuard, journal_or_warning
 
 # The layers above storage load on first use: `import memdir` and every CLI
@@ -41,6 +41,9 @@ if TYPE_CHECKING:
     from memdir.agents.extract import ExtractionReport
     from memdir.agents.host import MemoryHost, Messages
     from memdir.agents.session.notes import SessionNotes
+    from memdir.history.pending import Pending
+    from memdir.history.undo import RedactReport, UndoReport, Why
+    from memdir.history.versions import PruneReport, Version
     from memdir.llm.base import Provider
     from memdir.recall.drift import DriftChecker
     from memdir.recall.manifest import Manifest
@@ -49,10 +52,7 @@ if TYPE_CHECKING:
     from memdir.search.catalog import Catalog, Hit, Progress, RefreshStats
     from memdir.search.embeddings import Embedder
     from memdir.search.query import GrepHit
-    from memdir.storage.history import PruneReport, Version
-    from memdir.storage.pending import Pending
     from memdir.storage.store import WriteResult
-    from memdir.storage.undo import RedactReport, UndoReport, Why
 
 __all__ = ["Memdir"]
 
@@ -77,7 +77,7 @@ class Memdir(ProjectMemory):
     """A project's memory, and every verb memdir has for it.
 
     The stores and routing verbs (``write``, ``get``, ``list``, ``delete``)
-    come from :class:`~memdir.storage.project.ProjectMemory`; this class adds
+    come from :class:`~memdir.history.project.ProjectMemory`; this class adds
     what composes the layers above storage: prompt, recall, search, logs,
     extraction, consolidation and the in-process host.
     """
@@ -389,12 +389,12 @@ class Memdir(ProjectMemory):
         journal_or_warning(self.layout.state_dir / JOURNAL_NAME, [path])  # derived: never fails
         return path
 
-    # -- history and provenance (see memdir.storage.undo) -------------------------------
+    # -- history and provenance (see memdir.history.undo) -------------------------------
 
     @_guarded
     def history(self, ref: str, *, scope: Scope | str | None = None) -> builtins.list[Version]:
         """Every kept version of memory ``ref`` (deleted ones too), newest first."""
-        from memdir.storage.undo import history_of
+        from memdir.history.undo import history_of
 
         return history_of(self, ref, scope=scope)
 
@@ -403,56 +403,56 @@ class Memdir(ProjectMemory):
         self, ref: str, *, version: int | None = None, scope: Scope | str | None = None
     ) -> WriteResult:
         """Bring back ``version`` of ``ref``, or the text before its last change."""
-        from memdir.storage.undo import restore
+        from memdir.history.undo import restore
 
         return restore(self, ref, version=version, scope=scope)
 
     @_guarded
     def undo(self) -> UndoReport:
         """Reverse the last change (a whole consolidation run is one change)."""
-        from memdir.storage.undo import undo
+        from memdir.history.undo import undo
 
         return undo(self)
 
     @_guarded
     def redact(self, ref: str, version: int, *, scope: Scope | str | None = None) -> RedactReport:
         """Remove the text a version held (a secret) from the history."""
-        from memdir.storage.undo import redact
+        from memdir.history.undo import redact
 
         return redact(self, ref, version, scope=scope)
 
     @_guarded
     def why(self, ref: str, *, scope: Scope | str | None = None) -> Why:
         """Why memdir holds ``ref``: its provenance, the turns behind it, its history."""
-        from memdir.storage.undo import why
+        from memdir.history.undo import why
 
         return why(self, ref, scope=scope)
 
     @_guarded
     def prune_history(self) -> PruneReport:
         """Drop versions and trash older than ``history_retention_days``."""
-        from memdir.storage.undo import require_history
+        from memdir.history.undo import require_history
 
         return require_history(self).prune()
 
     @_guarded
     def review(self) -> builtins.list[Pending]:
         """Agents' changes awaiting review (``manual`` mode), oldest first, with diffs."""
-        from memdir.storage.pending import pending_changes
+        from memdir.history.pending import pending_changes
 
         return pending_changes(self)
 
     @_guarded
     def approve(self, ref: str | None = None) -> builtins.list[Version]:
         """Apply the pending changes of ``ref`` (every one with None)."""
-        from memdir.storage.pending import approve
+        from memdir.history.pending import approve
 
         return approve(self, ref)
 
     @_guarded
     def reject(self, ref: str) -> builtins.list[Version]:
         """Drop the pending changes of ``ref``; they never apply."""
-        from memdir.storage.pending import reject
+        from memdir.history.pending import reject
 
         return reject(self, ref)
 
@@ -465,7 +465,7 @@ class Memdir(ProjectMemory):
         """Save what ``messages`` teach that future sessions need, as typed memories.
 
         Runs one extraction now, in this thread (see :mod:`memdir.agents.extract`).
-        ``messages`` are :class:`~memdir.storage.transcript.Turn` values or plain
+        ``messages`` are :class:`~memdir.transcripts.transcript.Turn` values or plain
         ``{"role", "content"}`` dicts. A cursor per ``session_id`` remembers the last
         message considered, so calling again with a longer conversation looks only
         at what is new. Never raises for model or provider errors: the report says.
@@ -516,7 +516,7 @@ class Memdir(ProjectMemory):
     def notes(self, provider: Provider, session_id: str) -> SessionNotes:
         """The session notes of ``session_id``: ``read()`` them, or ``update(turns)`` them now.
 
-        ``update`` takes :class:`~memdir.storage.transcript.Turn` values
+        ``update`` takes :class:`~memdir.transcripts.transcript.Turn` values
         (:func:`memdir.agents.host.as_turns` makes them from message dicts); to update
         the notes as a conversation goes, use :meth:`host`, which decides when.
         """

@@ -18,8 +18,8 @@ import types
 from pathlib import Path
 
 from memdir.errors import ConfigError
-from memdir.inputs import note
-from memdir.records import record
+from memdir.utils.inputs import note
+from memdir.utils.records import record
 
 # Not typing.TYPE_CHECKING: every hook process reads the settings, and importing
 # typing (or dataclasses) would cost it more than reading them.

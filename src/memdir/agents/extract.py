@@ -38,18 +38,18 @@ from memdir.agents.runner import (
     run_agent,
 )
 from memdir.agents.session.notes import Cursor, cursor_of, turns_since
+from memdir.enforcement.rules import FIELD as ENFORCE_FIELD
 from memdir.errors import InvalidMemory, MemdirError
+from memdir.history.project import ProjectMemory
+from memdir.history.provenance import provenance
 from memdir.llm.base import Provider, ToolSpec
 from memdir.model import MemoryType, Scope
 from memdir.recall.manifest import build_manifest
 from memdir.recall.prompt import WHAT_NOT_TO_SAVE
 from memdir.search.query import grep
 from memdir.storage.fs import atomic_write, read_json_object, safe_join
-from memdir.storage.project import ProjectMemory
-from memdir.storage.provenance import provenance
-from memdir.storage.rules import FIELD as ENFORCE_FIELD
 from memdir.storage.store import WriteResult
-from memdir.storage.transcript import Turn, last_assistant_has_tool_calls
+from memdir.transcripts.transcript import Turn, last_assistant_has_tool_calls
 
 __all__ = [
     "ExtractionReport",

@@ -43,7 +43,7 @@ from memdir.llm.base import (
 )
 from memdir.llm.base import estimate_tokens as estimate_request_tokens
 from memdir.llm.budget import MeteredProvider
-from memdir.storage.transcript import Turn
+from memdir.transcripts.transcript import Turn
 
 __all__ = [
     "AgentStop",

@@ -4,7 +4,7 @@ Each command is parse -> one API call -> render. Every error becomes one
 line on stderr (``memdir: error: ...``) naming the file and the next step,
 with exit status 1 (:func:`run_reporting_errors`): memdir's own errors as they
 are, environment failures (read-only folder, a directory where a file
-belongs, a symlink loop) through :func:`~memdir.storage.fs.explain_os_error`,
+belongs, a symlink loop) through :func:`~memdir.storage.failures.explain_os_error`,
 anything else as a short description. The traceback of an unexpected error
 (only those: an ordinary error's line says it all) goes to
 ``<memdir home>/state/cli-errors.log`` (rotated past 256 KiB to
@@ -85,7 +85,7 @@ class MemdirGroup(click.Group):
         )
 
     def invoke(self, ctx: click.Context) -> Any:
-        from memdir.storage.provenance import provenance
+        from memdir.history.provenance import provenance
 
         with provenance(route="cli"):  # what the command changes is recorded as the CLI's
             return run_reporting_errors(ctx, lambda: super(MemdirGroup, self).invoke(ctx))
@@ -106,7 +106,7 @@ def run_reporting_errors(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
     except MemdirError as exc:
         _report(ctx, exc, str(exc))
     except OSError as exc:
-        from memdir.storage.fs import explain_os_error
+        from memdir.storage.failures import explain_os_error
 
         _report(ctx, exc, str(explain_os_error(exc)))
     except UnicodeError as exc:

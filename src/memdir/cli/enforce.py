@@ -8,7 +8,7 @@ user agrees with them; ``add MEMORY --tool T --match RE --action A`` appends a
 rule to a feedback memory through the same write, and so the same checks
 (RE2, linear time, a known action), as a rule written into the file by hand.
 The rules themselves live in the memories' frontmatter (see
-:mod:`memdir.storage.rules`).
+:mod:`memdir.enforcement.rules`).
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ from typing import Any
 import click
 
 from memdir.cli._common import emit, json_option, open_memdir, project_option
+from memdir.enforcement.enforced import EnforcedRule, load_rules
+from memdir.enforcement.rules import EDIT_TOOLS, FIELD, parse_rules
 from memdir.errors import InvalidMemory
-from memdir.integrations.enforce import decide, pre_tool_use_output
-from memdir.storage.enforced import EnforcedRule, load_rules
-from memdir.storage.rules import EDIT_TOOLS, FIELD, parse_rules
+from memdir.hooks.pre_tool_use import decide, pre_tool_use_output
 
 __all__ = ["COMMANDS", "enforce"]
 

@@ -4,7 +4,7 @@
 ``AGENTS.md`` (the memory index and the enforced feedback rules as plain
 instructions); ``--cursor`` also writes ``.cursor/rules/memdir.mdc``. Running
 it again updates only memdir's section (see
-:mod:`memdir.integrations.agents_md`). Only team memory is written unless
+:mod:`memdir.hosts.agents_md`). Only team memory is written unless
 ``--include-private`` is given; ``--team-only``, once needed to keep private
 memory out, is still accepted and now changes nothing.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from memdir.cli._common import open_memdir, project_option
-from memdir.integrations.agents_md import export_agents_md, export_cursor_rules, tracked_by_git
+from memdir.hosts.agents_md import export_agents_md, export_cursor_rules, tracked_by_git
 
 __all__ = ["COMMANDS", "export"]
 

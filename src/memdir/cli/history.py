@@ -1,7 +1,7 @@
 """Commands on the history: history, restore, undo, redact, why.
 
 Each is parse -> one call on the facade -> render (see
-:mod:`memdir.storage.undo` for what the calls do).
+:mod:`memdir.history.undo` for what the calls do).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 import click
 
 from memdir.cli._common import emit, json_option, open_memdir, project_option, record_dict
+from memdir.history.undo import render_why, version_line
 from memdir.model import Scope
-from memdir.storage.undo import render_why, version_line
 
 __all__ = ["COMMANDS", "history", "redact", "restore", "undo", "why"]
 

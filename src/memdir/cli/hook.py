@@ -8,7 +8,7 @@ start the session-notes and extraction job in a detached process and return at o
 All of them read the hook's JSON on stdin and never fail the agent: any error
 is a note on stderr and exit status 0. The ``memdir`` script answers
 ``session-start``, ``pre-tool-use`` and ``user-prompt-submit`` before click
-loads (:mod:`memdir.integrations.hook_entry`); the commands here are the same
+loads (:mod:`memdir.hooks.entry`); the commands here are the same
 answer for ``--help`` and ``--profile``. ``install claude`` merges the hook
 entries into a Claude Code settings file of the chosen scope, with commands
 that run this installation whatever PATH Claude Code has (``--dry-run``
@@ -26,11 +26,12 @@ from typing import TYPE_CHECKING
 import click
 
 from memdir.cli._common import profile_option_value, project_option
-from memdir.integrations.hook_entry import run_fast
-from memdir.integrations.hooks import HookInput, parse_hook_input, start_background
+from memdir.hooks.background import start_background
+from memdir.hooks.entry import run_fast
+from memdir.hooks.payload import HookInput, parse_hook_input
 
 if TYPE_CHECKING:
-    from memdir.integrations.claude_settings import InstallResult
+    from memdir.hosts.claude_code import InstallResult
 
 # The scope names, here so the options need not import the installer (difflib, json).
 SCOPES = ("local", "project", "user")
@@ -153,8 +154,8 @@ def install(agent: str, scope: str, dry_run: bool, shell: str | None, project: P
     MEMDIR_CONFIG), so they run whatever PATH Claude Code has.
     """
     from memdir.config import load_settings
-    from memdir.integrations.claude_settings import install_claude_hooks
-    from memdir.integrations.launch import launch_for
+    from memdir.hosts.claude_code import install_claude_hooks
+    from memdir.hosts.launch import launch_for
 
     profile = profile_option_value()
     launch = launch_for(os.environ, profile=profile, shell=shell)
@@ -184,7 +185,7 @@ def install(agent: str, scope: str, dry_run: bool, shell: str | None, project: P
 @project_option
 def uninstall(agent: str, scope: str, dry_run: bool, project: Path) -> None:
     """Remove memdir's hooks from a Claude Code settings file; nothing else changes."""
-    from memdir.integrations.claude_settings import uninstall_claude_hooks
+    from memdir.hosts.claude_code import uninstall_claude_hooks
 
     result = uninstall_claude_hooks(project, scope=scope, dry_run=dry_run)
     if dry_run:
@@ -218,7 +219,7 @@ def server() -> None:
 @server.command("run")
 def server_run() -> None:
     """Run the server in this process until it is idle or stopped."""
-    from memdir.integrations.hook_server import serve
+    from memdir.hooks.server import serve
 
     if serve(os.environ) != 0:
         raise click.ClickException("a hook server already runs for this installation")
@@ -232,7 +233,7 @@ def server_status_command(as_json: bool) -> None:
     import json
 
     from memdir.cli._common import to_jsonable
-    from memdir.integrations.hook_server import server_status
+    from memdir.hooks.server import server_status
 
     status = server_status(os.environ)
     if as_json:
@@ -251,7 +252,7 @@ def server_status_command(as_json: bool) -> None:
 @server.command("stop")
 def server_stop() -> None:
     """Stop the server (the next hook does its work itself, and starts another)."""
-    from memdir.integrations.hook_server import stop_server
+    from memdir.hooks.server import stop_server
 
     click.echo("stopped" if stop_server(os.environ) else "not running")
 

@@ -1,7 +1,7 @@
 """``memdir install <host>``: register memdir's MCP server with an MCP host.
 
 Parse, compute the host's file and memdir's entry
-(:mod:`memdir.integrations.mcp_hosts`), merge it in, say what happened. The
+(:mod:`memdir.hosts.mcp_servers`), merge it in, say what happened. The
 entry starts this installation by absolute path with the settings that chose
 the memory folder (``--command`` names another program). ``--scope`` picks
 Claude Code's file (``local``: ``~/.claude.json`` for this project,
@@ -19,9 +19,9 @@ import click
 
 from memdir.cli._common import profile_option_value, project_option
 from memdir.errors import MemdirError
-from memdir.integrations.claude_settings import checkout_root
-from memdir.integrations.launch import launch_for
-from memdir.integrations.mcp_hosts import (
+from memdir.hosts.claude_code import checkout_root
+from memdir.hosts.launch import launch_for
+from memdir.hosts.mcp_servers import (
     CLAUDE_CODE_SCOPES,
     HOSTS,
     host_target,

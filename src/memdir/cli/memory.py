@@ -303,8 +303,8 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
     job (hooks): failed, or skipped for want of a model, with the fix, team sync (a
     stuck repository, the last failure, ahead/behind), and what awaits a person."""
     from memdir.agents.consolidate.proposal import proposal_notice
-    from memdir.integrations.install_check import check_installs
-    from memdir.integrations.job_status import run_problem
+    from memdir.hooks.job_status import run_problem
+    from memdir.hosts.install_check import check_installs
 
     # Drift checks and repairs: doctor alone loads them.
     from memdir.recall.doctor import Finding, diagnose

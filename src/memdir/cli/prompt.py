@@ -15,7 +15,7 @@ from memdir.cli._common import (
     project_option,
     read_stdin_text,
 )
-from memdir.integrations.hooks import project_prompt
+from memdir.hooks.background import project_prompt
 
 __all__ = ["COMMANDS"]
 

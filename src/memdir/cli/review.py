@@ -5,7 +5,7 @@ reject them), consolidation proposals awaiting a decision, and memories
 that expired ("re-validate or delete"); ``memdir verify NAME`` re-validates
 one: it checks the memory against the code and stamps ``verified``.
 
-Each command is parse -> one call -> render (see :mod:`memdir.storage.pending`
+Each command is parse -> one call -> render (see :mod:`memdir.history.pending`
 and :mod:`memdir.recall.freshness`).
 """
 
@@ -23,9 +23,9 @@ from memdir.cli._common import (
     record_dict,
     to_jsonable,
 )
+from memdir.history.undo import version_line
+from memdir.history.versions import Version
 from memdir.model import Scope
-from memdir.storage.history import Version
-from memdir.storage.undo import version_line
 
 __all__ = ["COMMANDS", "review", "verify"]
 

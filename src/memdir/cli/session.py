@@ -26,7 +26,7 @@ from memdir.cli._common import (
 )
 from memdir.errors import MemdirError
 from memdir.storage.paths import Layout
-from memdir.storage.transcript import Turn, read_transcript
+from memdir.transcripts.transcript import Turn, read_transcript
 
 __all__ = ["COMMANDS", "session"]
 

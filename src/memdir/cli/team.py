@@ -20,10 +20,10 @@ from typing import cast
 import click
 
 from memdir.cli._common import MemdirGroup, emit, json_option, open_memdir, project_option
+from memdir.enforcement.enforced import EnforcedRule, load_rules
+from memdir.enforcement.team_rules import accept, pending_path, read_pending
 from memdir.errors import InvalidMemory
 from memdir.model import Scope
-from memdir.storage.enforced import EnforcedRule, load_rules
-from memdir.storage.team_rules import accept, pending_path, read_pending
 from memdir.team.conflicts import Keep, resolve
 from memdir.team.sync import SyncReport, init_team, rewrite_unpushed, sync_team, team_status
 

@@ -48,8 +48,8 @@ def ui(port: int, token: str | None, no_browser: bool, project: Path) -> None:
         raise click.ClickException(
             "the page needs the ui extra: pip install 'memdir[ui]'"
         ) from None
-    from memdir.integrations.hooks import hooks_dir
-    from memdir.integrations.job_status import last_runs
+    from memdir.hooks.background import hooks_dir
+    from memdir.hooks.job_status import last_runs
     from memdir.storage.local_server import bind, resolve_token
 
     mem = open_memdir(project)

@@ -4,10 +4,10 @@ The server's lifespan opens the project's :class:`~memdir.api.Memdir` once
 into a typed :class:`MemdirContext`; a tool reaches it through the request's
 context (:func:`state_of`, :func:`memdir_of`). Every tool is wrapped by
 :func:`agent_errors`, which records where the call's changes come from (MCP,
-the client's name, its session: :mod:`memdir.storage.provenance`) and turns
+the client's name, its session: :mod:`memdir.history.provenance`) and turns
 every exception into a :class:`~mcp.server.mcpserver.exceptions.ToolError`
 an agent can act on: a :class:`~memdir.errors.MemdirError` (and an
-environment failure, through :func:`~memdir.storage.fs.explain_os_error`)
+environment failure, through :func:`~memdir.storage.failures.explain_os_error`)
 says what went wrong and what to call next, with host paths rewritten
 relative to the memory directory; anything else becomes a generic message
 that carries neither a path nor a traceback (the traceback goes to the log).
@@ -27,9 +27,9 @@ from mcp.server.mcpserver.exceptions import ToolError
 
 from memdir.api import Memdir
 from memdir.errors import MemdirError
+from memdir.history.provenance import provenance
 from memdir.mcp._text import Scrubber, agent_error
-from memdir.storage.fs import explain_os_error
-from memdir.storage.provenance import provenance
+from memdir.storage.failures import explain_os_error
 
 __all__ = ["MemdirContext", "MemdirCtx", "agent_errors", "memdir_of", "state_of"]
 

@@ -25,12 +25,12 @@ from pydantic import Field
 
 from memdir.api import Memdir
 from memdir.errors import InvalidMemory, LimitExceeded, UnsafePath
+from memdir.history.undo import render_why
 from memdir.mcp._text import listing, numbered
 from memdir.mcp.arguments import BodyArg, PathArg, QueryArg, RefArg, ScopeArg, TypeArg, alias
 from memdir.mcp.context import MemdirCtx, agent_errors, memdir_of, state_of
 from memdir.model import MemoryRecord, Scope
 from memdir.storage.fs import read_bytes_nofollow, safe_join
-from memdir.storage.undo import render_why
 
 # Search and recall (the catalog, its engine, the manifest, drift checks) load with
 # the first search or recall call: a client waits for the server's first answer,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from memdir.records import record
+from memdir.utils.records import record
 
 # Not typing.TYPE_CHECKING: recall dates memories before every prompt, in a fresh process.
 TYPE_CHECKING = False

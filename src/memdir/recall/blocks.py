@@ -6,17 +6,20 @@ the drift checker found about the paths and symbols it names, then its body
 capped at a line boundary (:func:`cap_body`, within ``recall_max_lines`` /
 ``recall_max_bytes``) with a note saying where the rest is. Whatever a memory
 says, :func:`fence_safe` keeps it from closing its fence or opening a forged one.
-A :class:`RecallItem` is one block and what it cost; a :class:`RecallResult`
-joins them under one heading with the drift caveat, or says why there are none.
+A :class:`Candidate` is what selection sees of one memory, a :class:`RecallItem`
+one block and what it cost; a :class:`RecallResult` joins them under one heading
+with the drift caveat, or says why there are none (:class:`SkipReason`).
 :func:`~memdir.recall.relevant.recall` chooses the memories and fits the blocks
 to the session's budget.
 """
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 from memdir.kinds import MemoryType, Scope
 from memdir.recall.context_budget import text_length
-from memdir.records import record
+from memdir.utils.records import record
 
 # Not typing.TYPE_CHECKING: blocks are rendered in the fresh process of a prompt's hook.
 TYPE_CHECKING = False
@@ -28,12 +31,14 @@ if TYPE_CHECKING:
     from memdir.model import Memory
     from memdir.recall.age import Age
     from memdir.recall.drift import DriftFinding
-    from memdir.recall.relevant import Candidate, SkipReason
+    from memdir.recall.memory_files import ManifestEntry
 
 __all__ = [
+    "Candidate",
     "CappedBody",
     "RecallItem",
     "RecallResult",
+    "SkipReason",
     "cap_body",
     "fence_safe",
     "frame_length",
@@ -45,6 +50,64 @@ _HEADING = "Memories recalled for this request:"
 
 
 # --- results --------------------------------------------------------------------------
+
+
+class SkipReason(StrEnum):
+    """Why a recall returned nothing."""
+
+    DISABLED = "disabled"
+    SINGLE_WORD = "single-word"
+    BUDGET_SPENT = "budget-spent"
+    NO_MEMORIES = "no-memories"
+    NO_MATCH = "no-match"
+    NONE_SELECTED = "none-selected"
+    UNREADABLE = "unreadable"
+
+
+@record
+class Candidate:
+    """What a selector sees of one memory: its manifest entry, age and pre-ranking score.
+
+    ``ref`` (what a selector answers with) is the path from the memory
+    directory (``team/x.md`` for team memories), ``file`` the path inside its
+    scope. ``score`` is the pre-ranking's (0 for memories that did not match).
+    """
+
+    entry: ManifestEntry
+    age: Age
+    score: float
+
+    @property
+    def ref(self) -> str:
+        return self.entry.ref
+
+    @property
+    def file(self) -> str:
+        return self.entry.file
+
+    @property
+    def scope(self) -> Scope:
+        return self.entry.scope
+
+    @property
+    def name(self) -> str:
+        return self.entry.name
+
+    @property
+    def description(self) -> str:
+        return self.entry.description
+
+    @property
+    def type(self) -> MemoryType | None:
+        return self.entry.type
+
+    @property
+    def age_days(self) -> int:
+        return self.age.days
+
+    @property
+    def age_label(self) -> str:
+        return self.age.label
 
 
 @record

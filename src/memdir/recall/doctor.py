@@ -38,6 +38,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from memdir.errors import MemdirError
+from memdir.history.project import ProjectMemory
 from memdir.model import FrontmatterStyle, MemoryRecord, MemoryType, Scope
 from memdir.recall.drift import DriftChecker, find_claims
 from memdir.recall.expiry import expired
@@ -54,7 +55,6 @@ from memdir.storage.codec import memory_from_fields, read_frontmatter_head
 from memdir.storage.fs import TEMP_PATTERN, atomic_write
 from memdir.storage.links import Linkable, LinkIndex, link_targets
 from memdir.storage.memory_index import parse_entries, remove_entry, truncate_index, upsert_entry
-from memdir.storage.project import ProjectMemory
 from memdir.storage.store import STAGING_DIR, MemoryStore
 
 __all__ = ["TEMP_MIN_AGE", "DoctorReport", "Finding", "Notice", "Problem", "diagnose", "notices"]
@@ -460,7 +460,7 @@ _NAMED = 5
 
 def notices(memdir: ProjectMemory, *, now: float | None = None) -> list[Notice]:
     """What waits for a person: reviews, expired memories, checks to redo."""
-    from memdir.storage.pending import pending_count
+    from memdir.history.pending import pending_count
 
     now = time.time() if now is None else now
     out = []

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Literal
 
 from memdir.model import Memory
-from memdir.records import record
+from memdir.utils.records import record
 
 __all__ = [
     "Claim",

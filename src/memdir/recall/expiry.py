@@ -18,12 +18,12 @@ from dataclasses import replace
 
 from memdir.config import Settings
 from memdir.errors import MemoryNotFound
+from memdir.history.project import ProjectMemory
 from memdir.model import MemoryRecord, MemoryType, Scope
 from memdir.recall.age import age_of
 from memdir.recall.drift import DriftChecker
 from memdir.recall.freshness import record_checks
-from memdir.records import record
-from memdir.storage.project import ProjectMemory
+from memdir.utils.records import record
 
 __all__ = ["Expired", "Verified", "expired", "expiry_days", "verify"]
 

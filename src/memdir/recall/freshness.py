@@ -23,9 +23,9 @@ values: the session-start hook loads it.
 
 from __future__ import annotations
 
-from memdir.json_text import dumps
-from memdir.records import record
 from memdir.storage.fs import atomic_write, ensure_dir, file_lock, read_json_object
+from memdir.utils.json_text import dumps
+from memdir.utils.records import record
 
 # Not typing.TYPE_CHECKING: the hooks read and write the checks in fresh processes.
 TYPE_CHECKING = False

@@ -17,9 +17,9 @@ import os
 
 from memdir.errors import MemdirError, UnsafePath
 from memdir.recall.context_budget import fit_lines, text_length
-from memdir.records import record
 from memdir.storage.fs import read_bytes_nofollow
 from memdir.storage.memory_index import INDEX_NAME, entry_files, truncate_index
+from memdir.utils.records import record
 
 TYPE_CHECKING = False  # not typing's: the session-start hook loads this module
 if TYPE_CHECKING:

@@ -28,7 +28,7 @@ from memdir.recall.memory_files import (
     read_entry,
     scan_memory_files,
 )
-from memdir.records import record
+from memdir.utils.records import record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

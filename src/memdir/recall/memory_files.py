@@ -20,7 +20,7 @@ from pathlib import Path
 from memdir.errors import MemdirError
 from memdir.kinds import MemoryType, Scope
 from memdir.recall.age import memory_date
-from memdir.records import record, record_fields
+from memdir.utils.records import record, record_fields
 
 # Not typing.TYPE_CHECKING: recall lists memories before every prompt, in a fresh
 # process; typing, and the codec that reads files, load only where they are used.

@@ -43,8 +43,8 @@ if TYPE_CHECKING:
     from typing import Literal
 
     # Types only (not in __all__): importers name them under TYPE_CHECKING too.
-    PromptMode = Literal["individual", "combined", "daily-log"]
-    PromptTools = Literal["files", "memdir"]
+    from memdir.recall.prompt_tools import PromptMode as PromptMode
+    from memdir.recall.prompt_tools import PromptTools as PromptTools
 
 __all__ = [
     "BEFORE_RECOMMENDING",

@@ -10,7 +10,12 @@ from __future__ import annotations
 
 TYPE_CHECKING = False  # not typing's, as in memdir.recall.prompt
 if TYPE_CHECKING:
-    from memdir.recall.prompt import PromptMode
+    from typing import Literal
+
+    # The prompt's modes and the tools it names (types only, re-exported by
+    # memdir.recall.prompt, which checks the values at run time).
+    PromptMode = Literal["individual", "combined", "daily-log"]
+    PromptTools = Literal["files", "memdir"]
 
 __all__ = ["SEARCHING", "intro", "save_section"]
 

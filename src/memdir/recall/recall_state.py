@@ -16,9 +16,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from memdir.errors import LockTimeout
-from memdir.records import record
 from memdir.storage.fs import FILE_MODE, atomic_write, ensure_dir, file_lock, read_json_object
 from memdir.storage.paths import Layout
+from memdir.utils.records import record
 
 __all__ = [
     "STATE_NAME",

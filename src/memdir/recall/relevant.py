@@ -27,15 +27,15 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import time
-from enum import StrEnum
 
 from memdir.errors import MemdirError
-from memdir.kinds import MemoryType, Scope
-from memdir.recall.age import Age, memory_age
+from memdir.recall.age import memory_age
 from memdir.recall.blocks import (
+    Candidate,
     CappedBody,
     RecallItem,
     RecallResult,
+    SkipReason,
     cap_body,
     fence_safe,
     frame_length,
@@ -53,9 +53,9 @@ from memdir.recall.recall_state import (
     session_lock,
     session_state_path,
 )
-from memdir.records import record
 from memdir.search.relevance import RelevanceFloor
 from memdir.search.terms import bounded_query
+from memdir.utils.records import record
 
 # Not typing.TYPE_CHECKING: recall runs before every prompt, in a fresh process, and
 # most prompts recall nothing: typing, the drift checker and the memory codec are
@@ -96,18 +96,6 @@ __all__ = [
 _MIN_BODY_BYTES = 256
 
 
-class SkipReason(StrEnum):
-    """Why a recall returned nothing."""
-
-    DISABLED = "disabled"
-    SINGLE_WORD = "single-word"
-    BUDGET_SPENT = "budget-spent"
-    NO_MEMORIES = "no-memories"
-    NO_MATCH = "no-match"
-    NONE_SELECTED = "none-selected"
-    UNREADABLE = "unreadable"
-
-
 _REASONS = {
     SkipReason.DISABLED: "memory is disabled",
     SkipReason.SINGLE_WORD: "the query is a single word: too vague to choose memories on",
@@ -121,52 +109,6 @@ _REASONS = {
 
 
 # --- selection ------------------------------------------------------------------------
-
-
-@record
-class Candidate:
-    """What a selector sees of one memory: its manifest entry, age and pre-ranking score.
-
-    ``ref`` (what a selector answers with) is the path from the memory
-    directory (``team/x.md`` for team memories), ``file`` the path inside its
-    scope. ``score`` is the pre-ranking's (0 for memories that did not match).
-    """
-
-    entry: ManifestEntry
-    age: Age
-    score: float
-
-    @property
-    def ref(self) -> str:
-        return self.entry.ref
-
-    @property
-    def file(self) -> str:
-        return self.entry.file
-
-    @property
-    def scope(self) -> Scope:
-        return self.entry.scope
-
-    @property
-    def name(self) -> str:
-        return self.entry.name
-
-    @property
-    def description(self) -> str:
-        return self.entry.description
-
-    @property
-    def type(self) -> MemoryType | None:
-        return self.entry.type
-
-    @property
-    def age_days(self) -> int:
-        return self.age.days
-
-    @property
-    def age_label(self) -> str:
-        return self.age.label
 
 
 class Selector(Protocol):

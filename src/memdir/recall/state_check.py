@@ -25,10 +25,10 @@ from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
+from memdir.enforcement.enforced import CACHE_NAME
 from memdir.search.catalog import Catalog
 from memdir.search.engine import CATALOG_NAME, SCHEMA_VERSION
 from memdir.storage.derived import is_misplaced, set_aside
-from memdir.storage.enforced import CACHE_NAME
 from memdir.storage.fs import remove_database
 from memdir.storage.paths import ROOT_RECORD, Layout
 from memdir.storage.store import JOURNAL_NAME

@@ -23,12 +23,12 @@ import stat
 import time
 from pathlib import Path
 
-from memdir.records import field, record
 from memdir.search.sql_in import rows_in
 from memdir.storage import sidecar
 from memdir.storage.journal import JOURNAL_NAME
 from memdir.storage.paths import Layout, under
 from memdir.storage.scope_files import folder_stamp
+from memdir.utils.records import field, record
 
 # Not typing.TYPE_CHECKING: a recall looks for changes before every prompt, in a
 # fresh process.

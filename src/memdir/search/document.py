@@ -11,8 +11,8 @@ import functools
 import json
 
 from memdir.kinds import MemoryType, Scope
-from memdir.records import field, record
 from memdir.search import terms as textproc
+from memdir.utils.records import field, record
 
 TYPE_CHECKING = False  # not typing's: recall indexes before every prompt
 if TYPE_CHECKING:

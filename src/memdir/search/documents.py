@@ -185,7 +185,7 @@ def _log_docs(path: Path, memory_dir: Path) -> list[Document]:
 
 
 def _transcript_docs(path: Path) -> list[Document]:
-    from memdir.storage.transcript import TranscriptError, read_transcript
+    from memdir.transcripts.transcript import TranscriptError, read_transcript
 
     try:
         transcript = read_transcript(path)

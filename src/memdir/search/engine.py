@@ -77,7 +77,6 @@ import datetime as dt
 import sqlite3
 
 from memdir.kinds import MemoryType, Scope
-from memdir.records import replace
 from memdir.search import terms as textproc
 from memdir.search.document import FIELDS, Document, Prepared, date_prefix, date_words, prepare
 from memdir.search.group_prior import GroupCount, lift_by_group
@@ -87,6 +86,7 @@ from memdir.search.relevance import Relevance, relevance
 from memdir.search.reranking import feedback_terms, fuse_dense, lift_named, smooth_neighbours
 from memdir.search.search_query import Hit, SearchQuery
 from memdir.search.sql_in import rows_in
+from memdir.utils.records import replace
 
 # Not typing.TYPE_CHECKING: recall ranks before every prompt, in a fresh process; the
 # embeddings module (and typing) load only for a catalog that has an embedder.

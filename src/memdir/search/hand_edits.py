@@ -17,11 +17,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
+from memdir.history.provenance import provenance
+from memdir.history.versions import HISTORY_NAME, History, blob_hash
 from memdir.model import Scope
 from memdir.storage.fs import file_lock, read_bytes_nofollow
-from memdir.storage.history import HISTORY_NAME, History, blob_hash
 from memdir.storage.paths import Layout
-from memdir.storage.provenance import provenance
 
 __all__ = ["record_hand_edits"]
 

@@ -149,7 +149,7 @@ def _grep_lines(
 
 
 def _grep_transcript(path: Path, matcher: _Matcher) -> Iterator[GrepHit]:
-    from memdir.storage.transcript import TranscriptError, iter_turns
+    from memdir.transcripts.transcript import TranscriptError, iter_turns
 
     try:
         for turn in iter_turns(path):

@@ -10,7 +10,7 @@ whose docstrings log what was measured.
 
 from __future__ import annotations
 
-from memdir.records import field, record
+from memdir.utils.records import field, record
 
 TYPE_CHECKING = False  # not typing's: recall ranks before every prompt, in a fresh process
 if TYPE_CHECKING:

@@ -26,7 +26,6 @@ import sqlite3
 import time
 
 from memdir.errors import LockTimeout
-from memdir.records import record
 from memdir.search.changes import (
     FULL_SCAN_EVERY,
     ROW,
@@ -41,6 +40,7 @@ from memdir.storage.failures import ensure_room, is_damage, storage_error, trans
 from memdir.storage.fs import file_lock, remove_database
 from memdir.storage.journal import journal_lock
 from memdir.storage.paths import Layout
+from memdir.utils.records import record
 
 # Not typing.TYPE_CHECKING: a recall checks the catalog before every prompt, in a fresh
 # process; what reads files to index them (documents, the codec) loads only when a

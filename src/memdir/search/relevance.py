@@ -47,9 +47,9 @@ import math
 import re
 import sqlite3
 
-from memdir.records import record
 from memdir.search import terms as textproc
 from memdir.search.sql_in import rows_in
+from memdir.utils.records import record
 
 TYPE_CHECKING = False  # not typing's: every prompt's recall is judged through here
 if TYPE_CHECKING:

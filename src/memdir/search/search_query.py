@@ -7,8 +7,8 @@ shows it (see :class:`~memdir.search.catalog.Catalog` for what its ``ref`` is).
 
 from __future__ import annotations
 
-from memdir.records import record
 from memdir.search import terms as textproc
+from memdir.utils.records import record
 
 TYPE_CHECKING = False  # not typing's: recall ranks before every prompt, in a fresh process
 if TYPE_CHECKING:

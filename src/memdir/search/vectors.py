@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
-from memdir.records import record
+from memdir.utils.records import record
 
 if TYPE_CHECKING:
     from memdir.search.embeddings import Embedder

@@ -2,6 +2,7 @@
 
 Paths and confinement (``paths``, ``fs``), the frontmatter codec (``codec``),
 the ``MEMORY.md`` index (``memory_index``), the locked, atomic memory store
-(``store``), daily logs, transcripts, and the project's stores as one value
-(``project``). Nothing here ranks, recalls or calls a model.
+(``store``) and daily logs. Nothing here ranks, recalls or calls a model; the
+history a store records into and the rules it checks a memory's ``enforce:``
+field with are handed to it (:mod:`memdir.history.project`).
 """

@@ -24,10 +24,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memdir.inputs import note
-from memdir.json_text import loads
-from memdir.records import record
-from memdir.storage.paths import slugify
+from memdir.utils.inputs import note
+from memdir.utils.json_text import loads
+from memdir.utils.records import record
 
 TYPE_CHECKING = False  # not typing's: the session-start hook asks auto_memory_enabled
 if TYPE_CHECKING:
@@ -40,7 +39,54 @@ __all__ = [
     "auto_memory_enabled",
     "claude_config_dir",
     "claude_location",
+    "slugify",
 ]
+
+MAX_SLUG = 200
+
+
+def _utf16_units(text: str) -> list[int]:
+    """``text`` as JavaScript sees it: UTF-16 code units (lone surrogates kept)."""
+    data = text.encode("utf-16-le", "surrogatepass")
+    return [data[i] | (data[i + 1] << 8) for i in range(0, len(data), 2)]
+
+
+def _hash_base36(units: list[int]) -> str:
+    """Claude Code's path hash: ``h = int32(h * 31 + unit)``, absolute value, base 36."""
+    value = 0
+    for unit in units:
+        value = ((value << 5) - value + unit) & 0xFFFFFFFF
+    if value >= 0x80000000:
+        value -= 0x100000000
+    value = abs(value)
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        value, rem = divmod(value, 36)
+        out = digits[rem] + out
+        if value == 0:
+            return out
+
+
+def _is_ascii_alnum(unit: int) -> bool:
+    return 48 <= unit <= 57 or 65 <= unit <= 90 or 97 <= unit <= 122
+
+
+def slugify(path: str | Path) -> str:
+    """The project folder name for ``path`` (Claude Code's rule, on UTF-16 code units).
+
+    Every code unit outside ``[A-Za-z0-9]`` becomes ``-`` (so a character outside
+    the BMP, a surrogate pair, becomes ``--``); a name longer than 200 units keeps
+    its first 200 and gets ``-`` plus the hash of the whole, unsanitised path.
+    A path with bytes that are not UTF-8 arrives with surrogate escapes, which are
+    code units like any other here.
+    """
+    units = _utf16_units(str(path))
+    slug = "".join(chr(u) if _is_ascii_alnum(u) else "-" for u in units)
+    if len(units) <= MAX_SLUG:
+        return slug
+    return f"{slug[:MAX_SLUG]}-{_hash_base36(units)}"
+
 
 MANAGED_SETTINGS = "/etc/claude-code/managed-settings.json"
 _DIR_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")

@@ -31,8 +31,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from memdir.errors import InvalidMemory, LimitExceeded, MemdirError
-from memdir.records import record
 from memdir.storage.fs import FILE_MODE, ensure_dir, file_lock, fsync_dir
+from memdir.utils.records import record
 
 __all__ = [
     "LOCK_NAME",

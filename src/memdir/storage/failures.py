@@ -14,6 +14,10 @@ from the files) from one that only could not be written now (a full disk, a
 lock): derived state is rebuilt only in the first case, so a full disk never
 makes memdir throw its catalog away and fill the disk again rebuilding it.
 
+:func:`explain_os_error` turns any other environment failure (a read-only
+folder, a directory where a file belongs, a symlink loop) into a
+:class:`~memdir.errors.StorageError` naming the path and the next step.
+
 :func:`free_bytes` and :func:`ensure_room` let a large derived write (a
 catalog build) refuse to start when it would take the disk's last free
 space, instead of failing once that space is gone.
@@ -29,10 +33,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from memdir.errors import DiskFull, MemdirError, StorageError
+from memdir.storage.fs import TEMP_PATTERN
 
 __all__ = [
     "describe",
     "ensure_room",
+    "explain_os_error",
     "free_bytes",
     "is_damage",
     "is_disk_full",
@@ -139,8 +145,6 @@ def storage_error(exc: BaseException, path: Path | str | None = None) -> MemdirE
         target = f" writing {where}" if where is not None else ""
         return DiskFull(f"no space left on device{target}", path=where, hint=_FULL_HINT)
     if isinstance(exc, OSError):
-        from memdir.storage.fs import explain_os_error
-
         return explain_os_error(exc)
     reason = str(exc) or type(exc).__name__
     message = f"cannot use {where}: {reason}" if where is not None else reason
@@ -155,8 +159,6 @@ def _where(exc: BaseException, path: Path | str | None) -> Path | None:
     if isinstance(exc, OSError):
         raw = exc.filename if exc.filename is not None else exc.filename2
         if isinstance(raw, str | bytes | os.PathLike):
-            from memdir.storage.fs import TEMP_PATTERN
-
             where = Path(os.fsdecode(raw))
             # The temp file of an atomic write: the file it was to replace is the one.
             if TEMP_PATTERN.match(where.name):
@@ -196,3 +198,35 @@ def describe(exc: BaseException) -> str:
     if isinstance(exc, OSError) or _is_sqlite(exc):
         return str(storage_error(exc))
     return str(exc)
+
+
+_OS_HINTS = {
+    errno.EACCES: "memdir may not write there: check the permissions (chmod u+w) or the owner",
+    errno.EPERM: "memdir may not write there: check the permissions (chmod u+w) or the owner",
+    errno.EROFS: "the file system is read-only: remount it writable or move the memory home "
+    "(MEMDIR_HOME)",
+    errno.EISDIR: "a directory sits where memdir expects a file: move the directory aside",
+    errno.ENOTDIR: "a file sits where memdir expects a folder: move the file aside",
+    errno.ELOOP: "a symbolic link (or a loop of them) sits there: memdir does not follow it; "
+    "remove the link",
+    errno.ENOSPC: "the disk is full: free some space and retry",
+    errno.EDQUOT: "the disk quota is exhausted: free some space and retry",
+    errno.ENAMETOOLONG: "the name is too long for the file system: choose a shorter one",
+}
+
+
+def explain_os_error(exc: OSError) -> MemdirError:
+    """An environment failure as a :class:`StorageError` naming the path and what to do.
+
+    A full disk is a :class:`DiskFull`: ``no space left on device writing <path>``.
+    """
+    raw = exc.filename if exc.filename is not None else exc.filename2
+    where = Path(os.fsdecode(raw)) if isinstance(raw, str | bytes | os.PathLike) else None
+    if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        return storage_error(exc)
+    if where is not None and TEMP_PATTERN.match(where.name):
+        where = where.parent  # the temp file of an atomic write: the folder is the problem
+    reason = exc.strerror or type(exc).__name__
+    hint = _OS_HINTS.get(exc.errno or 0, "check the path and its permissions, then retry")
+    message = f"cannot use {where}: {reason}" if where is not None else reason
+    return StorageError(message, path=where, hint=hint)

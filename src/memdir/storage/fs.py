@@ -20,9 +20,6 @@
   whether the file it was made from has changed since.
 * :func:`refuse_hidden` keeps names with a dot-component (``.git``,
   ``.trash``, ``.x.md``) out of every memory route: memdir never lists them.
-* :func:`explain_os_error` turns an environment failure (read-only folder,
-  a directory where a file belongs, a symlink loop) into a
-  :class:`~memdir.errors.MemdirError` naming the path and the next step.
 * Temp files of :func:`atomic_write` are named ``.<target>.<random>.tmp``
   (:data:`TEMP_PATTERN`); a crash can leave one, and doctor cleans them.
 """
@@ -39,7 +36,7 @@ import time
 import unicodedata
 from pathlib import Path
 
-from memdir.errors import InvalidMemory, LockTimeout, MemdirError, StorageError, UnsafePath
+from memdir.errors import InvalidMemory, LockTimeout, UnsafePath
 
 # Not typing.TYPE_CHECKING: every hook process reads and writes through here.
 TYPE_CHECKING = False
@@ -55,7 +52,6 @@ __all__ = [
     "atomic_write",
     "confined",
     "ensure_dir",
-    "explain_os_error",
     "fd_stamp",
     "file_lock",
     "file_stamp",
@@ -243,40 +239,6 @@ def read_text_file(path: Path, *, nofollow: bool = True) -> str:
             hint=f"convert it, e.g. iconv -f latin1 -t utf-8 '{path}' > fixed.md, then "
             "move fixed.md over it",
         ) from None
-
-
-_OS_HINTS = {
-    errno.EACCES: "memdir may not write there: check the permissions (chmod u+w) or the owner",
-    errno.EPERM: "memdir may not write there: check the permissions (chmod u+w) or the owner",
-    errno.EROFS: "the file system is read-only: remount it writable or move the memory home "
-    "(MEMDIR_HOME)",
-    errno.EISDIR: "a directory sits where memdir expects a file: move the directory aside",
-    errno.ENOTDIR: "a file sits where memdir expects a folder: move the file aside",
-    errno.ELOOP: "a symbolic link (or a loop of them) sits there: memdir does not follow it; "
-    "remove the link",
-    errno.ENOSPC: "the disk is full: free some space and retry",
-    errno.EDQUOT: "the disk quota is exhausted: free some space and retry",
-    errno.ENAMETOOLONG: "the name is too long for the file system: choose a shorter one",
-}
-
-
-def explain_os_error(exc: OSError) -> MemdirError:
-    """An environment failure as a :class:`StorageError` naming the path and what to do.
-
-    A full disk is a :class:`DiskFull`: ``no space left on device writing <path>``.
-    """
-    raw = exc.filename if exc.filename is not None else exc.filename2
-    where = Path(os.fsdecode(raw)) if isinstance(raw, str | bytes | os.PathLike) else None
-    if exc.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
-        from memdir.storage.failures import storage_error
-
-        return storage_error(exc)
-    if where is not None and TEMP_PATTERN.match(where.name):
-        where = where.parent  # the temp file of an atomic write: the folder is the problem
-    reason = exc.strerror or type(exc).__name__
-    hint = _OS_HINTS.get(exc.errno or 0, "check the path and its permissions, then retry")
-    message = f"cannot use {where}: {reason}" if where is not None else reason
-    return StorageError(message, path=where, hint=hint)
 
 
 def ensure_dir(path: Path, mode: int = DIR_MODE) -> Path:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from memdir.records import record
+from memdir.utils.records import record
 
 __all__ = ["IndexHunk", "IndexWatch", "apply_backwards"]
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping
 
-from memdir.records import record
+from memdir.utils.records import record
 
 __all__ = ["LinkIndex", "Linkable", "link_targets"]
 

@@ -17,7 +17,7 @@ thousand lines on every start, and ``re`` costs it more to load and to run.
 
 from __future__ import annotations
 
-from memdir.records import record
+from memdir.utils.records import record
 
 __all__ = [
     "ENTRY_PATTERN",

@@ -6,10 +6,10 @@ per-worktree directory whose ``commondir`` names the shared ``.git``. A
 submodule's ``gitdir`` has no ``commondir``: it is its own project. Outside
 git, the directory itself is the project.
 
-The slug follows Claude Code's rule (every UTF-16 code unit outside
-``[A-Za-z0-9]`` becomes ``-``; past 200 units, the first 200 plus ``-`` and a
-base-36 hash of the full path), so the Claude profile reads and writes the
-same folders; :mod:`memdir.storage.claude` adds Claude Code's overrides.
+The folder's name is the root's slug by Claude Code's rule
+(:func:`memdir.storage.claude.slugify`), so the Claude profile reads and
+writes the same folders; :mod:`memdir.storage.claude` adds Claude Code's
+overrides.
 Because two roots can share a slug (``/a/b-c`` and ``/a/b/c``), the folder
 records the root it was made for and refuses another.
 """
@@ -20,8 +20,9 @@ import os
 from pathlib import Path
 
 from memdir.errors import ProjectMismatch, StorageError
-from memdir.inputs import note, note_chain
-from memdir.records import record
+from memdir.storage.claude import claude_location, slugify
+from memdir.utils.inputs import note, note_chain
+from memdir.utils.records import record
 
 # Not typing.TYPE_CHECKING: every hook process finds its project's folders here.
 TYPE_CHECKING = False
@@ -29,58 +30,14 @@ if TYPE_CHECKING:
     import datetime as dt
     from collections.abc import Mapping
 
-__all__ = ["ROOT_RECORD", "Layout", "find_project_root", "make_layout", "slugify", "under"]
+__all__ = ["ROOT_RECORD", "Layout", "find_project_root", "make_layout", "under"]
 
-MAX_SLUG = 200
 ROOT_RECORD = ".memdir-root"
 
 
 def under(path: str, root: str) -> bool:
     """Whether the absolute path ``path`` lies inside the folder ``root`` (plain strings)."""
     return path.startswith(root) and path[len(root) : len(root) + 1] == "/"
-
-
-def _utf16_units(text: str) -> list[int]:
-    """``text`` as JavaScript sees it: UTF-16 code units (lone surrogates kept)."""
-    data = text.encode("utf-16-le", "surrogatepass")
-    return [data[i] | (data[i + 1] << 8) for i in range(0, len(data), 2)]
-
-
-def _hash_base36(units: list[int]) -> str:
-    """Claude Code's path hash: ``h = int32(h * 31 + unit)``, absolute value, base 36."""
-    value = 0
-    for unit in units:
-        value = ((value << 5) - value + unit) & 0xFFFFFFFF
-    if value >= 0x80000000:
-        value -= 0x100000000
-    value = abs(value)
-    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
-    out = ""
-    while True:
-        value, rem = divmod(value, 36)
-        out = digits[rem] + out
-        if value == 0:
-            return out
-
-
-def _is_ascii_alnum(unit: int) -> bool:
-    return 48 <= unit <= 57 or 65 <= unit <= 90 or 97 <= unit <= 122
-
-
-def slugify(path: str | Path) -> str:
-    """The project folder name for ``path`` (Claude Code's rule, on UTF-16 code units).
-
-    Every code unit outside ``[A-Za-z0-9]`` becomes ``-`` (so a character outside
-    the BMP, a surrogate pair, becomes ``--``); a name longer than 200 units keeps
-    its first 200 and gets ``-`` plus the hash of the whole, unsanitised path.
-    A path with bytes that are not UTF-8 arrives with surrogate escapes, which are
-    code units like any other here.
-    """
-    units = _utf16_units(str(path))
-    slug = "".join(chr(u) if _is_ascii_alnum(u) else "-" for u in units)
-    if len(units) <= MAX_SLUG:
-        return slug
-    return f"{slug[:MAX_SLUG]}-{_hash_base36(units)}"
 
 
 def _git_marker(directory: Path) -> bool:
@@ -309,8 +266,6 @@ def make_layout(
     root = find_project_root(project)
     if profile != "claude":
         return Layout(home=Path(home), project_root=root, slug=slugify(root))
-    from memdir.storage.claude import claude_location
-
     where = claude_location(
         root,
         home=Path(home),

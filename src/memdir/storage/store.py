@@ -72,6 +72,7 @@ from memdir.storage.memory_index import INDEX_NAME
 from memdir.storage.store_apply import (
     JOURNAL_NAME,
     STAGING_DIR,
+    ChangeLog,
     WriteResult,
     _Staged,
     append_journal,
@@ -82,12 +83,13 @@ from memdir.storage.store_checks import CheckingStore
 from memdir.storage.store_reads import ScanResult, content_version
 
 if TYPE_CHECKING:
-    from memdir.storage.history import History
     from memdir.storage.index_keys import KeyTable
 
 __all__ = [
     "JOURNAL_NAME",
     "STAGING_DIR",
+    "ChangeLog",
+    "MemoryCheck",
     "MemoryStore",
     "ScanResult",
     "WriteGuard",
@@ -101,6 +103,9 @@ __all__ = [
 # A guard sees the text about to be written and the file name; it returns
 # warnings, or raises a MemdirError to refuse the write (team secret scanning).
 WriteGuard = Callable[[str, str], list[str]]
+# A check sees a memory before it is written and raises a MemdirError to refuse it
+# (the enforce: rules must compile).
+MemoryCheck = Callable[[Memory], object]
 
 
 class MemoryStore(CheckingStore):
@@ -117,10 +122,17 @@ class MemoryStore(CheckingStore):
         excluded: tuple[str, ...] = (),
         guard: WriteGuard | None = None,
         state_dir: Path | None = None,
-        history: History | None = None,
+        history: ChangeLog | None = None,
+        review: Callable[[], bool] | None = None,
+        check: MemoryCheck | None = None,
     ) -> None:
+        """``history`` keeps every change (None: no history); ``review`` says whether a
+        change made now waits for a person (None: none does); ``check`` refuses a
+        memory the store itself cannot judge."""
         self.root = root
-        self.history = history  # every change is kept there (None: no history)
+        self.history = history
+        self._review = review
+        self._check = check
         self._index_path = root / INDEX_NAME
         self.scope = scope
         self.settings = settings

@@ -26,11 +26,10 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from memdir.errors import MemdirError
 from memdir.model import Memory, MemoryRecord, Scope
-from memdir.records import record
 from memdir.storage import sidecar
 from memdir.storage.failures import translated
 from memdir.storage.file_counts import FileCounts
@@ -51,16 +50,19 @@ from memdir.storage.journal import (
 from memdir.storage.memory_index import INDEX_NAME
 from memdir.storage.rollback import InstallUndo
 from memdir.storage.store_index import IndexedStore
+from memdir.utils.records import record
 
 if TYPE_CHECKING:
-    from memdir.storage.history import History
-    from memdir.storage.index_hunks import IndexWatch
+    from collections.abc import Callable
+
+    from memdir.storage.index_hunks import IndexHunk, IndexWatch
     from memdir.storage.index_keys import KeyTable
 
 __all__ = [
     "JOURNAL_NAME",
     "STAGING_DIR",
     "AppliedStore",
+    "ChangeLog",
     "WriteResult",
     "append_journal",
     "content_version",
@@ -73,12 +75,37 @@ STAGING_DIR = ".staging"
 scope's root (same file system, never listed as memories)."""
 
 
+class ChangeLog(Protocol):
+    """Where a store keeps every change it makes: :class:`memdir.history.versions.History`.
+
+    The store calls it under the scope's lock, once per file a change touched;
+    ``status`` ``"pending"`` keeps a change that is held for review and not
+    applied. It returns the version's id.
+    """
+
+    def record(
+        self,
+        *,
+        scope: Scope,
+        file: str,
+        action: str,
+        before: bytes | None,
+        after: bytes | None,
+        name: str | None = None,
+        old_file: str | None = None,
+        meta_before: bytes | None = None,
+        meta_after: bytes | None = None,
+        hunk: IndexHunk | None = None,
+        status: str | None = None,
+    ) -> int: ...
+
+
 @record
 class WriteResult:
     """What a write did: the stored record, whether it created the file, warnings.
 
     ``pending`` is the id of the version awaiting review when the write was
-    held (see :mod:`memdir.storage.review`): then nothing changed on disk yet.
+    held (see :meth:`AppliedStore.review_held`): then nothing changed on disk yet.
     """
 
     record: MemoryRecord
@@ -144,7 +171,8 @@ class AppliedStore(IndexedStore):
     _trash_dir: Path
     _counts: FileCounts | None
     _journal: Path | None
-    history: History | None
+    history: ChangeLog | None
+    _review: Callable[[], bool] | None
 
     if TYPE_CHECKING:  # what this half needs from the store_reads and store_checks halves above it
 
@@ -303,12 +331,11 @@ class AppliedStore(IndexedStore):
     def review_held(self) -> bool:
         """Whether a change made now (by the current provenance) waits for review.
 
-        Raises for an agent's change to a read-only scope.
+        The store's review gate answers (see :mod:`memdir.history.review`), and
+        raises for an agent's change to a read-only scope; without one, every
+        change applies.
         """
-        from memdir.storage.provenance import current
-        from memdir.storage.review import held
-
-        return held(self.settings, self.scope, current(), history=self.history is not None)
+        return self._review is not None and self._review()
 
     def _propose(self, staged: _Staged) -> WriteResult:
         """Under the lock: keep the write as a pending version; the file is not touched."""

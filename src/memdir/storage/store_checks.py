@@ -5,7 +5,8 @@
 the scope lock, and again under it when the plan is made there):
 
 * the memory itself: a name, a one-line description, one of the four types,
-  no user memory in the team scope, rules that compile;
+  no user memory in the team scope, and the check the store was handed
+  (its ``enforce:`` rules must compile);
 * the limits: ``max_memory_bytes`` for the text, ``max_files`` for a new
   file, the index line's length for a new name (a memory kept under its old
   name still saves);
@@ -22,13 +23,13 @@ next step. Like the halves beneath it, the class keeps no state of its own.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from memdir.errors import Conflict, InvalidMemory, LimitExceeded, MemoryExists, ParseError
 from memdir.model import Memory, MemoryType, Scope, check_memory_text
 from memdir.storage.codec import parse_memory
 from memdir.storage.fs import read_bytes_nofollow
-from memdir.storage.rules import validate_memory_rules
 from memdir.storage.store_reads import ReadingStore, content_version
 
 __all__ = ["CheckingStore"]
@@ -36,6 +37,8 @@ __all__ = ["CheckingStore"]
 
 class CheckingStore(ReadingStore):
     """The checks a write passes before anything is staged or installed."""
+
+    _check: Callable[[Memory], object] | None  # the store's own check (see MemoryStore)
 
     def _validate(self, memory: Memory) -> None:
         check_memory_text(memory, limits=False)
@@ -61,7 +64,8 @@ class CheckingStore(ReadingStore):
                 f"memory {memory.name!r} is a user memory: user memories are always private",
                 hint="write it to the private scope",
             )
-        validate_memory_rules(memory)  # enforce: rules must compile and hold a call back
+        if self._check is not None:
+            self._check(memory)  # the enforce: rules must compile and hold a call back
 
     def _check_count(self) -> None:
         if self._counts is None:

@@ -28,13 +28,13 @@ from typing import TYPE_CHECKING
 
 from memdir.errors import InvalidMemory, MemdirError, MemoryNotFound, ParseError, UnsafePath
 from memdir.model import FrontmatterStyle, MemoryRecord, is_slug, memory_slug
-from memdir.records import record
 from memdir.storage import sidecar
 from memdir.storage.fs import confined, file_stamp, read_bytes_nofollow, refuse_hidden
 from memdir.storage.memory_index import INDEX_NAME, titled_files
 from memdir.storage.scope_files import scope_entries
 from memdir.storage.store_apply import content_version
 from memdir.storage.store_moves import MovingStore
+from memdir.utils.records import record
 
 if TYPE_CHECKING:
     from memdir.storage.index_keys import KeyTable

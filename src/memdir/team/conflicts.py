@@ -40,7 +40,7 @@ from memdir.storage.codec import parse_memory, render_memory
 from memdir.storage.fs import atomic_write, ensure_dir, safe_join
 
 if TYPE_CHECKING:
-    from memdir.storage.project import ProjectMemory
+    from memdir.history.project import ProjectMemory
 
 __all__ = [
     "CONFLICTS_DIR",

@@ -20,7 +20,7 @@ back as a :class:`GitResult` with ``check=False``; the rest raise.
 
 The pre-commit hook memdir can install in the team repository lives here
 too: ``python -m memdir.team.git --pre-commit`` scans what is staged (the
-index, not the work tree) with :mod:`memdir.team.outgoing` (any encoding, file
+index, not the work tree) with :mod:`memdir.team.checks` (any encoding, file
 names too) and refuses the commit when a likely secret or a file that is not
 a memory is found, naming file, line and rule only.
 """
@@ -40,7 +40,7 @@ from typing import Literal
 
 from memdir.errors import SyncError
 from memdir.storage.fs import atomic_write, ensure_dir
-from memdir.team.outgoing import Problem, display_name, name_problems, scan_blob
+from memdir.team.checks import Problem, display_name, name_problems, scan_blob
 
 __all__ = [
     "HOOK_MARKER",

@@ -25,21 +25,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memdir.enforcement.enforced import load_rules
+from memdir.enforcement.team_rules import pending_path, read_pending
 from memdir.errors import MemdirError
 from memdir.storage import sidecar
-from memdir.storage.enforced import load_rules
 from memdir.storage.fs import TEMP_PATTERN
-from memdir.storage.team_rules import pending_path, read_pending
 from memdir.team import recovery
+from memdir.team.checks import display_name, is_memory_name
 from memdir.team.conflicts import pending_conflicts
 from memdir.team.git import Git
-from memdir.team.outgoing import display_name, is_memory_name
 from memdir.team.sync import recover_team
 from memdir.team.sync_record import read_record
 from memdir.team.work_tree import REMOTE
 
 if TYPE_CHECKING:
-    from memdir.storage.project import ProjectMemory
+    from memdir.history.project import ProjectMemory
 
 __all__ = ["TeamFinding", "check_team"]
 

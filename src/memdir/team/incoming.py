@@ -29,19 +29,19 @@ import posixpath
 from typing import TYPE_CHECKING
 
 from memdir.errors import MemdirError
+from memdir.history.provenance import provenance
 from memdir.model import Scope
 from memdir.storage.codec import parse_memory
 from memdir.storage.fs import atomic_write, safe_join
 from memdir.storage.memory_index import INDEX_NAME
-from memdir.storage.provenance import provenance
 from memdir.storage.sidecar import SIDECAR_DIR
 from memdir.team import recovery
+from memdir.team.checks import is_memory_name
 from memdir.team.conflicts import CONFLICTS_DIR
 from memdir.team.git import GitFailed, failure_detail, git_message
 from memdir.team.index_repair import reconcile_index
 from memdir.team.index_union import union_index
 from memdir.team.messages import repair_message
-from memdir.team.outgoing import is_memory_name
 from memdir.team.quarantine import mark_scanned, quarantine
 from memdir.team.reports import ConflictCopy, Progress
 from memdir.team.teammate_rules import hold_pulled

@@ -18,8 +18,8 @@ from memdir.errors import MemdirError
 from memdir.storage.codec import memory_from_fields, read_frontmatter_head
 from memdir.storage.fs import atomic_write
 from memdir.storage.memory_index import parse_entries, remove_entry, upsert_entry
+from memdir.team.checks import is_memory_name
 from memdir.team.index_union import local_target
-from memdir.team.outgoing import is_memory_name
 
 if TYPE_CHECKING:
     from memdir.storage.store import MemoryStore

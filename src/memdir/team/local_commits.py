@@ -6,7 +6,7 @@ message listing the memories changed. A file that is no memory (only
 ``*.md`` memories with plain names belong in team memory) is left out,
 uncommitted, and reported: it never blocks the memories beside it. The
 commit is refused when a file holds a likely secret, in any encoding, or
-carries one in its name (:mod:`memdir.team.outgoing`): nothing is committed
+carries one in its name (:mod:`memdir.team.checks`): nothing is committed
 then, and the error names file, line and rule.
 
 When commits that hold a secret were made anyway (by hand, or before a rule
@@ -22,17 +22,17 @@ import os
 from typing import TYPE_CHECKING
 
 from memdir.storage.memory_index import INDEX_NAME
-from memdir.team.index_repair import reconcile_index
-from memdir.team.messages import commit_message, refusal, rewrite_message
-from memdir.team.outgoing import (
+from memdir.team.checks import (
     Problem,
     display_name,
     is_memory_name,
     name_problems,
     names_problems,
-    outgoing_problems,
     scan_blob,
 )
+from memdir.team.index_repair import reconcile_index
+from memdir.team.messages import commit_message, refusal, rewrite_message
+from memdir.team.outgoing import outgoing_problems
 from memdir.team.quarantine import mark_scanned, move_out, scan_files
 from memdir.team.reports import Progress, RewriteReport
 from memdir.team.secrets import labels_of

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from memdir.errors import MemdirError, SecretDetected, SyncError
 from memdir.storage.memory_index import INDEX_NAME
-from memdir.team.outgoing import Problem
+from memdir.team.checks import Problem
 from memdir.team.reports import QuarantinedFile
 
 __all__ = [

@@ -4,7 +4,7 @@ A teammate's file is untrusted, and so is one a person committed by hand:
 after every merge, :func:`quarantine` reads each file committed since the
 last commit found clean (``refs/memdir/scanned``, local, never pushed; all
 files the first time). A file with a likely secret in its bytes (any
-encoding, :func:`memdir.team.outgoing.scan_blobs`) or a name that is no plain
+encoding, :func:`memdir.team.checks.scan_blobs`) or a name that is no plain
 memory name (or carries a secret) is moved by :func:`move_out` to
 ``<project dir>/.quarantine/<date>/`` under a name safe on any file system,
 its removal staged and its index line dropped, so a hostile name never
@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 
 from memdir.storage.fs import atomic_write, ensure_dir, safe_join
 from memdir.storage.memory_index import INDEX_NAME, remove_entry
-from memdir.team.outgoing import display_name, is_memory_name, names_problems, scan_blobs
+from memdir.team.checks import display_name, is_memory_name, names_problems, scan_blobs
 from memdir.team.reports import QuarantinedFile
 from memdir.team.secrets import Finding, labels_of
 
@@ -76,7 +76,7 @@ def scan_files(root: Path, paths: list[str]) -> list[tuple[str, list[Finding]]]:
     """Each regular file among ``paths`` (symlinks skipped) with likely secrets.
 
     Bytes are decoded whatever their encoding (binary included), all files
-    in one scan; names are checked by :func:`memdir.team.outgoing.names_problems`.
+    in one scan; names are checked by :func:`memdir.team.checks.names_problems`.
     """
     read: list[tuple[str, bytes]] = []
     for rel in paths:

@@ -2,7 +2,7 @@
 
 Plain records, shared by :mod:`memdir.team.sync` (which fills them) and the
 command line (which renders them as text or ``--json``). Names that came
-from a remote are display-safe here (see :func:`memdir.team.outgoing.display_name`).
+from a remote are display-safe here (see :func:`memdir.team.checks.display_name`).
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from memdir.team.checks import display_name, is_memory_name
 from memdir.team.conflicts import PendingConflict
-from memdir.team.outgoing import display_name, is_memory_name
 
 __all__ = [
     "ConflictCopy",

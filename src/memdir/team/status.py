@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from memdir.errors import SyncError
+from memdir.history.pending import pending_count
 from memdir.model import Scope
-from memdir.storage.pending import pending_count
 from memdir.team import recovery
 from memdir.team.conflicts import pending_conflicts
 from memdir.team.git import NETWORK_TIMEOUT, display_url
@@ -24,7 +24,7 @@ from memdir.team.reports import TeamStatus
 from memdir.team.work_tree import REMOTE, TeamTree
 
 if TYPE_CHECKING:
-    from memdir.storage.project import ProjectMemory
+    from memdir.history.project import ProjectMemory
 
 __all__ = ["team_status"]
 

@@ -75,7 +75,7 @@ from memdir.team.sync_record import recorded
 from memdir.team.work_tree import REMOTE, TeamTree
 
 if TYPE_CHECKING:
-    from memdir.storage.project import ProjectMemory
+    from memdir.history.project import ProjectMemory
 
 __all__ = [
     "MAX_ATTEMPTS",

@@ -4,7 +4,7 @@ A merge brings memories other people wrote; a feedback memory among them
 may carry rules that deny this user's agent tool calls. :func:`hold_pulled`
 records, for each pulled memory whose rules are new or differ from this
 clone's version before the merge, the rules as they arrived and who pushed
-them (:mod:`memdir.storage.team_rules`); the pre-tool-use hook leaves them
+them (:mod:`memdir.enforcement.team_rules`); the pre-tool-use hook leaves them
 out until ``memdir team rules accept``. A teammate's edit that leaves a
 memory's rules as they were holds nothing; a pulled memory with no rules
 drops what was held for it.
@@ -15,10 +15,10 @@ from __future__ import annotations
 import posixpath
 from pathlib import Path
 
-from memdir.storage.enforced import text_rules
+from memdir.enforcement.enforced import text_rules
+from memdir.enforcement.team_rules import canonical, hold, pending_path
 from memdir.storage.memory_index import INDEX_NAME
 from memdir.storage.paths import Layout
-from memdir.storage.team_rules import canonical, hold, pending_path
 from memdir.team.git import Git
 
 __all__ = ["hold_pulled"]

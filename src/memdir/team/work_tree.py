@@ -34,7 +34,7 @@ from memdir.team.git import Git, display_url
 from memdir.team.reports import Progress
 
 if TYPE_CHECKING:
-    from memdir.storage.project import ProjectMemory
+    from memdir.history.project import ProjectMemory
 
 __all__ = ["REMOTE", "TeamTree", "host"]
 

@@ -16,10 +16,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from memdir.history.reads import latest_routes
+from memdir.history.versions import History
 from memdir.model import MemoryType, Scope
 from memdir.search.catalog import Catalog, SearchQuery
-from memdir.storage.history import History
-from memdir.storage.history_reads import latest_routes
 
 __all__ = ["AGES", "PAGE_SIZE", "Filters", "MemoryRow", "Page", "count_by", "list_page"]
 

@@ -24,12 +24,12 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from memdir.errors import Conflict, InvalidMemory, MemoryNotFound
+from memdir.history.provenance import provenance
+from memdir.history.versions import Version
 from memdir.model import MemoryRecord, MemoryType, Scope
 from memdir.recall.age import age_of
 from memdir.recall.drift import find_claims
 from memdir.recall.freshness import record_checks
-from memdir.storage.history import Version
-from memdir.storage.provenance import provenance
 from memdir.ui.listing import AGES, Filters, list_page
 from memdir.ui.markdown import render_markdown
 from memdir.ui.state import UiState, memory_url
@@ -84,7 +84,7 @@ async def memories(request: Request) -> Response:
         )
         if v
     }
-    from memdir.storage.provenance import ROUTES
+    from memdir.history.provenance import ROUTES
 
     return state.page(
         request,

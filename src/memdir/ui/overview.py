@@ -21,15 +21,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from memdir.errors import MemdirError
+from memdir.history.pending import pending_count
+from memdir.history.project import ProjectMemory
+from memdir.history.reads import count_since
 from memdir.model import MemoryType, Scope
 from memdir.recall.context_budget import HOOK_CONTEXT_LIMIT, text_length
 from memdir.recall.freshness import Check, read_checks
 from memdir.recall.prompt import load_prompt, resolve_mode
 from memdir.search.catalog import Catalog
 from memdir.storage.fs import read_bytes_nofollow
-from memdir.storage.history_reads import count_since
-from memdir.storage.pending import pending_count
-from memdir.storage.project import ProjectMemory
 from memdir.ui.listing import count_by
 
 __all__ = [

@@ -10,7 +10,7 @@ both scopes, filtered by route, session or scope, and charts the memories
 kept now by the day each was first written, per type. ``GET /rules`` lists
 the enforced rules (deny / ask / warn) with the memory each comes from and
 how often and when last it fired (from the hook's log,
-:mod:`memdir.storage.rule_firings`).
+:mod:`memdir.enforcement.rule_firings`).
 """
 
 from __future__ import annotations
@@ -24,18 +24,18 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from memdir.model import MemoryType, Scope
-from memdir.recall.drift import DriftChecker, find_claims
-from memdir.recall.freshness import record_checks
-from memdir.storage.enforced import load_rules
-from memdir.storage.history import Version
-from memdir.storage.history_reads import (
+from memdir.enforcement.enforced import load_rules
+from memdir.enforcement.rule_firings import read_firings
+from memdir.history.reads import (
     changes_since,
     first_written,
     index_line_changes,
     routes_and_sessions,
 )
-from memdir.storage.rule_firings import read_firings
+from memdir.history.versions import Version
+from memdir.model import MemoryType, Scope
+from memdir.recall.drift import DriftChecker, find_claims
+from memdir.recall.freshness import record_checks
 from memdir.ui.charts import bar_chart, line_chart
 from memdir.ui.memory_pages import version_diff
 from memdir.ui.overview import gather

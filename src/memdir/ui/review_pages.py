@@ -1,6 +1,6 @@
 """The review inbox: agents' changes that wait for a person, with their diffs and provenance.
 
-``GET /review`` lists every pending change (see :mod:`memdir.storage.pending`)
+``GET /review`` lists every pending change (see :mod:`memdir.history.pending`)
 with its diff against the file as it is now and where it came from (route,
 client, session). Forms: approve or reject one (``/review/approve``,
 ``/review/reject`` with the version id) or all (``all=1``); edit one
@@ -16,11 +16,11 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from memdir.errors import InvalidMemory, MemoryNotFound
+from memdir.history.provenance import provenance
+from memdir.history.undo import require_history
+from memdir.history.versions import PENDING, Version
 from memdir.model import Memory, MemoryType
 from memdir.storage import sidecar
-from memdir.storage.history import PENDING, Version
-from memdir.storage.provenance import provenance
-from memdir.storage.undo import require_history
 from memdir.ui.state import UiState
 
 __all__ = ["ROUTES"]

@@ -33,17 +33,17 @@ from typing import Any, Literal
 
 from memdir.agents.consolidate.tools import Changes
 from memdir.errors import Conflict, InvalidMemory, MemdirError, MemoryNotFound
+from memdir.history.project import ProjectMemory
+from memdir.history.provenance import local_identity, provenance
+from memdir.history.review import review_mode
+from memdir.history.undo import require_history, undo_change
+from memdir.history.versions import History
 from memdir.model import Scope
 from memdir.recall.doctor import diagnose
 from memdir.storage.codec import parse_memory
 from memdir.storage.fs import atomic_write, ensure_dir, file_lock, read_bytes_nofollow, safe_join
-from memdir.storage.history import History
 from memdir.storage.memory_index import INDEX_NAME
-from memdir.storage.project import ProjectMemory
-from memdir.storage.provenance import local_identity, provenance
-from memdir.storage.review import review_mode
 from memdir.storage.store import content_version
-from memdir.storage.undo import require_history, undo_change
 
 __all__ = [
     "Proposal",

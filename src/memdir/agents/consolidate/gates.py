@@ -42,9 +42,9 @@ from enum import StrEnum
 from pathlib import Path
 
 from memdir.config import Settings
+from memdir.history.project import ProjectMemory
 from memdir.storage.fs import atomic_write, file_lock, read_json_object
 from memdir.storage.paths import Layout
-from memdir.storage.project import ProjectMemory
 
 __all__ = [
     "LOCK_NAME",

@@ -36,10 +36,10 @@ from memdir.agents.consolidate.gates import clock, enabled_gate, read_memdir_loc
 from memdir.agents.consolidate.run import ConsolidationReport, run_proposal
 from memdir.agents.limits import CONSOLIDATION_LIMITS, JobLimits
 from memdir.errors import MemdirError
+from memdir.history.project import ProjectMemory
+from memdir.history.undo import require_history
 from memdir.llm.base import Provider
 from memdir.recall.doctor import Notice
-from memdir.storage.project import ProjectMemory
-from memdir.storage.undo import require_history
 
 __all__ = [
     "Proposal",

@@ -71,6 +71,8 @@ from memdir.agents.extract import memory_ref
 from memdir.agents.limits import CONSOLIDATION_LIMITS, JobLimits
 from memdir.agents.runner import AgentStop, RunReport, run_agent
 from memdir.errors import MemdirError
+from memdir.history.project import ProjectMemory
+from memdir.history.review import review_mode
 from memdir.llm.base import Provider, Usage
 from memdir.model import Scope
 from memdir.recall.doctor import diagnose
@@ -80,8 +82,6 @@ from memdir.recall.manifest import build_manifest
 from memdir.storage.dailylog import iter_logs, read_log
 from memdir.storage.memory_index import truncate_index
 from memdir.storage.paths import Layout
-from memdir.storage.project import ProjectMemory
-from memdir.storage.review import review_mode
 
 __all__ = [
     "ConsolidationPreview",

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from memdir.agents.consolidate.gates import LOCK_NAME
 from memdir.config import Settings
-from memdir.records import record_fields
+from memdir.history.project import ProjectMemory
 from memdir.storage.paths import make_layout
-from memdir.storage.project import ProjectMemory
+from memdir.utils.records import record_fields
 
 __all__ = ["scratch_copy", "tree_diff"]
 

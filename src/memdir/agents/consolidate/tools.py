@@ -22,13 +22,13 @@ from typing import Any
 from memdir.agents.extract import extraction_policy, memory_ref, tool_target, write_from_args
 from memdir.agents.runner import AgentTool, ToolPolicy
 from memdir.errors import MemdirError
+from memdir.history.project import ProjectMemory
+from memdir.history.review import AWAITING_REVIEW
 from memdir.llm.base import ToolSpec
 from memdir.search.query import grep
 from memdir.storage.dailylog import LogEntry, iter_logs, log_path, read_log
 from memdir.storage.fs import safe_join
 from memdir.storage.paths import Layout
-from memdir.storage.project import ProjectMemory
-from memdir.storage.review import AWAITING_REVIEW
 
 __all__ = ["Changes", "consolidation_policy", "format_log_entry"]
 

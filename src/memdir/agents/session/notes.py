@@ -53,7 +53,7 @@ from memdir.config import Settings
 from memdir.llm.base import Provider, ToolSpec
 from memdir.storage.fs import atomic_write, ensure_dir, read_json_object
 from memdir.storage.paths import Layout
-from memdir.storage.transcript import (
+from memdir.transcripts.transcript import (
     Turn,
     count_tool_calls_since,
     estimate_tokens,

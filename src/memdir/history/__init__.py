@@ -1,0 +1,10 @@
+"""History and review: every change a project's memory went through, and the way back.
+
+``versions`` keeps each change's bytes (``table`` is its SQLite schema and
+rows, ``reads`` the timeline of one memory); ``provenance`` says who made a
+change (the route, the session); ``review`` decides which changes wait for a
+person and ``pending`` approves or rejects them; ``undo`` restores, undoes,
+redacts and answers "why". ``project`` ties a project's two stores to the
+history they record into: the value every verb above takes. The stores below
+know only the :class:`~memdir.storage.store_apply.ChangeLog` they write to.
+"""

@@ -1,0 +1,472 @@
+"""History: every version of every memory, content-addressed in one SQLite file.
+
+:class:`History` records versions (one write, or every write of a change
+set, under the scope lock as the write itself), reads them back for one
+memory and for review, and prunes and redacts them. The file, its tables and
+why they are tables rather than a git repository are
+:mod:`memdir.history.table` (:class:`Version`, :class:`Change` and
+:func:`blob_hash` are re-exported here); reads across every memory are
+:mod:`memdir.history.reads`.
+
+The index is recorded as a hunk, not a copy: the store appends a new line
+(the hunk is the bytes appended, read back in O(1)) or replaces the index
+atomically (then the old and new texts are compared once, which that path
+already paid for; see :mod:`memdir.storage.index_hunks`). Undoing a change
+applies its hunks backwards, so the index returns byte for byte. A change
+set that rewrites an index wholesale (consolidation, whose doctor pass
+repairs it) snapshots it at its start.
+
+Retention: versions older than ``history_retention_days`` go on
+:meth:`History.prune` (run once a day by the first write, and by ``memdir
+history --prune``), except the newest version of a memory that still exists
+(its provenance); blobs nothing points at go with them, and so do trash
+folders past the same age. :meth:`History.redact` drops one version's text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import datetime as dt
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memdir.errors import MemdirError
+from memdir.history.provenance import Provenance, local_identity
+from memdir.history.provenance import current as current_provenance
+from memdir.history.table import (
+    VERSION_COLUMNS,
+    Change,
+    HistoryTable,
+    Version,
+    blob_hash,
+    version_of,
+)
+from memdir.model import Scope
+from memdir.storage.index_hunks import IndexHunk
+from memdir.utils.records import record
+
+if TYPE_CHECKING:
+    import sqlite3
+
+__all__ = [
+    "HISTORY_NAME",
+    "REDACTED",
+    "Change",
+    "History",
+    "PruneReport",
+    "Version",
+    "blob_hash",
+]
+
+HISTORY_NAME = "history.sqlite"
+REDACTED = "redacted"
+"""What a redacted version holds instead of a blob hash (its text is gone)."""
+PENDING, APPROVED, REJECTED = "pending", "approved", "rejected"
+_CHANGE_COLUMNS = ("id", "time", "action", "route", "session", "undoes", "undone_by")
+_DAY = 86_400.0
+# The change set being recorded in this context (see History.change_set).
+_open_change: contextvars.ContextVar[int | None] = contextvars.ContextVar(
+    "memdir_change", default=None
+)
+
+
+@record
+class PruneReport:
+    """What a prune removed."""
+
+    versions: int
+    blobs: int
+    trash_folders: int
+    cutoff: float
+
+
+class History(HistoryTable):
+    """The version table of one project (both scopes)."""
+
+    def __init__(
+        self, path: Path, *, retention_days: float = 30.0, trash_dir: Path | None = None
+    ) -> None:
+        self.path = path
+        self.retention_days = retention_days
+        self.trash_dir = trash_dir
+        self._local = threading.local()
+        self._prune_checked = False
+
+    @classmethod
+    def existing(cls, path: Path) -> History | None:
+        """The history at ``path`` if one was ever written, else None (nothing is created)."""
+        return cls(path) if path.exists() else None
+
+    # -- writing ----------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def change_set(
+        self,
+        action: str,
+        *,
+        snapshots: dict[Scope, Path] | None = None,
+        undoes: int | None = None,
+    ) -> Iterator[int]:
+        """Group every version recorded in the block into one change (undone as one).
+
+        ``snapshots`` names indexes to copy now, for a run that rewrites them
+        wholesale. Nested calls join the outer change set.
+        """
+        outer = _open_change.get()
+        if outer is not None:
+            yield outer
+            return
+        with self._transaction() as conn:
+            change = self._new_change(conn, action, undoes=undoes)
+            for scope, index in (snapshots or {}).items():
+                try:
+                    data: bytes | None = index.read_bytes()
+                except FileNotFoundError:
+                    data = None
+                conn.execute(
+                    "INSERT INTO snapshots (change, scope, hash) VALUES (?, ?, ?)",
+                    (change, scope.value, self.put_blob(conn, data) or ""),
+                )
+        token = _open_change.set(change)
+        try:
+            yield change
+        finally:
+            _open_change.reset(token)
+            self._drop_if_empty(change)
+
+    def _drop_if_empty(self, change: int) -> None:
+        """A change set that recorded nothing (a run that changed nothing) is not kept."""
+        with self._transaction() as conn:
+            used = conn.execute(
+                "SELECT 1 FROM versions WHERE change = ? LIMIT 1", (change,)
+            ).fetchone()
+            if used is None:
+                conn.execute("DELETE FROM snapshots WHERE change = ?", (change,))
+                conn.execute("DELETE FROM changes WHERE id = ?", (change,))
+
+    def _new_change(
+        self, conn: sqlite3.Connection, action: str, *, undoes: int | None = None
+    ) -> int:
+        origin = current_provenance()
+        cur = conn.execute(
+            "INSERT INTO changes (time, action, route, session, undoes) VALUES (?, ?, ?, ?, ?)",
+            (time.time(), action, origin.route, origin.session, undoes),
+        )
+        if undoes is not None:
+            conn.execute("UPDATE changes SET undone_by = ? WHERE id = ?", (cur.lastrowid, undoes))
+        return int(cur.lastrowid or 0)
+
+    def record(
+        self,
+        *,
+        scope: Scope,
+        file: str,
+        action: str,
+        before: bytes | None,
+        after: bytes | None,
+        name: str | None = None,
+        old_file: str | None = None,
+        meta_before: bytes | None = None,
+        meta_after: bytes | None = None,
+        hunk: IndexHunk | None = None,
+        origin: Provenance | None = None,
+        status: str | None = None,
+    ) -> int:
+        """Keep one change to one file (called under the scope's lock); returns its id.
+
+        ``status`` ``"pending"`` keeps a change that is not applied (review).
+        """
+        origin = origin or current_provenance()
+        action = origin.action or action
+        user, host = origin.user, origin.host
+        if (scope is Scope.TEAM or origin.approved) and user is None and host is None:
+            user, host = local_identity()
+        with self._transaction() as conn:
+            change = _open_change.get() or self._new_change(conn, action)
+            cur = conn.execute(
+                "INSERT INTO versions (change, time, scope, file, old_file, name, name_key, "
+                "action, route, client, session, turns, transcript, user, host, before, after, "
+                "meta_before, meta_after, index_at, index_old, index_new, index_absent, status) "
+                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    change,
+                    time.time(),
+                    scope.value,
+                    file,
+                    old_file,
+                    name,
+                    _name_key(name),
+                    action,
+                    origin.route,
+                    origin.client,
+                    origin.session,
+                    origin.turns,
+                    origin.transcript,
+                    user,
+                    host,
+                    self.put_blob(conn, before),
+                    self.put_blob(conn, after),
+                    self.put_blob(conn, meta_before),
+                    self.put_blob(conn, meta_after),
+                    None if hunk is None else hunk.at,
+                    None if hunk is None else hunk.old,
+                    None if hunk is None else hunk.new,
+                    None if hunk is None else int(hunk.absent),
+                    status,
+                ),
+            )
+            version = int(cur.lastrowid or 0)
+        if not self._prune_checked:
+            self._prune_checked = True
+            self.prune_if_due()
+        return version
+
+    # -- reading ----------------------------------------------------------------------
+
+    def versions(
+        self,
+        *,
+        scope: Scope | None = None,
+        file: str | None = None,
+        name: str | None = None,
+        change: int | None = None,
+        applied: bool = False,
+    ) -> list[Version]:
+        """Versions matching every filter given, newest first.
+
+        ``file`` also finds versions that renamed the memory away from it;
+        ``name`` matches the memory's name whatever its case.
+        """
+        where: list[str] = []
+        args: list[object] = []
+        if scope is not None:
+            where.append("scope = ?")
+            args.append(scope.value)
+        refs = []
+        if file is not None:
+            refs.append("file = ? OR old_file = ?")
+            args += [file, file]
+        if name is not None:
+            refs.append("name_key = ?")
+            args.append(_name_key(name))
+        if refs:
+            where.append("(" + " OR ".join(refs) + ")")
+        if change is not None:
+            where.append("change = ?")
+            args.append(change)
+        if applied:
+            where.append("status IS NULL")
+        sql = f"SELECT {VERSION_COLUMNS} FROM versions"
+        if where:
+            sql += " WHERE " + " AND ".join(where)
+        rows = self._conn().execute(sql + " ORDER BY id DESC", args).fetchall()
+        return [version_of(row) for row in rows]
+
+    def pending(self) -> list[Version]:
+        """Changes awaiting review, oldest first."""
+        rows = self._conn().execute(
+            f"SELECT {VERSION_COLUMNS} FROM versions WHERE status = ? ORDER BY id", (PENDING,)
+        )
+        return [version_of(row) for row in rows]
+
+    def set_status(self, version_id: int, status: str) -> None:
+        """Mark a pending version approved or rejected."""
+        with self._transaction() as conn:
+            conn.execute("UPDATE versions SET status = ? WHERE id = ?", (status, version_id))
+
+    def version(self, version_id: int) -> Version | None:
+        row = (
+            self._conn()
+            .execute(f"SELECT {VERSION_COLUMNS} FROM versions WHERE id = ?", (version_id,))
+            .fetchone()
+        )
+        return None if row is None else version_of(row)
+
+    def latest(self, scope: Scope, file: str) -> Version | None:
+        """The newest version that left ``file`` as it is (or removed it)."""
+        row = (
+            self._conn()
+            .execute(
+                f"SELECT {VERSION_COLUMNS} FROM versions WHERE scope = ? AND file = ? "
+                "AND status IS NULL ORDER BY id DESC LIMIT 1",
+                (scope.value, file),
+            )
+            .fetchone()
+        )
+        return None if row is None else version_of(row)
+
+    def hunk(self, version_id: int) -> IndexHunk | None:
+        row = (
+            self._conn()
+            .execute(
+                "SELECT index_at, index_old, index_new, index_absent FROM versions WHERE id = ?",
+                (version_id,),
+            )
+            .fetchone()
+        )
+        if row is None or row[0] is None:
+            return None
+        return IndexHunk(at=row[0], old=bytes(row[1]), new=bytes(row[2]), absent=bool(row[3]))
+
+    def snapshots(self, change: int) -> dict[Scope, bytes | None]:
+        """The indexes a change set copied at its start (None: there was none)."""
+        rows = self._conn().execute("SELECT scope, hash FROM snapshots WHERE change = ?", (change,))
+        return {Scope(scope): self.blob(digest or None) for scope, digest in rows}
+
+    def last_change(self) -> Change | None:
+        """The newest change that is neither undone nor itself an undo."""
+        row = (
+            self._conn()
+            .execute(
+                "SELECT id, time, action, route, session, undoes, undone_by FROM changes "
+                "WHERE undone_by IS NULL AND undoes IS NULL AND EXISTS (SELECT 1 FROM versions "
+                "WHERE versions.change = changes.id AND status IS NULL) ORDER BY id DESC LIMIT 1"
+            )
+            .fetchone()
+        )
+        if row is None:
+            return None
+        return Change(
+            id=row[0],
+            time=row[1],
+            action=row[2],
+            route=row[3],
+            session=row[4],
+            undoes=row[5],
+            undone_by=row[6],
+        )
+
+    def change(self, change_id: int) -> Change | None:
+        """Change set ``change_id``, undone or not; None when it is not kept."""
+        row = (
+            self._conn()
+            .execute(
+                "SELECT id, time, action, route, session, undoes, undone_by FROM changes "
+                "WHERE id = ?",
+                (change_id,),
+            )
+            .fetchone()
+        )
+        return None if row is None else Change(**dict(zip(_CHANGE_COLUMNS, row, strict=True)))
+
+    def is_undone(self, change_id: int) -> bool:
+        """Whether change set ``change_id`` was undone (or is not kept at all)."""
+        found = self.change(change_id)
+        return found is None or found.undone_by is not None
+
+    def stats(self) -> dict[str, int]:
+        """Counts and sizes: versions, blobs, stored bytes (compressed) and file bytes."""
+        conn = self._conn()
+        versions = conn.execute("SELECT count(*) FROM versions").fetchone()[0]
+        blobs, raw, packed = conn.execute(
+            "SELECT count(*), coalesce(sum(size), 0), coalesce(sum(length(data)), 0) FROM blobs"
+        ).fetchone()
+        return {"versions": versions, "blobs": blobs, "raw_bytes": raw, "stored_bytes": packed}
+
+    # -- retention and redaction -----------------------------------------------------
+
+    def prune_if_due(self) -> PruneReport | None:
+        """Prune when the last prune is over a day old (the first write of a process asks)."""
+        row = self._conn().execute("SELECT value FROM meta WHERE key = 'pruned_at'").fetchone()
+        if row is not None and time.time() - float(row[0]) < _DAY:
+            return None
+        return self.prune()
+
+    def prune(self, *, now: float | None = None) -> PruneReport:
+        """Drop versions (and trash folders) older than the retention, and orphan blobs.
+
+        The newest version of a file that still exists stays: it is the
+        memory's provenance, not an old version.
+        """
+        now = time.time() if now is None else now
+        cutoff = now - self.retention_days * _DAY
+        with self._transaction() as conn:
+            gone = conn.execute(
+                "DELETE FROM versions WHERE time < ? AND coalesce(status, '') != 'pending' "
+                "AND NOT (after IS NOT NULL AND id IN (SELECT max(id) FROM versions "
+                "WHERE status IS NULL GROUP BY scope, file))",
+                (cutoff,),
+            ).rowcount
+            conn.execute(
+                "DELETE FROM changes WHERE time < ? AND id NOT IN (SELECT change FROM versions)",
+                (cutoff,),
+            )
+            conn.execute("DELETE FROM snapshots WHERE change NOT IN (SELECT id FROM changes)")
+            blobs = self._drop_orphans(conn)
+            conn.execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES ('pruned_at', ?)", (str(now),)
+            )
+        return PruneReport(
+            versions=gone, blobs=blobs, trash_folders=self._prune_trash(cutoff), cutoff=cutoff
+        )
+
+    @staticmethod
+    def _drop_orphans(conn: sqlite3.Connection) -> int:
+        return int(
+            conn.execute(
+                "DELETE FROM blobs WHERE hash NOT IN ("
+                "SELECT before FROM versions WHERE before IS NOT NULL "
+                "UNION SELECT after FROM versions WHERE after IS NOT NULL "
+                "UNION SELECT meta_before FROM versions WHERE meta_before IS NOT NULL "
+                "UNION SELECT meta_after FROM versions WHERE meta_after IS NOT NULL "
+                "UNION SELECT hash FROM snapshots)"
+            ).rowcount
+        )
+
+    def _prune_trash(self, cutoff: float) -> int:
+        """Remove the trash's dated folders older than the cutoff."""
+        if self.trash_dir is None or not self.trash_dir.is_dir():
+            return 0
+        day = dt.date.fromtimestamp(cutoff).isoformat()
+        removed = 0
+        for entry in os.scandir(self.trash_dir):
+            if entry.is_dir(follow_symlinks=False) and entry.name < day:
+                import shutil
+
+                shutil.rmtree(entry.path, ignore_errors=True)
+                removed += 1
+        return removed
+
+    def redact(self, version_id: int) -> list[int]:
+        """Forget the text version ``version_id`` left; returns the versions that lost text.
+
+        The text is removed from every version that held it (the next
+        change's "before" holds the same bytes) and its blob is deleted.
+        """
+        version = self.version(version_id)
+        if version is None:
+            raise MemdirError(
+                f"there is no version {version_id}",
+                path=self.path,
+                hint="run `memdir history NAME` to see the versions and their ids",
+            )
+        digest = version.after or version.before
+        if digest is None or digest == REDACTED:
+            return []
+        with self._transaction() as conn:
+            touched = [
+                row[0]
+                for row in conn.execute(
+                    "SELECT id FROM versions WHERE before = ? OR after = ?", (digest, digest)
+                )
+            ]
+            conn.execute(
+                "UPDATE versions SET before = ?, redacted = 1 WHERE before = ?", (REDACTED, digest)
+            )
+            conn.execute(
+                "UPDATE versions SET after = ?, redacted = 1 WHERE after = ?", (REDACTED, digest)
+            )
+            conn.execute("DELETE FROM blobs WHERE hash = ?", (digest,))
+            conn.execute("DELETE FROM snapshots WHERE hash = ?", (digest,))
+        # The deleted pages may still hold the bytes: rewrite the file without them.
+        self._conn().execute("VACUUM")
+        return touched
+
+
+def _name_key(name: str | None) -> str | None:
+    return None if name is None else " ".join(name.split()).casefold()

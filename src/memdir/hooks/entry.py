@@ -1,0 +1,427 @@
+"""A slim path for the hooks that run on every call.
+
+``memdir hook pre-tool-use`` runs before every tool call and ``memdir hook
+user-prompt-submit`` before every prompt, so their start-up time is paid
+hundreds of times a session. The ``memdir`` script (``memdir.__main__``)
+calls :func:`dispatch` before it imports the click CLI: for those two
+commands it answers here, importing only the store's value modules,
+RE2 and (for prompts) recall: never click, rich, the facade or the model
+layer (``--model`` loads the provider, and only then). ``memdir hook
+session-start`` is answered here too, by
+:func:`memdir.hooks.background.session_start_output` (the prompt, built without
+the facade's stores). For every other command it returns None and the click CLI runs.
+
+The hooks read Claude Code's JSON on stdin and print the documented output
+shape (see :mod:`memdir.hooks.pre_tool_use` and :func:`user_prompt_output`).
+A hook must never get in the agent's way: any error is one line on stderr and
+exit status 0, and a call no rule covers gets no output at all.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from memdir.utils.json_text import loads
+
+# Not typing.TYPE_CHECKING: this module starts every hook process, where importing
+# typing, dataclasses or pathlib costs more than the answer (see memdir.utils.records).
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # types only: the fast path imports these modules when it needs them
+    from collections.abc import Callable, Mapping, Sequence
+    from importlib.machinery import ModuleSpec
+    from types import ModuleType
+    from typing import Any
+
+    from memdir.config import Settings
+    from memdir.enforcement.rule_cache import RuleRoot
+    from memdir.recall.relevant import Selector
+    from memdir.storage.paths import Layout
+
+__all__ = [
+    "FAST_COMMANDS",
+    "dispatch",
+    "pre_tool_use",
+    "read_payload",
+    "run_fast",
+    "user_prompt_output",
+    "user_prompt_submit",
+]
+
+FAST_COMMANDS = ("pre-tool-use", "user-prompt-submit", "session-start")
+_SCOPES = ("private", "team")
+
+
+def read_payload(text: str) -> dict[str, Any]:
+    """The hook's stdin JSON object (empty input is an empty object)."""
+    if not text.strip():
+        return {}
+    data = loads(text)
+    if not isinstance(data, dict):
+        raise ValueError("the hook input is not a JSON object")
+    return data
+
+
+def _cwd(payload: Mapping[str, Any]) -> str:
+    cwd = payload.get("cwd")
+    return cwd if isinstance(cwd, str) and cwd else os.getcwd()
+
+
+def _project(payload: Mapping[str, Any], env: Mapping[str, str]) -> tuple[Settings, Layout] | None:
+    """(settings, layout) for the hook's ``cwd``, or None when memory is disabled."""
+    from memdir.config import load_settings, memory_enabled
+    from memdir.storage.paths import make_layout
+
+    settings = load_settings(env)
+    if not memory_enabled(env, settings.enabled):
+        return None
+    layout = make_layout(settings.home, _cwd(payload), profile=settings.profile, env=env)
+    return settings, layout
+
+
+def _rule_places(
+    payload: Mapping[str, Any], env: Mapping[str, str]
+) -> tuple[list[RuleRoot], str] | None:
+    """Where the rules of the hook's project live (folders, cache file); None: memory is off.
+
+    Remembered between calls (:mod:`memdir.hooks.memo`): a call in a
+    known directory loads neither the settings nor the layout modules.
+    """
+    from memdir.hooks import memo as hook_memo
+
+    cwd = _cwd(payload)
+    known = hook_memo.remembered(cwd, env)
+    if known is not None:
+        try:
+            return _places(known)
+        except (KeyError, TypeError, ValueError):
+            pass  # a damaged memo: work the answer out again
+    from memdir.utils.inputs import record
+
+    with record() as read:
+        answer = _work_out_places(payload, env)
+    hook_memo.remember(cwd, env, answer, read)
+    return _places(answer)
+
+
+def _work_out_places(payload: Mapping[str, Any], env: Mapping[str, str]) -> dict[str, Any]:
+    """The answer :func:`_rule_places` remembers, as JSON values."""
+    from memdir.enforcement.enforced import cache_path, rule_roots
+
+    project = _project(payload, env)
+    if project is None:
+        return {"enabled": False}
+    settings, layout = project
+    roots = rule_roots(layout, include_team=settings.team is not False)
+    return {
+        "enabled": True,
+        "roots": [[str(scope), root, sorted(excluded)] for scope, root, excluded in roots],
+        "cache": str(cache_path(layout)),
+    }
+
+
+def _places(answer: Mapping[str, Any]) -> tuple[list[RuleRoot], str] | None:
+    """A remembered answer as values; raises on a malformed one."""
+    if answer["enabled"] is not True:
+        return None
+    roots: list[RuleRoot] = []
+    for scope, root, excluded in answer["roots"]:
+        if scope not in _SCOPES:
+            raise ValueError(f"not a scope: {scope!r}")
+        if not isinstance(root, str) or not all(isinstance(e, str) for e in excluded):
+            raise TypeError("a remembered folder is not text")
+        roots.append((scope, root, frozenset(excluded)))
+    cache = answer["cache"]
+    if not isinstance(cache, str):
+        raise TypeError("the remembered cache file is not text")
+    return roots, cache
+
+
+def pre_tool_use(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
+    """The PreToolUse answer for one call (``""`` when no rule fires).
+
+    When the rule cache is current and no cached rule can fire on this call
+    (:mod:`memdir.enforcement.rule_gate`), the answer is given before RE2, the
+    rule values or the rest of the interpreter's packages are loaded.
+    """
+    from memdir.enforcement.rule_cache import current_header, header_gate
+    from memdir.enforcement.rule_gate import may_fire_by
+
+    tool_name = payload.get("tool_name")
+    tool_input = payload.get("tool_input")
+    if not isinstance(tool_name, str) or not isinstance(tool_input, dict):
+        return ""
+    places = _rule_places(payload, env)
+    if places is None:
+        return ""
+    touched = _touched(tool_input, payload.get("cwd"))
+    header, tokens = current_header(*places, touched, ask=lambda: _watch_tokens(places[0], env))
+    if header is not None and not may_fire_by(header_gate(header), tool_name, tool_input):
+        return ""
+    from memdir.enforcement.enforced import load_rules_at, rule_set
+    from memdir.hooks.pre_tool_use import decide, pre_tool_use_output
+
+    # A current cache is used as read: reading and walking again would find the same.
+    rules = (
+        rule_set(header, places[1])
+        if header is not None
+        else load_rules_at(*places, touched=touched, tokens=tokens)
+    )
+    decision = decide(rules.rules, tool_name, tool_input)
+    if decision.action is not None:  # only a call a rule caught pays for the log
+        from memdir.enforcement.rule_firings import record_firings
+
+        fired = [(r.ref, r.rule.summary, r.rule.action) for r in decision.fired]
+        record_firings(os.path.dirname(places[1]), tool_name, fired)
+    return pre_tool_use_output(decision)
+
+
+def _watch_tokens(roots: Sequence[RuleRoot], env: Mapping[str, str]) -> list[str] | None:
+    """The hook server's folder-watch tokens for ``roots`` (None: walk)."""
+    from memdir.hooks.client import watch_tokens
+
+    try:
+        return watch_tokens(roots, env)
+    except Exception:  # the watch is a shortcut: whatever goes wrong, the walk is done
+        return None
+
+
+def full_environment() -> None:
+    """The interpreter's site packages, when the hook was started without them.
+
+    The hook launcher (:mod:`memdir.hook_launcher`) starts Python with
+    ``-S``: the site module's work (its ``.pth`` files, the user's site
+    folder) is left to the calls that need a package beyond the standard
+    library and memdir. :class:`_SiteOnDemand` calls this at the first
+    import that needs it.
+    """
+    if sys.flags.no_site and "site" not in sys.modules:
+        import site
+
+        site.main()
+
+
+# Probed by the standard library on every platform, never an installed package:
+# Jython's (``copy`` and ``pickle`` look for its ``org.python.core``).
+_NEVER_INSTALLED = frozenset({"org"})
+
+
+class _SiteOnDemand:
+    """The last import finder of a process started without the site module.
+
+    It finds nothing itself: the first import no other finder answers (a
+    package installed beside memdir: RE2, YAML, click) loads the site module,
+    then is looked for again by every finder, those its ``.pth`` files added
+    included. Whatever path a hook takes, it has its packages when it first
+    needs one, and not before.
+
+    A standard-library name never loads it: the standard library is never
+    served from site-packages, and its modules probe for what this platform
+    lacks (``pathlib`` imports ``ntpath``, which tries ``_winapi``; ``copy``
+    and ``pickle`` try Jython's ``org.python.core``). Such a probe fails as
+    it would with the site module loaded.
+    """
+
+    def find_spec(
+        self, name: str, path: Sequence[str] | None = None, target: ModuleType | None = None
+    ) -> ModuleSpec | None:
+        top = name.partition(".")[0]
+        if top in sys.stdlib_module_names or top in _NEVER_INSTALLED:
+            return None
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
+        full_environment()
+        for finder in sys.meta_path:
+            spec = finder.find_spec(name, path, target)
+            if spec is not None:
+                return spec
+        return None
+
+
+if sys.flags.no_site and "site" not in sys.modules:
+    sys.meta_path.append(_SiteOnDemand())
+
+
+# The fields in which an agent's edit tools name the file they change (Claude Code's
+# Write, Edit, MultiEdit and NotebookEdit, and tools shaped like them).
+_PATH_FIELDS = ("file_path", "notebook_path", "path")
+
+
+def _touched(tool_input: Mapping[str, Any], cwd: object) -> list[str]:
+    """The resolved paths a tool call names as the file it writes, if any."""
+    base = cwd if isinstance(cwd, str) and os.path.isabs(cwd) else None
+    touched = []
+    for field in _PATH_FIELDS:
+        value = tool_input.get(field)
+        if not isinstance(value, str) or not value or "\0" in value:
+            continue
+        if not os.path.isabs(value):
+            if base is None:
+                continue
+            value = os.path.join(base, value)
+        touched.append(os.path.realpath(value))
+    return touched
+
+
+def user_prompt_output(context: str) -> str:
+    """The UserPromptSubmit JSON adding ``context`` for the agent, or ``""``."""
+    if not context:
+        return ""
+    import json
+
+    output = {
+        "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": context}
+    }
+    return json.dumps(output, ensure_ascii=False)
+
+
+def user_prompt_submit(
+    payload: Mapping[str, Any], env: Mapping[str, str], *, use_model: bool = False
+) -> str:
+    """Recall for one prompt: at most ``recall_max_memories``, none this session has seen."""
+    prompt = payload.get("prompt")
+    if not isinstance(prompt, str) or not prompt.strip():
+        return ""
+    project = _project(payload, env)
+    if project is None:
+        return ""
+    settings, layout = project
+    from memdir.recall.relevant import recall
+
+    # Without --model the lexical selector runs, and recall lists only the few best matches.
+    memory = _Project(layout=layout, settings=settings, team_enabled=_team_on(settings, layout))
+    session = payload.get("session_id")
+    result = recall(
+        memory,
+        prompt,
+        session=session if isinstance(session, str) and session else None,
+        selector=_model_selector(settings, env) if use_model else None,
+        enabled=True,  # _project returned: the enable chain said on
+        max_chars=settings.hook_context_chars,  # past it Claude Code shows a preview only
+    )
+    return user_prompt_output(result.render())
+
+
+class _Project:
+    """What recall needs of a project (``MemdirLike``), without loading the stores.
+
+    A plain class: a dataclass would compile its methods on every prompt.
+    """
+
+    __slots__ = ("layout", "settings", "team_enabled")
+
+    def __init__(self, *, layout: Layout, settings: Settings, team_enabled: bool) -> None:
+        self.layout = layout
+        self.settings = settings
+        self.team_enabled = team_enabled
+
+
+def _team_on(settings: Settings, layout: Layout) -> bool:
+    """Team memory is on when set, else when the team folder holds an index or a memory."""
+    if settings.team is not None:
+        return bool(settings.team)
+    team = str(layout.team_dir)
+    if os.path.exists(os.path.join(team, "MEMORY.md")):
+        return True
+    for _, dirs, files in os.walk(team):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        if any(f.endswith(".md") and not f.startswith(".") for f in files):
+            return True
+    return False
+
+
+def _model_selector(settings: Settings, env: Mapping[str, str]) -> Selector | None:
+    """The configured provider's selector (it falls back to lexical on any failure).
+
+    A hook runs by itself: only a provider named in memdir's settings or
+    ``MEMDIR_PROVIDER`` is used, never one guessed from a key in the environment
+    (Claude Code exports its own). None named: the lexical selector.
+    """
+    if not settings.provider:
+        return None  # and the model layer is not even loaded
+    from memdir.llm.factory import provider_from_settings
+    from memdir.recall.selector import ModelSelector
+
+    provider = provider_from_settings(settings, env, unattended=True)
+    return None if provider is None else ModelSelector(provider)
+
+
+def run_fast(
+    name: str,
+    *,
+    stdin_text: str,
+    env: Mapping[str, str],
+    use_model: bool = False,
+    write: Callable[[str], Any] | None = None,
+    warn: Callable[[str], Any] | None = None,
+) -> int:
+    """Run the fast hook ``name`` on ``stdin_text``; print its answer; always exit 0."""
+    write = write or sys.stdout.write
+    warn = warn or sys.stderr.write
+    try:
+        if name == "session-start":
+            from memdir.hooks.session_start import output_for_text
+
+            output = output_for_text(stdin_text, env=env)
+        elif name == "pre-tool-use":
+            output = pre_tool_use(read_payload(stdin_text), env)
+        else:
+            output = user_prompt_submit(read_payload(stdin_text), env, use_model=use_model)
+    except Exception as exc:  # a hook reports and steps aside, it never blocks the agent
+        from memdir.storage.failures import describe
+
+        warn(f"memdir: hook {name}: {describe(exc)}\n")
+        return 0
+    if output:
+        write(output + "\n")
+    return 0
+
+
+def _fast_args(argv: Sequence[str]) -> tuple[str, bool] | None:
+    """(command, use_model) when ``argv`` is one of the fast hooks, else None."""
+    if len(argv) < 2 or argv[0] != "hook" or argv[1] not in FAST_COMMANDS:
+        return None
+    rest = list(argv[2:])
+    if rest == []:
+        return argv[1], False
+    if rest == ["--model"] and argv[1] == "user-prompt-submit":
+        return argv[1], True
+    return None  # anything else (--help, unknown options): the full CLI answers
+
+
+def _stdin_text() -> str:
+    """The hook's input, as text whatever the locale (bad bytes become U+FFFD)."""
+    stream = sys.stdin
+    if stream is None or stream.isatty():
+        return ""
+    buffer = getattr(stream, "buffer", None)
+    try:
+        data = stream.read() if buffer is None else buffer.read()
+    except (OSError, ValueError):
+        return ""  # a closed or unreadable stdin is an empty input, not a traceback
+    return data if isinstance(data, str) else data.decode("utf-8", "replace")
+
+
+def dispatch(argv: Sequence[str]) -> int | None:
+    """Answer ``argv`` here when it is a fast hook (returns the exit status), else None."""
+    fast = _fast_args(argv)
+    if fast is None:
+        return None
+    name, use_model = fast
+    text = _stdin_text()
+    if not use_model:  # a model's answer takes seconds: not the server's to wait for
+        from memdir.hooks.client import answer
+
+        try:
+            served = answer(name, text, os.environ)
+        except Exception:  # the server is a shortcut: whatever goes wrong, the work is done here
+            served = None
+        if served is not None:
+            out, err = served
+            sys.stderr.write(err)
+            sys.stdout.write(out)
+            sys.stdout.flush()
+            return 0
+    status = run_fast(name, stdin_text=text, env=os.environ, use_model=use_model)
+    sys.stdout.flush()
+    return status

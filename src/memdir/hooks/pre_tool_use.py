@@ -1,0 +1,155 @@
+"""The PreToolUse answer: which feedback rules a tool call breaks, in Claude Code's shape.
+
+Claude Code runs the PreToolUse hook with ``{"tool_name": ..., "tool_input":
+{...}, "cwd": ..., ...}`` on stdin before every tool call. :func:`decide`
+finds the rules that fire (see :mod:`memdir.enforcement.rules`); the strongest
+action wins (deny over ask over warn). :func:`pre_tool_use_output` answers:
+
+- deny / ask: ``{"hookSpecificOutput": {"hookEventName": "PreToolUse",
+  "permissionDecision": "deny" | "ask", "permissionDecisionReason": ...}}``;
+  the reason names each memory and quotes its **Why** line, so the agent
+  corrects course (for deny, Claude reads the reason) instead of retrying;
+- warn: no permission decision at all (the call goes on through the normal
+  permission flow), the reason as ``additionalContext`` for the agent and as
+  ``systemMessage`` for the user;
+- nothing fired: no output.
+
+memdir never answers ``allow``: a memory can hold a call back, it can never
+let one through that the user's own settings would stop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from memdir.enforcement.enforced import EnforcedRule
+from memdir.enforcement.rules import (
+    Action,
+    bash_subjects,
+    fired_rules,
+    stronger,
+    subjects,
+    tool_matches,
+    unchecked,
+)
+from memdir.enforcement.shell_words import MAX_CHARS
+from memdir.utils.json_text import dumps
+from memdir.utils.records import record
+
+TYPE_CHECKING = False  # the pre-tool-use hook loads this module: no typing at run time
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["Decision", "decide", "pre_tool_use_output", "reason_text"]
+
+_MAX_REASON_CHARS = 2000
+
+
+@record
+class Decision:
+    """What the rules say about one tool call: the action (None: nothing fired) and why."""
+
+    tool_name: str
+    action: Action | None
+    fired: tuple[EnforcedRule, ...]
+    unchecked: int = 0  # the length of an input too long for the rules to read, or 0
+
+    @property
+    def reason(self) -> str:
+        """The text the agent (and the user, for ask) reads."""
+        text = reason_text(self.fired, self.action)
+        if self.unchecked and text:
+            text = (
+                f"This command is {self.unchecked:,} characters long, past the {MAX_CHARS:,} "
+                f"memdir's rules read, so they could not check it. {text}"
+            )
+        return text
+
+
+def decide(
+    rules: Sequence[EnforcedRule], tool_name: str, tool_input: Mapping[str, Any]
+) -> Decision:
+    """The rules among ``rules`` that fire for this call, and the strongest action."""
+    command = tool_input.get("command") if tool_name == "Bash" else None
+    commands: list[list[str]] = []
+    if isinstance(command, str):
+        texts, commands = bash_subjects(command)
+    else:
+        texts = subjects(tool_name, tool_input)
+    hits = fired_rules([r.rule for r in rules], tool_name, texts, commands)
+    fired = tuple(rules[i] for i in hits)
+    action: Action | None = None
+    for found in fired:
+        action = found.rule.action if action is None else stronger(action, found.rule.action)
+    too_long = unchecked(tool_name, tool_input)
+    if too_long and action != "deny":
+        # Past what the rules read: never let it through unread when a rule covers the tool.
+        covering = tuple(r for r in rules if tool_matches(r.rule.tool, tool_name))
+        if covering:
+            held = any(r.rule.action != "warn" for r in covering)
+            action = "ask" if held else "warn"
+            fired = fired or covering
+    return Decision(tool_name=tool_name, action=action, fired=fired, unchecked=too_long)
+
+
+# What each rule does, in its own words: a call several rules catch is named once per
+# rule, each with its own action, whichever action won.
+_DOES = {"deny": "forbids this", "ask": "asks before this", "warn": "warns about this"}
+
+
+def _one(found: EnforcedRule) -> str:
+    # The name and Why line are the memory's words (a teammate's, perhaps): quoted, so
+    # they read as what the memory says, never as memdir's own instruction.
+    why = f" The memory's words on why: {_quoted(found.why)}." if found.why else ""
+    return (
+        f"feedback memory {_quoted(found.name)} ({found.ref}, {found.scope.value}) "
+        f"{_DOES[found.rule.action]} ({found.rule.summary}).{why}"
+    )
+
+
+def _quoted(text: str) -> str:
+    """``text`` in double quotes that nothing inside it can end."""
+    return '"' + text.replace('"', "'").replace("<", "&lt;") + '"'
+
+
+def reason_text(fired: Sequence[EnforcedRule], action: Action | None) -> str:
+    """The reason for ``action``: each fired memory's name and Why line, then what to do."""
+    if not fired or action is None:
+        return ""
+    lead = {
+        "deny": "memdir blocked this call:",
+        "ask": "memdir asks before this call:",
+        "warn": "memdir warning about this call:",
+    }[action]
+    advice = {
+        "deny": "Do not retry it: follow the memory instead, or ask the user to change it.",
+        "ask": "The user decides; prefer what the memory says.",
+        "warn": "Prefer what the memory says unless the user asked for this.",
+    }[action]
+    body = " ".join(_one(found) for found in fired)
+    text = f"{lead} {body} {advice}"
+    if len(text) > _MAX_REASON_CHARS:
+        text = text[: _MAX_REASON_CHARS - 1].rstrip() + "…"
+    return text
+
+
+def pre_tool_use_output(decision: Decision) -> str:
+    """The JSON to print for ``decision``, or ``""`` when no rule fired."""
+    if decision.action is None:
+        return ""
+    reason = decision.reason
+    output: dict[str, Any]
+    if decision.action == "warn":
+        output = {
+            "systemMessage": reason,
+            "hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": reason},
+        }
+    else:
+        output = {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": decision.action,
+                "permissionDecisionReason": reason,
+            }
+        }
+    return dumps(output, ensure_ascii=False)

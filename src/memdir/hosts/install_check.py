@@ -1,0 +1,442 @@
+"""Check that the memdir commands Claude Code would run for a project start and answer.
+
+``memdir doctor`` calls :func:`check_installs`. It reads every file Claude
+Code takes hooks or MCP servers from for the project: the three settings
+files (``.claude/settings.local.json``, ``.claude/settings.json``, the user's
+``settings.json``), the project's ``.mcp.json`` and ``~/.claude.json`` (this
+project's servers and the user's). For each entry that runs memdir:
+
+- a hook command runs in the project with ``{}`` on stdin and the hook name
+  swapped for ``pre-tool-use`` (which answers an empty call at once; ``stop``
+  would start background work). It answers when it exits 0 with nothing on
+  stderr: a shared command that skips because memdir is missing says so there;
+- an MCP server starts as the host would start it (its ``env`` added) and
+  must answer MCP's ``initialize`` request;
+- the user's own files (``~/.claude/settings.json``, ``~/.claude.json``) are
+  run as Claude Code runs them (hooks through ``/bin/sh``). The files in the
+  project come with the repository, so their commands are never handed to a
+  shell: one runs only when it reads back as a form memdir writes
+  (:mod:`memdir.hosts.written`) and starts this installation or the
+  ``memdir`` on PATH, as an argv list; one that starts another program is
+  checked to exist; any other form is reported, not run;
+- a command that finds memdir only through PATH (a bare ``memdir``) is
+  reported even when it works here: Claude Code started from a desktop
+  launcher or an IDE often has another PATH;
+- memdir's hooks in more than one settings file are reported: Claude Code
+  runs each.
+
+Each finding names the file, what failed and the command that fixes it.
+A file that does not parse is reported, never touched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import selectors
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from memdir.errors import ConfigError
+from memdir.hosts.claude_code import (
+    SCOPES,
+    memdir_hook_entries,
+    parse_json_object,
+    settings_path,
+)
+from memdir.hosts.launch import hook_name, launch_for, runs_memdir_server
+from memdir.hosts.mcp_servers import claude_json_path
+from memdir.hosts.written import (
+    Resolved,
+    Written,
+    read_hook_command,
+    read_server_entry,
+)
+from memdir.storage.paths import find_project_root
+
+__all__ = ["HOOK_TIMEOUT", "SERVER_TIMEOUT", "InstallFinding", "check_installs"]
+
+HOOK_TIMEOUT = 20.0  # seconds for a probe hook to exit (it answers in well under one)
+SERVER_TIMEOUT = 30.0  # seconds for a server to answer initialize (it starts in about one)
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "memdir-doctor", "version": "0"},
+    },
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class InstallFinding:
+    """One installed command that does not (or may not) run memdir.
+
+    ``problem``: ``broken-hook``, ``path-hook``, ``duplicate-hooks``,
+    ``unchecked-hook``, ``broken-server``, ``path-server``, ``unchecked-server``,
+    ``hook-server-folder`` or ``unreadable``; ``fix``: the command to run.
+    """
+
+    problem: str
+    path: Path
+    message: str
+    fix: str
+
+
+def check_installs(project: Path, env: Mapping[str, str] | None = None) -> list[InstallFinding]:
+    """Everything wrong with the memdir hooks and MCP servers Claude Code has for ``project``."""
+    env = dict(os.environ if env is None else env)
+    root = find_project_root(project)
+    findings: list[InstallFinding] = []
+    with_hooks: list[Path] = []
+    for scope in SCOPES:
+        path = settings_path(scope, project, env)
+        settings = _load(path, findings)
+        entries = memdir_hook_entries(settings) if settings is not None else []
+        if entries:
+            with_hooks.append(path)
+        findings += _check_hooks(path, scope, entries, root, env)
+    if len(with_hooks) > 1:
+        findings.append(
+            InstallFinding(
+                problem="duplicate-hooks",
+                path=with_hooks[0],
+                message="memdir's hooks are in "
+                + ", ".join(str(p) for p in with_hooks)
+                + ": Claude Code runs each, so the model gets memory twice",
+                fix="keep one: memdir hook uninstall claude --scope <the others>",
+            )
+        )
+    for scope, path, servers in _server_tables(project, root, env, findings):
+        for name, entry in servers.items():
+            if runs_memdir_server(entry):
+                findings += _check_server(path, scope, name, entry, root, env)
+    if with_hooks:
+        findings += _check_socket_folder(env)
+    return findings
+
+
+def _check_socket_folder(env: Mapping[str, str]) -> list[InstallFinding]:
+    """The hook server's folder, when it exists but hooks must not use it."""
+    from memdir.hooks.client import server_enabled
+    from memdir.hooks.wire import safe_folder, socket_folder
+
+    folder = socket_folder(env)
+    if not server_enabled(env) or not os.path.lexists(folder) or safe_folder(folder, create=False):
+        return []
+    return [
+        InstallFinding(
+            problem="hook-server-folder",
+            path=Path(folder),
+            message="is not a folder of this user's closed to others, so no hook server "
+            "answers: every session start and prompt pays for loading memdir",
+            fix=f"rm -r {folder} (the next hook makes it again with mode 0700)",
+        )
+    ]
+
+
+def _load(path: Path, findings: list[InstallFinding]) -> dict[str, Any] | None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        findings.append(_unreadable(path, f"cannot be read ({reason})"))
+        return None
+    try:
+        return parse_json_object(text, path, str(path))
+    except ConfigError as exc:
+        findings.append(_unreadable(path, exc.message))
+        return None
+
+
+def _unreadable(path: Path, why: str) -> InstallFinding:
+    return InstallFinding(
+        problem="unreadable",
+        path=path,
+        message=f"{why}: Claude Code may ignore it, and memdir cannot check or repair it",
+        fix=f"fix {path} by hand",
+    )
+
+
+def _hook_fix(scope: str, command: str) -> str:
+    profile = re.search(r"MEMDIR_PROFILE=['\"]?([a-z]+)", command)
+    prefix = f"memdir --profile {profile.group(1)}" if profile else "memdir"
+    return f"{prefix} hook install claude --scope {scope}"
+
+
+def _check_hooks(
+    path: Path, scope: str, entries: list[tuple[str, str]], root: Path, env: Mapping[str, str]
+) -> list[InstallFinding]:
+    findings = []
+    if any(_bare(command) for _, command in entries):
+        command = next(c for _, c in entries if _bare(c))
+        findings.append(
+            InstallFinding(
+                problem="path-hook",
+                path=path,
+                message=f"the hook command {command!r} finds memdir only through PATH, "
+                "which Claude Code may not share (every hook then fails, and rules fail open)",
+                fix=_hook_fix(scope, command),
+            )
+        )
+    checked: set[str] = set()
+    for _, command in entries:
+        name = hook_name(command) or ""
+        probe = re.sub(rf"\bhook(\s+){re.escape(name)}\b", r"hook\1pre-tool-use", command)
+        if probe in checked:
+            continue  # every event's command differs only in the hook's name
+        checked.add(probe)
+        if scope == "user":
+            trouble = _run_hook(["/bin/sh", "-c", probe], {}, root, env)
+        else:
+            trouble = _run_project_hook(command, root, env)
+        if trouble is not None:
+            problem = "unchecked-hook" if trouble == _UNCHECKED else "broken-hook"
+            findings.append(
+                InstallFinding(
+                    problem=problem,
+                    path=path,
+                    message=f"the hook command {command!r} {trouble}",
+                    fix=_hook_fix(scope, command),
+                )
+            )
+    return findings
+
+
+_UNCHECKED = (
+    "is not in a form memdir writes, so doctor does not run it (it runs no other command "
+    "from a project's files): look at it, then install again"
+)
+
+
+def _run_project_hook(command: str, root: Path, env: Mapping[str, str]) -> str | None:
+    """Check a hook command from a file of the project, never through a shell."""
+    written = read_hook_command(command)
+    if written is None:
+        return _UNCHECKED
+    probe = Written(
+        program=written.program,
+        env=written.env,
+        profile=written.profile,
+        args=("hook", "pre-tool-use"),
+        shared=written.shared,
+        message=written.message,
+    )
+    resolved = probe.resolve(env)
+    if isinstance(resolved, str):
+        return resolved
+    if not _vouched(resolved, env):
+        return None  # another installation's program, and it exists: nothing more to run
+    return _run_hook(list(resolved.argv), resolved.env, root, env)
+
+
+def _vouched(resolved: Resolved, env: Mapping[str, str]) -> bool:
+    """Whether ``resolved`` starts this installation, or the memdir on PATH, with no
+    PYTHONPATH but this installation's own: the only programs doctor starts for a project."""
+    ours = launch_for(os.environ)
+    found = shutil.which("memdir", path=env.get("PATH", os.defpath))
+    mine = [ours.program, *([ours.hooks] if ours.hooks else [])]
+    if not any(resolved.argv[: len(p)] == p for p in mine) and resolved.argv[:1] != (
+        (found,) if found else ()
+    ):
+        return False
+    return resolved.env.get("PYTHONPATH") in (None, dict(ours.env).get("PYTHONPATH"))
+
+
+def _bare(command: str) -> bool:
+    """Whether ``command`` starts memdir by bare name (after any VAR=value words)."""
+    words = command.split()
+    while words and _ASSIGNMENT.match(words[0]):
+        words.pop(0)
+    return bool(words) and words[0] in ("memdir", "memdir.exe")
+
+
+def _run_hook(
+    argv: list[str], extra: Mapping[str, str], root: Path, env: Mapping[str, str]
+) -> str | None:
+    """Why ``argv`` does not answer an empty pre-tool-use call, or None when it does."""
+    try:
+        done = subprocess.run(
+            argv,
+            input="{}",
+            capture_output=True,
+            text=True,
+            cwd=root,
+            env={**env, **extra, "CLAUDE_PROJECT_DIR": str(root)},
+            timeout=HOOK_TIMEOUT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return f"did not answer within {HOOK_TIMEOUT:.0f} s"
+    except OSError as exc:
+        return f"cannot run: {exc.strerror}"
+    stderr = done.stderr.strip().splitlines()
+    if done.returncode != 0:
+        said = f": {stderr[-1]}" if stderr else ""
+        return f"exits {done.returncode}{said}"
+    if stderr:
+        return f"says: {stderr[-1]}"
+    return None
+
+
+def _server_tables(
+    project: Path, root: Path, env: Mapping[str, str], findings: list[InstallFinding]
+) -> list[tuple[str, Path, dict[str, Any]]]:
+    """(scope, file, servers) for each place Claude Code takes this project's servers from."""
+    from memdir.hosts.claude_code import checkout_root
+
+    tables: list[tuple[str, Path, dict[str, Any]]] = []
+    mcp_json = checkout_root(project) / ".mcp.json"
+    data = _load(mcp_json, findings)
+    if data is not None:
+        tables.append(("project", mcp_json, _table(data, ("mcpServers",))))
+    claude_json = claude_json_path(env)
+    data = _load(claude_json, findings)
+    if data is not None:
+        tables.append(("local", claude_json, _table(data, ("projects", str(root), "mcpServers"))))
+        tables.append(("user", claude_json, _table(data, ("mcpServers",))))
+    return tables
+
+
+def _table(data: Any, keys: tuple[str, ...]) -> dict[str, Any]:
+    for key in keys:
+        data = data.get(key) if isinstance(data, dict) else None
+    return data if isinstance(data, dict) else {}
+
+
+def _check_server(
+    path: Path, scope: str, name: str, entry: dict[str, Any], root: Path, env: Mapping[str, str]
+) -> list[InstallFinding]:
+    args = [a for a in entry.get("args", []) if isinstance(a, str)]
+    profile = args[args.index("--profile") + 1] if "--profile" in args[:-1] else None
+    prefix = f"memdir --profile {profile}" if profile else "memdir"
+    fix = f"{prefix} install claude-code --scope {scope}"
+    findings = []
+    if entry.get("command") in ("memdir", "memdir.exe"):
+        findings.append(
+            InstallFinding(
+                problem="path-server",
+                path=path,
+                message=f"the MCP server {name!r} is started as a bare 'memdir', found only "
+                "through PATH, which Claude Code may not share",
+                fix=fix,
+            )
+        )
+    # .mcp.json comes with the repository; ~/.claude.json is the user's own.
+    check = _start_project_server if scope == "project" else _start_server
+    trouble = check(entry, root, env)
+    if trouble is not None:
+        findings.append(
+            InstallFinding(
+                problem="unchecked-server" if trouble == _UNCHECKED else "broken-server",
+                path=path,
+                message=f"the MCP server {name!r} ({scope} scope) {trouble}",
+                fix=fix,
+            )
+        )
+    return findings
+
+
+def _start_project_server(entry: dict[str, Any], root: Path, env: Mapping[str, str]) -> str | None:
+    """Check a server entry from the project's ``.mcp.json``, never through a shell."""
+    written = read_server_entry(entry)
+    if written is None:
+        return _UNCHECKED
+    resolved = written.resolve(env)
+    if isinstance(resolved, str):
+        return resolved.replace("says: ", "exits 1 before answering: ", 1)
+    if not _vouched(resolved, env):
+        return None
+    return _start_server({"command": resolved.argv[0], "args": list(resolved.argv[1:]),
+                          "env": resolved.env}, root, env)  # fmt: skip
+
+
+def _start_server(entry: dict[str, Any], root: Path, env: Mapping[str, str]) -> str | None:
+    """Why the server of ``entry`` does not answer ``initialize``, or None when it does."""
+    extra = entry.get("env")
+    extra = extra if isinstance(extra, dict) else {}
+    argv = [entry["command"], *(str(a) for a in entry.get("args", []))]
+    # stderr to a file: a chatty server must never block on a pipe nobody reads.
+    with tempfile.TemporaryFile() as stderr:
+        try:
+            process = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                cwd=root,
+                env={**env, **{str(k): str(v) for k, v in extra.items()}},
+            )
+        except OSError as exc:
+            return f"cannot start: {argv[0]}: {exc.strerror}"
+        try:
+            return _initialize(process, stderr)
+        finally:
+            _stop(process)
+
+
+def _initialize(process: subprocess.Popen[bytes], stderr: IO[bytes]) -> str | None:
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        process.stdin.write((json.dumps(_INITIALIZE) + "\n").encode())
+        process.stdin.flush()
+    except OSError:
+        pass  # it exited already: its status and stderr say why
+    deadline = time.monotonic() + SERVER_TIMEOUT
+    buffer = b""
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stdout, selectors.EVENT_READ)
+        while b"\n" not in buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return f"did not answer initialize within {SERVER_TIMEOUT:.0f} s"
+            if not selector.select(timeout=left):
+                continue
+            chunk = os.read(process.stdout.fileno(), 65536)
+            if not chunk:
+                return _exit_reason(process, stderr)
+            buffer += chunk
+    try:
+        answer = json.loads(buffer.split(b"\n", 1)[0])
+    except ValueError:
+        return "answered initialize with something that is not JSON"
+    if not isinstance(answer, dict) or "result" not in answer:
+        return f"refused initialize: {str(answer)[:200]}"
+    return None
+
+
+def _exit_reason(process: subprocess.Popen[bytes], stderr: IO[bytes]) -> str:
+    try:
+        status = process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        return "closed its output without answering initialize"
+    stderr.seek(0)
+    lines = stderr.read().decode("utf-8", "replace").strip().splitlines()
+    said = f": {lines[-1]}" if lines else ""
+    return f"exited with status {status} before answering{said}"
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """Close the server's input (its way to stop), then make sure it is gone."""
+    for stream in (process.stdin, process.stdout):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
