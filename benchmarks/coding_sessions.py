@@ -727,8 +727,8 @@ def main() -> int:
         path = Path(tempfile.mkdtemp(prefix="memdir-coding-")) / DATA.name
         path.write_text(json.dumps(parts), encoding="utf-8")
     locomo_args = locomo.build_parser().parse_args(["--data", str(path), *rest])
-    if locomo_args.out == "locomo_run.jsonl":
-        locomo_args.out = "coding_run.jsonl"
+    if locomo_args.out == str(locomo.RUNS / "locomo_run.jsonl"):
+        locomo_args.out = str(locomo.RUNS / "coding_run.jsonl")
     locomo.run(locomo_args)
     base = Path(locomo_args.out).with_suffix(".bm25.jsonl")
     bm25_run(data, base)

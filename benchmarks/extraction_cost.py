@@ -31,7 +31,7 @@ from memdir.agents.session.template import DEFAULT_TEMPLATE, parse_sections
 from memdir.api import Memdir
 from memdir.llm import Completion
 from memdir.testing import CountingProvider, ScriptedProvider, tool_use
-from memdir.transcripts.transcript import Role, Turn, estimate_tokens
+from memdir.transcripts.turns import Role, Turn, estimate_tokens
 
 REPO = Path(__file__).resolve().parent.parent
 DATA = REPO.parent / "shared" / "bench" / "locomo_dev.json"

@@ -17,7 +17,8 @@ mapped back to dia_ids. The run is scored by ``locomo_eval.py``.
     .venv/bin/python benchmarks/locomo.py [--data PATH] [--out RUN.jsonl] [--lexical]
         [--baseline MAIN.jsonl] [--group-share 0.2] [other ranking options]
 
-``--baseline`` prints the paired bootstrap of turn recall@1/@5/@10 against
+A run is written to ``benchmarks/runs/`` (ignored by git) unless ``--out``
+names another file. ``--baseline`` prints the paired bootstrap of turn recall@1/@5/@10 against
 another run of the same data: run the script once on main with ``--out
 MAIN.jsonl``, then on a change with ``--baseline MAIN.jsonl``.
 
@@ -415,6 +416,8 @@ from memdir.search.catalog import DEFAULT_WEIGHTS, Catalog, Hit, RankingOptions,
 from memdir.search.embeddings import Embedder
 
 REPO = Path(__file__).resolve().parent.parent
+# Where a run is written by default: beside the scripts, never committed.
+RUNS = Path(__file__).resolve().parent / "runs"
 # The shared folder beside the checkouts: /work/shared next to /work/main, or next to
 # the folder of worktrees.
 BENCH = next(
@@ -540,6 +543,7 @@ def run(args: argparse.Namespace) -> float:
         embedder = CachedEmbedder(embedder, Path(args.embed_cache))
     facade = options == RankingOptions() and not args.embed and not args.embed_cache
     start = time.perf_counter()
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="memdir-locomo-") as tmp, open(args.out, "w") as out:
         home = Path(tmp) / "home"
         for sample in data:
@@ -571,7 +575,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The flags of a run (``benchmarks/coding_sessions.py`` runs its corpus with them too)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default=str(BENCH / "locomo_dev.json"))
-    parser.add_argument("--out", default="locomo_run.jsonl")
+    parser.add_argument("--out", default=str(RUNS / "locomo_run.jsonl"))
     parser.add_argument("--limit", type=int, default=100)
     parser.add_argument("--weights", help='JSON field weights, e.g. {"context": 0.2}')
     parser.add_argument("--neighbour", type=float, default=RankingOptions.neighbour_weight)

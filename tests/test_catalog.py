@@ -424,7 +424,7 @@ def test_memdir_writes_reach_search_through_the_journal(tmp_path: Path, memdir_h
 def test_a_journal_read_to_its_end_is_emptied_and_later_entries_still_count(
     layout: Layout,
 ) -> None:
-    from memdir.storage.store import JOURNAL_NAME, append_journal
+    from memdir.storage.journal import JOURNAL_NAME, append_journal
 
     a = write_memory(layout.memory_dir, "a.md", name="Alpha", description="x", body="apples")
     journal = layout.state_dir / JOURNAL_NAME

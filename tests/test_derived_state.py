@@ -19,8 +19,8 @@ from memdir.enforcement.enforced import CACHE_NAME, load_rules
 from memdir.errors import StorageError
 from memdir.search.engine import CATALOG_NAME
 from memdir.storage.derived import SET_ASIDE_DIR
+from memdir.storage.journal import JOURNAL_NAME
 from memdir.storage.paths import ROOT_RECORD
-from memdir.storage.store import JOURNAL_NAME
 
 
 def run(project: Path, *args: str) -> Result:

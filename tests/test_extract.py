@@ -16,7 +16,7 @@ from memdir.api import Memdir
 from memdir.errors import ProviderError
 from memdir.llm import Completion, Request
 from memdir.testing import ScriptedProvider, tool_use
-from memdir.transcripts.transcript import ToolCall, Turn
+from memdir.transcripts.turns import ToolCall, Turn
 
 WAIT = 10.0
 

@@ -25,7 +25,7 @@ from memdir.mcp import build_server
 from memdir.model import Scope
 from memdir.team.sync import sync_team
 from memdir.testing import ScriptedProvider, tool_use
-from memdir.transcripts.transcript import read_transcript
+from memdir.transcripts.reader import read_transcript
 from teamutil import Clone, remember
 
 # The fixtures these tests share with the team test modules.

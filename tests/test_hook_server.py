@@ -14,6 +14,7 @@ import socket
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -41,9 +42,12 @@ LAUNCHER = Path(hook_client.__file__).resolve().parents[1] / "hook_launcher.py"
 
 @pytest.fixture
 def env(tmp_path: Path) -> Iterator[dict[str, str]]:
-    """The hooks' environment, with this test's own socket folder."""
-    run = tmp_path / "run"
-    run.mkdir()
+    """The hooks' environment, with this test's own socket folder.
+
+    The folder is a short one of its own: a socket's path has at most about 100
+    bytes, which a test's temp folder under pytest-xdist can pass.
+    """
+    run = Path(tempfile.mkdtemp(prefix="memdir-run-"))
     values = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(sys.path),
@@ -52,6 +56,7 @@ def env(tmp_path: Path) -> Iterator[dict[str, str]]:
     values.pop("MEMDIR_HOOK_SERVER", None)
     yield values
     stop_server(values)
+    shutil.rmtree(run, ignore_errors=True)
 
 
 def hook(

@@ -17,17 +17,12 @@ from hypothesis import strategies as st
 
 from memdir.cli import main
 from memdir.errors import ConfigError
-from memdir.hosts import mcp_servers as mcp_hosts
+from memdir.hosts import config_files
+from memdir.hosts.claude_code import claude_json_path
+from memdir.hosts.config_files import render_toml_table
+from memdir.hosts.desktop import claude_desktop_config_path
 from memdir.hosts.launch import Launch, launch_for
-from memdir.hosts.mcp_servers import (
-    HOSTS,
-    claude_desktop_config_path,
-    claude_json_path,
-    host_target,
-    install_mcp_server,
-    read_server,
-    render_toml_table,
-)
+from memdir.hosts.mcp_servers import HOSTS, host_target, install_mcp_server, read_server
 
 # Each host's file as a user might already have it: other servers and settings.
 EXISTING = {
@@ -336,7 +331,7 @@ def test_claude_code_waits_for_claude_codes_lock_and_takes_over_a_stale_one(
 ) -> None:
     lock = Path(str(claude_json) + ".lock")
     lock.mkdir()
-    monkeypatch.setattr(mcp_hosts, "_LOCK_WAIT", 0.2)
+    monkeypatch.setattr(config_files, "_LOCK_WAIT", 0.2)
     target = host_target("claude-code", project, launch=OPT)
     before = claude_json.read_text()
     with pytest.raises(ConfigError) as raised:

@@ -17,7 +17,7 @@ import pytest
 
 from memdir.search.catalog import Catalog, SearchQuery
 from memdir.storage.paths import Layout, make_layout
-from memdir.transcripts.transcript import read_transcript
+from memdir.transcripts.reader import read_transcript
 
 DEPLOY_SESSION = [
     ("user", "Note: the deploy script lives in ops/deploy.sh and needs the VPN."),

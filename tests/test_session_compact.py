@@ -7,7 +7,7 @@ from pathlib import Path
 from background.helpers import chat, turn
 from memdir.agents.session.notes import compact, summary_message
 from memdir.agents.session.template import DEFAULT_TEMPLATE
-from memdir.transcripts.transcript import Turn
+from memdir.transcripts.turns import Turn
 
 
 def tokens(text: str) -> int:

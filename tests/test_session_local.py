@@ -28,7 +28,7 @@ from memdir.agents.session.notes import SessionNotes
 from memdir.agents.session.template import DEFAULT_TEMPLATE, missing_structure
 from memdir.api import Memdir
 from memdir.llm import OpenAICompatProvider, Usage
-from memdir.transcripts.transcript import Turn
+from memdir.transcripts.turns import Turn
 
 __all__ = ["local_llm_server"]  # the fixture, imported so pytest finds it here
 

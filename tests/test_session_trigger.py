@@ -15,7 +15,7 @@ from memdir.agents.session.notes import (
     should_update,
 )
 from memdir.config import Settings
-from memdir.transcripts.transcript import Turn
+from memdir.transcripts.turns import Turn
 
 CONFIG = TriggerConfig(min_tokens_to_init=100, min_tokens_between_updates=50,
                        tool_calls_between_updates=3)  # fmt: skip

@@ -20,8 +20,8 @@ from memdir.errors import (
     SecretDetected,
 )
 from memdir.model import MemoryType, Scope
+from memdir.storage.journal import JOURNAL_NAME
 from memdir.storage.memory_index import parse_entries
-from memdir.storage.store import JOURNAL_NAME
 
 
 def write(mem: Memdir, name: str, **kw: object) -> str:

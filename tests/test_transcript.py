@@ -13,17 +13,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memdir.errors import MemdirError
-from memdir.transcripts.transcript import (
-    MAX_TOOL_RESULT_CHARS,
+from memdir.errors import MemdirError, TranscriptError
+from memdir.transcripts.reader import MAX_TOOL_RESULT_CHARS, iter_turns, read_transcript
+from memdir.transcripts.turns import (
     Transcript,
-    TranscriptError,
     Turn,
     count_tool_calls_since,
     estimate_tokens,
-    iter_turns,
     last_assistant_has_tool_calls,
-    read_transcript,
 )
 
 FIXTURES = Path(__file__).parent / "fixtures" / "transcripts"

@@ -31,8 +31,9 @@ from memdir.errors import StorageError
 from memdir.history.project import ProjectMemory
 from memdir.model import MemoryType, Scope
 from memdir.storage.failures import translated
+from memdir.storage.journal import JOURNAL_NAME, journal_or_warning
 from memdir.storage.paths import ROOT_RECORD, Layout, make_layout
-from memdir.storage.store import JOURNAL_NAME, WriteGuard, journal_or_warning
+from memdir.storage.store import WriteGuard
 
 # The layers above storage load on first use: `import memdir` and every CLI
 # start stay free of the catalog, the model layer and numpy.
@@ -465,7 +466,7 @@ class Memdir(ProjectMemory):
         """Save what ``messages`` teach that future sessions need, as typed memories.
 
         Runs one extraction now, in this thread (see :mod:`memdir.agents.extract`).
-        ``messages`` are :class:`~memdir.transcripts.transcript.Turn` values or plain
+        ``messages`` are :class:`~memdir.transcripts.turns.Turn` values or plain
         ``{"role", "content"}`` dicts. A cursor per ``session_id`` remembers the last
         message considered, so calling again with a longer conversation looks only
         at what is new. Never raises for model or provider errors: the report says.
@@ -516,7 +517,7 @@ class Memdir(ProjectMemory):
     def notes(self, provider: Provider, session_id: str) -> SessionNotes:
         """The session notes of ``session_id``: ``read()`` them, or ``update(turns)`` them now.
 
-        ``update`` takes :class:`~memdir.transcripts.transcript.Turn` values
+        ``update`` takes :class:`~memdir.transcripts.turns.Turn` values
         (:func:`memdir.agents.host.as_turns` makes them from message dicts); to update
         the notes as a conversation goes, use :meth:`host`, which decides when.
         """

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-__all__ = ["FrontmatterStyle", "MemoryType", "Scope"]
+__all__ = ["FrontmatterStyle", "MemoryType", "Scope", "memory_ref"]
 
 
 class MemoryType(StrEnum):
@@ -26,6 +26,14 @@ class Scope(StrEnum):
 
     PRIVATE = "private"
     TEAM = "team"
+
+
+def memory_ref(scope: str, file: str) -> str:
+    """A memory as named from the memory directory: team files as ``team/<file>``.
+
+    ``scope`` is a :class:`Scope` or its plain name (the per-call hooks pass names).
+    """
+    return f"team/{file}" if scope == Scope.TEAM else file
 
 
 class FrontmatterStyle(StrEnum):

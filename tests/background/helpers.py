@@ -9,7 +9,7 @@ from typing import Any
 
 from memdir.llm import Completion, Request
 from memdir.testing import ScriptedProvider, tool_use
-from memdir.transcripts.transcript import ToolCall, Turn
+from memdir.transcripts.turns import ToolCall, Turn
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 SESSION = "0b5c7f6e-3c1a-4d7e-9a51-2f0c6f4b8e21"  # the session_id of the recorded hook payloads

@@ -21,7 +21,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,8 +31,8 @@ from memdir.agents.runner import (
     AgentStop,
     AgentTool,
     RunReport,
-    SerialRunner,
     ToolPolicy,
+    TurnJob,
     format_conversation,
     run_agent,
 )
@@ -42,6 +41,7 @@ from memdir.enforcement.rules import FIELD as ENFORCE_FIELD
 from memdir.errors import InvalidMemory, MemdirError
 from memdir.history.project import ProjectMemory
 from memdir.history.provenance import provenance
+from memdir.history.review import AWAITING_REVIEW
 from memdir.llm.base import Provider, ToolSpec
 from memdir.model import MemoryType, Scope
 from memdir.recall.manifest import build_manifest
@@ -49,7 +49,7 @@ from memdir.recall.prompt import WHAT_NOT_TO_SAVE
 from memdir.search.query import grep
 from memdir.storage.fs import atomic_write, read_json_object, safe_join
 from memdir.storage.store import WriteResult
-from memdir.transcripts.transcript import Turn, last_assistant_has_tool_calls
+from memdir.transcripts.turns import Turn, last_assistant_has_tool_calls
 
 __all__ = [
     "ExtractionReport",
@@ -58,6 +58,7 @@ __all__ = [
     "memory_ref",
     "tool_target",
     "write_from_args",
+    "write_notes",
     "wrote_memory",
 ]
 
@@ -316,13 +317,13 @@ def _write(memdir: ProjectMemory, args: Mapping[str, Any], writes: _Writes) -> s
     verb = "created" if result.created else "updated"
     if result.pending is not None:
         verb = "proposed"
-    warnings = "".join(f"\nwarning: {w}" for w in result.warnings)
-    held = (
-        " (kept for the user's review: not in memory until they approve it)"
-        if result.pending is not None
-        else ""
-    )
-    return f"{verb} {scope.value}:{result.record.file}{held}{warnings}"
+    return f"{verb} {scope.value}:{result.record.file}{write_notes(result)}"
+
+
+def write_notes(result: WriteResult) -> str:
+    """What a write tool adds to its answer: that the write awaits review, and its warnings."""
+    held = f" {AWAITING_REVIEW}" if result.pending is not None else ""
+    return held + "".join(f"\nwarning: {w}" for w in result.warnings)
 
 
 _FILE_ARG = {"type": "string", "description": "path inside the memory directory, e.g. topic.md"}
@@ -390,7 +391,7 @@ def source_turns(turns: Sequence[Turn]) -> str | None:
     return " ".join(refs[-_MAX_SOURCE_TURNS:]) or None
 
 
-class MemoryExtractor:
+class MemoryExtractor(TurnJob[ExtractionReport]):
     """Extraction for one session of one project; owns its background runs.
 
     Each run is held to ``limits`` (by default
@@ -405,16 +406,12 @@ class MemoryExtractor:
         *,
         limits: JobLimits = EXTRACTION_LIMITS,
     ) -> None:
+        super().__init__(self.extract, name=f"memdir-extract-{session_id}")
         self.memdir = memdir
         self.provider = provider
         self.session_id = session_id
         self.state_path = memdir.layout.session_dir(session_id) / STATE_NAME
         self.limits = limits
-        self._lock = threading.Lock()
-        self.history: list[ExtractionReport] = []  # every run of this object, oldest first
-        self.runner: SerialRunner[Sequence[Turn]] = SerialRunner(
-            self.extract, name=f"memdir-extract-{session_id}"
-        )
 
     def cursor(self) -> Cursor | None:
         """The last turn already considered, or ``None``."""
@@ -435,17 +432,9 @@ class MemoryExtractor:
             return False
         return bool(turns_since(turns, self.cursor()))
 
-    def submit(self, turns: Sequence[Turn]) -> bool:
-        """Extract in the background; mid-run submissions coalesce into one trailing run."""
-        return self.runner.submit(tuple(turns))
-
-    def drain(self, timeout: float | None = None) -> bool:
-        """Wait for background runs to finish."""
-        return self.runner.drain(timeout)
-
     def extract(self, turns: Sequence[Turn]) -> ExtractionReport:
         """Run one extraction now; never raises for model, provider or memory errors."""
-        with self._lock:
+        with self._run_lock:
             try:
                 report = self._extract(list(turns))
             except (MemdirError, OSError) as exc:

@@ -9,7 +9,7 @@ arrives mid-run into one trailing run. Nothing here sleeps: :meth:`drain`
 waits on the runners' conditions, and :meth:`close` drains and refuses more
 work. Failures are logged and kept in the reports, never raised to the agent.
 
-Messages are :class:`~memdir.transcripts.transcript.Turn` values or plain dicts
+Messages are :class:`~memdir.transcripts.turns.Turn` values or plain dicts
 ``{"role", "content", "tool_calls"?, "uuid"?}`` (content a string or a list
 of Messages-API blocks; tool calls as ``{"id", "name", "input"}`` or in the
 OpenAI ``{"id", "function": {"name", "arguments"}}`` shape).
@@ -28,7 +28,7 @@ from memdir.agents.extract import ExtractionReport, MemoryExtractor
 from memdir.agents.session.notes import NotesUpdate, SessionNotes
 from memdir.history.project import ProjectMemory
 from memdir.llm.base import Provider
-from memdir.transcripts.transcript import Role, ToolCall, Turn
+from memdir.transcripts.turns import Role, ToolCall, Turn
 
 __all__ = ["MemoryHost", "Messages", "Scheduled", "as_turns"]
 

@@ -16,6 +16,9 @@ stopped, and the error if any; provider failures end the run, never raise.
 a named non-daemon thread; submissions that arrive mid-run are coalesced into
 one trailing run with the latest input; ``drain`` waits (on a condition, never
 by polling) until it is idle. Failures are logged, never raised to the caller.
+:class:`TurnJob` is what a session's jobs (extraction, session notes) share on
+top of it: the runner over the conversation's turns, a lock that keeps a direct
+run from overlapping a background one, and the history of results.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from memdir.llm.base import (
 )
 from memdir.llm.base import estimate_tokens as estimate_request_tokens
 from memdir.llm.budget import MeteredProvider
-from memdir.transcripts.transcript import Turn
+from memdir.transcripts.turns import Turn
 
 __all__ = [
     "AgentStop",
@@ -52,6 +55,7 @@ __all__ = [
     "SerialRunner",
     "ToolEvent",
     "ToolPolicy",
+    "TurnJob",
     "format_conversation",
     "run_agent",
 ]
@@ -59,6 +63,7 @@ __all__ = [
 log = logging.getLogger("memdir.agents.runner")
 
 T = TypeVar("T")
+R = TypeVar("R")
 
 # A tool check returns why a call is refused, or None to allow it.
 ToolCheck = Callable[[Mapping[str, Any]], "str | None"]
@@ -367,3 +372,26 @@ class SerialRunner(Generic[T]):
         if drained and thread is not None:
             thread.join(timeout)
         return drained
+
+
+class TurnJob(Generic[R]):
+    """The owner of one session job's runs over the conversation's turns.
+
+    ``run`` is the job's one run; :meth:`submit` hands it to a :class:`SerialRunner`
+    named ``name`` and :meth:`drain` waits for it. A subclass holds ``_run_lock``
+    around each run, so a direct call never overlaps a background one, and keeps
+    each result in ``history``.
+    """
+
+    def __init__(self, run: Callable[[Sequence[Turn]], R], *, name: str) -> None:
+        self._run_lock = threading.Lock()
+        self.history: list[R] = []  # every run of this object, oldest first
+        self.runner: SerialRunner[Sequence[Turn]] = SerialRunner(run, name=name)
+
+    def submit(self, turns: Sequence[Turn]) -> bool:
+        """Run in the background; mid-run submissions coalesce into one trailing run."""
+        return self.runner.submit(tuple(turns))
+
+    def drain(self, timeout: float | None = None) -> bool:
+        """Wait for background runs to finish."""
+        return self.runner.drain(timeout)

@@ -29,6 +29,7 @@ import click
 
 from memdir.config import memdir_home
 from memdir.errors import ConfigError, LimitExceeded, MemdirError
+from memdir.kinds import Scope
 
 if TYPE_CHECKING:  # loaded by the commands that use them (or by an error), not by every start
     from memdir.api import Memdir
@@ -50,6 +51,9 @@ __all__ = [
     "record_dict",
     "require_provider",
     "run_reporting_errors",
+    "scope_option",
+    "scope_project_json_options",
+    "server_options",
     "to_jsonable",
 ]
 
@@ -255,6 +259,56 @@ def project_option(func: F) -> F:
 def json_option(func: F) -> F:
     """``--json``: print JSON instead of text."""
     return click.option("--json", "as_json", is_flag=True, help="Print JSON.")(func)
+
+
+_SCOPES = click.Choice([s.value for s in Scope])
+
+
+def scope_option(default: str | None = None, help: str | None = None) -> Callable[[F], F]:
+    """``--scope private|team``: the store a command works in.
+
+    Without a default, no ``--scope`` means every store; a default (``add``
+    writes to private) is shown in the help.
+    """
+    return click.option(
+        "--scope",
+        type=_SCOPES,
+        default=default,
+        # None, not False: a command without a default leaves the choice to click, as before.
+        show_default=True if default is not None else None,
+        help=help,
+    )
+
+
+def scope_project_json_options(help: str | None = None) -> Callable[[F], F]:
+    """``--scope``, ``--project`` and ``--json``, in that order: a command on a named memory.
+
+    ``help`` is the ``--scope`` help, if any.
+    """
+
+    def decorate(func: F) -> F:
+        return scope_option(help=help)(project_option(json_option(func)))
+
+    return decorate
+
+
+def server_options(
+    *, port: int, port_help: str, token_envvar: str, token_help: str
+) -> Callable[[F], F]:
+    """``--port`` and ``--token`` of a local server (the MCP server over HTTP, the ui page).
+
+    The token is read from ``token_envvar`` when the option is not given; without
+    either, the server uses the one it keeps in the memdir home.
+    """
+
+    def decorate(func: F) -> F:
+        port_option = click.option(
+            "--port", type=click.IntRange(1, 65535), default=port, show_default=True, help=port_help
+        )
+        token_option = click.option("--token", envvar=token_envvar, default=None, help=token_help)
+        return port_option(token_option(func))
+
+    return decorate
 
 
 def profile_option_value() -> str | None:

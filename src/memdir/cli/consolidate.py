@@ -17,6 +17,7 @@ ID`` drops what it has not.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -291,27 +292,44 @@ def _numbers(raw: str | None) -> list[int] | None:
 def apply_command(proposal_id: str, only: str | None, project: Path, as_json: bool) -> None:
     """Apply a proposal (or --only some of its changes) as one undoable change."""
     proposal = apply_proposal(open_memdir(project), proposal_id, only=_numbers(only))
-    emit(as_json, _proposal_dict(proposal), lambda: _print_decided("applied", proposal))
+    _emit_decided(as_json, "applied", proposal)
 
 
-@consolidate_command.command(name="rollback")
-@click.argument("proposal_id", metavar="ID")
-@project_option
-@json_option
-def rollback_command(proposal_id: str, project: Path, as_json: bool) -> None:
-    """Reverse everything a proposal applied, in one step."""
-    proposal = rollback_proposal(open_memdir(project), proposal_id)
-    emit(as_json, _proposal_dict(proposal), lambda: _print_decided("rolled back", proposal))
+def _decision_command(
+    name: str, decide: Callable[[Memdir, str], Proposal], verb: str, help: str
+) -> click.Command:
+    """The subcommand ``name ID``: ``decide`` the proposal ID, then say it is now ``verb``.
+
+    Rollback and reject differ only in the decision and its words; apply takes
+    ``--only`` as well, so it is written out above.
+    """
+
+    @consolidate_command.command(name=name, help=help)
+    @click.argument("proposal_id", metavar="ID")
+    @project_option
+    @json_option
+    def command(proposal_id: str, project: Path, as_json: bool) -> None:
+        _emit_decided(as_json, verb, decide(open_memdir(project), proposal_id))
+
+    return command
 
 
-@consolidate_command.command(name="reject")
-@click.argument("proposal_id", metavar="ID")
-@project_option
-@json_option
-def reject_command(proposal_id: str, project: Path, as_json: bool) -> None:
-    """Drop what a proposal has not applied: it is never applied."""
-    proposal = reject_proposal(open_memdir(project), proposal_id)
-    emit(as_json, _proposal_dict(proposal), lambda: _print_decided("rejected", proposal))
+rollback_command = _decision_command(
+    "rollback",
+    rollback_proposal,
+    "rolled back",
+    "Reverse everything a proposal applied, in one step.",
+)
+reject_command = _decision_command(
+    "reject",
+    reject_proposal,
+    "rejected",
+    "Drop what a proposal has not applied: it is never applied.",
+)
+
+
+def _emit_decided(as_json: bool, verb: str, proposal: Proposal) -> None:
+    emit(as_json, _proposal_dict(proposal), lambda: _print_decided(verb, proposal))
 
 
 def _print_decided(verb: str, proposal: Proposal) -> None:

@@ -41,7 +41,7 @@ from memdir.api import Memdir
 from memdir.cli._common import close_provider, configured_provider
 from memdir.recall.doctor import diagnose
 from memdir.storage.memory_index import INDEX_NAME
-from memdir.transcripts.transcript import read_transcript
+from memdir.transcripts.reader import read_transcript
 
 __all__ = ["demo"]
 

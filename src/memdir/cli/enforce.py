@@ -16,15 +16,19 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from memdir.cli._common import emit, json_option, open_memdir, project_option
-from memdir.enforcement.enforced import EnforcedRule, load_rules
+from memdir.enforcement.enforced import EnforcedRule, RuleSet, load_rules
 from memdir.enforcement.rules import EDIT_TOOLS, FIELD, parse_rules
 from memdir.errors import InvalidMemory
 from memdir.hooks.pre_tool_use import decide, pre_tool_use_output
+
+if TYPE_CHECKING:
+    from memdir.api import Memdir
+    from memdir.model import MemoryRecord
 
 __all__ = ["COMMANDS", "enforce"]
 
@@ -49,8 +53,7 @@ def _row(found: EnforcedRule) -> dict[str, Any]:
 @json_option
 def list_command(project: Path, as_json: bool) -> None:
     """Show every enforced rule and the memory it comes from."""
-    mem = open_memdir(project)
-    rules = load_rules(mem.layout, include_team=mem.settings.team is not False)
+    rules = _project_rules(project)
     data = {
         "rules": [_row(r) for r in rules.rules],
         "held": [_row(r) for r in rules.held],
@@ -75,6 +78,12 @@ def list_command(project: Path, as_json: bool) -> None:
             click.echo(f"skipped: {problem}", err=True)
 
     emit(as_json, data, human)
+
+
+def _project_rules(project: Path) -> RuleSet:
+    """The rules the pre-tool-use hook enforces in ``project`` (team ones only with team memory)."""
+    mem = open_memdir(project)
+    return load_rules(mem.layout, include_team=mem.settings.team is not False)
 
 
 def tool_input_for(tool: str, text: str) -> dict[str, Any]:
@@ -103,8 +112,7 @@ def test_command(tool: str, text: tuple[str, ...], project: Path, as_json: bool)
 
     Example: memdir enforce test -- Bash "npm install left-pad"
     """
-    mem = open_memdir(project)
-    rules = load_rules(mem.layout, include_team=mem.settings.team is not False)
+    rules = _project_rules(project)
     decision = decide(rules.rules, tool, tool_input_for(tool, " ".join(text)))
     answer = pre_tool_use_output(decision)
     data = {
@@ -148,8 +156,7 @@ def promote_command(memory: str, action: str, project: Path) -> None:
     promoted = [
         {**r.as_dict(), "action": action} if r.action == "ask" else r.as_dict() for r in rules
     ]
-    updated = replace(record.memory, extra={**record.memory.extra, FIELD: promoted})
-    mem.store(record.scope).write(updated, file=record.file, expected_version=record.version)
+    _write_rules(mem, record, promoted)
     click.echo(f"{record.file}: ask rules are now {action}")
 
 
@@ -180,10 +187,18 @@ def add_command(memory: str, tool: str, match: str, action: str, project: Path) 
     if rule in current:
         click.echo(f"{record.file} already has this rule")
         return
-    updated = replace(record.memory, extra={**record.memory.extra, FIELD: [*current, rule]})
-    # The store's write validates the rules (feedback only, RE2, linear time, the action).
-    mem.store(record.scope).write(updated, file=record.file, expected_version=record.version)
+    _write_rules(mem, record, [*current, rule])
     click.echo(f"{record.file}: {action} {tool} calls matching {match}")
+
+
+def _write_rules(mem: Memdir, record: MemoryRecord, rules: list[dict[str, str]]) -> None:
+    """Save ``rules`` as the memory's enforce field, unless the memory changed since it was read.
+
+    The store's write validates them (feedback only, RE2, linear time, a known action),
+    as it does a rule written into the file by hand.
+    """
+    updated = replace(record.memory, extra={**record.memory.extra, FIELD: rules})
+    mem.store(record.scope).write(updated, file=record.file, expected_version=record.version)
 
 
 COMMANDS = [enforce]

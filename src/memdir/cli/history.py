@@ -10,18 +10,23 @@ from pathlib import Path
 
 import click
 
-from memdir.cli._common import emit, json_option, open_memdir, project_option, record_dict
+from memdir.cli._common import (
+    emit,
+    json_option,
+    open_memdir,
+    project_option,
+    record_dict,
+    scope_option,
+    scope_project_json_options,
+)
 from memdir.history.undo import render_why, version_line
-from memdir.model import Scope
 
 __all__ = ["COMMANDS", "history", "redact", "restore", "undo", "why"]
-
-_SCOPES = click.Choice([s.value for s in Scope])
 
 
 @click.command()
 @click.argument("name", required=False)
-@click.option("--scope", type=_SCOPES, default=None)
+@scope_option()
 @click.option("--prune", is_flag=True, help="Drop versions and trash past the retention.")
 @project_option
 @json_option
@@ -56,9 +61,7 @@ def history(name: str | None, scope: str | None, prune: bool, project: Path, as_
 @click.command()
 @click.argument("name")
 @click.option("--version", "version", type=int, default=None, help="The version id (v12: 12).")
-@click.option("--scope", type=_SCOPES, default=None)
-@project_option
-@json_option
+@scope_project_json_options()
 def restore(
     name: str, version: int | None, scope: str | None, project: Path, as_json: bool
 ) -> None:
@@ -94,9 +97,7 @@ def undo(project: Path, as_json: bool) -> None:
 @click.command()
 @click.argument("name")
 @click.option("--version", "version", type=int, required=True, help="The version to remove.")
-@click.option("--scope", type=_SCOPES, default=None)
-@project_option
-@json_option
+@scope_project_json_options()
 def redact(name: str, version: int, scope: str | None, project: Path, as_json: bool) -> None:
     """Remove a version's text (a secret) from the history."""
     report = open_memdir(project).redact(name, version, scope=scope)
@@ -105,9 +106,7 @@ def redact(name: str, version: int, scope: str | None, project: Path, as_json: b
 
 @click.command()
 @click.argument("name")
-@click.option("--scope", type=_SCOPES, default=None)
-@project_option
-@json_option
+@scope_project_json_options()
 def why(name: str, scope: str | None, project: Path, as_json: bool) -> None:
     """Why memdir holds a memory: where it came from, the turns behind it, its history."""
     answer = open_memdir(project).why(name, scope=scope)

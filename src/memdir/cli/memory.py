@@ -18,15 +18,16 @@ from memdir.cli._common import (
     project_option,
     read_stdin_text,
     record_dict,
+    scope_option,
+    scope_project_json_options,
 )
 from memdir.errors import MemdirError, MemoryNotFound
-from memdir.model import MemoryRecord, MemoryType, Scope
+from memdir.model import MemoryRecord, MemoryType
 from memdir.storage.fs import read_text_file
 
 __all__ = ["COMMANDS"]
 
 _TYPES = click.Choice([t.value for t in MemoryType])
-_SCOPES = click.Choice([s.value for s in Scope])
 
 
 @click.command()
@@ -56,7 +57,7 @@ _NEXT_STEPS = """next steps:
 @click.option("--type", "type_", type=_TYPES, required=True, help="The kind of memory.")
 @click.option("--name", required=True, help="A short title.")
 @click.option("--description", required=True, help="One specific line: what recall matches.")
-@click.option("--scope", type=_SCOPES, default="private", show_default=True)
+@scope_option(default="private")
 @click.option("--body", default="", help="The memory's text; '-' reads standard input.")
 @click.option("--file", "file", default=None, help="File name (default: derived from --name).")
 @click.option(
@@ -109,9 +110,7 @@ def add(
 
 
 @click.command(name="list")
-@click.option("--scope", type=_SCOPES, default=None, help="Only this scope.")
-@project_option
-@json_option
+@scope_project_json_options(help="Only this scope.")
 def list_(scope: str | None, project: Path, as_json: bool) -> None:
     """List memories: scope, file, type, name and description.
 
@@ -193,9 +192,7 @@ def _date(record: MemoryRecord) -> str:
 
 @click.command()
 @click.argument("name")
-@click.option("--scope", type=_SCOPES, default=None)
-@project_option
-@json_option
+@scope_project_json_options()
 def show(name: str, scope: str | None, project: Path, as_json: bool) -> None:
     """Print a memory (by file name or name)."""
     mem = open_memdir(project)
@@ -218,7 +215,7 @@ def _run_editor(path: Path) -> None:
 
 @click.command()
 @click.argument("name")
-@click.option("--scope", type=_SCOPES, default=None)
+@scope_option()
 @project_option
 def edit(name: str, scope: str | None, project: Path) -> None:
     """Open a memory in $EDITOR; saved only if it still parses.
@@ -277,9 +274,7 @@ def _edit_copy(folder: Path, file: str, text: str) -> Path:
 
 @click.command()
 @click.argument("name")
-@click.option("--scope", type=_SCOPES, default=None)
-@project_option
-@json_option
+@scope_project_json_options()
 def rm(name: str, scope: str | None, project: Path, as_json: bool) -> None:
     """Delete a memory (moved to the trash and kept in the history: `memdir restore NAME`)."""
     trashed = open_memdir(project).delete(name, scope=scope)

@@ -21,11 +21,11 @@ from memdir.cli._common import (
     open_memdir,
     project_option,
     record_dict,
+    scope_project_json_options,
     to_jsonable,
 )
 from memdir.history.undo import version_line
 from memdir.history.versions import Version
-from memdir.model import Scope
 
 __all__ = ["COMMANDS", "review", "verify"]
 
@@ -97,9 +97,7 @@ def _each(verb: str, versions: list[Version]) -> None:
 
 @click.command()
 @click.argument("name")
-@click.option("--scope", type=click.Choice([s.value for s in Scope]), default=None)
-@project_option
-@json_option
+@scope_project_json_options()
 def verify(name: str, scope: str | None, project: Path, as_json: bool) -> None:
     """Re-validate a memory: check it against the code now and stamp it verified."""
     from memdir.recall.expiry import verify as verify_memory

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from memdir.cli._common import open_memdir, profile_option_value, project_option
+from memdir.cli._common import open_memdir, profile_option_value, project_option, server_options
 
 __all__ = ["COMMANDS", "serve"]
 
@@ -24,14 +24,11 @@ _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 @click.command()
 @click.option("--http", "use_http", is_flag=True, help="Serve streamable HTTP instead of stdio.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to bind (HTTP).")
-@click.option(
-    "--port", type=click.IntRange(1, 65535), default=8765, show_default=True, help="Port (HTTP)."
-)
-@click.option(
-    "--token",
-    envvar="MEMDIR_MCP_TOKEN",
-    default=None,
-    help="Bearer token clients must send (HTTP); default: the one stored in the memdir home.",
+@server_options(
+    port=8765,
+    port_help="Port (HTTP).",
+    token_envvar="MEMDIR_MCP_TOKEN",
+    token_help="Bearer token clients must send (HTTP); default: the one stored in the memdir home.",
 )
 @project_option
 def serve(use_http: bool, host: str, port: int, token: str | None, project: Path) -> None:

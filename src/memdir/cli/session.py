@@ -26,7 +26,8 @@ from memdir.cli._common import (
 )
 from memdir.errors import MemdirError
 from memdir.storage.paths import Layout
-from memdir.transcripts.transcript import Turn, read_transcript
+from memdir.transcripts.reader import read_transcript
+from memdir.transcripts.turns import Turn
 
 __all__ = ["COMMANDS", "session"]
 

@@ -25,7 +25,14 @@ from memdir.enforcement.team_rules import accept, pending_path, read_pending
 from memdir.errors import InvalidMemory
 from memdir.model import Scope
 from memdir.team.conflicts import Keep, resolve
-from memdir.team.sync import SyncReport, init_team, rewrite_unpushed, sync_team, team_status
+from memdir.team.sync import (
+    QuarantinedFile,
+    SyncReport,
+    init_team,
+    rewrite_unpushed,
+    sync_team,
+    team_status,
+)
 
 __all__ = ["team"]
 
@@ -77,7 +84,7 @@ def rewrite(project: Path, as_json: bool) -> None:
 
     def human() -> None:
         for item in result.quarantined:
-            click.echo(f"  quarantined: {item.file} ({', '.join(item.labels)}) -> {item.moved_to}")
+            click.echo(f"  quarantined: {_quarantined(item)}")
         click.echo(
             f"rewrote {result.replaced} unpushed commit(s) into one; "
             "run `memdir team sync` to share it"
@@ -150,6 +157,11 @@ def resolve_command(name: str, keep: str, project: Path, as_json: bool) -> None:
     emit(as_json, done, human)
 
 
+def _quarantined(item: QuarantinedFile) -> str:
+    """A quarantined file as both ``rewrite-unpushed`` and a sync name it: where it went, why."""
+    return f"{item.file} ({', '.join(item.labels)}) -> {item.moved_to}"
+
+
 def _render(report: SyncReport) -> None:
     if report.recovered:
         click.echo(f"  recovered: {report.recovered}")
@@ -171,7 +183,7 @@ def _render(report: SyncReport) -> None:
         click.echo(f"  conflict: {conflict.file}{where}: {conflict.reason}")
     for item in report.quarantined:
         click.echo(
-            f"  quarantined: {item.file} ({', '.join(item.labels)}) -> {item.moved_to}; "
+            f"  quarantined: {_quarantined(item)}; "
             "a teammate pushed it: have the remote purged and rotate any secret",
             err=True,
         )

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import click
 
-from memdir.cli._common import open_memdir, project_option
+from memdir.cli._common import open_memdir, project_option, server_options
 
 __all__ = ["COMMANDS", "TOKEN_FILE", "ui"]
 
@@ -26,14 +26,11 @@ _EXTRA = {"starlette", "uvicorn", "jinja2", "markupsafe"}
 
 
 @click.command()
-@click.option(
-    "--port", type=click.IntRange(1, 65535), default=8766, show_default=True, help="Port to serve."
-)
-@click.option(
-    "--token",
-    envvar="MEMDIR_UI_TOKEN",
-    default=None,
-    help="The token the page asks for; default: the one stored in the memdir home.",
+@server_options(
+    port=8766,
+    port_help="Port to serve.",
+    token_envvar="MEMDIR_UI_TOKEN",
+    token_help="The token the page asks for; default: the one stored in the memdir home.",
 )
 @click.option("--no-browser", is_flag=True, help="Print the address; do not open a browser.")
 @project_option

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from memdir.enforcement import rule_cache, team_rules
 from memdir.enforcement.rule_cache import RuleRoot
 from memdir.enforcement.rules import ACTIONS, FIELD, Rule, parse_rule, why_line
-from memdir.kinds import MemoryType, Scope
+from memdir.kinds import MemoryType, Scope, memory_ref
 from memdir.utils.records import record
 
 TYPE_CHECKING = False  # no typing, pathlib or layout at run time: see memdir.utils.records
@@ -66,7 +66,7 @@ class EnforcedRule:
     @property
     def ref(self) -> str:
         """The memory as named from the memory directory (team files as ``team/<file>``)."""
-        return f"team/{self.file}" if self.scope is Scope.TEAM else self.file
+        return memory_ref(self.scope, self.file)
 
 
 @record
@@ -141,7 +141,7 @@ def _entry_of(text: str, path: str) -> dict[str, Any]:
 def _rules_of(key: str, entry: dict[str, Any]) -> tuple[list[EnforcedRule], list[str]]:
     scope_name, _, rel = key.partition(":")
     scope = Scope(scope_name)
-    where = f"team/{rel}" if scope is Scope.TEAM else rel
+    where = memory_ref(scope, rel)
     problems = [f"{where}: {p}" for p in entry.get("problems", ()) if isinstance(p, str)]
     rules: list[EnforcedRule] = []
     items = entry.get("rules", ())

@@ -38,8 +38,9 @@ from memdir.model import MemoryRecord, Scope
 from memdir.storage import sidecar
 from memdir.storage.fs import atomic_write, read_bytes_nofollow, safe_join
 from memdir.storage.index_hunks import apply_backwards
+from memdir.storage.journal import JOURNAL_NAME, journal_or_warning
 from memdir.storage.memory_index import INDEX_NAME
-from memdir.storage.store import JOURNAL_NAME, MemoryStore, WriteResult, journal_or_warning
+from memdir.storage.store import MemoryStore, WriteResult
 from memdir.utils.records import record
 
 __all__ = [
@@ -155,6 +156,17 @@ def _require_versions(memdir: ProjectMemory, ref: str, scope: Scope | str | None
     return versions
 
 
+def _pick(versions: list[Version], version: int, ref: str) -> Version:
+    """The version of ``ref`` whose id is ``version``, or :class:`MemoryNotFound`."""
+    for candidate in versions:
+        if candidate.id == version:
+            return candidate
+    raise MemoryNotFound(
+        f"version {version} is not a version of {ref!r}",
+        hint="run `memdir history NAME` to see its versions and their ids",
+    )
+
+
 def restore(
     memdir: ProjectMemory,
     ref: str,
@@ -174,13 +186,7 @@ def restore(
             )
         meta = chosen.meta_before
     else:
-        picked = next((v for v in versions if v.id == version), None)
-        if picked is None:
-            raise MemoryNotFound(
-                f"version {version} is not a version of {ref!r}",
-                hint="run `memdir history NAME` to see its versions and their ids",
-            )
-        chosen = picked
+        chosen = _pick(versions, version, ref)
         digest = chosen.after if chosen.after is not None else chosen.before
         meta = chosen.meta_after if chosen.after is not None else chosen.meta_before
     data = history.blob(digest)
@@ -361,13 +367,7 @@ def redact(
 ) -> RedactReport:
     """Remove the text version ``version`` of ``ref`` held from the history."""
     history = require_history(memdir)
-    versions = _require_versions(memdir, ref, scope)
-    chosen = next((v for v in versions if v.id == version), None)
-    if chosen is None:
-        raise MemoryNotFound(
-            f"version {version} is not a version of {ref!r}",
-            hint="run `memdir history NAME` to see its versions and their ids",
-        )
+    chosen = _pick(_require_versions(memdir, ref, scope), version, ref)
     store = memdir.store(chosen.scope)
     found = store.find(ref)
     if found is not None and chosen.after not in (None, REDACTED):
@@ -423,7 +423,7 @@ def _source_turns(v: Version | None) -> tuple[tuple[SourceTurn, ...], str | None
     if v is None or not v.turns or not v.transcript:
         return (), None
     from memdir.errors import TranscriptError
-    from memdir.transcripts.transcript import read_transcript
+    from memdir.transcripts.reader import read_transcript
 
     wanted = v.turns.split()
     try:

@@ -223,7 +223,7 @@ def run_job(
     """
     from memdir.api import Memdir
     from memdir.history.provenance import provenance
-    from memdir.transcripts.transcript import read_transcript
+    from memdir.transcripts.reader import read_transcript
 
     steps: list[str] = []
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 import os
 import time
 
-from memdir.storage.fs import atomic_write, read_json_object
+from memdir.storage.fs import atomic_write, pid_alive, read_json_object
 from memdir.utils.json_text import dumps
 from memdir.utils.records import record
 
@@ -220,15 +220,9 @@ def _lost(start: Path, pid: object) -> bool:
 
 
 def _alive(pid: object) -> bool:
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # someone else's process now holds the number: cannot tell, assume alive
-    return True
+    # A process of another user answers alive: someone else's process may now hold
+    # the number, and that cannot be told apart, so the job counts as still running.
+    return isinstance(pid, int) and pid_alive(pid)
 
 
 def _started_at(run_id: str) -> str:

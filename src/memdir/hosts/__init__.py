@@ -2,8 +2,10 @@
 
 ``claude_code`` installs memdir's hooks into a Claude Code settings file and
 ``install_check`` runs what Claude Code would run, for ``memdir doctor``;
-``mcp_servers`` registers the MCP server with Claude Code, Claude Desktop,
-Cursor, Codex CLI and Gemini CLI; ``agents_md`` writes memdir's section of
+``mcp_servers`` registers the MCP server with Claude Code, the desktop hosts
+(``desktop``: Claude Desktop, Cursor), Codex CLI (``codex``) and Gemini CLI
+(``gemini``), each of which says where it keeps its files; every installer
+edits those files through ``config_files``; ``agents_md`` writes memdir's section of
 ``AGENTS.md`` and Cursor's rule file for agents that read files instead of
 running hooks; ``memory_tool`` backs Anthropic's client-side memory tool with
 a memdir scope. Every command they write comes from ``launch`` (this

@@ -27,9 +27,7 @@ to nothing.
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,8 +35,9 @@ from pathlib import Path
 from memdir.enforcement.enforced import EnforcedRule, load_rules
 from memdir.errors import ConfigError
 from memdir.history.project import ProjectMemory
+from memdir.hosts.config_files import apply_edit, read_text
 from memdir.recall.team_index import entries_only, neutral
-from memdir.storage.fs import atomic_write, file_lock
+from memdir.storage.fs import file_lock
 from memdir.storage.memory_index import INDEX_NAME, truncate_index
 
 __all__ = [
@@ -168,23 +167,9 @@ def merge_section(text: str, section: str, *, path: Path) -> str:
 
 
 def _write_if_changed(path: Path, before: str, after: str) -> ExportResult:
-    if after == before:
-        return ExportResult(path=path, changed=False)
-    try:
-        mode = stat.S_IMODE(os.stat(path).st_mode)
-    except FileNotFoundError:
-        mode = 0o644  # a project file, usually committed: readable like its neighbours
-    atomic_write(path, after, mode=mode)
-    return ExportResult(path=path, changed=True)
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return ""
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read {path}: {exc}", path=path) from None
+    # A project file, usually committed: a new one is readable like its neighbours.
+    apply_edit(path, before, after, shared_folder=True, shared_file=True, dry_run=False)
+    return ExportResult(path=path, changed=after != before)
 
 
 def export_agents_md(
@@ -194,7 +179,7 @@ def export_agents_md(
     target = path or memory.layout.project_root / AGENTS_FILE
     section = render_section(memory, include_private=include_private)
     with file_lock(memory.layout.lock_dir / "agents-md.lock", timeout=30):
-        before = _read(target)
+        before = read_text(target)
         return _write_if_changed(target, before, merge_section(before, section, path=target))
 
 
@@ -210,7 +195,7 @@ def export_cursor_rules(memory: ProjectMemory, *, include_private: bool = False)
         f"{BEGIN}\n{body.rstrip()}\n{END}\n"
     )
     with file_lock(memory.layout.lock_dir / "agents-md.lock", timeout=30):
-        before = _read(target)
+        before = read_text(target)
         if before and _BEGIN_PREFIX not in before:
             raise ConfigError(
                 f"{CURSOR_FILE} exists and was not written by memdir",

@@ -1,4 +1,4 @@
-"""Install and uninstall memdir's hooks in a Claude Code settings file.
+"""Claude Code: memdir's hooks in its settings files, and where its files are.
 
 Three scopes, as Claude Code 2.1 reads them: ``local`` is the project's
 ``.claude/settings.local.json`` (at the canonical git root, which Claude Code
@@ -24,38 +24,35 @@ keeping the file's mode and indentation; ``dry_run`` only computes the diff.
 from __future__ import annotations
 
 import copy
-import difflib
-import json
 import os
-import re
-import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from memdir.errors import ConfigError
+from memdir.hosts.config_files import apply_edit, parse_json_object, read_text, render_json
 from memdir.hosts.launch import Launch, hook_name
-from memdir.storage.fs import atomic_write, ensure_dir
 from memdir.storage.paths import find_project_root
 
 __all__ = [
     "HOOK_TIMEOUT",
+    "MCP_PROJECT_FILE",
     "SCOPES",
     "InstallResult",
     "checkout_root",
     "claude_config_dir",
+    "claude_json_path",
     "hook_commands",
     "install_claude_hooks",
-    "json_indent",
     "memdir_hook_entries",
     "merge_hooks",
-    "parse_json_object",
     "settings_path",
     "uninstall_claude_hooks",
 ]
 
 SCOPES = ("local", "project", "user")
+MCP_PROJECT_FILE = Path(".mcp.json")  # the project's shared MCP servers (scope project)
 HOOK_TIMEOUT = 30  # seconds; the hooks return within a second, this is a backstop
 # Claude Code's event name -> memdir's hook command. Add an event here and the
 # installer, the uninstaller and doctor all follow.
@@ -70,7 +67,6 @@ _EVENTS = (
 # Events whose matcher selects tools: memdir's rules decide per tool, so it sees every call.
 _TOOL_EVENTS = frozenset({"PreToolUse"})
 _AUTO_MEMORY = "autoMemoryEnabled"
-_INDENT = re.compile(r"^\{\s*\n([ \t]+)\S", re.MULTILINE)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -91,6 +87,15 @@ class InstallResult:
     notes: tuple[str, ...]
     diff: str
     dry_run: bool
+
+
+def claude_json_path(env: Mapping[str, str] | None = None) -> Path:
+    """Claude Code's per-user file: ``$CLAUDE_CONFIG_DIR/.claude.json`` or ``~/.claude.json``."""
+    env = os.environ if env is None else env
+    configured = env.get("CLAUDE_CONFIG_DIR")
+    if configured:
+        return Path(configured) / ".claude.json"
+    return Path(env.get("HOME") or Path.home()) / ".claude.json"
 
 
 def claude_config_dir(env: Mapping[str, str]) -> Path:
@@ -290,7 +295,7 @@ def install_claude_hooks(
     """
     env = os.environ if env is None else env
     path = settings_path(scope, project, env)
-    before = _read(path)
+    before = read_text(path)
     settings = parse_json_object(before, path, str(path))
     had_ours = bool(memdir_hook_entries(settings))
     commands = hook_commands(launch, shared=scope == "project")
@@ -314,7 +319,7 @@ def _local_auto_memory(
 ) -> InstallResult:
     """``autoMemoryEnabled`` set for this user alone, in the local settings file."""
     path = settings_path("local", project, env)
-    before = _read(path)
+    before = read_text(path)
     merged = copy.deepcopy(parse_json_object(before, path, str(path)))
     notes = _auto_memory(merged, own_folder=own_folder, had_ours=had_ours, path=path)
     return _write(path, "local", before, merged, [], [], notes, dry_run)
@@ -334,7 +339,7 @@ def uninstall_claude_hooks(
     """
     env = os.environ if env is None else env
     path = settings_path(scope, project, env)
-    before = _read(path)
+    before = read_text(path)
     settings = parse_json_object(before, path, str(path))
     merged, removed = _remove_hooks(settings, str(path))
     notes = []
@@ -355,7 +360,7 @@ def _elsewhere(scope: str, project: Path, env: Mapping[str, str]) -> list[str]:
             continue
         path = settings_path(other, project, env)
         try:
-            settings = parse_json_object(_read(path), path, str(path))
+            settings = parse_json_object(read_text(path), path, str(path))
         except ConfigError:
             continue  # not ours to judge here; doctor reports a file it cannot read
         if memdir_hook_entries(settings):
@@ -377,23 +382,17 @@ def _write(
     dry_run: bool,
 ) -> InstallResult:
     unchanged = parse_json_object(before, path, str(path)) == merged
-    after = before if unchanged else _render(merged, before)
-    changed = after != before
-    diff = "".join(
-        difflib.unified_diff(
-            before.splitlines(keepends=True),
-            after.splitlines(keepends=True),
-            fromfile=str(path) if before else "/dev/null",
-            tofile=str(path),
-        )
+    after = before if unchanged else render_json(merged, before)
+    # The project's .claude/ folder is shared; the local file in it is one person's.
+    diff = apply_edit(
+        path,
+        before,
+        after,
+        shared_folder=scope != "user",
+        shared_file=scope == "project",
+        dry_run=dry_run,
     )
-    if changed and not dry_run:
-        if _read(path) != before:
-            raise ConfigError(
-                f"{path} changed while memdir was editing it", path=path, hint="run it again"
-            )
-        ensure_dir(path.parent, mode=0o755 if scope != "user" else 0o700)
-        atomic_write(path, after, mode=_mode_of(path, scope))
+    changed = after != before
     return InstallResult(
         path=path,
         scope=scope,
@@ -405,50 +404,3 @@ def _write(
         diff=diff,
         dry_run=dry_run,
     )
-
-
-def _read(path: Path) -> str:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return ""
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or str(exc)
-        raise ConfigError(f"cannot read {path}: {reason}", path=path) from None
-
-
-def parse_json_object(text: str, path: Path, label: str) -> dict[str, Any]:
-    """A settings file's JSON object (``{}`` when empty); anything else is a
-    :class:`ConfigError` naming ``label``, since memdir never rewrites what it cannot read."""
-    if not text.strip():
-        return {}
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(
-            f"{label} is not valid JSON (line {exc.lineno}: {exc.msg})",
-            path=path,
-            hint="fix the file by hand; memdir never overwrites settings it cannot read",
-        ) from None
-    if not isinstance(data, dict):
-        raise ConfigError(f"{label} is not a JSON object", path=path, hint="fix the file by hand")
-    return data
-
-
-def json_indent(text: str) -> str:
-    """The indentation a JSON file already uses (two spaces for a new one)."""
-    match = _INDENT.search(text)
-    return match.group(1) if match else "  "
-
-
-def _render(settings: dict[str, Any], before: str) -> str:
-    return json.dumps(settings, indent=json_indent(before), ensure_ascii=False) + "\n"
-
-
-def _mode_of(path: Path, scope: str) -> int:
-    try:
-        return stat.S_IMODE(os.stat(path).st_mode)
-    except FileNotFoundError:
-        # A project file is committed and read like its neighbours; the others are
-        # one person's: settings may hold tokens (env), so owner only.
-        return 0o644 if scope == "project" else 0o600

@@ -48,12 +48,12 @@ from typing import IO, Any
 from memdir.errors import ConfigError
 from memdir.hosts.claude_code import (
     SCOPES,
+    claude_json_path,
     memdir_hook_entries,
-    parse_json_object,
     settings_path,
 )
+from memdir.hosts.config_files import parse_json_object
 from memdir.hosts.launch import hook_name, launch_for, runs_memdir_server
-from memdir.hosts.mcp_servers import claude_json_path
 from memdir.hosts.written import (
     Resolved,
     Written,
@@ -61,6 +61,7 @@ from memdir.hosts.written import (
     read_server_entry,
 )
 from memdir.storage.paths import find_project_root
+from memdir.utils.processes import reap
 
 __all__ = ["HOOK_TIMEOUT", "SERVER_TIMEOUT", "InstallFinding", "check_installs"]
 
@@ -435,8 +436,4 @@ def _stop(process: subprocess.Popen[bytes]) -> None:
         if stream is not None:
             with contextlib.suppress(OSError):
                 stream.close()
-    try:
-        process.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
+    reap(process, timeout=5)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from memdir.transcripts.transcript import estimate_tokens as estimate_text_tokens
+from memdir.transcripts.turns import estimate_tokens as estimate_text_tokens
 
 __all__ = [
     "Completion",

@@ -32,6 +32,7 @@ from typing import Self
 from memdir.errors import ProviderError
 from memdir.llm.base import Completion, Request
 from memdir.llm.openai_compat import OpenAICompatProvider
+from memdir.utils.processes import reap
 
 __all__ = [
     "INSTALL_HINT",
@@ -169,11 +170,7 @@ class EmbeddedServer:
         process, self._process = self._process, None
         if process is not None and process.poll() is None:
             process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            reap(process, timeout=15)
         if self._tmp is not None:
             shutil.rmtree(self._tmp, ignore_errors=True)
             self._tmp = None

@@ -33,13 +33,13 @@ def alias(*names: str, description: str) -> Any:
     return Field(validation_alias=AliasChoices(*names), description=description)
 
 
+# The names models guess for a memory's file.
+_FILE_NAMES = ("path", "file", "file_path", "filename")
+
 PathArg = Annotated[
     str,
     alias(
-        "path",
-        "file",
-        "file_path",
-        "filename",
+        *_FILE_NAMES,
         description="Path relative to the memory directory, e.g. 'testing_policy.md' or "
         "'team/deploys.md'. Omit (or '') for the index; a folder ('team/') for a listing.",
     ),
@@ -47,10 +47,7 @@ PathArg = Annotated[
 RefArg = Annotated[
     str,
     alias(
-        "path",
-        "file",
-        "file_path",
-        "filename",
+        *_FILE_NAMES,
         "name",
         "memory",
         description="The memory's file ('testing_policy.md', 'team/deploys.md') or its name.",

@@ -49,13 +49,15 @@ from memdir.recall.freshness import (
     read_checks,
     record_checks,
 )
+from memdir.recall.index_budget import hidden_files
 from memdir.recall.state_check import StateFinding, check_state
 from memdir.recall.team_index import left_out
 from memdir.storage.codec import memory_from_fields, read_frontmatter_head
 from memdir.storage.fs import TEMP_PATTERN, atomic_write
 from memdir.storage.links import Linkable, LinkIndex, link_targets
-from memdir.storage.memory_index import parse_entries, remove_entry, truncate_index, upsert_entry
-from memdir.storage.store import STAGING_DIR, MemoryStore
+from memdir.storage.memory_index import parse_entries, remove_entry, upsert_entry
+from memdir.storage.store import MemoryStore
+from memdir.storage.store_apply import STAGING_DIR
 
 __all__ = ["TEMP_MIN_AGE", "DoctorReport", "Finding", "Notice", "Problem", "diagnose", "notices"]
 
@@ -224,23 +226,15 @@ def _index_findings(store: MemoryStore, files: set[str]) -> list[Finding]:
 
 
 def _truncation_findings(store: MemoryStore, text: str) -> list[Finding]:
-    settings = store.settings
-    kept = truncate_index(
-        text, max_lines=settings.max_index_lines, max_chars=settings.max_index_chars
-    )
-    if not kept.truncated:
-        return []
-    visible = {e.file for e in parse_entries(kept.content)}
     return [
         Finding(
             problem=Problem.TRUNCATED,
             scope=store.scope,
-            file=entry.file,
+            file=file,
             message="is past the index's load limits: agents will not see this entry "
             "(shorten or merge index lines)",
         )
-        for entry in parse_entries(text.strip())
-        if entry.file not in visible
+        for file in hidden_files(text, store.settings)
     ]
 
 
@@ -463,39 +457,31 @@ def notices(memdir: ProjectMemory, *, now: float | None = None) -> list[Notice]:
     from memdir.history.pending import pending_count
 
     now = time.time() if now is None else now
-    out = []
     waiting = pending_count(memdir)
-    if waiting:
-        out.append(
-            Notice(
-                kind="pending-review",
-                count=waiting,
-                message=f"{waiting} agent change(s) await review",
-                fix="memdir review (then memdir review approve NAME|--all or reject NAME)",
-            )
-        )
     gone = expired(memdir)
-    if gone:
-        out.append(
-            Notice(
-                kind="expired",
-                count=len(gone),
-                message=f"{len(gone)} memory(ies) expired: re-validate or delete",
-                fix="memdir review lists them; memdir verify NAME or memdir rm NAME",
-                items=tuple(f"{e.ref}: {e.reason}" for e in gone[:_NAMED]),
-            )
-        )
     due = needs_recheck(
         read_checks(memdir.layout.state_dir), now=now, max_age_days=memdir.settings.freshness_days
     )
-    if due:
-        out.append(
-            Notice(
-                kind="recheck",
-                count=len(due),
-                message=f"{len(due)} memory(ies) citing code: check failed or is old",
-                fix="memdir doctor --drift checks them again; memdir verify NAME after reading",
-                items=tuple(f"{c.ref}: {describe(c, now)}" for c in due[:_NAMED]),
-            )
-        )
-    return out
+    found = [
+        Notice(
+            kind="pending-review",
+            count=waiting,
+            message=f"{waiting} agent change(s) await review",
+            fix="memdir review (then memdir review approve NAME|--all or reject NAME)",
+        ),
+        Notice(
+            kind="expired",
+            count=len(gone),
+            message=f"{len(gone)} memory(ies) expired: re-validate or delete",
+            fix="memdir review lists them; memdir verify NAME or memdir rm NAME",
+            items=tuple(f"{e.ref}: {e.reason}" for e in gone[:_NAMED]),
+        ),
+        Notice(
+            kind="recheck",
+            count=len(due),
+            message=f"{len(due)} memory(ies) citing code: check failed or is old",
+            fix="memdir doctor --drift checks them again; memdir verify NAME after reading",
+            items=tuple(f"{c.ref}: {describe(c, now)}" for c in due[:_NAMED]),
+        ),
+    ]
+    return [notice for notice in found if notice.count]

@@ -19,6 +19,7 @@ from dataclasses import replace
 from memdir.config import Settings
 from memdir.errors import MemoryNotFound
 from memdir.history.project import ProjectMemory
+from memdir.kinds import memory_ref
 from memdir.model import MemoryRecord, MemoryType, Scope
 from memdir.recall.age import age_of
 from memdir.recall.drift import DriftChecker
@@ -39,7 +40,7 @@ class Expired:
 
     @property
     def ref(self) -> str:
-        return f"team/{self.file}" if self.scope is Scope.TEAM else self.file
+        return memory_ref(self.scope, self.file)
 
 
 def expiry_days(settings: Settings, kind: MemoryType | None) -> float:

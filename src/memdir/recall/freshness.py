@@ -23,6 +23,7 @@ values: the session-start hook loads it.
 
 from __future__ import annotations
 
+from memdir.kinds import memory_ref
 from memdir.storage.fs import atomic_write, ensure_dir, file_lock, read_json_object
 from memdir.utils.json_text import dumps
 from memdir.utils.records import record
@@ -200,8 +201,7 @@ def recheck_note(state_dir: Path, *, now: float, max_age_days: float) -> str | N
     lines = []
     for check in due[:_NOTE_LINES]:
         file = check.ref.split(":", 1)[-1]
-        scope = check.ref.split(":", 1)[0]
-        where = f"team/{file}" if scope == "team" else file
+        where = memory_ref(check.ref.split(":", 1)[0], file)
         line = f"- {check.name} ({where}): {describe(check, now)}"
         lines.append(line if len(line) <= _NOTE_LINE_CHARS else line[: _NOTE_LINE_CHARS - 1] + "…")
     more = (

@@ -11,16 +11,20 @@ one line a write reports, naming what is hidden and the next step.
 
 from __future__ import annotations
 
+from memdir.config import Settings
 from memdir.storage.memory_index import parse_entries, truncate_index
 from memdir.storage.store import MemoryStore
 
-__all__ = ["hidden_entries", "overflow_warning"]
+__all__ = ["hidden_entries", "hidden_files", "overflow_warning"]
 
 
 def hidden_entries(store: MemoryStore) -> list[str]:
     """The files whose index entries the prompt's load limits cut off, in index order."""
-    text = store.read_index()
-    settings = store.settings
+    return hidden_files(store.read_index(), store.settings)
+
+
+def hidden_files(text: str, settings: Settings) -> list[str]:
+    """The files of the index ``text`` past ``settings``' load limits, in index order."""
     kept = truncate_index(
         text, max_lines=settings.max_index_lines, max_chars=settings.max_index_chars
     )

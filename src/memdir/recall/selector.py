@@ -19,7 +19,7 @@ from memdir.errors import MemdirError
 from memdir.llm.base import Message, Provider, Request
 from memdir.llm.schema import complete_json
 from memdir.recall.relevant import Candidate, LexicalSelector, Selector
-from memdir.transcripts.transcript import estimate_tokens
+from memdir.transcripts.turns import estimate_tokens
 
 __all__ = ["ModelSelector", "manifest_lines"]
 

@@ -30,8 +30,8 @@ from memdir.search.catalog import Catalog
 from memdir.search.engine import CATALOG_NAME, SCHEMA_VERSION
 from memdir.storage.derived import is_misplaced, set_aside
 from memdir.storage.fs import remove_database
+from memdir.storage.journal import JOURNAL_NAME
 from memdir.storage.paths import ROOT_RECORD, Layout
-from memdir.storage.store import JOURNAL_NAME
 
 __all__ = ["StateFinding", "check_state"]
 

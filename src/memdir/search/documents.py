@@ -185,7 +185,8 @@ def _log_docs(path: Path, memory_dir: Path) -> list[Document]:
 
 
 def _transcript_docs(path: Path) -> list[Document]:
-    from memdir.transcripts.transcript import TranscriptError, read_transcript
+    from memdir.errors import TranscriptError
+    from memdir.transcripts.reader import read_transcript
 
     try:
         transcript = read_transcript(path)

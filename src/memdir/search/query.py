@@ -149,7 +149,8 @@ def _grep_lines(
 
 
 def _grep_transcript(path: Path, matcher: _Matcher) -> Iterator[GrepHit]:
-    from memdir.transcripts.transcript import TranscriptError, iter_turns
+    from memdir.errors import TranscriptError
+    from memdir.transcripts.reader import iter_turns
 
     try:
         for turn in iter_turns(path):

@@ -11,6 +11,8 @@
 * :func:`file_lock` serialises read-modify-write cycles across processes
   (``flock``, waiting in the kernel; ``filelock`` where there is none),
   turning a timeout into :class:`~memdir.errors.LockTimeout`.
+  :func:`pid_alive` tells whether the process a PID file names (a lock's
+  holder, a background job's start record) still runs.
 * :func:`read_bytes_nofollow` and :func:`read_text_file` are the one way to
   read a file memdir did not necessarily write: the final component is
   opened with ``O_NOFOLLOW`` where the platform has it (a planted symlink is
@@ -56,6 +58,7 @@ __all__ = [
     "file_lock",
     "file_stamp",
     "fsync_dir",
+    "pid_alive",
     "read_bytes_nofollow",
     "read_json_object",
     "read_stamped",
@@ -505,3 +508,18 @@ def _portable_lock(path: Path, *, timeout: float) -> Iterator[None]:
         yield
     finally:
         lock.release()
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process with ``pid`` exists (signal 0 checks without sending)."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it exists, under another user
+    except OSError:
+        return False
+    return True

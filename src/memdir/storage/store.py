@@ -68,17 +68,9 @@ from memdir.storage.codec import render_memory
 from memdir.storage.failures import translated
 from memdir.storage.file_counts import FileCounts
 from memdir.storage.fs import ensure_dir, write_temp
+from memdir.storage.journal import JOURNAL_NAME
 from memdir.storage.memory_index import INDEX_NAME
-from memdir.storage.store_apply import (
-    JOURNAL_NAME,
-    STAGING_DIR,
-    ChangeLog,
-    WriteResult,
-    _Staged,
-    append_journal,
-    journal_lock,
-    journal_or_warning,
-)
+from memdir.storage.store_apply import STAGING_DIR, ChangeLog, WriteResult, _Staged
 from memdir.storage.store_checks import CheckingStore
 from memdir.storage.store_reads import ScanResult, content_version
 
@@ -86,18 +78,13 @@ if TYPE_CHECKING:
     from memdir.storage.index_keys import KeyTable
 
 __all__ = [
-    "JOURNAL_NAME",
-    "STAGING_DIR",
     "ChangeLog",
     "MemoryCheck",
     "MemoryStore",
     "ScanResult",
     "WriteGuard",
     "WriteResult",
-    "append_journal",
     "content_version",
-    "journal_lock",
-    "journal_or_warning",
 ]
 
 # A guard sees the text about to be written and the file name; it returns

@@ -41,12 +41,7 @@ from memdir.storage.fs import (
     read_bytes_nofollow,
     safe_join,
 )
-from memdir.storage.journal import (
-    JOURNAL_NAME,
-    append_journal,
-    journal_lock,
-    journal_or_warning,
-)
+from memdir.storage.journal import journal_or_warning
 from memdir.storage.memory_index import INDEX_NAME
 from memdir.storage.rollback import InstallUndo
 from memdir.storage.store_index import IndexedStore
@@ -58,17 +53,7 @@ if TYPE_CHECKING:
     from memdir.storage.index_hunks import IndexHunk, IndexWatch
     from memdir.storage.index_keys import KeyTable
 
-__all__ = [
-    "JOURNAL_NAME",
-    "STAGING_DIR",
-    "AppliedStore",
-    "ChangeLog",
-    "WriteResult",
-    "append_journal",
-    "content_version",
-    "journal_lock",
-    "journal_or_warning",
-]
+__all__ = ["STAGING_DIR", "AppliedStore", "ChangeLog", "WriteResult", "content_version"]
 
 STAGING_DIR = ".staging"
 """Where a write's text waits, fsynced, to be renamed into place: a dot-folder in the

@@ -12,6 +12,8 @@ The proposal ids are checked by the proposal store itself.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -24,6 +26,7 @@ from memdir.agents.consolidate.proposal import (
     rollback_proposal,
 )
 from memdir.errors import InvalidMemory
+from memdir.history.project import ProjectMemory
 from memdir.ui.state import UiState
 
 __all__ = ["ROUTES"]
@@ -69,20 +72,23 @@ async def apply(request: Request) -> Response:
     return state.redirect(f"/consolidation/{proposal_id}?done=applied")
 
 
-async def rollback(request: Request) -> Response:
-    state = _state(request)
-    form = await state.form(request)
-    proposal_id = str(form.get("id", ""))
-    rollback_proposal(state.memdir, proposal_id)
-    return state.redirect(f"/consolidation/{proposal_id}?done=rolled-back")
+def _settles(
+    act: Callable[[ProjectMemory, str], object], done: str
+) -> Callable[[Request], Awaitable[Response]]:
+    """A page that settles the posted proposal with ``act`` and shows it ``done``."""
+
+    async def settle(request: Request) -> Response:
+        state = _state(request)
+        form = await state.form(request)
+        proposal_id = str(form.get("id", ""))
+        act(state.memdir, proposal_id)
+        return state.redirect(f"/consolidation/{proposal_id}?done={done}")
+
+    return settle
 
 
-async def reject(request: Request) -> Response:
-    state = _state(request)
-    form = await state.form(request)
-    proposal_id = str(form.get("id", ""))
-    reject_proposal(state.memdir, proposal_id)
-    return state.redirect(f"/consolidation/{proposal_id}?done=rejected")
+rollback = _settles(rollback_proposal, "rolled-back")
+reject = _settles(reject_proposal, "rejected")
 
 
 ROUTES = [

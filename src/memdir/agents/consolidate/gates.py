@@ -43,7 +43,7 @@ from pathlib import Path
 
 from memdir.config import Settings
 from memdir.history.project import ProjectMemory
-from memdir.storage.fs import atomic_write, file_lock, read_json_object
+from memdir.storage.fs import atomic_write, file_lock, pid_alive, read_json_object
 from memdir.storage.paths import Layout
 
 __all__ = [
@@ -66,7 +66,6 @@ __all__ = [
     "last_run",
     "lock_gate",
     "lock_path",
-    "pid_alive",
     "read_last_scan",
     "read_lock",
     "read_memdir_lock",
@@ -118,21 +117,6 @@ class LockAttempt:
 
     lease: Lease | None
     seen: LockState
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether a process with ``pid`` exists (signal 0 checks without sending)."""
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # it exists, under another user
-    except OSError:
-        return False
-    return True
 
 
 def _read_pid(path: Path) -> int | None:

@@ -33,7 +33,7 @@ from memdir.agents.consolidate.changeset import (
     set_status,
 )
 from memdir.agents.consolidate.gates import clock, enabled_gate, read_memdir_lock
-from memdir.agents.consolidate.run import ConsolidationReport, run_proposal
+from memdir.agents.consolidate.run import ConsolidationReport, run_proposal, skipped_report
 from memdir.agents.limits import CONSOLIDATION_LIMITS, JobLimits
 from memdir.errors import MemdirError
 from memdir.history.project import ProjectMemory
@@ -99,11 +99,7 @@ def propose_report(
     now = clock(now)
     check = enabled_gate(enabled)
     if not check.passed:
-        return ConsolidationReport(
-            skipped_reason=f"{check.gate.value} gate: {check.detail}",
-            blocked_by=check.gate,
-            checks=(check,),
-        )
+        return skipped_report([check])
     report, _ = run_proposal(
         memdir,
         provider,

@@ -19,7 +19,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from memdir.agents.extract import extraction_policy, memory_ref, tool_target, write_from_args
+from memdir.agents.extract import (
+    extraction_policy,
+    memory_ref,
+    tool_target,
+    write_from_args,
+    write_notes,
+)
 from memdir.agents.runner import AgentTool, ToolPolicy
 from memdir.errors import MemdirError
 from memdir.history.project import ProjectMemory
@@ -132,13 +138,7 @@ def _write(memdir: ProjectMemory, args: Mapping[str, Any], changes: Changes) -> 
     ref = memory_ref(scope, result.record.file)
     if result.pending is None:  # a proposal under review changed nothing yet
         changes.wrote(ref, created=result.created, **_why(args))
-    warnings = "".join(f"\nwarning: {w}" for w in result.warnings)
-    held = (
-        " (kept for the user's review: not in memory until they approve it)"
-        if result.pending is not None
-        else ""
-    )
-    return f"{'created' if result.created else 'updated'} {ref}{held}{warnings}"
+    return f"{'created' if result.created else 'updated'} {ref}{write_notes(result)}"
 
 
 def _delete(memdir: ProjectMemory, args: Mapping[str, Any], changes: Changes) -> str:

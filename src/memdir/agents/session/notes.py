@@ -35,8 +35,8 @@ from memdir.agents.limits import SESSION_NOTES_LIMITS, JobLimits
 from memdir.agents.runner import (
     AgentTool,
     RunReport,
-    SerialRunner,
     ToolPolicy,
+    TurnJob,
     format_conversation,
     run_agent,
 )
@@ -53,7 +53,7 @@ from memdir.config import Settings
 from memdir.llm.base import Provider, ToolSpec
 from memdir.storage.fs import atomic_write, ensure_dir, read_json_object
 from memdir.storage.paths import Layout
-from memdir.transcripts.transcript import (
+from memdir.transcripts.turns import (
     Turn,
     count_tool_calls_since,
     estimate_tokens,
@@ -288,7 +288,7 @@ class NotesUpdate:
     condensing: bool = False
 
 
-class SessionNotes:
+class SessionNotes(TurnJob[NotesUpdate]):
     """The notes of one session: trigger state, updates, and a background owner.
 
     Each update is held to ``limits`` (by default
@@ -306,6 +306,7 @@ class SessionNotes:
         count_tokens: TokenCounter = estimate_tokens,
         limits: JobLimits = SESSION_NOTES_LIMITS,
     ) -> None:
+        super().__init__(self.update, name=f"memdir-session-notes-{path.parent.parent.name}")
         self.path = path
         self.state_path = path.parent / STATE_NAME
         self.provider = provider
@@ -316,11 +317,6 @@ class SessionNotes:
         self.count_tokens = count_tokens
         self.limits = limits
         self._state_lock = threading.Lock()
-        self._run_lock = threading.Lock()
-        self.history: list[NotesUpdate] = []  # every update this object ran, oldest first
-        self.runner: SerialRunner[Sequence[Turn]] = SerialRunner(
-            self.update, name=f"memdir-session-notes-{path.parent.parent.name}"
-        )
 
     @classmethod
     def for_session(
@@ -375,10 +371,6 @@ class SessionNotes:
             return None
 
     # -- updating ----------------------------------------------------------
-
-    def submit(self, turns: Sequence[Turn]) -> bool:
-        """Update in the background; mid-run submissions coalesce into one trailing run."""
-        return self.runner.submit(tuple(turns))
 
     def maybe_update(self, turns: Sequence[Turn]) -> NotesUpdate | None:
         """Update now if the trigger says so; ``None`` when it does not."""
@@ -467,10 +459,6 @@ class SessionNotes:
                 state = replace(state, summarized_cursor=cursor_of(turns[-1]))
             self._save(state)
             return state.summarized_cursor
-
-    def drain(self, timeout: float | None = None) -> bool:
-        """Wait for background updates to finish."""
-        return self.runner.drain(timeout)
 
 
 # --- compaction -------------------------------------------------------------------

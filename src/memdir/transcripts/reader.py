@@ -1,4 +1,4 @@
-"""Conversation transcripts read as a stream of turns.
+"""Conversation transcripts read as a stream of turns (:mod:`memdir.transcripts.turns`).
 
 Two formats are read, told apart line by line so a file is never loaded whole:
 
@@ -25,30 +25,15 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from memdir.errors import TranscriptError
+from memdir.transcripts.turns import Role, ToolCall, Transcript, TranscriptFormat, Turn
 
-__all__ = [
-    "MAX_TOOL_RESULT_CHARS",
-    "Role",
-    "ToolCall",
-    "Transcript",
-    "TranscriptError",
-    "TranscriptFormat",
-    "Turn",
-    "count_tool_calls_since",
-    "estimate_tokens",
-    "iter_turns",
-    "last_assistant_has_tool_calls",
-    "read_transcript",
-]
-
-Role = Literal["user", "assistant", "tool"]
-TranscriptFormat = Literal["claude-code", "plain"]
+__all__ = ["MAX_TOOL_RESULT_CHARS", "iter_turns", "read_transcript"]
 
 # A tool result (a whole file read, a build log) can be megabytes; the turn
 # text keeps enough to search and summarise, and says what it dropped.
@@ -66,52 +51,6 @@ _COMMAND_WRAPPERS = (
     "<local-command-caveat>",
 )
 _CLAUDE_EVENT_KEYS = ("message", "sessionId", "uuid", "parentUuid", "isSidechain")
-
-
-@dataclass(frozen=True, kw_only=True)
-class ToolCall:
-    """One tool invocation requested by an assistant turn."""
-
-    id: str
-    name: str
-    input: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Turn:
-    """One message of a conversation, reduced to what memory needs.
-
-    ``uuid`` is the last source line's id (what the next turn names as parent);
-    ``uuids`` lists every source line merged into the turn, so a cursor saved
-    on any of them is still found. ``tool_results`` holds the tool-use ids a
-    ``tool`` turn answers.
-    """
-
-    index: int
-    uuid: str | None
-    parent_uuid: str | None
-    role: Role
-    text: str
-    timestamp: dt.datetime | None = None
-    session_id: str | None = None
-    is_sidechain: bool = False
-    tool_calls: tuple[ToolCall, ...] = ()
-    tool_results: tuple[str, ...] = ()
-    is_compact_boundary: bool = False
-    is_compact_summary: bool = False
-    uuids: tuple[str, ...] = ()
-    speaker: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class Transcript:
-    """A whole transcript: its turns and how many lines were unusable."""
-
-    path: Path
-    format: TranscriptFormat
-    turns: tuple[Turn, ...]
-    skipped_lines: int = 0
-    session_id: str | None = None
 
 
 def read_transcript(path: str | Path) -> Transcript:
@@ -134,52 +73,6 @@ def read_transcript(path: str | Path) -> Transcript:
 def iter_turns(path: str | Path) -> Iterator[Turn]:
     """Yield the turns of a transcript one by one, reading the file as a stream."""
     return iter(_Reader(Path(path)))
-
-
-# --- helpers for session memory -------------------------------------------------
-
-
-def count_tool_calls_since(turns: Sequence[Turn], since: str | int | None) -> int:
-    """Count tool calls in main-thread assistant turns after a cursor.
-
-    ``since`` is a turn's uuid (any merged line's uuid matches), a turn index,
-    or ``None`` to count them all. A uuid not found counts nothing, as the
-    original design does: an unknown cursor is never taken as permission.
-    """
-    start = _cursor_position(turns, since)
-    if start is None:
-        return 0
-    return sum(
-        len(turn.tool_calls)
-        for turn in turns[start:]
-        if turn.role == "assistant" and not turn.is_sidechain
-    )
-
-
-def last_assistant_has_tool_calls(turns: Sequence[Turn]) -> bool:
-    """Whether the last main-thread assistant turn asked for tools."""
-    for turn in reversed(turns):
-        if turn.role == "assistant" and not turn.is_sidechain:
-            return bool(turn.tool_calls)
-    return False
-
-
-def estimate_tokens(text: str) -> int:
-    """A rough token count: one token per four characters, rounded up."""
-    return (len(text) + 3) // 4
-
-
-def _cursor_position(turns: Sequence[Turn], since: str | int | None) -> int | None:
-    """The position just after the cursor turn, or ``None`` when it is unknown."""
-    if since is None:
-        return 0
-    for position, turn in enumerate(turns):
-        if isinstance(since, int) and not isinstance(since, bool):
-            if turn.index == since:
-                return position + 1
-        elif since == turn.uuid or since in turn.uuids:
-            return position + 1
-    return None
 
 
 # --- the streaming reader -------------------------------------------------------
