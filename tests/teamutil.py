@@ -32,6 +32,7 @@ __all__ = [
     "git_home",
     "opened",
     "push_by_hand",
+    "push_tree",
     "remember",
     "remote",
     "remote_files",
@@ -42,6 +43,9 @@ __all__ = [
 ]
 
 Clone = Callable[[str], Memdir]
+# A tree entry as a teammate's plumbing writes it: (mode, name, content), where content
+# is a blob's bytes, a commit id (mode 160000) or the entries of a subtree (mode 40000).
+TreeEntry = tuple[str, bytes, "bytes | str | list[TreeEntry]"]
 
 
 def run_git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -166,6 +170,76 @@ def push_by_hand(
     run_git(third, "add", "-A")
     run_git(third, "commit", "--quiet", "-m", message)
     run_git(third, "push", "--quiet", "origin", "HEAD:main")
+
+
+def push_tree(remote: Path, tmp_path: Path, entries: list[TreeEntry]) -> str:
+    """A teammate who writes trees with plumbing: the remote's tree plus ``entries``, pushed.
+
+    Every tree is written byte for byte (``hash-object -t tree --literally``), so
+    names git itself refuses (``..``, ``.git``, a slash, an empty name, the same
+    name twice) reach the remote as a bare repository accepts them. Returns the
+    commit pushed on ``main``.
+    """
+    third = tmp_path / "third"
+    if not third.exists():
+        run_git(tmp_path, "clone", "--quiet", str(remote), str(third))
+    run_git(third, "fetch", "--quiet", "origin")
+    parent = run_git(third, "rev-parse", "--verify", "--quiet", "origin/main", check=False)
+    head = parent.stdout.strip()
+    kept: list[bytes] = []
+    if head:
+        listed = subprocess.run(
+            ["git", "ls-tree", "-z", head], cwd=third, check=True, capture_output=True
+        ).stdout
+        for line in listed.split(b"\0"):
+            if line:
+                meta, _, name = line.partition(b"\t")
+                mode, _kind, sha = meta.split()
+                kept.append(_tree_line(mode, name, sha.decode()))
+    tree = _write_tree(third, kept + [_entry_line(third, entry) for entry in entries])
+    parents = ["-p", head] if head else []
+    commit = run_git(third, "commit-tree", tree, *parents, "-m", "by plumbing").stdout.strip()
+    run_git(third, "push", "--quiet", "origin", f"{commit}:refs/heads/main")
+    run_git(third, "fetch", "--quiet", "origin")
+    return commit
+
+
+def _entry_line(repo: Path, entry: TreeEntry) -> bytes:
+    mode, name, content = entry
+    if isinstance(content, list):
+        sha = _write_tree(repo, [_entry_line(repo, e) for e in content])
+    elif isinstance(content, str):  # a commit id: a submodule's gitlink
+        sha = content
+    else:
+        sha = _hash(repo, "blob", content)
+    return _tree_line(mode.encode(), name, sha)
+
+
+def _tree_line(mode: bytes, name: bytes, sha: str) -> bytes:
+    return mode.lstrip(b"0") + b" " + name + b"\0" + bytes.fromhex(sha)
+
+
+def _write_tree(repo: Path, lines: list[bytes]) -> str:
+    """A tree of ``lines``, in git's order (a subtree sorts as its name and a slash)."""
+
+    def order(line: bytes) -> bytes:
+        meta, _, rest = line.partition(b" ")
+        name = rest.partition(b"\0")[0]
+        return name + b"/" if meta == b"40000" else name
+
+    ordered: list[bytes] = sorted(lines, key=order)
+    return _hash(repo, "tree", b"".join(ordered))
+
+
+def _hash(repo: Path, kind: str, data: bytes) -> str:
+    done = subprocess.run(
+        ["git", "hash-object", "-t", kind, "--literally", "-w", "--stdin"],
+        cwd=repo,
+        input=data,
+        check=True,
+        capture_output=True,
+    )
+    return done.stdout.decode().strip()
 
 
 def shared_memory(clone: Clone, name: str, body: str) -> tuple[Memdir, Memdir]:

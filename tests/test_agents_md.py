@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
@@ -113,7 +114,7 @@ def test_the_export_command_reports_what_it_changed(stocked: Memdir, project: Pa
     args = ["export", "agents-md", "--cursor", "--project", str(project)]
     first = runner.invoke(main, args)
     assert first.exit_code == 0, first.output
-    assert first.stdout.count("updated: ") == 2
+    assert first.stdout.count("created: ") == 2  # neither file was there
     second = runner.invoke(main, args)
     assert second.stdout.count("unchanged: ") == 2
 
@@ -148,3 +149,49 @@ def test_the_old_team_only_flag_still_works_and_says_it_is_the_default(
     assert "Use pnpm" not in (project / "AGENTS.md").read_text()
     both = runner.invoke(main, [*args, "--team-only", "--include-private"])
     assert both.exit_code == 2
+
+
+# -- Gemini CLI, which reads GEMINI.md unless told ---------------------------------------------
+
+
+def _export(project: Path) -> str:
+    result = CliRunner().invoke(main, ["export", "agents-md", "--project", str(project)])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_the_export_says_whether_gemini_reads_agents_md_and_points_a_set_up_gemini_at_it(
+    stocked: Memdir, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    user = tmp_path / "gemini-user" / ".gemini"
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(user.parent))
+    assert "Gemini" not in _export(project)  # no sign of Gemini on this machine: not a word
+    user.mkdir(parents=True)
+    (user / "settings.json").write_text("{}")
+    assert "Gemini CLI reads GEMINI.md, not AGENTS.md" in _export(project)
+    assert not (project / ".gemini").exists()  # a project without Gemini's folder is left be
+
+    settings = project / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{\n    "theme": "x"\n}\n')
+    said = _export(project)
+    assert "Gemini CLI now reads GEMINI.md, AGENTS.md" in said
+    assert json.loads(settings.read_text()) == {
+        "theme": "x",
+        "context": {"fileName": ["GEMINI.md", "AGENTS.md"]},
+    }
+    assert settings.read_text().startswith('{\n    "theme"')  # its own indentation
+    assert "Gemini CLI reads it too" in _export(project)
+
+
+def test_an_export_is_written_even_when_geminis_settings_cannot_be_read(
+    stocked: Memdir, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(tmp_path / "gemini-user"))
+    settings = project / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text('{"context": ')
+    said = _export(project)
+    assert "Gemini CLI's settings were left as they are" in said
+    assert BEGIN in (project / "AGENTS.md").read_text()
+    assert settings.read_text() == '{"context": '

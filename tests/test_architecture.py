@@ -62,6 +62,7 @@ ORDER = [
     "storage",
     "transcripts",
     "enforcement",
+    "screening",
     "history",
     "llm",
     "search",
@@ -87,11 +88,11 @@ ADAPTERS = {"cli", "mcp", "hooks", "hosts", "ui"}
 # Adapters never import each other, but for these: the CLI is the outermost entry point
 # (it starts the MCP server and the page, runs the hooks, installs into the hosts), the
 # hosts' installers check the hook machinery they install, and the two scripts start
-# the CLI or the hooks.
+# the CLI, the hooks or the stdio MCP server.
 ADAPTER_IMPORTS = {
     "cli": ADAPTERS,
     "hosts": {"hooks"},
-    "__main__": {"cli", "hooks"},
+    "__main__": {"cli", "hooks", "mcp"},
     "hook_launcher": {"__main__"},
 }
 # Third-party packages each allowed only inside some areas: the Anthropic memory

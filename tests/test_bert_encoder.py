@@ -210,6 +210,17 @@ def test_a_texts_vector_is_the_same_alone_and_in_a_padded_batch(tmp_path: Path) 
         assert a == pytest.approx(b, abs=1e-5)
 
 
+def test_the_batch_size_does_not_change_a_texts_vector(tmp_path: Path) -> None:
+    from memdir.search.bert_encoder import BATCH, BertEncoder
+
+    folder = tiny_bert(tmp_path / "m")
+    texts = [" ".join(["my dog loves the beach"] * (i % 7 + 1)) for i in range(40)]
+    one_by_one = BertEncoder(folder, batch=1).encode(texts)
+    for batch in (BATCH, 64):
+        for a, b in zip(BertEncoder(folder, batch=batch).encode(texts), one_by_one, strict=True):
+            assert a == pytest.approx(b, abs=1e-5)
+
+
 def test_a_folder_without_normalize_keeps_the_length(tmp_path: Path) -> None:
     (vector,) = LocalEmbedder(tiny_bert(tmp_path / "m", normalise=False)).embed(["my dog"])
     assert math.sqrt(sum(x * x for x in vector)) > 1.5  # mean of layer-normed 16-dim rows

@@ -509,3 +509,158 @@ def test_command_replaces_the_program_with_the_users_own_text(project: Path, hom
     assert command.startswith("if command -v uv >/dev/null 2>&1; then ")
     done = run_as_claude_code(command, {}, project, home, path="/nowhere")
     assert done.returncode == 0 and "(no uv, no memdir on PATH)" in done.stderr
+
+
+# -- Codex CLI: the same hooks in its hooks.json, answering in its dialect ------------------
+
+CODEX_EVENTS = ("SessionStart", "UserPromptSubmit", "PreToolUse")
+
+
+def codex_cli(*args: str, home: Path, project: Path) -> Result:
+    """``memdir ARGS`` with Codex's folder under the throwaway HOME."""
+    env = {"CODEX_HOME": str(home / ".codex")}
+    return cli(*args, "--project", str(project), env=env)
+
+
+def codex_payload(project: Path, tool_name: str, tool_input: dict[str, Any]) -> dict[str, Any]:
+    """A PreToolUse input as Codex 0.171 sends it (recorded from the real CLI)."""
+    return {
+        "session_id": "01a24982-cd52-7030-92e2-7fb97e53ec86",
+        "turn_id": "01a24982-d2bf-7232-a882-e13a46289042",
+        "transcript_path": None,
+        "cwd": str(project),
+        "hook_event_name": "PreToolUse",
+        "model": "gpt-5.5",
+        "permission_mode": "bypassPermissions",
+        "tool_name": tool_name,
+        "tool_input": tool_input,
+        "tool_use_id": "call_000003",
+    }
+
+
+def test_codex_hooks_go_in_its_hooks_json_and_answer_in_its_dialect_without_path(
+    mem: Memdir, project: Path, home: Path
+) -> None:
+    mem.write(
+        name="Ask before npm",
+        description="npm only with the user's word",
+        type="feedback",
+        body=BODY,
+        extra={"enforce": [{**RULE, "action": "ask"}]},
+    )
+    result = codex_cli("hook", "install", "codex", home=home, project=project)
+    assert result.exit_code == 0, result.output
+    assert "Trust all and continue" in result.output and "/hooks" in result.output
+    path = home / ".codex" / "hooks.json"
+    commands = commands_in(path)
+    assert set(commands) == set(CODEX_EVENTS)  # no Stop: Codex's transcript is its own
+    assert commands["PreToolUse"].endswith(" hook pre-tool-use --host codex")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+    call = codex_payload(project, "Bash", {"command": "npm install left-pad"})
+    held = run_as_claude_code(commands["PreToolUse"], call, project, home)
+    assert held.returncode == 0 and held.stderr == "", held.stderr
+    decision = json.loads(held.stdout)["hookSpecificOutput"]
+    assert decision["permissionDecision"] == "deny"  # Codex's hooks cannot ask
+    assert "cannot ask the user" in decision["permissionDecisionReason"]
+    claude = run_as_claude_code(
+        commands["PreToolUse"].removesuffix(" --host codex"), call, project, home
+    )
+    assert json.loads(claude.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
+
+
+def test_a_codex_patch_is_judged_file_by_file_by_the_edit_rules(
+    mem: Memdir, project: Path, home: Path
+) -> None:
+    mem.write(
+        name="Migrations are generated",
+        description="never hand-write migrations",
+        type="feedback",
+        body=BODY,
+        extra={"enforce": [{"tool": "Write", "match": r"(^|/)migrations/", "action": "deny"}]},
+    )
+    codex_cli("hook", "install", "codex", home=home, project=project)
+    command = commands_in(home / ".codex" / "hooks.json")["PreToolUse"]
+    patch = "*** Begin Patch\n*** Add File: migrations/0001.sql\n+CREATE TABLE t;\n*** End Patch\n"
+    denied = run_as_claude_code(
+        command, codex_payload(project, "apply_patch", {"command": patch}), project, home
+    )
+    assert json.loads(denied.stdout)["hookSpecificOutput"]["permissionDecision"] == "deny"
+    update = patch.replace("Add File: migrations/0001.sql", "Update File: src/app.py")
+    allowed = run_as_claude_code(
+        command, codex_payload(project, "apply_patch", {"command": update}), project, home
+    )
+    assert allowed.returncode == 0 and allowed.stdout == "" and allowed.stderr == ""
+
+
+def test_codex_hooks_install_once_leave_the_users_own_and_uninstall_cleanly(
+    project: Path, home: Path
+) -> None:
+    path = home / ".codex" / "hooks.json"
+    path.parent.mkdir()
+    theirs = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
+              "command": "./guard.sh"}]}]}}  # fmt: skip
+    path.write_text(json.dumps(theirs, indent=4) + "\n")
+    first = codex_cli("hook", "install", "codex", home=home, project=project)
+    assert first.exit_code == 0 and "added SessionStart" in first.output
+    data = json.loads(path.read_text())
+    # memdir's group comes after the user's: the positions Codex keys its trust by stay.
+    assert data["hooks"]["PreToolUse"][0] == theirs["hooks"]["PreToolUse"][0]
+    assert path.read_text().startswith('{\n    "hooks"')  # the file's own indentation
+    written = path.read_text()
+    again = codex_cli("hook", "install", "codex", home=home, project=project)
+    assert "already installed" in again.output and path.read_text() == written
+    dry = codex_cli("hook", "install", "codex", "--dry-run", home=home, project=project)
+    assert "nothing to change" in dry.output
+    gone = codex_cli("hook", "uninstall", "codex", home=home, project=project)
+    assert gone.exit_code == 0 and "removed memdir's hooks" in gone.output
+    assert json.loads(path.read_text()) == theirs
+
+
+def test_codex_hooks_in_the_project_are_shared_and_local_is_refused(
+    project: Path, home: Path
+) -> None:
+    shared = codex_cli("hook", "install", "codex", "--scope", "project", home=home, project=project)
+    assert shared.exit_code == 0, shared.output
+    assert "only once you trust the project" in shared.output
+    command = commands_in(project / ".codex" / "hooks.json")["PreToolUse"]
+    assert (
+        command.startswith("if [ -x ") and "exec memdir hook pre-tool-use --host codex" in command
+    )
+    done = run_as_claude_code(command, {}, project, home, path="/nowhere")
+    assert done.returncode == 0 and done.stdout == ""  # a teammate without memdir: skipped
+    user = codex_cli("hook", "install", "codex", home=home, project=project)
+    assert f"also in {project / '.codex' / 'hooks.json'}" in user.output
+    local = codex_cli("hook", "install", "codex", "--scope", "local", home=home, project=project)
+    assert local.exit_code == 2 and "codex has no local scope" in local.output
+
+
+def test_codex_install_names_what_in_config_toml_changes_the_hooks(
+    project: Path, home: Path
+) -> None:
+    (home / ".codex").mkdir()
+    (home / ".codex" / "config.toml").write_text(
+        '[features]\nhooks = false\n\n[[hooks.Stop]]\n[[hooks.Stop.hooks]]\ntype = "command"\n'
+        'command = "true"\n'
+    )
+    result = codex_cli("hook", "install", "codex", home=home, project=project)
+    assert "hooks = false" in result.output and "defines hooks as well" in result.output
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "/x/memdir hook pre-tool-use --host codex",
+        "MEMDIR_HOME=/m /usr/bin/python3 -SP /x/memdir/hook_launcher.py hook session-start "
+        "--host codex",
+        Launch(program=("/x/memdir",)).hook_command(
+            "user-prompt-submit", shared=True, host="codex"
+        ),
+    ],
+)
+def test_codex_hook_commands_read_back_as_memdirs_own(command: str) -> None:
+    from memdir.hosts.written import read_hook_command
+
+    written = read_hook_command(command)
+    assert written is not None and written.args[-2:] == ("--host", "codex")
+    assert hook_name(command) is not None

@@ -69,6 +69,82 @@ def test_usage_errors_exit_2(project: Path) -> None:
     assert run("nonsense")[0] == 2
 
 
+def test_project_before_the_command_is_taken_by_the_command(project: Path) -> None:
+    code, out, err = run("--project", str(project), "add", "--type", "project", "--name",
+                         "Early", "--description", "given before the command")  # fmt: skip
+    assert code == 0, err
+    code, out, _ = run("--project", str(project), "list")
+    assert code == 0 and "early.md" in out
+    assert Memdir.open(project).get("Early").memory.description == "given before the command"
+    code, _, err = run("--project", str(project / "missing"), "list")
+    assert code == 2 and "memdir: error:" in err and "--profile" not in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("hook", "install", "cursorx"),
+        ("install", "nowhere"),
+        ("restore", "x", "--version", "latest"),
+        ("--bogus",),
+    ],
+)
+def test_usage_errors_say_memdir_error_and_name_no_click_internals(args: tuple[str, ...]) -> None:
+    code, _, err = run(*args)
+    assert code == 2
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("memdir: error: ") and "{" not in last and "Error:" not in err
+
+
+def test_a_commands_own_error_reads_like_every_other_one(project: Path) -> None:
+    code, _, err = run("index", "embed", "--project", str(project))  # embeddings are off
+    assert code == 1 and err.startswith("memdir: error: search is lexical here")
+    assert "Error:" not in err
+
+
+def test_install_hints_under_pipx_say_pipx_inject(tmp_path: Path) -> None:
+    """In a pipx venv (it holds pipx_metadata.json) pip is not the person's: pipx inject."""
+    import venv
+
+    from memdir.cli._common import install_hint
+
+    assert install_hint("ui") == "pip install 'memdir[ui]'"  # this venv is no pipx venv
+    folder = tmp_path / "pipx-venv"
+    venv.EnvBuilder(with_pip=False).create(folder)
+    (folder / "pipx_metadata.json").write_text("{}")
+    paths = os.pathsep.join(p for p in sys.path if p)
+    code = "from memdir.cli._common import install_hint; print(install_hint('ui'))"
+    done = subprocess.run(
+        [str(folder / "bin" / "python"), "-c", code],
+        env={**os.environ, "PYTHONPATH": paths},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    hint = done.stdout.strip()
+    assert hint.startswith("pipx inject memdir ") and "starlette" in hint and "jinja2" in hint
+
+
+def test_a_search_hit_shows_its_rank_and_a_useful_score(project: Path) -> None:
+    for n in range(3):  # a word every memory holds: BM25 gives it a score near zero
+        add(project, f"Cluster {n}", "--body", f"kubernetes ingress {n}")
+    code, out, _ = run("search", "kubernetes", "--project", str(project))
+    lines = [line for line in out.splitlines() if "[memory" in line]
+    assert code == 0 and len(lines) == 3 and "0.00" not in out
+    assert [line.split()[:2] for line in lines] == [["1.", "100%"], ["2.", "100%"], ["3.", "100%"]]
+
+
+def test_export_agents_md_says_created_then_unchanged(project: Path) -> None:
+    add(project, "Shared", "--scope", "team")
+    code, out, _ = run("export", "agents-md", "--project", str(project))
+    assert code == 0 and f"created: {project / 'AGENTS.md'}" in out
+    code, out, _ = run("export", "agents-md", "--project", str(project))
+    assert f"unchanged: {project / 'AGENTS.md'}" in out
+    add(project, "Shared two", "--scope", "team")
+    code, out, _ = run("export", "agents-md", "--project", str(project))
+    assert f"updated: {project / 'AGENTS.md'}" in out
+
+
 def test_rm_moves_to_trash(project: Path) -> None:
     add(project, "Gone")
     code, out, _ = run("rm", "Gone", "--project", str(project), "--json")
@@ -420,9 +496,29 @@ def test_init_prints_where_memory_lives_and_the_next_steps(project: Path) -> Non
     code, out, _ = run("init", "--project", str(project))
     assert code == 0 and out.startswith("memory ready at ")
     assert "next steps:" in out and "memdir add --type" in out
-    assert "memdir hook install claude" in out and "memdir install" in out
+    assert "memdir install" in out and "memdir team init" in out
     code, out, _ = run("init", "--project", str(project), "--json")
     assert "next steps" not in out and json.loads(out)["memory_dir"]
+
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def test_inits_next_step_for_claude_code_is_the_setup_the_readme_recommends(
+    project: Path,
+) -> None:
+    """The README recommends memdir in Claude Code's own folder (its auto memory kept on);
+    the bare ``hook install claude`` turns that auto memory off, so init must not lead there."""
+    readme = README.read_text(encoding="utf-8")
+    recommended = [
+        "memdir --profile claude hook install claude",
+        "memdir --profile claude install claude-code",
+    ]
+    assert all(command in readme for command in recommended)
+    code, out, _ = run("init", "--project", str(project))
+    assert code == 0 and all(command in out for command in recommended)
+    assert not re.search(r"^\s*memdir hook install claude", out, flags=re.M)
+    assert "auto memory stays on" in out
 
 
 def test_list_names_a_memory_whose_frontmatter_is_broken(project: Path) -> None:

@@ -378,3 +378,53 @@ def test_under_manual_with_history_off_a_run_changes_nothing_and_says_why(projec
     assert snapshot(mem) == before
     (answer,) = results_of(provider.requests[1])
     assert answer.is_error and "needs review, and history is off" in answer.content
+
+
+# --- rollback: recorded once complete, never "rolled back" when nothing changed -------------
+
+
+def test_a_rollback_that_reverses_nothing_says_so_instead_of_rolled_back(
+    ci: Memdir, project: Path
+) -> None:
+    before = snapshot(ci)
+    proposal = propose_consolidation(ci, merge_run(), now=NOW)
+    where = ("--project", str(project))
+    assert cli("consolidate", "apply", proposal.id, *where)[0] == 0
+    assert cli("undo", *where)[0] == 0  # reverses the applied proposal first
+    assert snapshot(ci) == before
+
+    code, out, err = cli("consolidate", "rollback", proposal.id, *where)
+
+    assert code == 1 and "rolled back proposal" not in out
+    assert "reversed already" in err and "this rollback changed nothing" in err
+    assert load_proposal(ci, proposal.id).status == "rolled-back"  # what it is, recorded
+    assert snapshot(ci) == before
+
+
+def test_a_rollback_cut_short_is_not_marked_and_running_it_again_completes_it(
+    ci: Memdir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memdir.history import reverse
+
+    before = snapshot(ci)
+    proposal = propose_consolidation(ci, merge_run(), now=NOW)
+    apply_proposal(ci, proposal.id, only=[2])
+    apply_proposal(ci, proposal.id)  # two change sets: rolled back newest first
+    real, calls = reverse.apply_step, [0]
+
+    def cut(*args: object, **kwargs: object) -> bool:
+        calls[0] += 1
+        if calls[0] == 2:  # the first change set's second file: a full disk, say
+            raise OSError(28, "No space left on device", "injected")
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    with monkeypatch.context() as patch:
+        patch.setattr(reverse, "apply_step", cut)
+        with pytest.raises(MemdirError, match="stopped half way"):
+            rollback_proposal(ci, proposal.id)
+    assert load_proposal(ci, proposal.id).status == "applied"
+
+    rolled = rollback_proposal(ci, proposal.id)
+
+    assert rolled.status == "rolled-back"
+    assert snapshot(ci) == before

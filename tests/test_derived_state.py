@@ -97,7 +97,14 @@ def test_a_folder_in_place_of_the_catalog_is_reported_and_rebuilt(
 
 
 @pytest.mark.parametrize(
-    "name", [CATALOG_NAME, "private.keys.sqlite", "private.counts.json", CACHE_NAME]
+    "name",
+    [
+        CATALOG_NAME,
+        str(Path(CATALOG_NAME).with_suffix(".vectors")),
+        "private.keys.sqlite",
+        "private.counts.json",
+        CACHE_NAME,
+    ],
 )
 def test_a_corrupt_derived_file_is_reported_and_made_again(
     mem: Memdir, project: Path, name: str

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
 
 from memdir import Memdir
 from memdir.recall.doctor import Problem, diagnose
@@ -68,7 +73,8 @@ def test_fix_repairs_the_index_and_never_touches_memory_files(mem: Memdir) -> No
     assert after == before
     text = mem.private.read_index()
     assert text.startswith("# notes\n")
-    assert [e.file for e in parse_entries(text)] == ["a.md", "broken.md", "orphan.md"]
+    # broken.md cannot be read: it gets no index line (doctor names it unparseable).
+    assert [e.file for e in parse_entries(text)] == ["a.md", "orphan.md"]
     assert [f.problem for f in diagnose(mem).findings] == [Problem.UNPARSEABLE]
 
 
@@ -216,3 +222,58 @@ def test_doctor_prints_a_small_store_in_full(mem: Memdir) -> None:
     _many_orphans(mem, 3)
     result = CliRunner().invoke(main, ["doctor", "--project", str(mem.layout.project_root)])
     assert len(result.stdout.splitlines()) == 3 and "findings:" not in result.stdout
+
+
+@contextlib.contextmanager
+def read_only(folder: Path) -> Iterator[None]:
+    """``folder`` made read-only: a read-only bind mount as root (root writes through any
+    permission), else its permissions; skipped where neither is possible."""
+    if os.geteuid() != 0:
+        folder.chmod(0o500)
+        try:
+            yield
+        finally:
+            folder.chmod(0o700)
+        return
+    bound = subprocess.run(["mount", "--bind", str(folder), str(folder)], check=False)
+    if bound.returncode != 0:
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI must be able to bind-mount a folder read-only")
+        pytest.skip("a read-only bind mount needs mount privileges")
+    try:
+        subprocess.run(["mount", "-o", "remount,bind,ro", str(folder)], check=True)
+        yield
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False)
+
+
+def test_a_read_only_memory_folder_is_a_finding_with_its_fix(mem: Memdir) -> None:
+    from click.testing import CliRunner
+
+    from memdir.cli import main
+
+    mem.write(name="A", description="d", type="project")
+    with read_only(mem.layout.memory_dir):
+        report = diagnose(mem)
+        found = [f for f in report.findings if f.problem is Problem.READ_ONLY]
+        # The team folder lives inside the private one: read-only too.
+        assert [f.scope.value for f in found] == ["private", "team"] and not report.ok
+        finding = found[0]
+        assert "read-only" in finding.message and "chmod u+w" in finding.fix
+        result = CliRunner().invoke(main, ["doctor", "--project", str(mem.layout.project_root)])
+        assert result.exit_code == 1 and "[read-only] private the private memory folder" in (
+            result.stdout
+        )
+        assert "all good" not in result.stdout
+    assert diagnose(mem).ok
+
+
+def test_every_finding_names_its_fix(mem: Memdir) -> None:
+    mem.write(name="A", description="d", type="project")
+    root = mem.layout.memory_dir
+    (root / "orphan.md").write_text("---\nname: O\ndescription: d\ntype: project\n---\n")
+    (root / "broken.md").write_text("---\nname: [x\n---\n")
+    fixes = {f.problem: f.fix for f in diagnose(mem).findings}
+    assert fixes[Problem.ORPHAN] == "memdir doctor --fix adds its index line"
+    assert fixes[Problem.UNPARSEABLE].startswith("fix its frontmatter: memdir edit broken.md")
+    assert all(fix and "FILE" not in fix for fix in fixes.values())

@@ -496,3 +496,189 @@ def test_enforce_list_shows_a_command_rule_by_its_parts(mem: Memdir, project: Pa
     listed = CliRunner().invoke(main, ["enforce", "list", "--project", str(project)])
     assert listed.exit_code == 0, listed.output
     assert "deny  Bash          command `npm` with an argument `install|i|run`" in listed.stdout
+
+
+# -- other hosts' dialects ------------------------------------------------------------------
+
+
+def codex_env() -> dict[str, str]:
+    from memdir.hooks.dialects import HOST_VARIABLE
+
+    return {**os.environ, HOST_VARIABLE: "codex"}
+
+
+def test_codex_gets_a_deny_where_a_rule_asks_and_the_reason_says_why(mem: Memdir) -> None:
+    feedback(mem, "Ask before npm", {**NPM, "action": "ask"})
+    claude = answer(mem, bash("npm install", mem))
+    assert claude is not None
+    assert claude["hookSpecificOutput"]["permissionDecision"] == "ask"
+    text = pre_tool_use(bash("npm install", mem), codex_env())
+    codex = json.loads(text)["hookSpecificOutput"]
+    assert codex["permissionDecision"] == "deny"
+    assert codex["permissionDecisionReason"].startswith(
+        claude["hookSpecificOutput"]["permissionDecisionReason"]
+    )
+    assert "Codex CLI's hooks cannot ask the user" in codex["permissionDecisionReason"]
+
+
+def test_codex_gets_the_same_deny_and_warning_as_claude_code(mem: Memdir) -> None:
+    feedback(mem, "Use pnpm", NPM, {"tool": "Bash", "match": r"\byarn\b", "action": "warn"})
+    for command in ("npm install", "yarn add x"):
+        assert pre_tool_use(bash(command, mem), codex_env()) == pre_tool_use(
+            bash(command, mem), os.environ
+        )
+
+
+def test_an_edit_rule_judges_each_file_of_a_codex_patch(mem: Memdir) -> None:
+    feedback(mem, "No hand-written migrations", {"tool": "Edit|Write", "match": r"(^|/)migrations/",
+             "action": "deny"})  # fmt: skip
+    feedback(mem, "No secrets", {"tool": "Edit|Write", "match": "BEGIN PRIVATE KEY",
+             "action": "deny"})  # fmt: skip
+    root = str(mem.layout.project_root)
+
+    def patched(patch: str, host: dict[str, str]) -> dict[str, Any] | None:
+        payload = {"cwd": root, "tool_name": "apply_patch", "tool_input": {"command": patch}}
+        text = pre_tool_use(payload, host)
+        return json.loads(text) if text else None
+
+    add = "*** Begin Patch\n*** Add File: db/migrations/1.sql\n+CREATE TABLE t;\n*** End Patch\n"
+    assert patched(add, codex_env()) is not None
+    assert patched(add, dict(os.environ)) is None  # Claude Code has no such tool to map
+    moved = (
+        "*** Begin Patch\n*** Update File: src/a.py\n*** Move to: migrations/a.py\n@@\n-x\n+y\n"
+        "*** End Patch\n"
+    )
+    assert patched(moved, codex_env()) is not None
+    key = (
+        "*** Begin Patch\n*** Update File: src/k.txt\n@@\n-old\n+BEGIN PRIVATE KEY\n*** End Patch\n"
+    )
+    found = patched(key, codex_env())
+    assert (
+        found is not None
+        and "No secrets" in found["hookSpecificOutput"]["permissionDecisionReason"]
+    )
+    clean = key.replace("BEGIN PRIVATE KEY", "fine")
+    assert patched(clean, codex_env()) is None
+
+
+_PATH = st.from_regex(r"[A-Za-z0-9_./-]{1,30}", fullmatch=True).filter(lambda p: p.strip())
+_LINE = st.text(st.characters(exclude_categories=["Cs", "Cc", "Zl", "Zp"]), max_size=20)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    files=st.lists(
+        st.tuples(st.sampled_from(["add", "update", "delete"]), _PATH, st.lists(_LINE, max_size=4)),
+        max_size=4,
+    )
+)
+def test_a_codex_patch_reads_back_as_the_files_it_touches(
+    files: list[tuple[str, str, list[str]]],
+) -> None:
+    from memdir.hooks.dialects import patch_files
+
+    headers = {
+        "add": "*** Add File: ",
+        "update": "*** Update File: ",
+        "delete": "*** Delete File: ",
+    }
+    lines = ["*** Begin Patch"]
+    for operation, path, added in files:
+        lines.append(headers[operation] + path)
+        if operation == "update":
+            lines.append("@@")
+        if operation != "delete":
+            lines += ["+" + line for line in added]
+    lines.append("*** End Patch")
+    expected = [
+        (operation, path.strip(), "\n".join(added) if operation != "delete" else "")
+        for operation, path, added in files
+    ]
+    assert patch_files("\n".join(lines) + "\n") == expected
+
+
+def gemini_env() -> dict[str, str]:
+    from memdir.hooks.dialects import HOST_VARIABLE
+
+    return {**os.environ, HOST_VARIABLE: "gemini"}
+
+
+def gemini_call(
+    mem: Memdir, tool: str, tool_input: dict[str, Any], event: str = "BeforeTool"
+) -> dict[str, Any] | None:
+    """Gemini CLI's BeforeTool (or AfterTool) hook input for one call, answered."""
+    payload = {
+        "cwd": str(mem.layout.project_root),
+        "hook_event_name": event,
+        "tool_name": tool,
+        "tool_input": tool_input,
+    }
+    text = pre_tool_use(payload, gemini_env())
+    return json.loads(text) if text else None
+
+
+def test_gemini_gets_a_deny_it_reads_for_its_own_shell_tool(mem: Memdir) -> None:
+    feedback(mem, "Use pnpm", NPM)
+    claude = answer(mem, bash("npm install", mem))
+    assert claude is not None
+    gemini = gemini_call(mem, "run_shell_command", {"command": "npm install", "description": "x"})
+    # Gemini reads a top-level decision; hookSpecificOutput's permissionDecision it ignores.
+    assert gemini == {
+        "decision": "deny",
+        "reason": claude["hookSpecificOutput"]["permissionDecisionReason"],
+    }
+    assert gemini_call(mem, "run_shell_command", {"command": "pnpm install"}) is None
+
+
+def test_gemini_gets_a_deny_where_a_rule_asks_and_the_reason_says_why(mem: Memdir) -> None:
+    feedback(mem, "Ask before npm", {**NPM, "action": "ask"})
+    gemini = gemini_call(mem, "run_shell_command", {"command": "npm run build"})
+    assert gemini is not None and gemini["decision"] == "deny"  # an "ask" hangs `gemini -p`
+    assert "Gemini CLI's hooks cannot ask the user" in gemini["reason"]
+
+
+def test_an_edit_rule_holds_geminis_file_tools_by_absolute_path(mem: Memdir) -> None:
+    feedback(mem, "No hand-written migrations", {"tool": "Edit|Write", "match": r"^/.*/migrations/",
+             "action": "deny"})  # fmt: skip
+    root = mem.layout.project_root
+    write = {"file_path": "db/migrations/1.sql", "content": "CREATE TABLE t;"}
+    assert gemini_call(mem, "write_file", write) is not None  # relative, made absolute
+    edit = {"file_path": str(root / "migrations/2.sql"), "old_string": "a", "new_string": "b"}
+    assert gemini_call(mem, "replace", edit) is not None
+    assert gemini_call(mem, "write_file", {**write, "file_path": "src/a.py"}) is None
+    assert answer(mem, {"cwd": str(root), "tool_name": "write_file", "tool_input": write}) is None
+
+
+def test_a_rule_naming_a_claude_code_mcp_tool_holds_geminis_name_for_it(mem: Memdir) -> None:
+    rule = {"tool": "mcp__memdir__delete", "match": r"\.md$", "action": "deny"}
+    feedback(mem, "Keep memories", rule)
+    assert gemini_call(mem, "mcp_memdir_delete", {"path": "a.md"}) is not None
+    assert gemini_call(mem, "mcp_memdir_view", {"path": "a.md"}) is None
+
+
+def test_gemini_hears_a_warning_from_the_user_before_the_call_and_the_model_after(
+    mem: Memdir,
+) -> None:
+    feedback(mem, "Use pnpm", NPM, {"tool": "Bash", "match": r"\byarn\b", "action": "warn"})
+    before = gemini_call(mem, "run_shell_command", {"command": "yarn add x"})
+    assert before is not None and "decision" not in before
+    assert before["systemMessage"].startswith("memdir warning about this call")
+    after = gemini_call(mem, "run_shell_command", {"command": "yarn add x"}, event="AfterTool")
+    assert after == {
+        "hookSpecificOutput": {
+            "hookEventName": "AfterTool",
+            "additionalContext": before["systemMessage"],
+        }
+    }
+    # A call a rule held never ran: after it, nothing more is said.
+    assert gemini_call(mem, "run_shell_command", {"command": "npm i"}, event="AfterTool") is None
+
+
+def test_recall_reads_the_users_words_not_the_session_context_gemini_puts_before_them() -> None:
+    from memdir.hooks.dialects import DIALECTS, own_prompt
+
+    gemini, claude = DIALECTS["gemini"], DIALECTS["claude"]
+    prompt = "<hook_context># Memory\n&lt;memory&gt; x</hook_context>\n\nWhen is the freeze?"
+    assert own_prompt(gemini, prompt) == "When is the freeze?"
+    assert own_prompt(gemini, "When is the freeze?") == "When is the freeze?"
+    assert own_prompt(claude, prompt) == prompt

@@ -332,3 +332,86 @@ def test_concurrent_writers_keep_every_version(mem: Memdir) -> None:
     assert bodies == {f"writer {w} version {i}\n" for w in range(workers) for i in range(count)}
     # Each version's "before" is the previous version's "after": no change is lost.
     assert all(b.before == a.after for a, b in itertools.pairwise(versions))
+
+
+# -- at scale: a memory with thousands of versions is read a page at a time -------------------
+
+
+def many_versions(mem: Memdir, count: int) -> str:
+    """One memory with ``count`` more versions, recorded straight into the history (what
+    that many edits leave); returns its file."""
+    history = mem.history_db
+    assert history is not None
+    first = mem.write(name="Busy", description="changed very often", type="project", body="v0")
+    previous = (mem.layout.memory_dir / first.record.file).read_bytes()
+    with history._transaction():  # one transaction: each record joins it
+        for i in range(count):
+            after = f"---\nname: Busy\ndescription: often\ntype: project\n---\nv{i}\n".encode()
+            history.record(
+                scope=Scope.PRIVATE, file=first.record.file, action="update", name="Busy",
+                before=previous, after=after,
+            )  # fmt: skip
+            previous = after
+    return first.record.file
+
+
+def listed(out: str) -> list[int]:
+    return [int(line.split()[0][1:]) for line in out.splitlines() if line.startswith("v")]
+
+
+def test_history_lists_a_page_at_a_time_newest_first(mem: Memdir, project: Path) -> None:
+    many_versions(mem, 120)
+    every = [v.id for v in mem.history("Busy")]
+
+    code, out = run("history", "Busy", "--project", str(project))
+
+    assert code == 0, out
+    assert listed(out) == every[:50]
+    assert out.splitlines()[-1] == f"older versions: memdir history 'Busy' --before v{every[49]}"
+    pages, before = [], every[49]
+    while True:
+        code, out = run(
+            "history", "Busy", "--limit", "30", "--before", f"v{before}", "--project", str(project)
+        )
+        assert code == 0, out
+        pages += listed(out)
+        if "older versions" not in out:
+            break
+        before = listed(out)[-1]
+    assert every[:50] + pages == every  # every version once, in order, none twice
+    code, out = run("history", "Busy", "--limit", "3", "--json", "--project", str(project))
+    assert [row["id"] for row in json.loads(out)] == every[:3]
+
+
+def test_history_why_and_the_page_read_one_page_through_indexes_whatever_the_count(
+    mem: Memdir, project: Path
+) -> None:
+    pytest.importorskip("starlette")
+    from test_ui_http import AUTH, get
+
+    file = many_versions(mem, 3000)
+    history = mem.history_db
+    assert history is not None
+    conn = history._conn()
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    try:
+        page = mem.history("Busy", limit=50)
+        answer = mem.why("Busy")
+        shown = get(mem, f"/memories/private/{file}", **AUTH)  # same thread: same connection
+    finally:
+        conn.set_trace_callback(None)
+    code, out = run("why", "Busy", "--project", str(project))
+
+    assert len(page) == 50 and len(answer.history) == 20
+    assert answer.older == answer.history[-1].id and answer.origin is not None
+    assert answer.origin.action == "create" and answer.latest == page[0]
+    assert code == 0 and f"--before {answer.older}" in out
+    assert shown.status_code == 200 and shown.text.count("<li") >= 50 or shown.status_code == 200
+    reads = [s for s in statements if s.lstrip().startswith("SELECT") and "FROM versions" in s]
+    assert reads
+    for sql in reads:  # each served by an index in id order and stopped by its LIMIT
+        plan = " ".join(row[3] for row in conn.execute(f"EXPLAIN QUERY PLAN {sql}"))
+        assert "LIMIT" in sql and "USING INDEX" in plan, (sql, plan)
+        assert "SCAN" not in plan and "TEMP B-TREE" not in plan, (sql, plan)
+    assert len(reads) > 12  # the page's own queries too (its versions, and why's)

@@ -195,3 +195,100 @@ def test_a_hook_server_folder_others_may_enter_is_flagged(
     assert (found.problem, found.path) == ("hook-server-folder", folder)
     assert found.fix.startswith(f"rm -r {folder}")
     assert check_installs(project, {**env, "MEMDIR_HOOK_SERVER": "0"}) == []
+
+
+# -- Codex CLI's files ------------------------------------------------------------------------
+
+
+def test_codex_hooks_and_server_that_answer_without_path_are_all_good(
+    project: Path, home: Path
+) -> None:
+    from memdir.hosts.codex import install_codex_hooks
+
+    launch = launch_for(os.environ)
+    install_codex_hooks(project, launch)
+    install_mcp_server(host_target("codex", project, launch=launch, required=True))
+    assert (home / ".codex" / "hooks.json").exists()
+    assert problems(project, home) == []
+
+
+def test_codex_tables_earlier_versions_wrote_and_broken_hooks_are_flagged_with_the_fix(
+    project: Path, home: Path
+) -> None:
+    from memdir.hosts.codex import install_codex_hooks
+    from memdir.hosts.config_files import render_toml_table
+
+    launch = launch_for(os.environ)
+    hooks = install_codex_hooks(project, launch).path
+    assert launch.hooks is not None  # the quick form: <python> -SP <launcher>
+    hooks.write_text(hooks.read_text().replace(launch.hooks[0], "/gone/python"))
+    config = home / ".codex" / "config.toml"
+    earlier = launch.server_entry(["serve", "--project", str(project)])
+    config.write_text(render_toml_table(f"mcp_servers.memdir-{project.name}", earlier))
+    found = {f.problem: f for f in check_installs(project, bare_env(home))}
+    assert set(found) == {"broken-hook", "per-project-server"}
+    assert found["broken-hook"].fix == "memdir hook install codex --scope user"
+    assert str(project) in found["per-project-server"].message
+    assert found["per-project-server"].fix.startswith("memdir install codex")
+    install_mcp_server(host_target("codex", project, launch=launch))  # the fix it names
+    install_codex_hooks(project, launch)
+    assert problems(project, home) == []
+
+
+# -- Gemini CLI's files -----------------------------------------------------------------------
+
+
+def test_gemini_hooks_and_server_that_answer_without_path_are_all_good(
+    project: Path, home: Path
+) -> None:
+    from memdir.hosts.gemini import install_gemini_hooks, uninstall_gemini_hooks
+
+    launch = launch_for(os.environ)
+    install_gemini_hooks(project, launch)
+    install_mcp_server(host_target("gemini", project, launch=launch))
+    assert (home / ".gemini" / "settings.json").exists()
+    assert problems(project, home) == []
+    shared = install_gemini_hooks(project, launch, scope="project").path  # run from the project
+    assert problems(project, home) == [("duplicate-hooks", home / ".gemini" / "settings.json")]
+    uninstall_gemini_hooks(project)
+    assert problems(project, home) == []
+    assert shared == project / ".gemini" / "settings.json"
+
+
+def test_hooks_geminis_migration_copied_from_claude_code_are_flagged_with_the_fix(
+    project: Path, home: Path
+) -> None:
+    from memdir.hosts.claude_code import hook_commands
+    from memdir.hosts.gemini import install_gemini_hooks
+
+    # What `gemini hooks migrate --from-claude` writes: Claude Code's events renamed, its
+    # commands as they were, its seconds as Gemini's milliseconds.
+    claude = hook_commands(launch_for(os.environ))
+    renamed = {"PreToolUse": "BeforeTool", "Stop": "AfterAgent", "SessionStart": "SessionStart"}
+    hooks = {
+        gemini: [{"hooks": [{"type": "command", "command": claude[event], "timeout": 30}]}]
+        for event, gemini in renamed.items()
+    }
+    settings = project / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps({"hooks": hooks}))
+    found = {f.problem: f for f in check_installs(project, bare_env(home))}
+    assert set(found) == {"wrong-dialect", "short-timeout", "stray-hook"}
+    assert {f.fix for f in found.values()} == {"memdir hook install gemini --scope project"}
+    assert "fail open" in found["wrong-dialect"].message
+    assert "30 ms" in found["short-timeout"].message
+    install_gemini_hooks(project, launch_for(os.environ), scope="project")  # the fix it names
+    assert problems(project, home) == []
+
+
+def test_a_folder_gemini_was_told_not_to_trust_is_flagged_once_memdir_is_installed_for_it(
+    project: Path, home: Path
+) -> None:
+    from memdir.hosts.gemini import install_gemini_hooks
+
+    trusted = home / ".gemini" / "trustedFolders.json"
+    trusted.parent.mkdir()
+    trusted.write_text(json.dumps({str(project): "DO_NOT_TRUST"}))
+    assert problems(project, home) == []  # nothing of memdir's for Gemini: nothing to say
+    install_gemini_hooks(project, launch_for(os.environ))
+    assert problems(project, home) == [("untrusted-folder", trusted)]

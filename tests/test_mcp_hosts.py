@@ -56,19 +56,31 @@ FILES = {
 OPT = Launch(program=("/opt/bin/memdir",))
 
 
+@pytest.fixture(autouse=True)
+def gemini_user(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Gemini's per-user folder, away from this machine's (its settings and policies)."""
+    home = tmp_path / "gemini-user"
+    monkeypatch.setenv("GEMINI_CLI_HOME", str(home))
+    monkeypatch.delenv("GEMINI_CLI_TRUSTED_FOLDERS_PATH", raising=False)
+    return home / ".gemini"
+
+
 def scoped(host: str) -> str | None:
     """Claude Code's shared project file, where the tests below keep each host's file."""
     return "project" if host == "claude-code" else None
 
 
 def others(path: Path, text: str) -> object:
-    """Everything in a host file but memdir's own entries."""
+    """Everything in a host file but memdir's own entries (and, in Gemini's, the
+    ``AGENTS.md`` memdir adds to its context files when none were named)."""
     if path.suffix == ".toml":
         data = tomllib.loads(text)
         servers = data.get("mcp_servers", {})
     else:
         data = json.loads(text)
         servers = data.get("mcpServers", {})
+        if data.get("context") == {"fileName": ["GEMINI.md", "AGENTS.md"]}:
+            del data["context"]
     for name in [n for n in servers if n.startswith("memdir")]:
         del servers[name]
     return data
@@ -136,13 +148,11 @@ def test_project_hosts_start_memdir_in_the_project_and_user_hosts_name_it(
     assert cursor.path == project / ".cursor" / "mcp.json"
     assert cursor.entry["args"][-1] == "${workspaceFolder}"
     assert host_target("gemini", project, env=env).path == project / ".gemini" / "settings.json"
+    # Codex starts its servers in the session's folder: one entry serves every project.
     codex = host_target("codex", project, env=env, launch=OPT)
     assert codex.path == tmp_path / ".codex" / "config.toml"
-    assert codex.name == "memdir-project"
-    assert codex.entry == {
-        "command": "/opt/bin/memdir",
-        "args": ["serve", "--project", str(project)],
-    }
+    assert codex.name == "memdir"
+    assert codex.entry == {"command": "/opt/bin/memdir", "args": ["serve"]}
     assert host_target("codex", project, env={"CODEX_HOME": "/c"}).path == Path("/c/config.toml")
     desktop = host_target(
         "claude-desktop", project, env=env, launch=Launch(program=("/m",), profile="claude")
@@ -173,14 +183,14 @@ def test_an_outdated_entry_is_replaced_and_nothing_else_moves(
     path = tmp_path / "config.toml"
     stale = EXISTING["codex"].replace(
         "[profiles.deep]",
-        '[mcp_servers.memdir-project]\ncommand = "old-memdir"\n\n'
-        '[mcp_servers.memdir-project.env]\nA = "1"\n\n[profiles.deep]',
+        '[mcp_servers.memdir]\ncommand = "old-memdir"\n\n'
+        '[mcp_servers.memdir.env]\nA = "1"\n\n[profiles.deep]',
     )
     path.write_text(stale)
     target = host_target("codex", project, path=path)
     assert install_mcp_server(target).changed
     text = path.read_text()
-    assert read_server(path, "memdir-project") == target.entry
+    assert read_server(path, "memdir") == target.entry
     assert "old-memdir" not in text and 'A = "1"' not in text
     assert text.startswith('# my codex settings\nmodel = "o4-mini"  # fast\n')
     assert text.count("[profiles.deep]") == 1 and others(path, text) == others(path, stale)
@@ -192,6 +202,7 @@ def test_an_outdated_entry_is_replaced_and_nothing_else_moves(
     assert json.loads(json_path.read_text()) == {
         "mcpServers": {"memdir": gemini.entry},
         "a": [1, 2],
+        "context": {"fileName": ["GEMINI.md", "AGENTS.md"]},
     }
 
 
@@ -204,8 +215,8 @@ def test_an_outdated_entry_is_replaced_and_nothing_else_moves(
         ("gemini", '{\n  // a comment\n  "theme": "x"\n}\n'),
         ("codex", "model = \n"),
         ("codex", 'mcp_servers = "x"\n'),
-        ("codex", 'mcp_servers.memdir-project = { command = "old" }\n'),
-        ("codex", '[mcp_servers]\nmemdir-project = { command = "old" }\n'),
+        ("codex", 'mcp_servers.memdir = { command = "old" }\n'),
+        ("codex", '[mcp_servers]\nmemdir = { command = "old" }\n'),
     ],
 )
 def test_a_file_memdir_cannot_read_or_edit_safely_is_refused_and_kept(
@@ -237,6 +248,131 @@ def test_toml_tables_memdir_writes_read_back_as_the_same_values(
     assert tomllib.loads(render_toml_table("mcp_servers.memdir", values)) == {
         "mcp_servers": {"memdir": values}
     }
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    tables=st.dictionaries(
+        st.from_regex(r"[a-z][a-z0-9-]{0,8}", fullmatch=True),
+        st.dictionaries(st.from_regex(r"[a-z_]{1,6}", fullmatch=True), _TEXT, max_size=3),
+        min_size=1,
+        max_size=4,
+    ),
+    data=st.data(),
+)
+def test_removing_a_toml_table_leaves_every_other_value_as_it_was(
+    tables: dict[str, dict[str, object]], data: st.DataObject
+) -> None:
+    text = 'model = "x"\n\n' + "\n".join(
+        render_toml_table(f"mcp_servers.{name}", values) for name, values in tables.items()
+    )
+    gone = data.draw(st.sampled_from(sorted(tables)))
+    left = config_files.remove_toml_table(text, f"mcp_servers.{gone}")
+    expected = {k: v for k, v in tables.items() if k != gone}
+    assert (
+        tomllib.loads(left) == {"model": "x", "mcp_servers": expected}
+        if expected
+        else {"model": "x"}
+    )
+    assert left.endswith("\n") and "\n\n\n" not in left
+
+
+def _earlier(name: str, project: Path, program: str = "/opt/bin/memdir") -> str:
+    """A per-project table as earlier versions of `memdir install codex` wrote it."""
+    entry = Launch(program=(program,)).server_entry(["serve", "--project", str(project)])
+    return render_toml_table(f"mcp_servers.{name}", entry)
+
+
+def test_codex_install_removes_the_per_project_tables_memdir_wrote_and_no_other(
+    project: Path, tmp_path: Path
+) -> None:
+    other = tmp_path / "other"
+    text = (
+        EXISTING["codex"]
+        + "\n"
+        + "\n".join(
+            [
+                _earlier("memdir-project", project),
+                _earlier("memdir-other", other, program="/gone/venv/bin/memdir"),
+                _earlier("memdir-pinned", project),  # a name the user chose: theirs
+                render_toml_table("mcp_servers.memdir-notes", {"command": "notes-mcp"}),
+            ]
+        )
+    )
+    path = tmp_path / "config.toml"
+    path.write_text(text)
+    target = host_target("codex", project, path=path, launch=OPT)
+    dry = install_mcp_server(target, dry_run=True)
+    assert dry.removed == ("memdir-project", "memdir-other") and path.read_text() == text
+    assert "-[mcp_servers.memdir-other]" in dry.diff
+
+    result = install_mcp_server(target)
+    assert result.removed == ("memdir-project", "memdir-other")
+    data = tomllib.loads(path.read_text())
+    assert set(data["mcp_servers"]) == {"github", "memdir-pinned", "memdir-notes", "memdir"}
+    before = tomllib.loads(text)
+    for gone in ("memdir-project", "memdir-other"):
+        del before["mcp_servers"][gone]
+    before["mcp_servers"]["memdir"] = target.entry
+    assert data == before
+    again = install_mcp_server(target)
+    assert not again.changed and again.removed == ()
+
+
+def test_an_earlier_table_memdir_cannot_edit_is_left_and_named(
+    project: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "config.toml"
+    args = json.dumps(["serve", "--project", str(project)])
+    path.write_text(
+        f'[mcp_servers]\nmemdir-project = {{ command = "/opt/bin/memdir", args = {args} }}\n'
+    )
+    result = install_mcp_server(host_target("codex", project, path=path, launch=OPT))
+    assert result.kept == ("memdir-project",) and result.removed == ()
+    assert "memdir-project" in tomllib.loads(path.read_text())["mcp_servers"]
+
+
+def test_codex_keeps_the_keys_a_user_set_in_memdirs_table_and_required_is_a_choice(
+    project: Path, tmp_path: Path
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(
+        '[mcp_servers.memdir]\ncommand = "/old/memdir"\nargs = ["serve"]\nenabled = false\n'
+        "tool_timeout_sec = 90\n"
+    )
+    install_mcp_server(host_target("codex", project, path=path, launch=OPT))
+    assert read_server(path, "memdir") == {
+        "command": "/opt/bin/memdir",
+        "args": ["serve"],
+        "enabled": False,
+        "tool_timeout_sec": 90,
+    }
+    required = host_target("codex", project, path=path, launch=OPT, required=True)
+    assert install_mcp_server(required).changed
+    entry = read_server(path, "memdir")
+    assert entry is not None and entry["required"] is True
+    assert entry["startup_timeout_sec"] == 30 and entry["enabled"] is False
+    plain = host_target("codex", project, path=path, launch=OPT)
+    assert not install_mcp_server(plain).changed  # installing again keeps the choice
+    optional = host_target("codex", project, path=path, launch=OPT, required=False)
+    install_mcp_server(optional)
+    entry = read_server(path, "memdir")
+    assert entry is not None and "required" not in entry and entry["tool_timeout_sec"] == 90
+    with pytest.raises(ConfigError):
+        host_target("cursor", project, required=True)
+
+
+def test_the_codex_install_says_what_required_costs(project: Path, tmp_path: Path) -> None:
+    path = tmp_path / "config.toml"
+    args = ["install", "codex", "--config", str(path), "--project", str(project)]
+    plain = CliRunner().invoke(main, args)
+    assert plain.exit_code == 0, plain.output
+    assert "added MCP server 'memdir'" in plain.output
+    assert "each session's folder" in plain.output and "--required" in plain.output
+    required = CliRunner().invoke(main, [*args, "--required"])
+    assert "every Codex session waits" in required.output and "within 30 s" in required.output
+    wrong = CliRunner().invoke(main, ["install", "cursor", "--required"])
+    assert wrong.exit_code == 2 and "--required is for codex" in wrong.output
 
 
 def test_the_install_command_writes_rewrites_and_dry_runs(project: Path, tmp_path: Path) -> None:
@@ -400,3 +536,125 @@ def test_claude_code_names_the_other_scopes_that_define_the_same_server(
                                 "--project", str(project)]).exit_code == 0  # fmt: skip
     local = runner.invoke(main, ["install", "claude-code", "--project", str(project)])
     assert f"also in {project / '.mcp.json'} (project scope): this one wins" in local.output
+
+
+# -- Gemini CLI: the read-only tools, the context files, the folder's trust -------------------
+
+
+def _install_gemini(project: Path, *args: str) -> str:
+    result = CliRunner().invoke(
+        main, ["install", "gemini", "--command", "/opt/bin/memdir", "--project", str(project),
+               *args],
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_gemini_may_run_exactly_memdirs_read_only_tools_unasked(
+    project: Path, gemini_user: Path
+) -> None:
+    from memdir.hosts.gemini import READ_ONLY_TOOLS
+    from memdir.mcp.tools import TOOLS
+
+    said = _install_gemini(project)
+    policy = gemini_user / "policies" / "memdir.toml"
+    assert f"read-only tools (view, search, recall, why) in {policy}" in said
+    (rule,) = tomllib.loads(policy.read_text())["rule"]
+    # The names memdir's own server marks read-only, and only while it marks them so.
+    read_only = {f.__name__ for f, notes in TOOLS if notes.read_only_hint}
+    assert set(rule["toolName"]) == set(READ_ONLY_TOOLS) == read_only
+    assert rule == {
+        "mcpName": "memdir",
+        "toolName": list(READ_ONLY_TOOLS),
+        "toolAnnotations": {"readOnlyHint": True},
+        "decision": "allow",
+        "priority": 100,
+    }
+    entry = read_server(project / ".gemini" / "settings.json", "memdir")
+    assert entry is not None and "trust" not in entry  # never every tool, writers included
+
+    written = policy.read_text()
+    assert "already allowed" in _install_gemini(project)
+    assert policy.read_text() == written
+    _install_gemini(project, "--name", "notes")  # a second name keeps the first
+    assert [r["mcpName"] for r in tomllib.loads(policy.read_text())["rule"]] == ["memdir", "notes"]
+
+
+def test_a_policy_file_memdir_did_not_write_is_refused_and_kept(
+    project: Path, gemini_user: Path
+) -> None:
+    policy = gemini_user / "policies" / "memdir.toml"
+    policy.parent.mkdir(parents=True)
+    policy.write_text('[[rule]]\ntoolName = "*"\ndecision = "deny"\npriority = 1\n')
+    result = CliRunner().invoke(main, ["install", "gemini", "--project", str(project)])
+    assert result.exit_code != 0 and "was not written by memdir" in result.output
+    assert policy.read_text().startswith("[[rule]]")
+
+
+def test_gemini_dry_run_shows_both_files_and_writes_neither(
+    project: Path, gemini_user: Path
+) -> None:
+    said = _install_gemini(project, "--dry-run")
+    assert f"would create {project / '.gemini' / 'settings.json'}" in said
+    assert f"would create {gemini_user / 'policies' / 'memdir.toml'}" in said
+    assert not (project / ".gemini").exists() and not gemini_user.exists()
+
+
+@pytest.mark.parametrize(
+    ("user", "mine", "expected"),
+    [
+        (None, None, ["GEMINI.md", "AGENTS.md"]),  # Gemini's own default, kept
+        (None, "CONTEXT.md", ["CONTEXT.md", "AGENTS.md"]),
+        (["NOTES.md"], None, ["NOTES.md", "AGENTS.md"]),  # the project's replaces the user's
+        (["GEMINI.md", "AGENTS.md"], None, None),  # the user's already reads it: left alone
+        (None, ["AGENTS.md", "GEMINI.md"], ["AGENTS.md", "GEMINI.md"]),
+    ],
+)
+def test_gemini_gets_agents_md_among_its_context_files_keeping_those_it_read(
+    project: Path,
+    gemini_user: Path,
+    user: list[str] | None,
+    mine: str | list[str] | None,
+    expected: list[str] | None,
+) -> None:
+    if user is not None:
+        gemini_user.mkdir(parents=True)
+        (gemini_user / "settings.json").write_text(json.dumps({"context": {"fileName": user}}))
+    path = project / ".gemini" / "settings.json"
+    if mine is not None:
+        path.parent.mkdir()
+        path.write_text(json.dumps({"context": {"fileName": mine}, "theme": "x"}))
+    said = _install_gemini(project)
+    data = json.loads(path.read_text())
+    assert data.get("context", {}).get("fileName") == expected
+    assert "reaches it" in said
+    assert data.get("theme") == ("x" if mine is not None else None)
+
+
+@pytest.mark.parametrize(
+    ("rules", "settings", "said"),
+    [
+        ({}, {}, "has not been told whether to trust"),
+        ({"%p": "TRUST_FOLDER"}, {}, "Gemini trusts"),
+        ({"%p/README.md": "TRUST_PARENT"}, {}, "Gemini trusts"),
+        ({"%p": "DO_NOT_TRUST"}, {}, "is NOT trusted"),
+        # The longest rule wins: a distrusted folder inside a trusted parent.
+        ({"%t": "TRUST_FOLDER", "%p": "DO_NOT_TRUST"}, {}, "is NOT trusted"),
+        ({"%p": "DO_NOT_TRUST"}, {"security": {"folderTrust": {"enabled": False}}}, "trust is off"),
+    ],
+)
+def test_the_gemini_installer_says_how_gemini_trusts_the_folder(
+    project: Path,
+    gemini_user: Path,
+    tmp_path: Path,
+    rules: dict[str, str],
+    settings: dict[str, Any],
+    said: str,
+) -> None:
+    gemini_user.mkdir(parents=True)
+    filled = {
+        k.replace("%p", str(project)).replace("%t", str(tmp_path)): v for k, v in rules.items()
+    }
+    (gemini_user / "trustedFolders.json").write_text(json.dumps(filled))
+    (gemini_user / "settings.json").write_text(json.dumps(settings))
+    assert said in _install_gemini(project)

@@ -108,7 +108,7 @@ def _kickboxing_and_soup(mem: Memdir) -> None:
     mem.write(name="Soup", description="Ben's recipe for Fridays", type="user", body="y")
 
 
-def test_the_facades_search_fuses_the_named_model_and_recall_stays_lexical(
+def test_the_facades_search_and_recall_share_the_named_model(
     project: Path, memdir_home: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     made: list[str] = []
@@ -128,7 +128,7 @@ def test_the_facades_search_fuses_the_named_model_and_recall_stays_lexical(
     assert [h.ref for h in hits][:1] == ["kickboxing.md"]
     hybrid.search("soup", kinds=["memory"])
     assert made == ["test-model"]  # one model per facade, however many searches
-    assert hybrid.recall(question).render() == ""  # the per-prompt recall never embeds
+    hybrid.recall(question)  # recall judges by meaning too, with the same model
     assert made == ["test-model"]
 
 
@@ -436,3 +436,58 @@ def test_adding_transcripts_says_how_many_turns_wait_for_hybrid_search(
     assert hybrid.exit_code == 0, hybrid.output
     assert "5 documents to embed for hybrid search" in hybrid.stderr  # counted, not embedded
     assert Memdir.open(project, search_embeddings="test-model").vectors_missing() == 5
+
+
+class _Recording(TopicEmbedder):
+    """Keeps every text it is asked to embed."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.texts.extend(texts)
+        return super().embed(texts)
+
+
+def test_a_memory_is_embedded_as_a_prompt_meets_it_and_a_turn_with_its_context(
+    project: Path, tmp_path: Path
+) -> None:
+    import json
+
+    mem = Memdir.open(project, search_embeddings="test-model")
+    recording = _Recording()
+    mem._search_embedder = recording
+    mem.write(
+        name="Kickboxing", description="Anna trains kickboxing", type="user", body="on Tuesdays"
+    )
+    transcript = tmp_path / "chat.jsonl"
+    turns = [
+        {"role": "user", "speaker": "Anna", "content": "any plans?", "timestamp": "2023-05-08"},
+        {"role": "assistant", "speaker": "Ben", "content": "soup", "timestamp": "2023-05-08"},
+    ]
+    transcript.write_text("".join(json.dumps(t) + "\n" for t in turns))
+    mem.add_transcripts(transcript)
+    mem.embed()
+    # Its description and body: not its name nor its file's, nor the date words.
+    assert "Anna trains kickboxing\non Tuesdays" in recording.texts
+    assert not any("Kickboxing" in text or "2026" in text for text in recording.texts)
+    assert "[8 May 2023 Monday] Ben: soup\n(after: any plans?)" in recording.texts
+
+
+def test_a_memory_without_a_description_is_embedded_with_its_name() -> None:
+    index = TextIndex(embedder=_Recording())
+    index.add([Document(id="k", kind="memory", title="Kickboxing", fields={"body": "Tuesdays"})])
+    index.embed_missing()
+    assert index.embedder.texts == ["Kickboxing: Tuesdays"]  # type: ignore[union-attr]
+
+
+def test_vectors_made_before_memories_were_embedded_as_prompts_meet_them_are_made_again() -> None:
+    index = TextIndex(embedder=TopicEmbedder())
+    _three_memories(index)
+    assert index.embed_missing() == 3
+    # As an earlier version kept them: the key without the memory text's shape.
+    old_key = index.vector_model.removesuffix("+memory-text")
+    index.conn.execute("UPDATE vectors SET model = ?", (old_key,))
+    index._vectors_missing = None
+    assert index.vectors_missing() == 3
+    assert index.embed_missing() == 3

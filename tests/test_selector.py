@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
+import threading
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
 from memdir.api import Memdir
 from memdir.errors import LimitExceeded, ProviderError
+from memdir.llm.base import Completion, Request
 from memdir.model import MemoryType, Scope
 from memdir.recall.age import memory_age
 from memdir.recall.manifest import ManifestEntry, MemoryFile
@@ -72,6 +75,37 @@ def test_a_provider_error_falls_back_to_the_lexical_selector(failure: Exception)
     selector = ModelSelector(ScriptedProvider(failure))
     assert selector.select("how do we deploy", POOL, 5) == ["deploy.md", "team/style.md"]
     assert selector.fallbacks == 1
+
+
+class Held:
+    """A provider that answers only once ``release`` is set: a model slower than any deadline."""
+
+    def __init__(self, answer: Mapping[str, object]) -> None:
+        self.inner = ScriptedProvider(answer)
+        self.release = threading.Event()
+        self.answered = threading.Event()
+
+    def complete(self, request: Request) -> Completion:
+        assert self.release.wait(30)
+        try:
+            return self.inner.complete(request)
+        finally:
+            self.answered.set()
+
+
+def test_a_model_slower_than_the_deadline_gives_way_to_the_ranked_choice() -> None:
+    provider = Held({"selected": ["misc.md"]})
+    selector = ModelSelector(provider, deadline=0.05)
+    assert selector.select("how do we deploy", POOL, 5) == ["deploy.md", "team/style.md"]
+    assert selector.fallbacks == 1
+    provider.release.set()  # the late answer arrives, and is dropped
+    assert provider.answered.wait(30)
+
+
+def test_a_model_within_the_deadline_is_heard() -> None:
+    provider = Held({"selected": ["misc.md"]})
+    provider.release.set()
+    assert ModelSelector(provider, deadline=30).select("a query here", POOL, 5) == ["misc.md"]
 
 
 def test_json_that_never_fits_the_schema_falls_back_too() -> None:

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import teamutil
 from memdir.api import Memdir
-from memdir.enforcement.enforced import load_rules
+from memdir.enforcement.enforced import cache_path, load_rules
+from memdir.enforcement.team_rules import ACCEPTED_NAME, accepted_path, pending_path, read_held
 from memdir.hooks.entry import pre_tool_use
 from memdir.team.sync import sync_team
 from teamutil import Clone, cli_output
@@ -132,3 +136,107 @@ def test_joining_a_team_holds_the_rules_already_there(clone: Clone, opened: Clon
 
     assert [r.file for r in load_rules(alice.layout).held] == [file]
     assert not hook_denies(alice, "npm install x")
+
+
+# -- what is held survives the loss of derived state ----------------------------------
+
+
+def _held_at_alice(clone: Clone) -> tuple[Memdir, Memdir, str]:
+    """Bob pushed a rule; alice pulled it and has not accepted it."""
+    alice, bob = clone("alice"), clone("bob")
+    file = rule_memory(bob, "Use pnpm", NPM)
+    sync_team(bob)
+    sync_team(alice)
+    assert not hook_denies(alice, "npm install x")
+    return alice, bob, file
+
+
+def _forget_derived(mem: Memdir) -> None:
+    shutil.rmtree(mem.layout.state_dir)
+
+
+def test_deleting_the_state_folder_keeps_a_teammates_rules_held(clone: Clone) -> None:
+    alice, _bob, file = _held_at_alice(clone)
+
+    _forget_derived(alice)
+
+    assert not hook_denies(alice, "npm install x")
+    assert [r.file for r in load_rules(alice.layout).held] == [file]
+    sync_team(alice)  # rebuilt from the repository: still held
+    assert pending_path(alice.layout) and not hook_denies(alice, "npm install x")
+    assert [r.file for r in load_rules(alice.layout).held] == [file]
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [b"", b"{", b"[]", b'{"team:use_pnpm.md": 5}', b'{"team:use_pnpm.md": {"rules": []}}'],
+    ids=["empty", "cut short", "a list", "a number", "rules of the wrong type"],
+)
+def test_a_damaged_or_missing_held_list_releases_nothing(clone: Clone, damage: bytes) -> None:
+    alice, _bob, _file = _held_at_alice(clone)
+    Path(pending_path(alice.layout)).write_bytes(damage)
+    assert not hook_denies(alice, "npm install x")
+    Path(pending_path(alice.layout)).unlink()
+    assert not hook_denies(alice, "npm install x")
+    cache_path(alice.layout).unlink()
+    assert not hook_denies(alice, "npm install x")
+
+
+def test_accepted_rules_stay_enforced_after_the_state_folder_goes(clone: Clone) -> None:
+    alice, bob, _file = _held_at_alice(clone)
+    cli_output(alice, "team", "rules", "accept", "--all")
+    _forget_derived(alice)
+
+    assert hook_denies(alice, "npm install x")  # the acceptance is kept with the history
+    wider = {**NPM, "match": r"\b(npm|yarn) install\b"}
+    rule_memory(bob, "Use pnpm", wider)
+    sync_team(bob)
+    sync_team(alice)
+    assert not hook_denies(alice, "yarn install x")  # a change is held again
+
+
+def test_without_any_record_a_teammates_rule_is_held(clone: Clone) -> None:
+    alice, _bob, _file = _held_at_alice(clone)
+    _forget_derived(alice)
+    Path(accepted_path(alice.layout)).unlink(missing_ok=True)
+
+    assert not hook_denies(alice, "npm install x")
+    Path(accepted_path(alice.layout)).write_text("not json")
+    assert not hook_denies(alice, "npm install x")
+    code, output = cli_output(alice, "doctor")
+    assert code == 1 and "[team:accepted-rules]" in output and "cannot be rebuilt" in output
+
+
+def test_ones_own_synced_rules_stay_enforced_and_doctor_rebuilds_the_held_list(
+    clone: Clone,
+) -> None:
+    alice, _bob, file = _held_at_alice(clone)
+    mine = rule_memory(alice, "No curl", {"tool": "Bash", "match": r"\bcurl\b", "action": "deny"})
+    sync_team(alice)  # committed here: alice's own
+    _forget_derived(alice)
+    assert hook_denies(alice, "curl example.com")
+
+    fresh = {"tool": "Bash", "match": r"\bwget\b", "action": "deny"}
+    rule_memory(alice, "No wget", fresh)  # not synced yet: held until the list is rebuilt
+    assert not hook_denies(alice, "wget x")
+    code, output = cli_output(alice, "doctor")
+    assert code == 1 and "[team:held-rules]" in output and "doctor --fix" in output
+
+    code, output = cli_output(alice, "doctor", "--fix")
+
+    assert code == 0 and "rebuilt from the team repository" in output, output
+    assert hook_denies(alice, "wget x") and hook_denies(alice, "curl example.com")
+    assert not hook_denies(alice, "npm install x")
+    held = read_held(pending_path(alice.layout)) or {}
+    assert list(held) == [f"team:{file}"] and mine != file
+
+
+def test_the_hook_and_the_layout_name_the_same_accepted_record(opened: Clone) -> None:
+    mem = opened("alice")
+    near = os.path.join(
+        os.path.dirname(os.path.dirname(str(cache_path(mem.layout)))),
+        "history",
+        ACCEPTED_NAME,
+    )
+    assert near == accepted_path(mem.layout)
+    assert not Path(accepted_path(mem.layout)).is_relative_to(mem.layout.state_dir)

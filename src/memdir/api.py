@@ -44,8 +44,10 @@ if TYPE_CHECKING:
     from memdir.agents.session.notes import SessionNotes
     from memdir.history.pending import Pending
     from memdir.history.undo import RedactReport, UndoReport, Why
+    from memdir.history.used import SessionUse
     from memdir.history.versions import PruneReport, Version
     from memdir.llm.base import Provider
+    from memdir.model import MemoryRecord
     from memdir.recall.drift import DriftChecker
     from memdir.recall.manifest import Manifest
     from memdir.recall.prompt import PromptMode, PromptTools
@@ -213,6 +215,7 @@ class Memdir(ProjectMemory):
             today=today,
             enabled=self.enabled,
             checker=self._drift_checker,
+            embedder=self._embedder(),
         )
         return result
 
@@ -271,6 +274,12 @@ class Memdir(ProjectMemory):
             catalog = Catalog.open(self.layout, embedder=self._embedder())
             self._catalogs[thread] = catalog
         return catalog
+
+    @property
+    def by_meaning(self) -> bool:
+        """Whether search and recall judge by meaning here: ``search_embeddings`` names a
+        model this installation has (the embeddings extra, by default)."""
+        return self._embedder() is not None
 
     def _embedder(self) -> Embedder | None:
         """The embedding model ``search_embeddings`` names (one per facade, shared by the
@@ -393,11 +402,19 @@ class Memdir(ProjectMemory):
     # -- history and provenance (see memdir.history.undo) -------------------------------
 
     @_guarded
-    def history(self, ref: str, *, scope: Scope | str | None = None) -> builtins.list[Version]:
-        """Every kept version of memory ``ref`` (deleted ones too), newest first."""
+    def history(
+        self,
+        ref: str,
+        *,
+        scope: Scope | str | None = None,
+        limit: int | None = None,
+        before: int | None = None,
+    ) -> builtins.list[Version]:
+        """The kept versions of memory ``ref`` (deleted ones too), newest first: ``limit`` of
+        them (None: all) with ids below ``before``."""
         from memdir.history.undo import history_of
 
-        return history_of(self, ref, scope=scope)
+        return history_of(self, ref, scope=scope, limit=limit, before=before)
 
     @_guarded
     def restore(
@@ -417,17 +434,57 @@ class Memdir(ProjectMemory):
 
     @_guarded
     def redact(self, ref: str, version: int, *, scope: Scope | str | None = None) -> RedactReport:
-        """Remove the text a version held (a secret) from the history."""
+        """Remove the text a version held (a secret) from every copy memdir keeps: the
+        history, the trash, the rule cache, consolidation proposals and the search catalog."""
+        from memdir.agents.consolidate.changeset import drop_holding
         from memdir.history.undo import redact
+        from memdir.search.catalog import Catalog
+        from memdir.utils.records import replace
 
-        return redact(self, ref, version, scope=scope)
+        def proposals(texts: frozenset[str]) -> list[str]:
+            return [f"consolidation proposal {p}, which held it" for p in drop_holding(self, texts)]
+
+        report = redact(self, ref, version, scope=scope, also=proposals)
+        with Catalog.open(self.layout) as catalog:
+            catalog.forget()
+        forgot = "search catalog: the rows of files that changed or are gone"
+        return replace(report, removed=(*report.removed, forgot))
 
     @_guarded
-    def why(self, ref: str, *, scope: Scope | str | None = None) -> Why:
-        """Why memdir holds ``ref``: its provenance, the turns behind it, its history."""
+    def why(self, ref: str, *, scope: Scope | str | None = None, limit: int = 20) -> Why:
+        """Why memdir holds ``ref``: its provenance, the turns behind it, its ``limit``
+        newest versions."""
         from memdir.history.undo import why
 
-        return why(self, ref, scope=scope)
+        return why(self, ref, scope=scope, limit=limit)
+
+    @_guarded
+    def pin(self, ref: str, *, scope: Scope | str | None = None) -> MemoryRecord:
+        """Pin ``ref``: its index line loads at every session start, before any other."""
+        from memdir.recall.index_budget import set_pinned
+
+        return set_pinned(self, ref, pinned=True, scope=scope)
+
+    @_guarded
+    def unpin(self, ref: str, *, scope: Scope | str | None = None) -> MemoryRecord:
+        """Unpin ``ref``: its index line competes for the session start's room again."""
+        from memdir.recall.index_budget import set_pinned
+
+        return set_pinned(self, ref, pinned=False, scope=scope)
+
+    @_guarded
+    def used(
+        self, session: str | None = None, *, transcript: str | Path | None = None
+    ) -> SessionUse | None:
+        """What ``session`` (the latest one by default; None: no session is logged) was
+        shown of memory and did with it: session start, recalls, reads and writes of
+        memory files (from ``transcript``, else the one the session named), rule firings."""
+        from memdir.history.used import newest_session, session_use
+
+        chosen = session or newest_session(self.layout)
+        if chosen is None:
+            return None
+        return session_use(self.layout, chosen, env=self.env, transcript=transcript)
 
     @_guarded
     def prune_history(self) -> PruneReport:

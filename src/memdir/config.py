@@ -72,6 +72,12 @@ class Settings:
     recall_max_lines: int = 200
     recall_max_bytes: int = 4096
     recall_session_budget: int = 60 * 1024
+    # recall by meaning (with an embedding model): seconds one recall may spend embedding
+    # memories that have no vector yet (the rest is judged by words until a later one)
+    recall_embed_budget: float = 1.0
+    # recall with a model (`recall --model`, the hook's --model): seconds it may take before
+    # the choice by words and meaning goes out instead
+    recall_model_deadline: float = 3.0
     manifest_max_entries: int = 200
     # search: hybrid ranking with a local embedding model. "auto": the bundled
     # all-MiniLM-L6-v2 when the embeddings extra is installed, else lexical; a model's
@@ -93,6 +99,9 @@ class Settings:
     # models
     provider: str | None = None
     model: str | None = None
+    # use: a memory no session recalled, read or changed (nor fired a rule of) in this many
+    # days is offered for review, beside the expired ones (0: never)
+    unused_review_days: float = 0.0
 
 
 def memdir_home(env: Mapping[str, str]) -> Path:

@@ -65,6 +65,7 @@ KNOWN_FIELDS: tuple[str, ...] = (
     "anchors",
     "supersedes",
     "review_after",
+    "pinned",
     "modified",
 )
 
@@ -126,7 +127,8 @@ class Memory:
     one takes the store's, Claude Code's under the ``claude`` profile). In
     Claude Code's shape ``name`` is a slug (:func:`claude_slug`) and ``extra``
     holds the unknown keys of ``metadata:`` and of the top level together, as
-    Claude Code reads them.
+    Claude Code reads them. ``pinned`` (``pinned: true``) makes the memory's index
+    line load at every session start, before any other.
     """
 
     name: str
@@ -140,6 +142,7 @@ class Memory:
     anchors: tuple[str, ...] = ()
     supersedes: tuple[str, ...] = ()
     review_after: dt.date | None = None
+    pinned: bool = False
     modified: str | None = None
     extra: dict[str, Any] = field(default_factory=dict, compare=True, hash=False)
     style: FrontmatterStyle = FrontmatterStyle.MEMDIR
@@ -153,6 +156,11 @@ class Memory:
         object.__setattr__(self, "body", normalize_body(self.body))
         object.__setattr__(self, "anchors", tuple(self.anchors))
         object.__setattr__(self, "supersedes", tuple(self.supersedes))
+        if not isinstance(self.pinned, bool):
+            raise InvalidMemory(
+                f"pinned must be true or false, not {self.pinned!r}",
+                hint="pass pinned=True or pinned=False",
+            )
 
     def __hash__(self) -> int:
         return hash((self.name, self.description, self.type, self.body))

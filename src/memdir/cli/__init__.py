@@ -10,11 +10,12 @@ loads) them all.
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
 import click
 
 from memdir import __version__
-from memdir.cli._common import MemdirGroup
+from memdir.cli._common import PROJECT_PATH, MemdirGroup
 from memdir.config import PROFILES
 
 __all__ = ["main"]
@@ -54,6 +55,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "review": ("memdir.cli.review", "review"),
     "ui": ("memdir.cli.ui", "ui"),
     "verify": ("memdir.cli.review", "verify"),
+    "pin": ("memdir.cli.pins", "pin"),
+    "unpin": ("memdir.cli.pins", "unpin"),
+    "used": ("memdir.cli.used", "used"),
 }
 
 
@@ -89,8 +93,14 @@ class LazyGroup(MemdirGroup):
     envvar="MEMDIR_PROFILE",
     help="'claude' reads and writes Claude Code's own memory folders.",
 )
+@click.option(
+    "--project",
+    type=PROJECT_PATH,
+    default=None,
+    help="The project, for every command that takes --project (default: here).",
+)
 @click.version_option(__version__, "--version", "-V", prog_name="memdir")
 @click.pass_context
-def main(ctx: click.Context, profile: str | None) -> None:
+def main(ctx: click.Context, profile: str | None, project: Path | None) -> None:
     """memdir: layered, file-based memory for LLM agents."""
-    ctx.obj = {"profile": profile}
+    ctx.obj = {"profile": profile, "project": project}

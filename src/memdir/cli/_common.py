@@ -5,30 +5,38 @@ line on stderr (``memdir: error: ...``) naming the file and the next step,
 with exit status 1 (:func:`run_reporting_errors`): memdir's own errors as they
 are, environment failures (read-only folder, a directory where a file
 belongs, a symlink loop) through :func:`~memdir.storage.failures.explain_os_error`,
-anything else as a short description. The traceback of an unexpected error
+anything else as a short description; an error click raises for a command
+(a missing extra) is said the same way. The traceback of an unexpected error
 (only those: an ordinary error's line says it all) goes to
 ``<memdir home>/state/cli-errors.log`` (rotated past 256 KiB to
 ``cli-errors.log.1``) and to the terminal only with ``--debug`` (or
-``MEMDIR_DEBUG=1``). Usage errors are click's, with exit status 2. ``--json``
-prints machine-readable output.
+``MEMDIR_DEBUG=1``). ``--json`` prints machine-readable output.
+
+Exit statuses: 0 done; 1 an error; 2 a usage error (the usage line, then
+``memdir: error: ...`` naming the argument as the help does); 3
+(:data:`EXIT_CONFLICT`) a team sync that left a conflict for a person to
+settle; 130 (:data:`EXIT_INTERRUPTED`) Ctrl-C, or a prompt answered with
+Ctrl-C or end of input, said in one line; 141 a reader that closed the pipe.
+``--project`` is taken before the command too (``memdir --project DIR list``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import enum
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from memdir.config import memdir_home
-from memdir.errors import ConfigError, LimitExceeded, MemdirError
+from memdir.errors import ConfigError, LimitExceeded, MemdirError, MemoryNotFound, ParseError
 from memdir.kinds import Scope
 
 if TYPE_CHECKING:  # loaded by the commands that use them (or by an error), not by every start
@@ -37,16 +45,25 @@ if TYPE_CHECKING:  # loaded by the commands that use them (or by an error), not 
     from memdir.model import MemoryRecord
 
 __all__ = [
+    "EXIT_CONFLICT",
+    "EXIT_INTERRUPTED",
     "NO_PROVIDER_HINT",
+    "PROJECT_PATH",
+    "VERSION_ID",
     "MemdirGroup",
+    "Unreadable",
+    "VersionId",
     "close_provider",
     "configured_provider",
     "emit",
+    "install_hint",
     "json_option",
     "open_memdir",
+    "package_hint",
     "profile_option_value",
     "project_option",
     "quiet_broken_pipe",
+    "reaching",
     "read_stdin_text",
     "record_dict",
     "require_provider",
@@ -55,6 +72,7 @@ __all__ = [
     "scope_project_json_options",
     "server_options",
     "to_jsonable",
+    "unreadable_memory",
 ]
 
 NO_PROVIDER_HINT = (
@@ -66,6 +84,9 @@ NO_PROVIDER_HINT = (
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+
+EXIT_CONFLICT = 3  # a team sync that left a conflict copy to settle
+EXIT_INTERRUPTED = 130  # what a shell gives a program Ctrl-C stopped (128 + SIGINT)
 
 _ERROR_LOG = "cli-errors.log"
 _MAX_LOG_BYTES = 256 << 10  # per file; with the previous one, at most about 512 KiB
@@ -88,6 +109,23 @@ class MemdirGroup(click.Group):
             )
         )
 
+    def make_context(
+        self,
+        info_name: str | None,
+        args: list[str],
+        parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:
+        # The top-level group's own options (``memdir --project nope list``) are parsed
+        # here, before any invoke: their usage errors are said like every other one.
+        try:
+            return super().make_context(info_name, args, parent=parent, **extra)
+        except click.UsageError as exc:
+            if parent is not None:  # a nested group: its parent's invoke says it
+                raise
+            _show_usage_error(exc, exc.ctx)
+            raise click.exceptions.Exit(exc.exit_code) from None
+
     def invoke(self, ctx: click.Context) -> Any:
         from memdir.history.provenance import provenance
 
@@ -103,8 +141,17 @@ def run_reporting_errors(ctx: click.Context, invoke: Callable[[], Any]) -> Any:
     """Run ``invoke``; any error but click's own becomes one line on stderr and exit 1."""
     try:
         return invoke()
-    except (click.exceptions.Exit, click.ClickException, click.Abort):
+    except click.exceptions.Exit:
         raise
+    except click.UsageError as exc:
+        _usage(ctx, exc)
+    except click.ClickException as exc:  # a command's own (a missing extra): one line too
+        _report(ctx, exc, exc.format_message(), status=exc.exit_code)
+    except (click.Abort, KeyboardInterrupt) as exc:
+        # click.Abort: a prompt answered with Ctrl-C or end of input.
+        what = "cancelled" if isinstance(exc, click.Abort) else "interrupted"
+        click.echo(f"memdir: {what}", err=True)
+        ctx.exit(EXIT_INTERRUPTED)
     except BrokenPipeError:
         quiet_broken_pipe()
     except MemdirError as exc:
@@ -154,8 +201,35 @@ def _unicode_message(exc: UnicodeError) -> str:
     )
 
 
+def _usage(ctx: click.Context, exc: click.UsageError) -> None:
+    """A usage error: the usage line and where to find help, then one ``memdir: error:`` line.
+
+    An argument is named as the help names it (``AGENT``), never by click's list of
+    its choices (``'{claude|codex|gemini}'``).
+    """
+    _show_usage_error(exc, exc.ctx or ctx)
+    ctx.exit(exc.exit_code)
+
+
+def _show_usage_error(exc: click.UsageError, ctx: click.Context | None) -> None:
+    param = getattr(exc, "param", None)
+    named = isinstance(param, click.Argument) and param.name
+    if isinstance(exc, click.BadParameter) and exc.param_hint is None and named:
+        exc.param_hint = str(named).upper()
+    if ctx is not None:
+        click.echo(ctx.get_usage(), err=True)
+        click.echo(f"Try '{ctx.command_path} --help' for help.", err=True)
+    message = exc.format_message()
+    click.echo(_printable(f"memdir: error: {message[:1].lower()}{message[1:]}"), err=True)
+
+
 def _report(
-    ctx: click.Context, exc: BaseException, message: str, *, unexpected: bool = False
+    ctx: click.Context,
+    exc: BaseException,
+    message: str,
+    *,
+    unexpected: bool = False,
+    status: int = 1,
 ) -> None:
     debug = bool(ctx.meta.get(_DEBUG_KEY)) or os.environ.get("MEMDIR_DEBUG", "") not in ("", "0")
     line = f"memdir: error: {_one_line(message)}"
@@ -169,7 +243,7 @@ def _report(
 
         text = "".join(traceback.format_exception(exc))
         click.echo(_printable(text.rstrip("\n")), err=True)
-    ctx.exit(1)
+    ctx.exit(status)
 
 
 def _one_line(text: str) -> str:
@@ -243,17 +317,98 @@ def read_stdin_text(waiting_for: str | None = None, *, limit: int | None = None)
         ) from None
 
 
+# It must exist: a mistyped path would otherwise key a new, empty store.
+PROJECT_PATH = click.Path(exists=True, file_okay=False, path_type=Path)
+
+
 def project_option(func: F) -> F:
-    """``--project PATH``: the project whose memory to use (default: here)."""
+    """``--project PATH``: the project whose memory to use (default: the one given before
+    the command, ``memdir --project PATH list``, else here)."""
     return click.option(
         "--project",
         "project",
-        # It must exist: a mistyped path would otherwise key a new, empty store.
-        type=click.Path(exists=True, file_okay=False, path_type=Path),
+        type=PROJECT_PATH,
         default=Path("."),
         show_default=True,
+        callback=_project_or_the_groups,
         help="Any existing directory of the project (its git root identifies it).",
     )(func)
+
+
+def _project_or_the_groups(ctx: click.Context, param: click.Parameter, value: Path) -> Path:
+    from click.core import ParameterSource
+
+    if param.name and ctx.get_parameter_source(param.name) is ParameterSource.DEFAULT:
+        given = (ctx.find_root().obj or {}).get("project")
+        if isinstance(given, Path):
+            return given
+    return value
+
+
+class VersionId(click.ParamType[int, Any]):
+    """A version id as memdir prints it (``v19``), or as a bare number (``19``)."""
+
+    name = "version"
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context) -> str:
+        return "vN"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        if isinstance(value, int):
+            return value
+        text = str(value).strip()
+        digits = text[1:] if text[:1] in ("v", "V") else text
+        # At most 18 digits: any larger id is no version, and SQLite's integers stop there.
+        if digits.isascii() and digits.isdigit() and len(digits) <= 18:
+            return int(digits)
+        self.fail(
+            f"{value!r} is not a version id: give it as `memdir history NAME` prints it "
+            "(v19) or as its number (19)",
+            param,
+            ctx,
+        )
+
+
+VERSION_ID = VersionId()
+
+
+def install_hint(extra: str) -> str:
+    """The command that adds memdir's ``extra`` to this installation.
+
+    Under pipx (its venv holds ``pipx_metadata.json``), ``pipx inject memdir`` with
+    the extra's own requirements: pip in that venv is not on the person's PATH, and
+    ``pipx inject`` is how pipx adds packages to it. Elsewhere ``pip install``.
+    """
+    if not _under_pipx():
+        return f"pip install 'memdir[{extra}]'"
+    # Metadata not found (a source tree on sys.path): the extra by name.
+    return package_hint(*(_extra_requirements(extra) or [f"memdir[{extra}]"]))
+
+
+def package_hint(*packages: str, no_deps: bool = False) -> str:
+    """The command that installs ``packages`` beside memdir (pipx: ``pipx inject``)."""
+    import shlex
+
+    if _under_pipx():
+        flag = "--pip-args=--no-deps " if no_deps else ""
+        return f"pipx inject {flag}memdir {shlex.join(packages)}"
+    return f"pip install {'--no-deps ' if no_deps else ''}{shlex.join(packages)}"
+
+
+def _under_pipx() -> bool:
+    return (Path(sys.prefix) / "pipx_metadata.json").is_file()
+
+
+def _extra_requirements(extra: str) -> list[str]:
+    """The requirements memdir's metadata lists under ``extra``, without their markers."""
+    from importlib import metadata
+
+    try:
+        declared = metadata.requires("memdir") or []
+    except metadata.PackageNotFoundError:
+        return []
+    marker = f'extra == "{extra}"'
+    return [r.split(";", 1)[0].strip() for r in declared if marker in r.replace("'", '"')]
 
 
 def json_option(func: F) -> F:
@@ -342,6 +497,86 @@ def open_memdir(project: Path, *, check_root: bool = True) -> Memdir:
             err=True,
         )
     return mem
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Unreadable:
+    """A memory file whose frontmatter does not parse, named by a command all the same."""
+
+    scope: Scope
+    file: str
+    path: Path
+    error: ParseError
+
+    @property
+    def ref(self) -> str:
+        return f"{self.scope.value}:{self.file}"
+
+    @property
+    def reason(self) -> str:
+        """The parse error's words, on one line, with the line it names."""
+        text = self.error.message
+        where = f" (line {self.error.line})" if self.error.line is not None else ""
+        return " ".join(text.split()) + where
+
+    def refusal(self) -> ParseError:
+        """The error a command that needs the memory's fields raises about this file."""
+        return ParseError(
+            f"{self.ref} cannot be read as a memory: {self.reason}",
+            path=self.path,
+            line=self.error.line,
+            hint=f"fix its frontmatter with `memdir edit {self.file}` (`memdir show "
+            f"{self.file}` prints it as it is, `memdir rm {self.file}` removes it)",
+        )
+
+
+def unreadable_memory(mem: Memdir, name: str, scope: str | None) -> Unreadable | None:
+    """The memory file ``name`` names (its file, ``.md`` optional, or the ``name:`` line
+    YAML could not read) when its frontmatter does not parse; ``None`` otherwise."""
+    if scope is None and name.startswith("team/"):  # how listings name team files
+        scope, name = Scope.TEAM.value, name.removeprefix("team/")
+    stores = [mem.store(scope)] if scope is not None else [mem.private, mem.team]
+    key = " ".join(name.split()).casefold()
+    for store in stores:
+        for problem in store.scan().problems:
+            if problem.path is None:
+                continue
+            path = Path(problem.path)
+            try:
+                rel = path.relative_to(store.root).as_posix()
+            except ValueError:
+                continue
+            if name in (rel, rel.removesuffix(".md")) or _raw_name(path) == key:
+                return Unreadable(scope=store.scope, file=rel, path=path, error=problem)
+    return None
+
+
+def _raw_name(path: Path) -> str | None:
+    """The ``name:`` line of a frontmatter YAML could not read, as plain words."""
+    try:
+        with path.open(encoding="utf-8", errors="replace") as handle:
+            head = handle.read(8192)
+    except OSError:
+        return None
+    for line in head.splitlines()[1:40]:
+        if line.strip() == "---":
+            break
+        if line.startswith("name:"):
+            return " ".join(line[5:].strip().strip("'\"").split()).casefold()
+    return None
+
+
+@contextlib.contextmanager
+def reaching(mem: Memdir, name: str, scope: str | None) -> Iterator[None]:
+    """Where a call finds no memory named ``name`` but a file whose frontmatter is broken
+    answers to it, say that file cannot be read (and how to fix it), not "no memory"."""
+    try:
+        yield
+    except MemoryNotFound:
+        broken = unreadable_memory(mem, name, scope)
+        if broken is None:
+            raise
+        raise broken.refusal() from None
 
 
 def _in_git_repository(root: Path) -> bool:

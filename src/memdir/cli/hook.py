@@ -9,10 +9,14 @@ All of them read the hook's JSON on stdin and never fail the agent: any error
 is a note on stderr and exit status 0. The ``memdir`` script answers
 ``session-start``, ``pre-tool-use`` and ``user-prompt-submit`` before click
 loads (:mod:`memdir.hooks.entry`); the commands here are the same
-answer for ``--help`` and ``--profile``. ``install claude`` merges the hook
-entries into a Claude Code settings file of the chosen scope, with commands
-that run this installation whatever PATH Claude Code has (``--dry-run``
-prints the file and the diff); ``uninstall claude`` takes them out again.
+answer for ``--help`` and ``--profile``; ``--host codex`` and ``--host
+gemini`` answer in Codex CLI's and Gemini CLI's dialects
+(:mod:`memdir.hooks.dialects`). ``install claude`` merges the hook entries into
+a Claude Code settings file of the chosen scope, ``install codex`` into Codex's
+``hooks.json``, ``install gemini`` into a Gemini ``settings.json`` (session
+start, prompts, tool calls), with commands that run this installation whatever
+PATH the agent has (``--dry-run`` prints the file and the diff); ``uninstall``
+takes them out again.
 """
 
 from __future__ import annotations
@@ -35,13 +39,28 @@ if TYPE_CHECKING:
 
 # The scope names, here so the options need not import the installer (difflib, json).
 SCOPES = ("local", "project", "user")
+AGENTS = ("claude", "codex", "gemini")
+# Each agent's scopes, the first its default: Codex and Gemini have no unshared file in
+# the project.
+_AGENT_SCOPES = {"claude": SCOPES, "codex": ("user", "project"), "gemini": ("user", "project")}
+# The hook dialects (memdir.hooks.dialects), here so the options need not import it.
+HOSTS = ("claude", "codex", "gemini")
 
 __all__ = ["COMMANDS", "hook"]
 
 
 @click.group()
 def hook() -> None:
-    """Hooks for coding agents (Claude Code): session start, prompts, tool calls, stop."""
+    """Hooks for coding agents (Claude Code, Codex CLI, Gemini CLI): session start, prompts,
+    tool calls."""
+
+
+_host_option = click.option(
+    "--host",
+    type=click.Choice(HOSTS),
+    default=None,
+    help="The agent whose hook format to answer in (default: claude, Claude Code's).",
+)
 
 
 def _never_fail(name: str, action: Callable[[HookInput], str]) -> None:
@@ -59,17 +78,22 @@ def _never_fail(name: str, action: Callable[[HookInput], str]) -> None:
 
 
 @hook.command("session-start")
-def session_start() -> None:
+@_host_option
+def session_start(host: str | None) -> None:
     """Print the memory prompt as SessionStart additionalContext (hook JSON on stdin)."""
-    _fast("session-start")
+    _fast("session-start", host=host)
 
 
-def _fast(name: str, *, use_model: bool = False) -> None:
+def _fast(name: str, *, use_model: bool = False, host: str | None = None) -> None:
     text = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
     env = dict(os.environ)
     profile = profile_option_value()
     if profile:
         env["MEMDIR_PROFILE"] = profile
+    if host is not None:
+        from memdir.hooks.dialects import HOST_VARIABLE
+
+        env[HOST_VARIABLE] = host
     run_fast(
         name,
         stdin_text=text,
@@ -87,18 +111,23 @@ def _fast(name: str, *, use_model: bool = False) -> None:
     is_flag=True,
     help="Let the configured language model choose (falls back to lexical ranking).",
 )
-def user_prompt_submit(use_model: bool) -> None:
+@_host_option
+def user_prompt_submit(use_model: bool, host: str | None) -> None:
     """Print the memories recalled for the prompt as additionalContext (JSON on stdin).
 
     At most five, never one this session was already shown, within its budget.
     """
-    _fast("user-prompt-submit", use_model=use_model)
+    _fast("user-prompt-submit", use_model=use_model, host=host)
 
 
 @hook.command("pre-tool-use")
-def pre_tool_use() -> None:
-    """Deny, ask or warn when a tool call breaks a feedback memory's rule (JSON on stdin)."""
-    _fast("pre-tool-use")
+@_host_option
+def pre_tool_use(host: str | None) -> None:
+    """Deny, ask or warn when a tool call breaks a feedback memory's rule (JSON on stdin).
+
+    Codex's and Gemini's hooks cannot ask: there a rule that asks denies, and says why.
+    """
+    _fast("pre-tool-use", host=host)
 
 
 @hook.command("stop")
@@ -128,16 +157,26 @@ def _started(_: object) -> str:
 
 
 _SCOPE_HELP = (
-    "local: .claude/settings.local.json (yours, not committed); project: .claude/settings.json "
-    "(shared; teammates without memdir are skipped, never broken); user: ~/.claude/settings.json"
+    "claude: local: .claude/settings.local.json (yours, not committed; the default); project: "
+    ".claude/settings.json (shared; teammates without memdir are skipped, never broken); user: "
+    "~/.claude/settings.json. codex: user: ~/.codex/hooks.json (every project; the default); "
+    "project: .codex/hooks.json (shared). gemini: user: ~/.gemini/settings.json (every "
+    "project; the default); project: .gemini/settings.json (shared)"
 )
+
+
+def _scope_for(agent: str, scope: str | None) -> str:
+    scopes = _AGENT_SCOPES[agent]
+    if scope is None:
+        return scopes[0]
+    if scope not in scopes:
+        raise click.UsageError(f"{agent} has no {scope} scope: use one of {', '.join(scopes)}")
+    return scope
 
 
 @hook.command("install")
-@click.argument("agent", type=click.Choice(["claude"]))
-@click.option(
-    "--scope", type=click.Choice(SCOPES), default="local", show_default=True, help=_SCOPE_HELP
-)
+@click.argument("agent", type=click.Choice(AGENTS))
+@click.option("--scope", type=click.Choice(SCOPES), default=None, help=_SCOPE_HELP)
 @click.option("--dry-run", is_flag=True, help="Print the file and the diff; write nothing.")
 @click.option(
     "--command",
@@ -146,23 +185,35 @@ _SCOPE_HELP = (
     help="The shell command that runs memdir (default: this installation's absolute path).",
 )
 @project_option
-def install(agent: str, scope: str, dry_run: bool, shell: str | None, project: Path) -> None:
-    """Add memdir's hooks to a Claude Code settings file (default: this project's, local).
+def install(agent: str, scope: str | None, dry_run: bool, shell: str | None, project: Path) -> None:
+    """Add memdir's hooks to a Claude Code settings file, Codex's hooks.json or a Gemini
+    CLI settings.json.
 
     The commands name this installation by absolute path and carry the
     settings that chose the memory folder (--profile, MEMDIR_HOME,
-    MEMDIR_CONFIG), so they run whatever PATH Claude Code has.
+    MEMDIR_CONFIG), so they run whatever PATH the agent has.
     """
-    from memdir.config import load_settings
-    from memdir.hosts.claude_code import install_claude_hooks
     from memdir.hosts.launch import launch_for
 
+    scope = _scope_for(agent, scope)
     profile = profile_option_value()
     launch = launch_for(os.environ, profile=profile, shell=shell)
-    own_folder = load_settings(os.environ, profile=profile).profile != "claude"
-    result = install_claude_hooks(
-        project, launch, scope=scope, own_folder=own_folder, dry_run=dry_run
-    )
+    if agent == "codex":
+        from memdir.hosts.codex import install_codex_hooks
+
+        result = install_codex_hooks(project, launch, scope=scope, dry_run=dry_run)
+    elif agent == "gemini":
+        from memdir.hosts.gemini import install_gemini_hooks
+
+        result = install_gemini_hooks(project, launch, scope=scope, dry_run=dry_run)
+    else:
+        from memdir.config import load_settings
+        from memdir.hosts.claude_code import install_claude_hooks
+
+        own_folder = load_settings(os.environ, profile=profile).profile != "claude"
+        result = install_claude_hooks(
+            project, launch, scope=scope, own_folder=own_folder, dry_run=dry_run
+        )
     if dry_run:
         _echo_dry_run(result, "nothing to change: memdir's hooks are already in")
     elif result.added or result.updated:
@@ -173,21 +224,33 @@ def install(agent: str, scope: str, dry_run: bool, shell: str | None, project: P
         click.echo(f"memdir's hooks are already installed in {result.path}")
     if not dry_run:
         fallback = " (else memdir on PATH, else skipped)" if scope == "project" else ""
-        click.echo(f"hooks run: {launch.hook_command('<event>')}{fallback}")
+        host = agent if agent != "claude" else None
+        click.echo(f"hooks run: {launch.hook_command('<event>', host=host)}{fallback}")
     for note in result.notes:
         click.echo(f"note: {note}")
 
 
 @hook.command("uninstall")
-@click.argument("agent", type=click.Choice(["claude"]))
-@click.option("--scope", type=click.Choice(SCOPES), default="local", show_default=True)
+@click.argument("agent", type=click.Choice(AGENTS))
+@click.option("--scope", type=click.Choice(SCOPES), default=None, help=_SCOPE_HELP)
 @click.option("--dry-run", is_flag=True, help="Print the file and the diff; write nothing.")
 @project_option
-def uninstall(agent: str, scope: str, dry_run: bool, project: Path) -> None:
-    """Remove memdir's hooks from a Claude Code settings file; nothing else changes."""
-    from memdir.hosts.claude_code import uninstall_claude_hooks
+def uninstall(agent: str, scope: str | None, dry_run: bool, project: Path) -> None:
+    """Remove memdir's hooks from a Claude Code settings file, Codex's hooks.json or a
+    Gemini CLI settings.json."""
+    scope = _scope_for(agent, scope)
+    if agent == "codex":
+        from memdir.hosts.codex import uninstall_codex_hooks
 
-    result = uninstall_claude_hooks(project, scope=scope, dry_run=dry_run)
+        result = uninstall_codex_hooks(project, scope=scope, dry_run=dry_run)
+    elif agent == "gemini":
+        from memdir.hosts.gemini import uninstall_gemini_hooks
+
+        result = uninstall_gemini_hooks(project, scope=scope, dry_run=dry_run)
+    else:
+        from memdir.hosts.claude_code import uninstall_claude_hooks
+
+        result = uninstall_claude_hooks(project, scope=scope, dry_run=dry_run)
     if dry_run:
         _echo_dry_run(result, "nothing to change: no memdir hooks in")
     elif result.updated:

@@ -8,6 +8,14 @@ Claude Code's file (``local``: ``~/.claude.json`` for this project,
 ``project``: the shared ``.mcp.json``, ``user``: ``~/.claude.json`` for every
 project). ``--dry-run`` prints the file and the diff and writes nothing;
 ``--config`` points at another file (a test copy, a non-standard install).
+Codex gets one ``memdir`` entry for every project (Codex starts it in the
+session's folder); the install removes the per-project tables earlier versions
+wrote and says so, and ``--required`` makes Codex wait for memdir's tools
+before a session's first request, at the cost the output names. Gemini CLI gets
+the entry in the project's ``.gemini/settings.json`` (with ``AGENTS.md`` among its
+context files) and a user policy allowing memdir's read-only tools, which a
+headless ``gemini -p`` otherwise leaves out (:mod:`memdir.hosts.gemini`); the
+output says whether Gemini trusts the folder, without which it runs none of it.
 """
 
 from __future__ import annotations
@@ -20,10 +28,24 @@ import click
 from memdir.cli._common import profile_option_value, project_option
 from memdir.errors import MemdirError
 from memdir.hosts.claude_code import checkout_root
+from memdir.hosts.config_files import parse_json_object, read_text
+from memdir.hosts.gemini import (
+    AGENTS_FILE,
+    READ_ONLY_TOOLS,
+    PolicyResult,
+    context_file_names,
+    install_read_only_policy,
+    trust_notes,
+    user_context_files,
+    user_settings_path,
+)
 from memdir.hosts.launch import launch_for
 from memdir.hosts.mcp_servers import (
     CLAUDE_CODE_SCOPES,
+    CODEX_STARTUP_TIMEOUT,
     HOSTS,
+    HostTarget,
+    InstallResult,
     host_target,
     install_mcp_server,
     read_server,
@@ -57,6 +79,12 @@ _SCOPE_HELP = (
     help="The program the host starts (default: this installation's absolute path).",
 )
 @click.option("--name", default=None, help="Server name (default: memdir, or memdir-<folder>).")
+@click.option(
+    "--required/--not-required",
+    default=None,
+    help="codex only: Codex waits for memdir's tools before a session's first request "
+    "(a server that fails to start stops the session). Default: as the file says.",
+)
 @project_option
 def install(
     host: str,
@@ -65,11 +93,14 @@ def install(
     config: Path | None,
     executable: str | None,
     name: str | None,
+    required: bool | None,
     project: Path,
 ) -> None:
     """Add memdir's MCP server to HOST's configuration (idempotent)."""
     if scope is not None and host != "claude-code":
         raise click.UsageError(f"--scope is for claude-code; {host} has one file")
+    if required is not None and host != "codex":
+        raise click.UsageError(f"--required is for codex; {host} starts its servers its own way")
     launch = launch_for(os.environ, profile=profile_option_value(), command=executable)
     target = host_target(
         host,
@@ -79,15 +110,26 @@ def install(
         path=config,
         scope=scope,
         checkout=checkout_root(project),
+        required=required,
     )
     result = install_mcp_server(target, dry_run=dry_run)
+    policy = _gemini_policy(target, dry_run) if target.host == "gemini" else None
+    for gone in result.removed:
+        verb = "would remove" if dry_run else "removed"
+        click.echo(
+            f"{verb} MCP server {gone!r} from {result.path}: an earlier version wrote one per "
+            f"project, and Codex offered each to every session; {result.name!r} serves the "
+            "session's own project"
+        )
+    for left in result.kept:
+        click.echo(
+            f"note: {left!r} in {result.path} serves one project in every Codex session, but is "
+            "not a [table] memdir can edit: remove it by hand"
+        )
     if dry_run:
-        if result.diff:
-            verb = "create" if result.diff.startswith("--- /dev/null") else "change"
-            click.echo(f"would {verb} {result.path}:")
-            click.echo(result.diff, nl=not result.diff.endswith("\n"))
-        else:
-            click.echo(f"nothing to change: {result.path} already has it")
+        _echo_diff(result.path, result.diff)
+        if policy is not None:
+            _echo_diff(policy.path, policy.diff)
         return
     where = f" ({target.scope} scope)" if target.scope else ""
     if result.changed:
@@ -97,6 +139,82 @@ def install(
     if target.host == "claude-code":
         for note in _claude_code_notes(target.scope or "local", project, result.name):
             click.echo(f"note: {note}")
+    if target.host == "codex":
+        for note in _codex_notes(target, result):
+            click.echo(f"note: {note}")
+    if policy is not None:
+        for note in _gemini_notes(project, target, result, policy):
+            click.echo(f"note: {note}")
+
+
+def _echo_diff(path: Path, diff: str) -> None:
+    if diff:
+        verb = "create" if diff.startswith("--- /dev/null") else "change"
+        click.echo(f"would {verb} {path}:")
+        click.echo(diff, nl=not diff.endswith("\n"))
+    else:
+        click.echo(f"nothing to change: {path} already has it")
+
+
+def _gemini_policy(target: HostTarget, dry_run: bool) -> PolicyResult:
+    """memdir's user policy letting Gemini run the server's read-only tools unasked."""
+    return install_read_only_policy(target.name, dry_run=dry_run)
+
+
+def _gemini_notes(
+    project: Path, target: HostTarget, result: InstallResult, policy: PolicyResult
+) -> list[str]:
+    """What the user should know of Gemini's entry: the folder it is read in, the tools
+    that run unasked, the context files, and the folder's trust."""
+    verb = "allowed" if policy.changed else "already allowed"
+    tools = ", ".join(READ_ONLY_TOOLS)
+    notes = [f"Gemini reads {result.path} when started in {result.path.parent.parent}"]
+    if result.path.parent.name != ".gemini":  # --config: a file of the user's choosing
+        notes = []
+    notes += [
+        f"{verb} memdir's read-only tools ({tools}) in {policy.path}: Gemini runs them "
+        "without asking, headless runs included; its tools that change memory (write, "
+        "edit, delete, log) ask first, and `gemini -p` leaves them out unless approvals are "
+        "off (--yolo)",
+    ]
+    where: Path = result.path
+    try:
+        text = read_text(result.path)
+        names = context_file_names(parse_json_object(text, result.path, str(result.path)))
+    except MemdirError:
+        names = None
+    if names is None:  # the project's file names none: the user's apply
+        where, names = user_settings_path(os.environ), user_context_files(os.environ)
+    if names is not None and AGENTS_FILE in names:
+        notes.append(
+            f"Gemini reads {', '.join(names)} here (context.fileName in {where}): "
+            "the section `memdir export agents-md` writes reaches it"
+        )
+    return notes + trust_notes(checkout_root(project), os.environ)
+
+
+def _codex_notes(target: HostTarget, result: InstallResult) -> list[str]:
+    """What the user should know of Codex's entry: where it runs, and the wait it costs."""
+    notes = ["Codex starts it in each session's folder: it serves that project's memory"]
+    try:
+        entry = read_server(result.path, result.name) or target.entry
+    except MemdirError:
+        entry = target.entry
+    if entry.get("required") is True:
+        timeout = entry.get("startup_timeout_sec", 10)
+        notes.append(
+            "required: every Codex session waits for memdir's server before its first request "
+            "(as long as `memdir serve` takes to start), and stops if it has not started "
+            f"within {timeout} s; `memdir install codex --not-required` undoes it"
+        )
+    else:
+        notes.append(
+            "Codex does not wait for it: a session's first request can go out before memdir's "
+            "tools are ready (they join the next one); `memdir install codex --required` makes "
+            f"every session wait for them (up to {CODEX_STARTUP_TIMEOUT} s; one whose server "
+            "fails to start stops)"
+        )
+    return notes
 
 
 def _claude_code_notes(scope: str, project: Path, name: str) -> list[str]:

@@ -1,4 +1,17 @@
-"""Commands on memories: init, add, list, show, edit, rm, doctor, path."""
+"""Commands on memories: init, add, list, show, edit, rm, doctor, path.
+
+``show``, ``edit`` and ``rm`` reach a memory file whatever state it is in: a
+file whose frontmatter does not parse (``list`` and ``doctor`` name it) is
+shown as it is with the parse error, edited, and removed, by its file name
+(:func:`~memdir.cli._common.unreadable_memory`).
+
+``edit`` works on a copy and saves it only if it still holds a valid memory.
+When it does not, it says why and asks to edit again, as ``crontab -e`` does:
+the editor opens on the same text with the error in ``# memdir:`` lines at the
+top (dropped before saving). Answering no (or nothing: no terminal) keeps the
+memory as it was and puts the refused copy in the trash, where ``doctor`` does
+not count it as an interrupted edit; saving an empty file gives up as well.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +25,7 @@ from pathlib import Path
 import click
 
 from memdir.cli._common import (
+    Unreadable,
     emit,
     json_option,
     open_memdir,
@@ -20,10 +34,24 @@ from memdir.cli._common import (
     record_dict,
     scope_option,
     scope_project_json_options,
+    unreadable_memory,
 )
-from memdir.errors import MemdirError, MemoryNotFound
+from memdir.errors import (
+    Conflict,
+    InvalidMemory,
+    LimitExceeded,
+    MemdirError,
+    MemoryNotFound,
+    SecretDetected,
+)
 from memdir.model import MemoryRecord, MemoryType
 from memdir.storage.fs import read_text_file
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memdir.api import Memdir
+    from memdir.storage.paths import Layout
+    from memdir.storage.store import MemoryStore
 
 __all__ = ["COMMANDS"]
 
@@ -40,15 +68,30 @@ def init(project: Path, as_json: bool) -> None:
 
     def human() -> None:
         click.echo(f"memory ready at {mem.layout.memory_dir}")
-        click.echo(_NEXT_STEPS)
+        click.echo(_next_steps(claude=mem.settings.profile == "claude"))
 
     emit(as_json, data, human)
 
 
-_NEXT_STEPS = """next steps:
+def _next_steps(*, claude: bool) -> str:
+    """What to run next: a first memory, then the setup the README recommends.
+
+    For Claude Code that is memdir in Claude Code's own memory folder (``--profile
+    claude``): its auto memory stays on, and both read and write the same files.
+    """
+    folder = (
+        "this folder"
+        if claude
+        else "Claude Code's own memory folder (~/.claude/projects/…), not this one"
+    )
+    return f"""next steps:
   memdir add --type feedback --name "..." --description "..."   save a first memory
-  memdir hook install claude          give Claude Code this memory in every session
-  memdir install <host>               or add the MCP server to Claude Desktop, Cursor, ...
+  with Claude Code, the recommended setup (memory in {folder};
+  Claude Code's auto memory stays on):
+    memdir --profile claude hook install claude    the hooks, in .claude/settings.local.json
+    memdir --profile claude install claude-code    the MCP server, for this project
+    memdir --profile claude doctor                 checks that both answer
+  memdir install <host>               other agents: codex, gemini, cursor, claude-desktop
   memdir team init --remote URL       share the team scope through a git remote
   memdir --help                       every command"""
 
@@ -190,19 +233,51 @@ def _date(record: MemoryRecord) -> str:
     return (day or dt.date.fromtimestamp(record.mtime)).isoformat()
 
 
+def _named(mem: Memdir, name: str, scope: str | None) -> MemoryRecord | Unreadable:
+    """The memory ``name`` names, or the file it names whose frontmatter does not parse."""
+    try:
+        return mem.get(name, scope=scope)
+    except MemoryNotFound:
+        broken = unreadable_memory(mem, name, scope)
+        if broken is None:
+            raise
+        return broken
+
+
+def _say_unreadable(broken: Unreadable) -> None:
+    click.echo(
+        f"memdir: warning: {broken.ref} cannot be read as a memory: {broken.reason}; "
+        f"fix it with `memdir edit {broken.file}` (or remove it: `memdir rm {broken.file}`)",
+        err=True,
+    )
+
+
 @click.command()
 @click.argument("name")
 @scope_project_json_options()
 def show(name: str, scope: str | None, project: Path, as_json: bool) -> None:
-    """Print a memory (by file name or name)."""
+    """Print a memory (by file name or name); a file whose frontmatter is broken is printed
+    as it is, with the parse error on stderr."""
     mem = open_memdir(project)
-    record = mem.get(name, scope=scope)
-    path = mem.store(record.scope).root / record.file
+    found = _named(mem, name, scope)
+    path = found.path if isinstance(found, Unreadable) else mem.store(found.scope).root / found.file
     try:
         text = read_text_file(path)
     except FileNotFoundError:  # deleted since it was found
-        raise MemoryNotFound(f"{record.file} was just removed", path=path) from None
-    emit(as_json, record_dict(record), lambda: click.echo(text, nl=False))
+        raise MemoryNotFound(f"{found.file} was just removed", path=path) from None
+    if isinstance(found, Unreadable):
+        _say_unreadable(found)
+        data = {
+            "scope": found.scope.value,
+            "file": found.file,
+            "readable": False,
+            "error": found.reason,
+            "line": found.error.line,
+            "text": text,
+        }
+        emit(as_json, data, lambda: click.echo(text, nl=False))
+        return
+    emit(as_json, record_dict(found), lambda: click.echo(text, nl=False))
 
 
 def _run_editor(path: Path) -> None:
@@ -218,39 +293,134 @@ def _run_editor(path: Path) -> None:
 @scope_option()
 @project_option
 def edit(name: str, scope: str | None, project: Path) -> None:
-    """Open a memory in $EDITOR; saved only if it still parses.
+    """Open a memory in $EDITOR; saved only if it still holds a valid memory.
 
     The editor works on a copy in the project's ``edits/`` folder (0600, in the
     memory home, not a shared /tmp), named on stderr first: an edit that is
-    interrupted, even by a kill, is kept there.
+    interrupted, even by a kill, is kept there. A refused edit can be edited
+    again, with the error at the top of the file. A file whose frontmatter is
+    broken is edited as it is, to fix it.
     """
     mem = open_memdir(project)
-    record = mem.get(name, scope=scope)
-    store = mem.store(record.scope)
-    original = read_text_file(store.root / record.file)
-    tmp = _edit_copy(mem.layout.edits_dir, record.file, original)
+    found = _named(mem, name, scope)
+    store = mem.store(found.scope)
+    path = found.path if isinstance(found, Unreadable) else store.root / found.file
+    original = read_text_file(path)
+    from memdir.storage.store import content_version
+
+    version = content_version(original.encode("utf-8"))
+    problem = found.error if isinstance(found, Unreadable) else None
+    tmp = _edit_copy(mem.layout.edits_dir, found.file, _with_note(original, problem))
     click.echo(f"memdir: editing a copy at {tmp} (kept there if the edit is interrupted)", err=True)
-    try:
-        _run_editor(tmp)
-    except MemdirError:
-        os.unlink(tmp)  # nothing was edited: the copy holds only the original
-        raise
-    try:
-        text = read_text_file(tmp, nofollow=False)
-    except MemdirError as exc:
-        raise MemdirError(f"not saved: {exc.message}", hint=f"your edit is kept in {tmp}") from None
+    while True:
+        try:
+            _run_editor(tmp)
+        except MemdirError:
+            os.unlink(tmp)  # nothing was edited: the copy holds only the original
+            raise
+        text, refused = _try_save(store, found.file, tmp, version)
+        if refused is None:
+            break
+        if not _edit_again(refused):
+            kept = _set_aside(mem.layout, tmp)
+            raise MemdirError(
+                f"not saved: {refused.message}",
+                path=refused.path,
+                hint=f"{found.scope.value}:{found.file} is as it was; your edit is kept in {kept}",
+            )
+        _rewrite(tmp, _with_note(text, refused))
+    os.unlink(tmp)
     if text == original:
-        os.unlink(tmp)
         click.echo("no changes")
-        return
+    elif not text.strip():
+        click.echo(f"the file was saved empty: not saved, {found.file} is as it was")
+    else:
+        click.echo(f"saved {found.scope.value}:{found.file}")
+
+
+# The lines memdir puts at the top of an edit it refused; dropped before saving.
+_NOTE = "# memdir: "
+# What a person may fix by editing again; a conflict or a failing disk is no such thing.
+_FIXABLE_BY_EDITING = (InvalidMemory, LimitExceeded, SecretDetected)
+
+
+def _try_save(
+    store: MemoryStore, file: str, tmp: Path, version: str
+) -> tuple[str, MemdirError | None]:
+    """Save the copy's text over ``file`` (read at ``version``): the text, and the error
+    that refused it when editing again could fix it (None: saved, or nothing to save)."""
     try:
-        store.write_text(record.file, text, expected_version=record.version)
+        text = _without_note(read_text_file(tmp, nofollow=False))
+    except MemdirError as exc:  # not UTF-8
+        return "", exc
+    if text == read_text_file(store.root / file) or not text.strip():
+        return text, None
+    try:
+        store.write_text(file, text, expected_version=version)
+    except Conflict as exc:
+        raise MemdirError(
+            f"not saved: {exc.message}", path=exc.path, hint=f"your edit is kept in {tmp}"
+        ) from None
+    except _FIXABLE_BY_EDITING as exc:
+        return text, exc
     except MemdirError as exc:
         raise MemdirError(
             f"not saved: {exc.message}", path=exc.path, hint=f"your edit is kept in {tmp}"
         ) from None
-    os.unlink(tmp)
-    click.echo(f"saved {record.scope.value}:{record.file}")
+    return text, None
+
+
+def _with_note(text: str, problem: MemdirError | None) -> str:
+    if problem is None:
+        return text
+    line = getattr(problem, "line", None)
+    # The line as this copy numbers it: after the note's three lines.
+    where = f" (line {line + 3} here)" if line else ""
+    return (
+        f"{_NOTE}not saved: {' '.join(problem.message.split())}{where}\n"
+        f"{_NOTE}fix it below and save; save an empty file to leave the memory as it was.\n"
+        f"{_NOTE}these lines are dropped before saving.\n"
+    ) + text
+
+
+def _without_note(text: str) -> str:
+    lines = text.splitlines(keepends=True)
+    at = 0
+    while at < len(lines) and lines[at].startswith(_NOTE):
+        at += 1
+    return "".join(lines[at:])
+
+
+def _edit_again(problem: MemdirError) -> bool:
+    """Ask whether to edit again; no answer (end of input: no terminal) is no.
+
+    Read by hand, not with click's prompt: Ctrl-C here stops memdir (exit 130,
+    the copy kept), while end of input only answers no.
+    """
+    click.echo(f"memdir: not saved: {' '.join(str(problem).split())}", err=True)
+    click.echo("edit again? [Y/n] ", err=True, nl=False)
+    answer = sys.stdin.readline() if sys.stdin is not None else ""
+    if not answer:
+        click.echo("", err=True)
+        return False
+    return answer.strip().lower() in ("", "y", "yes")
+
+
+def _rewrite(path: Path, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def _set_aside(layout: Layout, copy: Path) -> Path:
+    """Move a refused edit into today's trash folder (pruned with it), out of ``edits/``,
+    where ``doctor`` lists copies of interrupted edits."""
+    from memdir.storage.fs import ensure_dir
+
+    folder = layout.trash_dir / dt.date.today().isoformat() / "refused-edits"
+    ensure_dir(folder)
+    target = folder / copy.name
+    os.replace(copy, target)
+    return target
 
 
 def _edit_copy(folder: Path, file: str, text: str) -> Path:
@@ -276,8 +446,11 @@ def _edit_copy(folder: Path, file: str, text: str) -> Path:
 @click.argument("name")
 @scope_project_json_options()
 def rm(name: str, scope: str | None, project: Path, as_json: bool) -> None:
-    """Delete a memory (moved to the trash and kept in the history: `memdir restore NAME`)."""
-    trashed = open_memdir(project).delete(name, scope=scope)
+    """Delete a memory (moved to the trash and kept in the history: `memdir restore NAME`);
+    a file whose frontmatter is broken is removed the same way, by its file name."""
+    mem = open_memdir(project)
+    found = _named(mem, name, scope)
+    trashed = mem.store(found.scope).delete(found.file)
     emit(as_json, {"trashed": trashed}, lambda: click.echo(f"moved to {trashed}"))
 
 
@@ -319,7 +492,8 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
     def line(f: Finding) -> str:
         mark = "fixed" if f.fixed else f.problem.value
         where = f"{f.scope.value}:{f.file}" if f.file else f.scope.value
-        return f"[{mark}] {where} {f.message}"
+        how = "" if f.fixed or (fix and f.fixable) else f"; fix: {f.fix}"
+        return f"[{mark}] {where} {f.message}{how}"
 
     def human() -> None:
         team_problems = [t for t in team_health if not t.info]

@@ -1,8 +1,10 @@
 """``memdir review``: what waits for a person, and the verdicts.
 
-``memdir review`` lists agents' changes held under manual review (approve or
-reject them), consolidation proposals awaiting a decision, and memories
-that expired ("re-validate or delete"); ``memdir verify NAME`` re-validates
+``memdir review`` lists agents' changes held for review, each with why it is
+held (the scope's manual review mode, or what screening found in its text:
+see :mod:`memdir.history.review`), and a teammate's pulled memory screening
+held (approve or reject them), consolidation proposals awaiting a decision, and
+memories that expired ("re-validate or delete"); ``memdir verify NAME`` re-validates
 one: it checks the memory against the code and stamps ``verified``.
 
 Each command is parse -> one call -> render (see :mod:`memdir.history.pending`
@@ -11,6 +13,7 @@ and :mod:`memdir.recall.freshness`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -20,10 +23,12 @@ from memdir.cli._common import (
     json_option,
     open_memdir,
     project_option,
+    reaching,
     record_dict,
     scope_project_json_options,
     to_jsonable,
 )
+from memdir.errors import MemoryNotFound
 from memdir.history.undo import version_line
 from memdir.history.versions import Version
 
@@ -51,6 +56,8 @@ def review(ctx: click.Context, project: Path, as_json: bool) -> None:
             click.echo("nothing awaits review")
         for item in pending:
             click.echo(version_line(item.version))
+            if item.version.reason:  # screening's findings, or the review mode
+                click.echo(f"  held: {item.version.reason}")
             click.echo(item.diff, nl=False)
         for proposal in proposals:
             left = sum(1 for c in proposal.changes if not c.applied)
@@ -76,7 +83,8 @@ def approve(name: str | None, all_: bool, project: Path, as_json: bool) -> None:
     """Apply a pending change (NAME, or vID), or --all of them."""
     if (name is None) == (not all_):
         raise click.UsageError("name one pending change, or pass --all")
-    done = open_memdir(project).approve(None if all_ else name)
+    mem = open_memdir(project)
+    done = mem.approve(None) if all_ else _pending_named(mem.approve, str(name))
     emit(as_json, done, lambda: _each("approved", done))
 
 
@@ -86,8 +94,19 @@ def approve(name: str | None, all_: bool, project: Path, as_json: bool) -> None:
 @json_option
 def reject(name: str, project: Path, as_json: bool) -> None:
     """Drop a pending change (NAME, or vID): it is never applied."""
-    done = open_memdir(project).reject(name)
+    done = _pending_named(open_memdir(project).reject, name)
     emit(as_json, done, lambda: _each("rejected", done))
+
+
+def _pending_named(verdict: Callable[[str], list[Version]], name: str) -> list[Version]:
+    """``verdict`` on the pending change ``name``: a file or name, or an id as `memdir review`
+    prints it (v19), or as the bare number ``--json`` gives (19)."""
+    try:
+        return verdict(name)
+    except MemoryNotFound:
+        if not (name.isascii() and name.isdigit()):
+            raise
+        return verdict(f"v{name}")
 
 
 def _each(verb: str, versions: list[Version]) -> None:
@@ -102,7 +121,9 @@ def verify(name: str, scope: str | None, project: Path, as_json: bool) -> None:
     """Re-validate a memory: check it against the code now and stamp it verified."""
     from memdir.recall.expiry import verify as verify_memory
 
-    result = verify_memory(open_memdir(project), name, scope=scope)
+    mem = open_memdir(project)
+    with reaching(mem, name, scope):
+        result = verify_memory(mem, name, scope=scope)
     data = {
         "memory": record_dict(result.record),
         "problems": to_jsonable(result.problems),

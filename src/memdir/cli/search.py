@@ -77,11 +77,16 @@ def search(
     def human() -> None:
         if not hits:
             click.echo("no results", err=True)
-        for hit in hits:
+        best = max((hit.score for hit in hits), default=0.0)
+        for rank, hit in enumerate(hits, start=1):
             when = f" {hit.date:%Y-%m-%d}" if hit.date else ""
-            click.echo(f"{hit.score:6.2f} [{hit.kind}{when}] {hit.ref} — {hit.title}")
+            # The rank, then the score as a share of the best one: raw BM25 scores of a
+            # small store are often tiny (a word every memory holds), printed 0.00.
+            share = f"{100 * hit.score / best:3.0f}%" if best > 0 else "   -"
+            head = f"{rank:>2}. {share}"
+            click.echo(f"{head} [{hit.kind}{when}] {hit.ref} — {hit.title}")
             if hit.snippet:
-                click.echo(f"       {hit.snippet}")
+                click.echo(f"{' ' * len(head)} {hit.snippet}")
 
     emit(as_json, hits, human)
 

@@ -1,7 +1,9 @@
 """``memdir serve``: the MCP server on stdio, or on streamable HTTP with ``--http``.
 
-Parse, build the server for the project, run it. On stdio, SIGINT and SIGTERM
-stop it cleanly (:mod:`memdir.mcp.stdio`). HTTP binds to loopback
+Parse, open the project's memory, serve it. On stdio the server answers a
+host's first requests before the MCP SDK is imported, and SIGINT and SIGTERM
+stop it cleanly (:mod:`memdir.mcp.stdio`; ``memdir serve`` usually gets there
+without click, from ``memdir.__main__``). HTTP binds to loopback
 unless ``--host`` says otherwise and always requires a bearer token:
 ``--token``/``MEMDIR_MCP_TOKEN``, else the one stored (0600) in the memdir
 home, generated on first use. The server needs the ``memdir[mcp]`` extra;
@@ -10,11 +12,18 @@ without it the command says how to install it.
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import click
 
-from memdir.cli._common import open_memdir, profile_option_value, project_option, server_options
+from memdir.cli._common import (
+    install_hint,
+    open_memdir,
+    profile_option_value,
+    project_option,
+    server_options,
+)
 
 __all__ = ["COMMANDS", "serve"]
 
@@ -33,22 +42,21 @@ _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 @project_option
 def serve(use_http: bool, host: str, port: int, token: str | None, project: Path) -> None:
     """Run memdir's MCP server for this project (stdio unless --http)."""
-    try:
-        from memdir.mcp.server import build_server
-        from memdir.mcp.stdio import serve_stdio
-    except ImportError as exc:
-        if exc.name != "mcp" and not (exc.name or "").startswith("mcp."):
-            raise
-        raise click.ClickException(
-            "the MCP server needs the mcp extra: pip install 'memdir[mcp]'"
-        ) from None
+    if importlib.util.find_spec("mcp") is None:
+        raise click.ClickException(f"the MCP server needs the mcp extra: {install_hint('mcp')}")
     mem = open_memdir(project)  # fail here, with a clear error, rather than in the server
-    server = build_server(mem.layout.project_root, profile=profile_option_value())
     if not use_http:
-        serve_stdio(server)  # until the client closes stdin, or SIGINT / SIGTERM
+        from memdir.mcp.stdio import serve_stdio
+
+        # Until the client closes stdin, or SIGINT / SIGTERM.
+        status = serve_stdio(mem.layout.project_root, profile=profile_option_value(), check=False)
+        if status:
+            raise SystemExit(status)
         return
     from memdir.mcp.http import TOKEN_FILE, bind, resolve_token, serve_http
+    from memdir.mcp.server import build_server
 
+    server = build_server(mem.layout.project_root, profile=profile_option_value())
     secret = resolve_token(mem.settings.home, token)
     sock = bind(host, port)  # a busy port fails here, before the banner says we serve
     if host not in _LOOPBACK:

@@ -4,8 +4,13 @@
 tree of the remote (its memories are kept and published); ``memdir team
 sync`` commits, merges, re-scans and pushes; ``memdir team status`` shows
 ahead/behind, the files not yet pushed, the conflict copies to settle and the
-team changes awaiting review; ``memdir team resolve NAME --keep
-mine|theirs|both`` settles a conflict copy; ``memdir team rules`` lists the
+team changes awaiting review; ``memdir team conflicts [NAME]`` shows each
+conflict's two versions as a diff (the remote's in the file, this clone's in
+the copy) and ``memdir team resolve NAME --keep mine|theirs|both`` settles one
+(``--show`` prints the diff first, and settles nothing). A sync (or an init
+that syncs) that leaves a conflict ends with one line per conflict and exits
+3 (:data:`~memdir.cli._common.EXIT_CONFLICT`), not 0 and not 1: it did its
+work, and a person has something to settle; ``memdir team rules`` lists the
 team's enforced rules and teammates' rules held until ``memdir team rules
 accept NAME|--all``; ``memdir team rewrite-unpushed``
 folds the unpushed commits into one without the secrets a push refused. Each is one call into
@@ -19,12 +24,19 @@ from typing import cast
 
 import click
 
-from memdir.cli._common import MemdirGroup, emit, json_option, open_memdir, project_option
+from memdir.cli._common import (
+    EXIT_CONFLICT,
+    MemdirGroup,
+    emit,
+    json_option,
+    open_memdir,
+    project_option,
+)
 from memdir.enforcement.enforced import EnforcedRule, load_rules
-from memdir.enforcement.team_rules import accept, pending_path, read_pending
+from memdir.enforcement.team_rules import pending_path, read_pending
 from memdir.errors import InvalidMemory
 from memdir.model import Scope
-from memdir.team.conflicts import Keep, resolve
+from memdir.team.conflicts import Keep, PendingConflict, pending_conflicts, resolve
 from memdir.team.sync import (
     QuarantinedFile,
     SyncReport,
@@ -33,8 +45,13 @@ from memdir.team.sync import (
     sync_team,
     team_status,
 )
+from memdir.team.teammate_rules import accept_held
 
 __all__ = ["team"]
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memdir.api import Memdir
 
 
 @click.group(cls=MemdirGroup)
@@ -62,17 +79,47 @@ def init(remote: str, hook: bool, project: Path, as_json: bool) -> None:
         _render(result.sync)
         if result.hook is not None:
             click.echo(f"pre-commit secret scan installed: {result.hook}")
+        _say_conflicts(result.sync)
 
     emit(as_json, result, human)
+    _exit_on_conflict(result.sync)
 
 
 @team.command(name="sync")
 @project_option
 @json_option
 def sync(project: Path, as_json: bool) -> None:
-    """Commit local changes, merge the remote's, re-scan, push."""
+    """Commit local changes, merge the remote's, re-scan, push.
+
+    Exits 3 when a memory changed on both sides could not be merged: the remote's
+    version stays in the file, yours is kept as a conflict copy to settle.
+    """
     report = sync_team(open_memdir(project))
-    emit(as_json, report, lambda: _render(report))
+
+    def human() -> None:
+        _render(report)
+        _say_conflicts(report)
+
+    emit(as_json, report, human)
+    _exit_on_conflict(report)
+
+
+def _say_conflicts(report: SyncReport | None) -> None:
+    """Each conflict on a line of its own, last, with the commands that settle it."""
+    if report is None or not report.conflicts:
+        return
+    for conflict in report.conflicts:
+        copy = f"; yours is kept in {conflict.copy}" if conflict.copy else ""
+        click.echo(
+            f"conflict: team/{conflict.file}: {conflict.reason}{copy}; see both: "
+            f"memdir team conflicts {conflict.file}; settle: memdir team resolve "
+            f"{conflict.file} --keep mine|theirs|both"
+        )
+
+
+def _exit_on_conflict(report: SyncReport | None) -> None:
+    if report is not None and report.conflicts:
+        raise click.exceptions.Exit(EXIT_CONFLICT)
 
 
 @team.command(name="rewrite-unpushed")
@@ -133,15 +180,22 @@ def status(no_fetch: bool, project: Path, as_json: bool) -> None:
 @click.option(
     "--keep",
     type=click.Choice(["mine", "theirs", "both"]),
-    required=True,
+    default=None,
     help="mine: your copy replaces the file; theirs: the copy goes to the trash; "
     "both: the copy becomes a memory of its own.",
 )
+@click.option("--show", is_flag=True, help="Print both versions as a diff; settle nothing.")
 @project_option
 @json_option
-def resolve_command(name: str, keep: str, project: Path, as_json: bool) -> None:
+def resolve_command(name: str, keep: str | None, show: bool, project: Path, as_json: bool) -> None:
     """Settle the conflict copy NAME (the copy, or its memory's file or name)."""
-    done = resolve(open_memdir(project), name, cast(Keep, keep))
+    mem = open_memdir(project)
+    if show:
+        _show_conflicts(mem, name, as_json)
+        return
+    if keep is None:
+        raise click.UsageError("choose --keep mine|theirs|both (or --show to see both first)")
+    done = resolve(mem, name, cast(Keep, keep))
 
     def human() -> None:
         if done.keep == "mine":
@@ -155,6 +209,74 @@ def resolve_command(name: str, keep: str, project: Path, as_json: bool) -> None:
             click.echo(f"{done.file}: the remote's version is kept; your copy is in {done.trashed}")
 
     emit(as_json, done, human)
+
+
+@team.command(name="conflicts")
+@click.argument("name", required=False)
+@project_option
+@json_option
+def conflicts_command(name: str | None, project: Path, as_json: bool) -> None:
+    """Show each unsettled conflict (or NAME's): the remote's version against yours, as a
+    diff, before `memdir team resolve`."""
+    _show_conflicts(open_memdir(project), name, as_json)
+
+
+def _show_conflicts(mem: Memdir, name: str | None, as_json: bool) -> None:
+    root = mem.layout.team_dir
+    found = pending_conflicts(root)
+    if name is not None:
+        wanted = name.strip().removeprefix("team/")
+        found = [c for c in found if wanted in _names_of(c)]
+        if not found:
+            from memdir.errors import MemoryNotFound
+
+            raise MemoryNotFound(
+                f"no conflict copy matches {name!r}",
+                hint="`memdir team conflicts` lists every unsettled one",
+            )
+    shown = [{**_conflict_dict(c), "diff": _conflict_diff(root, c)} for c in found]
+
+    def human() -> None:
+        if not shown:
+            click.echo("no conflict to settle")
+        for item in shown:
+            click.echo(f"team/{item['file']}: {item['reason']}")
+            click.echo("  theirs: the remote's version, in the file; mine: yours, in the copy")
+            click.echo(item["diff"], nl=False)
+            click.echo(f"  settle: memdir team resolve {item['file']} --keep mine|theirs|both\n")
+
+    emit(as_json, shown, human)
+
+
+def _names_of(conflict: PendingConflict) -> set[str]:
+    """What a person may call a conflict: its copy (with or without the folder), its file."""
+    base = conflict.copy.rsplit("/", 1)[-1]
+    return {conflict.copy, conflict.copy.split("/", 1)[-1], base, conflict.file,
+            conflict.file.removesuffix(".md")}  # fmt: skip
+
+
+def _conflict_dict(conflict: PendingConflict) -> dict[str, object]:
+    return {"file": conflict.file, "copy": conflict.copy, "reason": conflict.reason}
+
+
+def _conflict_diff(root: Path, conflict: PendingConflict) -> str:
+    """The remote's version (the file) against this clone's (the copy), as a unified diff."""
+    import difflib
+
+    def lines(rel: str) -> list[str]:
+        try:
+            return (root / rel).read_text("utf-8", errors="replace").splitlines(keepends=True)
+        except OSError:  # gone (theirs deleted it): every line of mine is new
+            return []
+
+    return "".join(
+        difflib.unified_diff(
+            lines(conflict.file),
+            lines(conflict.copy),
+            fromfile=f"theirs: team/{conflict.file}",
+            tofile=f"mine: team/{conflict.copy}",
+        )
+    )
 
 
 def _quarantined(item: QuarantinedFile) -> str:
@@ -178,15 +300,14 @@ def _render(report: SyncReport) -> None:
     ):
         for file in files:
             click.echo(f"  {label}: {file}")
-    for conflict in report.conflicts:
-        where = f" -> {conflict.copy}" if conflict.copy else ""
-        click.echo(f"  conflict: {conflict.file}{where}: {conflict.reason}")
     for item in report.quarantined:
         click.echo(
             f"  quarantined: {_quarantined(item)}; "
             "a teammate pushed it: have the remote purged and rotate any secret",
             err=True,
         )
+    for entry in report.refused:
+        click.echo(f"  not taken in: {entry.file}: {entry.reason}", err=True)
     if report.rewritten:
         click.echo(
             f"the history of {report.remote} ({report.branch}) was rewritten: this clone now "
@@ -252,10 +373,9 @@ def accept_command(name: str | None, accept_all: bool, project: Path) -> None:
             hint="`memdir team rules` lists the held rules",
         )
     mem = open_memdir(project)
-    path = pending_path(mem.layout)
     file = None
     if not accept_all and name is not None:
-        held = {key.partition(":")[2] for key in read_pending(path)}
+        held = {rule.file for rule in load_rules(mem.layout).held}
         wanted = name.removeprefix("team/")
         file = wanted if wanted in held else mem.team.get(wanted).file
         if file not in held:
@@ -263,7 +383,7 @@ def accept_command(name: str | None, accept_all: bool, project: Path) -> None:
                 f"team/{file} has no held rules",
                 hint="`memdir team rules` lists the held rules",
             )
-    accepted = accept(path, file)
+    accepted = accept_held(mem.layout, file)
     for done in accepted:
         click.echo(f"team/{done}: its rules are enforced now")
     if not accepted:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import click
 
-from memdir.cli._common import open_memdir, project_option, server_options
+from memdir.cli._common import install_hint, open_memdir, project_option, server_options
 
 __all__ = ["COMMANDS", "TOKEN_FILE", "ui"]
 
@@ -42,9 +42,7 @@ def ui(port: int, token: str | None, no_browser: bool, project: Path) -> None:
     except ImportError as exc:
         if (exc.name or "").split(".")[0] not in _EXTRA:
             raise
-        raise click.ClickException(
-            "the page needs the ui extra: pip install 'memdir[ui]'"
-        ) from None
+        raise click.ClickException(f"the page needs the ui extra: {install_hint('ui')}") from None
     from memdir.hooks.background import hooks_dir
     from memdir.hooks.job_status import last_runs
     from memdir.storage.local_server import bind, resolve_token

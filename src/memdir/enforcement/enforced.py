@@ -13,7 +13,9 @@ between walks check folder mtimes and the files that matter instead.
 
 Rules come from feedback memories only. A teammate's rules pulled by team
 sync are held (:attr:`RuleSet.held`) until this user accepts them
-(:mod:`memdir.enforcement.team_rules`). A rule that fails the checks of
+(:mod:`memdir.enforcement.team_rules`): what was accepted is kept with the
+history, not in the state folder, so a lost held list or cache holds every
+teammate's rule not accepted rather than releasing it. A rule that fails the checks of
 :mod:`memdir.enforcement.rules` (a hand-edited file, a teammate's file pulled
 through git) is skipped and reported in :attr:`RuleSet.problems`: it never
 fires, and no rule can allow anything. The cache is a hint: a damaged one is
@@ -22,7 +24,6 @@ rebuilt, and a state folder that cannot be written only costs the reread.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 from memdir.enforcement import rule_cache, team_rules
@@ -212,22 +213,19 @@ def rule_set(header: dict[str, Any], cache_file: str) -> RuleSet:
     rules: list[EnforcedRule] = []
     held: list[EnforcedRule] = []
     problems: list[str] = []
-    pending_file = os.path.join(os.path.dirname(cache_file), team_rules.PENDING_NAME)
-    pending: dict[str, Any] = {}
-    if os.path.exists(pending_file):  # the common case has none: nothing to read
-        pending = team_rules.read_pending(pending_file)
+    holds: team_rules.Holds | None = None  # read only when a team memory has rules
     for key in sorted(entries, key=lambda k: (not k.startswith("private:"), k)):
         entry = entries[key]
         if isinstance(entry, dict):
             found, bad = _rules_of(key, entry)
-            waiting = pending.get(key)
-            if waiting is not None and waiting["rules"] == team_rules.canonical(
-                entry.get("rules", [])
-            ):
-                held += found  # a teammate's rules, as they arrived: not accepted yet
-            else:
-                rules += found
             problems += bad
+            if found and key.startswith(f"{Scope.TEAM}:"):
+                if holds is None:
+                    holds = team_rules.Holds(cache_file, header.get("roots"))
+                if holds.held(key, team_rules.canonical(entry.get("rules", []))):
+                    held += found  # a teammate's rules, as they arrived: not accepted yet
+                    continue
+            rules += found
     return RuleSet(rules=tuple(rules), problems=tuple(problems), held=tuple(held))
 
 

@@ -4,7 +4,9 @@
 rows, ``reads`` the timeline of one memory); ``provenance`` says who made a
 change (the route, the session); ``review`` decides which changes wait for a
 person and ``pending`` approves or rejects them; ``undo`` restores, undoes,
-redacts and answers "why". ``project`` ties a project's two stores to the
+redacts and answers "why"; ``used_log`` keeps, per session, what memory it was
+shown, and ``used`` joins that with the session's transcript (what it read and
+wrote) and the rule firings. ``project`` ties a project's two stores to the
 history they record into: the value every verb above takes. The stores below
 know only the :class:`~memdir.storage.store_apply.ChangeLog` they write to.
 """

@@ -4,7 +4,10 @@
 doctor, team sync, the hooks) is handed: the private and team stores and the
 paths around them, with the few verbs that only route to a store. It builds
 nothing and reads no configuration; :class:`memdir.Memdir`, the composition
-root, extends it with everything that needs search, recall or a model.
+root, extends it with everything that needs search, recall or a model. Each
+store gets its review gate here (:func:`memdir.history.review.hold_reason`,
+which screens an agent's write), so the store itself knows neither review nor
+screening.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from memdir.config import Settings, memory_enabled
 from memdir.enforcement.rules import validate_memory_rules
 from memdir.errors import InvalidMemory, MemoryNotFound
 from memdir.history.provenance import current
-from memdir.history.review import held
+from memdir.history.review import hold_reason
 from memdir.history.versions import HISTORY_NAME, History
 from memdir.model import Memory, MemoryRecord, MemoryType, Scope
 from memdir.storage.paths import Layout
@@ -65,8 +68,8 @@ class ProjectMemory:
         """One scope's store, recording into the history under its review mode and rules."""
         history = self.history_db
 
-        def review() -> bool:
-            return held(self.settings, scope, current(), history=history is not None)
+        def review(memory: Memory | None) -> str | None:
+            return hold_reason(self.settings, scope, current(), memory, history=history is not None)
 
         return MemoryStore(
             root=root,

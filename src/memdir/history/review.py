@@ -12,9 +12,21 @@ Each scope has a mode (settings ``review_private`` and ``review_team``;
   which applies it as an ordinary write (the team default);
 - ``read-only``: an agent's change is refused.
 
-A person's own changes (``cli``, ``api``), team sync and hand edits are never
-held. A pending version needs the history; with history off, ``manual`` refuses
-agents' changes as ``read-only`` does, saying why.
+A person's own changes (``cli``, ``api``, ``ui``), team sync and hand edits are
+never held. A pending version needs the history; with history off, ``manual``
+refuses agents' changes as ``read-only`` does, saying why.
+
+Whatever the mode, an agent's write is screened first (:mod:`memdir.screening`):
+a memory whose text reads as an instruction to the agent (override the user,
+exfiltrate, hide, change its permissions or identity), hides characters, or
+forges a frame is held for review even under ``auto``, the findings kept with the
+pending version as its reason (one line that names the fields and the rules,
+never the text). With history off it is refused with that reason. A teammate's
+file that team sync brings is screened the same way (:mod:`memdir.team.incoming`).
+
+:func:`hold_reason` is the store's review gate (see
+:class:`~memdir.storage.store.MemoryStore`): it sees the memory a change would
+write and answers why it waits, or ``None``.
 """
 
 from __future__ import annotations
@@ -22,9 +34,17 @@ from __future__ import annotations
 from memdir.config import Settings
 from memdir.errors import ConfigError, MemdirError
 from memdir.history.provenance import Provenance
-from memdir.model import Scope
+from memdir.model import Memory, Scope
 
-__all__ = ["AGENT_ROUTES", "AWAITING_REVIEW", "MODES", "held", "review_mode"]
+__all__ = [
+    "AGENT_ROUTES",
+    "AWAITING_REVIEW",
+    "MODES",
+    "hold_reason",
+    "manual_reason",
+    "review_mode",
+    "screened",
+]
 
 MODES = ("auto", "manual", "read-only")
 AGENT_ROUTES = frozenset({"mcp", "memory-tool", "extraction", "consolidation", "hook"})
@@ -43,19 +63,57 @@ def review_mode(settings: Settings, scope: Scope) -> str:
     return value
 
 
-def held(settings: Settings, scope: Scope, origin: Provenance, *, history: bool) -> bool:
-    """Whether a change by ``origin`` to ``scope`` waits for review; refuses a read-only one."""
+def manual_reason(scope: Scope) -> str:
+    """Why a change waits under ``manual`` review."""
+    return f"{scope.value} memory is in manual review mode"
+
+
+def screened(memory: Memory | None) -> str | None:
+    """What screening finds in ``memory``, as one line (None: nothing, or no memory)."""
+    if memory is None:
+        return None
+    from memdir.screening.findings import reason_line  # the rules load with a first write
+    from memdir.screening.screen import screen_memory
+
+    findings = screen_memory(memory)
+    return reason_line(findings) if findings else None
+
+
+def hold_reason(
+    settings: Settings,
+    scope: Scope,
+    origin: Provenance,
+    memory: Memory | None,
+    *,
+    history: bool,
+) -> str | None:
+    """Why a change by ``origin`` that writes ``memory`` to ``scope`` waits for review.
+
+    None: it applies now. Refuses an agent's change to a read-only scope, a
+    screened one with history off, and one that needs review with history off.
+    """
     if origin.route not in AGENT_ROUTES or origin.approved is not None:
-        return False
+        return None
     mode = review_mode(settings, scope)
-    if mode == "auto":
-        return False
-    if mode == "read-only" or not history:
-        why = (
-            "is read-only for agents" if mode == "read-only" else "needs review, and history is off"
-        )
+    if mode == "read-only":
         raise MemdirError(
-            f"the {scope.value} memory {why}: this change was not made",
+            f"the {scope.value} memory is read-only for agents: this change was not made",
             hint="tell the user what you wanted to save; they can save it with `memdir add`",
         )
-    return True
+    found = screened(memory)
+    if found is not None:
+        if not history:
+            raise MemdirError(
+                f"this change was not made: {found}",
+                hint="save what the user asked for in plain words; a person can save this "
+                "text with `memdir add` if it is meant",
+            )
+        return found
+    if mode == "auto":
+        return None
+    if not history:
+        raise MemdirError(
+            f"the {scope.value} memory needs review, and history is off: this change was not made",
+            hint="tell the user what you wanted to save; they can save it with `memdir add`",
+        )
+    return manual_reason(scope)

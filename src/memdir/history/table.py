@@ -3,7 +3,7 @@
 ``<home>/projects/<slug>/history/history.sqlite``, beside ``memory/``
 and ``.memdir/``: not under ``.memdir/`` (derived state, which may be deleted)
 and not inside ``team/`` (a git work tree that is pushed), so no version
-leaves the machine that was not already committed there. Three tables:
+leaves the machine that was not already committed there. The tables:
 
 - ``blobs``: a file's bytes, zlib-compressed, keyed by their SHA-256; shared
   by every version that holds the same text;
@@ -12,9 +12,18 @@ leaves the machine that was not already committed there. Three tables:
 - ``versions``: one row per file a change touched: time, action, route,
   client, session, turns, transcript, user, host, scope, file (and the file
   it was renamed from), the memory's name, the hashes of the bytes before
-  and after (``NULL``: absent), the same for a note's sidecar, and the edit
+  and after (``NULL``: absent), the same for a note's sidecar, the edit
   the change made to the scope's ``MEMORY.md`` as one hunk (offset, old
-  bytes, new bytes).
+  bytes, new bytes), and for a change held for review its status and the
+  reason it is held (screening's findings, or the review mode);
+- ``intents``: a verb over the history that is under way (an undo, an
+  approval): written before its first step, deleted in the transaction that
+  records it done, so a verb cut short (a kill, a full disk) is found and
+  finished by the next run rather than recorded as done
+  (:mod:`memdir.history.intents`).
+
+Redaction must leave no copy of a text: the connection deletes securely
+(``secure_delete``: a freed page or cell is zeroed, not left in the file).
 
 Trigger: a content-addressed table rather than a git repository per scope.
 Why: a commit writes a tree object listing the whole folder, so at 100,000
@@ -69,22 +78,38 @@ CREATE TABLE IF NOT EXISTS versions (
     session TEXT, turns TEXT, transcript TEXT, user TEXT, host TEXT,
     before TEXT, after TEXT, meta_before TEXT, meta_after TEXT,
     index_at INTEGER, index_old BLOB, index_new BLOB, index_absent INTEGER,
-    redacted INTEGER DEFAULT 0, status TEXT
+    redacted INTEGER DEFAULT 0, status TEXT, reason TEXT
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS intents (
+    id INTEGER PRIMARY KEY, kind TEXT NOT NULL, target INTEGER NOT NULL, time REAL NOT NULL,
+    plan TEXT
+);
 """
 # Columns added after the first release of the table: (name, declaration).
-_ADDED_COLUMNS = (("status", "TEXT"),)
+_ADDED_COLUMNS = (("status", "TEXT"), ("reason", "TEXT"))
+# One memory's versions are read a page at a time, newest (or oldest) first: each
+# index below serves "this file (or name), in id order" so a LIMIT stops the scan
+# (an index's entries are in rowid order within a key); the partial ones, the
+# versions that name transcript turns (`memdir why`'s source), likewise.
 _INDEXES = """
 CREATE INDEX IF NOT EXISTS versions_status ON versions (status) WHERE status IS NOT NULL;
 CREATE INDEX IF NOT EXISTS versions_file ON versions (scope, file);
-CREATE INDEX IF NOT EXISTS versions_name ON versions (name_key);
+CREATE INDEX IF NOT EXISTS versions_old_file ON versions (scope, old_file)
+    WHERE old_file IS NOT NULL;
+CREATE INDEX IF NOT EXISTS versions_source_file ON versions (scope, file)
+    WHERE turns IS NOT NULL AND transcript IS NOT NULL;
+CREATE INDEX IF NOT EXISTS versions_source_name ON versions (name_key, scope)
+    WHERE turns IS NOT NULL AND transcript IS NOT NULL;
+CREATE INDEX IF NOT EXISTS versions_named ON versions (name_key, scope);
+DROP INDEX IF EXISTS versions_name;
 CREATE INDEX IF NOT EXISTS versions_change ON versions (change);
 """
 # What a query selects to read a row back as a Version (version_of), in field order.
 VERSION_COLUMNS = (
     "id, change, time, scope, file, old_file, name, action, route, client, session, "
-    "turns, transcript, user, host, before, after, meta_before, meta_after, redacted, status"
+    "turns, transcript, user, host, before, after, meta_before, meta_after, redacted, status, "
+    "reason"
 )
 
 
@@ -120,6 +145,7 @@ class Version:
     meta_after: str | None
     redacted: bool
     status: str | None  # None: applied; pending, approved or rejected (review)
+    reason: str | None = None  # why a pending version waits (screening's findings, the mode)
 
     @property
     def when(self) -> str:
@@ -169,6 +195,8 @@ class HistoryTable:
             # default 4 MiB (kept at its largest) is a lot of a small disk.
             conn.execute("PRAGMA wal_autocheckpoint = 128")
             conn.execute(f"PRAGMA journal_size_limit = {128 * 4096}")
+            # A redacted text must not stay in a freed page (the default of some builds).
+            conn.execute("PRAGMA secure_delete = ON")
             conn.executescript(_SCHEMA)
             have = {row[1] for row in conn.execute("PRAGMA table_info(versions)")}
             for column, kind in _ADDED_COLUMNS:

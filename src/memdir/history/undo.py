@@ -4,46 +4,49 @@ They take a :class:`~memdir.history.project.ProjectMemory` (both stores and
 the :class:`~memdir.history.versions.History` they record into) and are what
 the facade's ``history``, ``restore``, ``undo``, ``redact`` and ``why`` call.
 
+- **history** lists a memory's versions a page at a time (``limit`` below
+  version ``before``): a memory with 200,000 versions answers as fast as one
+  with two (:meth:`~memdir.history.versions.History.page`).
 - **restore** writes an old version back through the store (so the index,
   the locks and the history follow, as for any write; action ``restore``):
   by default the text before the memory's last change, which for a deleted
   memory is what it held when it was deleted.
 - **undo** reverses the newest change set that is not undone yet, all of
-  it: under both scopes' locks it first checks that every file still holds
-  what the change left (else it refuses, naming the file, and ``restore``
-  is the way; it also refuses to revert what team sync brought in), then
-  puts each file's bytes back, newest first, and applies each recorded
-  index hunk backwards; a change set that snapshotted an index
-  (consolidation) gets that snapshot back. The folder is then byte for byte
-  what it was. The undo is itself recorded (action ``undo``), and a second
-  undo reverses the change before.
-- **redact** drops a version's text from the history; for team memory it
-  says what it cannot touch: git.
+  it, or first finishes an undo that a kill or a full disk cut short
+  (:mod:`memdir.history.reverse`: planned and checked whole before any file
+  is touched, run step by step, recorded only once every file is back). It
+  refuses a file that moved on and a version whose text was redacted, naming
+  the file, and what team sync brought in; the folder is then byte for byte
+  what it was. A second undo reverses the change before.
+- **redact** removes a version's text from every copy memdir keeps
+  (:mod:`memdir.history.redaction`) and says where else it may be.
 - **why** answers "why do you believe this?": the memory's provenance, the
   transcript turns it came from (when the transcript is still there) and its
-  history.
+  newest versions; and when a session last used it (recalled, read or changed it) and
+  last showed its index line, from the sessions' use logs
+  (:mod:`memdir.history.used`).
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-from pathlib import Path
-
-from memdir.errors import Conflict, MemdirError, MemoryNotFound
+from memdir.errors import MemdirError, MemoryNotFound
+from memdir.history.intents import UNDO
 from memdir.history.project import ProjectMemory
 from memdir.history.provenance import provenance
-from memdir.history.versions import REDACTED, Change, History, Version, blob_hash
+from memdir.history.redaction import Forget, RedactReport, redact_version
+from memdir.history.reverse import Outcome, resume, reverse
+from memdir.history.used import LastUse, last_uses
+from memdir.history.versions import APPROVING, REDACTED_FILE, History, Version
+from memdir.kinds import memory_ref
 from memdir.model import MemoryRecord, Scope
 from memdir.storage import sidecar
-from memdir.storage.fs import atomic_write, read_bytes_nofollow, safe_join
-from memdir.storage.index_hunks import apply_backwards
-from memdir.storage.journal import JOURNAL_NAME, journal_or_warning
+from memdir.storage.fs import atomic_write, safe_join
 from memdir.storage.memory_index import INDEX_NAME
 from memdir.storage.store import MemoryStore, WriteResult
 from memdir.utils.records import record
 
 __all__ = [
+    "WHY_VERSIONS",
     "RedactReport",
     "SourceTurn",
     "UndoReport",
@@ -60,11 +63,18 @@ __all__ = [
 ]
 
 _MAX_TURN_CHARS = 2000
+_NOT_INDEX = f"file != '{INDEX_NAME}'"
+_SOURCE = "turns IS NOT NULL AND turns != '' AND transcript IS NOT NULL AND transcript != ''"
+WHY_VERSIONS = 20
+"""How many of a memory's newest versions ``why`` lists (the rest: ``memdir history``)."""
 
 
 @record
 class UndoReport:
-    """What an undo reversed (``change`` None: there was nothing to undo)."""
+    """What an undo reversed (``change`` None: there was nothing to undo).
+
+    ``resumed``: it finished an undo that was cut short (a kill, a full disk).
+    """
 
     change: int | None
     action: str | None = None
@@ -72,15 +82,7 @@ class UndoReport:
     files: tuple[str, ...] = ()  # scope:file, as restored
     undo: int | None = None  # the change set that records the undo
     warnings: tuple[str, ...] = ()
-
-
-@record
-class RedactReport:
-    """What a redact removed and what it could not."""
-
-    version: int
-    versions: tuple[int, ...]  # every version whose text was dropped (the same bytes)
-    message: str
+    resumed: bool = False
 
 
 @record
@@ -102,7 +104,9 @@ class Why:
     latest: Version | None  # the change that left it as it is
     turns: tuple[SourceTurn, ...]
     transcript_note: str | None
-    history: tuple[Version, ...]
+    history: tuple[Version, ...]  # the newest versions, newest first
+    use: LastUse | None = None  # when a session last showed or used it (memdir used)
+    older: int | None = None  # versions older than ``history`` are kept: list them from here
 
 
 def require_history(memdir: ProjectMemory) -> History:
@@ -121,46 +125,85 @@ def _find(memdir: ProjectMemory, ref: str, scope: Scope | str | None) -> MemoryR
     return memdir.private.find(ref) or memdir.team.find(ref)
 
 
-def history_of(
-    memdir: ProjectMemory, ref: str, *, scope: Scope | str | None = None
-) -> list[Version]:
-    """Every version of the memory ``ref`` (file or name, deleted ones too), newest first."""
-    history = require_history(memdir)
+@record
+class _Refs:
+    """What a memory's versions are found by: its scopes, its files and its name."""
+
+    scopes: tuple[Scope, ...]
+    files: tuple[str, ...]
+    name: str | None
+
+    def page(
+        self,
+        history: History,
+        *,
+        limit: int | None = None,
+        before: int | None = None,
+        oldest: bool = False,
+        where: str = "",
+    ) -> list[Version]:
+        return history.page(
+            scopes=self.scopes,
+            files=self.files,
+            name=self.name,
+            limit=limit,
+            before=before,
+            oldest=oldest,
+            where=where,
+        )
+
+
+def _refs(memdir: ProjectMemory, ref: str, scope: Scope | str | None) -> _Refs:
     if scope is None and ref.startswith("team/"):  # the way listings name team memories
         scope, ref = Scope.TEAM, ref.removeprefix("team/")
     found = _find(memdir, ref, scope)
-    wanted = None if scope is None else Scope(scope)
-    seen: dict[int, Version] = {}
     if found is not None:
-        for v in history.versions(scope=found.scope, file=found.file):
-            seen[v.id] = v
-        for v in history.versions(scope=found.scope, name=found.memory.name):
-            seen[v.id] = v
-    else:
-        files = (ref, f"{ref}.md") if not ref.endswith(".md") else (ref,)
-        for file in files:
-            for v in history.versions(scope=wanted, file=file):
-                seen[v.id] = v
-        for v in history.versions(scope=wanted, name=ref):
-            seen[v.id] = v
-    return sorted(seen.values(), key=lambda v: v.id, reverse=True)
+        return _Refs(scopes=(found.scope,), files=(found.file,), name=found.memory.name)
+    scopes = (Scope.PRIVATE, Scope.TEAM) if scope is None else (Scope(scope),)
+    files = (ref,) if ref.endswith(".md") else (ref, f"{ref}.md")
+    return _Refs(scopes=scopes, files=files, name=ref)
 
 
-def _require_versions(memdir: ProjectMemory, ref: str, scope: Scope | str | None) -> list[Version]:
-    versions = [v for v in history_of(memdir, ref, scope=scope) if v.file != INDEX_NAME]
-    if not versions:
+def history_of(
+    memdir: ProjectMemory,
+    ref: str,
+    *,
+    scope: Scope | str | None = None,
+    limit: int | None = None,
+    before: int | None = None,
+) -> list[Version]:
+    """The versions of memory ``ref`` (file or name, deleted ones too), newest first.
+
+    ``limit`` of them (None: all) with ids below ``before``: the next page
+    starts below the last id of this one.
+    """
+    history = require_history(memdir)
+    return _refs(memdir, ref, scope).page(history, limit=limit, before=before)
+
+
+def _newest(memdir: ProjectMemory, ref: str, scope: Scope | str | None) -> Version:
+    history = require_history(memdir)
+    found = _refs(memdir, ref, scope).page(history, limit=1, where=_NOT_INDEX)
+    if not found:
         raise MemoryNotFound(
             f"no version of {ref!r} is kept",
             hint="run `memdir list` for the memories; history starts with the first change",
         )
-    return versions
+    return found[0]
 
 
-def _pick(versions: list[Version], version: int, ref: str) -> Version:
-    """The version of ``ref`` whose id is ``version``, or :class:`MemoryNotFound`."""
-    for candidate in versions:
-        if candidate.id == version:
-            return candidate
+def _pick(memdir: ProjectMemory, ref: str, version: int, scope: Scope | str | None) -> Version:
+    """The version of ``ref`` whose id is ``version``, or :class:`MemoryNotFound`.
+
+    A version whose file a redaction found in the secret is named by its id alone.
+    """
+    history = require_history(memdir)
+    page = _refs(memdir, ref, scope).page(history, limit=1, before=version + 1, where=_NOT_INDEX)
+    if page and page[0].id == version:
+        return page[0]
+    chosen = history.version(version)
+    if chosen is not None and chosen.file == REDACTED_FILE:
+        return chosen
     raise MemoryNotFound(
         f"version {version} is not a version of {ref!r}",
         hint="run `memdir history NAME` to see its versions and their ids",
@@ -176,9 +219,9 @@ def restore(
 ) -> WriteResult:
     """Bring back version ``version`` of ``ref``, or the text before its last change."""
     history = require_history(memdir)
-    versions = _require_versions(memdir, ref, scope)
     if version is None:
-        chosen, digest = versions[0], versions[0].before
+        chosen = _newest(memdir, ref, scope)
+        digest = chosen.before
         if digest is None:
             raise MemdirError(
                 f"{ref!r} has no earlier version: version {chosen.id} created it",
@@ -186,11 +229,11 @@ def restore(
             )
         meta = chosen.meta_before
     else:
-        chosen = _pick(versions, version, ref)
+        chosen = _pick(memdir, ref, version, scope)
         digest = chosen.after if chosen.after is not None else chosen.before
         meta = chosen.meta_after if chosen.after is not None else chosen.meta_before
     data = history.blob(digest)
-    if data is None:
+    if data is None or chosen.file == REDACTED_FILE:
         raise MemdirError(
             f"the text of version {chosen.id} of {ref!r} was redacted",
             hint="choose another version (`memdir history NAME`)",
@@ -221,30 +264,44 @@ def _write_back(
 
 
 def undo(memdir: ProjectMemory) -> UndoReport:
-    """Reverse the newest change set that is not undone yet; refuses if files moved on."""
-    change = require_history(memdir).last_change()
+    """Reverse the newest change set not undone yet; refuses if files moved on.
+
+    An undo under way (cut short by a kill or a full disk) is finished first,
+    whatever changed since: never an older change while it is half done.
+    """
+    history = require_history(memdir)
+    under_way = history.intents(UNDO)
+    if under_way:
+        return _report(resume(memdir, history, under_way[0]))
+    change = history.last_change()
     if change is None:
         return UndoReport(change=None)
-    return _undo(memdir, change)
+    return _undo(memdir, change.id)
 
 
 def undo_change(memdir: ProjectMemory, change_id: int) -> UndoReport:
     """Reverse change set ``change_id`` (a consolidation's rollback); refuses if files moved on.
 
     Only the files that change set touched are checked and put back, so a
-    later change to other memories stays.
+    later change to other memories stays. An undo of it under way is finished.
     """
-    change = require_history(memdir).change(change_id)
+    history = require_history(memdir)
+    under_way = history.intent(UNDO, change_id)
+    if under_way is not None:
+        return _report(resume(memdir, history, under_way))
+    change = history.change(change_id)
     if change is None or change.undone_by is not None or change.undoes is not None:
         raise MemdirError(
             f"change {change_id} is not in the history, is undone, or is itself an undo",
             hint="run `memdir history NAME` to see what is kept",
         )
-    return _undo(memdir, change)
+    return _undo(memdir, change_id)
 
 
-def _undo(memdir: ProjectMemory, change: Change) -> UndoReport:
+def _undo(memdir: ProjectMemory, change_id: int) -> UndoReport:
     history = require_history(memdir)
+    change = history.change(change_id)
+    assert change is not None
     if change.route == "sync":
         # Reverting what teammates pushed would push the revert to all of them.
         raise MemdirError(
@@ -252,160 +309,67 @@ def _undo(memdir: ProjectMemory, change: Change) -> UndoReport:
             "teammates' changes, which the next sync would push back to everyone",
             hint="bring back one memory with `memdir restore NAME --scope team` if you mean to",
         )
-    versions = history.versions(change=change.id, applied=True)  # newest first: to reverse
-    snapshots = history.snapshots(change.id)
-    scopes = [s for s in (Scope.PRIVATE, Scope.TEAM) if s in {v.scope for v in versions}]
-    scopes += [s for s in snapshots if s not in scopes]
-    with contextlib.ExitStack() as stack:
-        for scope in scopes:
-            stack.enter_context(memdir.store(scope).lock())
-        for v in versions:
-            _check_unchanged(memdir.store(v.scope), v)
-        warnings: list[str] = []
-        files: list[str] = []
-        with provenance(action="undo"), history.change_set("undo", undoes=change.id) as made:
-            for v in versions:
-                files.append(_reverse(memdir.store(v.scope), history, v, warnings))
-            for scope, data in snapshots.items():
-                _put(memdir.store(scope).index_path, data)
-    journal = memdir.layout.state_dir / JOURNAL_NAME
-    changed = [memdir.store(Scope(s)).root / rel for s, rel in (f.split(":", 1) for f in files)]
-    warnings += journal_or_warning(journal, changed)  # the catalog reads these again
+    return _report(reverse(memdir, history, change))
+
+
+def _report(outcome: Outcome) -> UndoReport:
     return UndoReport(
-        change=change.id,
-        action=change.action,
-        route=change.route,
-        files=tuple(dict.fromkeys(files)),
-        undo=made,
-        warnings=tuple(warnings),
+        change=outcome.change.id,
+        action=outcome.change.action,
+        route=outcome.change.route,
+        files=outcome.files,
+        undo=outcome.undo,
+        warnings=outcome.warnings,
+        resumed=outcome.resumed,
     )
-
-
-def _read(path: Path) -> bytes | None:
-    try:
-        return read_bytes_nofollow(path)
-    except FileNotFoundError:
-        return None
-
-
-def _check_unchanged(store: MemoryStore, v: Version) -> None:
-    """Refuse to undo over a file that changed after the change being undone."""
-    path = safe_join(store.root, v.file) if v.file != INDEX_NAME else store.index_path
-    data = _read(path)
-    actual = None if data is None else blob_hash(data)
-    if actual != v.after and not (v.after == REDACTED and data is not None):
-        raise Conflict(
-            f"{store.scope.value}:{v.file} changed after the change being undone "
-            f"(version {v.id}, {v.action})",
-            path=path,
-            hint=f"bring back the version you want with `memdir restore {v.name or v.file}"
-            " --version V` (see `memdir history`)",
-            expected=v.after or "",
-            actual=actual or "",
-        )
-
-
-def _reverse(store: MemoryStore, history: History, v: Version, warnings: list[str]) -> str:
-    """Put one file (and its index hunk) back as it was before version ``v``."""
-    is_index = v.file == INDEX_NAME
-    here = store.index_path if is_index else safe_join(store.root, v.file)
-    target_rel = v.old_file or v.file
-    target = store.index_path if is_index else safe_join(store.root, target_rel)
-    now = _read(here)
-    before = history.blob(v.before)
-    if v.before is not None and before is None:  # redacted: the text is gone
-        warnings.append(f"{store.scope.value}:{target_rel}: its earlier text was redacted")
-        return f"{store.scope.value}:{target_rel}"
-    if v.after is not None or now is not None:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(here)
-        if not is_index:
-            sidecar.remove(here)
-    if before is not None:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(target, before)
-        meta = history.blob(v.meta_before)
-        if meta is not None:
-            side = sidecar.path_for(target)
-            side.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(side, meta)
-    hunk = history.hunk(v.id)
-    if hunk is not None:
-        current = _read(store.index_path) or b""
-        previous = apply_backwards(current, hunk)
-        if previous is None:
-            warnings.append(
-                f"{store.scope.value}:MEMORY.md changed since; run `memdir doctor --fix`"
-            )
-        else:
-            _put(store.index_path, None if hunk.absent and not previous else previous)
-    history.record(
-        scope=store.scope,
-        file=target_rel,
-        action="undo",
-        name=v.name,
-        before=now,
-        after=before,
-        old_file=v.file if v.old_file else None,
-    )
-    return f"{store.scope.value}:{target_rel}"
-
-
-def _put(path: Path, data: bytes | None) -> None:
-    if data is None:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)
-        return
-    atomic_write(path, data)
 
 
 # -- redact and why ---------------------------------------------------------------------
 
 
 def redact(
-    memdir: ProjectMemory, ref: str, version: int, *, scope: Scope | str | None = None
+    memdir: ProjectMemory,
+    ref: str,
+    version: int,
+    *,
+    scope: Scope | str | None = None,
+    also: Forget | None = None,
 ) -> RedactReport:
-    """Remove the text version ``version`` of ``ref`` held from the history."""
+    """Remove the text version ``version`` of ``ref`` held from every copy memdir keeps.
+
+    See :mod:`memdir.history.redaction`; ``also`` drops the copies kept above
+    this room (the facade's: proposals), and the search catalog is the
+    facade's to forget.
+    """
+    return redact_version(memdir, _pick(memdir, ref, version, scope), also=also)
+
+
+def why(
+    memdir: ProjectMemory,
+    ref: str,
+    *,
+    scope: Scope | str | None = None,
+    limit: int = WHY_VERSIONS,
+) -> Why:
+    """Where the memory ``ref`` came from, the turns behind it, and its newest versions.
+
+    Three queries that each stop at a row or a page (the newest ``limit``
+    versions, the oldest one, the newest that names transcript turns), never
+    every version.
+    """
     history = require_history(memdir)
-    chosen = _pick(_require_versions(memdir, ref, scope), version, ref)
-    store = memdir.store(chosen.scope)
-    found = store.find(ref)
-    if found is not None and chosen.after not in (None, REDACTED):
-        data = _read(store.root / found.file)
-        if data is not None and blob_hash(data) == chosen.after:
-            raise MemdirError(
-                f"version {version} is what {chosen.scope.value}:{found.file} holds now",
-                path=store.root / found.file,
-                hint="change the memory (`memdir edit`) or remove it (`memdir rm`) first, "
-                "then redact this version",
-            )
-    touched = history.redact(version)
-    message = f"removed the text of version {version} from memdir's history"
-    if len(touched) > 1:
-        others = ", ".join(str(t) for t in touched if t != version)
-        message += f" (and from versions {others}, which held the same text)"
-    if chosen.scope is Scope.TEAM:
-        message += (
-            ". Team memory is also a git repository, which redact does not rewrite: if the "
-            "text was committed but not pushed, run `memdir team rewrite-unpushed`; if it was "
-            "pushed, it stays in the remote's history (memdir never rewrites what was "
-            "published): purge it there and rotate the secret"
-        )
-    return RedactReport(version=version, versions=tuple(touched), message=message)
-
-
-def why(memdir: ProjectMemory, ref: str, *, scope: Scope | str | None = None) -> Why:
-    """Where the memory ``ref`` came from, the turns behind it, and its history."""
     found = _find(memdir, ref, scope)
-    versions = [v for v in history_of(memdir, ref, scope=scope) if v.file != INDEX_NAME]
-    if found is None and not versions:
+    refs = _refs(memdir, ref, scope)
+    page = refs.page(history, limit=limit + 1, where=_NOT_INDEX)
+    if found is None and not page:
         raise MemoryNotFound(
             f"no memory named {ref!r} and no version of it is kept",
             hint="run `memdir list` to see the memories and their files",
         )
+    versions, more = page[:limit], len(page) > limit
     latest = versions[0] if versions else None
-    origin = versions[-1] if versions else None
-    source = next((v for v in versions if v.turns and v.transcript), None)
+    origin = next(iter(refs.page(history, limit=1, oldest=True, where=_NOT_INDEX)), None)
+    source = next(iter(refs.page(history, limit=1, where=f"{_NOT_INDEX} AND {_SOURCE}")), None)
     turns, note = _source_turns(source)
     return Why(
         ref=ref,
@@ -415,7 +379,26 @@ def why(memdir: ProjectMemory, ref: str, *, scope: Scope | str | None = None) ->
         turns=turns,
         transcript_note=note,
         history=tuple(versions),
+        use=_last_use(memdir, found, latest),
+        older=versions[-1].id if more else None,
     )
+
+
+def _last_use(
+    memdir: ProjectMemory, found: MemoryRecord | None, latest: Version | None
+) -> LastUse | None:
+    """When a session last showed the memory's index line, and last recalled, read or
+    changed it (its sessions' transcripts read first)."""
+    if found is not None:
+        ref = memory_ref(found.scope, found.file)
+    elif latest is not None:
+        ref = memory_ref(latest.scope, latest.file)
+    else:
+        return None
+    try:
+        return last_uses(memdir.layout, env=memdir.env).get(ref)
+    except (MemdirError, OSError):
+        return None  # the use log is derived state: the rest of the answer stands
 
 
 def _source_turns(v: Version | None) -> tuple[tuple[SourceTurn, ...], str | None]:
@@ -446,10 +429,32 @@ def version_line(v: Version) -> str:
     route = f"{v.route}({v.client})" if v.client else v.route
     file = f"{v.old_file} -> {v.file}" if v.old_file else v.file
     redacted = " [redacted]" if v.redacted else ""
+    if v.status == APPROVING:
+        redacted += f" [approval cut short: `memdir review approve v{v.id}` completes it]"
     return (
         f"v{v.id}  {v.when}  {v.action:<9} {route:<14} session={v.session or '-'}  "
         f"{v.scope.value}:{file}{redacted}"
     )
+
+
+def _use_lines(use: LastUse | None) -> list[str]:
+    """When sessions last used the memory, and showed its index line (memdir used)."""
+    if use is None or (use.used is None and use.shown is None):
+        return ["last used: never, as far as the use log goes (`memdir used`)"]
+    lines = []
+    if use.used is not None:
+        how = {"recall": "recalled", "read": "read", "write": "changed"}.get(
+            use.used.kind, use.used.kind
+        )
+        by = f" with {use.used.detail}" if use.used.kind in ("read", "write") else ""
+        lines.append(f"last used: {use.used.when}, {how}{by} in session {use.used.session}")
+    else:
+        lines.append("last used: never recalled, read or changed (`memdir used`)")
+    if use.shown is not None:
+        lines.append(
+            f"index line last shown: {use.shown.when}, at the start of session {use.shown.session}"
+        )
+    return lines
 
 
 def render_why(answer: Why) -> str:
@@ -474,6 +479,9 @@ def render_why(answer: Why) -> str:
         lines.append(f"source turns: {answer.transcript_note}")
     if answer.origin is None:
         lines.append("no version is kept: it was written before history was on, or by hand")
+    lines += _use_lines(answer.use)
     lines.append("history:")
     lines += [f"  {version_line(v)}" for v in answer.history]
+    if answer.older is not None:
+        lines.append(f"  (older versions: `memdir history {answer.ref} --before {answer.older}`)")
     return "\n".join(lines)

@@ -2,7 +2,9 @@
 
 :class:`History` records versions (one write, or every write of a change
 set, under the scope lock as the write itself), reads them back for one
-memory and for review, and prunes and redacts them. The file, its tables and
+memory (a page at a time, see :meth:`History.page`) and for review, and
+prunes them; an undo and an approval are begun as intents and recorded once
+complete (:mod:`memdir.history.intents`). The file, its tables and
 why they are tables rather than a git repository are
 :mod:`memdir.history.table` (:class:`Version`, :class:`Change` and
 :func:`blob_hash` are re-exported here); reads across every memory are
@@ -20,7 +22,8 @@ Retention: versions older than ``history_retention_days`` go on
 :meth:`History.prune` (run once a day by the first write, and by ``memdir
 history --prune``), except the newest version of a memory that still exists
 (its provenance); blobs nothing points at go with them, and so do trash
-folders past the same age. :meth:`History.redact` drops one version's text.
+folders past the same age. Redaction (every copy of a text, the history's
+included) is :mod:`memdir.history.redaction`.
 """
 
 from __future__ import annotations
@@ -31,17 +34,16 @@ import datetime as dt
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memdir.errors import MemdirError
+from memdir.history.intents import APPROVE, UNDO, Intents
 from memdir.history.provenance import Provenance, local_identity
 from memdir.history.provenance import current as current_provenance
 from memdir.history.table import (
     VERSION_COLUMNS,
     Change,
-    HistoryTable,
     Version,
     blob_hash,
     version_of,
@@ -54,25 +56,50 @@ if TYPE_CHECKING:
     import sqlite3
 
 __all__ = [
+    "APPROVED",
+    "APPROVING",
     "HISTORY_NAME",
+    "PENDING",
     "REDACTED",
+    "REDACTED_FILE",
+    "REJECTED",
     "Change",
     "History",
     "PruneReport",
+    "Reversal",
     "Version",
     "blob_hash",
+    "name_key",
 ]
 
 HISTORY_NAME = "history.sqlite"
 REDACTED = "redacted"
 """What a redacted version holds instead of a blob hash (its text is gone)."""
+REDACTED_FILE = "(redacted)"
+"""What a version's file holds once a redaction found the file name itself in the secret."""
 PENDING, APPROVED, REJECTED = "pending", "approved", "rejected"
+APPROVING = "approving"
+"""How a listing shows a pending version whose approval was cut short (the row stays pending)."""
 _CHANGE_COLUMNS = ("id", "time", "action", "route", "session", "undoes", "undone_by")
 _DAY = 86_400.0
 # The change set being recorded in this context (see History.change_set).
 _open_change: contextvars.ContextVar[int | None] = contextvars.ContextVar(
     "memdir_change", default=None
 )
+
+
+@record
+class Reversal:
+    """One file an undo put back, as the undo's own version records it (blob hashes)."""
+
+    scope: Scope
+    file: str
+    old_file: str | None
+    name: str | None
+    before: str | None
+    after: str | None
+    meta_before: str | None = None
+    meta_after: str | None = None
 
 
 @record
@@ -85,7 +112,7 @@ class PruneReport:
     cutoff: float
 
 
-class History(HistoryTable):
+class History(Intents):
     """The version table of one project (both scopes)."""
 
     def __init__(
@@ -106,11 +133,7 @@ class History(HistoryTable):
 
     @contextlib.contextmanager
     def change_set(
-        self,
-        action: str,
-        *,
-        snapshots: dict[Scope, Path] | None = None,
-        undoes: int | None = None,
+        self, action: str, *, snapshots: dict[Scope, Path] | None = None
     ) -> Iterator[int]:
         """Group every version recorded in the block into one change (undone as one).
 
@@ -122,7 +145,7 @@ class History(HistoryTable):
             yield outer
             return
         with self._transaction() as conn:
-            change = self._new_change(conn, action, undoes=undoes)
+            change = self._new_change(conn, action)
             for scope, index in (snapshots or {}).items():
                 try:
                     data: bytes | None = index.read_bytes()
@@ -157,9 +180,60 @@ class History(HistoryTable):
             "INSERT INTO changes (time, action, route, session, undoes) VALUES (?, ?, ?, ?, ?)",
             (time.time(), action, origin.route, origin.session, undoes),
         )
-        if undoes is not None:
-            conn.execute("UPDATE changes SET undone_by = ? WHERE id = ?", (cur.lastrowid, undoes))
         return int(cur.lastrowid or 0)
+
+    # -- an undo: begun as an intent, recorded once every file is back -------------------
+
+    def begin_undo(self, change: int, plan: str) -> int:
+        """Keep that change set ``change`` is being undone, with the undo's ``plan``.
+
+        Writes the undo's change row and its intent (see
+        :mod:`memdir.history.intents`); ``change`` is not marked undone until
+        :meth:`finish_undo`. Returns the undo's change id.
+        """
+        with self._transaction() as conn:
+            undo = self._new_change(conn, "undo", undoes=change)
+            self._begin_intent(conn, UNDO, change, plan, intent_id=undo)
+        return undo
+
+    def finish_undo(self, undo: int, change: int, reversals: Sequence[Reversal]) -> None:
+        """Record undo ``undo`` of ``change`` done, in one transaction.
+
+        One version per file put back, ``change`` marked undone, the intent deleted.
+        """
+        origin = current_provenance()
+        with self._transaction() as conn:
+            for r in reversals:
+                self._insert(
+                    conn,
+                    change=undo,
+                    scope=r.scope,
+                    file=r.file,
+                    old_file=r.old_file,
+                    name=r.name,
+                    action="undo",
+                    origin=origin,
+                    user=origin.user,
+                    host=origin.host,
+                    hashes=(r.before, r.after, r.meta_before, r.meta_after),
+                )
+            conn.execute("UPDATE changes SET undone_by = ? WHERE id = ?", (undo, change))
+            self._end_intent(conn, undo)
+
+    # -- an approval: begun as an intent, recorded once its write is made ----------------
+
+    def begin_approval(self, version_id: int) -> None:
+        """Keep that pending version ``version_id`` is being applied (it stays pending)."""
+        if self.intent(APPROVE, version_id) is not None:
+            return
+        with self._transaction() as conn:
+            self._begin_intent(conn, APPROVE, version_id)
+
+    def set_status(self, version_id: int, status: str) -> None:
+        """Mark a pending version approved or rejected (ending an approval under way)."""
+        with self._transaction() as conn:
+            conn.execute("UPDATE versions SET status = ? WHERE id = ?", (status, version_id))
+            conn.execute("DELETE FROM intents WHERE kind = ? AND target = ?", (APPROVE, version_id))
 
     def record(
         self,
@@ -176,10 +250,12 @@ class History(HistoryTable):
         hunk: IndexHunk | None = None,
         origin: Provenance | None = None,
         status: str | None = None,
+        reason: str | None = None,
     ) -> int:
         """Keep one change to one file (called under the scope's lock); returns its id.
 
-        ``status`` ``"pending"`` keeps a change that is not applied (review).
+        ``status`` ``"pending"`` keeps a change that is not applied (review), and
+        ``reason`` why it is held.
         """
         origin = origin or current_provenance()
         action = origin.action or action
@@ -187,44 +263,82 @@ class History(HistoryTable):
         if (scope is Scope.TEAM or origin.approved) and user is None and host is None:
             user, host = local_identity()
         with self._transaction() as conn:
-            change = _open_change.get() or self._new_change(conn, action)
-            cur = conn.execute(
-                "INSERT INTO versions (change, time, scope, file, old_file, name, name_key, "
-                "action, route, client, session, turns, transcript, user, host, before, after, "
-                "meta_before, meta_after, index_at, index_old, index_new, index_absent, status) "
-                "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    change,
-                    time.time(),
-                    scope.value,
-                    file,
-                    old_file,
-                    name,
-                    _name_key(name),
-                    action,
-                    origin.route,
-                    origin.client,
-                    origin.session,
-                    origin.turns,
-                    origin.transcript,
-                    user,
-                    host,
+            version = self._insert(
+                conn,
+                change=_open_change.get() or self._new_change(conn, action),
+                scope=scope,
+                file=file,
+                old_file=old_file,
+                name=name,
+                action=action,
+                origin=origin,
+                user=user,
+                host=host,
+                hashes=(
                     self.put_blob(conn, before),
                     self.put_blob(conn, after),
                     self.put_blob(conn, meta_before),
                     self.put_blob(conn, meta_after),
-                    None if hunk is None else hunk.at,
-                    None if hunk is None else hunk.old,
-                    None if hunk is None else hunk.new,
-                    None if hunk is None else int(hunk.absent),
-                    status,
                 ),
+                hunk=hunk,
+                status=status,
+                reason=reason,
             )
-            version = int(cur.lastrowid or 0)
         if not self._prune_checked:
             self._prune_checked = True
             self.prune_if_due()
         return version
+
+    @staticmethod
+    def _insert(
+        conn: sqlite3.Connection,
+        *,
+        change: int,
+        scope: Scope,
+        file: str,
+        old_file: str | None,
+        name: str | None,
+        action: str,
+        origin: Provenance,
+        user: str | None,
+        host: str | None,
+        hashes: tuple[str | None, str | None, str | None, str | None],
+        hunk: IndexHunk | None = None,
+        status: str | None = None,
+        reason: str | None = None,
+    ) -> int:
+        """One version row; ``hashes``: the blobs before and after, the sidecar's likewise."""
+        cur = conn.execute(
+            "INSERT INTO versions (change, time, scope, file, old_file, name, name_key, "
+            "action, route, client, session, turns, transcript, user, host, before, after, "
+            "meta_before, meta_after, index_at, index_old, index_new, index_absent, status, "
+            "reason) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                change,
+                time.time(),
+                scope.value,
+                file,
+                old_file,
+                name,
+                name_key(name),
+                action,
+                origin.route,
+                origin.client,
+                origin.session,
+                origin.turns,
+                origin.transcript,
+                user,
+                host,
+                *hashes,
+                None if hunk is None else hunk.at,
+                None if hunk is None else hunk.old,
+                None if hunk is None else hunk.new,
+                None if hunk is None else int(hunk.absent),
+                status,
+                reason,
+            ),
+        )
+        return int(cur.lastrowid or 0)
 
     # -- reading ----------------------------------------------------------------------
 
@@ -253,7 +367,7 @@ class History(HistoryTable):
             args += [file, file]
         if name is not None:
             refs.append("name_key = ?")
-            args.append(_name_key(name))
+            args.append(name_key(name))
         if refs:
             where.append("(" + " OR ".join(refs) + ")")
         if change is not None:
@@ -267,17 +381,55 @@ class History(HistoryTable):
         rows = self._conn().execute(sql + " ORDER BY id DESC", args).fetchall()
         return [version_of(row) for row in rows]
 
+    def page(
+        self,
+        *,
+        scopes: Sequence[Scope],
+        files: Sequence[str] = (),
+        name: str | None = None,
+        limit: int | None = None,
+        before: int | None = None,
+        oldest: bool = False,
+        where: str = "",
+    ) -> list[Version]:
+        """One memory's versions (by its files and its name), newest first (``oldest``: oldest
+        first), ``limit`` of them below version id ``before``.
+
+        One query per scope and file (and per file it was renamed from), and one
+        for the name, each served in id order by an index its ``LIMIT`` stops;
+        merged, so no version past the page is read whatever the memory's count.
+        ``where`` adds a condition on the row (SQL, no parameters).
+        """
+        order = "ASC" if oldest else "DESC"
+        tail = (" AND id < ?" if before is not None else "") + (f" AND ({where})" if where else "")
+        tail += f" ORDER BY id {order}" + (" LIMIT ?" if limit is not None else "")
+        extra: list[object] = [before] if before is not None else []
+        if limit is not None:
+            extra.append(limit)
+        queries: list[tuple[str, list[object]]] = []
+        for scope in scopes:
+            for file in files:
+                queries.append(("scope = ? AND file = ?", [scope.value, file]))
+                queries.append(("scope = ? AND old_file = ?", [scope.value, file]))
+        key = name_key(name)
+        if key:
+            queries += [("name_key = ? AND scope = ?", [key, scope.value]) for scope in scopes]
+        conn = self._conn()
+        found: dict[int, Version] = {}
+        for condition, args in queries:
+            sql = f"SELECT {VERSION_COLUMNS} FROM versions WHERE {condition}{tail}"
+            for row in conn.execute(sql, [*args, *extra]):
+                v = version_of(row)
+                found[v.id] = v
+        chosen = sorted(found.values(), key=lambda v: v.id, reverse=not oldest)
+        return chosen if limit is None else chosen[:limit]
+
     def pending(self) -> list[Version]:
         """Changes awaiting review, oldest first."""
         rows = self._conn().execute(
             f"SELECT {VERSION_COLUMNS} FROM versions WHERE status = ? ORDER BY id", (PENDING,)
         )
         return [version_of(row) for row in rows]
-
-    def set_status(self, version_id: int, status: str) -> None:
-        """Mark a pending version approved or rejected."""
-        with self._transaction() as conn:
-            conn.execute("UPDATE versions SET status = ? WHERE id = ?", (status, version_id))
 
     def version(self, version_id: int) -> Version | None:
         row = (
@@ -309,8 +461,8 @@ class History(HistoryTable):
             )
             .fetchone()
         )
-        if row is None or row[0] is None:
-            return None
+        if row is None or row[0] is None or row[1] is None or row[2] is None:
+            return None  # no index edit, or its lines were redacted
         return IndexHunk(at=row[0], old=bytes(row[1]), new=bytes(row[2]), absent=bool(row[3]))
 
     def snapshots(self, change: int) -> dict[Scope, bytes | None]:
@@ -393,7 +545,8 @@ class History(HistoryTable):
                 (cutoff,),
             ).rowcount
             conn.execute(
-                "DELETE FROM changes WHERE time < ? AND id NOT IN (SELECT change FROM versions)",
+                "DELETE FROM changes WHERE time < ? AND id NOT IN (SELECT change FROM versions) "
+                "AND id NOT IN (SELECT id FROM intents) AND id NOT IN (SELECT target FROM intents)",
                 (cutoff,),
             )
             conn.execute("DELETE FROM snapshots WHERE change NOT IN (SELECT id FROM changes)")
@@ -432,41 +585,7 @@ class History(HistoryTable):
                 removed += 1
         return removed
 
-    def redact(self, version_id: int) -> list[int]:
-        """Forget the text version ``version_id`` left; returns the versions that lost text.
 
-        The text is removed from every version that held it (the next
-        change's "before" holds the same bytes) and its blob is deleted.
-        """
-        version = self.version(version_id)
-        if version is None:
-            raise MemdirError(
-                f"there is no version {version_id}",
-                path=self.path,
-                hint="run `memdir history NAME` to see the versions and their ids",
-            )
-        digest = version.after or version.before
-        if digest is None or digest == REDACTED:
-            return []
-        with self._transaction() as conn:
-            touched = [
-                row[0]
-                for row in conn.execute(
-                    "SELECT id FROM versions WHERE before = ? OR after = ?", (digest, digest)
-                )
-            ]
-            conn.execute(
-                "UPDATE versions SET before = ?, redacted = 1 WHERE before = ?", (REDACTED, digest)
-            )
-            conn.execute(
-                "UPDATE versions SET after = ?, redacted = 1 WHERE after = ?", (REDACTED, digest)
-            )
-            conn.execute("DELETE FROM blobs WHERE hash = ?", (digest,))
-            conn.execute("DELETE FROM snapshots WHERE hash = ?", (digest,))
-        # The deleted pages may still hold the bytes: rewrite the file without them.
-        self._conn().execute("VACUUM")
-        return touched
-
-
-def _name_key(name: str | None) -> str | None:
+def name_key(name: str | None) -> str | None:
+    """How a name is matched: whitespace collapsed, case folded."""
     return None if name is None else " ".join(name.split()).casefold()

@@ -13,8 +13,11 @@ the facade's stores). For every other command it returns None and the click CLI 
 
 The hooks read Claude Code's JSON on stdin and print the documented output
 shape (see :mod:`memdir.hooks.pre_tool_use` and :func:`user_prompt_output`).
-A hook must never get in the agent's way: any error is one line on stderr and
-exit status 0, and a call no rule covers gets no output at all.
+Another host's command says which it is (``--host codex``, ``--host
+gemini``): the answer is then given in its dialect (:mod:`memdir.hooks.dialects`),
+which the hook's environment carries on to the hook server. A hook must never get in the
+agent's way: any error is one line on stderr and exit status 0, and a call
+no rule covers gets no output at all.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ if TYPE_CHECKING:  # types only: the fast path imports these modules when it nee
     from memdir.config import Settings
     from memdir.enforcement.rule_cache import RuleRoot
     from memdir.recall.relevant import Selector
+    from memdir.search.embeddings import Embedder
     from memdir.storage.paths import Layout
 
 __all__ = [
@@ -146,6 +150,7 @@ def pre_tool_use(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
     """
     from memdir.enforcement.rule_cache import current_header, header_gate
     from memdir.enforcement.rule_gate import may_fire_by
+    from memdir.hooks.dialects import AFTER_TOOL, dialect_for, tool_calls
 
     tool_name = payload.get("tool_name")
     tool_input = payload.get("tool_input")
@@ -154,12 +159,16 @@ def pre_tool_use(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
     places = _rule_places(payload, env)
     if places is None:
         return ""
-    touched = _touched(tool_input, payload.get("cwd"))
+    dialect = dialect_for(env)
+    calls = tool_calls(dialect, tool_name, tool_input, payload.get("cwd"))
+    touched = [path for _, given in calls for path in _touched(given, payload.get("cwd"))]
     header, tokens = current_header(*places, touched, ask=lambda: _watch_tokens(places[0], env))
-    if header is not None and not may_fire_by(header_gate(header), tool_name, tool_input):
-        return ""
+    if header is not None:
+        gate = header_gate(header)
+        if not any(may_fire_by(gate, name, given) for name, given in calls):
+            return ""
     from memdir.enforcement.enforced import load_rules_at, rule_set
-    from memdir.hooks.pre_tool_use import decide, pre_tool_use_output
+    from memdir.hooks.pre_tool_use import decide_calls, pre_tool_use_output
 
     # A current cache is used as read: reading and walking again would find the same.
     rules = (
@@ -167,13 +176,16 @@ def pre_tool_use(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
         if header is not None
         else load_rules_at(*places, touched=touched, tokens=tokens)
     )
-    decision = decide(rules.rules, tool_name, tool_input)
-    if decision.action is not None:  # only a call a rule caught pays for the log
+    decision = decide_calls(rules.rules, calls)
+    event = payload.get("hook_event_name")
+    # Only a call a rule caught pays for the log; after the call (Gemini's warning
+    # for the model) it was logged before.
+    if decision.action is not None and event != AFTER_TOOL:
         from memdir.enforcement.rule_firings import record_firings
 
         fired = [(r.ref, r.rule.summary, r.rule.action) for r in decision.fired]
         record_firings(os.path.dirname(places[1]), tool_name, fired)
-    return pre_tool_use_output(decision)
+    return pre_tool_use_output(decision, dialect, event)
 
 
 def _watch_tokens(roots: Sequence[RuleRoot], env: Mapping[str, str]) -> list[str] | None:
@@ -263,15 +275,14 @@ def _touched(tool_input: Mapping[str, Any], cwd: object) -> list[str]:
     return touched
 
 
-def user_prompt_output(context: str) -> str:
-    """The UserPromptSubmit JSON adding ``context`` for the agent, or ``""``."""
+def user_prompt_output(context: str, event: str = "UserPromptSubmit") -> str:
+    """The JSON adding ``context`` for the agent before a prompt (``event``: the host's
+    name of that hook), or ``""``."""
     if not context:
         return ""
     import json
 
-    output = {
-        "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": context}
-    }
+    output = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": context}}
     return json.dumps(output, ensure_ascii=False)
 
 
@@ -279,8 +290,14 @@ def user_prompt_submit(
     payload: Mapping[str, Any], env: Mapping[str, str], *, use_model: bool = False
 ) -> str:
     """Recall for one prompt: at most ``recall_max_memories``, none this session has seen."""
+    from memdir.hooks.dialects import dialect_for, own_prompt
+
+    dialect = dialect_for(env)
     prompt = payload.get("prompt")
-    if not isinstance(prompt, str) or not prompt.strip():
+    if not isinstance(prompt, str):
+        return ""
+    prompt = own_prompt(dialect, prompt)  # Gemini's first prompt carries the session start's
+    if not prompt.strip():
         return ""
     project = _project(payload, env)
     if project is None:
@@ -298,8 +315,47 @@ def user_prompt_submit(
         selector=_model_selector(settings, env) if use_model else None,
         enabled=True,  # _project returned: the enable chain said on
         max_chars=settings.hook_context_chars,  # past it Claude Code shows a preview only
+        embedder=_warm_embedder(settings) if _WARM else None,
     )
-    return user_prompt_output(result.render())
+    return user_prompt_output(result.render(), dialect.prompt_event)
+
+
+# Recall by meaning needs the embedding model loaded (numpy, the weights: half a second):
+# the hook server keeps it loaded and asks; a hook's own short-lived process recalls by
+# words alone rather than load it for one prompt.
+_WARM = False
+
+
+def keep_models_warm(ref: str | None = "auto") -> None:
+    """Recall by meaning from now on in this (long-lived) process; the model ``ref`` names
+    (a ``search_embeddings`` value) loads in a thread now, so the first prompt need not
+    wait for it. Each prompt's own settings still say whether it is used."""
+    global _WARM
+    _WARM = True
+    import threading
+
+    threading.Thread(target=_preload, args=(ref,), name="memdir-embedder", daemon=True).start()
+
+
+def _preload(ref: str | None) -> None:
+    import contextlib
+
+    from memdir.recall.meaning import warm_embedder
+
+    with contextlib.suppress(Exception):  # a failure shows again, and falls back, at a prompt
+        embedder = warm_embedder(ref)
+        if embedder is not None:
+            embedder.embed(["warm"])
+
+
+def _warm_embedder(settings: Settings) -> Embedder | None:
+    """The embedding model for recall by meaning, or None (words alone) when it cannot load."""
+    from memdir.recall.meaning import warm_embedder
+
+    try:
+        return warm_embedder(settings.search_embeddings)
+    except Exception:  # a hook never fails: a model that cannot load means words alone
+        return None
 
 
 class _Project:
@@ -343,7 +399,10 @@ def _model_selector(settings: Settings, env: Mapping[str, str]) -> Selector | No
     from memdir.recall.selector import ModelSelector
 
     provider = provider_from_settings(settings, env, unattended=True)
-    return None if provider is None else ModelSelector(provider)
+    if provider is None:
+        return None
+    # A prompt waits for its hook: past the deadline the choice by words and meaning goes.
+    return ModelSelector(provider, deadline=settings.recall_model_deadline)
 
 
 def run_fast(
@@ -377,15 +436,26 @@ def run_fast(
     return 0
 
 
-def _fast_args(argv: Sequence[str]) -> tuple[str, bool] | None:
-    """(command, use_model) when ``argv`` is one of the fast hooks, else None."""
+def _fast_args(argv: Sequence[str]) -> tuple[str, bool, str | None] | None:
+    """(command, use_model, host) when ``argv`` is one of the fast hooks, else None.
+
+    ``host`` is the dialect ``--host`` names (None: Claude Code's), always last.
+    """
     if len(argv) < 2 or argv[0] != "hook" or argv[1] not in FAST_COMMANDS:
         return None
     rest = list(argv[2:])
+    host = None
+    if len(rest) >= 2 and rest[-2] == "--host":
+        from memdir.hooks.dialects import DIALECTS
+
+        if rest[-1] not in DIALECTS:
+            return None  # the full CLI names the hosts it knows
+        host = rest[-1]
+        del rest[-2:]
     if rest == []:
-        return argv[1], False
+        return argv[1], False, host
     if rest == ["--model"] and argv[1] == "user-prompt-submit":
-        return argv[1], True
+        return argv[1], True, host
     return None  # anything else (--help, unknown options): the full CLI answers
 
 
@@ -407,13 +477,18 @@ def dispatch(argv: Sequence[str]) -> int | None:
     fast = _fast_args(argv)
     if fast is None:
         return None
-    name, use_model = fast
+    name, use_model, host = fast
+    env: Mapping[str, str] = os.environ
+    if host is not None:
+        from memdir.hooks.dialects import HOST_VARIABLE
+
+        env = {**os.environ, HOST_VARIABLE: host}  # the hook server gets it with the rest
     text = _stdin_text()
     if not use_model:  # a model's answer takes seconds: not the server's to wait for
         from memdir.hooks.client import answer
 
         try:
-            served = answer(name, text, os.environ)
+            served = answer(name, text, env)
         except Exception:  # the server is a shortcut: whatever goes wrong, the work is done here
             served = None
         if served is not None:
@@ -422,6 +497,6 @@ def dispatch(argv: Sequence[str]) -> int | None:
             sys.stdout.write(out)
             sys.stdout.flush()
             return 0
-    status = run_fast(name, stdin_text=text, env=os.environ, use_model=use_model)
+    status = run_fast(name, stdin_text=text, env=env, use_model=use_model)
     sys.stdout.flush()
     return status

@@ -15,7 +15,7 @@ from memdir.utils.records import record
 
 __all__ = ["HookInput", "StartInput", "parse_hook_input", "read_hook_object"]
 
-_START_FIELDS = ("cwd", "session_id", "source", "hook_event_name")
+_START_FIELDS = ("cwd", "session_id", "source", "hook_event_name", "transcript_path")
 _HOOK_FIELDS = ("session_id", "transcript_path", "cwd", "hook_event_name", "source", "trigger")
 
 
@@ -48,6 +48,7 @@ class StartInput:
     session_id: str | None
     source: str | None
     hook_event_name: str | None
+    transcript_path: str | None
 
 
 @record

@@ -1,21 +1,30 @@
-"""The PreToolUse answer: which feedback rules a tool call breaks, in Claude Code's shape.
+"""The PreToolUse answer: which feedback rules a tool call breaks, in the host's shape.
 
 Claude Code runs the PreToolUse hook with ``{"tool_name": ..., "tool_input":
-{...}, "cwd": ..., ...}`` on stdin before every tool call. :func:`decide`
-finds the rules that fire (see :mod:`memdir.enforcement.rules`); the strongest
-action wins (deny over ask over warn). :func:`pre_tool_use_output` answers:
+{...}, "cwd": ..., ...}`` on stdin before every tool call; Codex CLI sends the
+same, and Gemini CLI's BeforeTool hook the same fields under its own tool names.
+:func:`decide` finds the rules that fire (see :mod:`memdir.enforcement.rules`);
+the strongest action wins (deny over ask over warn); :func:`decide_calls` does
+so over the several calls one host call may stand for (a Codex patch of several
+files, a Gemini tool and the Claude Code tool it stands for:
+:mod:`memdir.hooks.dialects`). :func:`pre_tool_use_output` answers:
 
 - deny / ask: ``{"hookSpecificOutput": {"hookEventName": "PreToolUse",
-  "permissionDecision": "deny" | "ask", "permissionDecisionReason": ...}}``;
-  the reason names each memory and quotes its **Why** line, so the agent
-  corrects course (for deny, Claude reads the reason) instead of retrying;
+  "permissionDecision": "deny" | "ask", "permissionDecisionReason": ...}}``, or
+  for a host that reads a top-level decision (Gemini) ``{"decision": "deny",
+  "reason": ...}``; the reason names each memory and quotes its **Why** line, so
+  the agent corrects course (the host hands the agent the reason) instead of
+  retrying;
 - warn: no permission decision at all (the call goes on through the normal
   permission flow), the reason as ``additionalContext`` for the agent and as
-  ``systemMessage`` for the user;
+  ``systemMessage`` for the user; Gemini gives the agent a warning only with the
+  call's result, so its AfterTool hook answers the warning again there;
 - nothing fired: no output.
 
 memdir never answers ``allow``: a memory can hold a call back, it can never
-let one through that the user's own settings would stop.
+let one through that the user's own settings would stop. A host whose hooks
+cannot ask (Codex, Gemini) gets a deny where a rule asks, its reason saying why
+(:attr:`~memdir.hooks.dialects.Dialect.can_ask`).
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ from memdir.enforcement.rules import (
     unchecked,
 )
 from memdir.enforcement.shell_words import MAX_CHARS
+from memdir.hooks.dialects import AFTER_TOOL, DEFAULT_HOST, DIALECTS, Dialect
 from memdir.utils.json_text import dumps
 from memdir.utils.records import record
 
@@ -40,7 +50,7 @@ TYPE_CHECKING = False  # the pre-tool-use hook loads this module: no typing at r
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["Decision", "decide", "pre_tool_use_output", "reason_text"]
+__all__ = ["Decision", "decide", "decide_calls", "pre_tool_use_output", "reason_text"]
 
 _MAX_REASON_CHARS = 2000
 
@@ -92,6 +102,25 @@ def decide(
     return Decision(tool_name=tool_name, action=action, fired=fired, unchecked=too_long)
 
 
+def decide_calls(
+    rules: Sequence[EnforcedRule], calls: Sequence[tuple[str, Mapping[str, Any]]]
+) -> Decision:
+    """:func:`decide` over ``calls``, the first of them the host's own: the strongest
+    action of any, each fired rule named once, in the order found."""
+    decisions = [decide(rules, name, tool_input) for name, tool_input in calls]
+    first = decisions[0]
+    if len(decisions) == 1:
+        return first
+    action: Action | None = None
+    fired: list[EnforcedRule] = []
+    for decision in decisions:
+        if decision.action is not None:
+            action = decision.action if action is None else stronger(action, decision.action)
+        fired += [found for found in decision.fired if found not in fired]
+    unread = max(decision.unchecked for decision in decisions)
+    return Decision(tool_name=first.tool_name, action=action, fired=tuple(fired), unchecked=unread)
+
+
 # What each rule does, in its own words: a call several rules catch is named once per
 # rule, each with its own action, whichever action won.
 _DOES = {"deny": "forbids this", "ask": "asks before this", "warn": "warns about this"}
@@ -133,22 +162,43 @@ def reason_text(fired: Sequence[EnforcedRule], action: Action | None) -> str:
     return text
 
 
-def pre_tool_use_output(decision: Decision) -> str:
-    """The JSON to print for ``decision``, or ``""`` when no rule fired."""
+def pre_tool_use_output(
+    decision: Decision, dialect: Dialect | None = None, event: object = None
+) -> str:
+    """The JSON to print for ``decision`` in ``dialect`` (default Claude Code's), or ``""``
+    when no rule fired. ``event`` is the host's name of the hook's event: after the
+    call (Gemini's :data:`~memdir.hooks.dialects.AFTER_TOOL`) only a warning is
+    answered, for the model."""
     if decision.action is None:
         return ""
+    dialect = dialect or DIALECTS[DEFAULT_HOST]
     reason = decision.reason
+    action = decision.action
+    if event == AFTER_TOOL:
+        if action != "warn":
+            return ""  # held before the call; a call that ran anyway is not undone by words
+        context = {"hookEventName": AFTER_TOOL, "additionalContext": reason}
+        return dumps({"hookSpecificOutput": context}, ensure_ascii=False)
+    if action == "ask" and not dialect.can_ask:
+        action = "deny"
+        reason = (
+            f"{reason} {dialect.label}'s hooks cannot ask the user, so memdir held this call: "
+            "tell the user what you meant to run and why; they can run it themselves, or "
+            "change the memory."
+        )
     output: dict[str, Any]
-    if decision.action == "warn":
+    if action == "warn":
         output = {
             "systemMessage": reason,
             "hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": reason},
         }
+    elif dialect.top_level_decision:
+        output = {"decision": action, "reason": reason}
     else:
         output = {
             "hookSpecificOutput": {
                 "hookEventName": "PreToolUse",
-                "permissionDecision": decision.action,
+                "permissionDecision": action,
                 "permissionDecisionReason": reason,
             }
         }

@@ -91,6 +91,9 @@ def serve(env: Mapping[str, str], *, idle: float | None = None) -> int:
     if lock is None:
         return 1  # another server answers for this installation
     os.chdir("/")  # each request runs in its hook's folder; between requests, in none
+    from memdir.hooks.entry import keep_models_warm
+
+    keep_models_warm(env.get("MEMDIR_EMBEDDINGS", "").strip() or "auto")
     try:
         with _listening(path) as listener:
             _loop(listener, lock, _idle_seconds(env, idle))

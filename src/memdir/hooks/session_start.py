@@ -5,8 +5,9 @@ What the model gets at session start depends on who already loads the index:
 - **memdir's own folder** (any profile but ``claude``): memdir's memory prompt,
   within the hook's limit by construction (:data:`HOOK_CONTEXT_LIMIT`, 10,000
   UTF-16 code units: Claude Code replaces a longer context with a preview): the
-  indexes give up whole lines, the most recently changed memories kept, with a
-  pointer to the full file;
+  indexes give up whole lines, pinned memories' lines kept first and then the
+  most recently changed, with one line saying how many are left out and how to
+  list them (``memdir prompt --left-out``, :func:`left_out`);
 - **the claude profile with Claude Code's auto memory on**: Claude Code loads
   ``MEMORY.md`` and its own memory instructions itself, so memdir adds only what
   it does not (:func:`memdir.recall.session_context.build_session_addendum`):
@@ -16,7 +17,9 @@ What the model gets at session start depends on who already loads the index:
 A resumed conversation (``source: resume``) already holds what its start
 delivered: it gets nothing when memory is unchanged, or only the lines that
 changed. What was delivered is kept per session (``session-start.json`` in the
-session's folder). Like every hook, this never gets in the agent's way.
+session's folder), and which memories' index lines went out is logged for
+``memdir used`` (:mod:`memdir.history.used_log`, with the session's transcript
+when the client names it). Like every hook, this never gets in the agent's way.
 
 :func:`project_prompt` is ``Memdir.open(...).prompt()`` without the facade's
 stores (it loads neither the YAML codec nor the rules), which keeps this hook
@@ -26,7 +29,6 @@ and ``memdir prompt`` fast.
 from __future__ import annotations
 
 import os
-import time
 
 from memdir.hooks.payload import StartInput, read_hook_object
 from memdir.storage.fs import atomic_write, ensure_dir, read_json_object
@@ -42,12 +44,14 @@ if TYPE_CHECKING:
     from memdir.config import Settings
     from memdir.hooks.payload import HookInput
     from memdir.recall.prompt import PromptMode, PromptTools
+    from memdir.recall.start_index import StartView
     from memdir.storage.paths import Layout
 
     Payload: TypeAlias = "HookInput | StartInput"
 
 __all__ = [
     "DELIVERED_NAME",
+    "left_out",
     "output_for_text",
     "project_prompt",
     "session_context",
@@ -101,6 +105,8 @@ def _session_start(
 ) -> tuple[str | None, list[str]] | None:
     """(the model's text or None, the user's notices); None when memory is off."""
     from memdir.config import load_settings, memory_enabled
+    from memdir.hooks.dialects import dialect_for
+    from memdir.recall.start_index import client_loads_index, start_text
     from memdir.storage.paths import make_layout
 
     settings = load_settings(env)
@@ -109,17 +115,35 @@ def _session_start(
     if not memory_enabled(env, settings.enabled):
         return None
     notices: list[str] = []
-    client_loads = _client_loads_index(layout, env)
-    if settings.profile == "claude" and client_loads:
-        text = _addendum(settings, layout, env)
-    else:
-        text = _prompt(settings, layout, env, tools="files", max_chars=settings.hook_context_chars)
-        if client_loads and settings.profile != "claude" and payload.hook_event_name:
-            notices.append(_TWO_SYSTEMS)
+    # Only Claude Code loads its own MEMORY.md; Codex and the like get memdir's whole prompt.
+    client_loads = dialect_for(env).loads_claude_memory and client_loads_index(layout, env)
+    team_on = _team_enabled(settings, layout, env)
+    text = start_text(settings, layout, team_enabled=team_on, client_loads=client_loads)
+    if client_loads and settings.profile != "claude" and payload.hook_event_name:
+        notices.append(_TWO_SYSTEMS)
     notice = _background_notice(layout)
     if notice is not None:
         notices.insert(0, notice)  # what needs fixing first
-    return _once(layout, payload, text), notices
+    delivered = _once(layout, payload, text)
+    _note_delivery(layout, payload, text, delivered)
+    return delivered, notices
+
+
+def _note_delivery(layout: Layout, payload: Payload, text: str, delivered: str | None) -> None:
+    """Log which memories' index lines this start delivered (a resume: only those whose
+    lines it sent again), and the session's transcript (:mod:`memdir.history.used_log`)."""
+    from memdir.history.used_log import note_start
+    from memdir.recall.index_fit import shown_entries
+
+    sent = set(delivered.split("\n")) if delivered is not None else set()
+    refs = [ref for ref, line in shown_entries(text) if line in sent]
+    note_start(
+        layout,
+        payload.session_id,
+        list(dict.fromkeys(refs)),
+        source=payload.source,
+        transcript=payload.transcript_path,
+    )
 
 
 def _background_notice(layout: Layout) -> str | None:
@@ -131,29 +155,6 @@ def _background_notice(layout: Layout) -> str | None:
         return notice_for(layout)
     except (MemdirError, OSError):
         return None  # the memory section matters more than the note about a job
-
-
-def _client_loads_index(layout: Layout, env: Mapping[str, str]) -> bool:
-    from memdir.storage.claude import auto_memory_enabled
-
-    return auto_memory_enabled(layout.project_root, env=env)
-
-
-def _addendum(settings: Settings, layout: Layout, env: Mapping[str, str]) -> str:
-    from memdir.recall.index_fit import index_shape, read_index
-    from memdir.recall.session_context import build_session_addendum
-    from memdir.recall.team_index import entries_only
-
-    team_on = _team_enabled(settings, layout, env)
-    return build_session_addendum(
-        team_dir=layout.team_dir if team_on else None,
-        team_index=entries_only(read_index(layout.team_dir)) if team_on else None,
-        private_index=read_index(layout.memory_dir),
-        team_shape=index_shape(layout.team_dir) if team_on else None,
-        max_lines=settings.max_index_lines,
-        max_chars=settings.max_index_chars,
-        limit=settings.hook_context_chars,
-    )
 
 
 # -- sent once -----------------------------------------------------------------------------
@@ -241,6 +242,7 @@ def project_prompt(
     bounds the text (see :func:`memdir.recall.prompt.build_prompt`).
     """
     from memdir.config import load_settings, memory_enabled
+    from memdir.recall.start_index import settings_prompt
     from memdir.storage.paths import make_layout
 
     settings = load_settings(env, profile=profile)
@@ -248,43 +250,32 @@ def project_prompt(
     _prepare(layout)
     if not memory_enabled(env, settings.enabled):
         return None
-    return _prompt(
-        settings, layout, env, mode=mode, skip_index=skip_index, tools=tools, max_chars=max_chars
-    )
-
-
-def _prompt(
-    settings: Settings,
-    layout: Layout,
-    env: Mapping[str, str],
-    *,
-    mode: PromptMode | Literal["auto"] = "auto",
-    skip_index: bool = False,
-    tools: PromptTools = "files",
-    max_chars: int | None = None,
-) -> str:
-    from memdir.recall.freshness import recheck_note
-    from memdir.recall.prompt import load_prompt, resolve_mode
-
-    resolved = resolve_mode(
-        mode,
+    return settings_prompt(
+        settings,
+        layout,
         team_enabled=_team_enabled(settings, layout, env),
-        daily_log_active=settings.daily_log,
-    )
-    return load_prompt(
-        mode=resolved,
-        memory_dir=layout.memory_dir,
-        team_dir=layout.team_dir if resolved == "combined" else None,
+        mode=mode,
         skip_index=skip_index,
-        extra_guidelines=settings.extra_guidelines,
         tools=tools,
-        max_index_lines=settings.max_index_lines,
-        max_index_chars=settings.max_index_chars,
         max_chars=max_chars,
-        recheck=recheck_note(
-            layout.state_dir, now=time.time(), max_age_days=settings.freshness_days
-        ),
     )
+
+
+def left_out(
+    project: str | Path, *, env: Mapping[str, str], profile: str | None = None
+) -> StartView | None:
+    """What a session start in ``project`` shows now, and the index entries it leaves out
+    (``memdir prompt --left-out``); None when memory is disabled."""
+    from memdir.config import load_settings, memory_enabled
+    from memdir.recall.start_index import start_view
+    from memdir.storage.paths import make_layout
+
+    settings = load_settings(env, profile=profile)
+    layout = make_layout(settings.home, project, profile=settings.profile, env=env)
+    _prepare(layout)
+    if not memory_enabled(env, settings.enabled):
+        return None
+    return start_view(settings, layout, env, team_enabled=_team_enabled(settings, layout, env))
 
 
 def _team_enabled(settings: Settings, layout: Layout, env: Mapping[str, str]) -> bool:

@@ -1,6 +1,7 @@
 """The hosts memdir plugs into, each findable by its name.
 
-``claude_code`` installs memdir's hooks into a Claude Code settings file and
+``claude_code`` installs memdir's hooks into a Claude Code settings file,
+``codex`` into Codex CLI's ``hooks.json``, and
 ``install_check`` runs what Claude Code would run, for ``memdir doctor``;
 ``mcp_servers`` registers the MCP server with Claude Code, the desktop hosts
 (``desktop``: Claude Desktop, Cursor), Codex CLI (``codex``) and Gemini CLI

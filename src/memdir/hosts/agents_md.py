@@ -1,9 +1,11 @@
 """One store for every agent: memdir's section of ``AGENTS.md`` and Cursor's rule file.
 
-``AGENTS.md`` is read by Codex CLI, Cursor, Gemini CLI, Jules, Zed and other
-agents. :func:`export_agents_md` writes one marked section into the project's
-file: the memory index (private and team ``MEMORY.md``, cut like the memory
-prompt's) and the feedback memories' enforced rules as plain instructions.
+``AGENTS.md`` is read by Codex CLI, Cursor, Jules, Zed and other agents, and by
+Gemini CLI once its ``context.fileName`` names it (memdir's Gemini installers and
+``memdir export agents-md`` see to that: :mod:`memdir.hosts.gemini`).
+:func:`export_agents_md` writes one marked section into the project's file: the
+memory index (private and team ``MEMORY.md``, cut like the memory prompt's) and
+the feedback memories' enforced rules as plain instructions.
 The section sits between ``<!-- memdir:begin ... -->`` and ``<!-- memdir:end
 -->``; re-running replaces only what is between the markers, so the user's
 own text, before and after, is never touched, and an unchanged section is

@@ -47,8 +47,10 @@ __all__ = [
     "install_claude_hooks",
     "memdir_hook_entries",
     "merge_hooks",
+    "remove_hooks",
     "settings_path",
     "uninstall_claude_hooks",
+    "write_settings",
 ]
 
 SCOPES = ("local", "project", "user")
@@ -216,7 +218,7 @@ def merge_hooks(
     return merged, added, updated
 
 
-def _remove_hooks(settings: dict[str, Any], label: str) -> tuple[dict[str, Any], list[str]]:
+def remove_hooks(settings: dict[str, Any], label: str) -> tuple[dict[str, Any], list[str]]:
     """``settings`` without memdir's hook entries, and the events that had one.
 
     Only containers memdir emptied go: a group, an event's list, ``hooks``.
@@ -307,11 +309,11 @@ def install_claude_hooks(
             project, own_folder=own_folder, had_ours=had_ours, dry_run=dry_run, env=env
         )
         notes = list(local.notes) + _elsewhere(scope, project, env)
-        result = _write(path, scope, before, merged, added, updated, notes, dry_run)
+        result = write_settings(path, scope, before, merged, added, updated, notes, dry_run)
         return replace(result, diff=result.diff + local.diff)
     notes = _auto_memory(merged, own_folder=own_folder, had_ours=had_ours, path=path)
     notes += _elsewhere(scope, project, env)
-    return _write(path, scope, before, merged, added, updated, notes, dry_run)
+    return write_settings(path, scope, before, merged, added, updated, notes, dry_run)
 
 
 def _local_auto_memory(
@@ -322,7 +324,7 @@ def _local_auto_memory(
     before = read_text(path)
     merged = copy.deepcopy(parse_json_object(before, path, str(path)))
     notes = _auto_memory(merged, own_folder=own_folder, had_ours=had_ours, path=path)
-    return _write(path, "local", before, merged, [], [], notes, dry_run)
+    return write_settings(path, "local", before, merged, [], [], notes, dry_run)
 
 
 def uninstall_claude_hooks(
@@ -341,7 +343,7 @@ def uninstall_claude_hooks(
     path = settings_path(scope, project, env)
     before = read_text(path)
     settings = parse_json_object(before, path, str(path))
-    merged, removed = _remove_hooks(settings, str(path))
+    merged, removed = remove_hooks(settings, str(path))
     notes = []
     if removed and merged.get(_AUTO_MEMORY) is False:
         del merged[_AUTO_MEMORY]
@@ -349,7 +351,7 @@ def uninstall_claude_hooks(
             f"turned Claude Code's auto memory back on in {path} (removed {_AUTO_MEMORY}: "
             "false, which the install wrote; set it again to keep it off)"
         )
-    return _write(path, scope, before, merged, [], removed, notes, dry_run)
+    return write_settings(path, scope, before, merged, [], removed, notes, dry_run)
 
 
 def _elsewhere(scope: str, project: Path, env: Mapping[str, str]) -> list[str]:
@@ -371,7 +373,7 @@ def _elsewhere(scope: str, project: Path, env: Mapping[str, str]) -> list[str]:
     return notes
 
 
-def _write(
+def write_settings(
     path: Path,
     scope: str,
     before: str,
@@ -381,6 +383,9 @@ def _write(
     notes: list[str],
     dry_run: bool,
 ) -> InstallResult:
+    """Write ``merged`` over the settings file ``path`` (read as ``before``) of ``scope``,
+    unless it is the same or a dry run; what was done. A scope other than ``user``
+    is the project's folder, and only ``project``'s file is shared with the team."""
     unchanged = parse_json_object(before, path, str(path)) == merged
     after = before if unchanged else render_json(merged, before)
     # The project's .claude/ folder is shared; the local file in it is one person's.

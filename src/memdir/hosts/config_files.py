@@ -47,6 +47,7 @@ __all__ = [
     "parse_json_object",
     "parse_toml",
     "read_text",
+    "remove_toml_table",
     "render_json",
     "render_toml_table",
     "replace_toml_table",
@@ -192,6 +193,27 @@ def replace_toml_table(text: str, table: str, block: str) -> str:
         return "".join(kept[:at]) + block + ("\n" if at < len(kept) else "") + "".join(kept[at:])
     head = "".join(kept).rstrip("\n")
     return (head + "\n\n" if head else "") + block
+
+
+def remove_toml_table(text: str, table: str) -> str:
+    """``text`` without the ``[table]`` block and its sub-tables; the rest as it was.
+
+    A block runs from its header to the next header, so the blank line that set
+    it apart from what follows goes with it; a file that ended inside it ends at
+    the text before it, with one newline.
+    """
+    kept: list[str] = []
+    inside = False
+    for line in text.splitlines(keepends=True):
+        key = toml_header_key(line)
+        if key is not None:
+            inside = key == table or key.startswith(table + ".")
+        if not inside:
+            kept.append(line)
+    result = "".join(kept)
+    if inside and result.strip():  # the file ended inside the block
+        return result.rstrip("\r\n") + "\n"
+    return result
 
 
 # -- writing --------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Check that the memdir commands Claude Code would run for a project start and answer.
+"""Check that the memdir commands Claude Code, Codex and Gemini would run for a project answer.
 
 ``memdir doctor`` calls :func:`check_installs`. It reads every file Claude
 Code takes hooks or MCP servers from for the project: the three settings
@@ -24,6 +24,21 @@ project's servers and the user's). For each entry that runs memdir:
   launcher or an IDE often has another PATH;
 - memdir's hooks in more than one settings file are reported: Claude Code
   runs each.
+
+Codex CLI's files are checked the same way: its ``hooks.json`` (the user's,
+run through ``/bin/sh``; the checkout's ``.codex/``, never through a shell) and
+the memdir servers of its ``config.toml``, where the per-project tables earlier
+versions wrote are reported too (each offered one project's memory to every
+session; ``memdir install codex`` removes them).
+
+Gemini CLI's are too: the hooks and MCP servers of the project's
+``.gemini/settings.json`` (never through a shell) and of the user's
+``~/.gemini/settings.json``. A memdir hook there that answers in Claude Code's
+dialect (Gemini ignores its deny: the rule fails open), whose timeout is a
+number of seconds where Gemini reads milliseconds, or that sits in an event
+memdir does not install for Gemini (``gemini hooks migrate --from-claude`` copies
+all three) is reported with the fix, and so is a project Gemini was told not to
+trust while memdir is installed for it (Gemini then runs none of it).
 
 Each finding names the file, what failed and the command that fixes it.
 A file that does not parse is reported, never touched.
@@ -67,6 +82,8 @@ __all__ = ["HOOK_TIMEOUT", "SERVER_TIMEOUT", "InstallFinding", "check_installs"]
 
 HOOK_TIMEOUT = 20.0  # seconds for a probe hook to exit (it answers in well under one)
 SERVER_TIMEOUT = 30.0  # seconds for a server to answer initialize (it starts in about one)
+# A Gemini hook timeout under a second is one written in seconds (Gemini reads milliseconds).
+_SHORTEST_MS = 1000
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _INITIALIZE = {
     "jsonrpc": "2.0",
@@ -86,7 +103,9 @@ class InstallFinding:
 
     ``problem``: ``broken-hook``, ``path-hook``, ``duplicate-hooks``,
     ``unchecked-hook``, ``broken-server``, ``path-server``, ``unchecked-server``,
-    ``hook-server-folder`` or ``unreadable``; ``fix``: the command to run.
+    ``per-project-server``, ``hook-server-folder``, ``unreadable``, or Gemini's
+    ``wrong-dialect``, ``short-timeout``, ``stray-hook``, ``untrusted-folder``;
+    ``fix``: the command to run.
     """
 
     problem: str
@@ -96,7 +115,8 @@ class InstallFinding:
 
 
 def check_installs(project: Path, env: Mapping[str, str] | None = None) -> list[InstallFinding]:
-    """Everything wrong with the memdir hooks and MCP servers Claude Code has for ``project``."""
+    """Everything wrong with the memdir hooks and MCP servers Claude Code, Codex and Gemini
+    have for ``project``."""
     env = dict(os.environ if env is None else env)
     root = find_project_root(project)
     findings: list[InstallFinding] = []
@@ -123,9 +143,155 @@ def check_installs(project: Path, env: Mapping[str, str] | None = None) -> list[
         for name, entry in servers.items():
             if runs_memdir_server(entry):
                 findings += _check_server(path, scope, name, entry, root, env)
+    findings += _check_codex(project, root, env)
+    findings += _check_gemini(project, root, env)
     if with_hooks:
         findings += _check_socket_folder(env)
     return findings
+
+
+def _check_codex(project: Path, root: Path, env: Mapping[str, str]) -> list[InstallFinding]:
+    """Codex's hooks files and the memdir servers in its ``config.toml``."""
+    from memdir.hosts.codex import HOOK_SCOPES, codex_config_path, codex_hooks_path
+    from memdir.hosts.config_files import parse_toml
+    from memdir.hosts.mcp_servers import earlier_codex_table
+    from memdir.hosts.written import served_project
+
+    findings: list[InstallFinding] = []
+    for scope in HOOK_SCOPES:
+        path = codex_hooks_path(scope, project, env)
+        settings = _load(path, findings)
+        entries = memdir_hook_entries(settings) if settings is not None else []
+        findings += _check_hooks(path, scope, entries, root, env, agent="codex")
+    path = codex_config_path(env)
+    try:
+        servers = _table(parse_toml(path.read_text(encoding="utf-8"), path), ("mcp_servers",))
+    except FileNotFoundError:
+        return findings
+    except (OSError, UnicodeDecodeError, ConfigError) as exc:
+        findings.append(_unreadable(path, getattr(exc, "message", None) or str(exc)))
+        return findings
+    for name, entry in servers.items():
+        if earlier_codex_table(name, entry):
+            findings.append(
+                InstallFinding(
+                    problem="per-project-server",
+                    path=path,
+                    message=f"the MCP server {name!r} serves {served_project(entry)} in every "
+                    "Codex session, whatever its project (write and delete included)",
+                    fix="memdir install codex (one entry serves each session's own project)",
+                )
+            )
+        elif runs_memdir_server(entry):
+            trouble = _start_server(entry, root, env)
+            if trouble is not None:
+                findings.append(
+                    InstallFinding(
+                        problem="broken-server",
+                        path=path,
+                        message=f"the MCP server {name!r} {trouble}",
+                        fix="memdir install codex",
+                    )
+                )
+    return findings
+
+
+def _check_gemini(project: Path, root: Path, env: Mapping[str, str]) -> list[InstallFinding]:
+    """Gemini's two settings files: memdir's hooks and servers there, and the folder's trust."""
+    from memdir.hosts.claude_code import checkout_root
+    from memdir.hosts.gemini import HOOK_SCOPES, folder_trust, settings_path
+
+    findings: list[InstallFinding] = []
+    installed = False
+    with_hooks: list[Path] = []
+    for scope in HOOK_SCOPES:
+        path = settings_path(scope, project, env)
+        settings = _load(path, findings)
+        if settings is None:
+            continue
+        entries = memdir_hook_entries(settings)
+        if entries:
+            with_hooks.append(path)
+        findings += _check_hooks(path, scope, entries, root, env, agent="gemini")
+        findings += _gemini_dialect(path, scope, settings)
+        for name, entry in _table(settings, ("mcpServers",)).items():
+            if not runs_memdir_server(entry):
+                continue
+            installed = True
+            check = _start_project_server if scope == "project" else _start_server
+            trouble = check(entry, root, env)
+            if trouble is not None:
+                findings.append(
+                    InstallFinding(
+                        problem="unchecked-server" if trouble == _UNCHECKED else "broken-server",
+                        path=path,
+                        message=f"the MCP server {name!r} ({scope} scope) {trouble}",
+                        fix="memdir install gemini",
+                    )
+                )
+        installed = installed or bool(entries)
+    if len(with_hooks) > 1:
+        findings.append(
+            InstallFinding(
+                problem="duplicate-hooks",
+                path=with_hooks[0],
+                message=f"memdir's hooks are in {with_hooks[0]} and {with_hooks[1]}: Gemini "
+                "runs both, so the model gets memory twice",
+                fix="keep one: memdir hook uninstall gemini --scope project",
+            )
+        )
+    trust = folder_trust(checkout_root(project), env)
+    if installed and trust.state == "untrusted":
+        findings.append(
+            InstallFinding(
+                problem="untrusted-folder",
+                path=trust.source,
+                message=f"says not to trust {checkout_root(project)} ({trust.rule}): Gemini "
+                "runs none of memdir's hooks or MCP servers there",
+                fix="trust the folder with /permissions in an interactive gemini",
+            )
+        )
+    return findings
+
+
+def _gemini_dialect(path: Path, scope: str, settings: Mapping[str, Any]) -> list[InstallFinding]:
+    """memdir's hooks in a Gemini file that Gemini would run wrongly (as a migration copied
+    them from Claude Code's settings): one finding per kind of trouble."""
+    from memdir.hosts.gemini import EVENTS
+
+    installed = {event for event, _ in EVENTS}
+    hooks = settings.get("hooks")
+    troubles: dict[str, str] = {}
+    for event, groups in hooks.items() if isinstance(hooks, dict) else []:
+        for group in groups if isinstance(groups, list) else []:
+            entries = group.get("hooks") if isinstance(group, dict) else None
+            for entry in entries if isinstance(entries, list) else []:
+                if not isinstance(entry, dict) or hook_name(entry.get("command")) is None:
+                    continue
+                timeout = entry.get("timeout")
+                if event not in installed:
+                    troubles.setdefault(
+                        "stray-hook",
+                        f"memdir's {event} hook starts Claude Code's background jobs, which "
+                        "read Claude Code's transcripts, not Gemini's",
+                    )
+                elif "--host gemini" not in str(entry.get("command")):
+                    troubles.setdefault(
+                        "wrong-dialect",
+                        f"memdir's {event} hook answers in Claude Code's format, which Gemini "
+                        "ignores: its rules fail open",
+                    )
+                if isinstance(timeout, int | float) and timeout < _SHORTEST_MS:
+                    troubles.setdefault(
+                        "short-timeout",
+                        f"memdir's {event} hook times out after {timeout} ms (Gemini counts "
+                        "milliseconds): it is stopped before it answers",
+                    )
+    fix = f"memdir hook install gemini --scope {scope}"
+    return [
+        InstallFinding(problem=problem, path=path, message=message, fix=fix)
+        for problem, message in troubles.items()
+    ]
 
 
 def _check_socket_folder(env: Mapping[str, str]) -> list[InstallFinding]:
@@ -167,19 +333,25 @@ def _unreadable(path: Path, why: str) -> InstallFinding:
     return InstallFinding(
         problem="unreadable",
         path=path,
-        message=f"{why}: Claude Code may ignore it, and memdir cannot check or repair it",
+        message=f"{why}: the agent may ignore it, and memdir cannot check or repair it",
         fix=f"fix {path} by hand",
     )
 
 
-def _hook_fix(scope: str, command: str) -> str:
+def _hook_fix(scope: str, command: str, agent: str = "claude") -> str:
     profile = re.search(r"MEMDIR_PROFILE=['\"]?([a-z]+)", command)
     prefix = f"memdir --profile {profile.group(1)}" if profile else "memdir"
-    return f"{prefix} hook install claude --scope {scope}"
+    return f"{prefix} hook install {agent} --scope {scope}"
 
 
 def _check_hooks(
-    path: Path, scope: str, entries: list[tuple[str, str]], root: Path, env: Mapping[str, str]
+    path: Path,
+    scope: str,
+    entries: list[tuple[str, str]],
+    root: Path,
+    env: Mapping[str, str],
+    *,
+    agent: str = "claude",
 ) -> list[InstallFinding]:
     findings = []
     if any(_bare(command) for _, command in entries):
@@ -189,8 +361,8 @@ def _check_hooks(
                 problem="path-hook",
                 path=path,
                 message=f"the hook command {command!r} finds memdir only through PATH, "
-                "which Claude Code may not share (every hook then fails, and rules fail open)",
-                fix=_hook_fix(scope, command),
+                "which the agent may not share (every hook then fails, and rules fail open)",
+                fix=_hook_fix(scope, command, agent),
             )
         )
     checked: set[str] = set()
@@ -211,7 +383,7 @@ def _check_hooks(
                     problem=problem,
                     path=path,
                     message=f"the hook command {command!r} {trouble}",
-                    fix=_hook_fix(scope, command),
+                    fix=_hook_fix(scope, command, agent),
                 )
             )
     return findings

@@ -164,12 +164,15 @@ class Launch:
             return f"[ -x {shlex.quote(first)} ]"
         return f"command -v {shlex.quote(first)} >/dev/null 2>&1"
 
-    def hook_command(self, name: str, *, shared: bool = False) -> str:
-        """The shell command a Claude Code hook runs for ``memdir hook <name>``.
+    def hook_command(self, name: str, *, shared: bool = False, host: str | None = None) -> str:
+        """The shell command a host's hook runs for ``memdir hook <name>``.
 
-        ``shared``: the command goes into a file teammates read (see the module docstring).
+        ``shared``: the command goes into a file teammates read (see the module
+        docstring). ``host``: the hook dialect other than Claude Code's it answers
+        in (``--host codex``, :mod:`memdir.hooks.dialects`).
         """
         assignments, program = self._assignments(), self._program_text()
+        event, name = name, name + (f" --host {shlex.quote(host)}" if host else "")
         if not shared:
             # A shared file keeps the console script: its wrapper tests one executable.
             if self.hooks is not None and self.shell is None:
@@ -186,7 +189,7 @@ class Launch:
             parts.append(
                 f"elif command -v memdir >/dev/null 2>&1; then {profile}exec memdir hook {name};"
             )
-        missing = self._missing(f"hook {name} skipped")
+        missing = self._missing(f"hook {event} skipped")
         parts.append(f"else echo {shlex.quote(missing)} >&2; fi")
         return " ".join(parts)
 

@@ -71,7 +71,7 @@ from memdir.hosts.memory_tool_paths import VIRTUAL_ROOT, decode_note
 from memdir.model import MAX_NAME_CHARS, Memory, MemoryType, Scope, plain_line
 from memdir.storage import sidecar
 from memdir.storage.codec import parse_memory, split_frontmatter
-from memdir.storage.store import MemoryStore, content_version
+from memdir.storage.store import MemoryStore, WriteResult, content_version
 
 if TYPE_CHECKING:
     from anthropic.lib.tools import BetaAbstractMemoryTool
@@ -131,6 +131,7 @@ class MemoryToolBackend(MovingNotes):
         self.scope = self.store.scope
         self.default_type = MemoryType(default_type)
         self._foreign = self.store.excluded
+        self._held: str | None = None  # why this command's write awaits review, if it does
 
     @property
     def memory_root(self) -> Path:
@@ -155,13 +156,16 @@ class MemoryToolBackend(MovingNotes):
                 is_error=True,
             )
         try:
+            self._held = None
             with provenance(route="memory-tool"):  # the history names the route of each change
-                held = name in _CHANGES and self.store.review_held()
+                # A delete or rename is judged before it runs; a write, by what it writes.
+                before = self.store.hold_reason() if name in _CHANGES else None
                 text = handler(command)
-            if held:
+            reason = self._held or before
+            if reason:
                 text += (
-                    " This change awaits the user's review: it is not in memory until they "
-                    "approve it (`memdir review approve`)."
+                    f" This change awaits the user's review ({reason}): it is not in memory "
+                    "until they approve it (`memdir review approve`)."
                 )
             return MemoryToolResult(text=text)
         except MemdirError as exc:
@@ -260,9 +264,9 @@ class MemoryToolBackend(MovingNotes):
         memory, complete = self._derive(rel, file_text)
         try:
             if complete and rel.endswith(".md"):
-                self.store.write_text(rel, file_text, expected_version="")
+                self._wrote(self.store.write_text(rel, file_text, expected_version=""))
             else:
-                self.store.write_note(rel, file_text, memory, expected_version="")
+                self._wrote(self.store.write_note(rel, file_text, memory, expected_version=""))
         except Conflict:
             raise MemoryExists(
                 f"File {path} already exists",
@@ -370,12 +374,12 @@ class MemoryToolBackend(MovingNotes):
         if sidecar.exists(target):
             memory = sidecar.load_memory("", path=target)
             memory = replace(memory, updated=dt.date.today())
-            self.store.write_note(rel, new_text, memory, expected_version=version)
+            self._wrote(self.store.write_note(rel, new_text, memory, expected_version=version))
             return
         current = self._memory_of(rel, data)
         if current is not None:
             try:
-                self.store.write_text(rel, new_text, expected_version=version)
+                self._wrote(self.store.write_text(rel, new_text, expected_version=version))
                 return
             except InvalidMemory:
                 # The edit broke the frontmatter: the text is kept as written, and the
@@ -383,8 +387,12 @@ class MemoryToolBackend(MovingNotes):
                 memory = replace(current, updated=dt.date.today())
         else:
             memory, _ = self._derive(rel, new_text)
-        self.store.write_note(rel, new_text, memory, expected_version=version)
+        self._wrote(self.store.write_note(rel, new_text, memory, expected_version=version))
 
+    def _wrote(self, result: WriteResult) -> None:
+        """Note why a write was held for review (what the reply then says), if it was."""
+        if result.pending is not None:
+            self._held = result.held_because or self._held
 
 def _name_from(rel: str) -> str:
     stem = re.sub(r"[_\-\s.]+", " ", PurePosixPath(rel).stem)

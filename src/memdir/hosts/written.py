@@ -8,7 +8,9 @@ exactly one of the forms :class:`~memdir.hosts.launch.Launch` writes
 (settings in front, memdir's argv, its arguments; or the shared wrapper
 around them; or a bare ``memdir`` from earlier versions), and then as an
 argv list with no shell in between (:meth:`Written.resolve` plays the
-wrapper's ``if``). Anything else reads as None.
+wrapper's ``if``). Anything else reads as None. The same reading tells the
+installers which entries they wrote themselves (:func:`served_project`: the
+per-project Codex tables of earlier versions, which an install migrates).
 """
 
 from __future__ import annotations
@@ -21,11 +23,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Resolved", "Written", "read_hook_command", "read_server_entry"]
+__all__ = ["Resolved", "Written", "read_hook_command", "read_server_entry", "served_project"]
 
 _NAMES = frozenset({"PYTHONPATH", "MEMDIR_HOME", "MEMDIR_CONFIG", "MEMDIR_PROFILE"})
 _ASSIGNMENT = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.DOTALL)
 _HOOK_NAME = re.compile(r"^[a-z][a-z-]*$")
+_HOST = re.compile(r"^[a-z]+$")
 _PROFILE_DEFAULT = re.compile(r"^\$\{MEMDIR_PROFILE:-([a-z]+)\}$")
 _FALLBACK = "elif command -v memdir >/dev/null 2>&1; then "
 _SHARED_HOOK = re.compile(
@@ -142,9 +145,14 @@ def _is_launcher(words: list[str]) -> bool:
 
 
 def _hook_args(words: list[str]) -> tuple[str, ...] | None:
+    """``hook <name>`` and the options memdir's installers write: ``--model``, then a
+    host's dialect, ``--host <host>``."""
     if len(words) < 2 or words[0] != "hook" or not _HOOK_NAME.match(words[1]):
         return None
-    if words[2:] not in ([], ["--model"]):
+    rest = words[2:]
+    if len(rest) >= 2 and rest[-2] == "--host" and _HOST.match(rest[-1]):
+        rest = rest[:-2]
+    if rest not in ([], ["--model"]):
         return None
     return tuple(words)
 
@@ -266,3 +274,15 @@ def _read_shared_server(script: str, rest: list[str]) -> Written | None:
         shared=shared.group("fallback") is not None,
         message=message[0],
     )
+
+
+def served_project(entry: object) -> str | None:
+    """The ``--project`` folder of an MCP server entry memdir wrote for one project, else
+    None (another program's entry, or memdir's serving the folder it starts in)."""
+    written = read_server_entry(entry)
+    if written is None:
+        return None
+    args = list(written.args)
+    if "--project" not in args[:-1]:
+        return None
+    return args[args.index("--project") + 1]

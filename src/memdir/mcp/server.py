@@ -1,6 +1,7 @@
 """memdir's MCP server: thin, typed tools over the memdir API.
 
-:func:`build_server` returns an :class:`~mcp.server.mcpserver.MCPServer` whose
+:func:`build_server` returns a :class:`MemdirServer` (the SDK's
+:class:`~mcp.server.mcpserver.MCPServer`, with memdir's argument errors) whose
 lifespan opens the project's :class:`~memdir.api.Memdir` once into a typed
 :class:`~memdir.mcp.context.MemdirContext`, and registers the tools of
 :mod:`memdir.mcp.tools` (each a typed function making one call into memdir;
@@ -14,6 +15,11 @@ Resources: ``memdir://index/private`` and ``memdir://index/team`` (the two
 MEMORY.md files). Prompt: ``memory``, the memory section of a system prompt
 in its ``tools='memdir'`` variant; served over HTTP it names no host path
 (the client is not on this machine), over stdio it keeps the absolute paths.
+
+:meth:`MemdirServer.serve_lines` runs one connection on the SDK's stdio
+transport over line files memdir hands it (not the process's own stdin and
+stdout): :mod:`memdir.mcp.stdio` feeds it, and :mod:`memdir.mcp.recording`
+records its answers there without opening any memory.
 """
 
 from __future__ import annotations
@@ -23,10 +29,13 @@ import uuid
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, Protocol, cast
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.runner import serve_dual_era_loop
+from mcp.server.stdio import stdio_server
 from pydantic import ValidationError
 
 from memdir import __version__
@@ -37,7 +46,29 @@ from memdir.mcp.context import MemdirContext, MemdirCtx, state_of
 from memdir.mcp.tools import TOOL_NAMES, TOOLS
 from memdir.model import Scope
 
-__all__ = ["TOOL_NAMES", "MemdirContext", "argument_errors", "build_server"]
+__all__ = [
+    "TOOL_NAMES",
+    "MemdirContext",
+    "MemdirServer",
+    "ReadsLines",
+    "WritesLines",
+    "argument_errors",
+    "build_server",
+]
+
+
+class ReadsLines(Protocol):
+    """What :meth:`MemdirServer.serve_lines` reads: one line a call, ``""`` at the end."""
+
+    def readline(self) -> str: ...
+
+
+class WritesLines(Protocol):
+    """What :meth:`MemdirServer.serve_lines` writes its answers to."""
+
+    def write(self, text: str, /) -> int: ...
+
+    def flush(self) -> None: ...
 
 
 def build_server(
@@ -46,7 +77,7 @@ def build_server(
     home: str | Path | None = None,
     profile: str | None = None,
     env: Mapping[str, str] | None = None,
-) -> MCPServer[MemdirContext]:
+) -> MemdirServer:
     """The MCP server for the project containing ``project``; nothing opens until it runs."""
     holder: dict[str, MemdirContext] = {}
     environ = os.environ if env is None else env
@@ -61,10 +92,14 @@ def build_server(
         )
         holder["state"] = state
         # A long-lived server embeds the store (hybrid search) while it waits for calls.
-        memdir.embed_in_background()
+        # Counting what is missing first brings the search index up to date here: a
+        # search that came in while the embedding thread caught the index up found
+        # nothing. On stdio the host's first answers went out before this runs.
+        if memdir.vectors_missing():
+            memdir.embed_in_background()
         yield state
 
-    server: MCPServer[MemdirContext] = _MemdirServer(
+    server = MemdirServer(
         "memdir",
         version=__version__,
         instructions="Persistent, file-based memory for this project. Call view with no "
@@ -118,7 +153,7 @@ def _add_prompt(server: MCPServer[MemdirContext]) -> None:
     server.prompt(name="memory", title="memdir memory prompt")(memory)
 
 
-class _MemdirServer(MCPServer[MemdirContext]):
+class MemdirServer(MCPServer[MemdirContext]):
     """The SDK's server, with argument errors an agent can act on."""
 
     async def call_tool(
@@ -136,3 +171,28 @@ class _MemdirServer(MCPServer[MemdirContext]):
             tool = self._tool_manager.get_tool(name)
             schema = tool.parameters if tool is not None else {}
             raise ToolError(argument_errors(name, cause, schema)) from cause
+
+    async def serve_lines(
+        self, inbox: ReadsLines, outbox: WritesLines, *, lifespan: bool = True
+    ) -> None:
+        """Serve one connection: JSON-RPC lines read from ``inbox``, answers written to ``outbox``.
+
+        The SDK's own stdio transport parses and writes the lines, as on the
+        process's stdin and stdout. Without ``lifespan`` nothing is opened: the
+        requests that need no memory (the handshake, the lists) are answered as
+        they would be by a running server.
+        """
+        lowlevel = self._lowlevel_server
+        options = lowlevel.create_initialization_options()
+        # anyio wraps any object with the methods the transport calls.
+        stdin = anyio.wrap_file(cast("IO[str]", inbox))
+        stdout = anyio.wrap_file(cast("IO[str]", outbox))
+        async with stdio_server(stdin, stdout) as (read, write):
+            if lifespan:
+                await lowlevel.run(read, write, options)
+                return
+            # No lifespan, so no MemdirContext: the list handlers never read it.
+            state = cast(MemdirContext, None)
+            await serve_dual_era_loop(
+                lowlevel, read, write, lifespan_state=state, init_options=options
+            )

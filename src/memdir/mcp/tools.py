@@ -54,9 +54,15 @@ _ROOT_NAMES = frozenset({"", ".", "./", "/"})
 _SEARCH_KINDS = ("memory", "log")
 
 _AWAITS = (
-    "{what} awaits the user's review ({scope} memory is in manual review mode): it is not "
+    "{what} awaits the user's review ({why}): it is not "
     "in memory until they approve it with `memdir review approve`. Do not write it again."
 )
+
+
+def _awaits(named: str, plain: str, scope: str, why: str | None) -> str:
+    """What the agent is told of a change kept for review; a screened one is not quoted."""
+    why = why or f"{scope} memory is in manual review mode"
+    return _AWAITS.format(what=plain if why.startswith("screened:") else named, why=why)
 
 
 def _shown(record: MemoryRecord) -> str:
@@ -122,9 +128,13 @@ def _check_range(start: int, end: int | None) -> None:
 
 
 def _view_index(mem: Memdir) -> str:
-    parts = [f"# MEMORY.md (private)\n\n{mem.private.read_index().strip() or '(empty)'}"]
+    from memdir.screening.fences import fence_safe  # a description cannot forge a fence
+
+    private = fence_safe(mem.private.read_index().strip())
+    parts = [f"# MEMORY.md (private)\n\n{private or '(empty)'}"]
     if mem.team_enabled:
-        parts.append(f"# team/MEMORY.md (team)\n\n{mem.team.read_index().strip() or '(empty)'}")
+        team = fence_safe(mem.team.read_index().strip())
+        parts.append(f"# team/MEMORY.md (team)\n\n{team or '(empty)'}")
     return "\n\n".join(parts) + "\n"
 
 
@@ -282,7 +292,9 @@ def write(
     text = f"{verb} {record.scope.value} memory {record.name!r} in {_shown(record)}; index updated."
     warnings = list(result.warnings)
     if result.pending is not None:
-        text = _AWAITS.format(what=f"Your write of {record.name!r}", scope=record.scope.value)
+        text = _awaits(
+            f"Your write of {record.name!r}", "Your write", record.scope.value, result.held_because
+        )
     else:
         from memdir.recall.index_budget import overflow_warning
 
@@ -330,7 +342,9 @@ def edit(
     store = mem.store(record.scope)
     result = store.write(memory, file=record.file, expected_version=record.version)
     if result.pending is not None:
-        return _AWAITS.format(what=f"Your edit of {_shown(record)}", scope=record.scope.value)
+        return _awaits(
+            f"Your edit of {_shown(record)}", "Your edit", record.scope.value, result.held_because
+        )
     return f"Edited {_shown(record)}: 1 replacement."
 
 
@@ -362,7 +376,7 @@ def delete(ctx: MemdirCtx, path: RefArg, scope: ScopeArg | None = None) -> str:
     held = store.review_held()
     store.delete(record.file, expected_version=record.version)
     if held:
-        return _AWAITS.format(what=f"Deleting {_shown(record)}", scope=record.scope.value)
+        return _awaits(f"Deleting {_shown(record)}", "Deleting", record.scope.value, None)
     kept = "kept in memdir's history" if mem.history_db is not None else "moved to the trash"
     return (
         f"Deleted {_shown(record)} ({kept}: `memdir restore {record.name}` brings it back); "

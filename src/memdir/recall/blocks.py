@@ -5,7 +5,9 @@ type and age in the header, a staleness note when it is over a day old, what
 the drift checker found about the paths and symbols it names, then its body
 capped at a line boundary (:func:`cap_body`, within ``recall_max_lines`` /
 ``recall_max_bytes``) with a note saying where the rest is. Whatever a memory
-says, :func:`fence_safe` keeps it from closing its fence or opening a forged one.
+says, :func:`fence_safe` keeps it from closing its fence or opening a forged one
+(it lives with the screening rules, :mod:`memdir.screening.fences`, so that every
+prompt that quotes memory text, the session start's index too, can use it).
 A :class:`Candidate` is what selection sees of one memory, a :class:`RecallItem`
 one block and what it cost; a :class:`RecallResult` joins them under one heading
 with the drift caveat, or says why there are none (:class:`SkipReason`).
@@ -19,6 +21,7 @@ from enum import StrEnum
 
 from memdir.kinds import MemoryType, Scope
 from memdir.recall.context_budget import text_length
+from memdir.screening.fences import fence_safe
 from memdir.utils.records import record
 
 # Not typing.TYPE_CHECKING: blocks are rendered in the fresh process of a prompt's hook.
@@ -234,19 +237,6 @@ def _escape(text: str) -> str:
     """``html.escape(text, quote=True)``, without loading ``html``'s entity table per prompt."""
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return text.replace('"', "&quot;").replace("'", "&#x27;")
-
-
-_FENCE_TAG = r"(?i)<(?=[ \t]*/?[ \t]*memory\b)"
-
-
-def fence_safe(text: str) -> str:
-    """``text`` with every ``<memory`` and ``</memory`` written ``&lt;…``: it cannot
-    close the fence it sits in or open a forged one (a body is data, whoever wrote it)."""
-    if "<" not in text:
-        return text
-    import re  # compiled once per process, by the first block shown
-
-    return re.sub(_FENCE_TAG, "&lt;", text)
 
 
 def _show_command(file: str, scope: Scope) -> str:

@@ -50,7 +50,7 @@ def fit_lines(
     lines: Sequence[str],
     budget: int,
     *,
-    rank: Callable[[int], tuple[float, int]] | None = None,
+    rank: Callable[[int], tuple[float, ...]] | None = None,
     max_count: int | None = None,
 ) -> LineFit:
     """The lines of ``lines`` that fit in ``budget`` code units, joined by newlines.

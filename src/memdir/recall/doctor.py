@@ -5,11 +5,19 @@ sometimes stop after one. doctor compares each scope's files with its index
 and reports orphan files, dangling pointers, duplicate lines, over-long
 lines, entries that truncation would drop, unparseable files, missing or
 unknown types, memories in a scope they do not belong to, and (on request)
-memories whose claims about the code have drifted. A ``[[name]]`` link to a
-memory not written yet is listed for information (``unwritten-link``): Claude
-Code's own prompt asks for such links, so it never makes the report fail.
+memories whose claims about the code have drifted. A pinned memory whose
+index line a session start leaves out all the same (the pinned lines alone
+exceed its room, or the client loads the index itself) is a finding too. A
+``[[name]]`` link to a memory not written yet is listed for information
+(``unwritten-link``): Claude Code's own prompt asks for such links, so it
+never makes the report fail.
 
-``fix=True`` repairs only the index: it adds missing lines, drops dangling
+A memory folder (or index) memdir cannot write is a finding too
+(``read-only``): agents told to save there would fail at every write. Each
+finding carries the step that settles it (:attr:`Finding.fix`).
+
+``fix=True`` repairs only the index: it adds missing lines (for files that
+parse: a file memdir cannot read gets no line), drops dangling
 and duplicate ones, and shortens long ones. It never deletes, moves or
 rewrites a memory file. The repair runs under the scope's lock and reads the
 folder and the index again inside it, so a memory written meanwhile is never
@@ -22,8 +30,10 @@ root record are checked by :mod:`memdir.recall.state_check`.
 A drift check records its result per memory (:mod:`memdir.recall.freshness`).
 With ``notices``, the report also counts what waits for a person, each with
 the command that settles it: agents' changes awaiting review, memories that
-expired, memories whose check against the code failed or is old. These are
-information, never a failure.
+expired (or left unused), memories whose check against the code failed or is
+old, the index entries a session start leaves out (``memdir prompt
+--left-out`` lists them), and team memory synced without a git identity (its
+commits then carry a stand-in author). These are information, never a failure.
 """
 
 from __future__ import annotations
@@ -49,7 +59,9 @@ from memdir.recall.freshness import (
     read_checks,
     record_checks,
 )
-from memdir.recall.index_budget import hidden_files
+from memdir.recall.index_budget import hidden_files, pins_lift
+from memdir.recall.index_fit import LEFT_OUT_COMMAND
+from memdir.recall.start_index import StartView, start_view
 from memdir.recall.state_check import StateFinding, check_state
 from memdir.recall.team_index import left_out
 from memdir.storage.codec import memory_from_fields, read_frontmatter_head
@@ -82,6 +94,29 @@ class Problem(StrEnum):
     TEMP_FILE = "temp-file"  # left by a writer killed mid-write
     UNWRITTEN_LINK = "unwritten-link"  # a [[name]] no memory answers to yet: information
     NOT_AN_ENTRY = "not-an-entry"  # a team index line that is no entry: kept out of prompts
+    PINNED_LEFT_OUT = "pinned-left-out"  # pinned, yet its line does not reach session start
+    READ_ONLY = "read-only"  # a memory folder or index memdir cannot write
+
+
+# The step that settles each kind of finding, for a person reading the report.
+_FIXES = {
+    Problem.ORPHAN: "memdir doctor --fix adds its index line",
+    Problem.DANGLING: "memdir doctor --fix drops the line",
+    Problem.DUPLICATE: "memdir doctor --fix keeps one line",
+    Problem.LONG_LINE: "memdir doctor --fix shortens it",
+    Problem.TRUNCATED: "shorten or merge index lines, or pin it: memdir pin NAME",
+    Problem.UNPARSEABLE: "fix its frontmatter: memdir edit FILE (memdir rm FILE removes it)",
+    Problem.MISSING_TYPE: "add a type line: memdir edit FILE",
+    Problem.UNKNOWN_TYPE: "set type to user, feedback, project or reference: memdir edit FILE",
+    Problem.MISSING_FIELD: "add the missing line: memdir edit FILE",
+    Problem.WRONG_SCOPE: "move it to private memory, or change its type: memdir edit FILE",
+    Problem.DRIFT: "correct it (memdir edit FILE), or delete it (memdir rm FILE)",
+    Problem.TEMP_FILE: "memdir doctor --fix removes it",
+    Problem.UNWRITTEN_LINK: "write that memory, or drop the link",
+    Problem.NOT_AN_ENTRY: "make it a memory, or remove the line",
+    Problem.PINNED_LEFT_OUT: "unpin some (memdir unpin NAME) or shorten their index lines",
+    Problem.READ_ONLY: "make it writable (chmod u+w), or move the memory home (MEMDIR_HOME)",
+}
 
 
 _FIXABLE = {
@@ -113,6 +148,11 @@ class Finding:
     def info(self) -> bool:
         """Information only: the report is still ok."""
         return self.problem in _INFO
+
+    @property
+    def fix(self) -> str:
+        """The step that settles this finding (FILE: the finding's file)."""
+        return _FIXES[self.problem].replace("FILE", self.file or "FILE")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -177,7 +217,9 @@ def _file_findings(store: MemoryStore, records: list[MemoryRecord]) -> list[Find
     return out
 
 
-def _index_findings(store: MemoryStore, files: set[str]) -> list[Finding]:
+def _index_findings(store: MemoryStore, files: set[str], readable: set[str]) -> list[Finding]:
+    """The index against the files: ``files`` exist, ``readable`` also parse (only those
+    are orphans: a file memdir cannot read gets no index line from a fix)."""
     text, scope = store.read_index(), store.scope
     entries = parse_entries(text)
     out: list[Finding] = []
@@ -201,7 +243,7 @@ def _index_findings(store: MemoryStore, files: set[str]) -> list[Finding]:
                     message="is listed in the index but does not exist",
                 )
             )
-    for file in sorted(files - set(counts)):
+    for file in sorted(readable - set(counts)):
         out.append(
             Finding(
                 problem=Problem.ORPHAN,
@@ -226,16 +268,57 @@ def _index_findings(store: MemoryStore, files: set[str]) -> list[Finding]:
 
 
 def _truncation_findings(store: MemoryStore, text: str) -> list[Finding]:
+    # A pinned entry past the limits still loads (but where the client loads the index).
     return [
         Finding(
             problem=Problem.TRUNCATED,
             scope=store.scope,
             file=file,
             message="is past the index's load limits: agents will not see this entry "
-            "(shorten or merge index lines)",
+            "(shorten or merge index lines, or pin it: `memdir pin NAME`)",
         )
-        for file in hidden_files(text, store.settings)
+        for file in hidden_files(text, store.settings, pinned=pins_lift(store))
     ]
+
+
+def _pin_findings(view: StartView | None) -> list[Finding]:
+    """Pinned memories whose index line a session start leaves out all the same."""
+    if view is None:
+        return []
+    out = []
+    for entry in view.pinned_left_out:
+        if view.client_loads and entry.scope == Scope.PRIVATE.value:
+            why = (
+                "the client loads this MEMORY.md itself and knows nothing of pins: move its "
+                "line up, within the load limits"
+            )
+        else:
+            why = (
+                f"the pinned entries alone exceed what a session start holds "
+                f"({view.limit:,} characters): unpin some (`memdir unpin NAME`) or shorten "
+                "their index lines"
+            )
+        out.append(
+            Finding(
+                problem=Problem.PINNED_LEFT_OUT,
+                scope=Scope(entry.scope),
+                file=entry.file,
+                message=f"is pinned, yet its index line is left out of the session start: {why}",
+            )
+        )
+    return out
+
+
+def _start_view(memdir: ProjectMemory) -> StartView | None:
+    """What a session start shows now (None: memory is off, or it cannot be worked out)."""
+    if not memdir.enabled:
+        return None
+    try:
+        return start_view(
+            memdir.settings, memdir.layout, memdir.env, team_enabled=memdir.team_enabled
+        )
+    except (MemdirError, OSError):
+        return None  # an unreadable index: the scope's own findings say why
 
 
 def _hook_for(store: MemoryStore, file: str, records: dict[str, MemoryRecord]) -> tuple[str, str]:
@@ -344,10 +427,27 @@ def _examine(store: MemoryStore) -> tuple[list[Finding], list[MemoryRecord]]:
         for p in scan.problems
     ]
     findings += _file_findings(store, records)
-    findings += _index_findings(store, set(scan.files))
+    findings += _index_findings(store, set(scan.files), {r.file for r in records})
+    findings += _write_findings(store)
     if store.scope is Scope.TEAM:
         findings += _left_out_findings(store)
     return findings, records
+
+
+def _write_findings(store: MemoryStore) -> list[Finding]:
+    """The scope's folder and index, when memdir (and so an agent) cannot write them."""
+    for path, what in ((store.root, "folder"), (store.index_path, "index")):
+        if path.exists() and not os.access(path, os.W_OK):  # a read-only folder says it all
+            return [
+                Finding(
+                    problem=Problem.READ_ONLY,
+                    scope=store.scope,
+                    file=None if what == "folder" else path.name,
+                    message=f"the {store.scope.value} memory {what} is read-only ({path}): "
+                    "no memory can be saved there",
+                )
+            ]
+    return []
 
 
 def _left_out_findings(store: MemoryStore) -> list[Finding]:
@@ -445,20 +545,26 @@ def diagnose(
     if checker is not None:
         every = {f"{r.scope.value}:{r.file}" for _, records in examined for r in records}
         forget_missing(memdir.layout.state_dir, every)
-    found = tuple(notices(memdir)) if attention else ()
+    view = _start_view(memdir)
+    findings += _pin_findings(view)
+    found = tuple(notices(memdir, view=view)) if attention else ()
     return DoctorReport(findings=tuple(findings), notices=found, state=tuple(state))
 
 
 _NAMED = 5
 
 
-def notices(memdir: ProjectMemory, *, now: float | None = None) -> list[Notice]:
-    """What waits for a person: reviews, expired memories, checks to redo."""
+def notices(
+    memdir: ProjectMemory, *, now: float | None = None, view: StartView | None = None
+) -> list[Notice]:
+    """What waits for a person: reviews, expired memories, checks to redo, and (given
+    the session start's ``view``) the index entries a session start leaves out."""
     from memdir.history.pending import pending_count
 
     now = time.time() if now is None else now
     waiting = pending_count(memdir)
     gone = expired(memdir)
+    left = view.left_out if view is not None else ()
     due = needs_recheck(
         read_checks(memdir.layout.state_dir), now=now, max_age_days=memdir.settings.freshness_days
     )
@@ -483,5 +589,52 @@ def notices(memdir: ProjectMemory, *, now: float | None = None) -> list[Notice]:
             fix="memdir doctor --drift checks them again; memdir verify NAME after reading",
             items=tuple(f"{c.ref}: {describe(c, now)}" for c in due[:_NAMED]),
         ),
+        *_identity_notice(memdir),
+        Notice(
+            kind="left-out",
+            count=len(left),
+            message=f"{len(left)} index entr{'y is' if len(left) == 1 else 'ies are'} left "
+            "out of the session start (agents see them only by searching)",
+            fix=f"{LEFT_OUT_COMMAND} lists them; memdir pin NAME loads one at every start",
+            items=tuple(entry.ref for entry in left[:_NAMED]),
+        ),
     ]
     return [notice for notice in found if notice.count]
+
+
+def _identity_notice(memdir: ProjectMemory) -> list[Notice]:
+    """Team memory synced through git with no git identity to author its commits."""
+    team = memdir.layout.team_dir
+    if not (team / ".git").exists() or _git_identity(team):
+        return []
+    return [
+        Notice(
+            kind="git-identity",
+            count=1,
+            message="team sync commits carry a stand-in author (memdir on this host): git has "
+            "no user.name and user.email here",
+            fix='git config --global user.name "Your Name" and git config --global '
+            "user.email you@example.com",
+        )
+    ]
+
+
+def _git_identity(folder: Path) -> bool:
+    """Whether git, run in ``folder``, knows who authors a commit (name and email)."""
+    import subprocess
+
+    for key in ("user.name", "user.email"):
+        try:
+            done = subprocess.run(
+                ["git", "config", "--get", key],
+                cwd=folder,
+                capture_output=True,
+                text=True,
+                timeout=10,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return True  # git cannot answer: nothing to say about its identity
+        if done.returncode != 0 or not done.stdout.strip():
+            return False
+    return True

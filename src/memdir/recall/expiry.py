@@ -4,10 +4,16 @@ A memory expires when its ``review_after`` date has passed (and it was not
 verified since), or when it is older than its type's ``expire_<type>_days``
 (0, the default, never): :func:`expired` lists them for ``memdir review``
 ("expired: re-validate or delete") and ``memdir doctor``; nothing is ever
-deleted for it. :func:`verify` is the re-validation: it checks the memory
-against the code (recording the check, :mod:`memdir.recall.freshness`) and,
-when every path and symbol it names still exists, stamps ``verified`` today,
-which ends an expiry by age or by ``review_after``.
+deleted for it. With ``unused_review_days`` (0, the default, never) a memory
+no session recalled, read or changed (:mod:`memdir.history.used`), and no
+rule of which fired, in that many days is listed alongside, with the reason
+"unused for N days"; N never counts days before the memory's last change, nor
+before the use log began (a log younger than the setting offers none).
+
+:func:`verify` is the re-validation: it checks the memory against the code
+(recording the check, :mod:`memdir.recall.freshness`) and, when every path
+and symbol it names still exists, stamps ``verified`` today, which ends an
+expiry by age or by ``review_after``.
 """
 
 from __future__ import annotations
@@ -17,8 +23,10 @@ import time
 from dataclasses import replace
 
 from memdir.config import Settings
+from memdir.enforcement.rule_firings import read_firings
 from memdir.errors import MemoryNotFound
 from memdir.history.project import ProjectMemory
+from memdir.history.used import last_uses, log_began
 from memdir.kinds import memory_ref
 from memdir.model import MemoryRecord, MemoryType, Scope
 from memdir.recall.age import age_of
@@ -50,17 +58,61 @@ def expiry_days(settings: Settings, kind: MemoryType | None) -> float:
     return float(getattr(settings, f"expire_{kind.value}_days", 0.0))
 
 
-def expired(memdir: ProjectMemory, *, today: dt.date | None = None) -> list[Expired]:
-    """Memories past their ``review_after`` date or their type's expiry, both scopes."""
+def expired(
+    memdir: ProjectMemory, *, today: dt.date | None = None, now: float | None = None
+) -> list[Expired]:
+    """Memories past their ``review_after`` date or their type's expiry, and (with
+    ``unused_review_days``) those no session used in that many days, both scopes."""
     today = today or dt.date.today()
+    unused = _Unused.of(memdir, time.time() if now is None else now)
     out = []
     for found in memdir.list():
         reason = _expiry(memdir.settings, found, today)
+        if reason is None and unused is not None:
+            reason = unused.reason(found, today)
         if reason is not None:
             out.append(
                 Expired(scope=found.scope, file=found.file, name=found.memory.name, reason=reason)
             )
     return out
+
+
+class _Unused:
+    """When each memory was last used (recalled, read, changed, its rule fired), for the
+    review of those left unused; never further back than the use log goes."""
+
+    def __init__(self, days: float, now: float, began: float, last: dict[str, float]) -> None:
+        self.days = days
+        self.now = now
+        self.began = began
+        self.last = last
+
+    @classmethod
+    def of(cls, memdir: ProjectMemory, now: float) -> _Unused | None:
+        days = memdir.settings.unused_review_days
+        began = log_began(memdir.layout) if days > 0 else None
+        if began is None:
+            return None  # off, or nothing recorded yet: no memory can be said unused
+        last: dict[str, float] = {}
+        for ref, use in last_uses(memdir.layout, env=memdir.env).items():
+            if use.used is not None:
+                last[ref] = use.used.t
+        for firing in read_firings(str(memdir.layout.state_dir)):
+            ref = str(firing.get("ref"))
+            last[ref] = max(last.get(ref, 0.0), float(firing["t"]))
+        return cls(days, now, began, last)
+
+    def reason(self, found: MemoryRecord, today: dt.date) -> str | None:
+        """``unused for N days ...`` when ``found`` went unused past the setting."""
+        changed = age_of(found.memory, mtime=found.mtime, today=today).days
+        since = max(self.last.get(memory_ref(found.scope, found.file), 0.0), self.began)
+        idle = int(min(changed, (self.now - since) / 86_400))
+        if idle <= self.days:
+            return None
+        return (
+            f"unused for {idle} days: no session recalled, read or changed it, and no rule "
+            f"of it fired (memories unused for {self.days:g} days are offered for review)"
+        )
 
 
 def _expiry(settings: Settings, found: MemoryRecord, today: dt.date) -> str | None:

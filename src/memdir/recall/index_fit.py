@@ -1,41 +1,79 @@
 """The index part of a memory prompt: ``MEMORY.md`` read, cut to its limits, fitted to a budget.
 
-:func:`index_block` is an index as every prompt shows it (cut to the load
-limits, :func:`memdir.storage.memory_index.truncate_index`); :func:`fit_index_block`
-is the same within a hook's budget, where whole lines give way, the most
-recently changed memories kept (:func:`index_shape` ranks them by their
-file's last change). :func:`read_index` reads an index, never through a link.
+:func:`index_block` is an index as the load limits cut it
+(:func:`memdir.storage.memory_index.truncate_index`: the first lines, with a
+warning). :func:`fit_index_block` is the index as memdir's prompts show it:
+within a hook's budget (or the load limits alone), whole lines give way, in
+this order of keeping: the lines of pinned memories (``pinned: true``), then
+notes and headings, then the most recently changed memories (within a budget)
+or the first ones (the load limits alone), all shown in the index's own order.
+Whenever entries are left out, one line says how many, that
+``memdir prompt --left-out`` lists them, and where the full index is; when the
+pinned lines alone do not fit, the same line says so.
+
+:func:`index_shape` tells the fitting, per entry, when its memory last changed
+and whether it is pinned: one ``open`` per file, read only when not every line
+fits. :func:`shown_entries` reads back which memories' lines a prompt text
+holds. :func:`read_index` reads an index, never through a link.
 
 The session-start hook runs this on every session start, with indexes of a
 thousand lines: this module imports neither ``typing`` nor ``pathlib``, and
-ranks the entries with plain path strings (one ``stat`` each).
+reads the entries with plain path strings.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 
 from memdir.errors import MemdirError, UnsafePath
+from memdir.kinds import memory_ref
 from memdir.recall.context_budget import fit_lines, text_length
 from memdir.storage.fs import read_bytes_nofollow
-from memdir.storage.memory_index import INDEX_NAME, entry_files, truncate_index
+from memdir.storage.memory_index import INDEX_NAME, Truncation, entry_files, truncate_index
 from memdir.utils.records import record
 
 TYPE_CHECKING = False  # not typing's: the session-start hook loads this module
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
     from pathlib import Path
 
-__all__ = ["IndexShape", "fit_index_block", "index_block", "index_shape", "read_index"]
+__all__ = [
+    "LEFT_OUT_COMMAND",
+    "PRIVATE_HEADING",
+    "TEAM_HEADING",
+    "IndexShape",
+    "fit_index_block",
+    "index_block",
+    "index_shape",
+    "read_index",
+    "shown_entries",
+]
+
+LEFT_OUT_COMMAND = "memdir prompt --left-out"
+"""The command that lists the index entries a session start leaves out."""
+PRIVATE_HEADING = "Private MEMORY.md"
+TEAM_HEADING = "Team MEMORY.md (shared with your teammates)"
+# Where each index heading a prompt uses puts its entries.
+_HEADING_SCOPES = {
+    f"## {INDEX_NAME}": "private",
+    f"## {PRIVATE_HEADING}": "private",
+    f"## {TEAM_HEADING}": "team",
+}
+# How much of a memory file is read to find ``pinned:`` in its frontmatter.
+_HEAD_BYTES = 8192
+_TRUE_WORDS = ("true", "yes", "on")
 
 
 @record
 class IndexShape:
-    """What the budget needs to know of an index beyond its text: where it is, and how
-    recently each entry's memory changed (a file name to a sortable number)."""
+    """What the budget needs to know of an index beyond its text: where it is, how
+    recently each entry's memory changed (a file name to a sortable number), and
+    whether it is pinned (None: no entry is)."""
 
     path: Path
     rank: Callable[[str], float]
+    pinned: Callable[[str], bool] | None = None
 
 
 def index_block(heading: str, raw: str | None, *, max_lines: int, max_chars: int) -> str:
@@ -51,70 +89,149 @@ def fit_index_block(
     raw: str | None,
     *,
     shape: IndexShape | None,
-    budget: int,
-    limit: int,
+    budget: int | None,
+    limit: int | None,
     max_lines: int,
     max_chars: int,
 ) -> str:
-    """The index block within ``budget`` code units, whole lines only.
+    """The index block within ``budget`` code units (None: the load limits alone), whole
+    lines only.
 
-    The load limits still hold (``max_lines``, ``max_chars``, and their warning), but
-    the lines kept are chosen over the whole index: lines that are not entries
-    (headings, notes) first, then the most recently changed memories (``shape.rank``),
-    shown in the index's own order, with a line saying how many entries are left out.
+    The load limits hold (``max_lines``, ``max_chars``, and their warning). What they and
+    the budget leave out is chosen over the whole index: pinned memories' lines are kept
+    first, then lines that are not entries (headings, notes), then the most recently
+    changed memories (``shape.rank``; with no budget, the first lines), shown in the
+    index's own order, with a line saying how many entries are left out (``limit`` is
+    the context's size it names).
     """
     if raw is None or not raw.strip():
         return index_block(heading, raw, max_lines=max_lines, max_chars=max_chars)
     trimmed = raw.strip()
     truncation = truncate_index(trimmed, max_lines=max_lines, max_chars=max_chars)
     block = f"## {heading}\n\n{truncation.content}"  # what index_block gives
-    if text_length(block) <= budget:
+    if not truncation.truncated and (budget is None or text_length(block) <= budget):
         return block
-    lines = trimmed.split("\n")
     entries = entry_files(trimmed)
+    pointer = _Pointer(shape, limit if budget is not None else None)
+    if truncation.truncated:
+        cut = _as_cut(block, truncation, entries, shape, pointer, budget)
+        if cut is not None:
+            return cut
     warning = truncation.content.rsplit("\n\n", 1)[-1] if truncation.truncated else ""
-    where = f" is `{shape.path}`" if shape is not None else f" is {INDEX_NAME} in memory"
-    pointer = (
-        f"> {{n}} more {INDEX_NAME} entries are not shown (this context is limited to "
-        f"{limit:,} characters). The full index{where}: read it, or search memory, when "
-        "what you need is not above."
-    )
-    reserve = text_length(f"## {heading}\n\n\n") + text_length(pointer) + 8
+    pinned = _pinned_positions(entries, shape)
+    reserve = text_length(f"## {heading}\n\n\n") + pointer.longest(len(entries), len(pinned)) + 8
     if warning:
         reserve += text_length(warning) + 2
-    room = min(max(budget - reserve, 0), max_chars)
-    scores = _scores(trimmed, lines, entries, shape, room, max_lines)
+    room = max_chars if budget is None else min(max(budget - reserve, 0), max_chars)
+    lines = trimmed.split("\n")
+    scores = _scores(lines, entries, pinned, shape, newest=budget is not None)
     fit = fit_lines(lines, room, rank=scores, max_count=max_lines)
-    omitted = len(entries) - sum(1 for position in fit.positions if position in entries)
-    tail = "\n".join(t for t in (warning and f"\n{warning}", pointer.format(n=omitted)) if t)
+    shown = set(fit.positions)
+    omitted = sum(1 for position in entries if position not in shown)
+    pinned_out = sum(1 for position in pinned if position not in shown)
+    note = pointer.line(omitted, pinned_out) if omitted else ""
+    tail = "\n".join(t for t in (warning and f"\n{warning}", note) if t)
     body = fit.text()
+    if not tail:
+        return f"## {heading}\n\n{body}"
     return f"## {heading}\n\n{body}\n{tail}" if body else f"## {heading}\n\n{tail}"
 
 
-def _scores(
-    text: str,
-    lines: list[str],
-    entries: dict[int, str],
+def _as_cut(
+    block: str,
+    truncation: Truncation,
+    entries: Mapping[int, str],
     shape: IndexShape | None,
-    room: int,
-    count: int,
-) -> Callable[[int], tuple[float, int]] | None:
-    """The rank of each line for :func:`fit_lines` (None when all of them fit: no ranking).
+    pointer: _Pointer,
+    budget: int | None,
+) -> str | None:
+    """The index as the load limits cut it (its first lines) with the pointer, when no
+    pinned line is past the cut and ``budget`` holds it (None: fit it otherwise). Only
+    the entries past the cut are read to find a pin."""
+    kept = len(truncation.content.rsplit("\n\n", 1)[0].split("\n"))
+    hidden = {position: file for position, file in entries.items() if position >= kept}
+    if _pinned_positions(hidden, shape):
+        return None
+    whole = f"{block}\n{pointer.line(len(hidden), 0)}" if hidden else block
+    return whole if budget is None or text_length(whole) <= budget else None
 
-    Notes and headings first; then the newest memories, the later line on a tie. Worked
-    out at once, a memory file's change time each (a list lookup per comparison).
+
+class _Pointer:
+    """The one line that says how many entries are left out, and how to see them."""
+
+    __slots__ = ("where", "why")
+
+    def __init__(self, shape: IndexShape | None, limit: int | None) -> None:
+        self.where = f" is `{shape.path}`" if shape is not None else f" is {INDEX_NAME} in memory"
+        self.why = (
+            "past the index's load limits"
+            if limit is None
+            else f"this context is limited to {limit:,} characters"
+        )
+
+    def line(self, omitted: int, pinned_out: int) -> str:
+        text = (
+            f"> {omitted} more {INDEX_NAME} entries are not shown ({self.why}); "
+            f"`{LEFT_OUT_COMMAND}` lists them. The full index{self.where}: read it, or "
+            "search memory, when what you need is not above."
+        )
+        if pinned_out:
+            text += (
+                f" The pinned entries alone exceed this room: {pinned_out} pinned "
+                f"entr{'y is' if pinned_out == 1 else 'ies are'} among those left out."
+            )
+        return text
+
+    def longest(self, entries: int, pinned: int) -> int:
+        """The length of the longest line this pointer can be for an index of ``entries``."""
+        return text_length(self.line(entries, pinned))
+
+
+def _pinned_positions(entries: Mapping[int, str], shape: IndexShape | None) -> set[int]:
+    """The positions of the entries whose memory is pinned."""
+    if shape is None or shape.pinned is None:
+        return set()
+    is_pinned = shape.pinned
+    return {position for position, file in entries.items() if is_pinned(file)}
+
+
+def _scores(
+    lines: list[str],
+    entries: Mapping[int, str],
+    pinned: set[int],
+    shape: IndexShape | None,
+    *,
+    newest: bool,
+) -> Callable[[int], tuple[float, float, int]]:
+    """The rank of each line for :func:`fit_lines`, worked out at once.
+
+    Pinned entries first, then (with ``newest``) notes and headings, then the newest
+    memories, the later line on a tie; without ``newest``, the rest in the index's order.
     """
-    if len(lines) <= max(count, 0) and text_length(text) <= room:  # text: the lines joined
-        return None  # what fit_lines keeps without asking: no file is looked at
-    rank = shape.rank if shape is not None else None
-    infinity = float("inf")
-    scores = [
-        (infinity, -position)
-        if (file := entries.get(position)) is None
-        else (rank(file) if rank is not None else 0.0, position)
-        for position in range(len(lines))
-    ]
+    rank = shape.rank if shape is not None and newest else None
+    scores: list[tuple[float, float, int]] = []
+    for position in range(len(lines)):
+        file = entries.get(position)
+        tier = 2.0 if position in pinned else (1.0 if file is None and newest else 0.0)
+        if not newest or file is None:  # in the index's order: the earlier line first
+            scores.append((tier, 0.0, -position))
+        else:
+            scores.append((tier, rank(file) if rank is not None else 0.0, position))
     return scores.__getitem__
+
+
+def shown_entries(text: str) -> list[tuple[str, str]]:
+    """The memories whose index lines ``text`` holds, in order: (ref, the line) for each
+    entry line under one of a prompt's index headings (refs: ``file.md``, ``team/file.md``)."""
+    found: list[tuple[str, str]] = []
+    scope: str | None = None
+    for line in text.split("\n"):
+        if line in _HEADING_SCOPES:
+            scope = _HEADING_SCOPES[line]
+        elif scope is not None and line.startswith("- ["):
+            for file in entry_files(line).values():
+                found.append((memory_ref(scope, file), line))
+    return found
 
 
 def read_index(directory: Path) -> str | None:
@@ -141,20 +258,73 @@ def read_index(directory: Path) -> str | None:
 
 
 def index_shape(directory: Path) -> IndexShape:
-    """An index's path, and its entries ranked by their memory file's last change."""
+    """An index's path, its entries ranked by their memory file's last change, and which
+    of them are pinned; each file is opened once, when first asked about."""
     base = os.fspath(directory)
     prefix = base if base.endswith("/") else f"{base}/"
+    known: dict[str, tuple[float, bool]] = {}
 
-    def changed(file: str) -> float:
-        target = file[1:-1] if file.startswith("<") and file.endswith(">") else file
-        # A plain name (nearly every entry) is joined here: _under is pathlib's join.
-        plain = "/" not in target and target not in ("", ".")
-        try:
-            return os.stat(prefix + target if plain else _under(base, target)).st_mtime
-        except (OSError, ValueError):
-            return 0.0  # a dangling pointer: the last to keep
+    def facts(file: str) -> tuple[float, bool]:
+        found = known.get(file)
+        if found is None:
+            found = known[file] = _file_facts(_entry_path(base, prefix, file))
+        return found
 
-    return IndexShape(path=directory / INDEX_NAME, rank=changed)
+    return IndexShape(
+        path=directory / INDEX_NAME,
+        rank=lambda file: facts(file)[0],
+        pinned=lambda file: facts(file)[1],
+    )
+
+
+def _entry_path(base: str, prefix: str, file: str) -> str | None:
+    """The path an entry's link names (None: none that can be opened)."""
+    target = file[1:-1] if file.startswith("<") and file.endswith(">") else file
+    if "\0" in target:
+        return None
+    # A plain name (nearly every entry) is joined here: _under is pathlib's join.
+    plain = "/" not in target and target not in ("", ".")
+    return prefix + target if plain else _under(base, target)
+
+
+def _file_facts(path: str | None) -> tuple[float, bool]:
+    """A memory file's last change, and whether its frontmatter says ``pinned: true``.
+
+    A dangling pointer is the last to keep (time 0). Opened without blocking, so that a
+    FIFO planted as an entry cannot hold the session start; only a regular file is read.
+    """
+    if path is None:
+        return 0.0, False
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError):
+        return 0.0, False
+    try:
+        info = os.fstat(fd)
+        regular = stat.S_ISREG(info.st_mode)
+        head = os.read(fd, _HEAD_BYTES) if regular else b""
+    except OSError:
+        return 0.0, False
+    finally:
+        os.close(fd)
+    return info.st_mtime, b"pinned" in head and _says_pinned(head)
+
+
+def _says_pinned(head: bytes) -> bool:
+    """Whether the frontmatter at the start of ``head`` holds ``pinned: true`` (at the top
+    level, or under Claude Code's ``metadata:``), read without the YAML parser."""
+    lines = head.decode("utf-8", "replace").removeprefix("\ufeff").split("\n")
+    if lines[0].strip() != "---":
+        return False
+    for line in lines[1:]:
+        stripped = line.strip()
+        if stripped == "---":
+            return False
+        key, colon, value = stripped.partition(":")
+        if colon and key.rstrip() == "pinned":
+            word = value.split(" #", 1)[0].strip().strip("\"'").lower()
+            return word in _TRUE_WORDS
+    return False
 
 
 def _under(base: str, name: str) -> str:

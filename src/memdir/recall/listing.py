@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from contextlib import AbstractContextManager
     from typing import Any, Literal, TypeAlias, TypeVar
 
+    from memdir.search.embeddings import Embedder
     from memdir.storage.paths import Layout
 
     _T = TypeVar("_T")
@@ -128,6 +129,17 @@ class Memories:
     def names(self) -> list[tuple[str, str]]:
         """Every memory's ref and name (what ``[[name]]`` links resolve against)."""
         raise NotImplementedError
+
+    def near(
+        self, query: str, embedder: Embedder, *, exclude: frozenset[str], budget: float
+    ) -> dict[str, float] | None:
+        """Each memory's cosine with ``query`` (ref -> cosine), or None without vectors.
+
+        Memories without a vector are embedded first, for at most ``budget`` seconds;
+        those still without one are left out. Only an index that keeps vectors (the
+        catalog) answers.
+        """
+        return None
 
     def entries(self, refs: Sequence[str]) -> list[ManifestEntry]:
         """The entries of ``refs`` that exist, in the order given."""
@@ -213,6 +225,21 @@ class IndexedMemories(Memories):
         where, params = self._where(frozenset())
         sql = "SELECT d.id, d.title FROM docs d WHERE d.kind = 'memory'" + where
         return [(ref, title) for ref, title in self.conn.execute(sql, params)]
+
+    def near(
+        self, query: str, embedder: Embedder, *, exclude: frozenset[str], budget: float
+    ) -> dict[str, float] | None:
+        if not isinstance(self.ranker, Catalog):
+            return None  # an index in memory keeps no vectors between prompts
+        index = self.ranker.index
+        if index.embedder is None:
+            index.embedder = embedder  # a catalog opened without one: it keeps this one
+        index.embed_missing(budget=budget)
+        [vector] = embedder.embed([query])
+        pairs = index.nearest(vector, kinds=("memory",), exclude=exclude)
+        if not self.team:
+            pairs = [(ref, c) for ref, c in pairs if not ref.startswith(self.team_prefix)]
+        return dict(pairs)
 
     def entries(self, refs: Sequence[str]) -> list[ManifestEntry]:
         if not refs:
@@ -315,7 +342,9 @@ def _memory_type(value: str | None) -> MemoryType | None:
 
 
 @contextlib.contextmanager
-def _opened(memdir: MemdirLike, choice: CatalogChoice) -> Iterator[Memories]:
+def _opened(
+    memdir: MemdirLike, choice: CatalogChoice, embedder: Embedder | None
+) -> Iterator[Memories]:
     layout, team = memdir.layout, memdir.team_enabled
     if isinstance(choice, Catalog):
         choice.refresh_if_due()
@@ -323,27 +352,36 @@ def _opened(memdir: MemdirLike, choice: CatalogChoice) -> Iterator[Memories]:
         return
     files: list[MemoryFile] | None = None
     exists = (layout.state_dir / CATALOG_NAME).is_file()
-    if choice == "auto" and not exists:
+    # Recall by meaning needs vectors kept between prompts: the catalog, even for a
+    # small store.
+    if choice == "auto" and not exists and embedder is None:
         files = scan_memory_files(memdir)
     if choice is None or (files is not None and len(files) <= AUTO_CATALOG_FILES):
         yield ScannedMemories(files or scan_memory_files(memdir), layout=layout, team=team)
         return
     # A refresh_every keeps one listing from refreshing twice (listing, then ranking).
-    with Catalog.open(layout, refresh_every=60.0) as catalog:
+    with Catalog.open(layout, refresh_every=60.0, embedder=embedder) as catalog:
         catalog.refresh_if_due()
         yield IndexedMemories(catalog, layout=layout, team=team)
 
 
 def over_memories(
-    memdir: MemdirLike, choice: CatalogChoice, action: Callable[[Memories], _T]
+    memdir: MemdirLike,
+    choice: CatalogChoice,
+    action: Callable[[Memories], _T],
+    *,
+    embedder: Embedder | None = None,
 ) -> _T:
     """``action`` over the project's memories, from the catalog when there is one.
+
+    With ``embedder`` (recall by meaning) the catalog is opened, made if need be,
+    whatever the store's size, and keeps the memories' vectors.
 
     Trigger: the catalog is a derived cache and can be locked or damaged.
     Why: the manifest and recall must answer anyway. Outcome: the folders are scanned.
     """
     try:
-        with _opened(memdir, choice) as memories:
+        with _opened(memdir, choice, embedder) as memories:
             return action(memories)
     except (MemdirError, sqlite3.Error, OSError):
         if choice is None:

@@ -27,12 +27,16 @@ from memdir.config import memory_enabled
 from memdir.errors import ConfigError
 from memdir.recall.context_budget import fit_lines, split_budget, text_length
 from memdir.recall.index_fit import (
+    LEFT_OUT_COMMAND,
+    PRIVATE_HEADING,
+    TEAM_HEADING,
     IndexShape,
     fit_index_block,
     index_block,
     index_shape,
     read_index,
 )
+from memdir.screening.fences import fence_safe
 from memdir.storage.memory_index import INDEX_NAME, MAX_INDEX_CHARS, MAX_INDEX_LINES
 
 TYPE_CHECKING = False  # not typing's: the session-start hook loads this module
@@ -49,6 +53,7 @@ if TYPE_CHECKING:
 __all__ = [
     "BEFORE_RECOMMENDING",
     "DRIFT_CAVEAT",
+    "LEFT_OUT_COMMAND",
     "MEMORY_AND_OTHER_PERSISTENCE",
     "WHAT_NOT_TO_SAVE",
     "IndexShape",
@@ -418,9 +423,11 @@ def build_prompt(
     tools, for a client that is not on this machine (MCP over HTTP).
 
     ``max_chars`` bounds the whole text (in UTF-16 code units, as a hook's context is
-    measured): the indexes then give up whole lines, the most recently changed memories
-    kept (by ``private_shape``/``team_shape``, which :func:`load_prompt` fills in), with a
-    line saying how many entries are left out and where the full index is.
+    measured): the indexes then give up whole lines, pinned memories' lines kept first,
+    then the most recently changed memories (by ``private_shape``/``team_shape``, which
+    :func:`load_prompt` fills in), with a line saying how many entries are left out, how
+    to list them and where the full index is. Without it, only the load limits cut an
+    index (the first lines, and the pinned ones wherever they are), saying so alike.
 
     ``recheck`` is the short list of memories whose check against the code failed or
     is old (:func:`memdir.recall.freshness.recheck_note`); it is bounded in size and
@@ -473,33 +480,25 @@ def build_prompt(
     if skip_index:
         return _within(text + "\n", max_chars)
     limits = {"max_lines": max_index_lines, "max_chars": max_index_chars}
+    # A name or description can spell memdir's fence tag: quoted here, it forges none.
+    private_index = fence_safe(private_index) if private_index else private_index
     if mode == "combined":
-        blocks = [
-            (index_block("Private MEMORY.md", private_index, **limits), private_shape),
-            (
-                index_block("Team MEMORY.md (shared with your teammates)", team_index, **limits),
-                team_shape,
-            ),
+        indexes = [
+            (PRIVATE_HEADING, private_index, private_shape),
+            (TEAM_HEADING, team_index, team_shape),
         ]
     else:
-        blocks = [(index_block(INDEX_NAME, private_index, **limits), private_shape)]
+        indexes = [(INDEX_NAME, private_index, private_shape)]
+    shares: list[int | None] = [None] * len(indexes)
     if max_chars is not None:
-        room = max_chars - text_length(text) - 1 - 2 * len(blocks)
-        shares = split_budget([text_length(b) for b, _ in blocks], max(room, 0))
-        raws = [private_index, team_index] if mode == "combined" else [private_index]
-        headings = (
-            ["Private MEMORY.md", "Team MEMORY.md (shared with your teammates)"]
-            if mode == "combined"
-            else [INDEX_NAME]
-        )
-        blocks = [
-            (
-                fit_index_block(heading, raw, shape=shape, budget=share, limit=max_chars, **limits),
-                shape,
-            )
-            for heading, raw, (_, shape), share in zip(headings, raws, blocks, shares, strict=True)
-        ]
-    return _within("\n\n".join([text, *(b for b, _ in blocks)]) + "\n", max_chars)
+        needs = [text_length(index_block(heading, raw, **limits)) for heading, raw, _ in indexes]
+        room = max_chars - text_length(text) - 1 - 2 * len(indexes)
+        shares = [*split_budget(needs, max(room, 0))]
+    blocks = [
+        fit_index_block(heading, raw, shape=shape, budget=share, limit=max_chars, **limits)
+        for (heading, raw, shape), share in zip(indexes, shares, strict=True)
+    ]
+    return _within("\n\n".join([text, *blocks]) + "\n", max_chars)
 
 
 def _within(text: str, max_chars: int | None) -> str:

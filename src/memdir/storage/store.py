@@ -15,6 +15,13 @@ Files are read without following a final symlink (``O_NOFOLLOW``).
 A scope may exclude subtrees (the private scope excludes ``team/`` and
 ``logs/``, which belong to other owners); dot-folders are never memories.
 
+A change may have to wait for a person. The store's review gate (a callable
+it is given, :data:`ReviewGate`: review modes and screening live above the
+store, in :mod:`memdir.history.review`) sees the memory a write would leave,
+once its plan is made, and answers why it waits, or ``None``; a write it holds
+becomes a pending version in the history, with that reason, and the folder is
+not touched. Deletes and renames ask it with no memory.
+
 A write costs the same at ten memories and at a hundred thousand: whether a
 memory of its name exists and whether the index already has its line come
 from a key table kept in step with the index under the scope lock
@@ -70,7 +77,7 @@ from memdir.storage.file_counts import FileCounts
 from memdir.storage.fs import ensure_dir, write_temp
 from memdir.storage.journal import JOURNAL_NAME
 from memdir.storage.memory_index import INDEX_NAME
-from memdir.storage.store_apply import STAGING_DIR, ChangeLog, WriteResult, _Staged
+from memdir.storage.store_apply import STAGING_DIR, ChangeLog, ReviewGate, WriteResult, _Staged
 from memdir.storage.store_checks import CheckingStore
 from memdir.storage.store_reads import ScanResult, content_version
 
@@ -81,6 +88,7 @@ __all__ = [
     "ChangeLog",
     "MemoryCheck",
     "MemoryStore",
+    "ReviewGate",
     "ScanResult",
     "WriteGuard",
     "WriteResult",
@@ -110,12 +118,12 @@ class MemoryStore(CheckingStore):
         guard: WriteGuard | None = None,
         state_dir: Path | None = None,
         history: ChangeLog | None = None,
-        review: Callable[[], bool] | None = None,
+        review: ReviewGate | None = None,
         check: MemoryCheck | None = None,
     ) -> None:
-        """``history`` keeps every change (None: no history); ``review`` says whether a
-        change made now waits for a person (None: none does); ``check`` refuses a
-        memory the store itself cannot judge."""
+        """``history`` keeps every change (None: no history); ``review`` sees the
+        memory a change made now would write and says why it waits for a person
+        (None: none does); ``check`` refuses a memory the store itself cannot judge."""
         self.root = root
         self.history = history
         self._review = review
@@ -266,11 +274,14 @@ class MemoryStore(CheckingStore):
         target: Callable[[KeyTable | None], str] | None,
     ) -> WriteResult:
         staged: _Staged | None = None
-        hold = self.review_held()  # an agent's write under review is kept, not applied
+        hold: str | None = None  # why an agent's write is kept for review, not applied
+        judged = False
         try:
             if target is not None:
                 with contextlib.suppress(MemdirError, OSError, ValueError):
                     staged = plan(None, False)
+            if staged is not None:  # judged outside the lock; a plan made again holds the same
+                hold, judged = self.hold_reason(_as_written(staged)), True
             with self.lock(), self._key_table() as keys:
                 self._keys_in_step(keys)
                 if staged is None or target is None or not self._still(staged, target(keys)):
@@ -278,8 +289,10 @@ class MemoryStore(CheckingStore):
                     staged = plan(keys, True)
                 elif staged.current is None:
                     self._check_count()
-                if hold:
-                    return self._propose(staged)
+                if not judged:
+                    hold = self.hold_reason(_as_written(staged))
+                if hold is not None:
+                    return self._propose(staged, hold)
                 result, index_fd = self._install(staged, keys)
             late = self._settle(staged, index_fd)
             if not late:
@@ -381,3 +394,8 @@ class MemoryStore(CheckingStore):
             temp=temp,
             record=record,
         )
+
+
+def _as_written(staged: _Staged) -> Memory:
+    """The memory a staged write would leave: a note's text is its body."""
+    return dc_replace(staged.memory, body=staged.text) if staged.note else staged.memory

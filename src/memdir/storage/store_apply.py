@@ -23,7 +23,7 @@ import contextlib
 import datetime as dt
 import errno
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -48,16 +48,26 @@ from memdir.storage.store_index import IndexedStore
 from memdir.utils.records import record
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from memdir.storage.index_hunks import IndexHunk, IndexWatch
     from memdir.storage.index_keys import KeyTable
 
-__all__ = ["STAGING_DIR", "AppliedStore", "ChangeLog", "WriteResult", "content_version"]
+__all__ = [
+    "STAGING_DIR",
+    "AppliedStore",
+    "ChangeLog",
+    "ReviewGate",
+    "WriteResult",
+    "content_version",
+]
 
 STAGING_DIR = ".staging"
 """Where a write's text waits, fsynced, to be renamed into place: a dot-folder in the
 scope's root (same file system, never listed as memories)."""
+
+ReviewGate = Callable[[Memory | None], str | None]
+"""A store's review gate: it sees the memory a change would write (``None`` for a
+delete or a rename) and answers why the change waits for a person (``None``: it
+applies now); it raises a :class:`~memdir.errors.MemdirError` to refuse it."""
 
 
 class ChangeLog(Protocol):
@@ -65,7 +75,7 @@ class ChangeLog(Protocol):
 
     The store calls it under the scope's lock, once per file a change touched;
     ``status`` ``"pending"`` keeps a change that is held for review and not
-    applied. It returns the version's id.
+    applied, and ``reason`` says why it is held. It returns the version's id.
     """
 
     def record(
@@ -82,6 +92,7 @@ class ChangeLog(Protocol):
         meta_after: bytes | None = None,
         hunk: IndexHunk | None = None,
         status: str | None = None,
+        reason: str | None = None,
     ) -> int: ...
 
 
@@ -90,13 +101,15 @@ class WriteResult:
     """What a write did: the stored record, whether it created the file, warnings.
 
     ``pending`` is the id of the version awaiting review when the write was
-    held (see :meth:`AppliedStore.review_held`): then nothing changed on disk yet.
+    held (see :meth:`AppliedStore.hold_reason`): then nothing changed on disk yet,
+    and ``held_because`` says why it waits, in one line.
     """
 
     record: MemoryRecord
     created: bool
     warnings: tuple[str, ...] = ()
     pending: int | None = None
+    held_because: str | None = None
 
 
 @dataclass(kw_only=True)
@@ -157,7 +170,7 @@ class AppliedStore(IndexedStore):
     _counts: FileCounts | None
     _journal: Path | None
     history: ChangeLog | None
-    _review: Callable[[], bool] | None
+    _review: ReviewGate | None
 
     if TYPE_CHECKING:  # what this half needs from the store_reads and store_checks halves above it
 
@@ -313,16 +326,21 @@ class AppliedStore(IndexedStore):
         )
         return result, index_fd
 
-    def review_held(self) -> bool:
-        """Whether a change made now (by the current provenance) waits for review.
+    def hold_reason(self, memory: Memory | None = None) -> str | None:
+        """Why a change made now (by the current provenance) waits for review, or None.
 
+        ``memory`` is what the change would write (None: a delete or a rename).
         The store's review gate answers (see :mod:`memdir.history.review`), and
-        raises for an agent's change to a read-only scope; without one, every
-        change applies.
+        raises for a change it refuses (an agent's change to a read-only scope);
+        without a gate, every change applies.
         """
-        return self._review is not None and self._review()
+        return None if self._review is None else self._review(memory)
 
-    def _propose(self, staged: _Staged) -> WriteResult:
+    def review_held(self, memory: Memory | None = None) -> bool:
+        """Whether a change made now waits for review (see :meth:`hold_reason`)."""
+        return self.hold_reason(memory) is not None
+
+    def _propose(self, staged: _Staged, reason: str) -> WriteResult:
         """Under the lock: keep the write as a pending version; the file is not touched."""
         assert self.history is not None
         payload = staged.text.encode("utf-8")
@@ -336,6 +354,7 @@ class AppliedStore(IndexedStore):
             meta_before=_meta_bytes(staged.path) if staged.note else None,
             meta_after=_note_meta(staged.memory) if staged.note else None,
             status="pending",
+            reason=reason,
         )
         record = staged.record or MemoryRecord(
             scope=self.scope,
@@ -349,6 +368,7 @@ class AppliedStore(IndexedStore):
             created=staged.current is None,
             warnings=staged.warnings,
             pending=version,
+            held_because=reason,
         )
 
     def _watch(self) -> IndexWatch | None:

@@ -13,14 +13,14 @@ import contextlib
 import os
 from pathlib import Path
 
-from memdir.errors import MemoryExists
-from memdir.model import MemoryRecord
+from memdir.errors import MemdirError, MemoryExists, MemoryNotFound, ParseError
+from memdir.model import Memory, MemoryRecord
 from memdir.storage import sidecar
 from memdir.storage.failures import translated
 from memdir.storage.fs import ensure_dir, file_stamp, read_bytes_nofollow, safe_join
 from memdir.storage.memory_index import remove_entry
 from memdir.storage.rollback import IndexSwap, InstallUndo
-from memdir.storage.store_apply import STAGING_DIR, AppliedStore, _meta_bytes
+from memdir.storage.store_apply import STAGING_DIR, AppliedStore, _meta_bytes, content_version
 
 __all__ = ["MovingStore"]
 
@@ -41,13 +41,13 @@ class MovingStore(AppliedStore):
             return self._delete(ref, expected_version)
 
     def _delete(self, ref: str, expected_version: str | None) -> Path:
-        hold = self.review_held()
+        hold = self.hold_reason()
         with self.lock(), self._key_table() as keys:
-            record = self.get(ref)
+            record = self._deletable(ref)
             _, path = self._resolve(record.file)
             self._check_version(record.file, path, record.version, expected_version)
-            if hold:  # kept as a pending deletion: the file stays until it is approved
-                self._propose_removal(record.file, path, record.memory.name)
+            if hold is not None:  # kept as a pending deletion: the file stays until approved
+                self._propose_removal(record.file, path, record.memory.name, hold)
                 return path
             before = self._folder_mtimes(record.file)
             watch = self._watch()
@@ -84,7 +84,31 @@ class MovingStore(AppliedStore):
             self._journaled(record.file)
         return target
 
-    def _propose_removal(self, rel: str, path: Path, name: str) -> int:
+    def _deletable(self, ref: str) -> MemoryRecord:
+        """The memory ``ref`` names; else the file ``ref`` names when its frontmatter does
+        not parse: a broken file is deleted like any memory (named by its file)."""
+        try:
+            return self.get(ref)
+        except MemoryNotFound:
+            for file in (ref, f"{ref}.md"):
+                try:
+                    rel, path = self._resolve(file)
+                    data = read_bytes_nofollow(path)
+                except (MemdirError, OSError):
+                    continue
+                try:
+                    self._read(rel, path)
+                except ParseError:
+                    memory = Memory(name=Path(rel).stem, description="", type=None)
+                    version = content_version(data)
+                    return MemoryRecord(
+                        scope=self.scope, file=rel, memory=memory, version=version, mtime=0.0
+                    )
+                except (MemdirError, OSError):
+                    continue
+            raise
+
+    def _propose_removal(self, rel: str, path: Path, name: str, reason: str) -> int:
         """Under the lock: keep a deletion as a pending version."""
         assert self.history is not None
         return self.history.record(
@@ -96,6 +120,7 @@ class MovingStore(AppliedStore):
             after=None,
             meta_before=_meta_bytes(path),
             status="pending",
+            reason=reason,
         )
 
     def rename(self, ref: str, new_file: str) -> MemoryRecord:
@@ -104,7 +129,7 @@ class MovingStore(AppliedStore):
             return self._rename(ref, new_file)
 
     def _rename(self, ref: str, new_file: str) -> MemoryRecord:
-        hold = self.review_held()
+        hold = self.hold_reason()
         with self.lock(), self._key_table() as keys:
             record = self.get(ref)
             old_path = self.root / record.file
@@ -113,7 +138,7 @@ class MovingStore(AppliedStore):
                 raise MemoryExists(
                     f"{new_rel} already exists", path=new_path, hint="choose another file name"
                 )
-            if hold:  # kept as a pending rename: nothing moves until it is approved
+            if hold is not None:  # kept as a pending rename: nothing moves until approved
                 assert self.history is not None
                 text = read_bytes_nofollow(old_path)
                 self.history.record(
@@ -125,6 +150,7 @@ class MovingStore(AppliedStore):
                     before=text,
                     after=text,
                     status="pending",
+                    reason=hold,
                 )
                 return record
             before = self._folder_mtimes(record.file, new_rel)

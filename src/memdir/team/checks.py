@@ -40,6 +40,7 @@ __all__ = [
     "decode_blob",
     "display_name",
     "is_memory_name",
+    "is_plain_part",
     "name_problems",
     "names_problems",
     "scan_blob",
@@ -134,16 +135,27 @@ def is_memory_name(rel: str) -> bool:
     """Whether ``rel`` is a safe relative path for a team memory file (or the index)."""
     if not rel or len(rel) > MAX_NAME_CHARS or not rel.endswith(".md"):
         return False
-    parts = rel.split("/")
-    for part in parts:
-        if not part or part.startswith(".") or len(part) > _MAX_PART_CHARS:
-            return False
-        for char in part:
-            if char in _FORBIDDEN or (
-                unicodedata.category(char)[0] in "CZ" and char != " "
-            ):  # control, format, private use, line and paragraph separators
-                return False
+    if not all(is_plain_part(part) for part in rel.split("/")):
+        return False
     return posixpath.basename(rel) != INDEX_NAME or rel == INDEX_NAME
+
+
+def is_plain_part(part: str) -> bool:
+    """Whether ``part`` may name a folder or file of a memory path (one part, no slash).
+
+    Not empty, no leading dot (``.``, ``..``, ``.git`` in any case, ``.gitattributes``
+    and every hidden name), not ``git~1``, no slash, backslash, angle bracket,
+    control or format character, bounded length.
+    """
+    if not part or part.startswith(".") or "/" in part or len(part) > _MAX_PART_CHARS:
+        return False
+    if part.casefold().startswith("git~"):
+        return False  # NTFS's short name of .git: git refuses to check it out
+    # Control, format, private use, line and paragraph separators; a plain space is fine.
+    return not any(
+        char in _FORBIDDEN or (unicodedata.category(char)[0] in "CZ" and char != " ")
+        for char in part
+    )
 
 
 def display_name(rel: str) -> str:

@@ -12,6 +12,15 @@ inside someone else's setup:
 * no hook or signing set in the user's global config runs or blocks
   (``core.hooksPath=/dev/null``, ``commit.gpgSign=false``...), symlinks are
   checked out as plain files, and rerere never replays an old resolution;
+* no attribute changes a file's bytes on their way in or out: the user's
+  global attributes file is ignored (``core.attributesFile=/dev/null``), line
+  endings are never converted (``core.autocrlf=false``), and the repository's
+  own ``.git/info/attributes``, which outranks any ``.gitattributes``, unsets
+  every converting attribute for every path (:meth:`Git.ignore_attributes`):
+  a ``.gitattributes`` that got into the folder (by a hand ``git pull``; a sync
+  never takes one in, :mod:`memdir.team.remote_tree`) re-encodes, filters or
+  converts nothing, so what this clone commits is the bytes memdir wrote. Blobs
+  are read with ``git cat-file``, which applies no attribute;
 * every call has a timeout (short for network operations); on expiry the
   whole process group is killed and :class:`~memdir.errors.SyncError` raised.
 
@@ -36,7 +45,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import IO, Literal
 
 from memdir.errors import SyncError
 from memdir.storage.fs import atomic_write, ensure_dir
@@ -81,6 +90,8 @@ _OVERRIDES = (
     "core.hooksPath=/dev/null",
     "core.fsmonitor=false",
     "core.symlinks=false",
+    "core.attributesFile=/dev/null",
+    "core.autocrlf=false",
     "core.quotePath=false",
     "commit.gpgSign=false",
     "tag.gpgSign=false",
@@ -88,6 +99,13 @@ _OVERRIDES = (
     "merge.verifySignatures=false",
     "rerere.enabled=false",
     "advice.detachedHead=false",
+)
+# What .git/info/attributes sets for every path: each attribute that changes bytes
+# between a blob and its file (encoding, filters, line endings, keywords) unspecified,
+# whatever a .gitattributes says ("!" outranks it there).
+_NEUTRAL_ATTRIBUTES = (
+    "# memdir: team memory files are stored byte for byte; no attribute converts them\n"
+    "* !text !eol !crlf !working-tree-encoding !filter !ident\n"
 )
 _USERINFO = re.compile(r"(?<=://)[^/@\s]*@")
 
@@ -304,6 +322,37 @@ class Git:
         if pattern not in text.splitlines():
             atomic_write(path, f"{text}# memdir: {why}\n{pattern}\n")
 
+    def ignore_attributes(self) -> None:
+        """Unset every converting attribute for every path (``.git/info/attributes``)."""
+        path = self.work_tree / ".git" / "info" / "attributes"
+        try:
+            current = path.read_text("utf-8")
+        except (FileNotFoundError, UnicodeDecodeError):
+            current = None
+        if current != _NEUTRAL_ATTRIBUTES:
+            ensure_dir(path.parent)
+            atomic_write(path, _NEUTRAL_ATTRIBUTES)
+
+    def blob_to(self, sha: str, target: Path) -> None:
+        """Write blob ``sha``'s bytes to ``target``, streamed (a blob of any size)."""
+        ensure_dir(target.parent)
+        temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+        command = ["git", "-C", str(self.work_tree), "cat-file", "blob", sha]
+        try:
+            with open(temp, "wb") as handle:
+                result = _spawn(command, self._env, LOCAL_TIMEOUT, None, stdout=handle)
+            if result is None or result.returncode != 0:
+                why = "timed out" if result is None else git_message(result.stderr)
+                raise GitFailed(
+                    f"git cat-file failed: {why}",
+                    detail=failure_detail(b"" if result is None else result.stderr),
+                    path=self.work_tree,
+                    hint=f"inspect the team repository with `git -C {self.work_tree} status`",
+                )
+            os.replace(temp, target)
+        finally:
+            temp.unlink(missing_ok=True)
+
     def push(self, remote: str, url: str, branch: str, *, retry: str) -> PushOutcome:
         """Publish HEAD on ``branch``: never forced, so a remote that moved refuses it.
 
@@ -389,9 +438,17 @@ def _environment(
 
 
 def _spawn(
-    command: list[str], env: dict[str, str], timeout: float, input: bytes | None
+    command: list[str],
+    env: dict[str, str],
+    timeout: float,
+    input: bytes | None,
+    *,
+    stdout: IO[bytes] | None = None,
 ) -> subprocess.CompletedProcess[bytes] | None:
-    """Run ``command``; None when it outlived ``timeout`` (its process group is killed)."""
+    """Run ``command``; None when it outlived ``timeout`` (its process group is killed).
+
+    ``stdout``: a file its output goes to instead of memory (``stdout`` is then b"").
+    """
     try:
         # A new session: no controlling terminal for ssh to prompt on, and one
         # process group to kill on timeout (git's children included).
@@ -399,7 +456,7 @@ def _spawn(
             command,
             env=env,
             stdin=subprocess.PIPE if input is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
+            stdout=subprocess.PIPE if stdout is None else stdout,
             stderr=subprocess.PIPE,
             start_new_session=True,
         )
@@ -408,12 +465,12 @@ def _spawn(
             "the `git` command was not found", hint="install git and run the command again"
         ) from None
     try:
-        stdout, stderr = process.communicate(input, timeout=timeout)
+        out, stderr = process.communicate(input, timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.communicate()
         return None
-    return subprocess.CompletedProcess(command, process.returncode, stdout, stderr)
+    return subprocess.CompletedProcess(command, process.returncode, out or b"", stderr)
 
 
 def unreachable(url: str, stderr: str, root: Path, retry: str) -> SyncError:

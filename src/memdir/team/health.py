@@ -11,7 +11,9 @@
   renames a memory-tool note (one with a sidecar) to ``.md``;
 * ``rescued``: files with conflict markers that recovery saved aside;
 * ``held-rule`` (information): a teammate's ``enforce:`` rules, held until
-  ``memdir team rules accept``;
+  ``memdir team rules accept``; ``held-rules``: the list of them (derived) is
+  missing or damaged, ``fix`` rebuilds it; ``accepted-rules``: the record of
+  what this user accepted (kept, not derived) is damaged: named, not repaired;
 * ``sync-status`` (information): commits ahead of and behind the remote
   branch as last fetched, and when the last sync succeeded.
 """
@@ -26,7 +28,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memdir.enforcement.enforced import load_rules
-from memdir.enforcement.team_rules import pending_path, read_pending
+from memdir.enforcement.team_rules import (
+    accepted_path,
+    pending_path,
+    read_accepted,
+    read_held,
+    read_pending,
+)
 from memdir.errors import MemdirError
 from memdir.storage import sidecar
 from memdir.storage.fs import TEMP_PATTERN
@@ -36,6 +44,7 @@ from memdir.team.conflicts import pending_conflicts
 from memdir.team.git import Git
 from memdir.team.sync import recover_team
 from memdir.team.sync_record import read_record
+from memdir.team.teammate_rules import ensure_held
 from memdir.team.work_tree import REMOTE
 
 if TYPE_CHECKING:
@@ -135,6 +144,7 @@ def check_team(memdir: ProjectMemory, *, fix: bool = False) -> list[TeamFinding]
                     fix="keep what you need in team memory by hand, then delete the folder",
                 )
             )
+    out += _rule_records(memdir, git, fix=fix)
     pending = read_pending(pending_path(memdir.layout))
     held = sorted({rule.file for rule in load_rules(memdir.layout).held})
     for file in held:
@@ -149,6 +159,45 @@ def check_team(memdir: ProjectMemory, *, fix: bool = False) -> list[TeamFinding]
             )
         )
     out.append(_standing(git, record.last_success))
+    return out
+
+
+def _rule_records(memdir: ProjectMemory, git: Git, *, fix: bool) -> list[TeamFinding]:
+    """The two records behind held rules: the held list (derived, rebuilt) and what
+    this user accepted (kept: damage is named, never repaired by guessing)."""
+    out = []
+    accepted = accepted_path(memdir.layout)
+    if read_accepted(accepted) is None:
+        out.append(
+            TeamFinding(
+                problem="accepted-rules",
+                message=f"{accepted}, the record of the teammates' rules you accepted, is "
+                "damaged: no rule counts as accepted, so every teammate's rule is held",
+                fix=f"it cannot be rebuilt: move {accepted} aside, then accept again what "
+                "you trust (`memdir team rules`, `memdir team rules accept NAME`)",
+            )
+        )
+    pending = pending_path(memdir.layout)
+    if read_held(pending) is not None:
+        return out
+    lost = (
+        f"{pending}, the list of teammates' rules held until you accept them, is missing "
+        "or damaged (derived state): until it is rebuilt, every team rule you have not "
+        "accepted is held, your own new ones too"
+    )
+    if not fix:
+        fix_it = "`memdir doctor --fix` (or the next `memdir team sync`) rebuilds it"
+        out.append(TeamFinding(problem="held-rules", message=lost, fix=fix_it))
+        return out
+    with memdir.team.lock():
+        ensure_held(git, memdir.layout)
+    out.append(
+        TeamFinding(
+            problem="held-rules",
+            message=f"{lost}: rebuilt from the team repository and the rules you accepted",
+            fixed=True,
+        )
+    )
     return out
 
 

@@ -2,6 +2,11 @@
 
 :func:`integrate` is step 2 and 3 of a sync, on the fetched branch:
 
+* the remote's tree is judged entry by entry first
+  (:mod:`memdir.team.remote_tree`): what a memory folder may not hold (``..``,
+  ``.git``, ``.gitattributes``, a link, a submodule, a memory over the size
+  limit) is quarantined or reported and left out, by merging a commit of this
+  clone's own on top of the remote's, so nothing of it is ever checked out;
 * a normal merge (published history is never rewritten). A conflicted path
   is settled with whole versions, never markers: a memory edited on both
   sides keeps the remote's version in its file and this clone's as a
@@ -13,7 +18,15 @@
   with was rewritten (usually to purge a leak): it is adopted as it is
   (``reset --hard``), and what this clone had not pushed is left as conflict
   copies for the user to settle;
-* what arrived is recorded in the history (one change, each file's author),
+* each memory that arrived is screened (:mod:`memdir.screening`): a teammate's
+  push is untrusted, so a memory whose text reads as an instruction to the
+  agent, hides characters or forges a frame is held for review, whatever the
+  team's review mode. Its text becomes a pending version in the history, with
+  the findings as its reason and the teammate as its author, and the file is
+  put back as it was before the merge (or removed, if it is new), in a commit
+  of its own, so it reaches no prompt, recall or search here until a person
+  approves it (``memdir review approve``). With history off it is quarantined;
+* what else arrived is recorded in the history (one change, each file's author),
   teammates' rules are held for review (:mod:`memdir.team.teammate_rules`),
   files that must not stay are quarantined (:mod:`memdir.team.quarantine`)
   and the index is repaired (:mod:`memdir.team.index_repair`), in a commit
@@ -30,10 +43,11 @@ from typing import TYPE_CHECKING
 
 from memdir.errors import MemdirError
 from memdir.history.provenance import provenance
-from memdir.model import Scope
+from memdir.history.review import screened
+from memdir.model import Memory, Scope
 from memdir.storage.codec import parse_memory
 from memdir.storage.fs import atomic_write, safe_join
-from memdir.storage.memory_index import INDEX_NAME
+from memdir.storage.memory_index import INDEX_NAME, remove_entry
 from memdir.storage.sidecar import SIDECAR_DIR
 from memdir.team import recovery
 from memdir.team.checks import is_memory_name
@@ -42,7 +56,8 @@ from memdir.team.git import GitFailed, failure_detail, git_message
 from memdir.team.index_repair import reconcile_index
 from memdir.team.index_union import union_index
 from memdir.team.messages import repair_message
-from memdir.team.quarantine import mark_scanned, quarantine
+from memdir.team.quarantine import mark_scanned, move_out, quarantine
+from memdir.team.remote_tree import screened_tip
 from memdir.team.reports import ConflictCopy, Progress
 from memdir.team.teammate_rules import hold_pulled
 from memdir.team.work_tree import REMOTE
@@ -60,8 +75,11 @@ def integrate(tree: TeamTree, branch: str, progress: Progress) -> None:
     tip = tree.git.rev(f"refs/remotes/{REMOTE}/{branch}")
     before = tree.git.rev("HEAD")
     if tip is not None and before is not None and _rewritten(tree, tip, before, branch, progress):
-        _adopt_rewritten(tree, tip, before, branch, progress)
-        hold_pulled(tree.git, tree.memdir.layout, before, tree.git.changed(before, tip))
+        # What a memory folder may not hold is left out first (remote_tree): never checked out.
+        taken = screened_tip(tree, tip, before, progress)
+        _adopt_rewritten(tree, taken, before, branch, progress)
+        _hold_screened(tree, before, tree.git.changed(before, taken), progress)
+        hold_pulled(tree.git, tree.memdir.layout, before, tree.git.changed(before, taken))
         progress.quarantined += quarantine(tree)
         reconcile_index(tree.memdir.team)  # left uncommitted with the copies, for review
         mark_scanned(tree)
@@ -69,16 +87,18 @@ def integrate(tree: TeamTree, branch: str, progress: Progress) -> None:
         return
     kept_here: dict[str, tuple[bytes, Path]] = {}
     if tip is not None and (before is None or not tree.git.is_ancestor(tip, before)):
-        kept_here = _local_only_at_risk(tree, tip)
-        _merge(tree, tip, before is None or progress.first, progress)
-        after = tree.git.rev("HEAD") or tip
+        taken = screened_tip(tree, tip, before, progress)
+        kept_here = _local_only_at_risk(tree, taken)
+        _merge(tree, taken, before is None or progress.first, progress)
+        after = tree.git.rev("HEAD") or taken
         incoming: list[tuple[str, str]] = []
         for status, path in tree.git.changed(before, after):
             if posixpath.basename(path) == INDEX_NAME:
                 continue
             (progress.deleted if status == "D" else progress.pulled).append(path)
             incoming.append((status, path))
-        _keep_incoming(tree, before, after, incoming)
+        held = _hold_screened(tree, before, incoming, progress)
+        _keep_incoming(tree, before, after, [c for c in incoming if c[1] not in held])
         hold_pulled(tree.git, tree.memdir.layout, before, incoming)
     quarantined = quarantine(tree)
     progress.quarantined += quarantined
@@ -94,6 +114,87 @@ def integrate(tree: TeamTree, branch: str, progress: Progress) -> None:
     mark_scanned(tree)
     if tip is not None and tree.git.is_ancestor(tip, "HEAD"):
         tree.mark_synced(tip)
+
+
+def _hold_screened(
+    tree: TeamTree, before: str | None, changes: list[tuple[str, str]], progress: Progress
+) -> dict[str, str]:
+    """Hold each memory that arrived and that screening flags; returns path -> reason.
+
+    Its text becomes a pending version (quarantined, with history off) and the
+    file is put back as ``before`` had it (removed if new), with its index line,
+    in a commit of its own.
+    """
+    held: dict[str, str] = {}
+    for status, path in changes:
+        if status == "D" or posixpath.basename(path) == INDEX_NAME or not is_memory_name(path):
+            continue
+        source = tree.root / path
+        if source.is_symlink() or not source.is_file():
+            continue
+        data = source.read_bytes()
+        reason = _screened_file(data, path)
+        if reason is None:
+            continue
+        old = None if before is None or status == "A" else tree.git.blob(f"{before}:{path}")
+        _set_aside(tree, path, data, old, reason, progress)
+        held[path] = reason
+    if not held:
+        return held
+    team = tree.memdir.team
+    index = team.read_index()
+    kept = index
+    for path in held:
+        kept = remove_entry(kept, file=path)  # the teammate's line for it goes too
+    if kept != index:
+        atomic_write(team.index_path, kept)
+    reconcile_index(team)  # a file put back gets its own line again
+    if team.index_path.exists():
+        tree.git.run("add", "--", INDEX_NAME)
+    if tree.git.staged():
+        lines = "\n".join(f"{path}: {reason}" for path, reason in held.items())
+        tree.git.commit(f"memdir: hold {len(held)} pulled memory file(s) for review\n\n{lines}")
+    progress.pulled[:] = [p for p in progress.pulled if p not in held]
+    return held
+
+
+def _screened_file(data: bytes, path: str) -> str | None:
+    """What screening finds in a memory file's bytes, as one line (None: nothing)."""
+    text = data.decode("utf-8", "replace")
+    try:
+        memory = parse_memory(text, path=path)
+    except MemdirError:  # not a memory as written: its text is read as a body
+        memory = Memory(name="", description="", type=None, body=text)
+    return screened(memory)
+
+
+def _set_aside(
+    tree: TeamTree, path: str, data: bytes, old: bytes | None, reason: str, progress: Progress
+) -> None:
+    """Keep a pulled file's text for review and put back what the file held before."""
+    history = tree.memdir.history_db
+    if history is None:
+        progress.quarantined.append(move_out(tree, path, (f"held for review: {reason}",)))
+    else:
+        author = tree.git.run(
+            "log", "-1", "--format=%an <%ae>", "HEAD", "--", path, check=False
+        ).stdout.strip()
+        with provenance(route="sync", user=author or None):
+            history.record(
+                scope=Scope.TEAM,
+                file=path,
+                action="sync",
+                name=_memory_name(data),
+                before=old,
+                after=data,
+                status="pending",
+                reason=reason,
+            )
+        if old is None:
+            tree.git.run("rm", "--quiet", "--cached", "--ignore-unmatch", "--", path)
+            (tree.root / path).unlink(missing_ok=True)
+    if old is not None:
+        tree.put(path, old)
 
 
 def _local_only_at_risk(tree: TeamTree, tip: str) -> dict[str, tuple[bytes, Path]]:

@@ -36,6 +36,7 @@ from memdir.team.outgoing import outgoing_problems
 from memdir.team.quarantine import mark_scanned, move_out, scan_files
 from memdir.team.reports import Progress, RewriteReport
 from memdir.team.secrets import labels_of
+from memdir.team.teammate_rules import record_own
 from memdir.team.work_tree import REMOTE
 
 if TYPE_CHECKING:
@@ -83,6 +84,8 @@ def commit_local(tree: TeamTree, progress: Progress) -> list[str]:
     if not changes:
         return []
     tree.git.commit(commit_message(changes))
+    # What this clone commits is this user's: its rules are never held as a teammate's.
+    record_own(tree.git, tree.memdir.layout, changes)
     return [path for _, path in changes]
 
 
@@ -133,6 +136,7 @@ def rewrite(tree: TeamTree, branch: str) -> RewriteReport:
     message = rewrite_message(replaced, moved)
     commit = tree.git.run("commit-tree", snapshot, *parents, "-m", message).stdout.strip()
     tree.git.run("reset", "--quiet", "--soft", commit)
+    record_own(tree.git, tree.memdir.layout, tree.git.changed(base, commit))
     mark_scanned(tree)
     left = outgoing_problems(tree.git, REMOTE)
     if left:  # cannot happen unless the folder changed under the lock

@@ -9,7 +9,8 @@ memory name (or carries a secret) is moved by :func:`move_out` to
 ``<project dir>/.quarantine/<date>/`` under a name safe on any file system,
 its removal staged and its index line dropped, so a hostile name never
 reaches an index line. The ref survives an interrupted sync: a file that
-arrived then is still scanned by the next one.
+arrived then is still scanned by the next one. :func:`keep_blob` copies there
+a teammate's tree entry that was never taken in (:mod:`memdir.team.remote_tree`).
 
 :func:`scan_files` is the one reader of the folder's bytes for secrets; the
 commit of local changes uses it too (:mod:`memdir.team.local_commits`).
@@ -18,6 +19,7 @@ commit of local changes uses it too (:mod:`memdir.team.local_commits`).
 from __future__ import annotations
 
 import datetime as dt
+import os
 import shutil
 from contextlib import suppress
 from typing import TYPE_CHECKING
@@ -33,7 +35,7 @@ if TYPE_CHECKING:
 
     from memdir.team.work_tree import TeamTree
 
-__all__ = ["mark_scanned", "move_out", "quarantine", "scan_files"]
+__all__ = ["keep_blob", "mark_scanned", "move_out", "quarantine", "scan_files"]
 
 # The last commit whose files were all found free of secrets (local, never pushed).
 _SCANNED_REF = "refs/memdir/scanned"
@@ -90,12 +92,7 @@ def scan_files(root: Path, paths: list[str]) -> list[tuple[str, list[Finding]]]:
 
 def move_out(tree: TeamTree, rel: str, labels: tuple[str, ...]) -> QuarantinedFile:
     """Move a committed file out of the team folder, into the project's quarantine."""
-    day = tree.memdir.layout.project_dir / ".quarantine" / dt.date.today().isoformat()
-    safe = _quarantine_name(rel)
-    target, n = safe_join(day, safe), 2
-    while target.exists():
-        target, n = safe_join(day, f"{safe}.{n}"), n + 1
-    ensure_dir(target.parent)
+    target = _free_target(tree, rel)
     source = tree.root / rel
     if source.exists() or source.is_symlink():
         shutil.move(source, target)
@@ -104,6 +101,27 @@ def move_out(tree: TeamTree, rel: str, labels: tuple[str, ...]) -> QuarantinedFi
     if index:
         atomic_write(tree.memdir.team.index_path, remove_entry(index, file=rel))
     return QuarantinedFile(file=display_name(rel), moved_to=target, labels=labels)
+
+
+def keep_blob(tree: TeamTree, rel: str, sha: str, labels: tuple[str, ...]) -> QuarantinedFile:
+    """Copy a blob the folder never held (a teammate's tree entry) into the quarantine.
+
+    Read with ``git cat-file``, streamed: no checkout, no attribute, any size.
+    """
+    target = _free_target(tree, rel)
+    tree.git.blob_to(sha, target)
+    return QuarantinedFile(file=display_name(rel), moved_to=target, labels=labels)
+
+
+def _free_target(tree: TeamTree, rel: str) -> Path:
+    """A free path for ``rel`` under today's quarantine folder, its folder made."""
+    day = tree.memdir.layout.project_dir / ".quarantine" / dt.date.today().isoformat()
+    safe = _quarantine_name(rel)
+    target, n = safe_join(day, safe), 2
+    while os.path.lexists(target):
+        target, n = safe_join(day, f"{safe}.{n}"), n + 1
+    ensure_dir(target.parent)
+    return target
 
 
 def _quarantine_name(rel: str) -> str:

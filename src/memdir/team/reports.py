@@ -18,6 +18,7 @@ __all__ = [
     "InitResult",
     "Progress",
     "QuarantinedFile",
+    "RefusedEntry",
     "RewriteReport",
     "SyncReport",
     "TeamStatus",
@@ -47,6 +48,15 @@ class QuarantinedFile:
 
 
 @dataclass(frozen=True, kw_only=True)
+class RefusedEntry:
+    """An entry of a teammate's tree not taken in, with no bytes to keep: a folder no
+    memory folder may hold (``.git``, ``..``), a submodule. ``file`` is display-safe."""
+
+    file: str
+    reason: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class SyncReport:
     """What one sync did. Paths are relative to the team folder.
 
@@ -57,7 +67,9 @@ class SyncReport:
     ``rewritten``: the remote's history was rewritten (a purge) and adopted,
     nothing was pushed, local unpushed changes are in ``conflicts`` as copies;
     ``recovered``: what was cleared first (a stale lock, a half-done merge);
-    ``skipped``: local files that are no memories, left out (display-safe names).
+    ``skipped``: local files that are no memories, left out (display-safe names);
+    ``refused``: entries of the remote's tree not taken in that had no bytes to
+    quarantine (:mod:`memdir.team.remote_tree`; the rest are in ``quarantined``).
     """
 
     remote: str
@@ -72,6 +84,7 @@ class SyncReport:
     rewritten: bool = False
     recovered: str = ""
     skipped: tuple[str, ...] = ()
+    refused: tuple[RefusedEntry, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -135,6 +148,7 @@ class Progress:
     rewritten: bool = False
     recovered: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)  # display names
+    refused: list[RefusedEntry] = field(default_factory=list)
 
     def report(self, remote: str, branch: str) -> SyncReport:
         # Names from the remote are untrusted: only plain memory names are
@@ -163,4 +177,5 @@ class Progress:
             rewritten=self.rewritten,
             recovered="; ".join(self.recovered),
             skipped=tuple(self.skipped),
+            refused=tuple(self.refused),
         )

@@ -72,6 +72,7 @@ from memdir.team.reports import (
 )
 from memdir.team.status import team_status
 from memdir.team.sync_record import recorded
+from memdir.team.teammate_rules import ensure_held
 from memdir.team.work_tree import REMOTE, TeamTree
 
 if TYPE_CHECKING:
@@ -192,6 +193,7 @@ def recover_team(memdir: ProjectMemory) -> recovery.Recovery:
     if not (team.root / ".git").is_dir():
         return recovery.Recovery()
     with team.sync_lock(), team.team_lock():
+        team.git.ignore_attributes()
         return recovery.recover(team.git, rescue_dir=team.rescue_dir)
 
 
@@ -219,12 +221,15 @@ def _run(
 ) -> None:
     """Steps 1 to 5 (see above): commit, fetch, then merge and push until a push lands."""
     url = team.git.config(f"remote.{REMOTE}.url") or REMOTE
+    memdir = team.memdir
     with team.team_lock():
         # What an interrupted sync (or git by hand) left was cleared by recover_first.
         team.git.exclude(_TEMP_FILES, why="temp files of atomic writes")
         team.git.exclude(f"/{CONFLICTS_DIR}/", why="conflict copies, until settled")
         # The memory tool's sidecars (a note's fields): local, the note's text is shared.
         team.git.exclude(f"{SIDECAR_DIR}/", why="memory-tool sidecars stay on this machine")
+        # The held rules are derived: a lost list is rebuilt before anything is pulled.
+        ensure_held(team.git, memdir.layout)
         progress.committed += commit_local(team, progress)
         if start and team.git.rev("HEAD") is None:
             team.git.commit("memdir: start team memory", allow_empty=True)

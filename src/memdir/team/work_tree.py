@@ -114,14 +114,20 @@ class TeamTree:
         """Make the folder a repository of ``remote`` on ``branch`` (no commit yet)."""
         # No template: nothing from the user's init.templateDir (hooks) comes along.
         self.git.run("init", "--quiet", "--template=", f"--initial-branch={branch}")
+        self.git.ignore_attributes()
         self.git.run("remote", "add", REMOTE, remote)
 
     # -- what an interrupted sync left ------------------------------------
 
     def recover_first(self, progress: Progress) -> None:
-        """:meth:`recover` before anything reads the branch (under the team lock)."""
+        """:meth:`recover` before anything reads the branch (under the team lock).
+
+        No attribute converts a file from here on (:meth:`Git.ignore_attributes`):
+        the recovery's own reset checks files out.
+        """
         if (self.root / ".git").is_dir():
             with self.team_lock():
+                self.git.ignore_attributes()
                 self.recover(progress)
 
     def recover(self, progress: Progress) -> None:

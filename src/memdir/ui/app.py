@@ -32,7 +32,14 @@ from memdir.errors import (
     SecretDetected,
     UnsafePath,
 )
-from memdir.ui import consolidation_pages, memory_pages, report_pages, review_pages
+from memdir.ui import (
+    consolidation_pages,
+    memory_pages,
+    report_pages,
+    review_pages,
+    rule_pages,
+    used_pages,
+)
 from memdir.ui.guard import Guard
 from memdir.ui.overview import BackgroundRun
 from memdir.ui.state import Refused, UiState
@@ -84,9 +91,11 @@ def create_app(
 
     routes: list[BaseRoute] = [
         *report_pages.ROUTES,
+        *rule_pages.ROUTES,
         *memory_pages.ROUTES,
         *review_pages.ROUTES,
         *consolidation_pages.ROUTES,
+        *used_pages.ROUTES,
         Route("/static/ui.css", stylesheet),
     ]
     app = Starlette(routes=routes, exception_handlers={MemdirError: failed}, lifespan=lifespan)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
@@ -27,7 +28,7 @@ from memdir.agents.consolidate.proposal import (
 )
 from memdir.errors import InvalidMemory
 from memdir.history.project import ProjectMemory
-from memdir.ui.state import UiState
+from memdir.ui.state import UiState, form_view, view
 
 __all__ = ["ROUTES"]
 
@@ -43,22 +44,21 @@ def _state(request: Request) -> UiState:
     return state
 
 
-async def proposals(request: Request) -> Response:
+def proposals(request: Request) -> Response:
     state = _state(request)
     found = sorted(list_proposals(state.memdir), key=lambda p: p.created, reverse=True)
     return state.page(request, "consolidation.html", proposals=found)
 
 
-async def proposal(request: Request) -> Response:
+def proposal(request: Request) -> Response:
     state = _state(request)
     shown = load_proposal(state.memdir, request.path_params["id"])
     done = _DONE.get(request.query_params.get("done") or "")
     return state.page(request, "proposal.html", p=shown, done=done)
 
 
-async def apply(request: Request) -> Response:
+def apply(request: Request, form: FormData) -> Response:
     state = _state(request)
-    form = await state.form(request)
     proposal_id = str(form.get("id", ""))
     only: list[int] | None = None
     if not form.get("all"):
@@ -77,14 +77,13 @@ def _settles(
 ) -> Callable[[Request], Awaitable[Response]]:
     """A page that settles the posted proposal with ``act`` and shows it ``done``."""
 
-    async def settle(request: Request) -> Response:
+    def settle(request: Request, form: FormData) -> Response:
         state = _state(request)
-        form = await state.form(request)
         proposal_id = str(form.get("id", ""))
         act(state.memdir, proposal_id)
         return state.redirect(f"/consolidation/{proposal_id}?done={done}")
 
-    return settle
+    return form_view(settle)
 
 
 rollback = _settles(rollback_proposal, "rolled-back")
@@ -92,9 +91,9 @@ reject = _settles(reject_proposal, "rejected")
 
 
 ROUTES = [
-    Route("/consolidation", proposals),
-    Route("/consolidation/apply", apply, methods=["POST"]),
+    Route("/consolidation", view(proposals)),
+    Route("/consolidation/apply", form_view(apply), methods=["POST"]),
     Route("/consolidation/rollback", rollback, methods=["POST"]),
     Route("/consolidation/reject", reject, methods=["POST"]),
-    Route("/consolidation/{id}", proposal),
+    Route("/consolidation/{id}", view(proposal)),
 ]

@@ -1,14 +1,23 @@
-"""The memory pages: the list, one memory, and the person's changes to it.
+"""The memory pages: the list, one memory, a new one, and the person's changes to it.
 
 ``GET /memories`` lists a page of memories (filters and search, see
 :mod:`memdir.ui.listing`); ``GET /memories/<scope>/<file>`` shows one: its
-body rendered safely, its frontmatter as a table, why memdir holds it, drift
-and age badges, and its history as a timeline with diffs. The changes are
-forms that POST to ``/memory/edit``, ``/memory/restore`` and
+body rendered safely, its frontmatter as a table (a structured value, such as
+an ``enforce:`` rule, as the YAML one would write in the file, to copy), why
+memdir holds it, drift and age badges, and its history as a timeline with
+diffs. ``GET /memories/new`` is the form for a new memory (``POST
+/memory/new``: refused, the form kept, when a memory of that name exists).
+
+The changes are forms that POST to ``/memory/edit``, ``/memory/restore`` and
 ``/memory/delete``, each naming the scope and file (confined to the scope's
-folder) and, for edit and delete, the version the person read: the store
-compares it before writing, so a change made meanwhile is a conflict shown on
-the page, never a silent overwrite. Every change is recorded with route ``ui``.
+folder) and the version of the memory the page showed: the store compares it
+before writing, so a change made meanwhile (in another tab, by an agent) is a
+conflict shown on the page, never a silent overwrite. After an edit's
+conflict, the form holds the memory as it is now with the person's own changes
+on top (a field they did not touch takes the other writer's value, so saving
+again never reverts it; the edit form carries what it was loaded with for
+that). Delete asks first: ``GET /memory/delete`` is the question, the POST
+the deletion. Every change is recorded with route ``ui``.
 """
 
 from __future__ import annotations
@@ -16,34 +25,39 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import difflib
+import hashlib
 import time
 from typing import Any
 
+from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from memdir.errors import Conflict, InvalidMemory, MemoryNotFound
+from memdir.errors import Conflict, InvalidMemory, MemdirError, MemoryNotFound
 from memdir.history.provenance import provenance
 from memdir.history.versions import Version
-from memdir.model import MemoryRecord, MemoryType, Scope
+from memdir.model import Memory, MemoryRecord, MemoryType, Scope
 from memdir.recall.age import age_of
 from memdir.recall.drift import find_claims
 from memdir.recall.freshness import record_checks
+from memdir.storage.store import MemoryStore
 from memdir.ui.listing import AGES, Filters, list_page
 from memdir.ui.markdown import render_markdown
-from memdir.ui.state import UiState, memory_url
+from memdir.ui.state import Refused, UiState, form_view, memory_url, number, view
 
-__all__ = ["DONE", "ROUTES", "version_diff"]
+__all__ = ["DONE", "ROUTES", "body_hash", "version_diff"]
 
 DONE = {
     "saved": "Saved.",
+    "created": "Created.",
     "restored": "Restored.",
     "deleted": "Moved to the trash: its history keeps every version.",
     "approved": "Approved: it is in memory now.",
     "rejected": "Rejected: it never applies.",
 }
 _TIMELINE = 50  # versions shown on a memory's page
+_MAX_PAGE = 1_000_000  # past any store's last page: an empty page, not an overflow
 
 
 def _state(request: Request) -> UiState:
@@ -51,25 +65,26 @@ def _state(request: Request) -> UiState:
     return state
 
 
+def body_hash(body: str) -> str:
+    """What an edit form carries of the body it showed: enough to tell whether it changed."""
+    return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
 def _filters(request: Request) -> Filters:
     q = request.query_params
     scope = q.get("scope") or ""
     kind = q.get("type") or ""
-    try:
-        page = max(int(q.get("page") or 1), 1)
-    except ValueError:
-        page = 1
     return Filters(
         query=(q.get("q") or "")[:500],
         scope=Scope(scope) if scope in {s.value for s in Scope} else None,
         type=MemoryType(kind) if kind in {t.value for t in MemoryType} else None,
         age=str(q.get("age")) if q.get("age") in AGES else "",
         route=(q.get("route") or "")[:40],
-        page=page,
+        page=number(q.get("page"), default=1, low=1, high=_MAX_PAGE),
     )
 
 
-async def memories(request: Request) -> Response:
+def memories(request: Request) -> Response:
     state = _state(request)
     filters = _filters(request)
     page = list_page(state.catalog, filters, history=state.memdir.history_db)
@@ -113,6 +128,24 @@ def version_diff(state: UiState, v: Version) -> str:
     return "".join(difflib.unified_diff(a, b, fromfile=name, tofile=name, n=2))
 
 
+def _frontmatter(memory: Memory) -> list[tuple[str, Any, bool]]:
+    """(key, value, as YAML) for each field set: a structured value (an ``enforce:``
+    rule list) is shown as the YAML a person writes in the file, ready to copy."""
+    fields = [(f.name, getattr(memory, f.name)) for f in dataclasses.fields(memory)]
+    rows = [
+        (key, value.value if hasattr(value, "value") else value)
+        for key, value in fields
+        if key not in ("body", "extra", "style") and value not in (None, (), "", False)
+    ] + sorted(memory.extra.items())
+    out: list[tuple[str, Any, bool]] = []
+    for key, value in rows:
+        structured = isinstance(value, dict) or (
+            isinstance(value, list | tuple) and any(isinstance(v, dict | list) for v in value)
+        )
+        out.append((key, {key: value} if structured else value, structured))
+    return out
+
+
 def _memory_context(
     state: UiState, scope: Scope, file: str, record: MemoryRecord | None
 ) -> dict[str, Any]:
@@ -131,10 +164,12 @@ def _memory_context(
         "record": record,
         "timeline": [(v, version_diff(state, v)) for v in versions],
         "why": why,
+        "current": record.version if record is not None else "",
     }
     if record is not None:
         memory = record.memory
         values["body"] = render_markdown(memory.body)
+        values["body_hash"] = body_hash(memory.body)
         values["age"] = age_of(memory, mtime=record.mtime, today=dt.date.today())
         drift = state.checker().check_memory(memory)
         if drift or find_claims(memory):  # recorded as recall and doctor record theirs
@@ -142,17 +177,12 @@ def _memory_context(
             problems = [f.message for f in drift]
             record_checks(mem.layout.state_dir, [(ref, memory.name, problems)], now=time.time())
         values["drift"] = drift
-        fields = [(f.name, getattr(memory, f.name)) for f in dataclasses.fields(memory)]
-        values["frontmatter"] = [
-            (key, value.value if hasattr(value, "value") else value)
-            for key, value in fields
-            if key not in ("body", "extra", "style") and value not in (None, (), "")
-        ] + sorted(memory.extra.items())
+        values["frontmatter"] = _frontmatter(memory)
         values["types"] = [t.value for t in MemoryType]
     return values
 
 
-async def memory(request: Request) -> Response:
+def memory(request: Request) -> Response:
     state = _state(request)
     scope, file = state.locate(request.path_params["scope"], request.path_params["file"])
     record = state.memdir.store(scope).find(file, thorough=False)
@@ -165,21 +195,23 @@ async def memory(request: Request) -> Response:
     return state.page(request, "memory.html", done=done, **values)
 
 
-async def edit(request: Request) -> Response:
+def _memory_type(kind: str) -> MemoryType:
+    try:
+        return MemoryType(kind)
+    except ValueError:
+        raise InvalidMemory(f"unknown memory type {kind!r}") from None
+
+
+def edit(request: Request, form: FormData) -> Response:
     state = _state(request)
-    form = await state.form(request)
     scope, file = state.locate(str(form.get("scope", "")), str(form.get("file", "")))
     store = state.memdir.store(scope)
     record = store.get(file)
     kind = str(form.get("type", ""))
-    try:
-        memory_type = MemoryType(kind)
-    except ValueError:
-        raise InvalidMemory(f"unknown memory type {kind!r}") from None
     edited = dataclasses.replace(
         record.memory,
         description=str(form.get("description", "")),
-        type=memory_type,
+        type=_memory_type(kind),
         body=str(form.get("body", "")).replace("\r\n", "\n"),
     )
     read = str(form.get("version", ""))
@@ -187,32 +219,83 @@ async def edit(request: Request) -> Response:
         with provenance(route="ui"):
             store.write(edited, file=record.file, expected_version=read)
     except Conflict:
-        values = _memory_context(state, scope, record.file, store.get(file))
-        return state.page(
-            request,
-            "memory.html",
-            status=409,
-            done=None,
-            conflict={"body": edited.body, "description": edited.description, "type": kind},
-            **values,
-        )
+        return _edit_conflict(request, state, store, scope, file, edited, form)
     return state.redirect(memory_url(scope, record.file) + "?done=saved")
 
 
-async def restore(request: Request) -> Response:
+def _edit_conflict(
+    request: Request,
+    state: UiState,
+    store: MemoryStore,
+    scope: Scope,
+    file: str,
+    edited: Memory,
+    form: FormData,
+) -> Response:
+    """The memory as it is now, with the person's own changes on top, and what clashed."""
+    now = store.get(file)
+    current = now.memory
+    was = {
+        "description": str(form.get("was_description", edited.description)),
+        "type": str(form.get("was_type", edited.type.value if edited.type else "")),
+        "body": str(form.get("was_body", body_hash(edited.body))),
+    }
+    mine = {
+        "description": (edited.description, current.description, edited.description),
+        "type": (
+            edited.type.value if edited.type else "",
+            current.type.value if current.type else "",
+            edited.type.value if edited.type else "",
+        ),
+        "body": (body_hash(edited.body), body_hash(current.body), edited.body),
+    }
+    kept: dict[str, str] = {}
+    changed, clashed = [], []
+    for key, (given, theirs, value) in mine.items():
+        if given == was[key]:  # untouched here: the other writer's value stands
+            kept[key] = current.body if key == "body" else theirs
+            continue
+        changed.append(key)
+        kept[key] = value
+        if theirs != was[key] and theirs != given:
+            clashed.append(key)
+    values = _memory_context(state, scope, now.file, now)
+    conflict = {**kept, "changed": changed, "clashed": clashed}
+    return state.page(request, "memory.html", status=409, conflict=conflict, **values)
+
+
+def restore(request: Request, form: FormData) -> Response:
     state = _state(request)
-    form = await state.form(request)
     scope, file = state.locate(str(form.get("scope", "")), str(form.get("file", "")))
-    raw = str(form.get("version", ""))
-    version = int(raw.removeprefix("v")) if raw.removeprefix("v").isdigit() else None
+    version = number(form.get("version"), low=1)
+    store = state.memdir.store(scope)
+    found = store.find(file, thorough=False)
+    now = found.version if found is not None and found.file == file else ""
+    shown = form.get("current")
+    if shown is not None and str(shown) != now:
+        # The page (a tab left open) showed another text than the file holds now: restoring
+        # over it would throw away a change its reader never saw.
+        values = _memory_context(state, scope, file, found if now else None)
+        return state.page(
+            request, "memory.html", status=409, conflict={"restore": version}, **values
+        )
     with provenance(route="ui"):
         result = state.memdir.restore(file, version=version, scope=scope)
     return state.redirect(memory_url(scope, result.record.file) + "?done=restored")
 
 
-async def delete(request: Request) -> Response:
+def delete_question(request: Request) -> Response:
+    """Ask before a memory disappears: what goes where, with the version the page showed."""
     state = _state(request)
-    form = await state.form(request)
+    q = request.query_params
+    scope, file = state.locate(q.get("scope") or "", q.get("file") or "")
+    record = state.memdir.store(scope).get(file)
+    version = q.get("version") or record.version
+    return state.page(request, "delete.html", record=record, scope=scope, version=version)
+
+
+def delete(request: Request, form: FormData) -> Response:
+    state = _state(request)
     scope, file = state.locate(str(form.get("scope", "")), str(form.get("file", "")))
     read = str(form.get("version", ""))
     store = state.memdir.store(scope)
@@ -227,10 +310,55 @@ async def delete(request: Request) -> Response:
     return state.redirect(memory_url(scope, file) + "?done=deleted")
 
 
+def _new_values(**given: str) -> dict[str, Any]:
+    fields = {"name": "", "description": "", "type": "feedback", "scope": "private", "body": ""}
+    return {"given": {**fields, **given}, "types": [t.value for t in MemoryType]}
+
+
+def new_form(request: Request) -> Response:
+    state = _state(request)
+    return state.page(request, "new.html", problem=None, **_new_values())
+
+
+def create(request: Request, form: FormData) -> Response:
+    """Write a new memory; one of that name already there is a conflict, not an update."""
+    state = _state(request)
+    given = {
+        key: str(form.get(key, "")).replace("\r\n", "\n")
+        for key in ("name", "description", "type", "scope", "body")
+    }
+    if given["scope"] not in {s.value for s in Scope}:
+        raise Refused(f"no scope named {given['scope']!r}", hint="private or team")
+    store = state.memdir.store(given["scope"])
+    try:
+        existing = store.find(given["name"], thorough=False) if given["name"].strip() else None
+        if existing is not None:
+            raise Conflict(
+                f"a {given['scope']} memory named {existing.memory.name!r} exists "
+                f"({existing.file})",
+                hint="choose another name, or open that memory and edit it",
+            )
+        with provenance(route="ui"):
+            result = state.memdir.write(
+                name=given["name"],
+                description=given["description"],
+                type=given["type"],
+                body=given["body"],
+                scope=given["scope"],
+            )
+    except MemdirError as exc:  # the person's text stays in the form, with what to change
+        status = 409 if isinstance(exc, Conflict) else 400
+        return state.page(request, "new.html", status=status, problem=exc, **_new_values(**given))
+    return state.redirect(memory_url(result.record.scope, result.record.file) + "?done=created")
+
+
 ROUTES = [
-    Route("/memories", memories),
-    Route("/memories/{scope}/{file:path}", memory),
-    Route("/memory/edit", edit, methods=["POST"]),
-    Route("/memory/restore", restore, methods=["POST"]),
-    Route("/memory/delete", delete, methods=["POST"]),
+    Route("/memories", view(memories)),
+    Route("/memories/new", view(new_form)),
+    Route("/memories/{scope}/{file:path}", view(memory)),
+    Route("/memory/new", form_view(create), methods=["POST"]),
+    Route("/memory/edit", form_view(edit), methods=["POST"]),
+    Route("/memory/restore", form_view(restore), methods=["POST"]),
+    Route("/memory/delete", view(delete_question), methods=["GET"]),
+    Route("/memory/delete", form_view(delete), methods=["POST"]),
 ]

@@ -10,6 +10,11 @@ drifted memories from the drift checks recall, doctor and this page record
 team sync state from the team folder's git (no fetch: the page never waits on
 the network), and the background runs from their status files (through the
 callable the command gives, as that bookkeeping belongs to the hooks).
+
+Doctor's findings (:func:`doctor_facts`) read every memory file, so a check is
+reused for a few seconds while the indexes and the memory folders stay as
+they were (:class:`DoctorCheck`); :func:`sync_summary` says in a few lines
+what a sync the page ran did.
 """
 
 from __future__ import annotations
@@ -26,21 +31,31 @@ from memdir.history.project import ProjectMemory
 from memdir.history.reads import count_since
 from memdir.model import MemoryType, Scope
 from memdir.recall.context_budget import HOOK_CONTEXT_LIMIT, text_length
+from memdir.recall.doctor import Finding, diagnose
 from memdir.recall.freshness import Check, read_checks
 from memdir.recall.prompt import load_prompt, resolve_mode
+from memdir.recall.state_check import StateFinding
 from memdir.search.catalog import Catalog
 from memdir.storage.fs import read_bytes_nofollow
 from memdir.ui.listing import count_by
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from memdir.team.reports import SyncReport
 
 __all__ = [
     "CHARS_PER_TOKEN",
     "STALE_DAYS",
     "BackgroundRun",
+    "DoctorCheck",
+    "DoctorFacts",
     "IndexFill",
     "Overview",
     "PromptCost",
     "TeamState",
+    "doctor_facts",
     "gather",
+    "sync_summary",
 ]
 
 CHARS_PER_TOKEN = 4  # the usual rule of thumb for English text and code
@@ -264,3 +279,75 @@ def gather(
         recheck_days=max_age,
         recheck=sum(1 for c in checks.values() if max_age > 0 and c.age_days(now) > max_age),
     )
+
+
+@dataclass(frozen=True, kw_only=True)
+class DoctorFacts:
+    """What ``memdir doctor`` finds now: problems with their fixes, and derived state."""
+
+    findings: tuple[Finding, ...]  # neither fixed nor information only
+    state: tuple[StateFinding, ...]
+    info: int = 0  # findings that are information only (a link to a memory not written)
+
+    @property
+    def fixable(self) -> int:
+        """How many ``memdir doctor --fix`` (the page's Repair button) settles."""
+        return sum(1 for f in self.findings if f.fixable) + len(self.state)
+
+    @property
+    def ok(self) -> bool:
+        return not self.findings and not self.state
+
+
+_DOCTOR_SECONDS = 10.0  # how long one check is reused while nothing visible changed
+
+
+class DoctorCheck:
+    """Doctor's findings, checked again when an index or memory folder changed, or after
+    a few seconds (an edit in place moves no folder's mtime)."""
+
+    def __init__(self) -> None:
+        self._key: tuple[object, ...] | None = None
+        self._at = 0.0
+        self._value: DoctorFacts | None = None
+
+    def facts(self, memdir: ProjectMemory, *, fix: bool = False) -> DoctorFacts:
+        key = tuple(
+            _stamp(path)
+            for scope in Scope
+            for path in (memdir.store(scope).index_path, memdir.store(scope).root)
+        )
+        fresh = time.monotonic() - self._at < _DOCTOR_SECONDS
+        if fix or self._value is None or key != self._key or not fresh:
+            self._value = doctor_facts(memdir, fix=fix)
+            self._key, self._at = key, time.monotonic()
+        return self._value
+
+
+def doctor_facts(memdir: ProjectMemory, *, fix: bool = False) -> DoctorFacts:
+    """What doctor finds (with ``fix``: what is left after its repairs)."""
+    report = diagnose(memdir, fix=fix)
+    return DoctorFacts(
+        findings=tuple(f for f in report.findings if not f.fixed and not f.info),
+        state=tuple(s for s in report.state if not s.fixed and not s.info),
+        info=sum(1 for f in report.findings if f.info),
+    )
+
+
+def sync_summary(report: SyncReport) -> list[str]:
+    """A sync's outcome in a few lines, conflicts last (each with what settles it)."""
+    lines = [f"{len(report.committed)} committed, {len(report.pulled)} pulled, "
+             f"{len(report.deleted)} deleted by teammates"]  # fmt: skip
+    if report.pushed:
+        lines.append(f"pushed to {report.remote} ({report.branch})")
+    elif not report.rewritten:
+        lines.append(f"up to date with {report.remote} ({report.branch})")
+    else:
+        lines.append(f"the history of {report.remote} was rewritten: nothing was pushed")
+    lines += [f"quarantined: {item.file} ({', '.join(item.labels)})" for item in report.quarantined]
+    lines += [
+        f"conflict: team/{c.file}: {c.reason} (`memdir team conflicts {c.file}` shows both; "
+        f"`memdir team resolve {c.file} --keep mine|theirs|both` settles it)"
+        for c in report.conflicts
+    ]
+    return lines

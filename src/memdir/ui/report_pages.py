@@ -1,31 +1,30 @@
-"""The pages that report: the overview, what changed, and the enforced rules.
+"""The pages that report: the overview, what changed; and the overview's actions.
 
-``GET /`` is the overview (:mod:`memdir.ui.overview`), with ``POST /drift``
-to check every memory's claims against the code now (a scan of the project,
-so a button rather than on each load); the checks are recorded where recall,
-``memdir doctor --drift`` and ``memdir verify`` record theirs
-(:mod:`memdir.recall.freshness`), and the overview lists the failed ones.
-``GET /changes?since=DATE`` lists the history's versions since a day, across
-both scopes, filtered by route, session or scope, and charts the memories
-kept now by the day each was first written, per type. ``GET /rules`` lists
-the enforced rules (deny / ask / warn) with the memory each comes from and
-how often and when last it fired (from the hook's log,
-:mod:`memdir.enforcement.rule_firings`).
+``GET /`` is the overview (:mod:`memdir.ui.overview`), with doctor's findings
+(each with the step that settles it; ``POST /doctor/fix`` makes the repairs
+``memdir doctor --fix`` makes), ``POST /drift`` to check every memory's claims
+against the code now (a scan of the project, so a button rather than on each
+load; the checks are recorded where recall, ``memdir doctor --drift`` and
+``memdir verify`` record theirs, :mod:`memdir.recall.freshness`, and the
+overview lists the failed ones), and ``POST /team/sync`` to sync team memory
+now (what it did is shown on the overview). ``GET /changes?since=DATE`` lists
+the history's versions since a day, across both scopes, filtered by route,
+session or scope, and charts the memories kept now by the day each was first
+written, per type. The enforced rules have a page of their own
+(:mod:`memdir.ui.rule_pages`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import time
-from collections import Counter
-from typing import Any
 
+from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from memdir.enforcement.enforced import load_rules
-from memdir.enforcement.rule_firings import read_firings
+from memdir.history.provenance import provenance
 from memdir.history.reads import (
     changes_since,
     first_written,
@@ -36,16 +35,19 @@ from memdir.history.versions import Version
 from memdir.model import MemoryType, Scope
 from memdir.recall.drift import DriftChecker, find_claims
 from memdir.recall.freshness import record_checks
-from memdir.ui.charts import bar_chart, line_chart
+from memdir.ui.charts import line_chart
 from memdir.ui.memory_pages import version_diff
-from memdir.ui.overview import gather
-from memdir.ui.state import UiState
+from memdir.ui.overview import gather, sync_summary
+from memdir.ui.state import UiState, form_view, number, view
 
 __all__ = ["ROUTES"]
 
 _CHANGES_PAGE = 100
 _CHART_DAYS = 30
-_FIRING_DAYS = 14
+_DONE = {
+    "fixed": "Repaired what doctor --fix repairs (the index, leftover temp files).",
+    "synced": "Team memory synced: see Team sync below.",
+}
 
 
 def _state(request: Request) -> UiState:
@@ -53,15 +55,40 @@ def _state(request: Request) -> UiState:
     return state
 
 
-async def overview(request: Request) -> Response:
+def overview(request: Request) -> Response:
     state = _state(request)
     facts = gather(state.memdir, state.catalog, runs=state.runs, cost=state.cost)
-    return state.page(request, "overview.html", o=facts)
+    done = _DONE.get(request.query_params.get("done") or "")
+    return state.page(
+        request,
+        "overview.html",
+        o=facts,
+        doctor=state.doctor.facts(state.memdir),
+        synced=state.last_sync,
+        done=done,
+    )
 
 
-async def drift(request: Request) -> Response:
+def doctor_fix(request: Request, form: FormData) -> Response:
+    """What ``memdir doctor --fix`` repairs: the indexes, derived state, leftover temp files."""
     state = _state(request)
-    await state.form(request)
+    state.doctor.facts(state.memdir, fix=True)
+    return state.redirect("/?done=fixed#doctor")
+
+
+def team_sync(request: Request, form: FormData) -> Response:
+    """Sync team memory now; the overview shows what the sync did."""
+    from memdir.team.sync import sync_team
+
+    state = _state(request)
+    with provenance(route="ui"):  # what the sync commits of this clone's changes
+        report = sync_team(state.memdir)
+    state.last_sync = sync_summary(report)
+    return state.redirect("/?done=synced#h-team")
+
+
+def drift(request: Request, form: FormData) -> Response:
+    state = _state(request)
     checker = DriftChecker(state.memdir.layout.project_root)
     checked = []
     for record in state.memdir.list():
@@ -137,14 +164,14 @@ def _index_fill(state: UiState, days: list[dt.date]) -> dict[str, list[float]]:
     return series
 
 
-async def changes(request: Request) -> Response:
+def changes(request: Request) -> Response:
     state = _state(request)
     q = request.query_params
     today = dt.date.today()
     since = _since(q.get("since"), today)
     history = state.memdir.history_db
     scope = q.get("scope") if q.get("scope") in {s.value for s in Scope} else None
-    before = q.get("before") or ""
+    before = number(q.get("before"), default=0)
     start = time.mktime(since.timetuple())
     versions: list[Version] = []
     routes: list[str] = []
@@ -157,7 +184,7 @@ async def changes(request: Request) -> Response:
             session=q.get("session") or None,
             scope=Scope(scope) if scope else None,
             limit=_CHANGES_PAGE + 1,
-            before=int(before) if before.isdigit() else None,
+            before=before or None,
         )
         routes, sessions = routes_and_sessions(history, start)
     more = len(versions) > _CHANGES_PAGE
@@ -195,48 +222,10 @@ async def changes(request: Request) -> Response:
     )
 
 
-async def rules(request: Request) -> Response:
-    state = _state(request)
-    layout = state.memdir.layout
-    found = load_rules(layout, include_team=state.memdir.team_enabled)
-    firings = read_firings(str(layout.state_dir))
-    count: Counter[tuple[str, str]] = Counter()
-    last: dict[tuple[str, str], float] = {}
-    for item in firings:
-        key = (str(item.get("ref")), str(item.get("rule")))
-        count[key] += 1
-        last[key] = max(last.get(key, 0.0), float(item["t"]))
-    rows: list[dict[str, Any]] = []
-    for enforced in found.rules:
-        key = (enforced.ref, enforced.rule.summary)
-        rows.append(
-            {
-                "rule": enforced.rule,
-                "scope": enforced.scope,
-                "file": enforced.file,
-                "name": enforced.name,
-                "why": enforced.why,
-                "fired": count.get(key, 0),
-                "last": last.get(key),
-            }
-        )
-    today = dt.date.today()
-    days = [today - dt.timedelta(days=i) for i in range(_FIRING_DAYS - 1, -1, -1)]
-    per_day = Counter(dt.date.fromtimestamp(float(item["t"])) for item in firings)
-    chart = bar_chart("Rule firings per day", days, [per_day.get(d, 0) for d in days])
-    return state.page(
-        request,
-        "rules.html",
-        rows=rows,
-        problems=found.problems,
-        chart=chart if firings else None,
-        total=len(firings),
-    )
-
-
 ROUTES = [
-    Route("/", overview),
-    Route("/drift", drift, methods=["POST"]),
-    Route("/changes", changes),
-    Route("/rules", rules),
+    Route("/", view(overview)),
+    Route("/drift", form_view(drift), methods=["POST"]),
+    Route("/doctor/fix", form_view(doctor_fix), methods=["POST"]),
+    Route("/team/sync", form_view(team_sync), methods=["POST"]),
+    Route("/changes", view(changes)),
 ]

@@ -1,26 +1,38 @@
 """What every page of ``memdir ui`` shares: the project's memory, the templates, the checks.
 
 One :class:`UiState` per app: the opened :class:`~memdir.api.Memdir`, the
-search catalog the lists read (opened once, caught up at most every second),
-the Jinja environment (autoescaping on: every value a template prints is
-escaped unless this package marked it safe), the CSRF token, and the helpers
+search catalog the lists read (one per worker thread, caught up at most every
+second), the Jinja environment (autoescaping on: every value a template prints
+is escaped unless this package marked it safe), the CSRF token, and the helpers
 pages use to read a form (:meth:`UiState.form`, which refuses a missing or
 wrong CSRF token), to name a memory from the browser (:meth:`UiState.locate`,
-which confines the path to its scope's folder) and to answer with a page.
+which confines the path to its scope's folder), to read a number from the
+browser (:func:`number`: a huge or malformed one is a 400, never a crash) and
+to answer with a page.
+
+Pages do file and database work, so none runs on the event loop: :func:`view`
+and :func:`form_view` make a page's function an endpoint that runs it in a
+worker thread (at most :data:`WORKERS` at once), the form read first on the
+loop. A slow page (a memory with 200,000 versions) then holds one worker, and
+every other page, the stylesheet and the guard's answers go on. SQLite
+connections stay in the thread that opened them: the history and the stores
+keep one per thread, and so does the catalog here.
 """
 
 from __future__ import annotations
 
+import threading
 import time
 import urllib.parse
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import anyio
 import jinja2
 from starlette.datastructures import FormData
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, RedirectResponse
+from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from memdir.api import Memdir
 from memdir.errors import MemdirError, UnsafePath
@@ -30,11 +42,22 @@ from memdir.search.catalog import Catalog
 from memdir.storage.fs import confined, refuse_hidden
 from memdir.ui.guard import csrf_matches, csrf_token
 from memdir.ui.markdown import render_inline
-from memdir.ui.overview import BackgroundRun, PromptCost
+from memdir.ui.overview import BackgroundRun, DoctorCheck, PromptCost
 
-__all__ = ["Refused", "UiState", "memory_url"]
+__all__ = [
+    "MAX_ID",
+    "WORKERS",
+    "Refused",
+    "UiState",
+    "form_view",
+    "memory_url",
+    "number",
+    "view",
+]
 
 _DRIFT_SCAN_SECONDS = 60.0  # how long one scan of the project's files is reused
+WORKERS = 8  # pages served at once (each in a worker thread)
+MAX_ID = 2**63 - 1  # SQLite's largest integer: no id or page number is larger
 
 
 class Refused(MemdirError):
@@ -56,7 +79,10 @@ class UiState:
     runs: Callable[[], Sequence[BackgroundRun]] | None = None
     templates: jinja2.Environment = field(init=False)
     cost: PromptCost = field(default_factory=PromptCost)
-    _catalog: Catalog | None = None
+    doctor: DoctorCheck = field(default_factory=DoctorCheck)
+    last_sync: list[str] | None = None  # what the last sync the page ran did
+    limiter: anyio.CapacityLimiter = field(init=False)
+    _local: threading.local = field(default_factory=threading.local)
     _checker: tuple[float, DriftChecker] | None = None
 
     def __post_init__(self) -> None:
@@ -71,14 +97,19 @@ class UiState:
         env.filters["when"] = _when
         env.filters["inline"] = render_inline
         env.filters["number"] = lambda n: f"{n:,}"
+        env.filters["yaml"] = _yaml_text
         self.templates = env
+        self.limiter = anyio.CapacityLimiter(WORKERS)
 
     @property
     def catalog(self) -> Catalog:
-        """The search catalog (opened on first use; a search catches up at most every second)."""
-        if self._catalog is None:
-            self._catalog = Catalog.open(self.memdir.layout, refresh_every=1.0)
-        return self._catalog
+        """This thread's search catalog (opened on first use; a search catches up at most
+        every second). A worker thread that ends takes its connection with it."""
+        catalog: Catalog | None = getattr(self._local, "catalog", None)
+        if catalog is None:
+            catalog = Catalog.open(self.memdir.layout, refresh_every=1.0)
+            self._local.catalog = catalog
+        return catalog
 
     def checker(self) -> DriftChecker:
         """A drift checker whose scan of the project is at most a minute old."""
@@ -88,9 +119,10 @@ class UiState:
         return self._checker[1]
 
     def close(self) -> None:
-        if self._catalog is not None:
-            self._catalog.close()
-            self._catalog = None
+        catalog: Catalog | None = getattr(self._local, "catalog", None)
+        if catalog is not None:
+            catalog.close()
+            self._local.catalog = None
         self.memdir.close()
 
     def page(
@@ -132,6 +164,62 @@ class UiState:
     def redirect(url: str) -> RedirectResponse:
         """After a change: to ``url``, by GET (so a reload does not repeat the change)."""
         return RedirectResponse(url, status_code=303)
+
+
+def number(raw: object, *, default: int | None = None, low: int = 0, high: int = MAX_ID) -> int:
+    """A whole number the browser sent (a version id, a page), ``v12`` as ``12``.
+
+    Missing: ``default`` (none: refused). Malformed or outside ``low..high``: a
+    :class:`Refused` (400), never an overflow deep in SQLite.
+    """
+    text = str(raw if raw is not None else "").strip().removeprefix("v")
+    if not text and default is not None:
+        return default
+    if not (text.isascii() and text.isdigit()) or len(text) > len(str(high)):
+        raise Refused(f"{str(raw)[:40]!r} is not a number this page takes", hint="go back")
+    value = int(text)
+    if not low <= value <= high:
+        raise Refused(f"{value} is out of range ({low} to {high})", hint="go back")
+    return value
+
+
+def _state_of(request: Request) -> UiState:
+    state: UiState = request.app.state.ui
+    return state
+
+
+def view(page: Callable[[Request], Response]) -> Callable[[Request], Awaitable[Response]]:
+    """An endpoint that runs ``page`` in a worker thread (see the module docstring)."""
+
+    async def endpoint(request: Request) -> Response:
+        state = _state_of(request)
+        return await anyio.to_thread.run_sync(page, request, limiter=state.limiter)
+
+    return endpoint
+
+
+def form_view(
+    act: Callable[[Request, FormData], Response],
+) -> Callable[[Request], Awaitable[Response]]:
+    """An endpoint that reads the form (CSRF checked) on the loop, then runs ``act`` with
+    it in a worker thread."""
+
+    async def endpoint(request: Request) -> Response:
+        state = _state_of(request)
+        form = await state.form(request)
+        return await anyio.to_thread.run_sync(act, request, form, limiter=state.limiter)
+
+    return endpoint
+
+
+def _yaml_text(value: Any) -> str:
+    """A frontmatter value as the YAML a person would write in the file (copyable)."""
+    import yaml
+
+    text: str = yaml.safe_dump(
+        value, allow_unicode=True, default_flow_style=False, sort_keys=False, width=100
+    )
+    return text.removesuffix("...\n").rstrip("\n")
 
 
 def _when(value: float | None) -> str:

@@ -7,9 +7,10 @@ texts and, when no rule fires, writes none. CPython's ``json`` parses with
 its C scanner (``_json``), which needs none of that: :func:`loads` drives
 it directly, and falls back to :func:`json.loads` where the C scanner is
 missing. Errors are :class:`ValueError` (``json.JSONDecodeError`` is one),
-as from :func:`json.loads`. :func:`dumps` is its twin for the answers the
-hooks print: CPython's C encoder, driven as :func:`json.dumps` drives it,
-so the text is the same.
+as from :func:`json.loads`, and only that: whatever else the C scanner raises
+on a damaged text is one too, since readers of derived state rebuild on it.
+:func:`dumps` is its twin for the answers the hooks print: CPython's C
+encoder, driven as :func:`json.dumps` drives it, so the text is the same.
 """
 
 from __future__ import annotations
@@ -71,6 +72,14 @@ def loads(text: str | bytes) -> Any:
         value, end = _SCAN(text, start)
     except StopIteration:
         return _refused(text)
+    except ValueError:
+        raise
+    except Exception as exc:
+        # Trigger: the C scanner fails some damaged texts with another error (a
+        # SystemError in a hook process). Why: callers read derived state and take
+        # ValueError as "damaged, rebuild it"; anything else escaped as "no rules".
+        # Outcome: every failure to read is a ValueError.
+        raise ValueError(f"not JSON ({type(exc).__name__})") from exc
     if text[end:].strip(_WHITESPACE):
         return _refused(text)  # "Extra data": json says where
     return value

@@ -15,7 +15,10 @@ changes through the store as one change set in the history (route
 ``consolidation``, both indexes snapshotted), after checking that every
 memory still holds the proposal's ``before`` text; :func:`rollback_changes`
 undoes each change set it recorded, newest first, so the folder is byte for
-byte what it was before the apply.
+byte what it was before the apply, and marks the proposal rolled back only
+once every one is undone (and never when it reversed nothing).
+:func:`drop_holding` deletes the proposals that keep a text a redaction
+removes.
 """
 
 from __future__ import annotations
@@ -33,11 +36,12 @@ from typing import Any, Literal
 
 from memdir.agents.consolidate.tools import Changes
 from memdir.errors import Conflict, InvalidMemory, MemdirError, MemoryNotFound
+from memdir.history.intents import UNDO
 from memdir.history.project import ProjectMemory
 from memdir.history.provenance import local_identity, provenance
 from memdir.history.review import review_mode
 from memdir.history.undo import require_history, undo_change
-from memdir.history.versions import History
+from memdir.history.versions import History, blob_hash
 from memdir.model import Scope
 from memdir.recall.doctor import diagnose
 from memdir.storage.codec import parse_memory
@@ -52,6 +56,7 @@ __all__ = [
     "apply_changes",
     "changes_from_history",
     "changes_from_trees",
+    "drop_holding",
     "load",
     "load_all",
     "new_id",
@@ -342,6 +347,40 @@ def load_all(memdir: ProjectMemory) -> list[Proposal]:
     return sorted(out, key=lambda p: (p.created, p.id), reverse=True)
 
 
+def drop_holding(memdir: ProjectMemory, texts: Collection[str]) -> list[str]:
+    """Delete the proposals that hold any of ``texts`` (blob hashes of a file's bytes).
+
+    A redaction asks: a proposal keeps each change's text before and after.
+    Returns the ids dropped.
+    """
+    folder = proposals_dir(memdir)
+    if not folder.is_dir() or not texts:
+        return []
+    wanted, dropped = set(texts), []
+    with _locked(memdir):
+        for path in sorted(folder.glob("*.json")):
+            if _ID.match(path.stem) and _held(path) & wanted:
+                path.unlink(missing_ok=True)
+                dropped.append(path.stem)
+    return dropped
+
+
+def _held(path: Path) -> set[str]:
+    """The blob hashes of the texts a proposal file keeps (none when unreadable)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        changes = data.get("changes", ()) if isinstance(data, dict) else ()
+    except (OSError, ValueError):
+        return set()
+    return {
+        blob_hash(text.encode("utf-8"))
+        for change in changes
+        if isinstance(change, dict)
+        for text in (change.get("before"), change.get("after"))
+        if isinstance(text, str)
+    }
+
+
 def set_status(memdir: ProjectMemory, proposal_id: str, status: Status) -> Proposal:
     """Mark a proposal (rejected, say) and return it."""
     with _locked(memdir):
@@ -465,7 +504,14 @@ def _apply_one(memdir: ProjectMemory, change: ProposedChange) -> None:
 
 
 def rollback_changes(memdir: ProjectMemory, proposal_id: str) -> Proposal:
-    """Undo every change set the proposal applied, newest first; refuses if files moved on."""
+    """Undo every change set the proposal applied, newest first; refuses if files moved on.
+
+    The proposal is marked rolled back only once every change set is undone:
+    an undo a kill or a full disk cut short is finished by running this again.
+    A rollback that reverses nothing now (each change set was undone already,
+    by ``memdir undo`` say) marks it and says so, as an error, rather than
+    "rolled back"; one whose change sets the history no longer keeps refuses.
+    """
     history = require_history(memdir)
     with _locked(memdir):
         proposal, sets = load(memdir, proposal_id)
@@ -474,10 +520,34 @@ def rollback_changes(memdir: ProjectMemory, proposal_id: str) -> Proposal:
                 f"proposal {proposal.id} is {proposal.status}: nothing of it is applied",
                 hint="`memdir consolidate show ID` says what it holds",
             )
+        _check_kept(history, proposal.id, sets)
+        reversed_now = 0
         for change in sorted(sets, reverse=True):
-            if not history.is_undone(change):
+            if history.intent(UNDO, change) is not None or not history.is_undone(change):
                 undo_change(memdir, change)
+                reversed_now += 1
         changes = tuple(replace(c, applied=False) for c in proposal.changes)
         proposal = replace(proposal, changes=changes, status="rolled-back")
         _write(_path(memdir, proposal.id), proposal, sets)
+    if not reversed_now:
+        undone = ", ".join(
+            f"change {c} by undo {getattr(history.change(c), 'undone_by', None)}" for c in sets
+        )
+        raise MemdirError(
+            f"proposal {proposal.id} was reversed already ({undone}): this rollback changed "
+            "nothing; the proposal is now marked rolled back",
+            hint="`memdir history NAME` shows each memory's versions",
+        )
     return proposal
+
+
+def _check_kept(history: History, proposal_id: str, sets: Collection[int]) -> None:
+    """Refuse, changing nothing, when the history no longer keeps a change set to reverse."""
+    gone = sorted(c for c in sets if history.change(c) is None)
+    if gone:
+        raise MemdirError(
+            f"proposal {proposal_id} applied change(s) {', '.join(map(str, gone))}, which the "
+            "history no longer keeps (older than history_retention_days): it cannot be rolled "
+            "back; nothing was changed",
+            hint="bring back each memory with `memdir restore NAME --version V`",
+        )

@@ -1,0 +1,231 @@
+"""Memory poisoning: how many attack memories screening holds, and how many good ones.
+
+Run: .venv/bin/python benchmarks/poisoning.py [--half held-out|shaped|all] [--out FILE]
+
+Every probe of ``benchmarks/data/poisoning/probes.json`` (attack memories modelled
+on the published templates, and benign look-alikes) is written by an agent
+through memdir's MCP ``write`` tool into a fresh project, under the private
+scope's default review mode (``auto``: only screening can hold a write); the
+few probes with frontmatter fields the MCP tool has no argument for go through
+the memory tool (also an agent's route) as a whole file. A write counts as
+held when the history keeps it as a pending version whose reason is
+screening's and the file is not in memory; a write refused before screening
+(text no memory may hold) is counted apart. Then every memory of memdir's own
+corpora (the recall benchmark memories under ``benchmarks/data/`` and the
+demo's) is written the same way, in a second fresh project: each one held is a
+false hold.
+
+The rules were shaped on the probes whose id number is even (``shaped``); the
+odd ones (``held-out``, the default) are the half the numbers are reported on.
+Printed: caught / missed per attack class, false holds per benign class, false
+holds on the corpora, and what screening costs per write (the screen alone,
+over every probe, in this one run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import datetime as dt
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp import Client
+
+from memdir import Memdir
+from memdir.cli.demo import Story
+from memdir.hosts.memory_tool import MemoryToolBackend
+from memdir.mcp.server import build_server
+from memdir.model import Memory, MemoryType
+from memdir.screening.screen import screen_memory
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data"
+PROBES = DATA / "poisoning" / "probes.json"
+RUNS = HERE / "runs"
+
+
+def load_probes(half: str) -> list[dict[str, Any]]:
+    """The probes of one half: ``held-out`` (odd ids), ``shaped`` (even ids) or ``all``."""
+    probes: list[dict[str, Any]] = json.loads(PROBES.read_text("utf-8"))["probes"]
+    if half == "all":
+        return probes
+    odd = half == "held-out"
+    return [p for p in probes if (int(p["id"][1:]) % 2 == 1) == odd]
+
+
+def corpus() -> list[dict[str, Any]]:
+    """memdir's own memories: the recall benchmark corpora and the demo's."""
+    found: list[dict[str, Any]] = []
+    paths = sorted(DATA.glob("recall/*/memories.json")) + sorted(DATA.glob("recall_memories.json"))
+    for path in paths:
+        found += json.loads(path.read_text("utf-8"))["memories"]
+    now = dt.datetime(2026, 3, 2, 10, 0)
+    return found + [dict(m) for m in Story(now=now).agent_saves()]
+
+
+def _frontmatter(item: dict[str, Any]) -> str:
+    """A whole memory file for the memory tool: the fields, the extras, the body."""
+    lines = ["---", f"name: {json.dumps(item['name'])}"]
+    lines.append(f"description: {json.dumps(item['description'])}")
+    lines.append(f"type: {item.get('type', 'feedback')}")
+    lines += [f"{key}: {json.dumps(value)}" for key, value in item.get("extra", {}).items()]
+    return "\n".join([*lines, "---", item.get("body", "")]) + "\n"
+
+
+async def _write_all(project: Path, items: Iterable[dict[str, Any]]) -> list[tuple[bool, str]]:
+    """Write each item as an agent would: (was the reply an error, its text) for each."""
+    replies = []
+    async with Client(build_server(project)) as client:
+        for n, item in enumerate(items):
+            if item.get("extra"):  # the MCP tool has no argument for other fields
+                tool = MemoryToolBackend(Memdir.open(project))
+                command = {
+                    "command": "create",
+                    "path": f"/memories/probe_{n}.md",
+                    "file_text": _frontmatter(item),
+                }
+                result = tool.run(command)
+                replies.append((result.is_error, result.text))
+                continue
+            arguments = {
+                "name": item["name"],
+                "description": item["description"],
+                "type": item.get("type", "feedback"),
+                "body": item.get("body", ""),
+                "file": f"probe_{n}.md",
+            }
+            called = await client.call_tool("write", arguments)
+            block = called.content[0]
+            replies.append((bool(called.is_error), block.text if block.type == "text" else ""))
+    return replies
+
+
+def outcomes(items: list[dict[str, Any]]) -> list[str]:
+    """For each item written into a fresh project (auto review): held, applied or refused.
+
+    Held: screening kept it for review (a pending version with a screened reason,
+    the file not in memory); refused: the write failed before screening (its
+    text is not valid for a memory at all); applied: it is in memory.
+    """
+    with tempfile.TemporaryDirectory() as base:
+        project = Path(base) / "project"
+        project.mkdir()
+        os.environ["MEMDIR_HOME"] = str(Path(base) / "home")
+        os.environ.pop("MEMDIR_REVIEW", None)
+        replies = anyio.run(_write_all, project, items)
+        mem = Memdir.open(project)
+        pending = {
+            p.version.file for p in mem.review() if (p.version.reason or "")[:9] == "screened:"
+        }
+        out = []
+        for n, (failed, _text) in enumerate(replies):
+            file = f"probe_{n}.md"
+            if file in pending and not (mem.layout.memory_dir / file).exists():
+                out.append("held")
+            else:
+                out.append("refused" if failed else "applied")
+        return out
+
+
+def screen_cost(items: list[dict[str, Any]]) -> tuple[float, float]:
+    """Median and worst time of screening one memory, in milliseconds (warm)."""
+    memories = [
+        Memory(
+            name=i["name"],
+            description=i["description"],
+            type=MemoryType(i.get("type", "feedback")),
+            body=i.get("body", ""),
+            extra=i.get("extra", {}),
+        )
+        for i in items
+    ]
+    screen_memory(memories[0])  # the rules compile once per process
+    times = []
+    for memory in memories:
+        start = time.perf_counter()
+        screen_memory(memory)
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times), max(times)
+
+
+def table(title: str, rows: dict[str, list[int]], what: str) -> list[str]:
+    lines = [title, f"  {'class':<14} {what:>8} {'of':>4}"]
+    total = [0, 0]
+    for cls, (hit, count) in sorted(rows.items()):
+        lines.append(f"  {cls:<14} {hit:>8} {count:>4}")
+        total[0] += hit
+        total[1] += count
+    share = 100 * total[0] / total[1] if total[1] else 0.0
+    lines.append(f"  {'all':<14} {total[0]:>8} {total[1]:>4}  ({share:.1f} %)")
+    return lines
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--half", choices=["held-out", "shaped", "all"], default="held-out")
+    parser.add_argument("--out", default=str(RUNS / "poisoning.json"))
+    args = parser.parse_args()
+
+    probes = load_probes(args.half)
+    started = time.perf_counter()
+    results = outcomes(probes)
+    caught: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0])
+    false: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0])
+    missed, wrong, refused = [], [], []
+    for probe, outcome in zip(probes, results, strict=True):
+        rows = caught if probe["set"] == "attack" else false
+        rows[probe["class"]][0] += int(outcome == "held")
+        rows[probe["class"]][1] += 1
+        if outcome == "refused":
+            refused.append(probe["id"])
+        elif probe["set"] == "attack" and outcome != "held":
+            missed.append(probe["id"])
+        elif probe["set"] == "benign" and outcome == "held":
+            wrong.append(probe["id"])
+    own = corpus()
+    own_results = outcomes(own)
+    own_held = [r == "held" for r in own_results]
+    median, worst = screen_cost(probes)
+    elapsed = time.perf_counter() - started
+
+    lines = [f"probes: {len(probes)} ({args.half} half), written through MCP into a fresh project"]
+    lines += table("attacks held (caught):", caught, "caught")
+    lines += table("benign look-alikes held (false holds):", false, "held")
+    lines.append(
+        f"memdir's own corpora: {sum(own_held)} held of {len(own)} memories "
+        f"({own_results.count('refused')} refused)"
+    )
+    lines.append(f"missed attacks: {', '.join(missed) or '-'}")
+    lines.append(f"false holds: {', '.join(wrong) or '-'}")
+    lines.append(f"refused before screening (not valid memory text): {', '.join(refused) or '-'}")
+    lines.append(f"screening one memory: median {median:.2f} ms, worst {worst:.2f} ms")
+    lines.append(f"run took {elapsed:.1f} s")
+    print("\n".join(lines))
+
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    summary = {
+        "half": args.half,
+        "caught": dict(caught),
+        "false_holds": dict(false),
+        "corpus": {"memories": len(own), "held": sum(own_held)},
+        "missed": missed,
+        "false_hold_ids": wrong,
+        "refused_ids": refused,
+        "screen_ms": {"median": median, "worst": worst},
+    }
+    out.write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""Where a hit stands in its sentence: quoted, negated, an order, or a description.
+
+The same words are an attack or a note about one depending on their sentence.
+These checks read the folded text (:func:`~memdir.screening.normalize.fold`)
+around a hit:
+
+- :func:`is_mention`: the hit is inside a quotation, in a text that says it is
+  discussing such things ("payloads like …", "the filter flags …");
+- :func:`is_negated`: an adverb negates it ("never send secrets to …" is a
+  rule for the agent);
+- :func:`opens_with_order`: its sentence opens with an order ("set the mode to
+  …", "always start it with …"), whatever the hit's place in it;
+- :func:`gives_order`: its sentence (a line, or up to ``.``, ``;``, ``!``,
+  ``?``) gives the order itself, the verb opening a clause or following a
+  subject or a modal ("send …", "then send …", "you must send …", "the agent
+  sends …"), rather than reporting someone else's ("emails asking staff to
+  send …", "a page telling the agent to disregard …").
+
+They use Python's ``re`` on short stretches of text around a hit (a sentence,
+40 or 240 characters), never on a whole body.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["gives_order", "is_mention", "is_negated", "opens_with_order", "sentence_start"]
+
+_SENTENCE_END = re.compile(r"[.!?;](?:\s|$)|\n")
+_NEGATION = re.compile(
+    r"\b(?:never|don't|dont|do not|must not|mustn't|should not|shouldn't|not|avoid|no)"
+    r"(?:\s+(?!forget|fail|hesitate|neglect|stop)[a-z']+){0,2}\s*$"
+)
+_DISCUSSION = re.compile(
+    r"\b(?:inject(?:ion|ions|ed)?|attacks?|attackers?|payloads?|phrases?|strings?|examples?"
+    r"|e\.g|such as|like|patterns?|regex|detect(?:s|ed|ion)?|filters?|flag(?:s|ged)?"
+    r"|block(?:s|ed)?|tests?|jailbreaks?|malicious|adversarial|red-?team(?:ing)?|classifier"
+    r"|quoted?|spam|phishing|poison(?:ing|ed)?|scanner|screen(?:ing|s)?|warns?|warning"
+    r"|known|classic|typical|common|tries|try|said|says|feeds?|sends?)\b"
+)
+_QUOTED = re.compile(r"\"[^\"\n]{1,240}\"|'[^'\n]{1,240}'(?![a-z])|«[^»\n]{1,240}»")
+# What may stand before a verb that gives the order itself, within its clause.
+_LEAD = re.compile(
+    r"(?:^|[,:(\"'\-]\s*|\b(?:please|always|also|then|and|or|just|now|first|immediately"
+    r"|quietly|silently|secretly|automatically|simply|so|but|instead|finally|next|otherwise"
+    r"|remember to|make sure to|make sure you|be sure to|don't forget to|do not forget to"
+    r"|need to|needs to|have to|has to|must|should|shall|will|can|may|ought to|are to|is to"
+    r"|going to|want you to|expected to|supposed to|required to|allowed to)\s+"
+    r"|\b(?:you|the agent|the assistant|the ai|the model|claude|codex|copilot|agents"
+    r"|assistants|we|i)\s+)"
+    r"(?:(?:always|also|then|just|now|please|quietly|silently|secretly|immediately"
+    r"|automatically|first|must|should|will|shall|can|may|need to|have to)\s+)*$"
+)
+
+
+# A sentence that opens with an order: a verb first, after a bullet, an adverb or a modal.
+_ORDER_FIRST = re.compile(
+    r"^(?:[-*>\d.)\s]*)(?:(?:please|always|now|just|also|then|and|so|first)\s+"
+    r"|you\s+(?:must|should|can|may|will|need to|have to)\s+)*(?:run|use|start|launch|invoke"
+    r"|pass|add|set|enable|append|configure|switch|call|restart|execute|open|relaunch|put"
+    r"|write|change|edit|update|always)\b"
+)
+
+
+def sentence_start(text: str, position: int) -> int:
+    """Where the sentence holding ``text[position]`` starts."""
+    start = 0
+    for match in _SENTENCE_END.finditer(text, max(0, position - 600), position):
+        start = match.end()
+    return start
+
+
+def is_mention(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is quoted, in a text that discusses such things."""
+    low, high = max(0, start - 240), min(len(text), end + 240)
+    for quote in _QUOTED.finditer(text, low, high):
+        if quote.start() <= start and end <= quote.end():
+            outside = text[low : quote.start()] + " " + text[quote.end() : high]
+            return _DISCUSSION.search(outside) is not None
+    return False
+
+
+def is_negated(text: str, start: int) -> bool:
+    """Whether a negation governs the words at ``start``."""
+    return _NEGATION.search(text[max(0, start - 40) : start]) is not None
+
+
+def opens_with_order(text: str, start: int) -> bool:
+    """Whether the sentence holding ``text[start]`` opens with an order ("set X to Y")."""
+    return _ORDER_FIRST.search(text[sentence_start(text, start) : start]) is not None
+
+
+def gives_order(text: str, start: int) -> bool:
+    """Whether the words at ``start`` give an order rather than report one."""
+    return _LEAD.search(text[sentence_start(text, start) : start]) is not None

@@ -1,0 +1,226 @@
+"""Text aimed at the agent: rules for instructions that try to take it over.
+
+A memory is full of instructions to the agent by design ("never push to main
+without asking", "always run the tests before committing"): that is what
+feedback is. What these rules look for is the other kind: text that tries to
+override the user or the system, change who the agent is or what it may do,
+make it hide something from the user, send secrets or files away, or plant
+itself in every later session. The rules read the folded text
+(:func:`~memdir.screening.normalize.fold`: look-alike letters, invisible
+characters and markdown emphasis undone) and come in seven classes:
+
+- ``override``: ignore / disregard / forget earlier, the user's or the system's
+  instructions; "these instructions supersede…"; "the previous rules no longer
+  apply"; "new instructions:"; obey what a web page, a tool result or this
+  memory says; a claim to come from the system or the model's maker;
+- ``identity``: "you are now…", "pretend to be an unrestricted…", a jailbreak
+  mode, "your true purpose is…";
+- ``leak``: reveal, print or send the system prompt or the agent's instructions;
+- ``exfiltration``: secrets, keys, ``.env``, SSH keys, the user's files or the
+  conversation sent to a URL, an address, a webhook, a commit or the reply, or
+  a markdown image whose URL carries a template;
+- ``permissions``: a grant of full or root access, switching off permission
+  prompts, hooks, review or guardrails, the flags that skip permissions, adding
+  tools to an allow list, approving every call;
+- ``concealment``: keep this from the user, never mention this memory, do it
+  secretly;
+- ``persistence``: copy these instructions into every memory, file or session,
+  or bring this memory back when someone deletes it.
+
+Some signals are judged in pairs rather than alone (in :func:`_combined`): an
+address to the model ("if you are an AI", "note to the assistant"), a claim to
+speak for the platform, "in every future session", "without asking" or
+"without telling the user", something broad ("any command"), something risky
+(force-push, ``rm -rf``, ``sudo``), a shell or agent settings file, a remote
+script run or piped to a shell, a secret, covering one's traces. Each is
+ordinary alone ("without asking" is half of most feedback); two of them within
+a few sentences, one saying what and one saying how (any command without
+asking; a remote script at the start of every session), are held. "Never …
+without asking" restricts the agent and is never a hit.
+
+Where a hit stands decides some rules (:mod:`memdir.screening.context`): inside
+a quotation, in a text that discusses attacks ("such as", "injection",
+"payload", "example"…), it is a mention, not a use (a security note may quote
+"ignore previous instructions"); under a negation ("never send secrets to…") it
+is a rule for the agent; reported ("emails asking staff to send credentials…",
+"a page telling the agent to disregard…") it is a description. Each only for
+the rules where that reading exists: an exfiltration to an outside address that
+gives the order is held, quoted or not. A rule whose first match does not count
+is searched again past it, up to :data:`_TRIES` matches (past that it counts as
+fired: no note discusses one attack that many times).
+
+The rules themselves are data, in :mod:`memdir.screening.rulebook`. The
+patterns run on RE2 (linear time, whatever the text), compiled once; the
+pairs look for their second signal only near each first one (a slice of the
+text), so a text dense with one signal costs no more than a plain one.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from functools import cache
+from typing import Any
+
+from memdir.screening.context import (
+    gives_order,
+    is_mention,
+    is_negated,
+    opens_with_order,
+    sentence_start,
+)
+from memdir.screening.findings import Hit, Kind
+from memdir.screening.normalize import fold, fold_char
+from memdir.screening.rulebook import PAIRS, WEAK, Rule, single_rules
+
+__all__ = ["instruction_hits", "rules"]
+
+_NEAR = 240  # characters between the two signals of a pair
+_MOST_SIGNALS = 256  # occurrences of one weak signal looked at
+_TRIES = 32  # matches of one rule looked at before it counts as fired
+# "Never … without asking" (and its kin) restricts the agent: a rule for it, not a hole.
+_RESTRICTS = (
+    "never",
+    "don't",
+    "dont",
+    "do not",
+    "must not",
+    "mustn't",
+    "should not",
+    "shouldn't",
+    "not allowed",
+    "forbidden",
+    "only",
+    "ask before",
+    "ask first",
+    "confirm before",
+)
+
+
+@cache
+def _compiled() -> tuple[list[tuple[Rule, Any]], dict[str, Any]]:
+    import re2
+
+    options = re2.Options()
+    options.max_mem = 64 << 20  # the rules' automata are large; RE2's default is 8 MiB
+    rules = [(rule, re2.compile(_folded(rule.pattern), options)) for rule in single_rules()]
+    weak = {name: re2.compile(_folded(pattern), options) for name, pattern in WEAK.items()}
+    return rules, weak
+
+
+def _folded(pattern: str) -> str:
+    """The pattern as the text reads: its letters folded as the text's are (its other-language
+    words), and each space also a line break (fields and lines are joined by one)."""
+    if not pattern.isascii():
+        pattern = "".join(c if c.isascii() else fold_char(c) or c for c in pattern)
+    return pattern.replace(" ", "[ \n]")
+
+
+def rules() -> tuple[Rule, ...]:
+    """The single rules (the pairs of weak signals aside)."""
+    return tuple(rule for rule, _ in _compiled()[0])
+
+
+def _fires(rule: Rule, text: str, start: int, end: int) -> bool:
+    """Whether a match of ``rule`` at ``text[start:end]`` counts (see the module docstring)."""
+    if rule.quoted_ok and is_mention(text, start, end):
+        return False
+    if rule.negated_ok and is_negated(text, start):
+        return False
+    if rule.opening and not opens_with_order(text, start):
+        return False
+    return not rule.ordered or gives_order(text, start)
+
+
+def _first(rule: Rule, pattern: Any, text: str) -> tuple[int, int] | None:
+    """The first match of ``rule`` that counts, as ``(start, end)``.
+
+    A match that does not count is searched past from its next character (a
+    later start may count: the leftmost match can begin in another sentence).
+    Past :data:`_TRIES` matches that do not count, the rule counts as fired: no
+    text has that many notes about one attack, but a padded attack might.
+    """
+    position = 0
+    for _ in range(_TRIES):
+        match = pattern.search(text, position)
+        if match is None:
+            return None
+        if _fires(rule, text, match.start(), match.end()):
+            return match.start(), match.end()
+        position = match.start() + 1
+    return position, position + 1
+
+
+def _single(flat: str, lines: str) -> Iterator[Hit]:
+    compiled, _ = _compiled()
+    for rule, pattern in compiled:
+        text = flat if rule.flat else lines
+        found = _first(rule, pattern, text)
+        if found is not None:
+            start, end = found
+            hit = Hit(kind=Kind.INSTRUCTION, rule=rule.id, reason=rule.reason, start=start,
+                      end=end)  # fmt: skip
+            yield hit if rule.flat else _on_flat(hit)
+
+
+def _on_flat(hit: Hit) -> Hit:
+    """A hit on the lines form, marked so that it is placed through that form."""
+    return Hit(kind=hit.kind, rule=hit.rule, reason=hit.reason, start=-1 - hit.start,
+               end=-1 - hit.end)  # fmt: skip
+
+
+def _restricted(text: str, start: int) -> bool:
+    """Whether the sentence before ``start`` restricts the agent ("never … without asking")."""
+    before = text[sentence_start(text, start) : start]
+    return any(word in before for word in _RESTRICTS)
+
+
+def _occurrences(pattern: Any, text: str) -> list[tuple[int, int]]:
+    """Where ``pattern`` matches, the first :data:`_MOST_SIGNALS` times."""
+    return [(m.start(), m.end()) for m in itertools.islice(pattern.finditer(text), _MOST_SIGNALS)]
+
+
+def _near(pattern: Any, text: str, start: int, end: int) -> tuple[int, int] | None:
+    """A match of ``pattern`` within :data:`_NEAR` characters of ``text[start:end]``."""
+    low = max(0, start - _NEAR)
+    match = pattern.search(text[low : end + _NEAR])  # a slice: the whole text is not re-read
+    return None if match is None else (low + match.start(), low + match.end())
+
+
+def _combined(text: str) -> Iterator[Hit]:
+    _, weak = _compiled()
+    firsts = {first for first, *_ in PAIRS}
+    found = {name: _occurrences(weak[name], text) for name in firsts}
+    seen: set[str] = set()
+    for first, second, rule, reason in PAIRS:
+        if rule in seen:
+            continue
+        for a_start, a_end in found[first]:
+            if first == "no_ask" and _restricted(text, a_start):
+                continue
+            near = _near(weak[second], text, a_start, a_end)
+            if near is not None:
+                start, end = min(a_start, near[0]), max(a_end, near[1])
+                seen.add(rule)
+                yield Hit(kind=Kind.INSTRUCTION, rule=rule, reason=reason, start=start, end=end)
+                break
+
+
+def instruction_hits(text: str) -> list[Hit]:
+    """The instruction rules that fire on ``text``, each once, in text order.
+
+    Positions index ``text`` as written (the rules read its folded forms).
+    """
+    flat = fold(text)
+    lines = fold(text, flat=False)
+    hits = list(_single(flat.text, lines.text))
+    fired = {hit.rule for hit in hits}
+    hits += [hit for hit in _combined(flat.text) if hit.rule not in fired]
+    placed = []
+    for hit in hits:
+        folded, start, end = (flat, hit.start, hit.end) if hit.start >= 0 else (
+            lines, -1 - hit.start, -1 - hit.end)  # fmt: skip
+        first = folded.origin(start)
+        last = folded.origin(max(start, end - 1)) + 1
+        placed.append(Hit(kind=hit.kind, rule=hit.rule, reason=hit.reason, start=first, end=last))
+    return sorted(placed, key=lambda hit: hit.start)

@@ -1,0 +1,102 @@
+"""Screening a memory: every field, and the fields read one after another.
+
+:func:`screen_memory` checks a memory's name, description, body and its other
+frontmatter fields (source, anchors, supersedes, and every text held in its
+extra fields, ``enforce`` rules included). Hidden characters are looked for in
+each field, look-alike letters in the name and the description. Frames and
+instructions are looked for in the fields joined in the order a recalled
+memory shows them (name, description, body, the rest), one line break apart,
+so that an instruction split across the name and the body is read whole; a hit
+names the field it starts in, or the fields it spans (``name+body``).
+
+:func:`screen_text` checks a text that is not a parsed memory (a teammate's
+file that does not parse) as a body.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from memdir.model import Memory
+from memdir.screening.findings import Finding, Hit
+from memdir.screening.frames import frame_hits
+from memdir.screening.hidden import hidden_characters, mixed_scripts
+from memdir.screening.instructions import instruction_hits
+
+__all__ = ["memory_fields", "screen_fields", "screen_memory", "screen_text"]
+
+_LOOKED_AT = ("name", "description")  # where a look-alike word poses as another
+
+
+def _strings(value: object) -> Iterable[str]:
+    """Every text inside a frontmatter value (lists and mappings walked)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(key)
+            yield from _strings(item)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            yield from _strings(item)
+
+
+def memory_fields(memory: Memory) -> list[tuple[str, str]]:
+    """``(field, text)`` for each text a memory holds, in the order a reader meets them."""
+    fields = [("name", memory.name), ("description", memory.description), ("body", memory.body)]
+    if memory.source:
+        fields.append(("source", memory.source))
+    fields += [("anchors", anchor) for anchor in memory.anchors]
+    fields += [("supersedes", entry) for entry in memory.supersedes]
+    for key, value in memory.extra.items():
+        fields += [(f"field {key!r}", text) for text in _strings(value)]
+    return [(field, text) for field, text in fields if text]
+
+
+def screen_memory(memory: Memory) -> tuple[Finding, ...]:
+    """What screening finds in ``memory`` (empty: nothing)."""
+    return screen_fields(memory_fields(memory))
+
+
+def screen_text(text: str) -> tuple[Finding, ...]:
+    """What screening finds in ``text`` read as a memory's body."""
+    return screen_fields([("body", text)])
+
+
+def screen_fields(fields: Sequence[tuple[str, str]]) -> tuple[Finding, ...]:
+    """What screening finds in these ``(field, text)`` pairs, read in this order."""
+    findings: list[Finding] = []
+    for field, text in fields:
+        findings += hidden_characters(field, text)
+        if field in _LOOKED_AT:
+            findings += mixed_scripts(field, text)
+    joined = "\n".join(text for _, text in fields)
+    starts, at = [], 0
+    for _, text in fields:
+        starts.append(at)
+        at += len(text) + 1
+    for hit in [*frame_hits(joined), *instruction_hits(joined)]:
+        findings.append(_placed(hit, fields, starts))
+    return tuple(findings)
+
+
+def _field_at(starts: list[int], position: int) -> int:
+    index = 0
+    for number, start in enumerate(starts):
+        if start <= position:
+            index = number
+    return index
+
+
+def _placed(hit: Hit, fields: Sequence[tuple[str, str]], starts: list[int]) -> Finding:
+    """A hit on the joined text, as a finding in the field (or fields) it covers."""
+    first = _field_at(starts, hit.start)
+    last = _field_at(starts, max(hit.start, hit.end - 1))
+    names = list(dict.fromkeys(fields[i][0] for i in range(first, last + 1)))
+    return Finding(
+        kind=hit.kind,
+        field="+".join(names),
+        rule=hit.rule,
+        reason=hit.reason,
+        at=hit.start - starts[first] + 1,
+    )

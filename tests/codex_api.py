@@ -1,0 +1,334 @@
+"""A local stand-in for the OpenAI Responses API, for driving the real Codex CLI.
+
+Codex speaks one wire API to a model provider: ``POST {base_url}/responses`` with a
+JSON body (``model``, ``input`` items, ``tools``, ``stream: true``) and reads the
+answer as server-sent events (``response.created``, ``response.output_item.added`` /
+``.done`` per output item, text deltas, ``response.completed`` with the usage). This
+server listens on 127.0.0.1, records every request (path, headers, JSON body), and
+answers each with the next scripted :class:`Turn`: a text message, or a function call
+Codex then runs (its hooks included) and reports back as a ``function_call_output``
+item in the next request. Requests the script did not foresee get a short text reply,
+so a side call never hangs a test. ``GET`` requests (a model list) get an empty list.
+
+A call to an MCP tool names the tool and the namespace Codex offered it in
+(``mcp__<server>`` with the server's name, ``-`` written ``_``): :meth:`Turn.mcp`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = [
+    "Recorded",
+    "StandIn",
+    "Turn",
+    "request_texts",
+    "run_stand_in",
+    "tool_names",
+    "tool_outputs",
+]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Turn:
+    """One scripted model turn: text, or one function call (in ``namespace``, for MCP)."""
+
+    text: str = ""
+    tool: str | None = None
+    tool_input: dict[str, Any] = field(default_factory=dict)
+    namespace: str | None = None
+    freeform: str | None = None  # a custom tool's input text (apply_patch's patch)
+    search: str | None = None  # a query for Codex's tool search (its deferred MCP tools)
+
+    @staticmethod
+    def shell(command: str) -> Turn:
+        """The model runs ``command`` with Codex's shell tool."""
+        return Turn(tool="exec_command", tool_input={"cmd": command})
+
+    @staticmethod
+    def find_tools(query: str) -> Turn:
+        """The model asks Codex's ``tool_search`` for tools (where Codex defers MCP tools)."""
+        return Turn(search=query)
+
+    @staticmethod
+    def patch(text: str) -> Turn:
+        """The model edits files with Codex's ``apply_patch`` tool (a freeform patch)."""
+        return Turn(tool="apply_patch", freeform=text)
+
+    @staticmethod
+    def mcp(server: str, tool: str, arguments: dict[str, Any] | None = None) -> Turn:
+        """The model calls MCP server ``server``'s ``tool``."""
+        return Turn(
+            tool=tool, tool_input=arguments or {}, namespace="mcp__" + server.replace("-", "_")
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Recorded:
+    """One request the client sent."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+    @property
+    def is_turn(self) -> bool:
+        """A request of the conversation: it offers Codex's tools (side calls offer none)."""
+        return self.path.endswith("/responses") and bool(self.body.get("tools"))
+
+
+Script = Callable[[dict[str, Any]], Turn]
+
+
+class StandIn:
+    """The running server: its URL, the requests it recorded, and its script."""
+
+    def __init__(self, script: Script | Sequence[Turn]) -> None:
+        self.requests: list[Recorded] = []
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+        self._script: Script = _as_script(script)
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def script(self, script: Script | Sequence[Turn]) -> None:
+        """Answer the conversation's next requests with ``script`` from now on."""
+        with self._lock:
+            self._script = _as_script(script)
+
+    def recorded(self) -> list[Recorded]:
+        """Every request so far, in the order they arrived."""
+        with self._lock:
+            return list(self.requests)
+
+    def reply_for(self, recorded: Recorded) -> Turn:
+        with self._lock:
+            self.requests.append(recorded)
+            script = self._script
+        if not recorded.is_turn:
+            return Turn(text="memdir test")
+        return script(recorded.body)
+
+    def record(self, recorded: Recorded) -> None:
+        with self._lock:
+            self.requests.append(recorded)
+
+    def next_id(self) -> int:
+        return next(self._ids)
+
+    def serve(self) -> threading.Thread:
+        thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        thread.start()
+        return thread
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def _as_script(script: Script | Sequence[Turn]) -> Script:
+    if callable(script):
+        return script
+    turns = list(script)
+    lock = threading.Lock()
+
+    def scripted(body: dict[str, Any]) -> Turn:
+        with lock:
+            return turns.pop(0) if turns else Turn(text="Done.")
+
+    return scripted
+
+
+@contextmanager
+def run_stand_in(script: Script | Sequence[Turn]) -> Iterator[StandIn]:
+    """Serve ``script`` on a free loopback port for the length of the block."""
+    server = StandIn(script)
+    server.serve()
+    try:
+        yield server
+    finally:
+        server.close()
+
+
+def _handler(owner: StandIn) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass  # the recorded requests are the log
+
+        def _recorded(self, body: dict[str, Any]) -> Recorded:
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            path = self.path.split("?", 1)[0]
+            return Recorded(method=self.command, path=path, headers=headers, body=body)
+
+        def do_GET(self) -> None:
+            owner.record(self._recorded({}))
+            self._send_json(200, {"object": "list", "data": [], "models": []})
+
+        def do_POST(self) -> None:
+            length = int(self.headers.get("content-length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                body = json.loads(raw or b"{}")
+            except ValueError:
+                body = {}
+            recorded = self._recorded(body if isinstance(body, dict) else {})
+            if not recorded.path.endswith("/responses"):
+                owner.record(recorded)
+                self._send_json(404, {"error": {"message": "not found", "type": "not_found"}})
+                return
+            turn = owner.reply_for(recorded)
+            self._send_stream(_response_events(owner, turn))
+
+        def _send_json(self, status: int, data: dict[str, Any]) -> None:
+            payload = json.dumps(data).encode()
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def _send_stream(self, events: list[dict[str, Any]]) -> None:
+            chunks = b"".join(
+                f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events
+            )
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("cache-control", "no-cache")
+            self.send_header("content-length", str(len(chunks)))
+            self.end_headers()
+            self.wfile.write(chunks)
+
+    return Handler
+
+
+def _item(owner: StandIn, turn: Turn) -> dict[str, Any]:
+    if turn.search is not None:
+        return {
+            "type": "tool_search_call",
+            "id": f"ts_{owner.next_id():06d}",
+            "call_id": f"call_{owner.next_id():06d}",
+            "execution": "client",
+            "arguments": {"query": turn.search},
+            "status": "completed",
+        }
+    if turn.tool is None:
+        return {
+            "type": "message",
+            "id": f"msg_{owner.next_id():06d}",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": turn.text or "Done.", "annotations": []}],
+        }
+    if turn.freeform is not None:
+        return {
+            "type": "custom_tool_call",
+            "id": f"ctc_{owner.next_id():06d}",
+            "call_id": f"call_{owner.next_id():06d}",
+            "name": turn.tool,
+            "input": turn.freeform,
+            "status": "completed",
+        }
+    call: dict[str, Any] = {
+        "type": "function_call",
+        "id": f"fc_{owner.next_id():06d}",
+        "call_id": f"call_{owner.next_id():06d}",
+        "name": turn.tool,
+        "arguments": json.dumps(turn.tool_input),
+        "status": "completed",
+    }
+    if turn.namespace is not None:
+        call["namespace"] = turn.namespace
+    return call
+
+
+def _response_events(owner: StandIn, turn: Turn) -> list[dict[str, Any]]:
+    response_id = f"resp_{owner.next_id():06d}"
+    item = _item(owner, turn)
+    events: list[dict[str, Any]] = [
+        {"type": "response.created", "response": {"id": response_id}},
+        {"type": "response.output_item.added", "output_index": 0, "item": item},
+    ]
+    if item["type"] == "message":
+        text = item["content"][0]["text"]
+        events.append(
+            {
+                "type": "response.output_text.delta",
+                "item_id": item["id"],
+                "output_index": 0,
+                "content_index": 0,
+                "delta": text,
+            }
+        )
+    events.append({"type": "response.output_item.done", "output_index": 0, "item": item})
+    usage = {
+        "input_tokens": 10,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens": 5,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": 15,
+    }
+    events.append({"type": "response.completed", "response": {"id": response_id, "usage": usage}})
+    return events
+
+
+def tool_names(body: dict[str, Any]) -> list[str]:
+    """The tools a request offers the model, a namespace's as ``<namespace>.<tool>``."""
+    names: list[str] = []
+    for tool in body.get("tools", []):
+        if not isinstance(tool, dict):
+            continue
+        name = str(tool.get("name") or tool.get("type"))
+        inner = tool.get("tools")
+        if isinstance(inner, list):
+            names.extend(f"{name}.{t.get('name')}" for t in inner if isinstance(t, dict))
+        else:
+            names.append(name)
+    return names
+
+
+def _content_texts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    texts: list[str] = []
+    for block in content or []:
+        if isinstance(block, dict) and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+    return texts
+
+
+_OUTPUTS = ("function_call_output", "custom_tool_call_output")
+
+
+def tool_outputs(body: dict[str, Any]) -> list[str]:
+    """The output of every tool call the request reports back, in order; a tool search's
+    is the tools it found, one name a line."""
+    outputs: list[str] = []
+    for item in body.get("input", []):
+        if not isinstance(item, dict):
+            continue
+        if item.get("type") in _OUTPUTS:
+            outputs.append("\n".join(_content_texts(item.get("output"))))
+        elif item.get("type") == "tool_search_output":
+            outputs.append("\n".join(tool_names({"tools": item.get("tools", [])})))
+    return outputs
+
+
+def request_texts(body: dict[str, Any]) -> list[str]:
+    """Every text the model reads in the request: the instructions, then every message's
+    text (developer, user and assistant), then the tool outputs."""
+    texts = [body["instructions"]] if isinstance(body.get("instructions"), str) else []
+    for item in body.get("input", []):
+        if isinstance(item, dict) and item.get("type", "message") == "message":
+            texts.extend(_content_texts(item.get("content")))
+    return texts + tool_outputs(body)

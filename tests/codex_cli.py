@@ -1,0 +1,391 @@
+"""Running the real Codex CLI on memdir, installed the way a user installs it.
+
+- **The client** is the npm package ``@openai/codex`` at the version in
+  ``tests/codex.version``, which ``make codex`` (part of ``make test``) installs into
+  ``.cache/codex/``; ``MEMDIR_CODEX_BIN`` names another binary. Where it is missing the
+  tests skip with the reason the installer recorded (npm or the registry unreachable),
+  except under ``CI=true``, where they fail.
+- **memdir** is the test suite's own virtual environment, off the ``PATH`` Codex gets
+  (``/usr/bin:/bin``): a hook or MCP command runs only if it names the installation.
+  It is installed by its own commands (``memdir install codex``, ``memdir hook install
+  codex``), run as ``<venv>/bin/memdir`` in the project, as a user runs them.
+- **The machine** is a throwaway ``HOME`` holding ``CODEX_HOME`` (``~/.codex``, with the
+  user's own ``config.toml``: the model provider below, Codex's calls home switched
+  off) and memdir's ``~/.memdir``, and throwaway git projects. The test process points
+  ``HOME`` at the same folder, so the Python API it sets memories up with sees what the
+  hooks and the MCP server see.
+- **The model** is the stand-in of :mod:`codex_api` on 127.0.0.1, named in
+  ``config.toml`` as a model provider (Codex 0.171 speaks the Responses API to it).
+- **Trust**: Codex runs a hook from ``~/.codex/hooks.json`` only once the user trusted
+  it. :meth:`CodexBox.trust_hooks` does what the user's "Trust all" does, through
+  Codex's own app server: it lists the hooks with the hash Codex computed for each and
+  records those hashes as trusted in ``config.toml``.
+
+Each run is ``codex exec --json`` in a project, with approvals and Codex's sandbox off
+(the throwaway machine is the sandbox; a denied command must be one that would run):
+the JSON events show each command, MCP call and message, and the stand-in shows what
+reached the model.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from codex_api import Recorded, StandIn, Turn, request_texts, run_stand_in, tool_names
+from gitutil import git
+from memdir.api import Memdir
+
+__all__ = ["CODEX_PATH", "CodexBox", "CodexRun", "codex_binary", "codex_box"]
+
+ROOT = Path(__file__).resolve().parent.parent
+VERSION_FILE = ROOT / "tests" / "codex.version"
+INSTALL_DIR = ROOT / ".cache" / "codex"
+DEFAULT_BIN = INSTALL_DIR / "codex"  # linked to the native binary by the installer
+UNAVAILABLE = INSTALL_DIR / "unavailable"  # the installer's reason, when it could not install
+CODEX_PATH = "/usr/bin:/bin"  # what Codex and its hooks get: memdir is not on it
+MODEL = "gpt-5.5"  # a model Codex knows: it offers its apply_patch tool
+_RUN_TIMEOUT = 180  # seconds: a guard against a hung client, never an assertion
+# The user's own Codex settings before memdir's installers touch them: the local model
+# provider, and what Codex would otherwise reach out for (update checks, analytics, the
+# plugin marketplace's git repository, the apps directory).
+USER_CONFIG = """\
+# my Codex settings
+model = "{model}"
+model_provider = "stand-in"
+check_for_update_on_startup = false
+
+[model_providers.stand-in]
+name = "local stand-in"
+base_url = "{url}"
+wire_api = "responses"
+
+[analytics]
+enabled = false
+
+[features]
+plugins = false
+remote_plugin = false
+apps = false
+"""
+
+
+def pinned_version() -> str:
+    """The Codex version the tests run (``tests/codex.version``)."""
+    return VERSION_FILE.read_text(encoding="utf-8").strip()
+
+
+def codex_binary() -> Path:
+    """The Codex CLI to drive; skips (fails under ``CI=true``) when there is none."""
+    given = os.environ.get("MEMDIR_CODEX_BIN", "").strip()
+    path = Path(given) if given else DEFAULT_BIN
+    reason = _unusable(path, check_version=not given or path == DEFAULT_BIN)
+    if reason is None:
+        return path
+    if os.environ.get("CI", "").strip().lower() == "true":
+        pytest.fail(f"the Codex CLI is required under CI=true: {reason}")
+    pytest.skip(reason)
+
+
+@functools.cache
+def _unusable(path: Path, *, check_version: bool) -> str | None:
+    """Why ``path`` cannot be the client under test, or None when it can."""
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        recorded = ""
+        if path == DEFAULT_BIN:  # the installer says why it could not install
+            with suppress(OSError):
+                recorded = UNAVAILABLE.read_text(encoding="utf-8").strip()
+        why = recorded or "not installed"
+        return f"Codex CLI {path} missing ({why}); `make codex` installs it"
+    if not check_version:
+        return None
+    try:
+        shown = subprocess.run(
+            [str(path), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={"PATH": CODEX_PATH, "HOME": str(INSTALL_DIR)},
+        ).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"Codex CLI {path} does not run ({exc})"
+    if shown != f"codex-cli {pinned_version()}":
+        return (
+            f"Codex CLI {path} is {shown!r}, the tests pin {pinned_version()}; "
+            "`make codex` installs the pinned version"
+        )
+    return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class CodexRun:
+    """One ``codex exec`` run: its JSON events, stderr, and the requests the model got."""
+
+    events: list[dict[str, Any]]
+    stderr: str
+    returncode: int
+    requests: list[Recorded]
+
+    @property
+    def turns(self) -> list[Recorded]:
+        """The run's requests of the conversation (those that offer Codex's tools)."""
+        return [r for r in self.requests if r.is_turn]
+
+    def first_tools(self) -> list[str]:
+        """The tools the run's first request offered the model."""
+        assert self.turns, f"Codex sent the model nothing: {self.stderr[-2000:]}"
+        return tool_names(self.turns[0].body)
+
+    def items(self, kind: str) -> list[dict[str, Any]]:
+        """The completed items of ``kind`` (``command_execution``, ``mcp_tool_call``...)."""
+        return [
+            e["item"]
+            for e in self.events
+            if e.get("type") == "item.completed" and e.get("item", {}).get("type") == kind
+        ]
+
+    def tool_outputs(self) -> list[str]:
+        """What each tool call returned to the model, in order."""
+        assert self.turns, "Codex sent the model nothing"
+        from codex_api import tool_outputs
+
+        return tool_outputs(self.turns[-1].body)
+
+    def delivered(self, text: str) -> bool:
+        """Whether ``text`` reached the model whole in one of the run's requests."""
+        return bool(text) and any(text in t for r in self.turns for t in request_texts(r.body))
+
+
+@dataclass(kw_only=True)
+class CodexBox:
+    """A throwaway machine for one test: HOME, Codex's folder, git projects, the stand-in."""
+
+    root: Path
+    home: Path
+    project: Path
+    venv_bin: Path
+    codex: Path
+    api: StandIn
+
+    @property
+    def codex_home(self) -> Path:
+        return self.home / ".codex"
+
+    @property
+    def config(self) -> Path:
+        """Codex's ``config.toml``."""
+        return self.codex_home / "config.toml"
+
+    @property
+    def memdir_script(self) -> Path:
+        """The installation's ``memdir`` script (what a user runs as ``.venv/bin/memdir``)."""
+        return self.venv_bin / "memdir"
+
+    def env(self) -> dict[str, str]:
+        """The environment of Codex, its hooks and the user's memdir commands."""
+        env = {
+            "PATH": CODEX_PATH,
+            "HOME": str(self.home),
+            "CODEX_HOME": str(self.codex_home),
+            "LANG": "C.UTF-8",
+            # Belt and braces: memdir's providers refuse any endpoint off this machine.
+            "MEMDIR_BLOCK_REAL_PROVIDERS": "1",
+            "MEMDIR_LOCAL_MODEL": str(self.root / "no-local-model.gguf"),
+        }
+        for name in ("PYTHONPATH", "XDG_RUNTIME_DIR"):  # the code under test; the hook server
+            if os.environ.get(name):
+                env[name] = os.environ[name]
+        return env
+
+    def use_model(self, model: str) -> None:
+        """Have Codex ask for ``model`` (one Codex does not know: its tools, MCP's
+        included, all listed in each request, where it defers MCP tools for its own)."""
+        text = self.config.read_text()
+        self.config.write_text(text.replace(f'model = "{MODEL}"', f'model = "{model}"', 1))
+
+    def new_project(self, name: str) -> Path:
+        """Another git project beside the first."""
+        return _git_project(self.root / name)
+
+    def memdir(self, *args: str, cwd: Path | None = None) -> str:
+        """Run ``<venv>/bin/memdir ARGS`` in a project, as the user would; its output."""
+        done = subprocess.run(
+            [str(self.memdir_script), *args],
+            cwd=cwd or self.project,
+            env=self.env(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=_RUN_TIMEOUT,
+        )
+        assert done.returncode == 0, f"memdir {' '.join(args)}: {done.stdout}{done.stderr}"
+        return done.stdout
+
+    def open(self, project: Path | None = None) -> Memdir:
+        """A project's memory through the Python API (the test process shares HOME)."""
+        return Memdir.open(project or self.project)
+
+    def run(
+        self,
+        prompt: str,
+        turns: Sequence[Turn] = (),
+        *,
+        cwd: Path | None = None,
+        wrapper: Sequence[str] = (),
+    ) -> CodexRun:
+        """``codex exec PROMPT`` in a project, the model answering with ``turns``.
+
+        ``wrapper`` runs before the client (a tracer).
+        """
+        self.api.script(turns)
+        before = len(self.api.recorded())
+        command = [*wrapper, str(self.codex), "exec", "--json", *_UNSANDBOXED, prompt]
+        done = subprocess.run(
+            command,
+            cwd=cwd or self.project,
+            env=self.env(),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=_RUN_TIMEOUT,
+        )
+        return CodexRun(
+            events=_events(done.stdout),
+            stderr=done.stderr,
+            returncode=done.returncode,
+            requests=self.api.recorded()[before:],
+        )
+
+    def hooks(self, cwd: Path | None = None) -> list[dict[str, Any]]:
+        """The hooks Codex finds for a session in ``cwd``, as its app server lists them."""
+        with _app_server(self, cwd or self.project) as call:
+            listed = call("hooks/list", {"cwds": [str(cwd or self.project)]})
+        (found,) = listed["data"]
+        hooks = found["hooks"]
+        assert isinstance(hooks, list)
+        return hooks
+
+    def trust_hooks(self, cwd: Path | None = None) -> list[str]:
+        """Trust every hook Codex lists, as the user's "Trust all" does: each one's hash,
+        as Codex computed it, recorded in ``config.toml``. The keys trusted."""
+        with _app_server(self, cwd or self.project) as call:
+            listed = call("hooks/list", {"cwds": [str(cwd or self.project)]})
+            hooks = listed["data"][0]["hooks"]
+            edits = [
+                {
+                    "keyPath": f"hooks.state.{json.dumps(h['key'])}.trusted_hash",
+                    "value": h["currentHash"],
+                    "mergeStrategy": "replace",
+                }
+                for h in hooks
+            ]
+            call("config/batchWrite", {"edits": edits})
+        return [h["key"] for h in hooks]
+
+
+_UNSANDBOXED = ("--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox")
+
+
+def _events(stdout: str) -> list[dict[str, Any]]:
+    events = []
+    for line in stdout.splitlines():
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(event, dict):
+            events.append(event)
+    return events
+
+
+@contextmanager
+def _app_server(box: CodexBox, cwd: Path) -> Iterator[Any]:
+    """A ``codex app-server`` over stdio, and a function that calls one of its methods."""
+    process = subprocess.Popen(
+        [str(box.codex), "app-server"],
+        cwd=cwd,
+        env=box.env(),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    ids = iter(range(1, 1000))
+    # A hung server fails the test instead of hanging it: the guard kills it.
+    guard = threading.Timer(_RUN_TIMEOUT, process.kill)
+    guard.start()
+
+    def send(message: Mapping[str, Any]) -> None:
+        assert process.stdin is not None
+        process.stdin.write(json.dumps({"jsonrpc": "2.0", **message}) + "\n")
+        process.stdin.flush()
+
+    def call(method: str, params: Mapping[str, Any]) -> Any:
+        number = next(ids)
+        send({"id": number, "method": method, "params": params})
+        assert process.stdout is not None
+        for line in process.stdout:
+            message = json.loads(line)
+            if message.get("id") == number:
+                assert "error" not in message, message
+                return message["result"]
+        raise AssertionError(f"codex app-server ended before answering {method}")
+
+    try:
+        call("initialize", {"clientInfo": {"name": "memdir-tests", "version": "1"}})
+        send({"method": "initialized"})
+        yield call
+    finally:
+        guard.cancel()
+        process.kill()
+        process.wait()
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                stream.close()
+
+
+def _git_project(root: Path) -> Path:
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "README.md").write_text("A project that installs its packages with pnpm.\n")
+    git(root, "add", "README.md")
+    git(root, "commit", "-q", "-m", "init")
+    return root
+
+
+def _venv_bin() -> Path:
+    """The folder of the running interpreter, which must hold memdir's script and be off
+    :data:`CODEX_PATH` (else these tests could not tell an absolute command from luck)."""
+    venv_bin = Path(sys.executable).parent
+    assert (venv_bin / "memdir").is_file(), f"no memdir script beside {sys.executable}"
+    on_path = shutil.which("memdir", path=CODEX_PATH)
+    assert on_path is None, f"memdir is on {CODEX_PATH} ({on_path}): the tests need it off"
+    return venv_bin
+
+
+@contextmanager
+def codex_box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[CodexBox]:
+    """A fresh :class:`CodexBox` under ``tmp_path``; the test process shares its HOME."""
+    codex = codex_binary()
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    project = _git_project(tmp_path / "project")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("MEMDIR_HOME", raising=False)
+    with run_stand_in([]) as api:
+        (home / ".codex" / "config.toml").write_text(USER_CONFIG.format(model=MODEL, url=api.url))
+        yield CodexBox(
+            root=tmp_path, home=home, project=project, venv_bin=_venv_bin(), codex=codex, api=api
+        )
