@@ -73,49 +73,27 @@ _TOOLS: tuple[PromptTools, ...] = ("files", "memdir")
 
 # The drift caveat stands alone so that recall can attach it to what it returns.
 DRIFT_CAVEAT = (
-    "A memory is a point-in-time record and can go stale. Before answering from it or "
-    "building on it, verify it against the current state of the files or resources it "
-    "names. If it conflicts with what you observe now, trust the present, and fix or "
-    "remove the memory instead of acting on it."
+    "A memory is a point-in-time record: verify what it names before you rely on it; if "
+    "it disagrees with what you see now, trust the present, and fix or remove the memory."
 )
 
-WHAT_NOT_TO_SAVE = """\
+MEMORY_AND_OTHER_PERSISTENCE = """\
+- Plans and task lists: they serve this conversation, not future ones."""
+
+WHAT_NOT_TO_SAVE = f"""\
 ## What not to save
 
-- Code patterns, conventions, architecture, file paths or project structure: read them \
-from the project.
-- Git history, recent changes, who changed what: `git log` and `git blame` are \
-authoritative.
-- Debugging solutions and fix recipes: the fix is in the code, its context in the commit \
-message.
-- Anything the project's instruction files (CLAUDE.md, AGENTS.md) already say.
-- Ephemeral task details: work in progress, temporary state, this conversation's context.
+- Code patterns, architecture, paths, Git history, fix recipes: the project holds them.
+- What CLAUDE.md or AGENTS.md say. Ephemeral task state.
+{MEMORY_AND_OTHER_PERSISTENCE}
 
-These exclusions hold even when the user explicitly asks you to save such things. If \
-they ask you to remember a PR list or an activity summary, ask what in it was surprising \
-or non-obvious: that part is worth saving."""
+This holds even when the user explicitly asks: save what was surprising or non-obvious."""
 
 BEFORE_RECOMMENDING = """\
 ## Before recommending from memory
 
-A memory that names a file, function or flag claims it existed when the memory was \
-written; it may since have been renamed, removed, or never merged. Before recommending it:
-
-- a file path: check that the file exists;
-- a function or flag: grep for it;
-- if the user is about to act on your answer (not just asking about history): verify \
-first.
-
-"Memory says X exists" is not "X exists now". A memory that summarises repository state \
-(an activity log, an architecture snapshot) is frozen in time: for recent or current \
-state, prefer `git log` or the code itself."""
-
-MEMORY_AND_OTHER_PERSISTENCE = """\
-## Memory and other persistence
-
-Plans and task lists are for the current conversation: agreeing on an approach, tracking \
-progress. Memory is for future conversations. Don't save a plan or a task list; when one \
-settles something lasting (a decision, a surprising constraint), save that."""
+A file, function or flag a memory names may be gone: check that the file exists or grep \
+for it when the user is about to act; for current state prefer `git log` or the code."""
 
 _SCOPES = {
     "user": "always private.",
@@ -126,12 +104,8 @@ _SCOPES = {
 
 
 _ENFORCE = """
-- Enforce: when the rule is mechanical (a command, a path, a file pattern), add an \
-`enforce:` list to the memory's frontmatter and memdir checks every tool call against it, \
-e.g. `enforce: [{tool: Bash, match: '\\bnpm (install|i|run)\\b', action: ask}]`. `tool` \
-is a tool name, `Edit|Write` or `*`; `match` is an RE2 pattern searched in the command, or \
-in the file path and new content; `action` is deny, ask or warn. Propose `ask`: the user \
-promotes a rule to `deny` once they agree with it."""
+- Enforce: a mechanical rule is checked on every tool call from an `enforce:` \
+frontmatter list: `[{tool: Bash, match: '\\bnpm run\\b', action: ask}]`."""
 
 
 def _types_section(*, mode: PromptMode, today: str) -> str:
@@ -141,26 +115,21 @@ def _types_section(*, mode: PromptMode, today: str) -> str:
     def scope(kind: str) -> str:
         return f"\n- Scope: {_SCOPES[kind]}" if combined else ""
 
-    def label(kind: str, where: str) -> str:
-        return f"{where} {kind} memory" if combined else f"{kind} memory"
-
     dates = (
-        "Convert relative dates to absolute ones, so the entry still reads correctly later."
+        "relative dates made absolute"
         if daily
-        else f"Convert relative dates to absolute ones (today is {today}), so the "
-        "memory still reads correctly later."
+        else f"relative dates made absolute (today is {today})"
     )
     lead = (
         "Log what fits one of these four types; consolidation files each entry under its type."
         if daily
-        else "Each memory has one of four types."
+        else "Four types:"
     )
     structure = (
         ""
         if daily
-        else "\n\nFeedback and project bodies: the rule or fact first, then a **Why:** line (the "
-        "reason: often a past incident, a constraint or a strong preference) and a "
-        "**How to apply:** line (when and where it applies)."
+        else "\n\nFeedback and project bodies: the rule or fact first, then **Why:** and "
+        "**How to apply:** lines."
     )
     # Daily-log entries have no frontmatter: rules are added when consolidation files them.
     enforce = "" if daily else _ENFORCE
@@ -170,43 +139,24 @@ def _types_section(*, mode: PromptMode, today: str) -> str:
 {lead}
 
 ### user
-Who the user is: role, goals, responsibilities, expertise, preferences.{scope("user")}
-- Save: when you learn something about the user that should change how you work with them.
-- Use: to fit explanations and suggestions to their background and knowledge.
-- Example: "I've written Go for ten years, but this is my first time in the React side of \
-this repo" → {label("user", "private")}: deep Go expertise, new to React and this \
-frontend; explain frontend ideas through backend analogies.
+Who the user is: role, expertise, preferences.{scope("user")}
+- Save: what should change how you work with them. Use: to fit answers to it.
+- Example: "Go for years, new to React" → explain frontend via backend analogies.
 
 ### feedback
-How the user wants you to work: what to avoid and what to keep doing. Record corrections, \
-and also approaches the user confirmed: those are easy to miss.{scope("feedback")}
-- Save: when the user corrects you or approves a non-obvious choice. Keep the reason, so \
-you can judge edge cases instead of following the rule blindly.
-- Use: so the user never has to give the same guidance twice.
-- Example: "Don't mock the database in these tests: mocked tests passed last quarter while \
-the production migration failed" → {label("feedback", "team")}:
-  Integration tests must hit a real database, never mocks.
-  **Why:** mocked tests hid a broken production migration.
-  **How to apply:** every test that touches the database.{enforce}
+How the user wants you to work: corrections, and choices they confirmed.{scope("feedback")}
+- Save: when they correct you or approve a non-obvious choice. Use: so they never repeat it.
+- Example: "don't mock the database" → tests hit a real database.{enforce}
 
 ### project
-Ongoing work, goals, decisions, deadlines, incidents: the context that neither the code \
-nor git history shows.{scope("project")}
-- Save: when you learn who is doing what, why, or by when. {dates}
-- Use: to understand the motivation behind requests and fit suggestions to the \
-constraints. Project facts age fast; the reason tells a later reader whether one still \
-matters.
-- Example: "We freeze non-critical merges after Thursday; mobile is cutting a release \
-branch" → {label("project", "team")}: merge freeze from 2026-03-05 for the mobile \
-release cut; flag non-critical PR work scheduled after that date.
+Work, decisions, deadlines, incidents the code and git history do not show.{scope("project")}
+- Save: who does what, why, by when; {dates}. Use: to see why a request is made.
+- Example: "freeze after Thursday" → merge freeze from 2026-03-05.
 
 ### reference
-Where information lives outside the project: trackers, dashboards, channels, \
-documents.{scope("reference")}
-- Save: when you learn where to look for something, and what it is for.
-- Use: when the user mentions that system, or you need the current information it holds.
-- Example: "Pipeline bugs are tracked in the Linear project INGEST" → \
-{label("reference", "team")}: pipeline bugs live in Linear project INGEST.{structure}"""
+Where things live outside the project: trackers, dashboards, channels.{scope("reference")}
+- Save: where to look, and what for. Use: when that system comes up.
+- Example: "pipeline bugs are in Linear project INGEST".{structure}"""
 
 
 def _code(path: str | Path) -> str:
@@ -215,9 +165,8 @@ def _code(path: str | Path) -> str:
 
 def _intro(*, mode: PromptMode, memory_dir: Path, team_dir: Path | None, skip_index: bool) -> str:
     purpose = (
-        "Build up your memory over time, so that future conversations know who the user is, "
-        "how they like to work with you, what to avoid and what to repeat, and the context "
-        "behind the work."
+        "Build it up so that future conversations know who the user is, how they want you "
+        "to work, and the context behind the work."
     )
     recall = (
         "\n\nMemories relevant to a request may be shown to you along with it; search for "
@@ -229,8 +178,7 @@ def _intro(*, mode: PromptMode, memory_dir: Path, team_dir: Path | None, skip_in
         exists = (
             "The directory already exists."
             if mode == "daily-log"
-            else "The directory already exists: write to it directly, without checking for "
-            "it or creating it."
+            else "It exists: write to it directly."
         )
         return (
             f"# Memory\n\nYou have a persistent, file-based memory at {_code(memory_dir)}. "
@@ -249,9 +197,8 @@ You have two persistent, file-based memory directories:
 - private: {_code(memory_dir)}, for you and this user only;
 - team: {_code(team_dir)}, shared with everyone on the project.
 
-Both already exist: write to them directly, without checking for them or creating \
-them.{nested} Never put secrets (API keys, tokens, passwords, credentials) in team memory: \
-everyone on the project reads it.
+Both exist: write to them directly.{nested} Never put secrets (API keys, tokens, \
+passwords, credentials) in team memory: everyone on the project reads it.
 
 {purpose}{recall}"""
 
@@ -260,28 +207,21 @@ _FRONTMATTER = """\
 ```markdown
 ---
 name: <short title>
-description: <one specific line: future conversations decide relevance from it>
+description: <one specific line: relevance is decided from it>
 type: <user | feedback | project | reference>
 ---
-<the memory; for feedback and project, structured as above>
 ```"""
 
-_UPKEEP = (
-    "Before saving, look for an existing memory on the topic and update it instead of adding "
-    "a duplicate."
-)
+_UPKEEP = "If a memory on the topic exists, update it instead of adding a duplicate."
 
 
 def _save_with_files(*, mode: PromptMode, memory_dir: Path, skip_index: bool) -> str:
     where = (
         "in the private or the team directory, as its type's scope says"
         if mode == "combined"
-        else f"in {_code(memory_dir)}"
+        else "in the memory directory"
     )
-    write = (
-        f"own file {where}, named for its topic (e.g. `feedback_testing.md`), with this "
-        f"frontmatter:\n\n{_FRONTMATTER}"
-    )
+    write = f"own file {where}, named for its topic, with this frontmatter:\n\n{_FRONTMATTER}"
     if skip_index:
         return (
             f"## How to save\n\nWrite each memory to its {write}\n\n{_UPKEEP} Fix or delete "
@@ -295,11 +235,10 @@ Saving takes two steps:
 
 1. Write the memory to its {write}
 
-2. Add a pointer to it in {index}, one line: `- [Title](file.md) — one-line hook`. \
-MEMORY.md is an index, loaded into every conversation and cut off when long: keep each \
-entry under ~150 characters, with no frontmatter and no memory content.
+2. Add one line to {index}: `- [Title](file.md) — one-line hook`, under ~150 \
+characters (the index loads into every conversation and is cut when long).
 
-{_UPKEEP} Fix or delete a memory that turns out wrong, together with its pointer."""
+{_UPKEEP} Fix or delete a memory that turns out wrong, with its line."""
 
 
 def _daily_log(*, memory_dir: Path | None, tools: PromptTools, today: str, skip_index: bool) -> str:
@@ -345,19 +284,12 @@ def _searching(
     if mode == "combined" and team_dir is not None and not team_dir.is_relative_to(memory_dir):
         roots.append(team_dir)
     grep = f'grep -rn "<term>" {" ".join(_quote(str(r)) for r in roots)} --include="*.md"'
-    if command:
-        search = f'```\n{command} "<term>"\n```\n\nor, for exact text: `{grep}`'
-    else:
-        search = f"```\n{grep}\n```"
+    search = f'`{command} "<term>"`, or for exact text `{grep}`' if command else f"`{grep}`"
     return f"""\
 ## Searching past context
 
-Search the memory files first, with narrow terms (an error message, a file path, a \
-function name) rather than broad keywords:
-
-{search}
-
-Past conversation transcripts come last: they are large and slow to search."""
+With narrow terms (an error, a path, a name): {search}. Past conversation transcripts \
+come last: they are large and slow."""
 
 
 # What shlex.quote leaves unquoted (its pattern: \w in ASCII, and @%+=:,./-).
@@ -472,7 +404,6 @@ def build_prompt(
         else _searching(
             mode=mode, memory_dir=memory_dir, team_dir=team_dir, command=search_command
         ),
-        MEMORY_AND_OTHER_PERSISTENCE,
         _extra(extra_guidelines),
         None if skip_index else recheck,
     ]

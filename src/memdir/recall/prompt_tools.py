@@ -39,18 +39,16 @@ def intro(*, mode: PromptMode, skip_index: bool) -> str:
     return (
         "# Memory\n\nYou have a persistent memory, kept by memdir and reached through its "
         "tools (view, search, recall, write, edit, delete, log), never through file paths."
-        f"{scopes}\n\nBuild up your memory over time, so that future conversations know who "
-        "the user is, how they like to work with you, what to avoid and what to repeat, and "
-        f"the context behind the work.{recall}"
+        f"{scopes}\n\nBuild it up so that future conversations know who the user is, how "
+        f"they want you to work, and the context behind the work.{recall}"
     )
 
 
 SEARCHING = """\
 ## Searching past context
 
-Search memory with the search tool, with narrow terms (an error message, a file path, a \
-function name) rather than broad keywords; mode='grep' finds exact text. Read a hit with \
-view."""
+Use the search tool with narrow terms (an error, a path, a name); mode='grep' finds exact \
+text. Read a hit with view."""
 
 
 def save_section(*, mode: PromptMode, skip_index: bool, upkeep: str) -> str:
@@ -58,8 +56,7 @@ def save_section(*, mode: PromptMode, skip_index: bool, upkeep: str) -> str:
     scope = ", its scope (private or team)" if mode == "combined" else ""
     index = "" if skip_index else " They keep MEMORY.md in step: never edit it yourself."
     return (
-        "## How to save\n\nSave through memdir's memory tools rather than by writing files: "
-        "give each memory a short name, a one-line description (specific: future "
-        f"conversations decide relevance from it), its type{scope} and the body.{index}\n\n"
-        f"{upkeep} Delete a memory that turns out wrong."
+        "## How to save\n\nSave through memdir's memory tools, not files: a short name, a "
+        f"specific one-line description, the type{scope}, the body.{index}\n\n"
+        f"{upkeep} Delete one that turns out wrong."
     )
