@@ -65,8 +65,18 @@ def read_all(jobs: list[Job]) -> Iterator[Iterator[Read]]:
         return
     import multiprocessing  # only large builds use it; searches never pay its import
 
-    with multiprocessing.get_context("fork").Pool(workers) as pool:
+    # Trigger: Ctrl-C reaches every process of the terminal's group. Why: a worker that
+    # takes it prints a traceback, and the pool forks a new one in its place while the
+    # parent unwinds. Outcome: workers ignore it; the parent's interrupt ends the pool.
+    with multiprocessing.get_context("fork").Pool(workers, initializer=_deaf) as pool:
         yield pool.imap(read_source, jobs, chunksize=64)
+
+
+def _deaf() -> None:
+    """A worker's start: interrupts are the parent's to handle."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _workers(jobs: int) -> int:
