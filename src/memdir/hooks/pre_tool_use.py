@@ -129,7 +129,9 @@ _DOES = {"deny": "forbids this", "ask": "asks before this", "warn": "warns about
 def _one(found: EnforcedRule) -> str:
     # The name and Why line are the memory's words (a teammate's, perhaps): quoted, so
     # they read as what the memory says, never as memdir's own instruction.
-    why = f" The memory's words on why: {_quoted(found.why)}." if found.why else ""
+    # The quoted words end the sentence when they end in a stop of their own.
+    stop = "" if found.why.rstrip().endswith((".", "!", "?")) else "."
+    why = f" The memory's words on why: {_quoted(found.why)}{stop}" if found.why else ""
     return (
         f"feedback memory {_quoted(found.name)} ({found.ref}, {found.scope.value}) "
         f"{_DOES[found.rule.action]} ({found.rule.summary}).{why}"

@@ -95,7 +95,9 @@ def _instruction(found: EnforcedRule) -> str:
     rule = found.rule
     target = "run a command" if rule.tool == "Bash" else f"use {rule.tool}"
     where = "matching" if rule.tool == "Bash" else "on input matching"
-    why = f" The memory's words on why: {_quoted(found.why)}." if found.why else ""
+    # The quoted words end the sentence when they end in a stop of their own.
+    stop = "" if found.why.rstrip().endswith((".", "!", "?")) else "."
+    why = f" The memory's words on why: {_quoted(found.why)}{stop}" if found.why else ""
     looks_for = f"`{rule.match}`" if rule.match else f"({rule.summary})"
     return (
         f"- {_VERBS[rule.action]} {target} {where} {looks_for} "

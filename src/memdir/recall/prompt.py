@@ -21,6 +21,7 @@ imports neither ``typing``, ``pathlib`` nor ``shlex`` (which loads ``re``).
 
 from __future__ import annotations
 
+import os
 import time
 
 from memdir.config import memory_enabled
@@ -55,6 +56,7 @@ __all__ = [
     "DRIFT_CAVEAT",
     "LEFT_OUT_COMMAND",
     "MEMORY_AND_OTHER_PERSISTENCE",
+    "READ_ONLY",
     "WHAT_NOT_TO_SAVE",
     "IndexShape",
     "build_prompt",
@@ -343,6 +345,7 @@ def build_prompt(
     private_shape: IndexShape | None = None,
     team_shape: IndexShape | None = None,
     recheck: str | None = None,
+    read_only: bool = False,
 ) -> str:
     """The memory section of a system prompt; pure: the index texts are passed in.
 
@@ -363,7 +366,8 @@ def build_prompt(
 
     ``recheck`` is the short list of memories whose check against the code failed or
     is old (:func:`memdir.recall.freshness.recheck_note`); it is bounded in size and
-    counted before the indexes share what is left of ``max_chars``.
+    counted before the indexes share what is left of ``max_chars``. ``read_only``: the
+    memory folder cannot be written here, so the text says not to save to it.
     """
     _check_choice("mode", mode, _MODES)
     _check_choice("tools", tools, _TOOLS)
@@ -396,7 +400,11 @@ def build_prompt(
         else None,
         _types_section(mode=mode, today=day),
         WHAT_NOT_TO_SAVE,
-        None if mode == "daily-log" else _save_section(mode, memory_dir, tools, skip_index),
+        None
+        if mode == "daily-log"
+        else READ_ONLY
+        if read_only and tools == "files"
+        else _save_section(mode, memory_dir, tools, skip_index),
         _when_to_access(skip_index=skip_index),
         BEFORE_RECOMMENDING,
         SEARCHING_THROUGH_TOOLS
@@ -440,6 +448,13 @@ def _within(text: str, max_chars: int | None) -> str:
     note = "\n[memdir: the rest of the memory guidance is cut to fit this context's limit]\n"
     fit = fit_lines(text.split("\n"), max(max_chars - text_length(note), 0))
     return fit.text() + note
+
+
+READ_ONLY = """\
+## How to save
+
+The memory folder is read-only here: do not write to it. Tell the user what you would \
+save, and why; they can save it themselves."""
 
 
 def _save_section(mode: PromptMode, memory_dir: Path, tools: PromptTools, skip_index: bool) -> str:
@@ -486,6 +501,7 @@ def load_prompt(
         private_shape=index_shape(memory_dir),
         team_shape=index_shape(team_dir) if team_dir is not None else None,
         recheck=recheck,
+        read_only=memory_dir.is_dir() and not os.access(memory_dir, os.W_OK),
     )
 
 
