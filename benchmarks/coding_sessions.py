@@ -649,28 +649,37 @@ def split_sessions(data: list[dict[str, Any]], parts: int) -> list[dict[str, Any
 # --- the baseline ---------------------------------------------------------------------
 
 
+def bm25_ranked(
+    docs: list[tuple[str, str]], question: str, *, k1: float = 1.2, b: float = 0.75
+) -> list[str]:
+    """Plain BM25 over ``docs`` (id, text), Lucene's defaults: the ids that match, best first."""
+    counts = [Counter(terms(text)) for _, text in docs]
+    lengths = [sum(c.values()) for c in counts]
+    avg = sum(lengths) / len(lengths)
+    df = Counter(term for c in counts for term in c)
+    n = len(docs)
+    scores = []
+    wanted = query_terms(question)
+    for (doc_id, _), doc, length in zip(docs, counts, lengths, strict=True):
+        s = 0.0
+        for term in wanted:
+            tf = doc.get(term, 0)
+            if tf:
+                idf = math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
+                s += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / avg))
+        if s > 0:
+            scores.append((-s, doc_id))
+    return [doc_id for _, doc_id in sorted(scores)]
+
+
 def bm25_run(data: list[dict[str, Any]], out: Path, *, k1: float = 1.2, b: float = 0.75) -> None:
     """Plain BM25 over one document per turn (its text), Lucene's defaults."""
     with out.open("w", encoding="utf-8") as handle:
         for sample in data:
             turns = sample["conversation"]["session_1"]
-            docs = [Counter(terms(t["text"])) for t in turns]
-            lengths = [sum(d.values()) for d in docs]
-            avg = sum(lengths) / len(lengths)
-            df = Counter(term for d in docs for term in d)
-            n = len(docs)
+            docs = [(t["dia_id"], t["text"]) for t in turns]
             for qi, qa in enumerate(sample["qa"]):
-                scores = []
-                for doc, length, turn in zip(docs, lengths, turns, strict=True):
-                    s = 0.0
-                    for term in query_terms(qa["question"]):
-                        tf = doc.get(term, 0)
-                        if tf:
-                            idf = math.log(1 + (n - df[term] + 0.5) / (df[term] + 0.5))
-                            s += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * length / avg))
-                    if s > 0:
-                        scores.append((-s, turn["dia_id"]))
-                ranked = [dia for _, dia in sorted(scores)]
+                ranked = bm25_ranked(docs, qa["question"], k1=k1, b=b)
                 handle.write(
                     json.dumps({"qid": f"{sample['sample_id']}/q{qi}", "ranked": ranked}) + "\n"
                 )

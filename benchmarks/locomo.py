@@ -508,12 +508,11 @@ def _catalog_search(catalog: Catalog, limit: int) -> Callable[[str], list[Hit]]:
     return answer
 
 
-def run(args: argparse.Namespace) -> float:
-    """Index every conversation, answer every question; returns seconds spent."""
-    data = json.loads(Path(args.data).read_text(encoding="utf-8"))
+def ranking_options(args: argparse.Namespace) -> RankingOptions:
+    """The ranking options the flags name (the defaults where none is given)."""
     weights = dict(DEFAULT_WEIGHTS)
     weights.update(json.loads(args.weights) if args.weights else {})
-    options = RankingOptions(
+    return RankingOptions(
         weights=weights,
         neighbour_weight=args.neighbour,
         scan_limit=args.scan_limit,
@@ -531,17 +530,33 @@ def run(args: argparse.Namespace) -> float:
         date_share=args.date_share,
         date_slack=args.date_slack,
         length_b=args.length_b,
+        window_b=args.window_b,
     )
+
+
+def embedder_of(args: argparse.Namespace) -> Embedder | None:
+    """The embedder of a run: the setting's default unless --embed names one or --lexical."""
     from memdir.search.embeddings import AUTO, LocalEmbedder, local_embedder
 
-    # The setting's default (the bundled model where the extra is installed) unless
-    # --embed names one or --lexical turns it off.
     embedder: Embedder | None = None
     if not args.lexical:
         embedder = LocalEmbedder(args.embed) if args.embed else local_embedder(AUTO)
     if embedder is not None and args.embed_cache:
         embedder = CachedEmbedder(embedder, Path(args.embed_cache))
-    facade = options == RankingOptions() and not args.embed and not args.embed_cache
+    return embedder
+
+
+def uses_facade(args: argparse.Namespace, options: RankingOptions) -> bool:
+    """Whether a run is exactly what a memdir user gets from the facade (no flag changes it)."""
+    return options == RankingOptions() and not args.embed and not args.embed_cache
+
+
+def run(args: argparse.Namespace) -> float:
+    """Index every conversation, answer every question; returns seconds spent."""
+    data = json.loads(Path(args.data).read_text(encoding="utf-8"))
+    options = ranking_options(args)
+    embedder = embedder_of(args)
+    facade = uses_facade(args, options)
     start = time.perf_counter()
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="memdir-locomo-") as tmp, open(args.out, "w") as out:
@@ -587,6 +602,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--date-share", type=float, default=RankingOptions.date_share)
     parser.add_argument("--date-slack", type=int, default=RankingOptions.date_slack)
     parser.add_argument("--length-b", type=float, default=RankingOptions.length_b)
+    parser.add_argument("--window-b", type=float, default=RankingOptions.window_b)
     parser.add_argument("--feedback", type=int, default=0)
     parser.add_argument("--feedback-weight", type=float, default=0.3)
     parser.add_argument(

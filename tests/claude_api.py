@@ -17,6 +17,11 @@ own background jobs reach the same ``ANTHROPIC_BASE_URL`` when they spend the ke
 Claude Code exports to its hooks) are recorded and answered, but never take a turn:
 :attr:`Recorded.from_claude_code` tells them apart by the user agent. A new script
 for the next client run replaces the old one with :meth:`StandIn.script`.
+
+The requests outside the conversation (side calls, and the ``claude -p`` children of
+memdir's ``claude-code`` provider, which offer no tools) are answered by a second
+script, :meth:`StandIn.script_side` (by default a short text). A turn with ``error``
+set is answered with that HTTP status and an Anthropic-style error body instead.
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ class Turn:
     text: str = ""
     tool: str | None = None
     tool_input: dict[str, Any] = field(default_factory=dict)
+    error: int | None = None  # answer with this HTTP status (401: authentication_error)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -85,7 +91,8 @@ class StandIn:
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._script: Script = _as_script(script)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._side: Script = _side_default
+        self._server = _Server(("127.0.0.1", 0), _handler(self))
         self._server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
 
@@ -93,6 +100,11 @@ class StandIn:
         """Answer the conversation's next requests with ``script`` from now on."""
         with self._lock:
             self._script = _as_script(script)
+
+    def script_side(self, script: Script | Sequence[Turn]) -> None:
+        """Answer the requests outside the conversation with ``script`` from now on."""
+        with self._lock:
+            self._side = _as_script(script)
 
     def recorded(self) -> list[Recorded]:
         """Every request so far, in the order they arrived."""
@@ -107,9 +119,7 @@ class StandIn:
     def reply_for(self, recorded: Recorded) -> Turn:
         with self._lock:
             self.requests.append(recorded)
-            script = self._script
-        if not recorded.is_conversation:
-            return Turn(text="memdir test")
+            script = self._script if recorded.is_conversation else self._side
         return script(recorded.body)
 
     def next_id(self) -> int:
@@ -123,6 +133,20 @@ class StandIn:
     def close(self) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+
+class _Server(ThreadingHTTPServer):
+    """The HTTP server, quiet about a client that left before its answer (a stopped child)."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+def _side_default(body: dict[str, Any]) -> Turn:
+    return Turn(text="memdir test")
 
 
 def _as_script(script: Script | Sequence[Turn]) -> Script:
@@ -184,6 +208,12 @@ def _handler(owner: StandIn) -> type[BaseHTTPRequestHandler]:
                 self._send_json(404, {"type": "error", "error": {"type": "not_found_error"}})
                 return
             turn = owner.reply_for(Recorded(path=path, headers=headers, body=body))
+            if turn.error is not None:
+                kind = "authentication_error" if turn.error == 401 else "api_error"
+                self._send_json(
+                    turn.error, {"type": "error", "error": {"type": kind, "message": "refused"}}
+                )
+                return
             message = _message(owner, body, turn)
             if body.get("stream"):
                 self._send_stream(message)

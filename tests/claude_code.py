@@ -56,6 +56,8 @@ __all__ = [
     "HookRun",
     "Sandbox",
     "claude_binary",
+    "install_plugin",
+    "plugin_source",
     "sandbox",
 ]
 
@@ -469,3 +471,36 @@ def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Sandbox
             yield box
         finally:
             box.drain()
+
+
+# -- memdir as a Claude Code plugin (the repository is the plugin and its marketplace) -----
+
+
+def plugin_source(dest: Path) -> Path:
+    """``dest`` filled with the repository as a fresh clone of this working tree holds it:
+    the tracked files and the new ones git does not ignore, as they are now (a folder
+    marketplace is copied whole into Claude Code's plugin cache, ``.venv`` and all)."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        source = ROOT / name
+        if source.is_file():  # a file deleted in the working tree is not in a clone
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+    return dest
+
+
+def install_plugin(
+    box: Sandbox, source: Path, *options: str, scope: str = "user"
+) -> subprocess.CompletedProcess[str]:
+    """``claude plugin install memdir --marketplace SOURCE [--config KEY=VALUE...]``, in the
+    project, as the README says (it adds the marketplace first)."""
+    config = [arg for option in options for arg in ("--config", option)]
+    command = [str(box.claude), "plugin", "install", "memdir", "--marketplace", str(source)]
+    done = box._in_project([*command, *config, "--scope", scope], None)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done

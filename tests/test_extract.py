@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from background.helpers import chat, prompt_of, tool_results, turn
-from memdir.agents.extract import MemoryExtractor, wrote_memory
+from memdir.agents.extract import MemoryExtractor, external_reads, wrote_memory
 from memdir.api import Memdir
 from memdir.errors import ProviderError
 from memdir.llm import Completion, Request
@@ -299,3 +299,71 @@ def test_a_proposed_rule_with_a_bad_pattern_goes_back_to_the_model(mem: Memdir) 
     result = tool_results(provider.requests[-1])[-1]
     assert result.is_error and "catastrophic" in result.content
     assert mem.list() == []
+
+
+# -- a session that read external content -------------------------------------------------
+
+
+def web_session(tool: str = "WebFetch") -> list[Turn]:
+    """A session in which the agent read a web page, then answered."""
+    fetch = ToolCall(id="f1", name=tool, input={"url": "https://vendor.example/changelog"})
+    return [
+        turn(0, "user", "What does the vendor's changelog say about the v1 API?"),
+        Turn(index=1, uuid="u1", parent_uuid=None, role="assistant", text="", tool_calls=(fetch,)),
+        turn(2, "tool", "v1 is deprecated on 2026-06-01; use v2.", results=["f1"]),
+        turn(3, "assistant", "The v1 API is deprecated on 2026-06-01."),
+    ]
+
+
+DEPRECATION: dict[str, Any] = {
+    "name": "Vendor v1 API deprecation",
+    "description": "The vendor deprecates its v1 API on 2026-06-01",
+    "type": "reference",
+    "body": "Move to v2 before 2026-06-01.",
+}
+
+
+def test_a_session_that_read_a_web_page_has_its_extraction_held_for_review(
+    mem: Memdir,
+) -> None:
+    extractor = MemoryExtractor(mem, ScriptedProvider(write(**DEPRECATION), "kept"), "s1")
+    report = extractor.extract(web_session())
+    assert report.held == "session read external content (WebFetch)"
+    assert report.message == (
+        "Kept 1 memory for review (0 team): session read external content (WebFetch)"
+    )
+    assert mem.list() == []  # in no prompt, recall or search until a person approves it
+    (pending,) = mem.review()
+    assert pending.version.reason == "session read external content (WebFetch)"
+    assert report.cursor == "u3"
+    mem.approve()
+    assert mem.get("Vendor v1 API deprecation").memory.body.strip() == DEPRECATION["body"]
+
+
+def test_extract_tainted_no_skips_the_run_and_yes_extracts_as_usual(project: Path) -> None:
+    refused = Memdir.open(project, extract_tainted="no")
+    never = ScriptedProvider()
+    report = MemoryExtractor(refused, never, "s1").extract(web_session("WebSearch"))
+    assert report.skipped == (
+        "the session read external content (WebSearch), and extract_tainted is no"
+    )
+    assert never.requests == [] and report.cursor == "u3"
+    trusted = Memdir.open(project, extract_tainted="yes")
+    report = MemoryExtractor(trusted, ScriptedProvider(write(**DEPRECATION), "ok"), "s2").extract(
+        web_session()
+    )
+    assert report.message == "Saved 1 memory (0 team)"
+    assert trusted.review() == []
+
+
+def test_mcp_tools_of_other_servers_are_external_and_memdirs_own_are_not() -> None:
+    def calls(*names: str) -> list[Turn]:
+        made = tuple(ToolCall(id=f"c{i}", name=n, input={}) for i, n in enumerate(names))
+        return [
+            Turn(index=0, uuid="a", parent_uuid=None, role="assistant", text="", tool_calls=made)
+        ]
+
+    own = calls("mcp__memdir__recall", "mcp__plugin_memdir_memdir__search", "Read", "Bash")
+    assert external_reads(own) == ()
+    theirs = calls("mcp__github__get_issue", "WebSearch", "mcp__github__get_issue")
+    assert external_reads(theirs) == ("mcp__github__get_issue", "WebSearch")

@@ -9,9 +9,11 @@ import pytest
 EXPECTED = {
     "memdir.llm": {
         "AnthropicProvider",
+        "ClaudeCodeProvider",
         "Completion",
         "Message",
         "MeteredProvider",
+        "ModelTooSmall",
         "OpenAICompatProvider",
         "Provider",
         "Request",

@@ -180,3 +180,34 @@ def test_the_settings_files_provider_and_model_count_and_the_environment_wins(
     assert isinstance(provider, OpenAICompatProvider) and provider.model == "from-file"
     env["MEMDIR_PROVIDER"] = "none"
     assert provider_from_settings(load_settings(env), env, unattended=True) is None
+
+
+# -- claude-code: the user's own Claude Code, only when named -------------------------------
+
+
+def test_claude_code_is_never_picked_without_being_named(tmp_path: Path) -> None:
+    # Claude Code's own environment, its key and a claude on PATH: still no provider.
+    (tmp_path / "claude").write_text("#!/bin/sh\n")
+    (tmp_path / "claude").chmod(0o755)
+    env = {"PATH": str(tmp_path), "CLAUDECODE": "1", "ANTHROPIC_API_KEY": "k"}
+    assert provider_from_env(env, unattended=True) is None
+
+
+def test_claude_code_named_runs_a_small_model_in_the_project(tmp_path: Path) -> None:
+    from memdir.config import load_settings
+    from memdir.llm.claude_code import ClaudeCodeProvider
+    from memdir.llm.factory import describe_provider, provider_from_settings
+    from memdir.storage.paths import make_layout
+
+    env = {"MEMDIR_PROVIDER": "claude-code", "MEMDIR_HOME": str(tmp_path / "home")}
+    settings = load_settings(env, claude_code_command="/opt/claude/bin/claude")
+    layout = make_layout(settings.home, tmp_path)
+    provider = provider_from_settings(settings, env, unattended=True, layout=layout)
+    assert isinstance(provider, ClaudeCodeProvider)
+    assert (provider.model, provider.command) == ("haiku", "/opt/claude/bin/claude")
+    assert provider.cwd == layout.project_root
+    assert provider.timeout == 180.0  # a child's start-up and answer, unless told otherwise
+    assert describe_provider(provider) == "model haiku through the user's Claude Code (claude -p)"
+    named = provider_from_env({**env, "MEMDIR_MODEL": "sonnet", "MEMDIR_LLM_TIMEOUT": "30"})
+    assert isinstance(named, ClaudeCodeProvider)
+    assert (named.model, named.timeout) == ("sonnet", 30.0)

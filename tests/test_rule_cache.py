@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -274,3 +275,75 @@ def test_a_store_below_the_threshold_walks_without_asking(
     assert _load(small) == [NPM["match"]]
     header, (tokens, asked) = _current(small, ["never"])
     assert header is not None and not asked and tokens is None
+
+
+# -- a sealed header: damage is never read as rules ----------------------------------------------
+
+
+def test_a_header_changed_in_any_one_byte_is_read_again_from_the_files(mem: Memdir) -> None:
+    _rule_and_plain(mem)
+    roots, cache = rule_roots(mem.layout), cache_path(mem.layout)
+    assert _load(mem) == [NPM["match"]]
+    whole = cache.read_bytes()
+    head = whole.index(b"\n")
+    for at in range(head):
+        damaged = bytearray(whole)
+        damaged[at] ^= 0x04  # "npm install" -> "npi install", a name, a token, a digit ...
+        cache.write_bytes(bytes(damaged))
+        assert rule_cache.read(str(cache)) == ({}, b""), at
+        assert rule_cache.current_header(roots, str(cache))[0] is None
+        if at % 16 == 0:  # and the rules come from the files again (a walk: fewer of these)
+            assert _load(mem) == [NPM["match"]], at
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda h: {**h, "entries": {"private:npm.md": {**h["entries"]["private:npm.md"],
+                                                        "rules": "x"}}},
+        lambda h: {**h, "entries": {"private:npm.md": {"name": "npm", "why": ""}}},
+        lambda h: {**h, "entries": {"private:npm.md": {"name": "npm", "rules": [
+            {"tool": "Bash", "match": 7, "action": "deny"}]}}},
+        lambda h: {**h, "entries": {"private:npm.md": {"name": "npm", "rules": [
+            {"tool": "Bash", "match": "x", "action": "allow"}]}}},
+        lambda h: {**h, "entries": {"elsewhere:npm.md": h["entries"]["private:npm.md"]}},
+        lambda h: {**h, "entries": []},
+        lambda h: {k: v for k, v in h.items() if k != "version"},
+    ],
+    ids=["rules not a list", "rules missing", "a pattern not text", "an action not known",
+         "a key of no scope", "entries not a mapping", "no version"],
+)  # fmt: skip
+def test_a_sealed_header_of_another_shape_is_read_again(
+    mem: Memdir, change: Callable[[dict[str, Any]], dict[str, Any]]
+) -> None:
+    _rule_and_plain(mem)
+    cache = cache_path(mem.layout)
+    assert _load(mem) == [NPM["match"]]
+    header, seen = rule_cache.read(str(cache))
+    cache.write_bytes(rule_cache.sealed(json.dumps(change(header))).encode() + b"\n" + seen)
+    assert rule_cache.read(str(cache)) == ({}, b"")
+    assert _load(mem) == [NPM["match"]]
+
+
+def test_what_a_sealed_file_says_of_its_damage(tmp_path: Path) -> None:
+    path = tmp_path / "cache.json"
+    assert rule_cache.file_damage(str(path)) is None  # absent
+    path.write_text(rule_cache.sealed(json.dumps({"version": 7, "entries": {}})) + "\nrest")
+    assert rule_cache.file_damage(str(path)) is None
+    path.write_text(json.dumps({"version": 6, "entries": {}}) + "\n")  # an older version's
+    assert rule_cache.file_damage(str(path)) is None
+    for damage in ('{"check": "00000000", "version": 7}', '{"version"', "\x00\xff", "[]"):
+        path.write_text(damage)
+        assert "checksum" in (rule_cache.file_damage(str(path)) or ""), damage
+    path.unlink()
+    path.mkdir()
+    assert "not readable" in (rule_cache.file_damage(str(path)) or "")
+
+
+def test_a_fifo_in_place_of_the_cache_is_not_waited_on(mem: Memdir) -> None:
+    _rule_and_plain(mem)
+    cache = cache_path(mem.layout)
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    os.mkfifo(cache)
+    assert rule_cache.read(str(cache)) == ({}, b"")  # no writer: a blocking open would hang
+    assert _load(mem) == [NPM["match"]]

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from fresh_python import run_fresh
 from memdir.api import Memdir
-from memdir.enforcement import shell_words
+from memdir.enforcement import shell_forms, shell_words
 from memdir.enforcement.rule_gate import may_fire, required_texts
 from memdir.enforcement.rule_subjects import bash_subjects
 from memdir.enforcement.rules import Rule, fired_rules
@@ -130,9 +130,9 @@ def test_the_shell_scanner_reads_as_the_regular_expressions_did(text: str) -> No
         found = plain.match(text, pos)
         assert shell_words._plain_end(text, pos) == (found.end() if found else pos)
         named = name.match(text, pos)
-        assert shell_words._name_end(text, pos) == (named.end() if named else pos)
+        assert shell_forms.name_end(text, pos) == (named.end() if named else pos)
     assignment = re.match(r"([A-Za-z_][A-Za-z0-9_]*)=", text)
-    assert shell_words._assigned(text) == (assignment.group(1) if assignment else None)
+    assert shell_forms.assigned(text) == (assignment.group(1) if assignment else None)
 
 
 _JSON = st.recursive(
@@ -251,7 +251,7 @@ def test_the_cache_keeps_each_rules_gate_and_a_bad_one_is_worked_out_again(
         extra={
             "enforce": [
                 {"tool": "Bash", "match": r"\bnpm (install|i)\b", "action": "deny"},
-                {"tool": "Bash", "command": "curl", "args": "--insecure", "action": "ask"},
+                {"tool": "Bash", "command": "curl", "args": "http:.*", "action": "ask"},
                 {"tool": "Write|Edit", "match": r"(?i)\.env$", "action": "deny"},
             ]
         },

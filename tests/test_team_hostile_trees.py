@@ -218,6 +218,23 @@ def test_a_rewritten_remote_with_a_hostile_tree_is_adopted_without_it(
     assert sync_team(alice).pushed
 
 
+def test_a_tree_that_names_one_folder_over_and_over_is_walked_only_to_the_limit(
+    clone: Clone, remote: Path, tmp_path: Path
+) -> None:
+    alice = clone("alice")
+    bounded = Memdir.open(alice.layout.project_root, home=alice.layout.home, max_files=40)
+    level: list[TreeEntry] = [("100644", b"n.md", front("N"))]
+    for depth in range(6):  # 10**6 files, from six trees of ten entries each
+        level = [("40000", f"d{depth}{i}".encode(), level) for i in range(10)]
+    push_tree(remote, tmp_path, [("40000", b"many", level), ("100644", b"fine.md", front("F"))])
+
+    report = sync_team(bounded)
+
+    assert "fine.md" in report.pulled and len(bounded.team.files()) < 40
+    assert report.refused and all("more entries than" in r.reason for r in report.refused)
+    assert sync_team(bounded).pulled == ()
+
+
 # -- size ---------------------------------------------------------------------------
 
 

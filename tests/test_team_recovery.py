@@ -285,8 +285,10 @@ def _doctor(mem: Memdir, *args: str) -> tuple[int, str]:
     return cli_output(mem, "doctor", *args)
 
 
-def test_doctor_reports_a_stuck_clone_and_fix_clears_it(clone: Clone) -> None:
+def test_doctor_reports_a_stuck_clone_and_fix_clears_it(clone: Clone, git_home: Path) -> None:
     alice = clone("alice")
+    for key, value in (("user.name", "Alice"), ("user.email", "alice@example.com")):
+        run_git(git_home, "config", "--global", key, value)  # or doctor names the stand-in
     file = remember(alice, "Kept", "Not lost by the fix.\n")
     (alice.layout.team_dir / ".git" / "index.lock").write_text("")
 

@@ -314,6 +314,9 @@ def test_a_person_reviews_restores_edits_and_consolidates_in_the_browser(
         shoot(driver, "conflict")
         click(driver, "Save changes", then="Saved.")  # against the version the page shows
         assert mem.get("Release checklist").memory.body == "My edit from the page.\n"
+        # Only the body was edited here: the other window's description stands.
+        kept = mem.get("Release checklist").memory.description
+        assert kept == "release v3: changed in another window"
 
         # -- a consolidation proposal: preview, apply, roll back
         index = mem.private.index_path.read_bytes()
@@ -337,3 +340,131 @@ def test_a_person_reviews_restores_edits_and_consolidates_in_the_browser(
             driver.get(served.url(path))
             assert text in driver.find_element(By.TAG_NAME, "main").text
             shoot(driver, name)
+
+
+PHONE = (390, 844)  # a phone's window, in CSS pixels
+
+
+def fits(driver: WebDriver) -> bool:
+    """Whether the page is no wider than the window: nothing to scroll sideways."""
+    width = driver.execute_script(
+        "return [document.documentElement.scrollWidth, window.innerWidth]"
+    )
+    return bool(width[0] <= width[1])
+
+
+def overlapping(driver: WebDriver, selector: str) -> list[tuple[str, str]]:
+    """Pairs of elements matching ``selector`` whose boxes overlap on the screen."""
+    boxes = driver.execute_script(
+        "return Array.from(document.querySelectorAll(arguments[0])).map(e => {"
+        " const r = e.getBoundingClientRect();"
+        " return [e.textContent, r.left, r.top, r.right, r.bottom]; })",
+        selector,
+    )
+    out = []
+    for i, (a, al, at, ar, ab) in enumerate(boxes):
+        for b, bl, bt, br, bb in boxes[i + 1 :]:
+            if al < br and bl < ar and at < bb and bt < ab:
+                out.append((a, b))
+    return out
+
+
+def background(driver: WebDriver) -> tuple[int, ...]:
+    colour = driver.execute_script("return getComputedStyle(document.body).backgroundColor")
+    return tuple(int(n) for n in colour[colour.index("(") + 1 : colour.index(")")].split(",")[:3])
+
+
+def test_the_page_fits_a_phone_follows_dark_mode_and_offers_what_a_person_expects(
+    browser: WebDriver, project: Path
+) -> None:
+    mem = Memdir.open(project)
+    sample(mem)
+    for n in range(3):  # more series than the old legend had room for, with long names
+        mem.write(
+            name=f"Reference number {n}",
+            description=f"a long description of reference {n} " * 3,
+            type="reference",
+            body="`docs/" + "very-long-path-segment/" * 8 + "runbook.md`\n",
+        )
+    (mem.layout.memory_dir / "half_written.md").write_text("---\nname: [broken\n---\n")
+    call = {"cwd": str(project), "tool_name": "Bash", "tool_input": {"command": "npm install"}}
+    assert "deny" in pre_tool_use(call, os.environ)
+    pnpm = mem.get("Prefer pnpm over npm").file
+    with Served(Memdir.open(project)) as served:
+        driver = browser
+        driver.get(served.url(f"/?token={TOKEN}"))
+
+        # -- a phone: every page fits its width
+        driver.set_window_size(*PHONE)
+        assert driver.execute_script("return window.innerWidth") <= PHONE[0]
+        for path in (
+            "/",
+            "/memories",
+            f"/memories/private/{pnpm}",
+            "/memories/new",
+            "/review",
+            "/changes?since=2000-01-01",
+            "/rules",
+            "/consolidation",
+            "/used",
+        ):
+            driver.get(served.url(path))
+            assert fits(driver), path
+        driver.get(served.url("/changes?since=2000-01-01"))
+        assert driver.find_elements(By.CSS_SELECTOR, "ul.legend li")
+        assert overlapping(driver, "ul.legend li") == []
+        shoot_phone = artifacts() / "phone-changes.png"
+        assert driver.save_screenshot(str(shoot_phone))
+        driver.set_window_size(1280, 1000)
+        assert overlapping(driver, "ul.legend li") == []
+
+        # -- dark mode, as the system says
+        driver.execute_cdp_cmd(
+            "Emulation.setEmulatedMedia",
+            {"features": [{"name": "prefers-color-scheme", "value": "dark"}]},
+        )
+        driver.get(served.url("/"))
+        assert max(background(driver)) < 64, background(driver)
+        shoot(driver, "overview-dark")
+        driver.execute_cdp_cmd(
+            "Emulation.setEmulatedMedia",
+            {"features": [{"name": "prefers-color-scheme", "value": "light"}]},
+        )
+        driver.get(served.url("/"))
+        assert min(background(driver)) > 200
+
+        # -- the overview names doctor's findings, with the fix
+        main = driver.find_element(By.TAG_NAME, "main").text
+        assert "half_written.md" in main and "memdir edit half_written.md" in main
+
+        # -- search from the header, on any page
+        box = driver.find_element(By.ID, "top-q")
+        box.send_keys("pnpm lockfile")
+        box.send_keys(Keys.ENTER)
+        WebDriverWait(driver, 30).until(lambda d: "best match first" in d.page_source)
+        assert "Prefer pnpm over npm" in driver.find_element(By.TAG_NAME, "main").text
+
+        # -- a new memory from the page
+        click(driver, "New memory", then="Save the memory")
+        driver.find_element(By.ID, "n-name").send_keys("Feature flags expire")
+        driver.find_element(By.ID, "n-desc").send_keys("remove a flag within two weeks")
+        driver.find_element(By.ID, "n-body").send_keys("Delete flags after two weeks.")
+        click(driver, "Save the memory", then="Created.")
+        assert mem.get("Feature flags expire").memory.body == "Delete flags after two weeks.\n"
+        assert "Feature flags expire" in prompt(project)
+
+        # -- turn a rule off, and on again
+        driver.get(served.url("/rules"))
+        click(driver, "Turn off Bash matching `\\bnpm install\\b` from Prefer pnpm over npm",
+              then="Rule turned off")  # fmt: skip
+        assert "deny" not in pre_tool_use(call, os.environ)
+        click(driver, "Turn on rule 1 of Prefer pnpm over npm", then="Rule turned on again")
+        assert "deny" in pre_tool_use(call, os.environ)
+
+        # -- delete asks first
+        driver.get(served.url(f"/memories/private/{pnpm}"))
+        click(driver, "Delete this memory…", then="Yes, move it to the trash")
+        assert mem.private.find(pnpm) is not None
+        shoot(driver, "delete-question")
+        click(driver, "Yes, move it to the trash", then="Moved to the trash")
+        assert mem.private.find(pnpm) is None

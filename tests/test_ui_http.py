@@ -27,7 +27,7 @@ from memdir.hooks.entry import pre_tool_use
 from memdir.recall.freshness import read_checks
 from memdir.storage.local_server import bind, resolve_token
 from memdir.ui.app import create_app
-from memdir.ui.guard import COOKIE, csrf_token
+from memdir.ui.guard import cookie_name, cookie_value, csrf_token
 from proposalutil import consolidation_run, write_ci_memories
 
 PORT = 8766
@@ -35,6 +35,7 @@ BASE = f"http://127.0.0.1:{PORT}"
 TOKEN = "t0ken-for-tests"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 CSRF = csrf_token(TOKEN)
+COOKIE = cookie_name(PORT)
 
 
 def client(mem: Memdir, **headers: str) -> httpx2.AsyncClient:
@@ -86,8 +87,9 @@ def test_the_token_in_the_address_sets_a_strict_cookie_and_leaves_the_address(me
             assert first.status_code == 303
             assert first.headers["location"] == "/memories?type=feedback"
             cookie = first.headers["set-cookie"]
-            assert f"{COOKIE}={TOKEN}" in cookie
-            assert "HttpOnly" in cookie and "SameSite=Strict" in cookie
+            assert cookie.startswith(f"{COOKIE}={cookie_value(TOKEN, PORT)};")
+            assert TOKEN not in cookie  # the cookie is bound to the port, and is no token
+            assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie
             again = await c.get("/memories?type=feedback")  # the client keeps the cookie
             assert again.status_code == 200 and "Memories" in again.text
 

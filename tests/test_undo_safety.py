@@ -346,3 +346,16 @@ def test_an_approval_killed_after_its_write_is_completed_by_approving_again(
     assert [v.action for v in mem.history("Invoices", scope=Scope.PRIVATE) if v.status is None] == [
         "approve"
     ]
+
+
+def test_an_approval_refused_before_its_write_leaves_no_approval_under_way(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    mem, version = proposed(project, monkeypatch)
+    mem.write(name="Invoices", description="rounding", type="project", body="By hand.")
+
+    with pytest.raises(Conflict, match="changed since the agent proposed"):
+        mem.approve(f"v{version}")
+
+    assert history_of(mem).intents(APPROVE) == []
+    assert [p.version.status for p in mem.review()] == ["pending"]

@@ -451,12 +451,12 @@ class Memdir(ProjectMemory):
         return replace(report, removed=(*report.removed, forgot))
 
     @_guarded
-    def why(self, ref: str, *, scope: Scope | str | None = None, limit: int = 20) -> Why:
+    def why(self, ref: str, *, scope: Scope | str | None = None, limit: int | None = None) -> Why:
         """Why memdir holds ``ref``: its provenance, the turns behind it, its ``limit``
-        newest versions."""
-        from memdir.history.undo import why
+        newest versions (by default :data:`~memdir.history.undo.WHY_VERSIONS`)."""
+        from memdir.history.undo import WHY_VERSIONS, why
 
-        return why(self, ref, scope=scope, limit=limit)
+        return why(self, ref, scope=scope, limit=WHY_VERSIONS if limit is None else limit)
 
     @_guarded
     def pin(self, ref: str, *, scope: Scope | str | None = None) -> MemoryRecord:

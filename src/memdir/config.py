@@ -102,6 +102,15 @@ class Settings:
     # use: a memory no session recalled, read or changed (nor fired a rule of) in this many
     # days is offered for review, beside the expired ones (0: never)
     unused_review_days: float = 0.0
+    # background work: tokens all background jobs together may spend in a day (0: no cap)
+    daily_token_cap: int = 200_000
+    # a session that read external content (web pages, other MCP servers): its extraction's
+    # writes wait for review ("ask"), run as any other ("yes"), or do not run ("no")
+    extract_tainted: str = "ask"
+    # the model's context window, where its server does not say (None: unknown)
+    model_context_tokens: int | None = None
+    # provider "claude-code": the claude command to run (None: claude on PATH)
+    claude_code_command: str | None = None
 
 
 def memdir_home(env: Mapping[str, str]) -> Path:

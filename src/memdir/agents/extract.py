@@ -10,10 +10,17 @@ back to the model. At most five model turns.
 
 The run is skipped when the main agent already wrote memory since the cursor
 (:func:`wrote_memory`: a file-writing tool call whose path is inside the memory
-directory, or a memdir write tool). One run at a time; submissions mid-run
-coalesce into one trailing run; the cursor (``extract.json`` in the session
-folder) moves only when the run succeeds. Errors are logged and reported,
-never raised into the agent.
+directory, or a memdir write tool).
+
+A session that read external content (:func:`external_reads`: a web fetch or search,
+an MCP tool of a server other than memdir's) may carry someone else's words into
+memory, so its extraction runs only as the setting ``extract_tainted`` allows: "ask"
+(the default) holds each of the run's writes for the person's review with the reason
+"session read external content (<tools>)", "yes" extracts as usual, "no" skips it.
+
+One run at a time; submissions mid-run coalesce into one trailing run; the cursor
+(``extract.json`` in the session folder) moves only when the run succeeds. Errors are
+logged and reported, never raised into the agent.
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ from memdir.agents.runner import (
 )
 from memdir.agents.session.notes import Cursor, cursor_of, turns_since
 from memdir.enforcement.rules import FIELD as ENFORCE_FIELD
-from memdir.errors import InvalidMemory, MemdirError
+from memdir.errors import ConfigError, InvalidMemory, MemdirError
 from memdir.history.project import ProjectMemory
 from memdir.history.provenance import provenance
 from memdir.history.review import AWAITING_REVIEW
@@ -52,8 +59,11 @@ from memdir.storage.store import WriteResult
 from memdir.transcripts.turns import Turn, last_assistant_has_tool_calls
 
 __all__ = [
+    "TAINT_MODES",
+    "TAINT_REASON",
     "ExtractionReport",
     "MemoryExtractor",
+    "external_reads",
     "extraction_policy",
     "memory_ref",
     "tool_target",
@@ -76,6 +86,13 @@ _PATH_KEYS = ("file_path", "path", "notebook_path")
 _MEMDIR_WRITE_VERBS = ("write", "edit", "create", "str_replace", "insert", "rename", "delete")
 # The Anthropic memory tool: these commands change files.
 _MEMORY_TOOL_WRITES = frozenset({"create", "str_replace", "insert", "delete", "rename"})
+# Tools that bring the outside world's text into a session (Claude Code's, Codex's and
+# Gemini CLI's names); an MCP tool of any server but memdir's does too.
+_EXTERNAL_TOOLS = frozenset(
+    {"WebFetch", "WebSearch", "web_fetch", "web_search", "google_web_search"}
+)
+TAINT_REASON = "session read external content"
+TAINT_MODES = ("ask", "yes", "no")
 
 SYSTEM_PROMPT = f"""\
 You are memdir's memory extractor, a background job: you do not talk to the user. You \
@@ -114,6 +131,36 @@ def wrote_memory(turns: Sequence[Turn], memory_dir: Path) -> bool:
     return False
 
 
+def external_reads(turns: Sequence[Turn]) -> tuple[str, ...]:
+    """The tools by which ``turns`` read external content, in order of first use.
+
+    Subagents' turns count too: what they read reaches the main conversation.
+    """
+    found: list[str] = []
+    for turn in turns:
+        for call in turn.tool_calls if turn.role == "assistant" else ():
+            if _reads_outside(call.name) and call.name not in found:
+                found.append(call.name)
+    return tuple(found)
+
+
+def _reads_outside(name: str) -> bool:
+    if name in _EXTERNAL_TOOLS:
+        return True
+    parts = name.split("__")
+    return len(parts) >= 3 and parts[0] == "mcp" and "memdir" not in parts[1]
+
+
+def _taint_mode(memdir: ProjectMemory) -> str:
+    mode = memdir.settings.extract_tainted
+    if mode not in TAINT_MODES:
+        raise ConfigError(
+            f"extract_tainted = {mode!r} is not one of {', '.join(TAINT_MODES)}",
+            hint='set extract_tainted to "ask" (hold for review), "yes" or "no"',
+        )
+    return mode
+
+
 def _is_memory_write(name: str, args: Mapping[str, Any], root: str) -> bool:
     if name in _FILE_WRITE_TOOLS:
         return any(_inside(args.get(key), root) for key in _PATH_KEYS)
@@ -142,6 +189,7 @@ class ExtractionReport:
     skipped: str | None = None
     error: str | None = None
     cursor: Cursor | None = None
+    held: str | None = None  # why every write of the run waits for review
 
     @property
     def message(self) -> str:
@@ -151,6 +199,8 @@ class ExtractionReport:
         if self.error is not None:
             return f"Extraction failed: {self.error}"
         noun = "memory" if len(self.saved) == 1 else "memories"
+        if self.held is not None and self.saved:
+            return f"Kept {len(self.saved)} {noun} for review ({self.team} team): {self.held}"
         return f"Saved {len(self.saved)} {noun} ({self.team} team)"
 
 
@@ -452,9 +502,14 @@ class MemoryExtractor(TurnJob[ExtractionReport]):
             # The agent saved memory itself: a second writer would duplicate it.
             cursor = self._save_cursor(turns)
             return ExtractionReport(skipped="the agent wrote memory itself", cursor=cursor)
+        hold, skip = self._taint(turns)
+        if skip is not None:
+            return ExtractionReport(skipped=skip, cursor=self._save_cursor(turns))
         writes = _Writes()
         # What this run saves rests on these turns: the history records them (see `memdir why`).
-        with provenance(route="extraction", session=self.session_id, turns=source_turns(fresh)):
+        with provenance(
+            route="extraction", session=self.session_id, turns=source_turns(fresh), hold=hold
+        ):
             report = run_agent(
                 self.provider,
                 job="extract",
@@ -473,7 +528,24 @@ class MemoryExtractor(TurnJob[ExtractionReport]):
             team=writes.team,
             error=None if done else (report.error or f"run stopped: {report.stop_reason}"),
             cursor=cursor,
+            held=hold,
         )
+
+    def _taint(self, turns: Sequence[Turn]) -> tuple[str | None, str | None]:
+        """(why the run's writes wait for review, why the run does not happen) for a
+        session that read external content; (None, None) for one that did not."""
+        read = external_reads(turns)
+        if not read:
+            return None, None
+        reason = f"{TAINT_REASON} ({', '.join(read)})"
+        mode = _taint_mode(self.memdir)
+        if mode == "yes":
+            return None, None
+        if mode == "no":
+            return None, f"the {reason}, and extract_tainted is no"
+        if self.memdir.history_db is None:  # a write held for review lives in the history
+            return None, f"the {reason}, and with history off nothing can wait for review"
+        return reason, None
 
     def _prompt(self, fresh: Sequence[Turn]) -> str:
         manifest = build_manifest(self.memdir)

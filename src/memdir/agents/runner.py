@@ -46,6 +46,7 @@ from memdir.llm.base import (
 )
 from memdir.llm.base import estimate_tokens as estimate_request_tokens
 from memdir.llm.budget import MeteredProvider
+from memdir.llm.spend import charge_to
 from memdir.transcripts.turns import Turn
 
 __all__ = [
@@ -188,6 +189,20 @@ def run_agent(
 
     Never raises for what the model or provider does: the report says how it ended.
     """
+    with charge_to(job):  # a daily ledger, where the provider keeps one, names the job
+        return _run_agent(provider, job=job, system=system, prompt=prompt, policy=policy,
+                          limits=limits)  # fmt: skip
+
+
+def _run_agent(
+    provider: Provider,
+    *,
+    job: str,
+    system: str,
+    prompt: str,
+    policy: ToolPolicy,
+    limits: JobLimits,
+) -> RunReport:
     run = _Run(MeteredProvider(provider, budget=limits.token_budget), job=job)
     messages: list[Message] = [Message.user(prompt)]
     for _turn in range(limits.max_turns):

@@ -1,12 +1,14 @@
 """``memdir enforce``: the rules feedback memories enforce on an agent's tool calls.
 
-``list`` shows every rule (action, tool, pattern, memory) and the rules that
-were skipped and why; ``test -- TOOL INPUT`` shows which rules would fire for
-one call and the answer the pre-tool-use hook would give; ``promote MEMORY``
-turns a memory's proposed ``ask`` rules into ``deny`` (or ``warn``) once the
-user agrees with them; ``add MEMORY --tool T --match RE --action A`` appends a
-rule to a feedback memory through the same write, and so the same checks
-(RE2, linear time, a known action), as a rule written into the file by hand.
+``list`` shows every rule (action, tool, pattern, memory), marks a rule saved
+before it would have been refused because it can never fire, and lists the
+rules that were skipped and why; ``test -- TOOL INPUT`` shows which rules would
+fire for one call and the answer the pre-tool-use hook would give; ``promote
+MEMORY`` turns a memory's proposed ``ask`` rules into ``deny`` (or ``warn``)
+once the user agrees with them; ``add MEMORY --tool T --match RE --action A``
+(or ``--command NAME [--args RE]``) appends a rule to a feedback memory through
+the same write, and so the same checks (RE2, linear time, a known action, a
+rule that can fire), as a rule written into the file by hand.
 The rules themselves live in the memories' frontmatter (see
 :mod:`memdir.enforcement.rules`).
 """
@@ -22,7 +24,7 @@ import click
 
 from memdir.cli._common import emit, json_option, open_memdir, project_option
 from memdir.enforcement.enforced import EnforcedRule, RuleSet, load_rules
-from memdir.enforcement.rules import EDIT_TOOLS, FIELD, parse_rules
+from memdir.enforcement.rules import EDIT_TOOLS, FIELD, never_fires, parse_rules
 from memdir.errors import InvalidMemory
 from memdir.hooks.pre_tool_use import decide, pre_tool_use_output
 
@@ -39,12 +41,14 @@ def enforce() -> None:
 
 
 def _row(found: EnforcedRule) -> dict[str, Any]:
+    dead = never_fires(found.rule)
     return {
         **found.rule.as_dict(),
         "memory": found.ref,
         "name": found.name,
         "scope": found.scope.value,
         "why": found.why,
+        "never_fires": None if dead is None else f"{dead[0]}; {dead[1]}",
     }
 
 
@@ -69,6 +73,9 @@ def list_command(project: Path, as_json: bool) -> None:
                 f"{found.rule.action:<4}  {found.rule.tool:<12}  {looks_for}  "
                 f"<- {found.ref} ({found.name})"
             )
+            dead = never_fires(found.rule)
+            if dead is not None:
+                click.echo(f"      never fires: {dead[0]}; {dead[1]}")
         for found in rules.held:
             click.echo(
                 f"held  {found.rule.action:<4}  {found.rule.summary}  <- {found.ref}: a "
@@ -162,10 +169,12 @@ def promote_command(memory: str, action: str, project: Path) -> None:
 
 @enforce.command("add")
 @click.argument("memory")
-@click.option("--tool", required=True, help='A tool name, "Edit|Write", "mcp__*" or "*".')
 @click.option(
-    "--match", "match", required=True, help="An RE2 pattern: the command, or an edit's path."
+    "--tool", default="Bash", show_default=True, help='A tool name, "Edit|Write", "mcp__*" or "*".'
 )
+@click.option("--match", "match", help="An RE2 pattern: the command, or an edit's path.")
+@click.option("--command", "command", help="A command rule: the command's name (RE2, whole).")
+@click.option("--args", "args", help="With --command: one of its arguments (RE2, whole).")
 @click.option(
     "--action",
     type=click.Choice(["deny", "ask", "warn"]),
@@ -174,21 +183,57 @@ def promote_command(memory: str, action: str, project: Path) -> None:
     help="What the pre-tool-use hook answers when the rule fires.",
 )
 @project_option
-def add_command(memory: str, tool: str, match: str, action: str, project: Path) -> None:
+def add_command(
+    memory: str,
+    tool: str,
+    match: str | None,
+    command: str | None,
+    args: str | None,
+    action: str,
+    project: Path,
+) -> None:
     """Add a rule to feedback MEMORY (checked like one written in its frontmatter).
 
-    Example: memdir enforce add use_pnpm --tool Bash --match '\\bnpm install\\b' --action deny
+    Give --match (a pattern) or --command (and perhaps --args). Example:
+    memdir enforce add use_pnpm --tool Bash --match '\\bnpm install\\b' --action deny
     """
+    rule = _rule_given(tool, match, command, args, action)
     mem = open_memdir(project)
     record = mem.get(memory)
     existing = record.memory.extra.get(FIELD)
     current = [r.as_dict() for r in parse_rules(existing)] if existing is not None else []
-    rule = {"tool": tool, "match": match, "action": action}
     if rule in current:
         click.echo(f"{record.file} already has this rule")
         return
     _write_rules(mem, record, [*current, rule])
-    click.echo(f"{record.file}: {action} {tool} calls matching {match}")
+    click.echo(f"{record.file}: {action} {_described(rule)}")
+
+
+def _rule_given(
+    tool: str, match: str | None, command: str | None, args: str | None, action: str
+) -> dict[str, str]:
+    """The rule ``enforce add``'s options describe, as written in frontmatter."""
+    if (match is None) == (command is None):
+        raise click.UsageError("give either --match PATTERN or --command NAME (and --args)")
+    if command is None:
+        if args is not None:
+            raise click.UsageError("--args goes with --command")
+        return {"tool": tool, "match": str(match), "action": action}
+    if tool != "Bash":
+        raise click.UsageError("a command rule is for Bash calls: drop --tool")
+    return {
+        "tool": "Bash",
+        "command": command,
+        **({"args": args} if args else {}),
+        "action": action,
+    }
+
+
+def _described(rule: dict[str, str]) -> str:
+    if "command" in rule:
+        with_args = f" with an argument matching {rule['args']}" if rule.get("args") else ""
+        return f"Bash command {rule['command']}{with_args}"
+    return f"{rule['tool']} calls matching {rule['match']}"
 
 
 def _write_rules(mem: Memdir, record: MemoryRecord, rules: list[dict[str, str]]) -> None:

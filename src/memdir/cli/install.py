@@ -27,7 +27,8 @@ import click
 
 from memdir.cli._common import profile_option_value, project_option
 from memdir.errors import MemdirError
-from memdir.hosts.claude_code import checkout_root
+from memdir.hosts.claude_code import checkout_root, plugin_for
+from memdir.hosts.claude_plugin import refuse_beside_plugin
 from memdir.hosts.config_files import parse_json_object, read_text
 from memdir.hosts.gemini import (
     AGENTS_FILE,
@@ -101,6 +102,10 @@ def install(
         raise click.UsageError(f"--scope is for claude-code; {host} has one file")
     if required is not None and host != "codex":
         raise click.UsageError(f"--required is for codex; {host} starts its servers its own way")
+    if host == "claude-code":
+        refuse_beside_plugin(
+            plugin_for(project), "it gives Claude Code memdir's MCP server already"
+        )
     launch = launch_for(os.environ, profile=profile_option_value(), command=executable)
     target = host_target(
         host,

@@ -351,8 +351,8 @@ def _try_save(
     that refused it when editing again could fix it (None: saved, or nothing to save)."""
     try:
         text = _without_note(read_text_file(tmp, nofollow=False))
-    except MemdirError as exc:  # not UTF-8
-        return "", exc
+    except MemdirError as exc:  # not UTF-8: rewriting the copy would lose what it holds
+        raise MemdirError(f"not saved: {exc.message}", hint=f"your edit is kept in {tmp}") from None
     if text == read_text_file(store.root / file) or not text.strip():
         return text, None
     try:
@@ -473,6 +473,7 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
     from memdir.agents.consolidate.proposal import proposal_notice
     from memdir.hooks.job_status import run_problem
     from memdir.hosts.install_check import check_installs
+    from memdir.llm.spend import today_summary
 
     # Drift checks and repairs: doctor alone loads them.
     from memdir.recall.doctor import Finding, diagnose
@@ -485,6 +486,8 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
     waiting = [*report.notices, *proposal_notice(mem)]
     installs = check_installs(project)
     background = run_problem(mem.layout)
+    named = (mem.settings.provider or "none").lower() != "none"
+    spend = today_summary(mem.env, cap=mem.settings.daily_token_cap, configured=named)
     job_failed = background is not None and background.status == "failed"
     # A skipped job is a choice to make, not a fault.
     ok = report.ok and not installs and not job_failed and all(t.ok for t in team_health)
@@ -513,6 +516,8 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
             click.echo(f"[{'fixed' if t.fixed else 'team:' + t.problem}] {t.message}{fix_text}")
         if background is not None:
             click.echo(f"[background] {background.describe()}")
+        if spend is not None:
+            click.echo(f"[spend] {spend}")
         if show_all or len(report.findings) <= _DOCTOR_FULL:
             for f in report.findings:
                 click.echo(line(f))
@@ -537,6 +542,7 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
         "state": report.state,
         "installs": installs,
         "background": background,
+        "spend": spend,
         "notices": waiting,
         "team": team_health,
     }

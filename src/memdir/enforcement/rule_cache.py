@@ -7,6 +7,15 @@ file: ``scope:rel``, NUL, ``mtime size inode``, NUL (a name may hold a line
 break, never a NUL). Comparing that text with a new walk's is one
 comparison in C.
 
+The header line is sealed (:func:`sealed`): its first member is a CRC-32 of
+the rest, so a header cut short, overwritten, or changed in one byte (a
+rule's pattern, a file's name, the watch's tokens) is not read as rules: it
+is damaged, and the rules are read again from the files. A header that is
+whole but not of this shape (another version's) is read again too. Only the
+header decides which rules apply; damage to what the walk saw only makes the
+next walk reread the files it names. The hook memo (:mod:`memdir.hooks.memo`)
+is sealed the same way.
+
 A walk stats every file, because an edit made in place moves no folder's
 mtime: 1,000 files cost a few milliseconds, 100,000 about half a second, on
 every tool call. So in a scope of more than :data:`LARGE_STORE` files, a
@@ -30,6 +39,7 @@ from __future__ import annotations
 
 import os
 import time
+import zlib
 from stat import S_ISREG
 
 from memdir.storage.scope_files import in_scope, scope_stats
@@ -48,16 +58,20 @@ __all__ = [
     "Walk",
     "between_walks",
     "current_header",
+    "file_damage",
     "header_for",
     "header_gate",
     "header_rules",
+    "open_regular",
     "read",
+    "sealed",
     "stats",
+    "unsealed",
     "walk",
     "write",
 ]
 
-VERSION = 6
+VERSION = 7
 LARGE_STORE = 20_000  # memory files from which calls between walks skip the files' stats
 WATCH_FROM = 100  # memory files from which asking the folder watch beats walking
 WALK_EVERY = 30.0  # seconds between two walks of a large store
@@ -104,23 +118,124 @@ def stats(seen: bytes) -> dict[str, str]:
     return dict(zip(fields[0:-1:2], fields[1::2], strict=True))
 
 
+_SEAL = b'{"check": "'
+_SEAL_END = len(_SEAL) + 8
+_ACTIONS = ("deny", "ask", "warn")
+
+
+def sealed(text: str) -> str:
+    """A JSON object's ``text`` with a CRC-32 of its members as its first member."""
+    rest = text[1:]  # after the opening brace: what the checksum covers
+    check = zlib.crc32(rest.encode("utf-8", "surrogatepass"))
+    return f'{{"check": "{check:08x}", {rest}'
+
+
+def unsealed(line: bytes) -> dict[str, Any] | None:
+    """The object of a :func:`sealed` line (without its checksum); None when the line
+    is not one, or its checksum does not hold."""
+    line = line.rstrip(b"\n")
+    if not line.startswith(_SEAL) or line[_SEAL_END : _SEAL_END + 3] != b'", ':
+        return None
+    digits = line[len(_SEAL) : _SEAL_END]
+    if not digits.isalnum() or zlib.crc32(line[_SEAL_END + 3 :]) != _hex(digits):
+        return None
+    try:
+        data = loads(line)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    data.pop("check", None)
+    return data
+
+
+def _hex(digits: bytes) -> int:
+    try:
+        return int(digits, 16)
+    except ValueError:
+        return -1
+
+
+def file_damage(path: str) -> str | None:
+    """What is wrong with a file whose first line is :func:`sealed` (the rule cache, a
+    hook memo); None when it is absent or whole. A whole line of another version
+    (unsealed JSON naming its version) is no damage: its next use replaces it."""
+    if not os.path.lexists(path):
+        return None
+    try:
+        with open_regular(path) as handle:
+            line = handle.readline()
+    except OSError as exc:
+        return f"not readable ({type(exc).__name__})"
+    if unsealed(line) is not None:
+        return None
+    try:
+        older = loads(line)
+    except ValueError:
+        older = None
+    if isinstance(older, dict) and "check" not in older and "version" in older:
+        return None
+    return "cut short or changed: its checksum does not hold"
+
+
+def open_regular(path: str) -> Any:
+    """``path`` opened for reading in binary, when it is a regular file (a FIFO in a
+    derived file's place would block the hook, a folder cannot be read); raises OSError."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not S_ISREG(os.fstat(fd).st_mode):
+            raise IsADirectoryError(path)
+    except BaseException:
+        os.close(fd)
+        raise
+    return os.fdopen(fd, "rb")
+
+
 def read(path: str) -> tuple[dict[str, Any], bytes]:
     """The cached (header, walk); ``({}, b"")`` when absent, damaged or of another version.
 
     Read together, so that what is written back is a pair one process made.
     """
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             head = handle.readline()
             seen = handle.read()
-        header = loads(head)
-    except (OSError, ValueError):
+    except OSError:
         return {}, b""
-    if not isinstance(header, dict) or header.get("version") != VERSION:
-        return {}, b""
-    if not isinstance(header.get("entries"), dict):
+    header = unsealed(head)
+    if header is None or header.get("version") != VERSION or not _entries_hold(header):
         return {}, b""
     return header, seen
+
+
+def _entries_hold(header: dict[str, Any]) -> bool:
+    """Whether every entry is shaped as :func:`memdir.enforcement.enforced` writes it.
+
+    The checksum rules out damage; this rules out a header another writer made
+    (by hand, another version): its rules are not trusted, they are read again.
+    """
+    entries = header.get("entries")
+    if not isinstance(entries, dict):
+        return False
+    for key, entry in entries.items():
+        if not isinstance(entry, dict) or not key.startswith(("private:", "team:")):
+            return False
+        if "name" in entry and "rules" not in entry:
+            return False  # a memory read whole always lists its rules, if only []
+        rules = entry.get("rules", [])
+        problems = entry.get("problems", [])
+        if not isinstance(rules, list) or not isinstance(problems, list):
+            return False
+        if not all(_rule_holds(rule) for rule in rules):
+            return False
+    return True
+
+
+def _rule_holds(rule: object) -> bool:
+    if not isinstance(rule, dict) or rule.get("action") not in _ACTIONS:
+        return False
+    texts = [rule.get(k, "") for k in ("tool", "match", "command", "args")]
+    return all(isinstance(t, str) for t in texts) and bool(texts[0]) and bool(texts[1] or texts[2])
 
 
 def write(path: str, header: dict[str, Any], seen: bytes) -> None:
@@ -133,7 +248,8 @@ def write(path: str, header: dict[str, Any], seen: bytes) -> None:
     from memdir.storage.fs import atomic_write, ensure_dir
 
     gate = gate_of(header_rules(header))  # written with the rules: no call derives it again
-    head = json.dumps({**header, "gate": gate, "version": VERSION})  # JSON escapes line breaks
+    # JSON escapes line breaks: the header stays one line.
+    head = sealed(json.dumps({**header, "gate": gate, "version": VERSION}))
     target = Path(path)
     try:
         ensure_dir(target.parent)

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     Gate = list[list[Any]]
 
-__all__ = ["gate_of", "may_fire", "may_fire_by", "required_texts"]
+__all__ = ["gate_of", "may_fire", "may_fire_by", "required_runs", "required_texts"]
 
 _GLOB = frozenset("*?[")
 _ZERO_WIDTH_ESCAPES = frozenset("bBAz")  # assertions: they consume no character
@@ -40,16 +40,20 @@ def required_texts(pattern: str) -> tuple[str, ...] | None:
     One text per top-level alternative: the longest run of plain characters
     it must match in a row.
     """
+    runs = required_runs(pattern)
+    if runs is None or not all(runs):
+        return None  # an alternative with no fixed text: it could match anywhere
+    return tuple(max(found, key=len) for found in runs)
+
+
+def required_runs(pattern: str) -> list[list[str]] | None:
+    """For each top-level alternative of ``pattern``, the runs of plain characters
+    every match of it contains, in order (``[]``: none known); None when the pattern's
+    groups do not balance."""
     alternatives = _split_alternatives(pattern)
     if alternatives is None:
         return None
-    found = []
-    for alternative in alternatives:
-        run = _longest_run(alternative)
-        if not run:
-            return None  # an alternative with no fixed text: it could match anywhere
-        found.append(run)
-    return tuple(found)
+    return [_runs(alternative) for alternative in alternatives]
 
 
 def _structure(pattern: str, i: int = 0) -> Iterator[tuple[int, str]]:
@@ -148,8 +152,8 @@ def _repeat_end(pattern: str, i: int) -> int | None:
     return close + 1
 
 
-def _longest_run(alternative: str) -> str:
-    """The longest text ``alternative`` matches character for character, in a row.
+def _runs(alternative: str) -> list[str]:
+    """The texts ``alternative`` matches character for character, each in a row.
 
     Anything not understood ends the scan (what follows it is not read):
     the runs found so far are still required.
@@ -186,7 +190,7 @@ def _longest_run(alternative: str) -> str:
             i = end
         elif c == "(":
             if alternative.startswith("(?", i) and not alternative.startswith(("(?:", "(?P<"), i):
-                return ""  # flags ((?i) and the like) change how what follows matches
+                return []  # flags ((?i) and the like) change how what follows matches
             end = _group_end(alternative, i)
             if end is None:
                 break
@@ -205,7 +209,7 @@ def _longest_run(alternative: str) -> str:
             run.append(c)
             i += 1
     cut()
-    return max(runs, key=len, default="")
+    return runs
 
 
 def _tool_may_match(spec: str, tool_name: str) -> bool:

@@ -15,8 +15,9 @@ A Bash rule is matched on each simple command the shell would run (see
 command's words joined by single spaces (blanks inside a quoted argument
 stay apart from that: a commit message is one word, so ``npm install``
 written in it is not the command); a ``command`` rule compares the command
-name (after ``sudo``, ``env`` and the like; a path's last part) and, with
-``args``, each argument that is not an option. A command line past
+name (after ``sudo``, ``env``, ``if``, ``!`` and the like; a path's last part)
+and, with ``args``, each argument that is neither an option nor a redirection,
+up to a ``help`` (``npm help install`` asks about install). A command line past
 :data:`memdir.enforcement.shell_words.MAX_CHARS` is not read: the call is handed
 to the user (:func:`unchecked`).
 
@@ -35,6 +36,15 @@ nest unbounded repeats (``(a+)+``): harmless to RE2 but catastrophic for the
 backtracking engines (``grep -P``, Python's ``re``, JavaScript) other tools
 reading the same memory may run them with.
 
+A rule that can never fire is refused when written too (:func:`never_fires`):
+a tool no host reports (``bash``, ``Shell``), a Bash pattern that needs
+``|``, ``;``, ``&&`` or ``||`` between two commands (``curl .*\\| *sh``: a
+rule sees ``curl …`` and ``sh`` apart), a command rule naming a path, two
+words, an operator or a wrapper it looks through (``sudo``), or ``args``
+that only match options (skipped). The error says what to write instead.
+Such a rule already saved still loads (it never fires); ``memdir enforce
+list`` marks it.
+
 This module is pure: it reads no files. Loading the rules of a project (and
 caching them by the files' mtimes) is :mod:`memdir.enforcement.enforced`.
 """
@@ -47,8 +57,10 @@ from functools import lru_cache
 
 import re2
 
+from memdir.enforcement.rule_gate import required_runs
 from memdir.enforcement.rule_subjects import EDIT_TOOLS, bash_subjects, subjects, unchecked
-from memdir.enforcement.shell_words import command_index
+from memdir.enforcement.shell_forms import RESERVED_WORDS, WRAPPER_NAMES
+from memdir.enforcement.shell_words import Redirection, command_index
 from memdir.errors import InvalidMemory
 from memdir.kinds import MemoryType
 from memdir.utils.records import record
@@ -69,12 +81,14 @@ __all__ = [
     "ACTIONS",
     "EDIT_TOOLS",
     "FIELD",
+    "KNOWN_TOOLS",
     "MAX_PATTERN_CHARS",
     "Action",
     "Rule",
     "bash_subjects",
     "compile_pattern",
     "fired_rules",
+    "never_fires",
     "parse_rule",
     "parse_rules",
     "pattern_problem",
@@ -307,6 +321,225 @@ def parse_rules(value: Any) -> tuple[Rule, ...]:
     return tuple(parse_rule(i, raw) for i, raw in enumerate(items))
 
 
+# --- rules that can never fire ----------------------------------------------------------
+
+# The tools the hosts memdir enforces in report to hooks (Claude Code, Codex CLI,
+# Gemini CLI), besides MCP tools (``mcp__<server>__<tool>``, Gemini's ``mcp_<server>_<tool>``).
+KNOWN_TOOLS = frozenset(
+    {
+        "Agent", "AskUserQuestion", "Bash", "BashOutput", "Edit", "EnterPlanMode",
+        "EnterWorktree", "ExitPlanMode", "Glob", "Grep", "KillBash", "KillShell", "LS", "LSP",
+        "ListMcpResourcesTool", "MultiEdit", "NotebookEdit", "NotebookRead", "Read",
+        "ReadMcpResourceTool", "SlashCommand", "Skill", "Task", "TaskOutput", "TaskStop",
+        "TodoWrite", "ToolSearch", "WebFetch", "WebSearch", "Write",
+        "apply_patch", "shell", "local_shell", "exec_command", "write_stdin", "update_plan",
+        "view_image", "web_search",
+        "run_shell_command", "write_file", "replace", "read_file", "read_many_files",
+        "list_directory", "glob", "search_file_content", "web_fetch", "google_web_search",
+        "save_memory", "write_todos",
+    }
+)  # fmt: skip
+_MCP_SAMPLES = ("mcp__server__tool", "mcp_server_tool")
+_OPERATOR_CHARS = frozenset("|;&<>()")
+_EDGE_REPEATS = (".*", ".+", r"\s*", r"\s+", " *", " +", "\\b", " ")
+
+
+def never_fires(rule: Rule) -> tuple[str, str] | None:
+    """Why ``rule`` can never fire, and what to write instead; None when it can.
+
+    A tool no host has; a Bash ``match`` that needs a shell operator between two
+    commands (a rule sees one simple command at a time); a command rule whose
+    command cannot be a command's name (a path, two words, an operator, a
+    wrapper such as ``sudo``, which is looked through) or whose ``args`` only
+    match options (which are skipped).
+    """
+    found = _tool_nowhere(rule.tool)
+    if found is None and rule.command:
+        found = _command_nowhere(rule.command) or _args_nowhere(rule.command, rule.args)
+    elif found is None and all(part.strip() == "Bash" for part in rule.tool.split("|")):
+        found = _across_commands(rule.match)
+    return found
+
+
+def _known_tool(name: str) -> bool:
+    if name in KNOWN_TOOLS or name.startswith("mcp_"):
+        return True
+    if _GLOB.isdisjoint(name):
+        return False
+    import fnmatch
+
+    return any(fnmatch.fnmatchcase(tool, name) for tool in (*KNOWN_TOOLS, *_MCP_SAMPLES))
+
+
+def _tool_nowhere(spec: str) -> tuple[str, str] | None:
+    unknown = [part.strip() for part in spec.split("|") if not _known_tool(part.strip())]
+    if not unknown:
+        return None
+    name = unknown[0]
+    close = _closest_tool(name)
+    guess = f"tool: {close}" if close else "tool: Bash, Edit|Write, Read or mcp__<server>__<tool>"
+    return (
+        f"the tool {name!r} is no tool Claude Code, Codex CLI or Gemini CLI reports",
+        f"name a tool as the host reports it ({guess}), or a glob (mcp__*, *)",
+    )
+
+
+def _closest_tool(name: str) -> str | None:
+    for tool in sorted(KNOWN_TOOLS):
+        if tool.lower() == name.lower():
+            return tool
+    import difflib
+
+    found = difflib.get_close_matches(name, sorted(KNOWN_TOOLS), n=1, cutoff=0.75)
+    return found[0] if found else None
+
+
+def _all_need(pattern: str, needs: Any) -> str | None:
+    """What every top-level alternative of ``pattern`` needs (``needs(run)`` of one of
+    its required runs), when each needs something; else None."""
+    runs = required_runs(pattern)
+    if not runs:
+        return None
+    found = None
+    for alternative in runs:
+        found = next((n for n in map(needs, alternative) if n is not None), None)
+        if found is None:
+            return None
+    return found
+
+
+def _operator_in(run: str) -> str | None:
+    """The shell operator that joins two commands in ``run``, if any."""
+    if "&&" in run:
+        return "&&"
+    at = run.find("|")
+    while at >= 0:
+        if at == 0 or run[at - 1] not in "><":  # ``>|`` is a redirection
+            return "||" if run.startswith("||", at) else "|"
+        at = run.find("|", at + 1)
+    at = run.find(";")
+    if at >= 0:  # ``\;`` ends find's -exec: an operator only when a command follows
+        after = run[at + 1 :].lstrip(" ")
+        if after and (after[0].isalnum() or after[0] in "_./$"):
+            return ";"
+    return None
+
+
+def _across_commands(pattern: str) -> tuple[str, str] | None:
+    operator = _all_need(pattern, _operator_in)
+    if operator is None:
+        return None
+    why = (
+        f"it needs `{operator}` between two commands, but a Bash rule sees one simple "
+        f"command at a time (in `a {operator} b` it sees `a`, then `b`)"
+    )
+    left, right = _split_pattern(pattern, operator)
+    if not (left and right):
+        return why, "write one rule per command instead (a match rule for each side)"
+    instead = f"write one rule per command instead: match: '{left}' and match: '{right}'"
+    if operator == "|":
+        instead += f", or a command rule for the pipe's target: command: '{right}'"
+    return why, instead
+
+
+_OPERATOR_FORMS = {"|": ("\\|",), "||": ("\\|\\|",), "&&": ("&&", "\\&\\&"), ";": (";", "\\;")}
+
+
+def _split_pattern(pattern: str, operator: str) -> tuple[str, str]:
+    """``pattern`` cut at its first top-level ``operator`` (each side trimmed of the
+    blanks and wildcards that stood next to it), or ``("", "")``."""
+    forms = _OPERATOR_FORMS[operator]
+    depth, i, n = 0, 0, len(pattern)
+    while i < n:
+        form = next((f for f in forms if pattern.startswith(f, i)), None) if not depth else None
+        if form is not None:
+            left, right = _trimmed(pattern[:i], end=True), _trimmed(pattern[i + len(form) :])
+            usable = [side for side in (left, right) if side and pattern_problem(side) is None]
+            return (left, right) if len(usable) == 2 else ("", "")
+        c = pattern[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            i = _skip_class(pattern, i)
+            continue
+        depth += 1 if c == "(" else -1 if c == ")" else 0
+        i += 1
+    return "", ""
+
+
+def _trimmed(side: str, *, end: bool = False) -> str:
+    """``side`` without the blanks and wildcards next to the cut."""
+    while True:
+        for edge in _EDGE_REPEATS:
+            if end and side.endswith(edge) and not side.endswith("\\" + edge):
+                side = side[: -len(edge)]
+                break
+            if not end and side.startswith(edge):
+                side = side[len(edge) :]
+                break
+        else:
+            return side
+
+
+def _name_problem(run: str) -> str | None:
+    if "/" in run:
+        return "/"
+    if any(c.isspace() for c in run):
+        return " "
+    return next((c for c in run if c in _OPERATOR_CHARS), None)
+
+
+def _command_nowhere(command: str) -> tuple[str, str] | None:
+    found = _all_need(command, _name_problem)
+    if found == "/":
+        last = command.rsplit("/", 1)[-1]
+        return (
+            "a command rule compares the command's name without its folder "
+            "(`/usr/bin/npm install` runs `npm`), so a name with a `/` never matches",
+            f"write the name alone: command: '{last}'",
+        )
+    if found == " ":
+        name, _, args = command.partition(" ")
+        return (
+            "a command rule's command is one word, the command's name",
+            f"name the command and one argument apart: command: '{name}', args: '{args.strip()}'",
+        )
+    if found is not None:
+        return (
+            f"it needs `{found}`, a shell operator, which is never a command's name",
+            "name the command itself (command: 'curl'), one rule per command",
+        )
+    names = _literal_names(command)
+    if names and all(name in WRAPPER_NAMES or name in RESERVED_WORDS for name in names):
+        return (
+            f"`{names[0]}` is looked through: a rule sees the command it runs "
+            f"(`{names[0]} npm install` is `npm install`)",
+            f"to hold `{names[0]}` itself back, write a match rule: match: '\\b{names[0]}\\b'",
+        )
+    return None
+
+
+def _literal_names(pattern: str) -> list[str]:
+    """The names a pattern of plain alternatives (``sudo|doas``) matches; ``[]``: not one."""
+    names = pattern.removeprefix("^").removesuffix("$").split("|")
+    plain = all(name and all(c.isalnum() or c in "_-" for c in name) for name in names)
+    return names if plain else []
+
+
+def _args_nowhere(command: str, args: str) -> tuple[str, str] | None:
+    if not args:
+        return None
+    alternatives = [a.removeprefix("^") for a in args.split("|")]
+    if required_runs(args) is None or not all(a.startswith(("-", "\\-")) for a in alternatives):
+        return None
+    option = alternatives[0].lstrip("\\")
+    return (
+        "a command rule skips options, so args that only match an option never match",
+        f"write a match rule instead: match: '\\b{command}\\b.*{option}'",
+    )
+
+
 def validate_memory_rules(memory: Memory) -> tuple[Rule, ...]:
     """Check a memory's ``enforce:`` field before it is written; returns its rules.
 
@@ -320,9 +553,19 @@ def validate_memory_rules(memory: Memory) -> tuple[Rule, ...]:
             hint="only feedback memories carry enforce: rules; change its type or drop them",
         )
     try:
-        return parse_rules(memory.extra[FIELD])
+        rules = parse_rules(memory.extra[FIELD])
     except InvalidMemory as exc:
         raise InvalidMemory(f"memory {memory.name!r}: {exc.message}", hint=exc.hint) from None
+    for index, rule in enumerate(rules):
+        dead = never_fires(rule)
+        if dead is not None:
+            why, instead = dead
+            raise InvalidMemory(
+                f"memory {memory.name!r}: enforce rule {index + 1} ({rule.summary}) can never "
+                f"fire: {why}",
+                hint=instead,
+            )
+    return rules
 
 
 def why_line(body: str) -> str:
@@ -368,15 +611,21 @@ def _command_fires(rule: Rule, commands: Sequence[Sequence[str]]) -> bool:
         return False
     for words in commands:
         at = command_index(list(words))
-        if at >= len(words) or name_program.fullmatch(words[at].rsplit("/", 1)[-1]) is None:
+        if at >= len(words):
+            continue
+        if name_program.fullmatch(_matchable(words[at].rsplit("/", 1)[-1])) is None:
             continue
         if args_program is None:
             return True
         for word in words[at + 1 :]:
             if word == "--":
                 break
-            if not word.startswith("-") and args_program.fullmatch(word) is not None:
+            if word.startswith("-") or isinstance(word, Redirection):
+                continue
+            if args_program.fullmatch(_matchable(word)) is not None:
                 return True
+            if word == "help":
+                break  # ``npm help install``: what follows is a topic, not what runs
     return False
 
 
@@ -392,7 +641,7 @@ def rule_fires(
         program = compile_pattern(rule.match)
     except re2.error:
         return False  # refused at write time; a hand-edited bad pattern never fires
-    return any(program.search(text) is not None for text in texts)
+    return any(program.search(_matchable(text)) is not None for text in texts)
 
 
 def fired_rules(
@@ -414,8 +663,21 @@ def fired_rules(
     hits = {i for i in by_command if _command_fires(rules[i], commands)}
     candidates = [i for i in candidates if not rules[i].command]
     if candidates and texts:
-        hits.update(_pattern_hits(rules, candidates, tool_name, texts))
+        readable = [_matchable(text) for text in texts]
+        hits.update(_pattern_hits(rules, candidates, tool_name, readable))
     return sorted(hits)
+
+
+def _matchable(text: str) -> str:
+    """``text`` as RE2 takes it: a lone surrogate (a JSON ``\\ud800``; UTF-8 cannot hold
+    it, and RE2 would raise) becomes U+FFFD, so a call holding one is still judged."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return text
 
 
 def _pattern_hits(

@@ -2,70 +2,90 @@
 
 A Bash rule must see the command the shell runs, not the characters the agent
 typed: ``npm  install``, ``n\\pm install``, ``'npm' install``, a line
-continuation, ``$(echo npm) install`` and ``N=npm; $N install`` all run
-``npm install``. :func:`split_commands` reads a command line once, left to
-right (linear time, no backtracking), the way a POSIX shell splits it:
+continuation, ``$(echo npm) install``, ``N=npm; $N install``, ``{npm,x}
+install`` and ``npm$IFS'install'`` all run ``npm install``.
+:func:`split_commands` reads a command line once, left to right (linear time,
+no backtracking), the way a POSIX shell (bash) reads it:
 
 - quotes (``'…'``, ``"…"``, ``$'…'``) and backslashes are removed, a
   backslash-newline joins two lines, runs of blanks separate words;
 - ``;``, ``&``, ``&&``, ``||``, ``|``, ``|&``, newlines and parentheses end a
   simple command; ``#`` at the start of a word starts a comment;
+- a redirection is one word, its operator and target joined (``>out``,
+  ``2>&1``, ``<<EOF``: :class:`~memdir.enforcement.shell_forms.Redirection`),
+  also written against a word (``npm install>/dev/null``);
+- a here-document's body and a here-string are the command's input, not
+  commands: they are read as commands only when a shell reads them
+  (``bash <<EOF``, ``sh -s <<< '…'``), and an unquoted here-document's
+  ``$( )`` and backticks run, so they are read;
+- brace expansion (``{a,b}``, ``n{p,}m``, ``{1..3}``) gives the words bash
+  gives; each choice of one alternative per brace is read as a command too,
+  so ``{npm,x} install`` is also ``npm install``;
 - ``$( )``, backticks, ``<( )`` and ``>( )`` are read as command lines of
-  their own; a substitution whose body is a plain ``echo``/``printf`` of
-  words stands for its output (``$(echo npm)`` is the word ``npm``), any
-  other keeps its text;
-- a variable assigned earlier on the line (``N=npm;``, ``export N=npm``) is
-  expanded, split into words when unquoted; any other ``$NAME`` stays as
-  written;
-- the bodies of ``bash -c``/``sh -c`` (any shell, also behind ``sudo``,
-  ``xargs`` or ``find -exec``) and ``eval`` are read as command lines too.
+  their own; a substitution of what a command prints, when known (a plain
+  ``echo``/``printf``, ``cat`` of a here-document), stands for that text
+  (``$(echo npm)`` is the word ``npm``), any other keeps its text; a pipe from
+  such a command into a shell is read as the shell's commands;
+- ``$IFS`` is a blank; a variable assigned earlier on the line (``N=npm;``,
+  ``export N=npm``) is expanded, split into words when unquoted;
+  ``${X:-word}`` (and ``-``, ``=``, ``:=``, ``+``, ``:+``) of a variable
+  not assigned on the line stands for its word; ``${X:1:2}`` slices a known
+  value; any other ``$NAME`` stays as written;
+- the shell code a command runs as a string (``bash -c``, ``env -S``,
+  ``script -c``, ``flock -c``, ``trap``, ``eval``, ...) and the commands
+  ``find -exec`` runs are read as well (:mod:`memdir.enforcement.shell_forms`).
 
 A word keeps the blanks it holds inside quotes, so a rule can tell a
 command from an argument that is data (``git commit -m 'npm install'`` is
 one word after ``-m``). Nesting is read to :data:`MAX_DEPTH` levels and the
-input to :data:`MAX_CHARS` characters; past either, or when quotes or
-parentheses do not close, the result says it is not ``complete`` and the
-caller must not trust it alone. Not a shell: no globbing, no arithmetic, no
-aliases or functions resolved, here-document bodies read as commands.
+input to :data:`MAX_CHARS` characters; past either, or when quotes,
+parentheses or a here-document do not close, the result says it is not
+``complete`` and the caller must not trust it alone. Not a shell: no
+globbing, no arithmetic, no aliases or functions resolved, no string a
+command computes at run time.
 """
 
 from __future__ import annotations
+
+from memdir.enforcement.shell_forms import (
+    MARK_BRACES,
+    SHELLS,
+    UNMARK_BRACES,
+    Redirection,
+    assigned,
+    brace_variants,
+    brace_words,
+    code_strings,
+    command_index,
+    exec_commands,
+    known_output,
+    name_end,
+    parameter_end,
+    reads_stdin,
+    sliced,
+    unescape,
+)
 
 TYPE_CHECKING = False  # the pre-tool-use hook loads this module: no typing at run time
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["MAX_CHARS", "MAX_DEPTH", "SHELLS", "command_index", "split_commands"]
+    # (words, brace groups: (index, words), input: here-documents and strings, piped)
+    Command = tuple[list[str], list[tuple[int, list[str]]], list[str] | None, bool]
+
+__all__ = ["MAX_CHARS", "MAX_DEPTH", "SHELLS", "Redirection", "command_index", "split_commands"]
 
 MAX_CHARS = 100_000  # a longer command line is not read (about 0.2 s of dense syntax): ask
 MAX_DEPTH = 8  # nested substitutions and shell bodies read; deeper ones are not trusted
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "busybox"})
 
 # The characters that mean something to the shell (blanks aside): a run of any others is
 # one piece of a word. Scanned without ``re``: the pre-tool-use hook reads commands before
 # it has loaded any regex engine (importing ``re`` costs that hook a third of its time).
 _SPECIAL = frozenset("'\"\\$`;&|()<>#")
-_NAME_START = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_")
-_NAME_REST = _NAME_START | frozenset("0123456789")
 _BLANK = " \t\r\f\v"
 _DECLARE = frozenset({"export", "declare", "typeset", "local", "readonly"})
-# Commands that run the command that follows them, and their options that take a value.
-_WRAPPERS: dict[str, frozenset[str]] = {
-    "sudo": frozenset("-u -g -h -p -C -D -r -t -U -T".split()),
-    "doas": frozenset({"-u", "-C"}),
-    "env": frozenset({"-u", "-C", "-S", "--unset", "--chdir"}),
-    "command": frozenset(),
-    "builtin": frozenset(),
-    "exec": frozenset({"-a"}),
-    "nohup": frozenset(),
-    "nice": frozenset({"-n", "--adjustment"}),
-    "time": frozenset({"-f", "-o"}),
-    "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
-    "stdbuf": frozenset({"-i", "-o", "-e"}),
-    "xargs": frozenset("-I -n -P -L -d -E -s -a --max-args --max-procs".split()),
-}
-_WRAPPER_ARGS = {"timeout": 1}  # words a wrapper takes before the command (the duration)
-_ECHOES = frozenset({"echo", "printf"})
+_DEFAULTS = frozenset("-=+?")  # ${X-w} ${X=w} ${X+w} ${X?w}, and with a colon
+_SEPARATORS = frozenset(";&|()<>")
 
 
 class _Line:
@@ -81,20 +101,97 @@ class _Line:
         self.words: list[str] = []
         self.word: list[str] = []
         self.started = False  # the current word exists, even if empty (``''``)
+        self.braced = False  # the current word holds marked braces
+        self.groups: list[tuple[int, list[str]]] = []  # the command's brace words
+        self.redirect: str | None = None  # the operator the current word is the target of
+        self.stdin: list[str] | None = None  # the command's here-documents and -strings
+        self.piped = False  # the command reads the output of the one before
+        self.heredocs: list[tuple[str, bool, bool, list[str]]] = []  # bodies still to read
+        self.waiting: list[Command] = []  # commands read before their here-documents
+        self.output: str | None = None  # what this line's last command printed, if known
+        self.top = 0  # this line's own commands (not those nested in them)
+        self.closing: str | None = None
 
     # -- words and commands -----------------------------------------------------------
 
     def end_word(self) -> None:
-        if self.started:
-            self.words.append("".join(self.word))
+        if self.redirect is not None:
+            self.end_redirect()
+            return
+        if not self.started:
+            return
+        word = "".join(self.word)
         self.word = []
         self.started = False
+        if not self.braced:
+            self.words.append(word)
+            return
+        self.braced = False
+        expanded = [word.translate(UNMARK_BRACES)] if self.assignment(word) else brace_words(word)
+        if len(expanded) > 1:
+            self.groups.append((len(self.words), expanded))
+        self.words += expanded
 
-    def end_command(self) -> None:
+    def assignment(self, word: str) -> bool:
+        """Whether ``word`` assigns a variable (no brace expansion there)."""
+        return assigned(word) is not None and all(assigned(w) for w in self.words)
+
+    def end_redirect(self) -> None:
+        operator, self.redirect = self.redirect or "", None
+        target = "".join(self.word).translate(UNMARK_BRACES) if self.braced else "".join(self.word)
+        self.word = []
+        self.started = self.braced = False
+        self.words.append(Redirection(operator + target))
+        if operator.endswith("<<<"):
+            self.feed(target + "\n")
+
+    def feed(self, text: str) -> list[str]:
+        """Add ``text`` to the command's input (here-documents and -strings, in order)."""
+        if self.stdin is None:
+            self.stdin = []
+        self.stdin.append(text)
+        return self.stdin
+
+    def end_command(self, *, pipe: bool = False) -> None:
         self.end_word()
         words, self.words = self.words, []
-        if words:
-            self.finish(words)
+        groups, self.groups = self.groups, []
+        stdin, self.stdin = self.stdin, None
+        piped, self.piped = self.piped, pipe
+        if not words:
+            return
+        if self.heredocs or self.waiting:  # its input is still to be read
+            self.waiting.append((words, groups, stdin, piped))
+            return
+        self.finish(words, groups, stdin, piped)
+
+    def finish(
+        self, words: list[str], groups: list[tuple[int, list[str]]], stdin: object, piped: bool
+    ) -> None:
+        """Record one simple command of this line (and its brace variants)."""
+        given = "".join(stdin) if isinstance(stdin, list) else (self.output if piped else None)
+        self.top += 1
+        self.output = self.record(words, given)
+        for variant in brace_variants(words, groups):
+            self.record(variant, given)
+
+    def record(self, words: list[str], stdin: str | None) -> str | None:
+        """Record a command, remember its assignments, read the shell code it runs;
+        returns what it prints, when known."""
+        self.commands.append(words)
+        at = command_index(words)
+        if at == len(words) or words[at] in _DECLARE:
+            for word in words[at + 1 :] if at < len(words) else words:
+                self.assign(word)
+        if at < len(words) and words[at] == "eval":
+            self.nested(" ".join(w for w in words[at + 1 :] if not isinstance(w, Redirection)))
+        for code in code_strings(words):
+            self.nested(code)
+        for command in exec_commands(words):
+            self.record(command, None)
+        if stdin is not None and reads_stdin(words):
+            self.nested(stdin)
+        return known_output(words, stdin)
 
     def add(self, piece: str) -> None:
         self.word.append(piece)
@@ -104,6 +201,8 @@ class _Line:
         """An unquoted expansion: split into words at blanks and newlines."""
         parts = value.split()
         if not parts:
+            if value:
+                self.end_word()
             return
         if value[:1].isspace():
             self.end_word()
@@ -114,43 +213,35 @@ class _Line:
         if value[-1:].isspace():
             self.end_word()
 
-    def finish(self, words: list[str]) -> None:
-        """Record one simple command, remember its assignments, read the shell code it runs."""
-        self.commands.append(words)
-        at = command_index(words)
-        if at == len(words) or words[at] in _DECLARE:
-            for word in words[at + 1 :] if at < len(words) else words:
-                self.assign(word)
-        if at < len(words) and words[at] == "eval":
-            self.nested(" ".join(words[at + 1 :]))
-        for body in _shell_bodies(words):
-            self.nested(body)
-
     def assign(self, word: str) -> None:
-        name = _assigned(word)
+        name = assigned(word)
         if name is not None:
             self.variables[name] = word[len(name) + 1 :]
 
-    def nested(self, text: str) -> list[list[str]]:
-        """The commands of ``text``, read as a command line of its own, added to ours."""
+    def nested(self, text: str) -> _Line | None:
+        """``text`` read as a command line of its own, its commands added to ours."""
         if self.depth >= MAX_DEPTH:
             self.complete = False
-            return []
-        inner = _Line(text, self.variables, self.depth + 1)
-        inner.run(None)
-        self.commands += inner.commands
-        self.complete = self.complete and inner.complete
-        return inner.commands
+            return None
+        line = _Line(text, self.variables, self.depth + 1)
+        line.run(None)
+        self.merge(line)
+        return line
+
+    def merge(self, line: _Line) -> None:
+        self.commands += line.commands
+        self.complete = self.complete and line.complete
 
     # -- the scanner ------------------------------------------------------------------
 
     def run(self, end: str | None) -> None:
         """Read commands up to ``end`` (``)``) or the end of the text."""
         text, n = self.text, len(self.text)
+        self.closing = end
         while self.pos < n:
             stop = _plain_end(text, self.pos)
             if stop > self.pos:
-                self.add(text[self.pos : stop])
+                self.plain(text[self.pos : stop])
                 self.pos = stop
                 continue
             c = text[self.pos]
@@ -158,42 +249,79 @@ class _Line:
             if c in _BLANK:
                 self.end_word()
             elif c == "\n":
-                self.end_command()
+                self.newline()
             elif c == "\\":
                 self.backslash()
             elif c == "'":
                 self.add(self.until("'"))
             elif c == '"':
-                self.double_quoted()
+                self.quoted('"')
             elif c == "$":
                 self.dollar(quoted=False)
             elif c == "`":
                 self.backticks(quoted=False)
-            elif c == "#" and not self.started:
+            elif c == "#" and not self.started and self.redirect is None:
                 newline = text.find("\n", self.pos)
                 self.pos = n if newline < 0 else newline
-            elif c == "&" and self.redirection_ampersand():
-                self.add(c)
+            elif c in "<>" or (c == "&" and text.startswith(">", self.pos)):
+                self.redirection(c)
             elif c in ";&|":
-                self.end_command()
+                self.separator(c)
             elif c == "(":
                 self.open_paren()
             elif c == ")":
                 if end == ")":
-                    self.end_command()
+                    self.end_line()
                     return
                 self.complete = False  # a ``)`` that closes nothing
                 self.end_command()
-            else:  # < and >: redirections stay part of the words
+            else:
                 self.add(c)
         if end is not None:
             self.complete = False  # ``$(`` or ``(`` never closed
-        self.end_command()
+        self.end_line()
 
-    def redirection_ampersand(self) -> bool:
-        """Whether the ``&`` just read belongs to a redirection: ``2>&1``, ``&>log``."""
-        before = self.word[-1][-1:] if self.word else ""
-        return before in ("<", ">") or self.text.startswith(">", self.pos)
+    def plain(self, piece: str) -> None:
+        """A run of ordinary characters; its braces and commas marked for expansion."""
+        if "{" in piece or (self.braced and ("}" in piece or "," in piece)):
+            piece = piece.translate(MARK_BRACES)
+            self.braced = True
+        self.add(piece)
+
+    def separator(self, c: str) -> None:
+        """``;``, ``&``, ``&&``, ``|``, ``||``, ``|&``: the command ends."""
+        text = self.text
+        if c == "|" and text.startswith("|", self.pos):
+            self.pos += 1
+            self.end_command()
+        elif c == "|":
+            if text.startswith("&", self.pos):
+                self.pos += 1
+            self.end_command(pipe=True)
+        else:
+            self.end_command()
+
+    def newline(self) -> None:
+        self.end_command()
+        if self.heredocs:
+            self.read_bodies()
+        if self.waiting:
+            self.flush()
+
+    def end_line(self) -> None:
+        self.end_command()
+        if self.heredocs:  # a here-document whose body never came
+            for *_, holder in self.heredocs:
+                holder.append("")
+            self.heredocs = []
+            self.complete = False
+        if self.waiting:
+            self.flush()
+
+    def flush(self) -> None:
+        waiting, self.waiting = self.waiting, []
+        for command in waiting:
+            self.finish(*command)
 
     def until(self, quote: str) -> str:
         """The text up to the closing ``quote`` (single quotes: nothing is special)."""
@@ -215,15 +343,18 @@ class _Line:
         if c != "\n":  # backslash-newline joins the lines
             self.add(c)
 
-    def double_quoted(self) -> None:
+    def quoted(self, closing: str | None) -> None:
+        """A double-quoted string up to ``closing`` (None: a here-document's body, to
+        its end, where ``"`` is an ordinary character)."""
         text, n = self.text, len(self.text)
+        escapable = '$`"\\\n' if closing else "$`\\\n"
         self.started = True
         while self.pos < n:
             c = text[self.pos]
             self.pos += 1
-            if c == '"':
+            if c == closing:
                 return
-            if c == "\\" and self.pos < n and text[self.pos] in '$`"\\\n':
+            if c == "\\" and self.pos < n and text[self.pos] in escapable:
                 if text[self.pos] != "\n":
                     self.add(text[self.pos])
                 self.pos += 1
@@ -233,7 +364,10 @@ class _Line:
                 self.backticks(quoted=True)
             else:
                 self.add(c)
-        self.complete = False
+        if closing is not None:
+            self.complete = False
+
+    # -- expansions -------------------------------------------------------------------
 
     def dollar(self, *, quoted: bool) -> None:
         text, pos = self.text, self.pos
@@ -243,21 +377,25 @@ class _Line:
             self.pos += 1
             self.substitution(quoted=quoted)
         elif nxt == "{":
-            close = text.find("}", pos)
-            name = text[pos + 1 : close] if close > 0 else ""
-            if close > 0 and _name_end(name, 0) == len(name) > 0 and name in self.variables:
-                self.pos = close + 1
-                put(self.variables[name])
-            else:
+            close = parameter_end(text, pos)
+            if close < 0:
                 self.add("$")
+                return
+            inside = text[pos + 1 : close]
+            self.pos = close + 1
+            value = self.parameter(inside)
+            if value is None:
+                self.add("${" + inside + "}")
+            else:
+                put(value)
         elif nxt == "'" and not quoted:
             self.pos += 1
-            self.add(_ansi_c(self.until("'")))
+            self.add(unescape(self.until("'")))
         elif nxt == '"' and not quoted:
             self.pos += 1
-            self.double_quoted()
+            self.quoted('"')
         else:
-            stop = _name_end(text, pos)
+            stop = name_end(text, pos)
             found = text[pos:stop]
             if found and found in self.variables:
                 self.pos = stop
@@ -265,32 +403,96 @@ class _Line:
             else:
                 self.add("$")
 
-    def inner(self) -> list[list[str]]:
+    def parameter(self, inside: str) -> str | None:
+        """What ``${inside}`` stands for (see the module docstring); None: unknown."""
+        end = name_end(inside, 0)
+        name, rest = inside[:end], inside[end:]
+        known = self.variables.get(name) if name else None
+        if not name or not rest:
+            if not name:
+                self.ignored(inside)
+            return known
+        colon = rest[0] == ":"
+        op = rest[1:2] if colon else rest[:1]
+        if op not in _DEFAULTS:
+            if colon and known is not None:
+                return sliced(known, rest[1:])
+            self.ignored(rest)
+            return None
+        word = rest[2:] if colon else rest[1:]
+        is_set = known is not None and (known != "" or not colon)
+        if op == "?":
+            self.word_value(word)  # its substitutions run when the message is printed
+            return known if is_set else None
+        if op == "+":  # the word when set; a variable from elsewhere may be: the word
+            return "" if known is not None and not is_set else self.word_value(word)
+        if is_set:
+            return known
+        value = self.word_value(word)
+        if op == "=":
+            self.variables[name] = value
+        return value
+
+    def ignored(self, text: str) -> None:
+        """An expansion not followed (a pattern, a length): its substitutions still run."""
+        if "$" in text or "`" in text:
+            self.word_value(text)
+
+    def word_value(self, text: str) -> str:
+        """The word of ``${X:-word}``: quotes removed, expansions made, blanks kept."""
+        if self.depth >= MAX_DEPTH:
+            self.complete = False
+            return text
+        line = _Line(text, self.variables, self.depth + 1)
+        n = len(text)
+        while line.pos < n:
+            c = text[line.pos]
+            line.pos += 1
+            if c == "\\":
+                line.backslash()
+            elif c == "'":
+                line.add(line.until("'"))
+            elif c == '"':
+                line.quoted('"')
+            elif c == "$":
+                line.dollar(quoted=True)
+            elif c == "`":
+                line.backticks(quoted=True)
+            else:
+                line.add(c)
+        self.merge(line)
+        return "".join(line.word)
+
+    def inner(self) -> _Line | None:
         """Read the commands up to the ``)`` that closes the one just read."""
         if self.depth >= MAX_DEPTH:  # too deep to follow: the caller searches the text
             self.complete = False
             self.pos = len(self.text)
-            return []
-        inner = _Line(self.text, self.variables, self.depth + 1)
-        inner.pos = self.pos
-        inner.run(")")
-        self.pos = inner.pos
-        self.commands += inner.commands
-        self.complete = self.complete and inner.complete
-        return inner.commands
+            return None
+        line = _Line(self.text, self.variables, self.depth + 1)
+        line.pos = self.pos
+        line.run(")")
+        self.pos = line.pos
+        self.merge(line)
+        return line
 
-    def substitution(self, *, quoted: bool, opener: str = "$(") -> None:
-        """Read ``$( … )``'s commands; add the word it stands for."""
+    def substitution(self, *, quoted: bool, opener: str = "$(", file: bool = False) -> None:
+        """Read ``$( … )``'s commands; add the word it stands for (``file``: a process
+        substitution, which stands for a file name)."""
         start = self.pos
-        commands = self.inner()
-        self.put(commands, opener + self.text[start : self.pos], quoted=quoted)
+        line = self.inner()
+        source = opener + self.text[start : self.pos]
+        self.put(None if file else line, source, quoted=quoted)
 
-    def put(self, commands: list[list[str]], source: str, *, quoted: bool) -> None:
-        """Add a substitution's word: a plain echo's output (split unless quoted), else its text."""
-        output = _output(commands)
+    def put(self, line: _Line | None, source: str, *, quoted: bool) -> None:
+        """Add a substitution's word: the output of its one command when known (split
+        unless quoted), else its text."""
+        output = line.output if line is not None and line.top == 1 else None
         if output is None:
             self.add(source)
-        elif quoted:
+            return
+        output = output.rstrip("\n")  # as the shell drops the output's last newlines
+        if quoted:
             self.add(output)
         else:
             self.add_unquoted(output)
@@ -314,67 +516,122 @@ class _Line:
         self.put(self.nested(source), f"`{source}`", quoted=quoted)
 
     def open_paren(self) -> None:
-        if len(self.word) == 1 and self.word[0] in ("<", ">"):
-            opener = self.word[0] + "("
-            self.word = []
-            self.substitution(quoted=True, opener=opener)  # process substitution: a file name
-            return
         self.end_command()  # a subshell, a function's ``()``, an array's ``=(``
         self.inner()
 
+    # -- redirections and here-documents -----------------------------------------------
 
-def _output(commands: list[list[str]]) -> str | None:
-    """What a substitution stands for when its body is a plain echo; None: unknown."""
-    if len(commands) == 1 and commands[0][0] in _ECHOES:
-        args = [w for w in commands[0][1:] if w not in ("-n", "-e", "-E")]
-        if commands[0][0] == "echo" or (len(args) == 1 and "%" not in args[0]):
-            return " ".join(args)
-    return None
+    def redirection(self, c: str) -> None:
+        """A redirection operator (``>``, ``2>&1``, ``&>>``, ``<<EOF``, ``<<<``); the word
+        that follows is its target."""
+        text, n = self.text, len(self.text)
+        if c != "&" and text.startswith("(", self.pos):  # <( ) and >( ): a file's name
+            self.pos += 1
+            self.substitution(quoted=True, opener=c + "(", file=True)
+            return
+        fd = ""
+        if self.started and self.redirect is None and not self.braced:
+            digits = "".join(self.word)
+            if digits.isdigit() and digits.isascii():
+                fd, self.word, self.started = digits, [], False
+        self.end_word()
+        op = c
+        if c == "&":
+            op, self.pos = "&>", self.pos + 1
+            if text.startswith(">", self.pos):
+                op, self.pos = "&>>", self.pos + 1
+        elif text.startswith("<<", self.pos) and c == "<":
+            op, self.pos = "<<<", self.pos + 2
+        elif text.startswith("<", self.pos) and c == "<":
+            self.pos += 1
+            strip = text.startswith("-", self.pos)
+            self.pos += strip
+            self.heredoc(fd, strip=strip)
+            return
+        elif self.pos < n and text[self.pos] in (">|&" if c == ">" else "&>"):
+            op, self.pos = c + text[self.pos], self.pos + 1
+        self.skip_blanks()
+        self.redirect = fd + op
 
+    def skip_blanks(self) -> None:
+        text, n = self.text, len(self.text)
+        while self.pos < n and text[self.pos] in _BLANK:
+            self.pos += 1
 
-def _ansi_c(body: str) -> str:
-    """The text of ``$'…'``: the common backslash escapes decoded."""
-    if "\\" not in body:
-        return body
-    out: list[str] = []
-    i, n = 0, len(body)
-    while i < n:
-        ch = body[i]
-        if ch != "\\" or i + 1 == n:
-            out.append(ch)
-            i += 1
-            continue
-        nxt = body[i + 1]
-        if nxt in _ANSI_SIMPLE:
-            out.append(_ANSI_SIMPLE[nxt])
-            i += 2
-        elif nxt == "x":
-            digits = _hex_run(body, i + 2, 2)
-            out.append(chr(int(digits, 16)) if digits else "\\x")
-            i += 2 + len(digits)
-        elif nxt in "01234567":
-            j = i + 1
-            while j < n and j < i + 4 and body[j] in "01234567":
-                j += 1
-            out.append(chr(int(body[i + 1 : j], 8)))
-            i = j
-        else:  # an escape bash does not know stays as written
-            out.append("\\" + nxt)
-            i += 2
-    return "".join(out)
+    def heredoc(self, fd: str, *, strip: bool) -> None:
+        """``<<WORD`` (``<<-WORD``: leading tabs stripped): the body follows the line."""
+        self.skip_blanks()
+        delimiter, quoted = self.delimiter()
+        holder = self.feed("")
+        self.heredocs.append((delimiter, strip, quoted, holder))
+        self.words.append(Redirection(f"{fd}{'<<-' if strip else '<<'}{delimiter}"))
 
+    def delimiter(self) -> tuple[str, bool]:
+        """A here-document's delimiter word as written, its quotes removed; and whether
+        any part of it was quoted (then the body is not expanded)."""
+        text, n = self.text, len(self.text)
+        out: list[str] = []
+        quoted = False
+        while self.pos < n:
+            c = text[self.pos]
+            if c.isspace() or c in _SEPARATORS:
+                break
+            self.pos += 1
+            if c in "'\"":
+                out.append(self.until(c))
+                self.started = False  # until() marks a word: this is none
+                quoted = True
+            elif c == "\\" and self.pos < n:
+                out.append(text[self.pos])
+                self.pos += 1
+                quoted = True
+            else:
+                out.append(c)
+        return "".join(out), quoted
 
-_ANSI_SIMPLE = {
-    "n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b",
-    "f": "\f", "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?",
-}  # fmt: skip
+    def read_bodies(self) -> None:
+        """The bodies of the here-documents opened on the line just ended, in order."""
+        text, n = self.text, len(self.text)
+        for delimiter, strip, quoted, holder in self.heredocs:
+            lines: list[str] = []
+            closed = False
+            while self.pos < n and not closed:
+                end = text.find("\n", self.pos)
+                stop = n if end < 0 else end
+                line = text[self.pos : stop]
+                line = line.lstrip("\t") if strip else line
+                self.pos = stop if end < 0 else end + 1
+                closed = self.closes(line, delimiter, stop)
+                if not closed:
+                    lines.append(line)
+            self.complete = self.complete and closed
+            body = "".join(line + "\n" for line in lines)
+            if not quoted and ("$" in body or "`" in body or "\\" in body):
+                body = self.expanded(body)
+            holder.append(body)
+        self.heredocs = []
 
+    def closes(self, line: str, delimiter: str, stop: int) -> bool:
+        """Whether ``line`` ends a here-document: its delimiter alone, or (inside
+        ``$( )``) the delimiter right before the ``)`` (read next)."""
+        if line == delimiter:
+            return True
+        if self.closing == ")" and line.startswith(delimiter):
+            after = line[len(delimiter) :]
+            if after.lstrip(_BLANK).startswith(")"):
+                self.pos = stop - len(after)
+                return True
+        return False
 
-def _hex_run(text: str, start: int, most: int) -> str:
-    end = start
-    while end < len(text) and end < start + most and text[end] in "0123456789abcdefABCDEF":
-        end += 1
-    return text[start:end]
+    def expanded(self, body: str) -> str:
+        """An unquoted here-document's body, its expansions made (and their commands read)."""
+        if self.depth >= MAX_DEPTH:
+            self.complete = False
+            return body
+        line = _Line(body, self.variables, self.depth + 1)
+        line.quoted(None)
+        self.merge(line)
+        return "".join(line.word)
 
 
 def _plain_end(text: str, pos: int) -> int:
@@ -388,68 +645,15 @@ def _plain_end(text: str, pos: int) -> int:
     return pos
 
 
-def _name_end(text: str, pos: int) -> int:
-    """Where the shell variable name starting at ``pos`` ends (``pos``: there is none)."""
-    n = len(text)
-    if pos >= n or text[pos] not in _NAME_START:
-        return pos
-    pos += 1
-    while pos < n and text[pos] in _NAME_REST:
-        pos += 1
-    return pos
-
-
-def _assigned(word: str) -> str | None:
-    """The variable ``word`` assigns (``NAME=value``), or None."""
-    end = _name_end(word, 0)
-    return word[:end] if end and word[end : end + 1] == "=" else None
-
-
-def command_index(words: list[str]) -> int:
-    """Where the command name is in ``words``: after assignments and wrappers (``sudo -u x``)."""
-    i, n = 0, len(words)
-    while i < n and _assigned(words[i]) is not None:
-        i += 1
-    while i < n:
-        name = words[i].rsplit("/", 1)[-1]
-        takes = _WRAPPERS.get(name)
-        if takes is None:
-            return i
-        i += 1
-        while i < n and (words[i].startswith("-") or (name == "env" and "=" in words[i])):
-            i += 2 if words[i] in takes else 1
-        i += _WRAPPER_ARGS.get(name, 0)
-        if i < n and words[i] == "--":
-            i += 1
-    return min(i, n)
-
-
-def _shell_bodies(words: list[str]) -> list[str]:
-    """The command strings given to a shell with ``-c`` anywhere in ``words``."""
-    bodies: list[str] = []
-    for i, word in enumerate(words):
-        if word.rsplit("/", 1)[-1] not in SHELLS:
-            continue
-        flagged = False
-        for arg in words[i + 1 :]:
-            if arg.startswith(("-", "+")) and not arg.startswith("--"):
-                flagged = flagged or "c" in arg[1:]
-                continue
-            if flagged:
-                bodies.append(arg)
-            break
-    return bodies
-
-
 def split_commands(text: str) -> tuple[list[list[str]], bool]:
     """The simple commands ``text`` runs (each a list of words) and whether it was read whole.
 
     Not complete: the text is longer than :data:`MAX_CHARS` (then nothing is
-    read), nests deeper than :data:`MAX_DEPTH`, or leaves a quote or a
-    parenthesis open.
+    read), nests deeper than :data:`MAX_DEPTH`, or leaves a quote, a
+    parenthesis or a here-document open.
     """
     if len(text) > MAX_CHARS:
         return [], False
-    line = _Line(text, {}, 0)
+    line = _Line(text, {"IFS": " \t\n"}, 0)
     line.run(None)
     return line.commands, line.complete

@@ -49,6 +49,7 @@ class Intent:
     target: int
     time: float
     plan: str | None  # the verb's own record of its steps (JSON), when it has one
+    made: int | None = None  # the change set that will record it (an undo's), once begun
 
 
 class Intents(HistoryTable):
@@ -57,7 +58,8 @@ class Intents(HistoryTable):
     def intents(self, kind: str) -> list[Intent]:
         """The open intents of ``kind``, oldest first."""
         rows = self._conn().execute(
-            "SELECT id, kind, target, time, plan FROM intents WHERE kind = ? ORDER BY id", (kind,)
+            "SELECT id, kind, target, time, plan, made FROM intents WHERE kind = ? ORDER BY id",
+            (kind,),
         )
         return [_intent(row) for row in rows]
 
@@ -66,7 +68,8 @@ class Intents(HistoryTable):
         row = (
             self._conn()
             .execute(
-                "SELECT id, kind, target, time, plan FROM intents WHERE kind = ? AND target = ? "
+                "SELECT id, kind, target, time, plan, made FROM intents "
+                "WHERE kind = ? AND target = ? "
                 "ORDER BY id LIMIT 1",
                 (kind, target),
             )
@@ -85,12 +88,12 @@ class Intents(HistoryTable):
         target: int,
         plan: str | None = None,
         *,
-        intent_id: int | None = None,
+        made: int | None = None,
     ) -> int:
         """Write an intent in the caller's transaction; returns its id."""
         cur = conn.execute(
-            "INSERT INTO intents (id, kind, target, time, plan) VALUES (?, ?, ?, ?, ?)",
-            (intent_id, kind, target, time.time(), plan),
+            "INSERT INTO intents (kind, target, time, plan, made) VALUES (?, ?, ?, ?, ?)",
+            (kind, target, time.time(), plan, made),
         )
         return int(cur.lastrowid or 0)
 
@@ -101,11 +104,12 @@ class Intents(HistoryTable):
 
 
 def _intent(row: tuple[object, ...]) -> Intent:
-    ident, kind, target, when, plan = row
+    ident, kind, target, when, plan, made = row
     return Intent(
         id=int(ident),  # type: ignore[call-overload]
         kind=str(kind),
         target=int(target),  # type: ignore[call-overload]
         time=float(when),  # type: ignore[arg-type]
         plan=None if plan is None else str(plan),
+        made=None if made is None else int(made),  # type: ignore[call-overload]
     )

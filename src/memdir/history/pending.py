@@ -127,16 +127,20 @@ def approve(memdir: ProjectMemory, ref: str | None = None) -> list[Version]:
     for v in _select(memdir, ref):
         history.begin_approval(v.id)
         if not _applied(memdir, history, v):
-            with provenance(
-                route=v.route,
-                client=v.client,
-                session=v.session,
-                turns=v.turns,
-                transcript=v.transcript,
-                action="approve",
-                approved=f"{user or '?'}@{host or '?'}",
-            ):
-                _apply(memdir, v)
+            try:
+                with provenance(
+                    route=v.route,
+                    client=v.client,
+                    session=v.session,
+                    turns=v.turns,
+                    transcript=v.transcript,
+                    action="approve",
+                    approved=f"{user or '?'}@{host or '?'}",
+                ):
+                    _apply(memdir, v)
+            except MemdirError:  # refused (changed since, a full disk): nothing was written
+                history.drop_approval(v.id)
+                raise
         history.set_status(v.id, APPROVED)
         done.append(v)
     return done

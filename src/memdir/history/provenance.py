@@ -62,6 +62,7 @@ class Provenance:
     host: str | None = None
     action: str | None = None  # restore, undo, sync...: else the store names it
     approved: str | None = None  # who approved this agent's change (review): it applies
+    hold: str | None = None  # why every agent change in this context waits for review
 
 
 _current: contextvars.ContextVar[Provenance | None] = contextvars.ContextVar(
@@ -78,6 +79,7 @@ _FIELDS = (
     "host",
     "action",
     "approved",
+    "hold",
 )
 
 

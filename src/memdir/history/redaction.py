@@ -488,9 +488,10 @@ def _report(chosen: Version, plan: _Plan | None, removed: list[str]) -> RedactRe
     else:
         touched = plan.touched
         message = f"removed the text of version {version} from memdir's history"
-        if len(touched) > 1:
-            others = ", ".join(str(t) for t in touched if t != version)
-            message += f" (and from versions {others}, which held the same text)"
+        others = [str(t) for t in touched if t != version]
+        if others:
+            label = "version" if len(others) == 1 else "versions"
+            message += f" (and from {label} {', '.join(others)}, which held the same text)"
     if chosen.scope is Scope.TEAM:
         message += (
             ". Team memory is also a git repository, which redact does not rewrite: if the "

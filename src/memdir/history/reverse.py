@@ -38,7 +38,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from memdir.errors import Conflict, MemdirError
-from memdir.history.intents import Intent
+from memdir.history.intents import UNDO, Intent
 from memdir.history.project import ProjectMemory
 from memdir.history.provenance import provenance
 from memdir.history.versions import REDACTED, Change, History, Reversal, Version, blob_hash
@@ -203,6 +203,11 @@ def index_after(
             continue
         hunk = history.hunk(v.id)
         if hunk is None:
+            if v.redacted and history.hunk_redacted(v.id):  # doctor finds the line
+                warnings.append(
+                    f"{store.scope.value}:MEMORY.md: the line version {v.id} wrote was "
+                    "redacted; run `memdir doctor --fix`"
+                )
             continue
         previous = apply_backwards(data or b"", hunk)
         if previous is None:
@@ -268,11 +273,17 @@ def plan_of(
 
 
 def apply_step(
-    memdir: ProjectMemory, history: History, step: Step, versions: Sequence[Version]
+    memdir: ProjectMemory,
+    history: History,
+    step: Step,
+    versions: Sequence[Version],
+    snapshots: dict[Scope, bytes | None],
 ) -> bool:
     """Make ``step``'s file hold its target; False when it holds neither source nor target.
 
-    Idempotent: a file that already holds the target is left as it is.
+    Idempotent: a file that already holds the target is left as it is. ``versions``
+    (newest first) and ``snapshots`` are the change set's: an index's target is
+    computed again from them.
     """
     store = memdir.store(step.scope)
     path = _path(store, step.rel, step.sidecar)
@@ -282,7 +293,6 @@ def apply_step(
     if _digest(now) != step.source:
         return False
     if step.rel == INDEX_NAME and not step.sidecar:
-        snapshots = history.snapshots(versions[0].change) if versions else {}
         data, _ = index_after(store, history, versions, _snapshot(snapshots, step.scope), now)
         if _digest(data) != step.target:
             return False
@@ -348,11 +358,12 @@ def _stopped(
 def _run(memdir: ProjectMemory, history: History, change: int, steps: Sequence[Step]) -> list[str]:
     """Every step, in order; raises, saying what is left, on the first that cannot be made."""
     versions = history.versions(change=change, applied=True)
+    snapshots = history.snapshots(change)
     warnings: list[str] = []
     for step in _order(steps):
         path = _path(memdir.store(step.scope), step.rel, step.sidecar)
         try:
-            done = apply_step(memdir, history, step, versions)
+            done = apply_step(memdir, history, step, versions, snapshots)
         except MemdirError as exc:
             raise _stopped(memdir, change, steps, exc) from exc
         except OSError as exc:
@@ -399,7 +410,7 @@ def _touched_scopes(history: History, change: int, steps: Sequence[Step] = ()) -
 def reverse(memdir: ProjectMemory, history: History, change: Change) -> Outcome:
     """Undo ``change`` whole (or finish its undo under way); see the module docstring."""
     with _locked(memdir, _touched_scopes(history, change.id)):
-        under_way = history.intent("undo", change.id)
+        under_way = history.intent(UNDO, change.id)
         if under_way is not None:
             return _finish(memdir, history, under_way, resumed=True)
         if history.is_undone(change.id):
@@ -409,9 +420,7 @@ def reverse(memdir: ProjectMemory, history: History, change: Change) -> Outcome:
             )
         steps, warnings = plan_of(memdir, history, change)
         with provenance(action="undo"):
-            undo = history.begin_undo(change.id, _encode(steps, warnings))
-        intent = history.intent("undo", change.id)
-        assert intent is not None and intent.id == undo
+            intent = history.begin_undo(change.id, _encode(steps, warnings))
         return _finish(memdir, history, intent, resumed=False)
 
 
@@ -419,11 +428,12 @@ def resume(memdir: ProjectMemory, history: History, intent: Intent) -> Outcome:
     """Finish the undo ``intent`` records (one a kill or a full disk cut short)."""
     steps, _ = _decode(intent.plan)
     with _locked(memdir, _touched_scopes(history, intent.target, steps)):
-        still = history.intent("undo", intent.target)
+        still = history.intent(UNDO, intent.target)
         if still is None:  # another process finished it meanwhile
             change = history.change(intent.target)
             assert change is not None
-            return Outcome(change=change, undo=intent.id, files=(), warnings=(), resumed=True)
+            made = intent.made or 0
+            return Outcome(change=change, undo=made, files=(), warnings=(), resumed=True)
         return _finish(memdir, history, still, resumed=True)
 
 
@@ -436,7 +446,7 @@ def _finish(memdir: ProjectMemory, history: History, intent: Intent, *, resumed:
         )
     steps, warnings = _decode(intent.plan)
     warnings += _run(memdir, history, change.id, steps)
-    versions = [v for v in history.versions(change=change.id, applied=True)]
+    versions = history.versions(change=change.id, applied=True)
     reversals = [
         Reversal(
             scope=v.scope,
@@ -450,7 +460,7 @@ def _finish(memdir: ProjectMemory, history: History, intent: Intent, *, resumed:
         )
         for v in versions
     ]
-    history.finish_undo(intent.id, change.id, reversals)
+    history.finish_undo(intent, reversals)
     files = tuple(dict.fromkeys(f"{r.scope.value}:{r.file}" for r in reversals))
     changed = [
         memdir.store(r.scope).root / rel
@@ -460,5 +470,9 @@ def _finish(memdir: ProjectMemory, history: History, intent: Intent, *, resumed:
     ]
     warnings += journal_or_warning(memdir.layout.state_dir / JOURNAL_NAME, changed)
     return Outcome(
-        change=change, undo=intent.id, files=files, warnings=tuple(warnings), resumed=resumed
+        change=change,
+        undo=intent.made or 0,
+        files=files,
+        warnings=tuple(warnings),
+        resumed=resumed,
     )

@@ -109,6 +109,13 @@ def hold_reason(
                 "text with `memdir add` if it is meant",
             )
         return found
+    if origin.hold is not None:  # the work that makes it asks for review (a tainted session)
+        if not history:
+            raise MemdirError(
+                f"this change was not made: {origin.hold}, and history is off",
+                hint="tell the user what you wanted to save; they can save it with `memdir add`",
+            )
+        return origin.hold
     if mode == "auto":
         return None
     if not history:

@@ -83,11 +83,15 @@ CREATE TABLE IF NOT EXISTS versions (
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS intents (
     id INTEGER PRIMARY KEY, kind TEXT NOT NULL, target INTEGER NOT NULL, time REAL NOT NULL,
-    plan TEXT
+    plan TEXT, made INTEGER
 );
 """
-# Columns added after the first release of the table: (name, declaration).
-_ADDED_COLUMNS = (("status", "TEXT"), ("reason", "TEXT"))
+# Columns added after the first release of a table: (table, name, declaration).
+_ADDED_COLUMNS = (
+    ("versions", "status", "TEXT"),
+    ("versions", "reason", "TEXT"),
+    ("intents", "made", "INTEGER"),
+)
 # One memory's versions are read a page at a time, newest (or oldest) first: each
 # index below serves "this file (or name), in id order" so a LIMIT stops the scan
 # (an index's entries are in rowid order within a key); the partial ones, the
@@ -198,10 +202,14 @@ class HistoryTable:
             # A redacted text must not stay in a freed page (the default of some builds).
             conn.execute("PRAGMA secure_delete = ON")
             conn.executescript(_SCHEMA)
-            have = {row[1] for row in conn.execute("PRAGMA table_info(versions)")}
-            for column, kind in _ADDED_COLUMNS:
-                if column not in have:  # a history written by an earlier memdir
-                    conn.execute(f"ALTER TABLE versions ADD COLUMN {column} {kind}")
+            have = {
+                (table, row[1])
+                for table in ("versions", "intents")
+                for row in conn.execute(f"PRAGMA table_info({table})")
+            }
+            for table, column, kind in _ADDED_COLUMNS:
+                if (table, column) not in have:  # a history written by an earlier memdir
+                    conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
             conn.executescript(_INDEXES)
         except sqlite3.DatabaseError as exc:
             raise MemdirError(

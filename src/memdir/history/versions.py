@@ -38,7 +38,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memdir.history.intents import APPROVE, UNDO, Intents
+from memdir.history.intents import APPROVE, UNDO, Intent, Intents
 from memdir.history.provenance import Provenance, local_identity
 from memdir.history.provenance import current as current_provenance
 from memdir.history.table import (
@@ -184,29 +184,32 @@ class History(Intents):
 
     # -- an undo: begun as an intent, recorded once every file is back -------------------
 
-    def begin_undo(self, change: int, plan: str) -> int:
+    def begin_undo(self, change: int, plan: str) -> Intent:
         """Keep that change set ``change`` is being undone, with the undo's ``plan``.
 
         Writes the undo's change row and its intent (see
-        :mod:`memdir.history.intents`); ``change`` is not marked undone until
-        :meth:`finish_undo`. Returns the undo's change id.
+        :mod:`memdir.history.intents`, ``made`` the undo's change id); ``change``
+        is not marked undone until :meth:`finish_undo`.
         """
         with self._transaction() as conn:
             undo = self._new_change(conn, "undo", undoes=change)
-            self._begin_intent(conn, UNDO, change, plan, intent_id=undo)
-        return undo
+            self._begin_intent(conn, UNDO, change, plan, made=undo)
+        begun = self.intent(UNDO, change)
+        assert begun is not None
+        return begun
 
-    def finish_undo(self, undo: int, change: int, reversals: Sequence[Reversal]) -> None:
-        """Record undo ``undo`` of ``change`` done, in one transaction.
+    def finish_undo(self, intent: Intent, reversals: Sequence[Reversal]) -> None:
+        """Record the undo ``intent`` began done, in one transaction.
 
-        One version per file put back, ``change`` marked undone, the intent deleted.
+        One version per file put back, the change marked undone, the intent deleted.
         """
+        assert intent.made is not None
         origin = current_provenance()
         with self._transaction() as conn:
             for r in reversals:
                 self._insert(
                     conn,
-                    change=undo,
+                    change=intent.made,
                     scope=r.scope,
                     file=r.file,
                     old_file=r.old_file,
@@ -217,8 +220,10 @@ class History(Intents):
                     host=origin.host,
                     hashes=(r.before, r.after, r.meta_before, r.meta_after),
                 )
-            conn.execute("UPDATE changes SET undone_by = ? WHERE id = ?", (undo, change))
-            self._end_intent(conn, undo)
+            conn.execute(
+                "UPDATE changes SET undone_by = ? WHERE id = ?", (intent.made, intent.target)
+            )
+            self._end_intent(conn, intent.id)
 
     # -- an approval: begun as an intent, recorded once its write is made ----------------
 
@@ -228,6 +233,11 @@ class History(Intents):
             return
         with self._transaction() as conn:
             self._begin_intent(conn, APPROVE, version_id)
+
+    def drop_approval(self, version_id: int) -> None:
+        """Forget an approval that was refused before its write (the version stays pending)."""
+        with self._transaction() as conn:
+            conn.execute("DELETE FROM intents WHERE kind = ? AND target = ?", (APPROVE, version_id))
 
     def set_status(self, version_id: int, status: str) -> None:
         """Mark a pending version approved or rejected (ending an approval under way)."""
@@ -465,6 +475,19 @@ class History(Intents):
             return None  # no index edit, or its lines were redacted
         return IndexHunk(at=row[0], old=bytes(row[1]), new=bytes(row[2]), absent=bool(row[3]))
 
+    def hunk_redacted(self, version_id: int) -> bool:
+        """Whether version ``version_id`` edited the index and a redaction dropped that edit."""
+        row = (
+            self._conn()
+            .execute(
+                "SELECT 1 FROM versions WHERE id = ? AND index_at IS NOT NULL "
+                "AND (index_old IS NULL OR index_new IS NULL)",
+                (version_id,),
+            )
+            .fetchone()
+        )
+        return row is not None
+
     def snapshots(self, change: int) -> dict[Scope, bytes | None]:
         """The indexes a change set copied at its start (None: there was none)."""
         rows = self._conn().execute("SELECT scope, hash FROM snapshots WHERE change = ?", (change,))
@@ -546,7 +569,8 @@ class History(Intents):
             ).rowcount
             conn.execute(
                 "DELETE FROM changes WHERE time < ? AND id NOT IN (SELECT change FROM versions) "
-                "AND id NOT IN (SELECT id FROM intents) AND id NOT IN (SELECT target FROM intents)",
+                "AND id NOT IN (SELECT made FROM intents WHERE made IS NOT NULL) "
+                "AND id NOT IN (SELECT target FROM intents WHERE kind = 'undo')",
                 (cutoff,),
             )
             conn.execute("DELETE FROM snapshots WHERE change NOT IN (SELECT id FROM changes)")

@@ -18,12 +18,21 @@ runs extraction through :class:`~memdir.agents.host.MemoryHost`. It runs by
 itself, so it uses only the provider memdir's settings or ``MEMDIR_PROVIDER``
 name (a key in the environment is not consent, see
 :func:`memdir.llm.factory.provider_from_env`); without one it records that it
-skipped the model steps, with the fix. One job per session at a time: a job
-that finds the session's lock taken leaves its request in a pending file and
-exits; the holder runs the pending request as one trailing run before it lets
-go. A start is recorded in ``<state>/hooks/runs/<run-id>.json`` (with the
-pid); every job, run or coalesced, ends with a completion marker
-``<run-id>.done`` beside it (a :class:`JobReport` as JSON), which
+skipped the model steps, with the fix. Its model calls go through the daily cap
+(:mod:`memdir.llm.spend`): each is recorded in the day's ledger, and once the day's
+spend reaches ``daily_token_cap`` the job stops, skipped with that reason (with the fix
+the first time in a day only, so the next session start says it once). A
+``claude-code`` provider that failed lately is paused: the job skips, quietly.
+
+A process whose environment carries the child marker
+(:data:`memdir.llm.claude_code.CHILD_ENV`: it runs inside memdir's own ``claude -p``)
+starts no job: :func:`main` returns at once, as the hook commands do.
+
+One job per session at a time: a job that finds the session's lock taken leaves its
+request in a pending file and exits; the holder runs the pending request as one
+trailing run before it lets go. A start is recorded in
+``<state>/hooks/runs/<run-id>.json`` (with the pid); every job, run or coalesced,
+ends with a completion marker ``<run-id>.done`` beside it (a :class:`JobReport` as JSON), which
 :mod:`memdir.hooks.job_status` reads back for ``memdir doctor`` and for
 the one line the next session start shows when a job failed or skipped.
 """
@@ -73,6 +82,7 @@ __all__ = [
 
 Event = Literal["stop", "pre-compact", "session-end"]
 EVENTS: tuple[Event, ...] = ("stop", "pre-compact", "session-end")
+_CHILD_ENV = "MEMDIR_CHILD"  # memdir.llm.claude_code.CHILD_ENV, without loading the model layer
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _NO_MODEL = "no model configured for background work"
 _MODEL_OFF = "model steps are off (provider none): session notes and extraction skipped"
@@ -197,6 +207,16 @@ class JobReport:
 
 
 @dataclass(frozen=True, kw_only=True)
+class _Outcome:
+    """What the model steps of a job came to (``done`` with no reason when all went well)."""
+
+    status: Literal["done", "skipped", "failed"] = "done"
+    steps: tuple[str, ...] = ()
+    reason: str = ""
+    fix: str = ""
+
+
+@dataclass(frozen=True, kw_only=True)
 class JobRequest:
     """One request for a job; ``run_ids`` are the starts it answers (coalesced ones too)."""
 
@@ -215,14 +235,15 @@ def run_job(
     transcript: str | Path | None,
     env: Mapping[str, str],
     provider: Provider | Literal["env"] | None = "env",
+    run_id: str = "",
 ) -> JobReport:
     """Read the transcript and run session notes + extraction; never raises memdir errors.
 
     ``provider="env"``: the one memdir's settings or ``MEMDIR_PROVIDER`` name, never
     one guessed from the environment; none named, the job is skipped with the fix.
+    ``run_id`` names the run in the spend ledger.
     """
     from memdir.api import Memdir
-    from memdir.history.provenance import provenance
     from memdir.transcripts.reader import read_transcript
 
     steps: list[str] = []
@@ -255,15 +276,16 @@ def run_job(
         if model is None:
             return report("skipped", _MODEL_OFF)
         try:
-            # What the background work writes rests on this transcript (`memdir why` reads it).
-            with provenance(route="hook", session=session_id, transcript=str(path)):
-                done, failure = _model_steps(mem, model, session_id, event, turns)
+            outcome = _capped_steps(
+                mem, model, env, run_id=run_id, session_id=session_id, event=event,
+                turns=turns, transcript=path,
+            )  # fmt: skip
         finally:
             if provider == "env":
                 _close(model)
-        steps.extend(done)
-        if failure is not None:
-            return report("failed", failure, _CHECK_MODEL)
+        steps.extend(outcome.steps)
+        if outcome.status != "done":
+            return report(outcome.status, outcome.reason, outcome.fix)
     except MemdirError as exc:
         return report("failed", exc.message, _fix_for(exc))
     return JobReport(status="done", event=event, session_id=session_id, steps=tuple(steps))
@@ -288,7 +310,51 @@ def _background_provider(mem: Memdir, env: Mapping[str, str]) -> Provider | None
     # only the background job needs the model layer.
     from memdir.llm.factory import provider_from_settings
 
-    return provider_from_settings(mem.settings, env, unattended=True)
+    return provider_from_settings(mem.settings, env, unattended=True, layout=mem.layout)
+
+
+def _capped_steps(
+    mem: Memdir,
+    model: Provider,
+    env: Mapping[str, str],
+    *,
+    run_id: str,
+    session_id: str,
+    event: Event,
+    turns: Sequence[Any],
+    transcript: Path,
+) -> _Outcome:
+    """The model steps under the daily cap, each call recorded; what they came to."""
+    from memdir.history.provenance import provenance
+    from memdir.llm.claude_code import ClaudeCodeProvider
+    from memdir.llm.spend import CappedProvider, SpendLedger
+
+    if isinstance(model, ClaudeCodeProvider) and (paused := model.paused_reason()):
+        return _Outcome(status="skipped", reason=paused)  # its failure was shown already
+    ledger = SpendLedger.for_env(env)
+    ledger.prune()
+    project = str(mem.layout.project_root)
+    cap = mem.settings.daily_token_cap
+    capped = CappedProvider(model, ledger, cap=cap, project=project, run=run_id)
+    # What the background work writes rests on this transcript (`memdir why` reads it).
+    with provenance(route="hook", session=session_id, transcript=str(transcript)):
+        done, failure = _model_steps(mem, capped, session_id, event, turns)
+    # Only a job that wanted a model call counts as stopped: one with nothing due is not.
+    stopped = capped.stopped
+    if stopped is not None:
+        spent = ledger.day().tokens
+        first = ledger.mark_capped(cap=cap, spent=spent, project=project, run=run_id)
+        fix = _cap_fix(env) if first else ""  # said once a day; the later stops stay quiet
+        return _Outcome(status="skipped", steps=tuple(done), reason=stopped, fix=fix)
+    if failure is not None:
+        return _Outcome(status="failed", steps=tuple(done), reason=failure, fix=_CHECK_MODEL)
+    return _Outcome(steps=tuple(done))
+
+
+def _cap_fix(env: Mapping[str, str]) -> str:
+    from memdir.config import config_path
+
+    return f"raise daily_token_cap in {config_path(env)} (0: no cap), or wait until tomorrow"
 
 
 def _close(provider: Provider) -> None:
@@ -399,6 +465,7 @@ def _run_and_mark(base: Path, request: JobRequest, *, env: Mapping[str, str]) ->
             project=request.project,
             transcript=request.transcript,
             env=env,
+            run_id=request.run_ids[-1] if request.run_ids else "",
         )
     except Exception as exc:  # a background job reports, it never dies silently
         note = f"unexpected {type(exc).__name__}: {exc}"
@@ -473,6 +540,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     run.add_argument("--transcript", default=None)
     run.add_argument("--run-id", required=True)
     args = parser.parse_args(argv)
+    if os.environ.get(_CHILD_ENV):  # inside memdir's own claude -p: no memdir work there
+        return 0
     request = JobRequest(
         event=args.event,
         session_id=_check_session(args.session),

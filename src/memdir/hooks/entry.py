@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # types only: the fast path imports these modules when it nee
 
     from memdir.config import Settings
     from memdir.enforcement.rule_cache import RuleRoot
+    from memdir.hooks.dialects import Dialect
     from memdir.recall.relevant import Selector
     from memdir.search.embeddings import Embedder
     from memdir.storage.paths import Layout
@@ -126,8 +127,11 @@ def _work_out_places(payload: Mapping[str, Any], env: Mapping[str, str]) -> dict
 
 def _places(answer: Mapping[str, Any]) -> tuple[list[RuleRoot], str] | None:
     """A remembered answer as values; raises on a malformed one."""
-    if answer["enabled"] is not True:
-        return None
+    enabled = answer["enabled"]
+    if enabled is not True:
+        if enabled is False:
+            return None
+        raise TypeError("the remembered switch is neither true nor false")
     roots: list[RuleRoot] = []
     for scope, root, excluded in answer["roots"]:
         if scope not in _SCOPES:
@@ -147,19 +151,47 @@ def pre_tool_use(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
     When the rule cache is current and no cached rule can fire on this call
     (:mod:`memdir.enforcement.rule_gate`), the answer is given before RE2, the
     rule values or the rest of the interpreter's packages are loaded.
+
+    It fails closed. Derived state that is damaged (the memo, the rule cache:
+    sealed with a checksum) is worked out again from the files; when the rules
+    still cannot be told (a failure while reading them, a record of teammates'
+    held rules that is missing or damaged while one of them fires), the call is
+    asked about, with a one-line reason naming the file and ``memdir doctor
+    --fix``, never let through unchecked (:func:`_asked`).
     """
-    from memdir.enforcement.rule_cache import current_header, header_gate
-    from memdir.enforcement.rule_gate import may_fire_by
-    from memdir.hooks.dialects import AFTER_TOOL, dialect_for, tool_calls
+    from memdir.hooks.dialects import AFTER_TOOL, dialect_for
 
     tool_name = payload.get("tool_name")
     tool_input = payload.get("tool_input")
     if not isinstance(tool_name, str) or not isinstance(tool_input, dict):
         return ""
+    dialect = dialect_for(env)
+    reading: list[str] = []  # the derived file being read, once known
+    try:
+        return _judged(payload, env, tool_name, tool_input, dialect, reading)
+    except Exception as exc:  # rules that cannot be read never let a call through
+        if payload.get("hook_event_name") == AFTER_TOOL:
+            return ""  # held (or not) before the call: nothing to add after it
+        return _asked(dialect, _unread_reason(exc, reading, payload, env))
+
+
+def _judged(
+    payload: Mapping[str, Any],
+    env: Mapping[str, str],
+    tool_name: str,
+    tool_input: dict[str, Any],
+    dialect: Dialect,
+    reading: list[str],
+) -> str:
+    """:func:`pre_tool_use`'s answer; raises when the rules cannot be read."""
+    from memdir.enforcement.rule_cache import current_header, header_gate
+    from memdir.enforcement.rule_gate import may_fire_by
+    from memdir.hooks.dialects import AFTER_TOOL, tool_calls
+
     places = _rule_places(payload, env)
     if places is None:
         return ""
-    dialect = dialect_for(env)
+    reading.append(places[1])
     calls = tool_calls(dialect, tool_name, tool_input, payload.get("cwd"))
     touched = [path for _, given in calls for path in _touched(given, payload.get("cwd"))]
     header, tokens = current_header(*places, touched, ask=lambda: _watch_tokens(places[0], env))
@@ -178,6 +210,10 @@ def pre_tool_use(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
     )
     decision = decide_calls(rules.rules, calls)
     event = payload.get("hook_event_name")
+    if rules.held and decision.action != "deny" and event != AFTER_TOOL:
+        unsure = _unsure_holds(places[1])
+        if unsure is not None and decide_calls(rules.held, calls).action in ("deny", "ask"):
+            return _asked(dialect, _unsure_reason(unsure))
     # Only a call a rule caught pays for the log; after the call (Gemini's warning
     # for the model) it was logged before.
     if decision.action is not None and event != AFTER_TOOL:
@@ -186,6 +222,68 @@ def pre_tool_use(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
         fired = [(r.ref, r.rule.summary, r.rule.action) for r in decision.fired]
         record_firings(os.path.dirname(places[1]), tool_name, fired)
     return pre_tool_use_output(decision, dialect, event)
+
+
+def _unsure_holds(cache_file: str) -> str | None:
+    """The record of teammates' rules that is missing or damaged, so that a held rule
+    may be this user's own (:mod:`memdir.enforcement.team_rules`); None: both hold."""
+    from memdir.enforcement import team_rules
+
+    pending = os.path.join(os.path.dirname(cache_file), team_rules.PENDING_NAME)
+    if team_rules.read_held(pending) is None:
+        return pending
+    accepted = team_rules._accepted_near(cache_file)
+    return accepted if team_rules.read_accepted(accepted) is None else None
+
+
+def _unsure_reason(record: str) -> str:
+    return (
+        f"memdir cannot tell whether the team rule that fires here is yours or a "
+        f"teammate's not yet accepted: {record} is missing or damaged, so it asks. "
+        "Run `memdir doctor --fix` (it rebuilds the list from the team repository), then retry."
+    )
+
+
+def _unread_reason(
+    exc: Exception, reading: Sequence[str], payload: Mapping[str, Any], env: Mapping[str, str]
+) -> str:
+    """One line: what could not be read, the file, and what repairs it."""
+    from memdir.hooks import memo as hook_memo
+    from memdir.storage.failures import describe
+
+    where = reading[-1] if reading else hook_memo.memo_path(_cwd(payload), env)
+    detail = " ".join(describe(exc).split())[:400] or type(exc).__name__
+    return (
+        f"memdir could not read the rules for this call ({detail}; reading {where}), so it "
+        "asks instead of letting the call through unchecked. Run `memdir doctor --fix` "
+        "(it repairs memdir's own files; fix any other file it names), then retry."
+    )
+
+
+def _asked(dialect: Dialect, reason: str) -> str:
+    """The answer that hands the call to the user: ``ask``, or where the host's hooks
+    cannot ask (:attr:`~memdir.hooks.dialects.Dialect.can_ask`), ``deny`` saying so."""
+    from memdir.utils.json_text import dumps
+
+    action = "ask"
+    if not dialect.can_ask:
+        action = "deny"
+        reason += (
+            f" {dialect.label}'s hooks cannot ask the user, so memdir held this call: tell the "
+            "user what you meant to run and why."
+        )
+    output: dict[str, Any]
+    if dialect.top_level_decision:
+        output = {"decision": action, "reason": reason}
+    else:
+        output = {
+            "hookSpecificOutput": {
+                "hookEventName": "PreToolUse",
+                "permissionDecision": action,
+                "permissionDecisionReason": reason,
+            }
+        }
+    return dumps(output, ensure_ascii=False)
 
 
 def _watch_tokens(roots: Sequence[RuleRoot], env: Mapping[str, str]) -> list[str] | None:
@@ -472,8 +570,19 @@ def _stdin_text() -> str:
     return data if isinstance(data, str) else data.decode("utf-8", "replace")
 
 
+# The marker memdir sets in its own ``claude -p`` children (memdir.llm.claude_code.CHILD_ENV):
+# there every hook of an agent's session answers nothing, so no memdir work starts in them.
+_CHILD_ENV = "MEMDIR_CHILD"
+_CHILD_SILENT = [["hook", name] for name in (*FAST_COMMANDS, "stop", "pre-compact", "session-end")]
+
+
 def dispatch(argv: Sequence[str]) -> int | None:
-    """Answer ``argv`` here when it is a fast hook (returns the exit status), else None."""
+    """Answer ``argv`` here when it is a fast hook (returns the exit status), else None.
+
+    In memdir's own ``claude -p`` child every session hook answers nothing (status 0).
+    """
+    if os.environ.get(_CHILD_ENV) and list(argv[:2]) in _CHILD_SILENT:
+        return 0
     fast = _fast_args(argv)
     if fast is None:
         return None

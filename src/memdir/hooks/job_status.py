@@ -11,11 +11,15 @@ This module says so where people do look:
   (``done``, ``skipped``, ``failed``, or ``running``); a start that never got its
   marker and whose process is gone (killed, or an interpreter that could not even
   import memdir) counts as ``failed``;
-- :func:`run_problem`: for ``memdir doctor``, the last run when it failed, or
-  skipped for a reason the user can fix (no model configured); a skip the user
-  chose (memory disabled, ``provider = "none"``) is none;
-- :func:`session_notice`: for the session-start hook, the same as one line, shown
-  once per run (the id shown is remembered in ``<state>/hooks/notice.json``);
+- :func:`run_problem`: for ``memdir doctor``, the newest run of the newest session
+  that failed, or skipped for a reason the user can fix (no model configured, the
+  daily token cap); a skip the user chose (memory disabled, ``provider = "none"``)
+  is none;
+- :func:`session_notice`: for the session-start hook, the newest such run not seen
+  yet, as one line; the runs up to the newest finished one are then seen (its id is
+  remembered in ``<state>/hooks/notice.json``), so each is shown once at most. A
+  session's Stop and SessionEnd jobs often finish in the same second, in either
+  order: neither hides the other's news.
 - :func:`prune_runs`: the job keeps only the newest :data:`KEEP_RUNS` records.
 
 The session-start hook calls :func:`notice_for` on every session start, so it
@@ -61,6 +65,7 @@ KEEP_RUNS = 100
 # marker comes from the job that took its request over, so give that job an hour.
 _LOST_AFTER = 3600.0
 _SURELY_LOST_AFTER = 86_400.0
+_WINDOW = 10  # the newest runs a notice or doctor looks through
 _NOTICE_FILE = "notice.json"
 _MAX_LINE = 600
 _EVENT_NAMES = {"stop": "Stop", "pre-compact": "PreCompact", "session-end": "SessionEnd"}
@@ -115,19 +120,21 @@ def last_run(runs: Path) -> RunStatus | None:
 
 
 def run_problem(layout: Layout) -> RunStatus | None:
-    """The project's last background run when it failed or skipped for a fixable reason.
+    """The newest session's newest run that failed or skipped for a fixable reason.
 
-    A skip the user chose (memory disabled, model steps set to ``none``) is no problem.
+    A skip the user chose (memory disabled, model steps set to ``none``) is no problem;
+    nor is one of an older session, once a newer session's jobs went well.
     """
-    last = last_run(hooks_dir(layout) / "runs")
-    return last if last is not None and last.notable else None
+    runs = last_runs(hooks_dir(layout) / "runs", limit=_WINDOW)
+    session = runs[0].session_id if runs else None
+    return next((r for r in runs if r.session_id == session and r.notable), None)
 
 
 def session_notice(project: str | Path, *, env: Mapping[str, str]) -> str | None:
-    """The line to show at session start about the last background run, once per run.
+    """The line to show at session start about a background run not seen yet.
 
-    ``None`` when the last run went well, skipped for no fixable reason, is still
-    running, or was shown already.
+    ``None`` when every run since the last notice went well, skipped for no fixable
+    reason, or is still running.
     """
     from memdir.config import load_settings
     from memdir.storage.paths import make_layout
@@ -139,14 +146,16 @@ def session_notice(project: str | Path, *, env: Mapping[str, str]) -> str | None
 def notice_for(layout: Layout) -> str | None:
     """:func:`session_notice` for a layout already at hand."""
     base = hooks_dir(layout)
-    last = last_run(base / "runs")
-    if last is None or not last.notable:
+    shown = (read_json_object(base / _NOTICE_FILE) or {}).get("shown")
+    seen = shown if isinstance(shown, str) else ""
+    fresh = [r for r in last_runs(base / "runs", limit=_WINDOW) if r.run_id > seen]
+    news = next((r for r in fresh if r.notable), None)
+    if news is None:
         return None
-    seen = read_json_object(base / _NOTICE_FILE) or {}
-    if seen.get("shown") == last.run_id:
-        return None
-    atomic_write(base / _NOTICE_FILE, dumps({"shown": last.run_id}) + "\n")
-    return f"memdir: {last.describe()}"
+    # Seen: every run up to the newest finished one (a running one may still have news).
+    newest = next(r.run_id for r in fresh if r.status != "running")
+    atomic_write(base / _NOTICE_FILE, dumps({"shown": newest}) + "\n")
+    return f"memdir: {news.describe()}"
 
 
 def prune_runs(runs: Path, *, keep: int = KEEP_RUNS) -> int:

@@ -14,7 +14,12 @@ when the relevant environment variables are the same and
 
 The memdir modules that compute the answer are among the recorded files, so
 an upgrade of memdir is a change too. The memo is a cache: a missing,
-damaged or unwritable one only costs the slow path.
+damaged or unwritable one only costs the slow path. It is one sealed JSON
+line (:func:`memdir.enforcement.rule_cache.sealed`): a memo cut short,
+overwritten or changed in any byte (a folder's name: the rules of another
+folder) fails its checksum and is worked out again, never taken as the answer.
+``memdir doctor`` names a damaged memo, and ``--fix`` removes it
+(:mod:`memdir.recall.state_check`).
 """
 
 from __future__ import annotations
@@ -22,17 +27,18 @@ from __future__ import annotations
 import os
 import zlib
 
+from memdir.enforcement.rule_cache import open_regular, sealed, unsealed
 from memdir.utils.inputs import states, unchanged
-from memdir.utils.json_text import loads
 
 TYPE_CHECKING = False  # the pre-tool-use hook loads this module: no typing at run time
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
 
-__all__ = ["ENV_NAMES", "memdir_home_path", "memo_path", "remember", "remembered"]
+__all__ = ["ENV_NAMES", "MEMO_FOLDER", "memdir_home_path", "memo_path", "remember", "remembered"]
 
-_VERSION = 1
+_VERSION = 2
+MEMO_FOLDER = ("state", "hooks")  # under memdir's home: one memo per folder hooks ran in
 # Every environment variable the settings and the folder rules read
 # (memdir.config, memdir.storage.paths, memdir.storage.claude); a test keeps
 # this list in step with those modules.
@@ -49,12 +55,12 @@ _CODE = tuple(
     os.path.join(_PACKAGE, *parts)
     for parts in (
         ("config.py",),
-        ("inputs.py",),
-        ("integrations", "hook_memo.py"),
-        ("integrations", "hook_entry.py"),
+        ("utils", "inputs.py"),
+        ("hooks", "memo.py"),
+        ("hooks", "entry.py"),
         ("storage", "paths.py"),
         ("storage", "claude.py"),
-        ("storage", "enforced.py"),
+        ("enforcement", "enforced.py"),
     )
 )
 
@@ -71,28 +77,32 @@ def memo_path(cwd: str, env: Mapping[str, str]) -> str:
     # its cwd, so a collision only makes two folders share, and rewrite, one file.
     raw = os.fsencode(cwd)
     digest = f"{zlib.crc32(raw):08x}{zlib.adler32(raw):08x}"
-    return os.path.join(memdir_home_path(env), "state", "hooks", f"{digest}.json")
+    return os.path.join(memdir_home_path(env), *MEMO_FOLDER, f"{digest}.json")
 
 
 def _env_key(env: Mapping[str, str]) -> dict[str, str]:
     return {name: env[name] for name in ENV_NAMES if name in env}
 
 
+def _read(path: str) -> dict[str, Any] | None:
+    """The memo at ``path`` when it is whole and of this version; None otherwise."""
+    try:
+        with open_regular(path) as handle:
+            data = unsealed(handle.read())
+    except OSError:
+        return None
+    if data is None or data.get("version") != _VERSION:
+        return None
+    return data if isinstance(data.get("answer"), dict) else None
+
+
 def remembered(cwd: str, env: Mapping[str, str]) -> dict[str, Any] | None:
     """The answer remembered for ``cwd`` and ``env``, or None when it may be stale."""
-    try:
-        with open(memo_path(cwd, env), encoding="utf-8") as handle:
-            data = loads(handle.read())
-    except (OSError, ValueError):
+    data = _read(memo_path(cwd, env))
+    if data is None or data.get("cwd") != cwd or data.get("env") != _env_key(env):
         return None
-    if not isinstance(data, dict) or data.get("version") != _VERSION:
-        return None
-    if data.get("cwd") != cwd or data.get("env") != _env_key(env):
-        return None
-    answer = data.get("answer")
-    if not isinstance(answer, dict) or not unchanged(data.get("inputs")):
-        return None
-    return answer
+    answer: dict[str, Any] = data["answer"]
+    return answer if unchanged(data.get("inputs")) else None
 
 
 def remember(cwd: str, env: Mapping[str, str], answer: dict[str, Any], read: Sequence[str]) -> None:
@@ -112,6 +122,6 @@ def remember(cwd: str, env: Mapping[str, str], answer: dict[str, Any], read: Seq
     path = Path(memo_path(cwd, env))
     try:
         ensure_dir(path.parent)
-        atomic_write(path, json.dumps(data) + "\n")
+        atomic_write(path, sealed(json.dumps(data)) + "\n")
     except OSError:
         pass  # a read-only home: the answer is still right, only slower next time

@@ -71,6 +71,13 @@ _TWO_SYSTEMS = (
     "memory folders. Run `memdir hook install claude` again (it turns Claude Code's off), "
     "or use memdir's claude profile (`memdir --profile claude hook install claude`)."
 )
+# The same, for memdir's Claude Code plugin (its hooks get CLAUDE_PLUGIN_ROOT), which
+# cannot turn Claude Code's auto memory off itself and refuses the installer beside it.
+_TWO_SYSTEMS_PLUGIN = (
+    "memdir: Claude Code's own auto memory is on as well, so the model is told of two "
+    'memory folders. Turn it off ("autoMemoryEnabled": false in ~/.claude/settings.json), '
+    "or set the memdir plugin's profile option to claude (/plugin configure memdir@memdir)."
+)
 
 
 def session_start_output(payload: Payload, *, env: Mapping[str, str]) -> str:
@@ -120,7 +127,7 @@ def _session_start(
     team_on = _team_enabled(settings, layout, env)
     text = start_text(settings, layout, team_enabled=team_on, client_loads=client_loads)
     if client_loads and settings.profile != "claude" and payload.hook_event_name:
-        notices.append(_TWO_SYSTEMS)
+        notices.append(_TWO_SYSTEMS_PLUGIN if env.get("CLAUDE_PLUGIN_ROOT") else _TWO_SYSTEMS)
     notice = _background_notice(layout)
     if notice is not None:
         notices.insert(0, notice)  # what needs fixing first

@@ -19,6 +19,10 @@ Claude Code's as well; under the claude profile Claude Code loads the shared
 ``MEMORY.md`` itself and its auto memory stays on. A file that is not a JSON
 object is refused, never overwritten. The new text is written atomically,
 keeping the file's mode and indentation; ``dry_run`` only computes the diff.
+
+Where memdir's Claude Code plugin is enabled for the project (:func:`plugin_for`), the
+install is refused, naming the plugin and how to remove it: the plugin runs the same
+hooks, and the two would answer twice.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from memdir.errors import ConfigError
+from memdir.hosts.claude_plugin import PluginInstall, enabled_plugin, refuse_beside_plugin
 from memdir.hosts.config_files import apply_edit, parse_json_object, read_text, render_json
 from memdir.hosts.launch import Launch, hook_name
 from memdir.storage.paths import find_project_root
@@ -47,6 +52,7 @@ __all__ = [
     "install_claude_hooks",
     "memdir_hook_entries",
     "merge_hooks",
+    "plugin_for",
     "remove_hooks",
     "settings_path",
     "uninstall_claude_hooks",
@@ -131,6 +137,14 @@ def settings_path(scope: str, project: Path, env: Mapping[str, str] | None = Non
     if scope == "user":
         return claude_config_dir(env) / "settings.json"
     raise ConfigError(f"unknown scope {scope!r}", hint=f"use one of {', '.join(SCOPES)}")
+
+
+def plugin_for(project: Path, env: Mapping[str, str] | None = None) -> PluginInstall | None:
+    """memdir's Claude Code plugin, when a settings file Claude Code reads for ``project``
+    enables it (:mod:`memdir.hosts.claude_plugin`)."""
+    env = os.environ if env is None else env
+    files = [(scope, settings_path(scope, project, env)) for scope in SCOPES]
+    return enabled_plugin(files, claude_config_dir(env))
 
 
 def hook_commands(launch: Launch, *, shared: bool = False) -> dict[str, str]:
@@ -296,6 +310,7 @@ def install_claude_hooks(
     Claude Code's auto memory is turned off in the same file.
     """
     env = os.environ if env is None else env
+    refuse_beside_plugin(plugin_for(project, env), "it runs memdir's hooks already")
     path = settings_path(scope, project, env)
     before = read_text(path)
     settings = parse_json_object(before, path, str(path))

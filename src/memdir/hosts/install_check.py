@@ -23,7 +23,13 @@ project's servers and the user's). For each entry that runs memdir:
   reported even when it works here: Claude Code started from a desktop
   launcher or an IDE often has another PATH;
 - memdir's hooks in more than one settings file are reported: Claude Code
-  runs each.
+  runs each;
+- memdir's Claude Code plugin, when a settings file enables it
+  (``enabledPlugins``), is run as Claude Code runs it: its launcher
+  (``python3 <plugin>/bin/memdir-plugin``) says which memdir it would start, or why
+  none (its environment still building, a failed build, a wrong setting), then its
+  hook answers an empty call and its server ``initialize``. memdir's installed
+  hooks or server beside it are reported: the plugin's hooks step aside for them.
 
 Codex CLI's files are checked the same way: its ``hooks.json`` (the user's,
 run through ``/bin/sh``; the checkout's ``.codex/``, never through a shell) and
@@ -46,29 +52,28 @@ A file that does not parse is reported, never touched.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
-import selectors
 import shutil
 import subprocess
-import tempfile
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from memdir.errors import ConfigError
 from memdir.hosts.claude_code import (
     SCOPES,
     claude_json_path,
     memdir_hook_entries,
+    plugin_for,
     settings_path,
 )
+from memdir.hosts.claude_plugin import LAUNCHER, PluginInstall
 from memdir.hosts.config_files import parse_json_object
 from memdir.hosts.launch import hook_name, launch_for, runs_memdir_server
+from memdir.hosts.probes import HOOK_TIMEOUT, SERVER_TIMEOUT, run_hook, start_server
 from memdir.hosts.written import (
     Resolved,
     Written,
@@ -76,25 +81,12 @@ from memdir.hosts.written import (
     read_server_entry,
 )
 from memdir.storage.paths import find_project_root
-from memdir.utils.processes import reap
 
 __all__ = ["HOOK_TIMEOUT", "SERVER_TIMEOUT", "InstallFinding", "check_installs"]
 
-HOOK_TIMEOUT = 20.0  # seconds for a probe hook to exit (it answers in well under one)
-SERVER_TIMEOUT = 30.0  # seconds for a server to answer initialize (it starts in about one)
 # A Gemini hook timeout under a second is one written in seconds (Gemini reads milliseconds).
 _SHORTEST_MS = 1000
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "memdir-doctor", "version": "0"},
-    },
-}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -103,7 +95,8 @@ class InstallFinding:
 
     ``problem``: ``broken-hook``, ``path-hook``, ``duplicate-hooks``,
     ``unchecked-hook``, ``broken-server``, ``path-server``, ``unchecked-server``,
-    ``per-project-server``, ``hook-server-folder``, ``unreadable``, or Gemini's
+    ``per-project-server``, ``hook-server-folder``, ``unreadable``, the plugin's
+    ``broken-plugin``, ``plugin-building``, ``duplicate-install``, or Gemini's
     ``wrong-dialect``, ``short-timeout``, ``stray-hook``, ``untrusted-folder``;
     ``fix``: the command to run.
     """
@@ -139,15 +132,97 @@ def check_installs(project: Path, env: Mapping[str, str] | None = None) -> list[
                 fix="keep one: memdir hook uninstall claude --scope <the others>",
             )
         )
+    plugin = plugin_for(project, env)
     for scope, path, servers in _server_tables(project, root, env, findings):
         for name, entry in servers.items():
             if runs_memdir_server(entry):
                 findings += _check_server(path, scope, name, entry, root, env)
+                if plugin is not None:
+                    findings.append(
+                        _beside_plugin(plugin, path, f"claude mcp remove {name} -s {scope}")
+                    )
+    if plugin is not None:
+        findings += _check_plugin(plugin, root, env)
+        if with_hooks:
+            fix = f"memdir hook uninstall claude --scope <the scope of {with_hooks[0]}>"
+            findings.append(_beside_plugin(plugin, with_hooks[0], fix))
     findings += _check_codex(project, root, env)
     findings += _check_gemini(project, root, env)
-    if with_hooks:
+    if with_hooks or plugin is not None:
         findings += _check_socket_folder(env)
     return findings
+
+
+def _beside_plugin(plugin: PluginInstall, path: Path, remove: str) -> InstallFinding:
+    return InstallFinding(
+        problem="duplicate-install",
+        path=path,
+        message=f"installs memdir for Claude Code, and so does memdir's plugin ({plugin.id}, "
+        f"enabled in {plugin.settings}): the plugin's hooks step aside for installed ones, "
+        "and two servers offer every tool twice",
+        fix=f"keep one: {remove}, or {plugin.uninstall}",
+    )
+
+
+def _check_plugin(
+    plugin: PluginInstall, root: Path, env: Mapping[str, str]
+) -> list[InstallFinding]:
+    """Why memdir's plugin does not answer in ``root`` as Claude Code runs it, if it does not."""
+    launcher = plugin.root / LAUNCHER if plugin.root is not None else None
+    python = shutil.which("python3", path=env.get("PATH", os.defpath))
+    if launcher is None or not launcher.is_file():
+        why = "Claude Code has no copy of it here"
+        fix = f"claude plugin install {plugin.id} --scope {plugin.scope}"
+    elif python is None:
+        why, fix = "Claude Code starts it with python3, and none is on PATH", "install python3"
+    else:
+        argv, extra = [python, "-I", "-S", str(launcher)], plugin.hook_env(root)
+        state = _plugin_state(argv, extra, root, env)
+        fix = f"python3 {launcher} --build, or set MEMDIR_PYTHON to a Python with memdir"
+        if state.get("state") in ("building", "due"):
+            wait = "wait: it finishes alone" if state["state"] == "building" else fix
+            return [_plugin_finding(plugin, "plugin-building", state, wait)]
+        if state.get("state") != "ready":
+            return [_plugin_finding(plugin, "broken-plugin", state, fix)]
+        server = {"command": python, "args": [*argv[1:], "serve"], "env": extra}
+        trouble = run_hook([*argv, "hook", "pre-tool-use"], extra, root, env)
+        trouble = trouble or start_server(server, root, env)
+        if trouble is None:
+            return []
+        why = f"its launcher {trouble}"
+    return [_plugin_finding(plugin, "broken-plugin", {"message": why}, fix)]
+
+
+def _plugin_state(
+    argv: list[str], extra: Mapping[str, str], root: Path, env: Mapping[str, str]
+) -> dict[str, Any]:
+    """What the plugin's launcher says it would run (``--check``: it builds nothing)."""
+    try:
+        done = subprocess.run(
+            [*argv, "--check"],
+            capture_output=True,
+            text=True,
+            cwd=root,
+            env={**env, **extra},
+            timeout=HOOK_TIMEOUT,
+            check=False,
+        )
+        state = json.loads(done.stdout.strip().splitlines()[-1])
+    except (OSError, subprocess.TimeoutExpired, ValueError, IndexError):
+        return {"state": "broken", "message": "its launcher does not say what it would run"}
+    return state if isinstance(state, dict) else {"state": "broken"}
+
+
+def _plugin_finding(
+    plugin: PluginInstall, problem: str, state: Mapping[str, Any], fix: str
+) -> InstallFinding:
+    said = str(state.get("message") or "does not answer").removeprefix("memdir: ")
+    return InstallFinding(
+        problem=problem,
+        path=plugin.settings,
+        message=f"enables memdir's Claude Code plugin ({plugin.id}), but {said}",
+        fix=fix,
+    )
 
 
 def _check_codex(project: Path, root: Path, env: Mapping[str, str]) -> list[InstallFinding]:
@@ -183,7 +258,7 @@ def _check_codex(project: Path, root: Path, env: Mapping[str, str]) -> list[Inst
                 )
             )
         elif runs_memdir_server(entry):
-            trouble = _start_server(entry, root, env)
+            trouble = start_server(entry, root, env)
             if trouble is not None:
                 findings.append(
                     InstallFinding(
@@ -218,7 +293,7 @@ def _check_gemini(project: Path, root: Path, env: Mapping[str, str]) -> list[Ins
             if not runs_memdir_server(entry):
                 continue
             installed = True
-            check = _start_project_server if scope == "project" else _start_server
+            check = _start_project_server if scope == "project" else start_server
             trouble = check(entry, root, env)
             if trouble is not None:
                 findings.append(
@@ -373,7 +448,7 @@ def _check_hooks(
             continue  # every event's command differs only in the hook's name
         checked.add(probe)
         if scope == "user":
-            trouble = _run_hook(["/bin/sh", "-c", probe], {}, root, env)
+            trouble = run_hook(["/bin/sh", "-c", probe], {}, root, env)
         else:
             trouble = _run_project_hook(command, root, env)
         if trouble is not None:
@@ -413,7 +488,7 @@ def _run_project_hook(command: str, root: Path, env: Mapping[str, str]) -> str |
         return resolved
     if not _vouched(resolved, env):
         return None  # another installation's program, and it exists: nothing more to run
-    return _run_hook(list(resolved.argv), resolved.env, root, env)
+    return run_hook(list(resolved.argv), resolved.env, root, env)
 
 
 def _vouched(resolved: Resolved, env: Mapping[str, str]) -> bool:
@@ -435,34 +510,6 @@ def _bare(command: str) -> bool:
     while words and _ASSIGNMENT.match(words[0]):
         words.pop(0)
     return bool(words) and words[0] in ("memdir", "memdir.exe")
-
-
-def _run_hook(
-    argv: list[str], extra: Mapping[str, str], root: Path, env: Mapping[str, str]
-) -> str | None:
-    """Why ``argv`` does not answer an empty pre-tool-use call, or None when it does."""
-    try:
-        done = subprocess.run(
-            argv,
-            input="{}",
-            capture_output=True,
-            text=True,
-            cwd=root,
-            env={**env, **extra, "CLAUDE_PROJECT_DIR": str(root)},
-            timeout=HOOK_TIMEOUT,
-            check=False,
-        )
-    except subprocess.TimeoutExpired:
-        return f"did not answer within {HOOK_TIMEOUT:.0f} s"
-    except OSError as exc:
-        return f"cannot run: {exc.strerror}"
-    stderr = done.stderr.strip().splitlines()
-    if done.returncode != 0:
-        said = f": {stderr[-1]}" if stderr else ""
-        return f"exits {done.returncode}{said}"
-    if stderr:
-        return f"says: {stderr[-1]}"
-    return None
 
 
 def _server_tables(
@@ -509,7 +556,7 @@ def _check_server(
             )
         )
     # .mcp.json comes with the repository; ~/.claude.json is the user's own.
-    check = _start_project_server if scope == "project" else _start_server
+    check = _start_project_server if scope == "project" else start_server
     trouble = check(entry, root, env)
     if trouble is not None:
         findings.append(
@@ -533,79 +580,5 @@ def _start_project_server(entry: dict[str, Any], root: Path, env: Mapping[str, s
         return resolved.replace("says: ", "exits 1 before answering: ", 1)
     if not _vouched(resolved, env):
         return None
-    return _start_server({"command": resolved.argv[0], "args": list(resolved.argv[1:]),
+    return start_server({"command": resolved.argv[0], "args": list(resolved.argv[1:]),
                           "env": resolved.env}, root, env)  # fmt: skip
-
-
-def _start_server(entry: dict[str, Any], root: Path, env: Mapping[str, str]) -> str | None:
-    """Why the server of ``entry`` does not answer ``initialize``, or None when it does."""
-    extra = entry.get("env")
-    extra = extra if isinstance(extra, dict) else {}
-    argv = [entry["command"], *(str(a) for a in entry.get("args", []))]
-    # stderr to a file: a chatty server must never block on a pipe nobody reads.
-    with tempfile.TemporaryFile() as stderr:
-        try:
-            process = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=stderr,
-                cwd=root,
-                env={**env, **{str(k): str(v) for k, v in extra.items()}},
-            )
-        except OSError as exc:
-            return f"cannot start: {argv[0]}: {exc.strerror}"
-        try:
-            return _initialize(process, stderr)
-        finally:
-            _stop(process)
-
-
-def _initialize(process: subprocess.Popen[bytes], stderr: IO[bytes]) -> str | None:
-    assert process.stdin is not None and process.stdout is not None
-    try:
-        process.stdin.write((json.dumps(_INITIALIZE) + "\n").encode())
-        process.stdin.flush()
-    except OSError:
-        pass  # it exited already: its status and stderr say why
-    deadline = time.monotonic() + SERVER_TIMEOUT
-    buffer = b""
-    with selectors.DefaultSelector() as selector:
-        selector.register(process.stdout, selectors.EVENT_READ)
-        while b"\n" not in buffer:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return f"did not answer initialize within {SERVER_TIMEOUT:.0f} s"
-            if not selector.select(timeout=left):
-                continue
-            chunk = os.read(process.stdout.fileno(), 65536)
-            if not chunk:
-                return _exit_reason(process, stderr)
-            buffer += chunk
-    try:
-        answer = json.loads(buffer.split(b"\n", 1)[0])
-    except ValueError:
-        return "answered initialize with something that is not JSON"
-    if not isinstance(answer, dict) or "result" not in answer:
-        return f"refused initialize: {str(answer)[:200]}"
-    return None
-
-
-def _exit_reason(process: subprocess.Popen[bytes], stderr: IO[bytes]) -> str:
-    try:
-        status = process.wait(timeout=5)
-    except subprocess.TimeoutExpired:
-        return "closed its output without answering initialize"
-    stderr.seek(0)
-    lines = stderr.read().decode("utf-8", "replace").strip().splitlines()
-    said = f": {lines[-1]}" if lines else ""
-    return f"exited with status {status} before answering{said}"
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """Close the server's input (its way to stop), then make sure it is gone."""
-    for stream in (process.stdin, process.stdout):
-        if stream is not None:
-            with contextlib.suppress(OSError):
-                stream.close()
-    reap(process, timeout=5)

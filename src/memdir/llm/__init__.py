@@ -5,7 +5,10 @@ Callers build a :class:`Request`, call ``provider.complete(request)`` and get a
 corrective retry. :func:`provider_from_env` returns the configured provider (by
 default the embedded local model of :mod:`memdir.llm.local`, when it is installed)
 or ``None`` (callers then skip model steps and say so). The SDK-backed providers
-import their SDK only when built; the scripted double is in :mod:`memdir.testing`.
+import their SDK only when built; :class:`ClaudeCodeProvider` runs the user's own
+``claude -p`` instead of an SDK; every provider fits its requests into the model's
+context window or raises :class:`ModelTooSmall`. The scripted double is in
+:mod:`memdir.testing`.
 """
 
 from memdir.llm.anthropic import AnthropicProvider
@@ -22,6 +25,8 @@ from memdir.llm.base import (
     estimate_tokens,
 )
 from memdir.llm.budget import MeteredProvider
+from memdir.llm.claude_code import ClaudeCodeProvider
+from memdir.llm.context import ModelTooSmall
 from memdir.llm.factory import provider_from_env
 from memdir.llm.openai_compat import OpenAICompatProvider, detect_dialect
 from memdir.llm.retry import RetryPolicy
@@ -29,9 +34,11 @@ from memdir.llm.schema import complete_json, parse_json_reply, validate_json
 
 __all__ = [
     "AnthropicProvider",
+    "ClaudeCodeProvider",
     "Completion",
     "Message",
     "MeteredProvider",
+    "ModelTooSmall",
     "OpenAICompatProvider",
     "Provider",
     "Request",

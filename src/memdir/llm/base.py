@@ -33,6 +33,7 @@ __all__ = [
     "ToolSpec",
     "Usage",
     "estimate_tokens",
+    "request_text",
 ]
 
 JSONObject = dict[str, Any]
@@ -135,10 +136,12 @@ class StopReason(StrEnum):
 
 @dataclass(frozen=True, kw_only=True)
 class Usage:
-    """Tokens one call (or a sum of calls) consumed."""
+    """Tokens one call (or a sum of calls) consumed, and its price where the provider
+    says (``cost_usd``: the Claude Code CLI reports one; 0.0 when none is known)."""
 
     input_tokens: int = 0
     output_tokens: int = 0
+    cost_usd: float = 0.0
 
     @property
     def total(self) -> int:
@@ -149,6 +152,7 @@ class Usage:
         return Usage(
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
+            cost_usd=self.cost_usd + other.cost_usd,
         )
 
 
@@ -182,10 +186,11 @@ class Provider(Protocol):
 
 def estimate_tokens(value: str | Request) -> int:
     """A rough token count (characters / 4), for budgets before a call is made."""
-    return estimate_text_tokens(value if isinstance(value, str) else _request_text(value))
+    return estimate_text_tokens(value if isinstance(value, str) else request_text(value))
 
 
-def _request_text(request: Request) -> str:
+def request_text(request: Request) -> str:
+    """Every text a model reads in ``request`` (system, turns, tools, schema), joined."""
     parts = [request.system]
     for message in request.messages:
         parts.append(message.text)

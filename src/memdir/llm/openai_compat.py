@@ -15,6 +15,11 @@ Structured output differs between servers, so a *dialect* chooses how a request'
 ``auto`` picks by base URL: OpenAI and Azure hosts and Ollama's port get
 ``json_schema``; other loopback servers (llama.cpp) ``json_object``; anything else
 ``prompt``.
+
+Every call fits the model's context window (:mod:`memdir.llm.context`): the window
+the server reports on the first call (OpenAI's own hosts are not asked), else the
+``context_tokens`` given (the setting ``model_context_tokens``). A server that still
+refuses a prompt for its length raises :class:`~memdir.llm.context.ModelTooSmall`.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from memdir.llm.base import (
     Usage,
     estimate_tokens,
 )
+from memdir.llm.context import fit_request, probe_context_tokens
 from memdir.llm.guard import check_allowed, is_loopback_url
 from memdir.llm.retry import RetryPolicy
 from memdir.llm.schema import schema_instruction
@@ -94,9 +100,16 @@ class OpenAICompatProvider(SDKProvider):
         retry: RetryPolicy | None = None,
         http_client: Any = None,
         sleep: Callable[[float], None] = time.sleep,
+        context_tokens: int | None = None,
+        ask_context: bool = True,
     ) -> None:
         self.model = model
         self.base_url = (base_url or OPENAI_BASE_URL).rstrip("/")
+        # What the server says wins over what memdir was told; OpenAI's hosts say nothing.
+        self._context_given = context_tokens
+        self._ask_context = ask_context and not _hosted(self.base_url)
+        self._context: int | None = None
+        self._context_known = False
         if dialect not in DIALECTS:
             raise ConfigError(
                 f"unknown structured-output dialect {dialect!r}",
@@ -124,9 +137,27 @@ class OpenAICompatProvider(SDKProvider):
     def __repr__(self) -> str:
         return f"OpenAICompatProvider(model={self.model!r}, base_url={self.base_url!r})"
 
+    @property
+    def context_tokens(self) -> int | None:
+        """The model's context window: the server's word, else the one given (None: unknown).
+
+        The server is asked once, on first use.
+        """
+        if not self._context_known:
+            told = None
+            if self._ask_context:
+                told = probe_context_tokens(self.base_url, api_key=self._api_key)
+            self._context = told or self._context_given
+            self._context_known = True
+        return self._context
+
     def complete(self, request: Request) -> Completion:
-        """Send ``request`` as one chat completion (retrying transient failures)."""
+        """Send ``request`` as one chat completion (retrying transient failures).
+
+        Its ``max_tokens`` is lowered to what the context window leaves after the prompt.
+        """
         check_allowed(self._label, self.base_url)
+        request = fit_request(request, self.context_tokens, label=self._label)
         params = self.build_params(request)
         response: ChatCompletion = self._send(
             self._label, lambda: self._client.chat.completions.create(**params)
@@ -204,6 +235,12 @@ class OpenAICompatProvider(SDKProvider):
             usage=usage,
             model=response.model,
         )
+
+
+def _hosted(base_url: str) -> bool:
+    """OpenAI's own hosts: their windows are large and they do not report them."""
+    host = (urlsplit(base_url).hostname or "").lower()
+    return host == "api.openai.com" or host.endswith(".openai.azure.com")
 
 
 def _message_params(message: Message) -> list[dict[str, Any]]:

@@ -7,6 +7,9 @@ classifies its SDK's exceptions into :class:`Failure` values:
 - ``retry``: rate limits (429), server errors (5xx), timeouts, dropped connections;
   a ``Retry-After`` the server sent is honoured, capped at ``max_delay``.
 - ``auth``: 401/403, raised at once as :class:`ProviderAuthError`, never retried.
+- ``context``: a 400 whose error code says the prompt does not fit the model's window
+  (``context_length_exceeded``, llama.cpp's ``exceed_context_size_error``), raised at
+  once as :class:`~memdir.llm.context.ModelTooSmall`;
 - ``fatal``: anything else (a bad request), raised at once as :class:`ProviderError`.
 
 Messages pass through :func:`redact` so no API key ever reaches a log or a user.
@@ -23,10 +26,14 @@ from types import ModuleType
 from typing import Any, Literal, TypeVar
 
 from memdir.errors import ProviderAuthError, ProviderError
+from memdir.llm.context import ModelTooSmall
 
 __all__ = ["Failure", "RetryPolicy", "call_with_retries", "classify_sdk_error", "redact"]
 
 T = TypeVar("T")
+
+# The error codes (not texts) with which servers refuse a prompt too long for the model.
+_CONTEXT_CODES = frozenset({"context_length_exceeded", "exceed_context_size_error"})
 
 # Key shapes of the hosted APIs, redacted even when the key in use is not known
 # (an error body may quote a different or partly masked key).
@@ -37,7 +44,7 @@ _KEY_PATTERN = re.compile(r"\b(sk-[A-Za-z0-9_\-*]{6,}|key-[A-Za-z0-9]{16,})")
 class Failure:
     """A classified provider failure: its kind, a safe message, a server-sent delay."""
 
-    kind: Literal["retry", "auth", "fatal"]
+    kind: Literal["retry", "auth", "context", "fatal"]
     message: str
     retry_after: float | None = None
 
@@ -83,6 +90,8 @@ def classify_sdk_error(
         message = redact(f"HTTP {status}: {exc.message}", secrets)
         if status in (401, 403):
             return Failure(kind="auth", message=message)
+        if status == 400 and _context_code(exc):
+            return Failure(kind="context", message=message)
         if status in (408, 409, 429) or status >= 500:
             return Failure(kind="retry", message=message, retry_after=_retry_after(exc.response))
         return Failure(kind="fatal", message=message)
@@ -92,6 +101,17 @@ def classify_sdk_error(
     if isinstance(exc, base):
         return Failure(kind="fatal", message=redact(f"{type(exc).__name__}: {exc}", secrets))
     return None
+
+
+def _context_code(exc: Any) -> bool:
+    """Whether an SDK's 400 carries one of the codes of a prompt too long for the window."""
+    codes = {getattr(exc, "code", None), getattr(exc, "type", None)}
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        error = body.get("error")
+        inner: dict[str, Any] = error if isinstance(error, dict) else body
+        codes |= {inner.get("code"), inner.get("type")}
+    return bool(codes & _CONTEXT_CODES)
 
 
 def _retry_after(response: Any) -> float | None:
@@ -133,6 +153,11 @@ def call_with_retries(
                 raise ProviderAuthError(
                     f"{label}: credentials refused: {failure.message}",
                     hint="check the API key for this provider; auth errors are not retried",
+                ) from None
+            if failure.kind == "context":
+                raise ModelTooSmall(
+                    f"{label}: the model is too small for this job: {failure.message}",
+                    hint="use a model with a larger context window, or a hosted provider",
                 ) from None
             last_try = attempt + 1 >= policy.max_attempts
             if failure.kind == "fatal" or last_try:

@@ -47,6 +47,7 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 
+from memdir.config import memdir_home
 from memdir.errors import MemdirError
 from memdir.history.project import ProjectMemory
 from memdir.model import FrontmatterStyle, MemoryRecord, MemoryType, Scope
@@ -530,7 +531,7 @@ def diagnose(
 
     ``attention`` adds the :func:`notices` (what waits for a person).
     """
-    state = check_state(memdir.layout, fix=fix)
+    state = check_state(memdir.layout, fix=fix, memdir_home=memdir_home(memdir.env))
     findings: list[Finding] = []
     # One checker for both scopes: it scans the project's files once.
     checker = DriftChecker(memdir.layout.project_root) if drift else None

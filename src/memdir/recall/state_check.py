@@ -12,6 +12,14 @@ rebuilt from the files at once, the caches on their next use).
 The project folder's root record (``.memdir-root``) is checked too: a damaged
 one makes every command refuse the folder, so ``--fix`` writes this
 project's root in it again.
+
+So are the files the pre-tool-use hook reads on every tool call: the rule
+cache and the hook memos (where each folder's memory lives,
+``<memdir home>/state/hooks/``). Both are sealed with a checksum
+(:func:`memdir.enforcement.rule_cache.sealed`): one that does not hold is
+damaged, and ``--fix`` removes it (the next tool call makes it again). The
+hook never takes a damaged one for its rules, so this is about speed and
+about saying what happened, not about the rules in force.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from functools import partial
 from pathlib import Path
 
 from memdir.enforcement.enforced import CACHE_NAME
+from memdir.enforcement.rule_cache import file_damage
 from memdir.search.catalog import Catalog
 from memdir.search.engine import CATALOG_NAME, SCHEMA_VERSION
 from memdir.storage.derived import is_misplaced, set_aside
@@ -101,6 +110,10 @@ def _json_damage(path: Path) -> str | None:
     return None if isinstance(data, dict) else "not a JSON object"
 
 
+def _sealed_damage(path: Path) -> str | None:
+    return file_damage(str(path)) if path.is_file() else None
+
+
 @dataclass(frozen=True, kw_only=True)
 class _Piece:
     name: str  # relative to the state folder
@@ -122,7 +135,7 @@ def _pieces() -> list[_Piece]:
         ),
         _Piece(name=JOURNAL_NAME, what="the search catalog's journal"),
         _Piece(name=f"{JOURNAL_NAME}.lock", what="the journal's lock"),
-        _Piece(name=CACHE_NAME, what="the enforced rules' cache", damage=_json_damage),
+        _Piece(name=CACHE_NAME, what="the enforced rules' cache", damage=_sealed_damage),
     ]
     for scope in ("private", "team"):
         pieces += [
@@ -133,13 +146,18 @@ def _pieces() -> list[_Piece]:
     return pieces
 
 
-def check_state(layout: Layout, *, fix: bool = False) -> list[StateFinding]:
+def check_state(
+    layout: Layout, *, fix: bool = False, memdir_home: Path | None = None
+) -> list[StateFinding]:
     """Damaged derived state and root record of ``layout``'s project; repaired with ``fix``.
 
-    The copies ``memdir edit`` left (an interrupted edit) are listed for
-    information: they are someone's text, never removed.
+    ``memdir_home`` is memdir's own home, where the hook memos live (the memory
+    home, ``layout.home``, unless a profile keeps memory elsewhere). The copies
+    ``memdir edit`` left (an interrupted edit) are listed for information: they
+    are someone's text, never removed.
     """
-    out = _root_findings(layout, fix=fix) + _edit_copies(layout)
+    memos = _memo_findings(memdir_home or layout.home, fix=fix)
+    out = _root_findings(layout, fix=fix) + _edit_copies(layout) + memos
     state = layout.state_dir
     if is_misplaced(state) and not state.is_dir():
         out.append(_found(state, "the state folder is not a folder", fix, lambda: set_aside(state)))
@@ -164,6 +182,39 @@ def check_state(layout: Layout, *, fix: bool = False) -> list[StateFinding]:
         with Catalog.open(layout) as catalog:
             catalog.rebuild()
     return out
+
+
+# Where the pre-tool-use hook keeps its memos, under memdir's home (memdir.hooks.memo).
+_MEMO_FOLDER = ("state", "hooks")
+_MEMO_WHAT = "the hook memo (where the pre-tool-use hook finds a folder's memory)"
+
+
+def _memo_findings(home: Path, *, fix: bool) -> list[StateFinding]:
+    """The damaged hook memos: each names where one folder's rules live."""
+    folder = home.joinpath(*_MEMO_FOLDER)
+    if not folder.is_dir():
+        return []
+    out = []
+    for path in sorted(folder.iterdir()):
+        if not _is_memo_name(path.name):
+            continue
+        if is_misplaced(path):
+            message = f"{_MEMO_WHAT} is not a regular file"
+            out.append(_found(path, message, fix, partial(set_aside, path)))
+        elif (why := file_damage(str(path))) is not None:
+            message = f"{_MEMO_WHAT} is damaged ({why})"
+            out.append(_found(path, message, fix, partial(_drop, path)))
+    return out
+
+
+def _is_memo_name(name: str) -> bool:
+    stem, dot, suffix = name.partition(".")
+    return (
+        dot == "."
+        and suffix == "json"
+        and len(stem) == 16
+        and all(c in "0123456789abcdef" for c in stem)
+    )
 
 
 def _edit_copies(layout: Layout) -> list[StateFinding]:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from memdir.errors import MemdirError
 from memdir.model import Scope
+from memdir.search import terms as textproc
 from memdir.search.document import Document, Prepared, prepare
 from memdir.storage import sidecar
 from memdir.storage.dailylog import read_log
@@ -150,7 +151,7 @@ def memory_document(path: Path, memory_dir: Path, text: str, mtime: float) -> Do
         kind="memory",
         title=memory.name or stem,
         fields={
-            "name": f"{memory.name} {stem_words}",
+            "name": _name_field(memory.name, stem_words),
             "description": memory.description,
             "body": memory.body,
         },
@@ -164,6 +165,18 @@ def memory_document(path: Path, memory_dir: Path, text: str, mtime: float) -> Do
             "updated": updated.isoformat() if updated else None,
         },
     )
+
+
+def _name_field(name: str, stem_words: str) -> str:
+    """A memory's name, then the words of its file's name that the name lacks.
+
+    A file is usually named after its memory: its words again would count the
+    name twice (at the name field's weight), and a memory outrank a shorter
+    document, a log entry, that holds more of the query's words.
+    """
+    held = set(textproc.terms(name))
+    extra = [word for word in stem_words.split() if not set(textproc.terms(word)) <= held]
+    return " ".join([name, *extra])
 
 
 def _relative(path: Path, memory_dir: Path) -> str:

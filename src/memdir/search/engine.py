@@ -116,7 +116,8 @@ if TYPE_CHECKING:
 # 4: each turn's neighbours' text in an FTS table of its own (scored on its own length).
 # 5: irregular forms indexed as their base word ("went" as "go", search/irregular.py).
 # 6: each document's name as written (a turn's speaker), embedded before its text.
-SCHEMA_VERSION = 6
+# 7: a memory's name field holds the words of its file's name only where the name lacks them.
+SCHEMA_VERSION = 7
 CATALOG_NAME = "catalog.sqlite3"
 KINDS = ("memory", "log", "notes", "transcript")
 
@@ -546,6 +547,7 @@ class TextIndex:
             scan_limit=opts.scan_limit,
             window_share=opts.window_share,
             length_b=opts.length_b,
+            window_b=opts.window_b,
         )
 
     def _hits(self, ranked: list[tuple[int, float]], wanted: list[str]) -> list[Hit]:

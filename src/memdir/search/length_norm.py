@@ -23,13 +23,14 @@ from __future__ import annotations
 
 __all__ = ["FTS5_B", "average_length", "renormalise"]
 
+import math
 import sqlite3
 
 from memdir.search.sql_in import rows_in
 
 TYPE_CHECKING = False  # not typing's: every prompt's recall ranks through here
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping, Sequence
 
 _K1 = 1.2
 FTS5_B = 0.75  # what FTS5's bm25() uses
@@ -85,4 +86,66 @@ def _varints(blob: bytes) -> list[int]:
         else:
             out.append((value << 7) | byte)
             value, used = 0, 0
+    return out
+
+
+def column_averages(conn: sqlite3.Connection, table: str) -> list[float] | None:
+    """The mean length in tokens of each of ``table``'s columns, or None if unknown."""
+    row = conn.execute(f"SELECT block FROM {table}_data WHERE id = ?", (_AVERAGES_ROWID,))
+    found = row.fetchone()
+    if found is None or not found[0]:
+        return None
+    rows, *columns = _varints(found[0])
+    return [c / rows for c in columns] if rows > 0 else None
+
+
+def fielded(
+    conn: sqlite3.Connection,
+    table: str,
+    columns: Sequence[str],
+    rowids: Iterable[int],
+    wanted: Sequence[str],
+    weights: Sequence[float],
+    bs: Sequence[float],
+    *,
+    joint: bool = False,
+    lucene: bool = False,
+) -> dict[int, float]:
+    """BM25F of ``table``'s rows ``rowids``: each column normalised by its own length."""
+    ids = list(rowids)
+    means = column_averages(conn, table)
+    if not ids or not wanted or not means:
+        return {}
+    total = int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+    idf = {}
+    for term in wanted:
+        match = '"' + term.replace('"', '""') + '"'
+        n = int(conn.execute(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (match,)).fetchone()[0])
+        if lucene:
+            idf[term] = math.log(1.0 + (total - n + 0.5) / (n + 0.5))
+        else:
+            idf[term] = max(1e-6, math.log((total - n + 0.5) / (n + 0.5)))
+    sizes = dict(rows_in(conn, f"SELECT id, sz FROM {table}_docsize WHERE id IN ({{in}})", ids))
+    cols = ", ".join(columns)
+    mean_all = sum(means)
+    out: dict[int, float] = {}
+    for rowid, *texts in rows_in(conn, f"SELECT rowid, {cols} FROM {table} WHERE rowid IN ({{in}})", ids):
+        lengths = _varints(sizes.get(rowid, b""))
+        lengths += [0] * (len(columns) - len(lengths))
+        if joint:
+            k = 1.0 - bs[0] + bs[0] * sum(lengths) / mean_all
+            norm = [k] * len(columns)
+        else:
+            norm = [
+                (1.0 - b + b * lengths[i] / means[i]) if means[i] else 1.0
+                for i, b in enumerate(bs)
+            ]
+        padded = [" " + t.replace(" ", "  ") + " " for t in texts]
+        score = 0.0
+        for term in wanted:
+            needle = f" {term} "
+            tf = sum(w * p.count(needle) / (k or 1.0) for w, p, k in zip(weights, padded, norm) if w)
+            if tf:
+                score += idf[term] * tf * (_K1 + 1.0) / (tf + _K1)
+        out[rowid] = score
     return out

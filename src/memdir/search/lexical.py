@@ -24,7 +24,7 @@ __all__ = ["CONTEXT_COLUMNS", "MATERIALIZED", "OWN_COLUMNS", "bm25", "broad"]
 import sqlite3
 
 from memdir.search import terms as textproc
-from memdir.search.length_norm import FTS5_B, renormalise
+from memdir.search.length_norm import FTS5_B, fielded, renormalise
 from memdir.search.sql_in import rows_in
 
 TYPE_CHECKING = False  # not typing's: every prompt's recall ranks through here
@@ -54,6 +54,7 @@ def bm25(
     scan_limit: int,
     window_share: float = 0.0,
     length_b: float = FTS5_B,
+    window_b: float | None = None,
 ) -> dict[int, float]:
     """The best documents' BM25 scores for the terms ``wanted``, by document rowid.
 
@@ -78,10 +79,13 @@ def bm25(
     score = _Scorer(conn, where, params, gather, weights, context_share, limit)
     score.lend = window_share
     score.length_b = length_b
+    score.window_b = window_b
+    score.wanted = wanted
     scores = score(match, floor)
     if rare:
         # BM25 sums over terms: an older match's score from its rare terms lacks only
         # the common terms' share, small since their idf is.
+        score.wanted = rare
         for rowid, value in score(textproc.fts_query(rare), 0).items():
             scores.setdefault(rowid, value)
     return scores
@@ -128,6 +132,8 @@ class _Scorer:
         self.limit = limit
         self.lend = 0.0
         self.length_b = FTS5_B
+        self.window_b: float | None = None
+        self.wanted: list[str] = []
 
     def __call__(self, match: str, floor: int) -> dict[int, float]:
         """The best documents' scores of ``match`` among rows from rowid ``floor`` on.
@@ -136,12 +142,35 @@ class _Scorer:
         normalised by its own length, and summed by their weights.
         """
         # FTS5 picks the best ``limit`` at its own b; they are then rescored at ours.
-        scores = renormalise(
-            self.conn, "fts", self._table("fts", self.own, match, floor), self.length_b
-        )
+        import os
+
+        xidf = os.environ.get("MEMDIR_X_IDF") == "lucene"
+        xown = os.environ.get("MEMDIR_X_OWN", "")
+        xwin = os.environ.get("MEMDIR_X_WIN", "")
+        if xown:
+            got = self._table("fts", self.own, match, floor)
+            lb = self.length_b
+            bs = (lb, lb, lb, FTS5_B) if xown == "fielded" else (lb,) * 4
+            scores = fielded(self.conn, "fts", OWN_COLUMNS, got, self.wanted, self.own, bs,
+                             joint=xown == "joint", lucene=xidf)
+        else:
+            scores = renormalise(
+                self.conn, "fts", self._table("fts", self.own, match, floor), self.length_b
+            )
         if self.share:
             share = self.share
             near = self._table("ctx", self.near, match, floor)
+            if xwin and near:
+                wb = float(os.environ.get("MEMDIR_X_WINB", "0.75"))
+                bb = float(os.environ.get("MEMDIR_X_WBODY", str(self.length_b)))
+                bs = (bb, wb, FTS5_B) if xwin == "fielded" else (wb,) * 3
+                near = fielded(self.conn, "ctx", CONTEXT_COLUMNS, near, self.wanted, self.near, bs,
+                               joint=xwin == "joint", lucene=xidf)
+            elif self.window_b is not None and near:
+                bs = (self.length_b, self.window_b, FTS5_B)
+                near = fielded(
+                    self.conn, "ctx", CONTEXT_COLUMNS, near, self.wanted, self.near, bs
+                )
             if self.lend and near:
                 near = self._lent(near, set(scores) | set(near))
             for rowid, value in near.items():

@@ -87,3 +87,4 @@ class RankingOptions:
     date_share: float = 0.0
     date_slack: int = 3
     length_b: float = 1.0
+    window_b: float | None = None

@@ -151,11 +151,12 @@ def is_plain_part(part: str) -> bool:
         return False
     if part.casefold().startswith("git~"):
         return False  # NTFS's short name of .git: git refuses to check it out
+    if not _FORBIDDEN.isdisjoint(part):
+        return False
+    if part.isascii():  # the common case: only ASCII's control characters are C or Z
+        return part.isprintable()
     # Control, format, private use, line and paragraph separators; a plain space is fine.
-    return not any(
-        char in _FORBIDDEN or (unicodedata.category(char)[0] in "CZ" and char != " ")
-        for char in part
-    )
+    return not any(unicodedata.category(char)[0] in "CZ" and char != " " for char in part)
 
 
 def display_name(rel: str) -> str:

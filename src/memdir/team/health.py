@@ -36,6 +36,7 @@ from memdir.enforcement.team_rules import (
     read_pending,
 )
 from memdir.errors import MemdirError
+from memdir.kinds import Scope
 from memdir.storage import sidecar
 from memdir.storage.fs import TEMP_PATTERN
 from memdir.team import recovery
@@ -178,8 +179,11 @@ def _rule_records(memdir: ProjectMemory, git: Git, *, fix: bool) -> list[TeamFin
             )
         )
     pending = pending_path(memdir.layout)
-    if read_held(pending) is not None:
-        return out
+    found = load_rules(memdir.layout)
+    if read_held(pending) is not None or not any(
+        rule.scope is Scope.TEAM for rule in (*found.rules, *found.held)
+    ):
+        return out  # whole, or nothing depends on it yet: the next sync writes it
     lost = (
         f"{pending}, the list of teammates' rules held until you accept them, is missing "
         "or damaged (derived state): until it is rebuilt, every team rule you have not "

@@ -123,7 +123,8 @@ def _judge(git: Git, root: str, max_bytes: int, max_entries: int) -> _Judged:
         files: list[tuple[_Entry, str | None]] = []
         for folder, sha, why in level:
             kind, data = objects.get(sha, ("missing", b""))
-            entries, ordered = _parse_tree(data, folder) if kind == "tree" else ([], True)
+            parsed = _parse_tree(data, folder, budget) if kind == "tree" else ([], True)
+            entries, ordered = parsed
             judged.reordered |= not ordered
             if kind != "tree" or len(entries) > budget:
                 past = why or _past_limit(kind, max_entries)
@@ -165,9 +166,9 @@ def _entry_reason(entry: _Entry, count: int) -> str | None:
     if count > 1:
         return "the folder lists this name more than once"
     if entry.mode == _GITLINK:
-        return "a submodule (no memory)"
+        return "a submodule: not a memory"
     if entry.mode == _LINK:
-        return "a symbolic link (kept as a file holding its target)"
+        return "a symbolic link: kept as a file holding its target"
     if entry.mode != _TREE and entry.mode not in _FILE_MODES:
         return f"not a file or folder (mode {entry.mode.decode('ascii', 'replace')})"
     name = entry.name.decode("utf-8", "surrogateescape")
@@ -176,7 +177,7 @@ def _entry_reason(entry: _Entry, count: int) -> str | None:
     if name in ("", ".", ".."):
         return "an empty name, `.` or `..`: a path out of the folder"
     if name.casefold().startswith((".git", "git~")):
-        return "a name git acts on (.git, .gitattributes, .gitmodules...): never taken in"
+        return "a name git acts on (.git, .gitattributes, .gitmodules...)"
     if "/" in name:
         return "a name with a slash in it"
     return "not a memory file (only *.md memories with plain names belong in team memory)"
@@ -202,12 +203,13 @@ def _file_reasons(
     return judged
 
 
-def _parse_tree(data: bytes, folder: str) -> tuple[list[_Entry], bool]:
-    """A tree object's entries, and whether they are in git's own order."""
+def _parse_tree(data: bytes, folder: str, most: int) -> tuple[list[_Entry], bool]:
+    """A tree object's entries (no more than ``most`` and one), and whether they are
+    in git's own order."""
     prefix = f"{folder}/" if folder else ""
     entries: list[_Entry] = []
     position, previous, ordered = 0, b"", True
-    while position < len(data):
+    while position < len(data) and len(entries) <= most:
         space = data.find(b" ", position)
         nul = data.find(b"\0", space + 1)
         if space < 0 or nul < 0 or nul + 21 > len(data):
@@ -308,6 +310,8 @@ def _message(left_out: list[_LeftOut]) -> str:
         f"{display_name(out.entry.path) or _NO_NAME}: {out.reason}"
         for out in left_out[:_MESSAGE_LINES]
     ]
+    if not left_out:
+        return "memdir: write the team's tree again in git's own order"
     if len(left_out) > len(lines):
         lines.append(f"and {len(left_out) - len(lines)} more")
     head = f"memdir: leave out {len(left_out)} entries of the team's tree no memory folder may hold"

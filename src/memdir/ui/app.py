@@ -1,12 +1,16 @@
 """The ``memdir ui`` web app: its routes, its errors, its stylesheet, behind the guard.
 
 :func:`create_app` composes the pages (:mod:`memdir.ui.report_pages`,
-:mod:`memdir.ui.memory_pages`, :mod:`memdir.ui.review_pages`, and the
-consolidation page when that module is there) into one Starlette app wrapped
-in :class:`~memdir.ui.guard.Guard`. A memdir error a page raises (a memory not
-found, a path refused, a conflict) is answered as a page that says what
-happened and what to do, with the status it deserves. The stylesheet ships in
-the package and is served from here: the page loads nothing from anywhere else.
+:mod:`memdir.ui.rule_pages`, :mod:`memdir.ui.memory_pages`,
+:mod:`memdir.ui.review_pages`, :mod:`memdir.ui.consolidation_pages`,
+:mod:`memdir.ui.used_pages`) into one Starlette app wrapped in
+:class:`~memdir.ui.guard.Guard`; each page runs off the event loop
+(:func:`memdir.ui.state.view`). A memdir error a page raises (a memory not
+found, a path refused, a conflict, a malformed id) is answered as a page that
+says what happened and what to do, with the status it deserves (400, 403,
+404, 409): a value the browser sends is checked before it reaches a database,
+so none of them is a 500. The stylesheet ships in the package and is served
+from here: the page loads nothing from anywhere else.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ from memdir.ui import (
 )
 from memdir.ui.guard import Guard
 from memdir.ui.overview import BackgroundRun
-from memdir.ui.state import Refused, UiState
+from memdir.ui.state import Malformed, Refused, UiState
 
 __all__ = ["create_app"]
 
@@ -55,6 +59,7 @@ _STATUS: tuple[tuple[type[MemdirError], int], ...] = (
     (SecretDetected, 400),
     (LimitExceeded, 400),
     (Refused, 403),
+    (Malformed, 400),
 )
 
 

@@ -4,6 +4,11 @@
 the index's fill), :func:`bar_chart` one count per day (rule firings). Each
 chart has a title and a text summary for screen readers, and its numbers stay
 on the page as a table beside it for those who would rather read.
+
+A line chart's legend is HTML below the drawing, not text inside it: it wraps
+like any text (however many series, however long their names, however narrow
+the window), so no two entries ever overlap. Axes and labels are drawn in the
+page's text colour (``currentColor``), so the chart reads in dark mode too.
 """
 
 from __future__ import annotations
@@ -25,22 +30,22 @@ def _frame(title: str, peak: float, days: Sequence[dt.date]) -> list[str]:
         f'aria-label="{escape(title)}" xmlns="http://www.w3.org/2000/svg">',
         f"<title>{escape(title)}</title>",
         f'<line x1="{_PAD_L}" y1="{_H - _PAD_B}" x2="{_W - _PAD_R}" y2="{_H - _PAD_B}" '
-        'stroke="#888" stroke-width="1"/>',
+        'stroke="currentColor" stroke-opacity="0.5" stroke-width="1"/>',
         f'<line x1="{_PAD_L}" y1="{_PAD_T}" x2="{_PAD_L}" y2="{_H - _PAD_B}" '
-        'stroke="#888" stroke-width="1"/>',
+        'stroke="currentColor" stroke-opacity="0.5" stroke-width="1"/>',
         f'<text x="{_PAD_L - 6}" y="{_PAD_T + 10}" text-anchor="end" font-size="11" '
-        f'fill="#333">{_number(peak)}</text>',
+        f'fill="currentColor">{_number(peak)}</text>',
         f'<text x="{_PAD_L - 6}" y="{_H - _PAD_B}" text-anchor="end" font-size="11" '
-        'fill="#333">0</text>',
+        'fill="currentColor">0</text>',
     ]
     if days:
         parts.append(
-            f'<text x="{_PAD_L}" y="{_H - 8}" font-size="11" fill="#333">'
+            f'<text x="{_PAD_L}" y="{_H - 8}" font-size="11" fill="currentColor">'
             f"{days[0].isoformat()}</text>"
         )
         parts.append(
             f'<text x="{_W - _PAD_R}" y="{_H - 8}" text-anchor="end" font-size="11" '
-            f'fill="#333">{days[-1].isoformat()}</text>'
+            f'fill="currentColor">{days[-1].isoformat()}</text>'
         )
     return parts
 
@@ -62,10 +67,11 @@ def _y(value: float, peak: float) -> float:
 def line_chart(
     title: str, days: Sequence[dt.date], series: Mapping[str, Sequence[float]]
 ) -> Markup:
-    """One line per series over ``days`` (each series has a value per day), with a legend."""
+    """One line per series over ``days`` (each series has a value per day), with a legend
+    below the drawing (HTML: its entries wrap, never overlap)."""
     peak = max((max(values, default=0) for values in series.values()), default=0) or 1
     parts = _frame(title, peak, days)
-    x = _PAD_L + 10
+    legend = ['<ul class="legend">']
     for n, (label, values) in enumerate(series.items()):
         colour = PALETTE[n % len(PALETTE)]
         points = " ".join(
@@ -74,13 +80,12 @@ def line_chart(
         parts.append(
             f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="2"/>'
         )
-        x = _PAD_L + 10 + n * 110
-        parts.append(f'<rect x="{x}" y="{_PAD_T}" width="10" height="10" fill="{colour}"/>')
-        parts.append(
-            f'<text x="{x + 14}" y="{_PAD_T + 9}" font-size="11" fill="#222">{escape(label)}</text>'
-        )
+        # A class, not a style attribute: the page's policy allows no inline style.
+        swatch = f'<span class="swatch c{n % len(PALETTE)}" aria-hidden="true"></span>'
+        legend.append(f"<li>{swatch}{escape(label)}</li>")
     parts.append("</svg>")
-    return Markup("".join(parts))
+    legend.append("</ul>")
+    return Markup('<div class="chart">' + "".join(parts) + "".join(legend) + "</div>")
 
 
 def bar_chart(title: str, days: Sequence[dt.date], counts: Sequence[int]) -> Markup:

@@ -7,10 +7,16 @@ before a page sees it:
   ``[::1]:<port>`` are answered; any other ``Host`` is refused (403), so a web
   page whose domain an attacker points at 127.0.0.1 (DNS rebinding) gets nothing.
 - **Token.** The bearer token ``memdir ui`` printed, as
-  ``Authorization: Bearer``, as the ``memdir_ui`` cookie, or once as
-  ``?token=`` in the URL: then the answer is a redirect to the same page without
-  it, setting the cookie (HttpOnly, SameSite=Strict), so the token leaves the
-  address bar and the history. Without it: 401. Compared in constant time.
+  ``Authorization: Bearer``, or once as ``?token=`` in the URL: then the answer
+  is a redirect to the same page without it, setting a cookie (HttpOnly,
+  SameSite=Strict, Path=/), so the token leaves the address bar and the
+  history; later requests carry the cookie. Without either: 401. Compared in
+  constant time. Browsers send a host's cookies to every port of it, so the
+  cookie is bound to this page's port: it is named after it
+  (``memdir_ui_<port>``, :func:`cookie_name`: two pages on two ports never
+  overwrite each other's) and holds not the token but a value derived from the
+  token and the port (:func:`cookie_value`): what a server on another local
+  port receives opens no other page, and is not the token.
 - **Cross-site requests.** A request that changes something (any method but
   GET and HEAD) is refused (403) when its ``Origin`` is another site's, or when
   the browser says it comes from another site (``Sec-Fetch-Site``); and every
@@ -30,9 +36,15 @@ import urllib.parse
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["COOKIE", "SECURITY_HEADERS", "Guard", "csrf_matches", "csrf_token", "origins"]
-
-COOKIE = "memdir_ui"
+__all__ = [
+    "SECURITY_HEADERS",
+    "Guard",
+    "cookie_name",
+    "cookie_value",
+    "csrf_matches",
+    "csrf_token",
+    "origins",
+]
 SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (
         b"content-security-policy",
@@ -46,6 +58,16 @@ SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"cache-control", b"no-store"),
 )
 _SAFE_METHODS = frozenset({"GET", "HEAD"})
+
+
+def cookie_name(port: int) -> str:
+    """The name of the page's cookie on ``port``."""
+    return f"memdir_ui_{port}"
+
+
+def cookie_value(token: str, port: int) -> str:
+    """What the cookie holds: derived from the token and the port, never the token."""
+    return hmac.new(token.encode(), f"memdir-ui-cookie:{port}".encode(), hashlib.sha256).hexdigest()
 
 
 def csrf_token(token: str) -> str:
@@ -74,6 +96,8 @@ class Guard:
         self.app = app
         self._token = token.encode()
         self._hosts = origins(port)
+        self._cookie = cookie_name(port).encode()
+        self._cookie_value = cookie_value(token, port).encode()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -89,7 +113,7 @@ class Guard:
             return
         given = _query_token(scope)
         if given is not None and self._matches(given):
-            await _redirect_with_cookie(send, scope, given)
+            await _redirect_with_cookie(send, scope, self._cookie, self._cookie_value)
             return
         if not self._authorised(headers):
             await _refuse(
@@ -109,8 +133,8 @@ class Guard:
         scheme, _, value = headers.get(b"authorization", b"").partition(b" ")
         if scheme.lower() == b"bearer" and self._matches(value.strip()):
             return True
-        cookie = _cookie(headers.get(b"cookie", b""), COOKIE.encode())
-        return cookie is not None and self._matches(cookie)
+        cookie = _cookie(headers.get(b"cookie", b""), self._cookie)
+        return cookie is not None and hmac.compare_digest(cookie, self._cookie_value)
 
     def _same_site(self, headers: dict[bytes, bytes]) -> bool:
         origin = headers.get(b"origin")
@@ -144,11 +168,11 @@ def _cookie(header: bytes, name: bytes) -> bytes | None:
     return None
 
 
-async def _redirect_with_cookie(send: Send, scope: Scope, token: bytes) -> None:
+async def _redirect_with_cookie(send: Send, scope: Scope, name: bytes, value: bytes) -> None:
     query = urllib.parse.parse_qsl(scope.get("query_string", b"").decode("latin-1"))
     rest = urllib.parse.urlencode([(k, v) for k, v in query if k != "token"])
     path = urllib.parse.quote(scope.get("path", "/")) + (f"?{rest}" if rest else "")
-    cookie = COOKIE.encode() + b"=" + token + b"; HttpOnly; SameSite=Strict; Path=/"
+    cookie = name + b"=" + value + b"; HttpOnly; SameSite=Strict; Path=/"
     await send(
         {
             "type": "http.response.start",

@@ -153,11 +153,13 @@ def _memory_context(
     versions: list[Version] = []
     why = None
     if mem.history_db is not None:
+        # One page of versions, each query stopped by its LIMIT: a memory with
+        # 200,000 versions shows as fast as one with two.
         if record is not None:
-            versions = mem.history(file, scope=scope)[:_TIMELINE]
+            versions = mem.history(file, scope=scope, limit=_TIMELINE)
             why = mem.why(file, scope=scope)
         else:  # gone: its versions by file (a lookup by name would read every memory)
-            versions = mem.history_db.versions(scope=scope, file=file)[:_TIMELINE]
+            versions = mem.history_db.page(scopes=(scope,), files=(file,), limit=_TIMELINE)
     values: dict[str, Any] = {
         "scope": scope,
         "file": file,
@@ -235,11 +237,8 @@ def _edit_conflict(
     """The memory as it is now, with the person's own changes on top, and what clashed."""
     now = store.get(file)
     current = now.memory
-    was = {
-        "description": str(form.get("was_description", edited.description)),
-        "type": str(form.get("was_type", edited.type.value if edited.type else "")),
-        "body": str(form.get("was_body", body_hash(edited.body))),
-    }
+    # What the form was loaded with (a form without it: every field counts as changed).
+    was = {key: form.get(f"was_{key}") for key in ("description", "type", "body")}
     mine = {
         "description": (edited.description, current.description, edited.description),
         "type": (
@@ -252,12 +251,12 @@ def _edit_conflict(
     kept: dict[str, str] = {}
     changed, clashed = [], []
     for key, (given, theirs, value) in mine.items():
-        if given == was[key]:  # untouched here: the other writer's value stands
+        if was[key] is not None and given == str(was[key]):  # untouched: theirs stands
             kept[key] = current.body if key == "body" else theirs
             continue
         changed.append(key)
         kept[key] = value
-        if theirs != was[key] and theirs != given:
+        if theirs not in (str(was[key]), given):
             clashed.append(key)
     values = _memory_context(state, scope, now.file, now)
     conflict = {**kept, "changed": changed, "clashed": clashed}

@@ -8,8 +8,9 @@ without it to show what the budget cut), pending reviews from the history,
 drifted memories from the drift checks recall, doctor and this page record
 (:mod:`memdir.recall.freshness`),
 team sync state from the team folder's git (no fetch: the page never waits on
-the network), and the background runs from their status files (through the
-callable the command gives, as that bookkeeping belongs to the hooks).
+the network), the background runs from their status files (through the
+callable the command gives, as that bookkeeping belongs to the hooks), and what
+background work spent today against its daily cap (:mod:`memdir.llm.spend`).
 
 Doctor's findings (:func:`doctor_facts`) read every memory file, so a check is
 reused for a few seconds while the indexes and the memory folders stay as
@@ -112,6 +113,7 @@ class Overview:
     recheck: int = 0  # of those, checked longer ago than recheck_days
     recheck_days: float = 30.0
     runs: Sequence[BackgroundRun] = field(default_factory=tuple)
+    spend: str | None = None  # today's background model use against the daily cap
 
     @property
     def start_tokens(self) -> int:
@@ -274,11 +276,20 @@ def gather(
         if memdir.history_db is not None
         else (0, 0),
         runs=tuple(runs()) if runs is not None else (),
+        spend=_spend(memdir),
         drifted=sorted((c for c in checks.values() if c.failed), key=lambda c: -c.checked),
         checks=len(checks),
         recheck_days=max_age,
         recheck=sum(1 for c in checks.values() if max_age > 0 and c.age_days(now) > max_age),
     )
+
+
+def _spend(memdir: ProjectMemory) -> str | None:
+    from memdir.llm.spend import today_summary
+
+    settings = memdir.settings
+    named = (settings.provider or "none").lower() != "none"
+    return today_summary(memdir.env, cap=settings.daily_token_cap, configured=named)
 
 
 @dataclass(frozen=True, kw_only=True)

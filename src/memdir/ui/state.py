@@ -47,6 +47,7 @@ from memdir.ui.overview import BackgroundRun, DoctorCheck, PromptCost
 __all__ = [
     "MAX_ID",
     "WORKERS",
+    "Malformed",
     "Refused",
     "UiState",
     "form_view",
@@ -62,6 +63,10 @@ MAX_ID = 2**63 - 1  # SQLite's largest integer: no id or page number is larger
 
 class Refused(MemdirError):
     """A request the page will not act on (a form without its CSRF token, a bad path)."""
+
+
+class Malformed(MemdirError):
+    """A value from the browser that is no value this page takes (a huge or negative id)."""
 
 
 def memory_url(scope: Scope | str, file: str) -> str:
@@ -170,16 +175,16 @@ def number(raw: object, *, default: int | None = None, low: int = 0, high: int =
     """A whole number the browser sent (a version id, a page), ``v12`` as ``12``.
 
     Missing: ``default`` (none: refused). Malformed or outside ``low..high``: a
-    :class:`Refused` (400), never an overflow deep in SQLite.
+    :class:`Malformed` (400), never an overflow deep in SQLite.
     """
     text = str(raw if raw is not None else "").strip().removeprefix("v")
     if not text and default is not None:
         return default
     if not (text.isascii() and text.isdigit()) or len(text) > len(str(high)):
-        raise Refused(f"{str(raw)[:40]!r} is not a number this page takes", hint="go back")
+        raise Malformed(f"{str(raw)[:40]!r} is not a number this page takes", hint="go back")
     value = int(text)
     if not low <= value <= high:
-        raise Refused(f"{value} is out of range ({low} to {high})", hint="go back")
+        raise Malformed(f"{value} is out of range ({low} to {high})", hint="go back")
     return value
 
 
