@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import getpass
 import json
 import os
 import socket
@@ -426,7 +427,7 @@ def test_sync_ignores_hooks_and_signing_from_the_global_config(
 # -- commits and status -------------------------------------------------------
 
 
-def test_commits_list_the_memories_and_fall_back_to_a_memdir_identity(
+def test_commits_list_the_memories_and_fall_back_to_this_login_on_this_host(
     clone: Clone, remote: Path
 ) -> None:
     alice = clone("alice")
@@ -435,7 +436,7 @@ def test_commits_list_the_memories_and_fall_back_to_a_memdir_identity(
 
     log = run_git(remote, "log", "-1", "--format=%an <%ae>%n%B", "main").stdout
 
-    assert log.startswith("memdir on ") and "<memdir@localhost>" in log
+    assert log.startswith(f"{getpass.getuser()} on ") and "<memdir@localhost>" in log
     assert "metrics.md" in log.splitlines()[1]
     assert "added: metrics.md" in log
 
@@ -449,6 +450,22 @@ def test_commits_use_the_author_from_git_config(clone: Clone, git_home: Path, re
 
     author = run_git(remote, "log", "-1", "--format=%an <%ae>", "main").stdout.strip()
     assert author == "Ada Lovelace <ada@example.com>"
+
+
+def test_commits_use_the_projects_own_git_identity_when_git_has_none_global(
+    clone: Clone, remote: Path
+) -> None:
+    alice = clone("alice")
+    project = alice.layout.project_root
+    if not (project / ".git").exists():
+        run_git(project, "init", "--quiet")
+    run_git(project, "config", "user.name", "Grace Hopper")
+    run_git(project, "config", "user.email", "grace@example.com")
+    remember(alice, "Compilers", "The A-0 system.\n")
+    sync_team(alice)
+
+    author = run_git(remote, "log", "-1", "--format=%an <%ae>", "main").stdout.strip()
+    assert author == "Grace Hopper <grace@example.com>"
 
 
 def test_status_shows_ahead_behind_and_unsynced_files(clone: Clone) -> None:

@@ -20,6 +20,7 @@ identity). It holds what the steps share and nothing of their own logic:
 from __future__ import annotations
 
 import datetime as dt
+import getpass
 import re
 import socket
 from contextlib import AbstractContextManager
@@ -46,6 +47,23 @@ _TAG_CHARS = re.compile(r"[^a-z0-9-]+")
 _SYNCED_REF = "refs/memdir/synced"
 
 
+def _identity(memdir: ProjectMemory, timeout: float) -> tuple[str, str]:
+    """Who authors the team's commits when git has no identity of its own here.
+
+    The project's repository may name its user (its own config): then that user;
+    else this login on this host, so a teammate still sees whose commit it is.
+    """
+    project = Git(memdir.layout.project_root, isolate=False, network_timeout=timeout)
+    name, email = project.config("user.name"), project.config("user.email")
+    if name and email:
+        return name, email
+    try:
+        login = getpass.getuser()
+    except (OSError, KeyError):  # no login name in the environment or the password file
+        login = "memdir"
+    return f"{login} on {host() or 'unknown host'}", _FALLBACK_EMAIL
+
+
 class TeamTree:
     """The team folder as a git work tree, and what the steps of a sync share."""
 
@@ -55,9 +73,7 @@ class TeamTree:
         ensure_dir(self.root)
         probe = Git(self.root, network_timeout=timeout)
         configured = probe.config("user.name") and probe.config("user.email")
-        identity = (
-            None if configured else (f"memdir on {host() or 'unknown host'}", _FALLBACK_EMAIL)
-        )
+        identity = None if configured else _identity(memdir, timeout)
         self.git = Git(self.root, network_timeout=timeout, identity=identity)
 
     @property
