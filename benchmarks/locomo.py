@@ -530,7 +530,8 @@ def ranking_options(args: argparse.Namespace) -> RankingOptions:
         date_share=args.date_share,
         date_slack=args.date_slack,
         length_b=args.length_b,
-        window_b=args.window_b,
+        window_fields=args.window_fields,
+        idf=args.idf,
     )
 
 
@@ -602,7 +603,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--date-share", type=float, default=RankingOptions.date_share)
     parser.add_argument("--date-slack", type=int, default=RankingOptions.date_slack)
     parser.add_argument("--length-b", type=float, default=RankingOptions.length_b)
-    parser.add_argument("--window-b", type=float, default=RankingOptions.window_b)
+    parser.add_argument(
+        "--joint-window",
+        dest="window_fields",
+        action="store_false",
+        help="the window as one row normalised by its whole length, not BM25F",
+    )
+    parser.add_argument("--idf", choices=("lucene", "fts5"), default=RankingOptions.idf)
     parser.add_argument("--feedback", type=int, default=0)
     parser.add_argument("--feedback-weight", type=float, default=0.3)
     parser.add_argument(

@@ -74,33 +74,151 @@ WORKSPACES = [
     ("tempo", "music streaming", ["playlist-api", "audio-cdn", "royalty-job", "recommender"]),
     ("sable", "HR portal", ["leave-tracker", "payroll-export", "org-chart", "onboarding-flow"]),
     ("willow", "clinic booking", ["slot-finder", "reminder-sender", "patient-api", "billing-sync"]),
-    ("copper", "IoT fleet", ["device-registry", "telemetry-ingest", "firmware-push", "alert-router"]),
+    (
+        "copper",
+        "IoT fleet",
+        ["device-registry", "telemetry-ingest", "firmware-push", "alert-router"],
+    ),
     ("prism", "design system", ["token-builder", "icon-pipeline", "docs-site", "component-lint"]),
     ("quartz", "ticketing", ["seat-map", "queue-service", "refund-handler", "venue-sync"]),
 ]
-PEOPLE = ["Priya", "Tomasz", "Lena", "Kwame", "Aiko", "Mateo", "Sofia", "Ibrahim", "Noor", "Jonas", "Elif", "Ravi"]
+PEOPLE = [
+    "Priya",
+    "Tomasz",
+    "Lena",
+    "Kwame",
+    "Aiko",
+    "Mateo",
+    "Sofia",
+    "Ibrahim",
+    "Noor",
+    "Jonas",
+    "Elif",
+    "Ravi",
+]
 TEAMS = ["platform", "payments", "data", "mobile", "security", "infra", "growth", "support"]
 ROLES = ["tech lead", "product manager", "staff engineer", "engineering manager", "security lead"]
-AREAS = ["the database schema", "the public API", "the CI pipeline", "the auth flow", "the billing rules", "the mobile release", "the Terraform modules", "the data retention jobs"]
-DEPS = [("Postgres", "postgres"), ("Redis", "redis"), ("Kafka", "kafka"), ("MinIO", "minio"), ("RabbitMQ", "rabbitmq"), ("Elasticsearch", "elastic")]
+AREAS = [
+    "the database schema",
+    "the public API",
+    "the CI pipeline",
+    "the auth flow",
+    "the billing rules",
+    "the mobile release",
+    "the Terraform modules",
+    "the data retention jobs",
+]
+DEPS = [
+    ("Postgres", "postgres"),
+    ("Redis", "redis"),
+    ("Kafka", "kafka"),
+    ("MinIO", "minio"),
+    ("RabbitMQ", "rabbitmq"),
+    ("Elasticsearch", "elastic"),
+]
 VENDORS = ["Stripe", "Twilio", "SendGrid", "Datadog", "Sentry", "Algolia", "Mapbox", "Auth0"]
 ENVS = ["staging", "production", "the demo cluster", "the QA environment"]
-MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"]
+MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 CHANNELS = ["ops-alerts", "oncall-pager", "team-noise", "incident-room", "sre-bridge"]
-LIBS = [("httpx", "requests"), ("pydantic", "attrs"), ("zod", "yup"), ("polars", "pandas"), ("structlog", "loguru"), ("vitest", "jest"), ("sqlx", "diesel"), ("tenacity", "backoff")]
-COMPONENTS = ["retry logic", "config loader", "CSV export", "rate limiter", "webhook handler", "cache layer", "date parsing", "audit log"]
-REASONS = ["it handles timeouts without extra code", "the other one is unmaintained", "its licence is allowed here", "it halves the cold start time", "the team already knows it", "it validates at the edge instead of deep inside"]
-FEATURES = ["bulk export", "dark mode", "SSO login", "audit trail", "saved searches", "offline mode", "two-factor setup", "usage dashboard"]
-WHY_FIRST = ["the sales team promised it to a customer", "support gets the most tickets about it", "legal needs it before the audit", "it unblocks the mobile team"]
-CAUSES = ["a certificate expired on the load balancer", "a migration locked the orders table", "the disk filled up with debug logs", "a bad config push disabled the cache", "DNS for the internal registry stopped resolving"]
+LIBS = [
+    ("httpx", "requests"),
+    ("pydantic", "attrs"),
+    ("zod", "yup"),
+    ("polars", "pandas"),
+    ("structlog", "loguru"),
+    ("vitest", "jest"),
+    ("sqlx", "diesel"),
+    ("tenacity", "backoff"),
+]
+COMPONENTS = [
+    "retry logic",
+    "config loader",
+    "CSV export",
+    "rate limiter",
+    "webhook handler",
+    "cache layer",
+    "date parsing",
+    "audit log",
+]
+REASONS = [
+    "it handles timeouts without extra code",
+    "the other one is unmaintained",
+    "its licence is allowed here",
+    "it halves the cold start time",
+    "the team already knows it",
+    "it validates at the edge instead of deep inside",
+]
+FEATURES = [
+    "bulk export",
+    "dark mode",
+    "SSO login",
+    "audit trail",
+    "saved searches",
+    "offline mode",
+    "two-factor setup",
+    "usage dashboard",
+]
+WHY_FIRST = [
+    "the sales team promised it to a customer",
+    "support gets the most tickets about it",
+    "legal needs it before the audit",
+    "it unblocks the mobile team",
+]
+CAUSES = [
+    "a certificate expired on the load balancer",
+    "a migration locked the orders table",
+    "the disk filled up with debug logs",
+    "a bad config push disabled the cache",
+    "DNS for the internal registry stopped resolving",
+]
 TESTS = ["upload", "checkout", "login", "export", "sync", "search", "refund", "invite"]
-SHARED = ["a temp directory", "the same Redis database", "a fixed port", "the system clock", "one global config object"]
-SETTINGS = [("worker pool size", "workers"), ("request timeout", "seconds"), ("batch size", "rows"), ("connection limit", "connections")]
+SHARED = [
+    "a temp directory",
+    "the same Redis database",
+    "a fixed port",
+    "the system clock",
+    "one global config object",
+]
+SETTINGS = [
+    ("worker pool size", "workers"),
+    ("request timeout", "seconds"),
+    ("batch size", "rows"),
+    ("connection limit", "connections"),
+]
 ERRORS = ["timeouts under load", "a memory spike", "a backlog of jobs", "dropped connections"]
-OPS = ["the search query", "the nightly export", "the login request", "the PDF render", "the cart update"]
+OPS = [
+    "the search query",
+    "the nightly export",
+    "the login request",
+    "the PDF render",
+    "the cart update",
+]
 MACHINES = ["the staging box", "a laptop", "the c5.large runner", "the shared VM"]
-CHANGES = ["adding an index", "caching the lookups", "batching the writes", "dropping the ORM layer"]
-JOBS = [("cleanup-tmp", "purge-scratch"), ("nightly-sync", "ledger-reconcile"), ("weekly-digest", "summary-mailer"), ("cache-warm", "prefill-hot-keys")]
+CHANGES = [
+    "adding an index",
+    "caching the lookups",
+    "batching the writes",
+    "dropping the ORM layer",
+]
+JOBS = [
+    ("cleanup-tmp", "purge-scratch"),
+    ("nightly-sync", "ledger-reconcile"),
+    ("weekly-digest", "summary-mailer"),
+    ("cache-warm", "prefill-hot-keys"),
+]
 
 
 def _values(rng: random.Random, ws: tuple[str, str, list[str]]) -> dict[str, Any]:
@@ -116,19 +234,48 @@ def _values(rng: random.Random, ws: tuple[str, str, list[str]]) -> dict[str, Any
     feature, feature2 = rng.sample(FEATURES, 2)
     a = rng.randint(2, 30)
     return {
-        "project": project, "product": product, "svc": svc, "svc2": svc2,
-        "person": person, "person2": person2, "team": rng.choice(TEAMS), "role": rng.choice(ROLES),
-        "area": rng.choice(AREAS), "dep": dep, "dep_cmd": dep_cmd, "port": rng.randint(5400, 9900),
-        "env_var": f"{svc.split('-')[0].upper()}_OFFLINE", "vendor": rng.choice(VENDORS),
-        "env": rng.choice(ENVS), "month": rng.choice(MONTHS), "day": rng.randint(2, 28),
-        "quarter": rng.choice(["Q1", "Q2", "Q3", "Q4"]), "channel": rng.choice(CHANNELS),
-        "n": rng.randint(3, 90), "m": rng.randint(100, 900), "lib_a": lib_a, "lib_b": lib_b,
-        "component": rng.choice(COMPONENTS), "reason": rng.choice(REASONS),
-        "feature": feature, "feature2": feature2, "why": rng.choice(WHY_FIRST),
-        "cause": rng.choice(CAUSES), "test": test, "test2": test2, "shared": rng.choice(SHARED),
-        "setting": setting, "unit": unit, "a": a, "b": a * rng.choice([2, 3, 4]),
-        "error": rng.choice(ERRORS), "op": rng.choice(OPS), "machine": rng.choice(MACHINES),
-        "change": rng.choice(CHANGES), "old_job": old_job, "new_job": new_job,
+        "project": project,
+        "product": product,
+        "svc": svc,
+        "svc2": svc2,
+        "person": person,
+        "person2": person2,
+        "team": rng.choice(TEAMS),
+        "role": rng.choice(ROLES),
+        "area": rng.choice(AREAS),
+        "dep": dep,
+        "dep_cmd": dep_cmd,
+        "port": rng.randint(5400, 9900),
+        "env_var": f"{svc.split('-')[0].upper()}_OFFLINE",
+        "vendor": rng.choice(VENDORS),
+        "env": rng.choice(ENVS),
+        "month": rng.choice(MONTHS),
+        "day": rng.randint(2, 28),
+        "quarter": rng.choice(["Q1", "Q2", "Q3", "Q4"]),
+        "channel": rng.choice(CHANNELS),
+        "n": rng.randint(3, 90),
+        "m": rng.randint(100, 900),
+        "lib_a": lib_a,
+        "lib_b": lib_b,
+        "component": rng.choice(COMPONENTS),
+        "reason": rng.choice(REASONS),
+        "feature": feature,
+        "feature2": feature2,
+        "why": rng.choice(WHY_FIRST),
+        "cause": rng.choice(CAUSES),
+        "test": test,
+        "test2": test2,
+        "shared": rng.choice(SHARED),
+        "setting": setting,
+        "unit": unit,
+        "a": a,
+        "b": a * rng.choice([2, 3, 4]),
+        "error": rng.choice(ERRORS),
+        "op": rng.choice(OPS),
+        "machine": rng.choice(MACHINES),
+        "change": rng.choice(CHANGES),
+        "old_job": old_job,
+        "new_job": new_job,
         "ver": f"{rng.randint(1, 4)}.{rng.randint(0, 19)}.{rng.randint(0, 9)}",
         "old": rng.choice(["MySQL", "a cron box", "the monolith", "Heroku"]),
         "new": rng.choice(["Postgres", "Kubernetes jobs", "its own service", "Fly.io"]),
@@ -138,86 +285,194 @@ def _values(rng: random.Random, ws: tuple[str, str, list[str]]) -> dict[str, Any
 
 # Facts stated in a memory note: (type, name, description, body, question).
 NOTE_FACTS = [
-    ("reference", "{svc} dashboards", "Where the {svc} dashboards and alerts live",
-     "The {svc} board is in Grafana under {folder}/{svc}. Its alerts page the #{channel} channel, not the general one.",
-     "Which channel do the {svc} alerts go to?"),
-    ("feedback", "database in tests", "How integration tests of {svc} should treat the database",
-     "Integration tests for {svc} run against a real {dep} in Docker, never a mock of the database layer: a mocked test hid a broken migration in {month}.",
-     "Why shouldn't the {svc} tests mock the database?"),
-    ("reference", "running {svc} locally", "Steps to start {svc} on a laptop",
-     "Start {dep} first with docker compose up {dep_cmd}; it has to listen on port {port}. Then make dev in the {svc} folder, with {env_var}=1 so it skips the real {vendor} API.",
-     "What port does {dep} need when I run {svc} on my laptop?"),
-    ("user", "{person}", "Who {person} is and when to ask them",
-     "{person} is the {role} of the {team} team. Ask {person} before changing anything in {area}; written proposals work better than meetings.",
-     "Who do I have to ask before changing {area}?"),
-    ("project", "{quarter} release freeze", "Dates of the {project} release cut",
-     "Code freeze for the {quarter} release starts on {day} {month}. After that only fixes tagged release-blocker get merged.",
-     "When does the code freeze for the {quarter} release begin?"),
-    ("feedback", "commit messages", "The commit message format the team expects",
-     "Commit subjects start with the component in brackets, like [{svc}], and stay under {n} characters: the merge bot rejects longer ones.",
-     "What is the longest commit subject the merge bot accepts?"),
-    ("reference", "{vendor} account", "Billing and support contacts for {vendor}",
-     "The {vendor} account is paid from the {team} team's budget and the contract renews in {month}. Support tickets with {vendor} go through {person2}.",
-     "Who files the support tickets with {vendor}?"),
-    ("project", "{svc} migration", "Plan for moving {svc} off {old}",
-     "{svc} moves from {old} to {new} in three steps: dual writes, a backfill, then the cut-over. The cut-over needs a maintenance window of {n} minutes.",
-     "How long a maintenance window does the {svc} cut-over need?"),
+    (
+        "reference",
+        "{svc} dashboards",
+        "Where the {svc} dashboards and alerts live",
+        "The {svc} board is in Grafana under {folder}/{svc}. Its alerts page the #{channel} channel, not the general one.",
+        "Which channel do the {svc} alerts go to?",
+    ),
+    (
+        "feedback",
+        "database in tests",
+        "How integration tests of {svc} should treat the database",
+        "Integration tests for {svc} run against a real {dep} in Docker, never a mock of the database layer: a mocked test hid a broken migration in {month}.",
+        "Why shouldn't the {svc} tests mock the database?",
+    ),
+    (
+        "reference",
+        "running {svc} locally",
+        "Steps to start {svc} on a laptop",
+        "Start {dep} first with docker compose up {dep_cmd}; it has to listen on port {port}. Then make dev in the {svc} folder, with {env_var}=1 so it skips the real {vendor} API.",
+        "What port does {dep} need when I run {svc} on my laptop?",
+    ),
+    (
+        "user",
+        "{person}",
+        "Who {person} is and when to ask them",
+        "{person} is the {role} of the {team} team. Ask {person} before changing anything in {area}; written proposals work better than meetings.",
+        "Who do I have to ask before changing {area}?",
+    ),
+    (
+        "project",
+        "{quarter} release freeze",
+        "Dates of the {project} release cut",
+        "Code freeze for the {quarter} release starts on {day} {month}. After that only fixes tagged release-blocker get merged.",
+        "When does the code freeze for the {quarter} release begin?",
+    ),
+    (
+        "feedback",
+        "commit messages",
+        "The commit message format the team expects",
+        "Commit subjects start with the component in brackets, like [{svc}], and stay under {n} characters: the merge bot rejects longer ones.",
+        "What is the longest commit subject the merge bot accepts?",
+    ),
+    (
+        "reference",
+        "{vendor} account",
+        "Billing and support contacts for {vendor}",
+        "The {vendor} account is paid from the {team} team's budget and the contract renews in {month}. Support tickets with {vendor} go through {person2}.",
+        "Who files the support tickets with {vendor}?",
+    ),
+    (
+        "project",
+        "{svc} migration",
+        "Plan for moving {svc} off {old}",
+        "{svc} moves from {old} to {new} in three steps: dual writes, a backfill, then the cut-over. The cut-over needs a maintenance window of {n} minutes.",
+        "How long a maintenance window does the {svc} cut-over need?",
+    ),
 ]
 
 # Facts stated in a daily-log entry: (text, question).
 LOG_FACTS = [
-    ("Deployed {svc} {ver} to {env}; the {feature} flag stays off until {person} signs off.",
-     "Which version of {svc} did I put on {env}?"),
-    ("Found why the {test} test flakes: it shares {shared} with the {test2} test when the suite runs in parallel.",
-     "What makes the {test} test flaky?"),
-    ("Call with {person} about the roadmap: {feature} comes before {feature2}, because {why}.",
-     "Why does {feature} come before {feature2}?"),
-    ("Benchmarked {op} on {machine}: {n} ms at p95, down from {m} ms after {change}.",
-     "How fast is {op} at p95 now?"),
-    ("{svc} was down for {n} minutes this morning: {cause}. Wrote up the postmortem for {person}.",
-     "What took {svc} down?"),
-    ("Went with {lib_a} instead of {lib_b} for the {component} in {svc}: {reason}.",
-     "Why did I pick {lib_a} for the {component}?"),
-    ("{person} is on leave until {day} {month}; {person2} reviews changes to {area} meanwhile.",
-     "Who reviews {area} changes while {person} is away?"),
-    ("Renamed the {old_job} job to {new_job} so the scheduler names match {svc}.",
-     "What is the {old_job} job called now?"),
-    ("Raised the {setting} of {svc} from {a} to {b} {unit} after {error} on {env}.",
-     "What did I set the {setting} of {svc} to?"),
-    ("Moved the {svc} secrets to the {team} vault path; the old environment file is deleted.",
-     "Where do the {svc} secrets live now?"),
+    (
+        "Deployed {svc} {ver} to {env}; the {feature} flag stays off until {person} signs off.",
+        "Which version of {svc} did I put on {env}?",
+    ),
+    (
+        "Found why the {test} test flakes: it shares {shared} with the {test2} test when the suite runs in parallel.",
+        "What makes the {test} test flaky?",
+    ),
+    (
+        "Call with {person} about the roadmap: {feature} comes before {feature2}, because {why}.",
+        "Why does {feature} come before {feature2}?",
+    ),
+    (
+        "Benchmarked {op} on {machine}: {n} ms at p95, down from {m} ms after {change}.",
+        "How fast is {op} at p95 now?",
+    ),
+    (
+        "{svc} was down for {n} minutes this morning: {cause}. Wrote up the postmortem for {person}.",
+        "What took {svc} down?",
+    ),
+    (
+        "Went with {lib_a} instead of {lib_b} for the {component} in {svc}: {reason}.",
+        "Why did I pick {lib_a} for the {component}?",
+    ),
+    (
+        "{person} is on leave until {day} {month}; {person2} reviews changes to {area} meanwhile.",
+        "Who reviews {area} changes while {person} is away?",
+    ),
+    (
+        "Renamed the {old_job} job to {new_job} so the scheduler names match {svc}.",
+        "What is the {old_job} job called now?",
+    ),
+    (
+        "Raised the {setting} of {svc} from {a} to {b} {unit} after {error} on {env}.",
+        "What did I set the {setting} of {svc} to?",
+    ),
+    (
+        "Moved the {svc} secrets to the {team} vault path; the old environment file is deleted.",
+        "Where do the {svc} secrets live now?",
+    ),
 ]
 
 # Notes that share the facts' words without stating them: (type, name, description, body).
 NOTE_FILLERS = [
-    ("project", "{svc} overview", "What {svc} does and who owns it",
-     "{svc} handles the {product} side of {project}. The {team} team owns it; on-call rotates weekly."),
-    ("reference", "{svc} runbook", "What to do when {svc} misbehaves",
-     "Check the {svc} dashboards first, then the logs in {vendor}. Restart with make restart; never scale below two pods."),
-    ("feedback", "code review", "How the team reviews pull requests",
-     "Small pull requests, one reviewer from the owning team. Tests in the same pull request as the change."),
-    ("feedback", "tests", "What the team expects from tests",
-     "Every bug fix comes with a test that failed before it. Slow tests go behind the slow marker."),
-    ("reference", "{dep} notes", "How {dep} is used in {project}",
-     "{project} runs {dep} in Docker for development and a managed instance in {env}. Backups are nightly."),
-    ("user", "{person2}", "Who {person2} is",
-     "{person2} works on the {team} team, mostly on {svc2}. Good person to ask about {vendor}."),
-    ("project", "{quarter} goals", "What {project} aims for this quarter",
-     "Ship {feature}, cut the {svc} error rate in half, and retire {old}. The release plan is in the wiki."),
-    ("reference", "deploys", "How {project} deploys",
-     "Deploys go through the pipeline: merge to main, build, {env}, then production after a smoke test. Versions are tagged by the pipeline."),
-    ("feedback", "meetings", "How I like meetings run",
-     "An agenda in the invite, notes in the shared doc, decisions written at the end. No meeting without a purpose."),
-    ("reference", "vault", "Where secrets are kept",
-     "Secrets live in the vault, one path per team. Never commit an environment file; the pre-commit hook checks."),
-    ("project", "on-call", "The on-call rotation for {project}",
-     "On-call rotates every Monday. The pager goes to the primary first, then the {team} lead after fifteen minutes."),
-    ("reference", "{svc2} API", "Endpoints of {svc2}",
-     "{svc2} exposes a REST API on the internal network; the OpenAPI file is in the repo. Timeouts default to thirty seconds."),
-    ("feedback", "commit hygiene", "How I want the history to read",
-     "Rebase before merging, squash fixups, and keep unrelated changes out of a commit."),
-    ("project", "{svc2} migration", "Moving {svc2} to the new cluster",
-     "{svc2} moves to the new cluster after the release; the plan needs sign-off from the {team} team."),
+    (
+        "project",
+        "{svc} overview",
+        "What {svc} does and who owns it",
+        "{svc} handles the {product} side of {project}. The {team} team owns it; on-call rotates weekly.",
+    ),
+    (
+        "reference",
+        "{svc} runbook",
+        "What to do when {svc} misbehaves",
+        "Check the {svc} dashboards first, then the logs in {vendor}. Restart with make restart; never scale below two pods.",
+    ),
+    (
+        "feedback",
+        "code review",
+        "How the team reviews pull requests",
+        "Small pull requests, one reviewer from the owning team. Tests in the same pull request as the change.",
+    ),
+    (
+        "feedback",
+        "tests",
+        "What the team expects from tests",
+        "Every bug fix comes with a test that failed before it. Slow tests go behind the slow marker.",
+    ),
+    (
+        "reference",
+        "{dep} notes",
+        "How {dep} is used in {project}",
+        "{project} runs {dep} in Docker for development and a managed instance in {env}. Backups are nightly.",
+    ),
+    (
+        "user",
+        "{person2}",
+        "Who {person2} is",
+        "{person2} works on the {team} team, mostly on {svc2}. Good person to ask about {vendor}.",
+    ),
+    (
+        "project",
+        "{quarter} goals",
+        "What {project} aims for this quarter",
+        "Ship {feature}, cut the {svc} error rate in half, and retire {old}. The release plan is in the wiki.",
+    ),
+    (
+        "reference",
+        "deploys",
+        "How {project} deploys",
+        "Deploys go through the pipeline: merge to main, build, {env}, then production after a smoke test. Versions are tagged by the pipeline.",
+    ),
+    (
+        "feedback",
+        "meetings",
+        "How I like meetings run",
+        "An agenda in the invite, notes in the shared doc, decisions written at the end. No meeting without a purpose.",
+    ),
+    (
+        "reference",
+        "vault",
+        "Where secrets are kept",
+        "Secrets live in the vault, one path per team. Never commit an environment file; the pre-commit hook checks.",
+    ),
+    (
+        "project",
+        "on-call",
+        "The on-call rotation for {project}",
+        "On-call rotates every Monday. The pager goes to the primary first, then the {team} lead after fifteen minutes.",
+    ),
+    (
+        "reference",
+        "{svc2} API",
+        "Endpoints of {svc2}",
+        "{svc2} exposes a REST API on the internal network; the OpenAPI file is in the repo. Timeouts default to thirty seconds.",
+    ),
+    (
+        "feedback",
+        "commit hygiene",
+        "How I want the history to read",
+        "Rebase before merging, squash fixups, and keep unrelated changes out of a commit.",
+    ),
+    (
+        "project",
+        "{svc2} migration",
+        "Moving {svc2} to the new cluster",
+        "{svc2} moves to the new cluster after the release; the plan needs sign-off from the {team} team.",
+    ),
 ]
 
 # Log entries that share the facts' words without stating them.
@@ -269,16 +524,33 @@ def _workspace(rng: random.Random, n: int, ws: tuple[str, str, list[str]]) -> di
     questions: list[tuple[str, str]] = []
     for type_, name, desc, body, question in rng.sample(NOTE_FACTS, 6):
         v = _values(rng, ws)
-        notes.append({"type": type_, "name": _fill(name, v), "description": _fill(desc, v), "text": _fill(body, v)})
+        notes.append(
+            {
+                "type": type_,
+                "name": _fill(name, v),
+                "description": _fill(desc, v),
+                "text": _fill(body, v),
+            }
+        )
         questions.append((f"N{len(notes)}", _fill(question, v)))
     for type_, name, desc, body in NOTE_FILLERS:
         v = _values(rng, ws)
-        notes.append({"type": type_, "name": _fill(name, v), "description": _fill(desc, v), "text": _fill(body, v)})
+        notes.append(
+            {
+                "type": type_,
+                "name": _fill(name, v),
+                "description": _fill(desc, v),
+                "text": _fill(body, v),
+            }
+        )
     rng.shuffle(order := list(range(len(notes))))
     notes = [notes[i] for i in order]
     note_ids = {f"N{i + 1}": f"D1:{order.index(i) + 1}" for i in range(len(order))}
     days = _days(dt.date(2026, 1, 5) + dt.timedelta(days=7 * n), DAYS)
-    logs: list[list[str]] = [[_fill(rng.choice(LOG_FILLERS), _values(rng, ws)) for _ in range(rng.randint(3, 6))] for _ in days]
+    logs: list[list[str]] = [
+        [_fill(rng.choice(LOG_FILLERS), _values(rng, ws)) for _ in range(rng.randint(3, 6))]
+        for _ in days
+    ]
     log_ids: dict[str, str] = {}
     for k, (text, question) in enumerate(rng.sample(LOG_FACTS, 6)):
         v = _values(rng, ws)
@@ -292,7 +564,12 @@ def _workspace(rng: random.Random, n: int, ws: tuple[str, str, list[str]]) -> di
         log_ids[f"L{k}"] = f"D{day + 2}:{at + 1}"
         questions.append((f"L{k}", _fill(question, v)))
     ids = {**note_ids, **log_ids}
-    return {"notes": notes, "days": days, "logs": logs, "questions": [(ids[key], q) for key, q in questions]}
+    return {
+        "notes": notes,
+        "days": days,
+        "logs": logs,
+        "questions": [(ids[key], q) for key, q in questions],
+    }
 
 
 def generate(seed: int = SEED) -> list[dict[str, Any]]:
@@ -306,21 +583,30 @@ def generate(seed: int = SEED) -> list[dict[str, Any]]:
         first = dt.datetime.combine(days[0], dt.time(8, 30))
         conv["session_1_date_time"] = first.strftime("%I:%M %p on %d %B, %Y").lstrip("0")
         conv["session_1"] = [
-            {"speaker": "note", "dia_id": f"D1:{i + 1}", **note} for i, note in enumerate(built["notes"])
+            {"speaker": "note", "dia_id": f"D1:{i + 1}", **note}
+            for i, note in enumerate(built["notes"])
         ]
         for d, (day, entries) in enumerate(zip(days, built["logs"], strict=True)):
             when = dt.datetime.combine(day, dt.time(9, 0))
             conv[f"session_{d + 2}_date_time"] = when.strftime("%I:%M %p on %d %B, %Y").lstrip("0")
             minutes = sorted(rng.sample(range(0, 9 * 60), len(entries)))
             conv[f"session_{d + 2}"] = [
-                {"speaker": "log", "dia_id": f"D{d + 2}:{i + 1}", "text": text, "time": f"{9 + m // 60:02d}:{m % 60:02d}"}
+                {
+                    "speaker": "log",
+                    "dia_id": f"D{d + 2}:{i + 1}",
+                    "text": text,
+                    "time": f"{9 + m // 60:02d}:{m % 60:02d}",
+                }
                 for i, (text, m) in enumerate(zip(entries, minutes, strict=True))
             ]
         samples.append(
             {
                 "sample_id": f"notes-{n:02d}",
                 "conversation": conv,
-                "qa": [{"question": q, "answer": "", "evidence": [dia], "category": 4} for dia, q in built["questions"]],
+                "qa": [
+                    {"question": q, "answer": "", "evidence": [dia], "category": 4}
+                    for dia, q in built["questions"]
+                ],
             }
         )
     return samples

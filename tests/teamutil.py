@@ -23,6 +23,7 @@ from memdir.team.sync import SyncReport, init_team, sync_team
 
 __all__ = [
     "Clone",
+    "TreeEntry",
     "assert_index_matches_files",
     "assert_no_conflict_markers",
     "cli",
@@ -196,7 +197,8 @@ def push_tree(remote: Path, tmp_path: Path, entries: list[TreeEntry]) -> str:
                 meta, _, name = line.partition(b"\t")
                 mode, _kind, sha = meta.split()
                 kept.append(_tree_line(mode, name, sha.decode()))
-    tree = _write_tree(third, kept + [_entry_line(third, entry) for entry in entries])
+    written: dict[int, str] = {}  # a subtree named many times is written once
+    tree = _write_tree(third, kept + [_entry_line(third, entry, written) for entry in entries])
     parents = ["-p", head] if head else []
     commit = run_git(third, "commit-tree", tree, *parents, "-m", "by plumbing").stdout.strip()
     run_git(third, "push", "--quiet", "origin", f"{commit}:refs/heads/main")
@@ -204,10 +206,13 @@ def push_tree(remote: Path, tmp_path: Path, entries: list[TreeEntry]) -> str:
     return commit
 
 
-def _entry_line(repo: Path, entry: TreeEntry) -> bytes:
+def _entry_line(repo: Path, entry: TreeEntry, written: dict[int, str]) -> bytes:
     mode, name, content = entry
     if isinstance(content, list):
-        sha = _write_tree(repo, [_entry_line(repo, e) for e in content])
+        if id(content) not in written:
+            lines = [_entry_line(repo, e, written) for e in content]
+            written[id(content)] = _write_tree(repo, lines)
+        sha = written[id(content)]
     elif isinstance(content, str):  # a commit id: a submodule's gitlink
         sha = content
     else:

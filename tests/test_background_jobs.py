@@ -9,6 +9,7 @@ the jobs recorded.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -40,6 +41,8 @@ from memdir.hooks.job_status import (
     session_notice,
 )
 from memdir.hooks.payload import parse_hook_input
+from memdir.llm import Usage
+from memdir.llm.spend import SpendLedger
 from memdir.testing import ScriptedProvider
 
 DEADLINE = 120.0
@@ -419,3 +422,99 @@ def test_session_end_of_a_short_session_without_notes_calls_no_model_for_them(
     assert report.status == "done", report.steps
     assert notes.requests == []
     assert not mem.layout.session_notes_path(SESSION).exists()
+
+
+# -- spend: every call recorded, a daily cap --------------------------------------------
+
+
+def ledger() -> SpendLedger:
+    return SpendLedger.for_env(os.environ)
+
+
+def test_every_model_call_of_a_job_is_recorded_in_the_days_ledger(
+    project: Path, mem: Memdir, transcript: Path
+) -> None:
+    provider = Router(notes=ScriptedProvider("Nothing to add."), extractor=ScriptedProvider("ok"))
+    report = run_job(
+        event="pre-compact", session_id=SESSION, project=project, transcript=transcript,
+        env=os.environ, provider=provider, run_id="20250101T000000-abcdefab",
+    )  # fmt: skip
+    assert report.status == "done", report.steps
+    day = ledger().day()
+    assert day.calls == 2 and day.tokens > 0
+    assert [run for run, _ in day.runs] == ["20250101T000000-abcdefab"]
+    lines = ledger().path(day.day).read_text().splitlines()
+    assert {json.loads(line)["job"] for line in lines} == {"session_notes", "extract"}
+
+
+def test_the_daily_cap_stops_a_job_and_the_next_session_start_says_so_once(
+    project: Path, mem: Memdir, transcript: Path, memdir_home: Path
+) -> None:
+    (memdir_home / "config.toml").write_text("daily_token_cap = 1000\n")
+    ledger().record(Usage(input_tokens=990, output_tokens=20), project="/other", run="r0",
+                    model="m")  # fmt: skip
+    base = hooks_dir(mem.layout)
+    reports = []
+    for run_id in ("20250101T000000-0000000a", "20250101T000100-0000000b"):
+        notes, extractor = ScriptedProvider(), ScriptedProvider()  # any call would fail
+        request = started_job(base, project, transcript, run_id, event="pre-compact")
+        reports.append(_run_with(request, Router(notes=notes, extractor=extractor)))
+        assert notes.requests == [] and extractor.requests == []
+    first, later = reports
+    assert (first.status, later.status) == ("skipped", "skipped")
+    assert first.reason.startswith("the daily token cap for background work (1,000 tokens)")
+    assert "daily_token_cap" in first.fix and "daily_token_cap" in later.fix
+    assert (first.quiet, later.quiet) == (False, True)  # announced once a day
+    notice = session_notice(project, env=os.environ)
+    assert notice is not None and "daily token cap" in notice and "\n" not in notice
+    assert session_notice(project, env=os.environ) is None
+    doctor = CliRunner().invoke(main, ["doctor", "--project", str(project)])
+    assert doctor.exit_code == 0  # a skip is a choice to make, not a fault
+    [spend] = [line for line in doctor.output.splitlines() if line.startswith("[spend]")]
+    assert "1,010 tokens" in spend and "of the daily cap of 1,000" in spend
+
+
+def _run_with(request: JobRequest, provider: Router) -> Any:
+    report = run_job(
+        event=request.event, session_id=request.session_id, project=request.project,
+        transcript=request.transcript, env=os.environ, provider=provider,
+        run_id=request.run_ids[0],
+    )  # fmt: skip
+    base = hooks_dir(Memdir.open(request.project).layout)
+    marker = dataclasses.replace(report, run_ids=request.run_ids, finished="2025-01-01T00:00:00")
+    (base / "runs" / f"{request.run_ids[0]}.done").write_text(
+        json.dumps(dataclasses.asdict(marker))
+    )
+    return report
+
+
+def test_doctor_shows_todays_spend_once_a_provider_is_named(
+    project: Path, mem: Memdir, memdir_home: Path
+) -> None:
+    quiet = CliRunner().invoke(main, ["doctor", "--project", str(project)])
+    assert "[spend]" not in quiet.output
+    (memdir_home / "config.toml").write_text('provider = "claude-code"\n')
+    named = CliRunner().invoke(main, ["doctor", "--json", "--project", str(project)])
+    assert json.loads(named.output)["spend"] == (
+        "background model use today: 0 tokens, of the daily cap of 200,000"
+    )
+
+
+# -- inside memdir's own claude -p ----------------------------------------------------------
+
+
+def test_in_memdirs_claude_child_the_hooks_and_the_job_do_nothing(
+    project: Path, mem: Memdir, transcript: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memdir.hooks.background import main as job_main
+    from memdir.hooks.entry import dispatch
+    from memdir.llm.claude_code import CHILD_ENV
+
+    monkeypatch.setenv(CHILD_ENV, "1")
+    for hook in ("session-start", "user-prompt-submit", "pre-tool-use", "stop", "session-end"):
+        assert dispatch(["hook", hook]) == 0
+    assert dispatch(["hook", "install", "claude"]) is None  # a person's command still runs
+    args = ["run", "--event=stop", f"--session={SESSION}", f"--project={project}",
+            "--run-id=20250101T000000-99999999", f"--transcript={transcript}"]  # fmt: skip
+    assert job_main(args) == 0
+    assert not (hooks_dir(mem.layout) / "runs").exists()

@@ -12,7 +12,6 @@ job do the work.
 from __future__ import annotations
 
 import json
-import os
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -303,11 +302,14 @@ def test_a_failed_child_is_shown_once_and_the_next_job_starts_no_child(box: Sand
     (shown,) = [h.system_message for h in second.hooks("SessionStart") if h.system_message]
     assert "failed" in shown and "claude -p failed" in shown and "\n" not in shown
     paused = stop_job(box, second.session_id)
-    assert (paused["status"], paused["fix"]) == ("skipped", "")
+    assert (paused["status"], paused["quiet"]) == ("skipped", True)
     assert "waits until" in paused["reason"]
     assert len(children(box.api)) == 1  # no second child, no retry
     third = box.run("hello", [Turn(text="Hi.")])
     assert [h.system_message for h in third.hooks("SessionStart") if h.system_message] == []
+    doctor = box.memdir("doctor", check=False).stdout  # still says why nothing is learnt
+    (line,) = [line for line in doctor.splitlines() if line.startswith("[background]")]
+    assert "waits until" in line and "claude -p hello" in line
 
 
 def test_the_daily_cap_stops_the_next_job_and_the_next_session_start_says_so(
@@ -330,4 +332,3 @@ def test_the_daily_cap_stops_the_next_job_and_the_next_session_start_says_so(
     (spend,) = [line for line in doctor.splitlines() if line.startswith("[spend]")]
     assert "30 tokens" in spend and "of the daily cap of 20" in spend
     assert "the cap stopped background work at" in spend
-

@@ -114,6 +114,8 @@ class Plugin:
             CLAUDE_PLUGIN_ROOT=str(self.root),
             CLAUDE_PLUGIN_DATA=str(self.data),
             CLAUDE_PROJECT_DIR=str(self.project),
+            # No hook server: one started from a test's own environment would outlive it.
+            MEMDIR_HOOK_SERVER="0",
         )
         env.update(extra)
         return env
@@ -242,6 +244,10 @@ def test_the_launcher_reads_as_python_3_8_and_its_shim_as_any_python3() -> None:
     ast.parse(LAUNCHER.read_text(), feature_version=(3, 4))
 
 
+def test_the_launcher_reads_the_plugins_version_from_its_manifest() -> None:
+    assert plugin_launcher.plugin_version(str(ROOT)) == memdir.__version__
+
+
 def test_the_embedding_model_the_plugin_installs_is_the_one_the_makefile_pins() -> None:
     pinned = re.search(r"^MODEL_PACKAGE := (\S+)$", (ROOT / "Makefile").read_text(), re.M)
     assert pinned is not None and pinned.group(1) == plugin_launcher.MODEL_PACKAGE
@@ -253,6 +259,13 @@ def test_a_hook_answers_from_the_python_memdir_python_names(plugin: Plugin) -> N
     start = plugin.start(MEMDIR_PYTHON=sys.executable)
     assert str(mem.layout.memory_dir) in context(start)
     assert plugin.check(MEMDIR_PYTHON=sys.executable)["kind"] == "explicit"
+
+
+def test_in_memdirs_own_background_claude_the_plugins_hooks_say_nothing(plugin: Plugin) -> None:
+    save_freeze(Memdir.open(plugin.project))
+    assert context(plugin.start(MEMDIR_PYTHON=sys.executable))  # the same start answers...
+    quiet = plugin.start(MEMDIR_PYTHON=sys.executable, MEMDIR_CHILD="1")
+    assert quiet.returncode == 0 and quiet.stdout.strip() == ""  # not in memdir's own child
 
 
 def test_the_plugins_python_option_serves_when_memdir_python_is_unset(plugin: Plugin) -> None:
@@ -280,7 +293,7 @@ def built_environment(plugin: Plugin) -> Path:
     ours = sysconfig.get_paths()["purelib"]
     (purelib / "memdir-under-test.pth").write_text(f"import site; site.addsitedir({ours!r})\n")
     package = str(Path(memdir.__file__).parent)
-    (venv / plugin_launcher.READY_NAME).write_text(json.dumps({"package": package}))
+    (venv / plugin_launcher.READY_NAME).write_text(package + "\n")
     return venv / "bin" / "python"
 
 
@@ -327,7 +340,7 @@ def test_where_memdirs_installed_hooks_are_the_plugins_hooks_say_nothing(
     )
 
 
-def test_with_no_memdir_anywhere_a_hook_exits_0_with_one_line_and_the_server_fails(
+def test_with_no_memdir_anywhere_a_hook_exits_0_with_one_line_and_a_command_fails(
     plugin: Plugin,
 ) -> None:
     off = {"MEMDIR_PLUGIN_BUILD": "off"}
@@ -337,17 +350,35 @@ def test_with_no_memdir_anywhere_a_hook_exits_0_with_one_line_and_the_server_fai
         done = plugin.run("hook", name, env=plugin.env(**off))
         assert (done.returncode, done.stdout) == (0, "")
         assert one_line(done.stderr) == line
-    served = plugin.run("serve", stdin="", env=plugin.env(**off))
-    assert served.returncode == 1 and one_line(served.stderr) == line
     assert plugin.check(**off)["state"] == "missing"
+    command = plugin.run("review", stdin="", env=plugin.env(**off))
+    assert command.returncode == 1 and one_line(command.stderr) == line
 
 
-def test_a_memdir_python_that_cannot_run_memdir_is_named_in_one_line(
-    plugin: Plugin, tmp_path: Path
-) -> None:
+def test_without_memdir_the_server_answers_with_no_tools_and_says_why(plugin: Plugin) -> None:
+    requests = [
+        {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "x"}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "recall"}},
+    ]
+    stdin = "".join(json.dumps(r) + "\n" for r in requests)
+    served = plugin.run("serve", stdin=stdin, env=plugin.env(MEMDIR_PLUGIN_BUILD="off"))
+    assert served.returncode == 0
+    line = one_line(served.stderr)
+    start, tools, call = (json.loads(reply) for reply in served.stdout.splitlines())
+    assert start["result"]["protocolVersion"] == "x"
+    assert start["result"]["instructions"] == line
+    assert tools["result"] == {"tools": []}
+    assert call["error"]["message"] == line
+
+
+def test_a_setting_that_cannot_work_is_named_in_one_line(plugin: Plugin, tmp_path: Path) -> None:
     bare = tmp_path / "bare-venv"  # a Python without memdir
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
     cases = [(tmp_path / "gone", "not an executable"), (bare / "bin" / "python", "cannot import")]
+    typo = shown_at_start(plugin.start(CLAUDE_PLUGIN_OPTION_PROFILE="claud"))
+    assert "profile option is 'claud'" in typo
     for python, why in cases:
         env = plugin.env(MEMDIR_PYTHON=str(python))
         env.pop("PYTHONPATH", None)  # the suite's own, which would find memdir
@@ -394,7 +425,7 @@ def wait_for_failure(plugin: Plugin, after: float) -> None:
         fcntl.flock(lock, fcntl.LOCK_EX)  # waits for the builder to finish
 
 
-def test_a_failed_build_is_recorded_shown_at_each_start_and_tried_again_a_day_later(
+def test_a_failed_build_is_recorded_shown_at_each_start_and_due_again_a_day_later(
     plugin: Plugin, tmp_path: Path
 ) -> None:
     plugin.root = broken_source(tmp_path)
@@ -409,10 +440,7 @@ def test_a_failed_build_is_recorded_shown_at_each_start_and_tried_again_a_day_la
     assert plugin.log.read_text().count("memdir: install memdir:") == 1
     day_old = time.time() - plugin_launcher.RETRY_AFTER - 60
     os.utime(plugin.failed, (day_old, day_old))
-    again = time.time() - 1
-    assert "in the background" in shown_at_start(plugin.start())
-    wait_for_failure(plugin, again)
-    assert plugin.log.read_text().count("memdir: install memdir:") == 2
+    assert plugin.check()["state"] == "due"  # the next session start builds again
 
 
 # -- the installers and doctor beside the plugin ---------------------------------------
@@ -611,6 +639,7 @@ def test_the_models_shell_runs_memdir_through_the_plugins_bin(box: Sandbox, sour
     install_plugin(box, source)
     review = Turn(tool="Bash", tool_input={"command": "memdir-plugin review"})
     run = box.run("/memdir:review", [review, Turn(text="Nothing waits.")], allowed_tools=["Bash"])
+    assert "The decisions are the person's, not yours." in run.model_text()  # the skill
     (result,) = run.tool_results()
     assert "nothing awaits review" in result
 
@@ -659,12 +688,15 @@ def test_the_plugin_builds_its_own_environment_from_its_source_then_answers(
     box: Sandbox, source: Path
 ) -> None:
     del box.extra_env["MEMDIR_PYTHON"]
+    # No hook server: one started from the environment built here would outlive the test.
+    box.extra_env["MEMDIR_HOOK_SERVER"] = "0"
     install_plugin(box, source)
     save_freeze(box.open())
     first = box.run("hello", [Turn(text="Hi.")])
     assert failed_hooks(first) == []
     (start,) = first.hooks("SessionStart")
     assert "in the background" in start.system_message and not start.context
+    assert mcp_status(first) == "connected"  # with no tools yet, so the next session asks again
     data = box.home / ".claude" / "plugins" / "data" / "memdir-memdir"
     ready = data / f"venv-{memdir.__version__}" / plugin_launcher.READY_NAME
     deadline = time.monotonic() + 1800  # pip installs memdir's dependencies from PyPI

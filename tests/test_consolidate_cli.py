@@ -185,3 +185,41 @@ def test_status_names_the_configured_model(project: Path, monkeypatch: pytest.Mo
     code, out, _ = cli("consolidate", "--status", "--project", str(project))
     assert code == 0 and "model:           OpenAICompat (stub)" in out
     assert "needs a model" not in out
+
+
+@pytest.mark.slow
+def test_propose_on_the_embedded_local_model_gives_a_proposal_or_a_one_line_reason(
+    project: Path, mem: Memdir
+) -> None:
+    import os
+    import subprocess
+    import sys
+
+    from llm_local import missing_reason, skip_or_fail
+
+    reason = missing_reason()
+    if reason is not None:
+        skip_or_fail(reason)
+    for i in range(3):
+        mem.write(
+            name=f"Ledger note {i}",
+            description=f"How payments batch {i} retries at night",
+            type="project",
+            body=f"Batch {i} retries three times, then pages the billing on-call.",
+        )
+    env = {k: v for k, v in os.environ.items() if k != "MEMDIR_LOCAL_MODEL"}  # the bundled one
+    done = subprocess.run(
+        [sys.executable, "-m", "memdir", "consolidate", "--propose", "--project", str(project)],
+        env={**env, "MEMDIR_PROVIDER": "local", "MEMDIR_LOCAL_BASE_URL": ""},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    said = done.stdout.strip()
+    assert "HTTP" not in said + done.stderr, said + done.stderr
+    if done.returncode == 0:
+        assert "memdir consolidate show" in said or said.startswith("Improved"), said
+    else:
+        (line,) = said.splitlines()
+        assert "too small for this job" in line
+        assert "embedded local model SmolLM2-135M" in line

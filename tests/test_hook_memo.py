@@ -13,10 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner, Result
 
 from gitutil import git
 from memdir import config
 from memdir.api import Memdir
+from memdir.cli import main
 from memdir.enforcement.enforced import EnforcedRule
 from memdir.enforcement.rules import Rule
 from memdir.hooks import memo as hook_memo
@@ -272,3 +274,91 @@ def test_the_hook_reads_rules_where_the_claude_profile_keeps_memory(
     assert mem.layout.memory_dir == moved
     forbid_npm(mem)
     assert decision(project) == "deny"
+
+
+# -- a sealed memo: damage is worked out again, and doctor says so -----------------------------
+
+
+def _memo(root: Path) -> Path:
+    return Path(hook_memo.memo_path(str(root), os.environ))
+
+
+def test_a_memo_changed_in_any_one_byte_is_worked_out_again(mem: Memdir) -> None:
+    forbid_npm(mem)
+    root = mem.layout.project_root
+    assert decision(root) == "deny"
+    memo = _memo(root)
+    whole = memo.read_bytes()
+    for at in range(0, len(whole) - 1, 7):
+        damaged = bytearray(whole)
+        damaged[at] ^= 0x01  # a folder's name, a switch, a digit of a file's state ...
+        memo.write_bytes(bytes(damaged))
+        assert hook_memo.remembered(str(root), os.environ) is None, at
+        assert decision(root) == "deny", at
+        assert memo.read_bytes() == whole  # the answer, worked out again, is the same
+
+
+@pytest.mark.parametrize("switch", [1, "true", None, [], {"on": True}])
+def test_a_remembered_switch_that_is_not_true_or_false_is_worked_out_again(
+    mem: Memdir, switch: Any
+) -> None:
+    from memdir.enforcement.rule_cache import sealed, unsealed
+
+    forbid_npm(mem)
+    root = mem.layout.project_root
+    assert decision(root) == "deny"
+    memo = _memo(root)
+    data = unsealed(memo.read_bytes())
+    assert data is not None
+    data["answer"]["enabled"] = switch
+    memo.write_text(sealed(json.dumps(data)) + "\n")  # whole, but not what memdir writes
+    assert decision(root) == "deny"
+
+
+def _doctor(project: Path, *args: str) -> Result:
+    return CliRunner().invoke(main, ["doctor", *args, "--project", str(project)])
+
+
+def test_doctor_names_a_damaged_memo_and_fix_removes_it(mem: Memdir, project: Path) -> None:
+    forbid_npm(mem)
+    assert decision(project) == "deny"
+    memo = _memo(project)
+    memo.write_bytes(memo.read_bytes()[:40])  # cut short
+    found = _doctor(project)
+    assert found.exit_code == 1
+    assert f"[damaged-state] {memo} the hook memo" in found.stdout
+    assert "memdir doctor --fix" in found.stdout
+    fixed = _doctor(project, "--fix")
+    assert fixed.exit_code == 0, fixed.stdout
+    assert not memo.exists()
+    assert decision(project) == "deny" and memo.is_file()  # made again by the next call
+    assert _doctor(project).stdout == "all good\n"
+
+
+def test_doctor_moves_aside_a_folder_in_place_of_a_memo(mem: Memdir, project: Path) -> None:
+    forbid_npm(mem)
+    memo = _memo(project)
+    memo.parent.mkdir(parents=True, exist_ok=True)
+    memo.mkdir()
+    (memo / "note.txt").write_text("kept")
+    assert decision(project) == "deny"  # the memo cannot be read nor written: worked out
+    found = _doctor(project)
+    assert f"[damaged-state] {memo} the hook memo" in found.stdout
+    assert "not a regular file" in found.stdout
+    assert _doctor(project, "--fix").exit_code == 0
+    assert decision(project) == "deny" and memo.is_file()
+
+
+def test_a_memo_from_an_older_version_is_no_damage(mem: Memdir, project: Path) -> None:
+    forbid_npm(mem)
+    assert decision(project) == "deny"
+    memo = _memo(project)
+    memo.write_text(json.dumps({"version": 1, "cwd": str(project), "answer": {}}) + "\n")
+    assert _doctor(project).stdout == "all good\n"
+    assert decision(project) == "deny"
+    assert hook_memo.remembered(str(project), os.environ) is not None  # replaced
+
+
+def test_the_memo_records_the_modules_that_work_its_answer_out() -> None:
+    for path in hook_memo._CODE:
+        assert Path(path).is_file(), path  # a moved module would never count as a change

@@ -6,6 +6,7 @@ the hooks themselves as installed hooks start it, and stopped at the end.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -15,18 +16,19 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memdir.api import Memdir
 from memdir.hooks import client as hook_client
-from memdir.hooks.server import handle, server_status, stop_server
+from memdir.hooks.server import ServerStatus, answer_for, handle, server_status, stop_server
 from memdir.hooks.wire import (
     PROTOCOL,
     lock_path,
@@ -76,10 +78,16 @@ def hook(
 
 
 def wait_running(env: dict[str, str], *, running: bool = True, package: str | None = None) -> None:
+    """Until the server runs (its lock held, its socket there to connect to), or does not."""
     deadline = time.monotonic() + 60
-    while server_status(env, package=package).running != running:
+    while not _is(server_status(env, package=package), running):
         assert time.monotonic() < deadline, f"server still {'down' if running else 'up'}"
         time.sleep(0.05)
+
+
+def _is(status: ServerStatus, running: bool) -> bool:
+    # The lock is taken before the socket is bound: a server that runs is one to connect to.
+    return status.running == running and (not running or os.path.exists(status.socket))
 
 
 def start(project: Path, session: str) -> dict[str, object]:
@@ -506,3 +514,199 @@ def test_the_server_gives_tokens_that_move_only_with_a_change(
     (root / "a.md").write_text("a, edited")
     assert hook_client.watch_tokens(scopes, env) not in (None, first)
     assert hook_client.watch_tokens([("private", "relative", frozenset())], env) is None
+
+
+# -- hostile and slow clients -------------------------------------------------------------
+
+
+def exchange(path: str, data: bytes, *, timeout: float = 60.0) -> bytes:
+    """What the server answers ``data`` (b"" when it drops the connection)."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        sock.connect(path)
+        try:
+            sock.sendall(data)
+            sock.shutdown(socket.SHUT_WR)
+        except OSError:
+            return b""  # dropped before it read it all (past the size limit, say)
+        chunks = []
+        try:
+            while chunk := sock.recv(1 << 16):
+                chunks.append(chunk)
+        except ConnectionResetError:
+            return b""
+        return b"".join(chunks)
+
+
+def served_answer(project: Path, env: dict[str, str], session: str) -> str | None:
+    """The server's answer to a session start asked from this process (None: no answer)."""
+    reply = hook_client.answer("session-start", json.dumps(start(project, session)), env)
+    return None if reply is None else reply[0]
+
+
+def good_request(project: Path, env: Mapping[str, str]) -> list[bytes]:
+    request = hook_client._request("session-start", json.dumps(start(project, "f")), env)
+    assert request is not None
+    return unpack(request)
+
+
+def with_field(fields: list[bytes], at: int, value: bytes) -> bytes:
+    return pack([*fields[:at], value, *fields[at + 1 :]])
+
+
+def test_the_server_survives_any_frame_and_still_answers_a_good_one(
+    mem: Memdir, project: Path, env: dict[str, str]
+) -> None:
+    save(mem)
+    hook("session-start", start(project, "boot"), env)
+    wait_running(env)
+    path = socket_path(env, sys.executable)
+    assert path is not None
+    fields = good_request(project, env)
+    crafted = [
+        with_field(fields, 3, b"%d" % 10**30),  # a umask no process has
+        with_field(fields, 3, b"-1"),
+        with_field(fields, 3, b"9" * 5000),  # past int()'s digit limit
+        with_field(fields, 4, b"%d" % 10**30),
+        with_field(fields, 2, b"relative/folder"),
+        with_field(fields, 2, b"/no/such/folder"),
+        with_field(fields, 2, b"/a\0b"),
+        with_field(fields, 1, b"\xff\xfe"),
+        with_field(fields, 5, b"A=B\0c"),  # a variable name no environment holds
+        with_field(fields, 5, b"A\0b\0c"),
+        pack(fields[:-1]),
+        pack([PROTOCOL, b"watch", b"1", b"relative", b""]),
+        pack([PROTOCOL, b"watch", b"%d" % 10**30]),
+        b"99999999999:x,",
+        b"",
+    ]
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(
+        st.one_of(
+            st.sampled_from(crafted),
+            st.binary(max_size=200),
+            st.lists(st.binary(max_size=30), max_size=8).map(pack),
+            st.tuples(st.integers(0, 5 + len(fields)), st.binary(max_size=40)).map(
+                lambda change: with_field(fields, change[0] % len(fields), change[1])
+            ),
+        )
+    )
+    def survives(frame: bytes) -> None:
+        reply = exchange(path, frame)
+        if reply:
+            assert unpack(reply)[0] in (b"ok", b"none", b"stale")
+        assert server_status(env).running
+
+    survives()
+    expected = hook("session-start", start(project, "own"), {**env, "MEMDIR_HOOK_SERVER": "0"})
+    answered = server_status(env).answered
+    assert served_answer(project, env, "after") == expected
+    assert server_status(env).answered == (answered or 0) + 1
+
+
+def test_clients_that_stall_or_trickle_hold_no_other_hook_up(
+    mem: Memdir, project: Path, env: dict[str, str]
+) -> None:
+    save(mem)
+    expected = hook("session-start", start(project, "own"), {**env, "MEMDIR_HOOK_SERVER": "0"})
+    hook("session-start", start(project, "boot"), env)
+    wait_running(env)
+    path = socket_path(env, sys.executable)
+    assert path is not None
+    answered = threading.Event()
+    slow = [socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(3)]
+
+    def trickle(sock: socket.socket) -> None:
+        # A byte now and then, so that no single read ever waits long: until the other
+        # hook has its answer.
+        request = pack(good_request(project, env))
+        for byte in request:
+            if answered.wait(0.2):
+                return
+            with contextlib.suppress(OSError):
+                sock.send(bytes([byte]))
+
+    try:
+        for sock in slow:
+            sock.connect(path)
+        slow[1].sendall(pack(good_request(project, env))[:40])  # half a frame, then nothing
+        trickler = threading.Thread(target=trickle, args=(slow[2],), daemon=True)
+        trickler.start()
+        # slow[0] connected and says nothing.
+        assert served_answer(project, env, "meanwhile") == expected
+        assert server_status(env).answered == 1  # by the server, not by the hook itself
+    finally:
+        answered.set()
+        for sock in slow:
+            sock.close()
+    assert served_answer(project, env, "later") == expected
+
+
+# -- what a session was shown ---------------------------------------------------------------
+
+
+def prompt_request(project: Path, env: Mapping[str, str], session: str) -> bytes:
+    question = prompt(project, session, "which days do production deploys happen")
+    request = hook_client._request("user-prompt-submit", json.dumps(question), env)
+    assert request is not None
+    return request
+
+
+def shown(reply: bytes) -> str:
+    status, out, _err = unpack(reply)
+    assert status == b"ok"
+    return out.decode()
+
+
+def test_a_recall_whose_answer_never_left_the_server_is_shown_again(
+    mem: Memdir, project: Path
+) -> None:
+    save(mem)
+    request = prompt_request(project, os.environ, "killed")
+    lost = answer_for(request)  # answered, and the server dies before sending it
+    assert "Deploy window" in shown(lost.reply)
+    # The next prompt of that session gets the memory: it was never counted as seen.
+    again = handle(request)
+    assert "Deploy window" in shown(again)
+    assert "Deploy window" not in shown(handle(request))  # now delivered: not twice
+
+
+def test_a_hook_gone_before_its_answer_loses_no_memory_for_its_session(
+    mem: Memdir, project: Path, env: dict[str, str]
+) -> None:
+    save(mem)
+    hook("session-start", start(project, "boot"), env)
+    wait_running(env)
+    path = socket_path(env, sys.executable)
+    assert path is not None
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as gone:
+        gone.connect(path)
+        gone.sendall(prompt_request(project, env, "gone"))
+    # Closed before any answer could come (the server reads to the end first): a hook
+    # killed, or one that gave up waiting.
+    question = "which days do production deploys happen"
+    assert "Deploy window" in hook("user-prompt-submit", prompt(project, "gone", question), env)
+    assert hook("user-prompt-submit", prompt(project, "gone", question), env) == ""
+
+
+def test_saves_held_for_a_delivery_add_to_what_the_session_saw_meanwhile(
+    mem: Memdir, project: Path
+) -> None:
+    from memdir.recall.recall_state import (
+        SessionState,
+        held_saves,
+        read_session_state,
+        save_state,
+        session_state_path,
+    )
+
+    path = session_state_path(mem.layout, "both")
+    with held_saves() as held:
+        save_state(path, SessionState(surfaced=("a.md",), bytes_used=100), since=SessionState())
+    assert held.pending == 1 and not path.exists()  # nothing written yet
+    save_state(path, SessionState(surfaced=("b.md",), bytes_used=40))  # another process's
+    held.commit()
+    assert read_session_state(mem.layout, "both") == SessionState(
+        surfaced=("b.md", "a.md"), bytes_used=140
+    )

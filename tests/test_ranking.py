@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from memdir.search.catalog import Catalog, SearchQuery
+from memdir.search.catalog import Catalog, RankingOptions, SearchQuery
 from memdir.storage.paths import Layout, make_layout
 from memdir.transcripts.reader import read_transcript
 
@@ -235,3 +235,65 @@ def test_a_turn_gains_part_of_a_better_window_that_holds_it_when_asked() -> None
     # u0 says "canary" too; no window beside it is any better, so it keeps its score.
     assert lent["u0"] == plain["u0"]
     assert lent["s2"] > lent["u0"]
+
+
+# A coding session's shape: short user turns, long replies that restate the component's
+# name and the question's words again and again.
+_REPLY = (
+    "Sure, here is the plan for the {c}. I read how the {c} is called today, split the {c} "
+    "into a pure core and a thin layer, and added tests for the {c}. Concurrent requests to "
+    "the {c} are capped by the shared pool, which I left at its current size. The {c} "
+    "retries are unchanged and the {c} logs each attempt. Tell me if you want more on the {c}."
+)
+_ASKS = [
+    "Can you look at the {c} next? The output looks wrong for large inputs.",
+    "Now refactor the {c} so it can be tested without the network.",
+    "Please clean up the error handling in the {c}.",
+    "Add tests for the {c}, especially the failure cases.",
+]
+_FACT = "Cap the {c} at 22 concurrent requests; above that the provider starts throttling us."
+
+
+def _long_reply_session() -> list[str]:
+    components = ["payment webhook", "invoice renderer", "tax calculator", "refund worker"]
+    turns = []
+    for i in range(12):
+        c = components[i % 4]
+        ask = _ASKS[i % len(_ASKS)].format(c=c)
+        turns += [_FACT.format(c=c) + " " + ask if i == 4 else ask, _REPLY.format(c=c)]
+    return turns
+
+
+def _ranked_turns(turns: list[str], query: str, options: RankingOptions) -> list[int]:
+    from memdir.search.engine import Document, TextIndex
+
+    index = TextIndex(options=options)
+    index.add(
+        Document(
+            id=str(i),
+            kind="transcript",
+            title=str(i),
+            fields={
+                "body": text,
+                "context": " ".join(turns[j] for j in (i - 1, i + 1) if 0 <= j < len(turns)),
+            },
+            group="s",
+            seq=i,
+        )
+        for i, text in enumerate(turns)
+    )
+    return [int(ref) for ref, _ in index.rank(query)]
+
+
+def test_a_short_turn_stating_the_fact_outranks_long_replies_that_repeat_the_question() -> None:
+    turns = _long_reply_session()
+    query = "How many concurrent requests should the payment webhook be capped at?"
+    fact = 8  # the user turn of the fifth exchange
+    ranked = _ranked_turns(turns, query, RankingOptions())
+    # Only the reply right after it, whose window holds the fact, may come before it.
+    assert ranked.index(fact) <= 1
+    assert set(ranked[: ranked.index(fact)]) <= {fact + 1}
+    # A window as one row normalised by its whole length, with FTS5's idf (zero for
+    # "payment" and "webhook", held by most turns): a reply far from it came first.
+    old = _ranked_turns(turns, query, RankingOptions(idf="fts5", window_fields=False))
+    assert old[0] % 2 == 1 and abs(old[0] - fact) > 1

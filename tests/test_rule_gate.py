@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 import re2
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -19,7 +20,7 @@ from hypothesis import strategies as st
 from fresh_python import run_fresh
 from memdir.api import Memdir
 from memdir.enforcement import shell_forms, shell_words
-from memdir.enforcement.rule_gate import may_fire, required_texts
+from memdir.enforcement.rule_gate import may_fire, required_runs, required_texts
 from memdir.enforcement.rule_subjects import bash_subjects
 from memdir.enforcement.rules import Rule, fired_rules
 from memdir.hosts.launch import launch_for
@@ -114,6 +115,35 @@ def test_the_gate_reads_through_the_shell_as_the_rules_do() -> None:
     globbed = [{"tool": "mcp__*", "match": "drop table", "action": "deny"}]
     assert may_fire(globbed, "mcp__db__query", {"sql": "drop table users"})
     assert not may_fire(globbed, "mcp__db__query", {"sql": "select 1"})
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "{npm,x} install", "n{p,}m install", "npm${IFS}install", "${X:-npm} install",
+        "env -S 'npm install'", "script -c 'npm install'", "trap 'npm install' EXIT",
+        "bash <<< 'npm install'", "flock /l -c 'npm install'", "if true; then npm install; fi",
+        "npm install>/dev/null", "find . -exec npm install {} \\;", "echo 'npm install' | sh",
+        "bash <<'EOF'\nnpm install\nEOF",
+    ],
+)  # fmt: skip
+def test_the_gate_reads_the_shell_forms_the_rules_read(command: str) -> None:
+    for parsed in (
+        Rule(tool="Bash", match=r"\bnpm install\b", action="deny"),
+        Rule(tool="Bash", match="", command="npm", args="install", action="deny"),
+    ):
+        texts, commands = bash_subjects(command)
+        assert fired_rules([parsed], "Bash", texts, commands), (command, parsed)
+        assert may_fire([parsed.as_dict()], "Bash", {"command": command}), (command, parsed)
+    harmless = "cat > Dockerfile <<'EOF'\nRUN npm install\nEOF"
+    assert not may_fire([{"tool": "Bash", "match": "npm install", "action": "deny"}], "Bash",
+                        {"command": harmless})  # fmt: skip
+
+
+def test_the_runs_every_match_holds_in_order() -> None:
+    assert required_runs(r"curl .*\| *(ba)?sh") == [["curl ", "|", "sh"]]
+    assert required_runs(r"a;b|c(") is None
+    assert required_runs(r"ab|(?i)cd") == [["ab"], []]
 
 
 def test_a_command_too_long_to_read_goes_to_the_rules() -> None:

@@ -123,16 +123,59 @@ def test_a_speaker_named_in_the_query_lifts_that_speakers_turns() -> None:
                 kind="transcript",
                 title="a",
                 fields={"name": "Anna", "body": "Anna: I adopted a puppy"},
+                group="chat",
+                seq=0,
             ),
             Document(
                 id="b",
                 kind="transcript",
                 title="b",
                 fields={"name": "Ben", "body": "Ben: Anna, I adopted a puppy too"},
+                group="chat",
+                seq=1,
             ),
         ]
     )
     assert idx.search("Did Anna adopt a puppy?")[0].ref == "a"
+
+
+def test_a_memory_named_in_the_query_is_not_lifted_as_a_speaker_is() -> None:
+    # A memory's name says what it is about and BM25 weighs it already; lifted again, a
+    # memory named after the query's subject outranked the log entry that answers it.
+    def scores(boost: float) -> dict[str, float]:
+        idx = TextIndex(options=RankingOptions(name_boost=boost))
+        idx.add(
+            [
+                doc("priya.md", name="Priya", body="Priya reviews the deploy checklist."),
+                Document(
+                    id="t#0",
+                    kind="transcript",
+                    title="0",
+                    fields={"name": "Priya", "body": "the deploy checklist is in the wiki"},
+                    group="t",
+                    seq=0,
+                ),
+            ]
+        )
+        return dict(idx.rank("what did Priya say about the deploy checklist"))
+
+    plain, lifted = scores(0.0), scores(0.5)
+    assert lifted["priya.md"] == plain["priya.md"]
+    assert lifted["t#0"] == pytest.approx(plain["t#0"] * 1.5)
+
+
+def test_a_memory_named_after_its_file_holds_its_name_once() -> None:
+    from memdir.search.documents import memory_document
+
+    text = (
+        "---\nname: fx-rates migration\ndescription: Moving fx-rates\ntype: project\n---\nPlan.\n"
+    )
+    root = Path("/memory")
+    named = memory_document(root / "fx-rates_migration.md", root, text, 0.0)
+    assert named.fields["name"] == "fx-rates migration"
+    # A file named otherwise adds the words of its name that the memory's name lacks.
+    other = memory_document(root / "old_fx_notes.md", root, text, 0.0)
+    assert other.fields["name"] == "fx-rates migration old notes"
 
 
 def test_dates_are_carried_with_each_document_and_searchable() -> None:
@@ -270,10 +313,19 @@ def test_the_speaker_lift_applies_to_a_turn_found_by_its_meaning_alone() -> None
         options=RankingOptions(weights=weights, name_boost=0.5), embedder=TopicEmbedder()
     )
     idx.add(
-        Document(id=ref, kind="transcript", title=ref, fields={"name": who, "body": text})
-        for ref, who, text in (
-            ("anna", "Anna", "kickboxing after the cake"),
-            ("ben", "Ben", "kickboxing every morning"),
+        Document(
+            id=ref,
+            kind="transcript",
+            title=ref,
+            fields={"name": who, "body": text},
+            group="chat",
+            seq=seq,
+        )
+        for seq, (ref, who, text) in enumerate(
+            (
+                ("anna", "Anna", "kickboxing after the cake"),
+                ("ben", "Ben", "kickboxing every morning"),
+            )
         )
     )
     idx.embed_missing()

@@ -160,7 +160,10 @@ def test_ansi_c_quoting_decodes_the_escapes_bash_knows_and_keeps_the_rest() -> N
         ("flock /tmp/l -c 'npm i'", [["flock", "/tmp/l", "-c", "npm i"], ["npm", "i"]]),
         ("trap 'npm i' EXIT", [["trap", "npm i", "EXIT"], ["npm", "i"]]),
         ("watch -n 1 'npm i'", [["watch", "-n", "1", "npm i"], ["npm", "i"]]),
-        ("find . -exec npm i {} \\;", [["find", ".", "-exec", "npm", "i", "{}", ";"], ["npm", "i", "{}"]]),
+        (
+            "find . -exec npm i {} \\;",
+            [["find", ".", "-exec", "npm", "i", "{}", ";"], ["npm", "i", "{}"]],
+        ),
     ],
 )
 def test_the_line_is_read_as_bash_expands_it(line: str, commands: list[list[str]]) -> None:

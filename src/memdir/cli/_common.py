@@ -595,7 +595,7 @@ def configured_provider(mem: Memdir) -> Provider | None:
     """
     from memdir.llm.factory import provider_from_settings
 
-    return provider_from_settings(mem.settings, mem.env)
+    return provider_from_settings(mem.settings, mem.env, layout=mem.layout)
 
 
 def require_provider(mem: Memdir) -> Provider:

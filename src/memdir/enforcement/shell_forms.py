@@ -46,6 +46,7 @@ __all__ = [
     "brace_variants",
     "brace_words",
     "code_strings",
+    "command_chain",
     "command_index",
     "exec_commands",
     "known_output",
@@ -113,6 +114,7 @@ _CODE_OPTIONS: dict[str, tuple[str, str]] = {
 _EXEC_FLAGS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _STDIN_NAMES = frozenset({"-", "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"})
 _ECHO_OPTIONS = frozenset({"-n", "-e", "-E", "-ne", "-en"})
+_PRINTERS = frozenset({"echo", "printf", "cat"})
 
 
 class Redirection(str):
@@ -146,8 +148,9 @@ def _base(word: str) -> str:
     return word.rsplit("/", 1)[-1]
 
 
-def _chain(words: list[str]) -> list[int]:
-    """The index of each command in ``words``' wrapper chain, the command run last."""
+def command_chain(words: list[str]) -> list[int]:
+    """The index of each command in ``words``' wrapper chain, the command run last
+    (``len(words)`` when none is: ``sudo -u x``, ``A=1``)."""
     found: list[int] = []
     i, n = 0, len(words)
     while i < n:
@@ -194,7 +197,7 @@ def _past_options(words: list[str], i: int, name: str, takes: frozenset[str]) ->
 def command_index(words: list[str]) -> int:
     """Where the command name is in ``words``: after assignments, redirections, reserved
     words and wrappers (``sudo -u x``); ``len(words)`` when there is none."""
-    return min(_chain(words)[-1], len(words))
+    return min(command_chain(words)[-1], len(words))
 
 
 def _option_value(words: list[str], i: int, short: str, long: str) -> tuple[str, int] | None:
@@ -258,17 +261,18 @@ def _shell_c(words: list[str], i: int) -> str | None:
     return None
 
 
-def code_strings(words: list[str]) -> list[str]:
-    """The strings ``words`` hands to a shell as code (see the module docstring)."""
+def code_strings(words: list[str], chain: list[int]) -> list[str]:
+    """The strings ``words`` (its :func:`command_chain`: ``chain``) hands to a shell as code
+    (see the module docstring)."""
     found: list[str] = []
     for i, word in enumerate(words):
-        if isinstance(word, Redirection):
+        if not (word in SHELLS or ("/" in word and _base(word) in SHELLS)):
             continue
-        if _base(word) in SHELLS:
+        if not isinstance(word, Redirection):
             code = _shell_c(words, i)
             if code is not None:
                 found.append(code)
-    for at in _chain(words):
+    for at in chain:
         if at < len(words):
             found += _code_of(words, at)
     return found
@@ -314,9 +318,9 @@ def _skip_valued(words: list[str], i: int, takes: frozenset[str]) -> list[str]:
     return out
 
 
-def exec_commands(words: list[str]) -> list[list[str]]:
-    """The commands ``find … -exec CMD … ;`` runs, each as its words."""
-    at = command_index(words)
+def exec_commands(words: list[str], at: int) -> list[list[str]]:
+    """The commands ``find … -exec CMD … ;`` runs (the command name at ``at``), each as its
+    words."""
     if at >= len(words) or _base(words[at]) != "find":
         return []
     found: list[list[str]] = []
@@ -336,10 +340,10 @@ def exec_commands(words: list[str]) -> list[list[str]]:
     return found
 
 
-def reads_stdin(words: list[str]) -> bool:
-    """Whether a shell among ``words`` reads its commands from its input: no ``-c``,
-    and no script file (only options, or ``-s`` and the arguments it passes on)."""
-    at = command_index(words)
+def reads_stdin(words: list[str], at: int) -> bool:
+    """Whether a shell among ``words`` (the command name at ``at``) reads its commands
+    from its input: no ``-c``, and no script file (only options, or ``-s`` and the
+    arguments it passes on)."""
     if at < len(words) and words[at] in ("source", "."):
         operands = _operands(words, at + 1)
         return bool(operands) and operands[0] in _STDIN_NAMES
@@ -367,13 +371,13 @@ def _shell_reads_stdin(words: list[str], i: int) -> bool:
     return True
 
 
-def known_output(words: list[str], stdin: str | None) -> str | None:
-    """What ``words`` prints, when it is a plain ``echo``/``printf`` of words or ``cat``
-    of a known input (``stdin``); None: unknown, or sent elsewhere than the output."""
-    if any(isinstance(w, Redirection) and _to_output(w) for w in words):
+def known_output(words: list[str], at: int, stdin: str | None) -> str | None:
+    """What ``words`` (the command name at ``at``) prints, when it is a plain
+    ``echo``/``printf`` of words or ``cat`` of a known input (``stdin``); None: unknown,
+    or sent elsewhere than the output."""
+    if at >= len(words) or _base(words[at]) not in _PRINTERS:
         return None
-    at = command_index(words)
-    if at >= len(words):
+    if any(isinstance(w, Redirection) and _to_output(w) for w in words):
         return None
     name = _base(words[at])
     args = [w for w in words[at + 1 :] if not isinstance(w, Redirection)]

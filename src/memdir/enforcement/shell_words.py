@@ -56,6 +56,7 @@ from memdir.enforcement.shell_forms import (
     brace_variants,
     brace_words,
     code_strings,
+    command_chain,
     command_index,
     exec_commands,
     known_output,
@@ -110,7 +111,7 @@ class _Line:
         self.waiting: list[Command] = []  # commands read before their here-documents
         self.output: str | None = None  # what this line's last command printed, if known
         self.top = 0  # this line's own commands (not those nested in them)
-        self.closing: str | None = None
+        self.closing: str | None = None  # ``)`` when this line is the inside of ``$( )``
 
     # -- words and commands -----------------------------------------------------------
 
@@ -166,10 +167,14 @@ class _Line:
         self.finish(words, groups, stdin, piped)
 
     def finish(
-        self, words: list[str], groups: list[tuple[int, list[str]]], stdin: object, piped: bool
+        self,
+        words: list[str],
+        groups: list[tuple[int, list[str]]],
+        stdin: list[str] | None,
+        piped: bool,
     ) -> None:
         """Record one simple command of this line (and its brace variants)."""
-        given = "".join(stdin) if isinstance(stdin, list) else (self.output if piped else None)
+        given = "".join(stdin) if stdin is not None else (self.output if piped else None)
         self.top += 1
         self.output = self.record(words, given)
         for variant in brace_variants(words, groups):
@@ -179,19 +184,20 @@ class _Line:
         """Record a command, remember its assignments, read the shell code it runs;
         returns what it prints, when known."""
         self.commands.append(words)
-        at = command_index(words)
+        chain = command_chain(words)
+        at = min(chain[-1], len(words))
         if at == len(words) or words[at] in _DECLARE:
             for word in words[at + 1 :] if at < len(words) else words:
                 self.assign(word)
         if at < len(words) and words[at] == "eval":
             self.nested(" ".join(w for w in words[at + 1 :] if not isinstance(w, Redirection)))
-        for code in code_strings(words):
+        for code in code_strings(words, chain):
             self.nested(code)
-        for command in exec_commands(words):
+        for command in exec_commands(words, at):
             self.record(command, None)
-        if stdin is not None and reads_stdin(words):
+        if stdin is not None and reads_stdin(words, at):
             self.nested(stdin)
-        return known_output(words, stdin)
+        return known_output(words, at, stdin)
 
     def add(self, piece: str) -> None:
         self.word.append(piece)

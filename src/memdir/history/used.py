@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from memdir.enforcement.rule_firings import read_firings
-from memdir.enforcement.shell_words import command_index, split_commands
+from memdir.enforcement.shell_words import Redirection, command_index, split_commands
 from memdir.errors import MemdirError
 from memdir.history.used_log import log_path, read_events, session_logs, update_log
 from memdir.storage.paths import Layout
@@ -212,7 +212,14 @@ def _call_paths(call: ToolCall) -> Iterator[tuple[str, str]]:
         for words in commands:
             at = command_index(words)
             if at < len(words) and words[at].rsplit("/", 1)[-1] in _SHELL_READERS:
-                yield from (("read", w) for w in words[at + 1 :] if not w.startswith("-"))
+                yield from (("read", w) for w in map(_operand, words[at + 1 :]) if w)
+
+
+def _operand(word: str) -> str:
+    """A file a reader's word names: ``< file`` reads it; an option or other redirection none."""
+    if isinstance(word, Redirection):
+        return word[1:] if word.startswith("<") and not word.startswith("<<") else ""
+    return "" if word.startswith("-") else word
 
 
 def memory_touches(

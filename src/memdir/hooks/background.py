@@ -20,9 +20,10 @@ name (a key in the environment is not consent, see
 :func:`memdir.llm.factory.provider_from_env`); without one it records that it
 skipped the model steps, with the fix. Its model calls go through the daily cap
 (:mod:`memdir.llm.spend`): each is recorded in the day's ledger, and once the day's
-spend reaches ``daily_token_cap`` the job stops, skipped with that reason (with the fix
-the first time in a day only, so the next session start says it once). A
-``claude-code`` provider that failed lately is paused: the job skips, quietly.
+spend reaches ``daily_token_cap`` the job stops, skipped with that reason and the fix,
+announced at the next session start the first time in a day only. A ``claude-code``
+provider that failed lately is paused: the job skips, unannounced (the failure was),
+though ``memdir doctor`` still says why. Such a report is ``quiet``.
 
 A process whose environment carries the child marker
 (:data:`memdir.llm.claude_code.CHILD_ENV`: it runs inside memdir's own ``claude -p``)
@@ -86,6 +87,9 @@ _CHILD_ENV = "MEMDIR_CHILD"  # memdir.llm.claude_code.CHILD_ENV, without loading
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 _NO_MODEL = "no model configured for background work"
 _MODEL_OFF = "model steps are off (provider none): session notes and extraction skipped"
+_PAUSED_FIX = (
+    "check that `claude -p hello` works in this project; the next job after the pause tries again"
+)
 _CHECK_MODEL = (
     "check the model settings (MEMDIR_PROVIDER, MEMDIR_MODEL, and the provider's key or URL)"
 )
@@ -204,6 +208,7 @@ class JobReport:
     finished: str = ""
     reason: str = ""
     fix: str = ""
+    quiet: bool = False  # not announced at session start: the same news was, already
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -214,6 +219,7 @@ class _Outcome:
     steps: tuple[str, ...] = ()
     reason: str = ""
     fix: str = ""
+    quiet: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -249,7 +255,10 @@ def run_job(
     steps: list[str] = []
 
     def report(
-        status: Literal["done", "skipped", "failed"], reason: str, fix: str = ""
+        status: Literal["done", "skipped", "failed"],
+        reason: str,
+        fix: str = "",
+        quiet: bool = False,
     ) -> JobReport:
         note = f"{reason}: {fix}" if fix else reason
         return JobReport(
@@ -259,6 +268,7 @@ def run_job(
             steps=(*steps, note),
             reason=reason,
             fix=fix,
+            quiet=quiet,
         )
 
     try:
@@ -285,7 +295,7 @@ def run_job(
                 _close(model)
         steps.extend(outcome.steps)
         if outcome.status != "done":
-            return report(outcome.status, outcome.reason, outcome.fix)
+            return report(outcome.status, outcome.reason, outcome.fix, outcome.quiet)
     except MemdirError as exc:
         return report("failed", exc.message, _fix_for(exc))
     return JobReport(status="done", event=event, session_id=session_id, steps=tuple(steps))
@@ -330,7 +340,8 @@ def _capped_steps(
     from memdir.llm.spend import CappedProvider, SpendLedger
 
     if isinstance(model, ClaudeCodeProvider) and (paused := model.paused_reason()):
-        return _Outcome(status="skipped", reason=paused)  # its failure was shown already
+        # The failure behind the pause was announced; doctor still says it.
+        return _Outcome(status="skipped", reason=paused, fix=_PAUSED_FIX, quiet=True)
     ledger = SpendLedger.for_env(env)
     ledger.prune()
     project = str(mem.layout.project_root)
@@ -344,8 +355,10 @@ def _capped_steps(
     if stopped is not None:
         spent = ledger.day().tokens
         first = ledger.mark_capped(cap=cap, spent=spent, project=project, run=run_id)
-        fix = _cap_fix(env) if first else ""  # said once a day; the later stops stay quiet
-        return _Outcome(status="skipped", steps=tuple(done), reason=stopped, fix=fix)
+        # Announced once a day: the later stops are quiet.
+        return _Outcome(
+            status="skipped", steps=tuple(done), reason=stopped, fix=_cap_fix(env), quiet=not first
+        )
     if failure is not None:
         return _Outcome(status="failed", steps=tuple(done), reason=failure, fix=_CHECK_MODEL)
     return _Outcome(steps=tuple(done))

@@ -129,7 +129,7 @@ def _exchange(env: Mapping[str, str], path: str, request: bytes, timeout: float)
             return None
         sock.sendall(request)
         sock.shutdown(_socket.SHUT_WR)
-        return receive(sock)
+        return receive(sock, timeout)  # the whole answer within it, however it trickles
     except (OSError, ValueError):
         return None  # timed out, cut off or too long: this process answers instead
     finally:

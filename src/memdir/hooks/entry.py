@@ -17,7 +17,8 @@ Another host's command says which it is (``--host codex``, ``--host
 gemini``): the answer is then given in its dialect (:mod:`memdir.hooks.dialects`),
 which the hook's environment carries on to the hook server. A hook must never get in the
 agent's way: any error is one line on stderr and exit status 0, and a call
-no rule covers gets no output at all.
+no rule covers gets no output at all; but pre-tool-use fails closed: a call whose
+rules it cannot read is handed to the user (:func:`pre_tool_use`), never let through.
 """
 
 from __future__ import annotations
@@ -239,7 +240,7 @@ def _unsure_holds(cache_file: str) -> str | None:
 def _unsure_reason(record: str) -> str:
     return (
         f"memdir cannot tell whether the team rule that fires here is yours or a "
-        f"teammate's not yet accepted: {record} is missing or damaged, so it asks. "
+        f"teammate's not yet accepted: {record} is missing or damaged, so it holds the call. "
         "Run `memdir doctor --fix` (it rebuilds the list from the team repository), then retry."
     )
 
@@ -248,16 +249,25 @@ def _unread_reason(
     exc: Exception, reading: Sequence[str], payload: Mapping[str, Any], env: Mapping[str, str]
 ) -> str:
     """One line: what could not be read, the file, and what repairs it."""
-    from memdir.hooks import memo as hook_memo
     from memdir.storage.failures import describe
 
-    where = reading[-1] if reading else hook_memo.memo_path(_cwd(payload), env)
     detail = " ".join(describe(exc).split())[:400] or type(exc).__name__
+    named = getattr(exc, "path", None) or getattr(exc, "filename", None)
+    where = "" if named else f"; reading {reading[-1] if reading else _memo_file(payload, env)}"
     return (
-        f"memdir could not read the rules for this call ({detail}; reading {where}), so it "
-        "asks instead of letting the call through unchecked. Run `memdir doctor --fix` "
+        f"memdir could not read the rules for this call ({detail}{where}), so it holds the "
+        "call for the user rather than let it through unchecked. Run `memdir doctor --fix` "
         "(it repairs memdir's own files; fix any other file it names), then retry."
     )
+
+
+def _memo_file(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
+    from memdir.hooks import memo as hook_memo
+
+    try:
+        return hook_memo.memo_path(_cwd(payload), env)
+    except OSError:  # a working folder that is gone
+        return "the hook memo"
 
 
 def _asked(dialect: Dialect, reason: str) -> str:
@@ -269,8 +279,8 @@ def _asked(dialect: Dialect, reason: str) -> str:
     if not dialect.can_ask:
         action = "deny"
         reason += (
-            f" {dialect.label}'s hooks cannot ask the user, so memdir held this call: tell the "
-            "user what you meant to run and why."
+            f" {dialect.label}'s hooks cannot ask the user: tell the user what you meant to run "
+            "and why."
         )
     output: dict[str, Any]
     if dialect.top_level_decision:

@@ -16,10 +16,11 @@ This module says so where people do look:
   daily token cap); a skip the user chose (memory disabled, ``provider = "none"``)
   is none;
 - :func:`session_notice`: for the session-start hook, the newest such run not seen
-  yet, as one line; the runs up to the newest finished one are then seen (its id is
-  remembered in ``<state>/hooks/notice.json``), so each is shown once at most. A
-  session's Stop and SessionEnd jobs often finish in the same second, in either
-  order: neither hides the other's news.
+  yet and not ``quiet`` (a report whose news was announced already), as one line;
+  the runs up to the newest finished one are then seen (its id is remembered in
+  ``<state>/hooks/notice.json``), so each is shown once at most. A session's Stop
+  and SessionEnd jobs often finish in the same second, in either order: neither
+  hides the other's news.
 - :func:`prune_runs`: the job keeps only the newest :data:`KEEP_RUNS` records.
 
 The session-start hook calls :func:`notice_for` on every session start, so it
@@ -87,11 +88,17 @@ class RunStatus:
     reason: str = ""
     fix: str = ""
     finished: str = ""
+    quiet: bool = False  # its news was announced already (a paused provider, the cap again)
 
     @property
     def notable(self) -> bool:
-        """Worth a line at the next session start: a failure, or a skip the user can fix."""
+        """Worth a line in doctor: a failure, or a skip the user can fix."""
         return self.status == "failed" or (self.status == "skipped" and bool(self.fix))
+
+    @property
+    def news(self) -> bool:
+        """Worth a line at the next session start: notable, and not said already."""
+        return self.notable and not self.quiet
 
     def describe(self) -> str:
         """One line for people: what the job was, what became of it, why, and the fix."""
@@ -149,7 +156,7 @@ def notice_for(layout: Layout) -> str | None:
     shown = (read_json_object(base / _NOTICE_FILE) or {}).get("shown")
     seen = shown if isinstance(shown, str) else ""
     fresh = [r for r in last_runs(base / "runs", limit=_WINDOW) if r.run_id > seen]
-    news = next((r for r in fresh if r.notable), None)
+    news = next((r for r in fresh if r.news), None)
     if news is None:
         return None
     # Seen: every run up to the newest finished one (a running one may still have news).
@@ -213,6 +220,7 @@ def _from_report(run_id: str, data: Mapping[str, Any]) -> RunStatus | None:
         reason=reason,
         fix=str(data.get("fix") or ""),
         finished=str(data.get("finished") or ""),
+        quiet=data.get("quiet") is True,
     )
 
 

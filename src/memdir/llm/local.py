@@ -280,6 +280,7 @@ class EmbeddedProvider:
                     timeout=self._timeout,
                     context_tokens=self.server.n_ctx,
                     ask_context=False,
+                    label=self.description,  # its port is new at every start
                 )
             return self._inner
 

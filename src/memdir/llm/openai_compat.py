@@ -82,7 +82,8 @@ def detect_dialect(base_url: str) -> Dialect:
 class OpenAICompatProvider(SDKProvider):
     """A :class:`~memdir.llm.Provider` over an OpenAI-compatible chat endpoint.
 
-    ``api_key`` may be omitted for local servers (a placeholder is sent).
+    ``api_key`` may be omitted for local servers (a placeholder is sent). ``label``
+    names the model in errors (default: the endpoint's host and port).
     ``http_client`` is an ``httpx`` client of the flavour the SDK uses (tests pass
     one with a mock transport or request hooks). No
     environment variable is read here: configuration comes in as arguments
@@ -102,6 +103,7 @@ class OpenAICompatProvider(SDKProvider):
         sleep: Callable[[float], None] = time.sleep,
         context_tokens: int | None = None,
         ask_context: bool = True,
+        label: str | None = None,
     ) -> None:
         self.model = model
         self.base_url = (base_url or OPENAI_BASE_URL).rstrip("/")
@@ -132,7 +134,7 @@ class OpenAICompatProvider(SDKProvider):
         # Host and port only: a base URL may carry credentials in its user-info part.
         parts = urlsplit(self.base_url)
         where = f"{parts.hostname}:{parts.port}" if parts.port else str(parts.hostname)
-        self._label = f"openai-compatible endpoint {where}"
+        self._label = label or f"openai-compatible endpoint {where}"
 
     def __repr__(self) -> str:
         return f"OpenAICompatProvider(model={self.model!r}, base_url={self.base_url!r})"

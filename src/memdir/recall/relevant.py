@@ -234,12 +234,13 @@ def recall(
     else:
         path = session_state_path(memdir.layout, session)
         with session_lock(path.with_name("recall.lock"), timeout=memdir.settings.lock_timeout):
-            result, state = _recall(ctx, load_state(path))
+            before = load_state(path)
+            result, state = _recall(ctx, before)
             # A full disk: what was recalled still reaches the agent; this session may
             # be shown it again, as one without saved state would.
             if result.items:
                 with contextlib.suppress(OSError):
-                    save_state(path, state)
+                    save_state(path, state, since=before)
     with contextlib.suppress(OSError):  # the freshness record is derived state
         record_recall(memdir.layout.state_dir, result.items, now=time.time())
     note_recall(memdir.layout, session, result)  # the session's use log (memdir used)

@@ -11,6 +11,20 @@ as (:mod:`memdir.search.documents`). This module opens the catalog and
 answers queries, catching up first; a file with another schema version or
 one SQLite cannot read is deleted and rebuilt, which loses nothing. The
 ranking names are re-exported from here.
+
+Several threads of one process (a server's) each open a catalog of the same
+file. Their catch-ups take turns (:data:`_TURNS`): a search that finds another
+*process* refreshing goes on without waiting (it answers from the index as it
+stands), but one that found a change while another *thread* of its own
+process indexes it waits those milliseconds, then finds the change indexed,
+instead of answering without the memory just saved.
+
+Embedding passes take turns too, across processes and threads (a lock
+file, :data:`EMBED_LOCK`): a search's bounded pass that finds another at
+work embeds nothing and ranks by words meanwhile (never waiting on a pass
+that may take minutes, nor doing its work twice); an explicit pass
+(:meth:`~memdir.search.refresh.IndexKeeper.embed`, a rebuild) waits for the
+other to end, then embeds what is left.
 """
 
 from __future__ import annotations
@@ -19,9 +33,10 @@ import json
 import math
 import os
 import sqlite3
+import threading
 from pathlib import Path
 
-from memdir.errors import MemdirError, StorageError
+from memdir.errors import LockTimeout, MemdirError, StorageError
 from memdir.search.engine import (
     CATALOG_NAME,
     DEFAULT_WEIGHTS,
@@ -49,13 +64,14 @@ from memdir.storage.paths import Layout
 
 TYPE_CHECKING = False  # not typing's: recall opens the catalog before every prompt
 if TYPE_CHECKING:
-    from collections.abc import Collection, Sequence
+    from collections.abc import Callable, Collection, Sequence
 
     from memdir.search.embeddings import Embedder
 
 __all__ = [
     "CATALOG_NAME",
     "DEFAULT_WEIGHTS",
+    "EMBED_LOCK",
     "FIELDS",
     "FULL_SCAN_EVERY",
     "KINDS",
@@ -70,6 +86,22 @@ __all__ = [
     "SearchQuery",
     "TextIndex",
 ]
+
+
+EMBED_LOCK = "embedding.lock"
+"""The lock file (in the project's lock folder) held by whoever runs an embedding pass."""
+_PASS_WAIT = 7 * 24 * 3600.0  # seconds an explicit pass waits for another: until it ends
+
+# One lock per catalog file for this process's threads (re-entrant: a damaged file is
+# rebuilt from within a catch-up).
+_TURNS: dict[str, threading.RLock] = {}
+_TURNS_MADE = threading.Lock()
+
+
+def _turn(path: Path) -> threading.RLock:
+    key = os.path.abspath(path)
+    with _TURNS_MADE:
+        return _TURNS.setdefault(key, threading.RLock())
 
 
 class Catalog(IndexKeeper):
@@ -126,6 +158,33 @@ class Catalog(IndexKeeper):
     def close(self) -> None:
         """Close the database connection."""
         self.index.close()
+
+    # --- taking turns -------------------------------------------------------------
+    def _locked(self, work: Callable[[], RefreshStats], *, wait: bool) -> RefreshStats:
+        """``work`` under the catalog lock, after any other thread of this process's.
+
+        Without ``wait`` another process's refresh is still passed over; another
+        thread's is waited for (it holds the file lock only while it indexes).
+        """
+        with _turn(self.path):
+            return super()._locked(work, wait=wait)
+
+    def _embed_behind(self) -> int:
+        """The embedding pass, when no other process or thread runs one (see above)."""
+        if self.index.embedder is None or self.embed_budget == 0:
+            return super()._embed_behind()
+        wait = _PASS_WAIT if self.embed_budget is None else 0.0
+        held = file_lock(self.layout.lock_dir / EMBED_LOCK, timeout=wait)
+        try:
+            held.__enter__()
+        except LockTimeout:
+            # Another pass is at it: count what it has left, embed nothing.
+            with self.embedding(budget=0.0, progress=self.index.embed_progress):
+                return super()._embed_behind()
+        try:
+            return super()._embed_behind()
+        finally:
+            held.__exit__(None, None, None)
 
     def __enter__(self) -> Catalog:
         return self

@@ -18,6 +18,11 @@ memory as what a prompt is matched against, its description and body (its name
 only when it has no description): the date words and the file name's words cost
 memories their matches (``benchmarks/dense_floor.py``).
 
+A local model is loaded once per process, whatever the number of embedders,
+facades and threads that ask for it (each copy holds some 170 MB), and its
+queries (calls of a few texts) from every thread run in batches: a warm
+server's ten clients share one model and its forward passes.
+
 Nothing here imports numpy, torch or sentence-transformers until a local
 model is actually loaded; numpy is loaded by :func:`load_numpy`, its BLAS held
 to one thread, and under sentence-transformers the model runs one intra-op
@@ -32,6 +37,7 @@ import json
 import math
 import os
 import sys
+from _thread import allocate_lock
 from array import array
 from collections.abc import Sequence
 from pathlib import Path
@@ -104,29 +110,88 @@ class LocalEmbedder:
         self.model_ref = str(model)
         self.name = f"st:{Path(self.model_ref).name}"
         self.threads = threads
-        self._model: Any = None
+        self._model: _Loaded | None = None
 
-    def _load(self) -> Any:
+    def _load(self) -> _Loaded:
         if self._model is None:
-            from memdir.search.bert_encoder import BertEncoder, is_bert_folder
-
             folder = Path(_resolve_model(self.model_ref))
-            if is_bert_folder(folder) and _numpy_runtime():
-                load_numpy()  # before the encoder imports it: one BLAS thread
-                self._model = BertEncoder(folder)
-            else:
-                self._model = _SentenceTransformers(str(folder), self.threads)
+            # One copy of a model per process, however many embedders, threads and
+            # facades ask for it at once (each copy holds some 170 MB).
+            with _LOADING:
+                key = (str(folder), self.threads)
+                if key not in _LOADED:
+                    _LOADED[key] = _Loaded(_model_of(folder, self.threads))
+                self._model = _LOADED[key]
         return self._model
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """Vectors for ``texts`` (normalised when the model's folder says so)."""
+        """Vectors for ``texts`` (normalised when the model's folder says so).
+
+        A call of a few texts (a search's query) is batched with those other
+        threads make meanwhile, and the last queries' vectors are kept.
+        """
         if not texts:
             return []
-        return [[float(x) for x in row] for row in self._load().encode(list(texts))]
+        loaded = self._load()
+        if len(texts) > _QUERY_TEXTS:
+            return loaded.vectors(list(texts))
+        return loaded.queries(list(texts))
 
 
 # The name it had when sentence-transformers was its only runtime.
 SentenceTransformerEmbedder = LocalEmbedder
+
+_LOADING = allocate_lock()  # not threading's: a hook process imports this module
+_LOADED: dict[tuple[str, int], _Loaded] = {}  # (model folder, threads) -> the loaded model
+_QUERY_TEXTS = 4  # texts an embed call holds at most to count as queries (batched, kept)
+_RECENT = 256  # query vectors a model keeps (a recall embeds its prompt twice)
+
+
+class _Loaded:
+    """A model loaded once per process, and what its threads share of it.
+
+    Queries from every thread run as one batch (:class:`~memdir.utils.coalesce.Coalescer`):
+    ten clients' queries cost the weights' reads of two or three forward passes,
+    not of ten. The last :data:`_RECENT` queries' vectors are kept: a recall
+    embeds its prompt for the ranking and for the judging by meaning.
+    """
+
+    def __init__(self, model: Any) -> None:
+        from collections import OrderedDict
+
+        from memdir.utils.coalesce import Coalescer
+
+        self.model = model
+        self._batched = Coalescer(self.vectors)
+        self._recent: OrderedDict[str, tuple[float, ...]] = OrderedDict()
+        self._lock = allocate_lock()
+
+    def vectors(self, texts: list[str]) -> list[list[float]]:
+        return [[float(x) for x in row] for row in self.model.encode(texts)]
+
+    def queries(self, texts: list[str]) -> list[list[float]]:
+        with self._lock:
+            known = {t: self._recent[t] for t in texts if t in self._recent}
+            for text in known:
+                self._recent.move_to_end(text)
+        missing = list(dict.fromkeys(t for t in texts if t not in known))
+        if missing:
+            made = self._batched(missing)
+            with self._lock:
+                for text, vector in zip(missing, made, strict=True):
+                    known[text] = self._recent[text] = tuple(vector)
+                while len(self._recent) > _RECENT:
+                    self._recent.popitem(last=False)
+        return [list(known[t]) for t in texts]
+
+
+def _model_of(folder: Path, threads: int) -> Any:
+    from memdir.search.bert_encoder import BertEncoder, is_bert_folder
+
+    if is_bert_folder(folder) and _numpy_runtime():
+        load_numpy()  # before the encoder imports it: one BLAS thread
+        return BertEncoder(folder)
+    return _SentenceTransformers(str(folder), threads)
 
 
 # Trigger: OpenBLAS starts a thread per core for a product over a large matrix. Why: on a

@@ -116,7 +116,8 @@ if TYPE_CHECKING:
 # 4: each turn's neighbours' text in an FTS table of its own (scored on its own length).
 # 5: irregular forms indexed as their base word ("went" as "go", search/irregular.py).
 # 6: each document's name as written (a turn's speaker), embedded before its text.
-# 7: a memory's name field holds the words of its file's name only where the name lacks them.
+# 7: a memory's name field holds the words of its file's name only where the name lacks them;
+# the ctx table's vocabulary (its idf, length_norm.py).
 SCHEMA_VERSION = 7
 CATALOG_NAME = "catalog.sqlite3"
 KINDS = ("memory", "log", "notes", "transcript")
@@ -136,6 +137,7 @@ CREATE INDEX IF NOT EXISTS docs_filter ON docs(kind, scope, type, date, id);
 {fts};
 {ctx};
 CREATE VIRTUAL TABLE IF NOT EXISTS vocab USING fts5vocab(fts, 'row');
+CREATE VIRTUAL TABLE IF NOT EXISTS ctxvocab USING fts5vocab(ctx, 'row');
 {vectors};
 CREATE TABLE IF NOT EXISTS sources (
     id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
@@ -547,7 +549,8 @@ class TextIndex:
             scan_limit=opts.scan_limit,
             window_share=opts.window_share,
             length_b=opts.length_b,
-            window_b=opts.window_b,
+            window_fields=opts.window_fields,
+            fts5_idf=opts.idf == "fts5",
         )
 
     def _hits(self, ranked: list[tuple[int, float]], wanted: list[str]) -> list[Hit]:

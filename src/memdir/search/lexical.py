@@ -1,20 +1,21 @@
-"""The BM25 pass of a search: weighted FTS5 scores of every document a query matches.
+"""The BM25 pass of a search: weighted BM25 of every document a query matches.
 
 A document's own columns (name, description, body, dates) are one row of the
 ``fts`` table; a turn's text beside its neighbours' is a row of the ``ctx``
-table. A turn scores ``context_share`` of its context row's BM25 plus the
-rest of its own row's, each normalised by its own length (FTS5's ``bm25()``
-normalises a row by its whole length: a short turn sharing one row with two
-long replies was scored as a long document); see
-:class:`~memdir.search.engine.RankingOptions`.
+table. FTS5's ``bm25()`` picks the best ``limit`` rows of each table (it
+cannot score any other way), and every document picked is then scored on both
+by :func:`~memdir.search.length_norm.rescore`: its own row at
+``RankingOptions.length_b``, its window (a turn's text and its neighbours')
+as BM25F, each column by its own length, with an idf that never reaches zero.
+A turn scores ``context_share`` of its window's BM25 plus the rest of its own
+row's; see :class:`~memdir.search.engine.RankingOptions`.
 
 Cost: FTS5 runs ``bm25()`` for every document a query matches (a few
 microseconds each, and it cannot skip any), so a query matching more than
-``scan_limit`` documents is scored over the newest that many of them (the highest
-rowids: a catalog indexes files oldest first), plus every match of its
-rarer terms; the scores themselves are unchanged, idf included (an older
-match of a rare term lacks only the common terms' small share: BM25 sums
-over terms).
+``scan_limit`` documents is picked from the newest that many of them (the
+highest rowids: a catalog indexes files oldest first), plus every match of
+its rarer terms; the scores themselves are unchanged, idf included. Scoring
+the candidates again reads their rows' terms (a few hundred rows a query).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ __all__ = ["CONTEXT_COLUMNS", "MATERIALIZED", "OWN_COLUMNS", "bm25", "broad"]
 import sqlite3
 
 from memdir.search import terms as textproc
-from memdir.search.length_norm import FTS5_B, fielded, renormalise
+from memdir.search.length_norm import FTS5_B, idf, rescore, table_stats
 from memdir.search.sql_in import rows_in
 
 TYPE_CHECKING = False  # not typing's: every prompt's recall ranks through here
@@ -54,7 +55,8 @@ def bm25(
     scan_limit: int,
     window_share: float = 0.0,
     length_b: float = FTS5_B,
-    window_b: float | None = None,
+    window_fields: bool = False,
+    fts5_idf: bool = False,
 ) -> dict[int, float]:
     """The best documents' BM25 scores for the terms ``wanted``, by document rowid.
 
@@ -62,7 +64,9 @@ def bm25(
     ``gather``: the filter's rows are listed first (see :func:`broad`).
     ``window_share``: a turn's context score also gains that share of how much
     better the context row of an adjacent turn scores (its window holds this turn).
-    ``length_b``: the own row's BM25 length normalisation (:mod:`memdir.search.length_norm`).
+    ``length_b``: the own row's BM25 length normalisation; ``window_fields``: the
+    window scored as BM25F (each column by its own length); ``fts5_idf``: FTS5's
+    idf, zero for a term in more than half the rows (see :mod:`.length_norm`).
     """
     if not wanted:
         return {}
@@ -79,16 +83,23 @@ def bm25(
     score = _Scorer(conn, where, params, gather, weights, context_share, limit)
     score.lend = window_share
     score.length_b = length_b
-    score.window_b = window_b
-    score.wanted = wanted
+    score.window_fields = window_fields
+    score.idfs = _idfs(conn, wanted, fts5=fts5_idf)
     scores = score(match, floor)
     if rare:
-        # BM25 sums over terms: an older match's score from its rare terms lacks only
-        # the common terms' share, small since their idf is.
-        score.wanted = rare
+        # The older matches of the rare terms, scored for every query term alike.
         for rowid, value in score(textproc.fts_query(rare), 0).items():
             scores.setdefault(rowid, value)
     return scores
+
+
+def _idfs(conn: sqlite3.Connection, wanted: list[str], *, fts5: bool) -> list[dict[str, float]]:
+    """Each query term's idf over the own rows, then over the windows (see :mod:`.length_norm`)."""
+    out = []
+    for table, vocab in (("fts", "vocab"), ("ctx", "ctxvocab")):
+        stats = table_stats(conn, table)
+        out.append(idf(conn, vocab, wanted, stats.rows, fts5=fts5) if stats else {})
+    return out
 
 
 def broad(conn: sqlite3.Connection, where: str, params: list[Any]) -> bool:
@@ -132,45 +143,29 @@ class _Scorer:
         self.limit = limit
         self.lend = 0.0
         self.length_b = FTS5_B
-        self.window_b: float | None = None
-        self.wanted: list[str] = []
+        self.window_fields = False
+        self.idfs: list[dict[str, float]] = [{}, {}]  # over the own rows, over the windows
 
     def __call__(self, match: str, floor: int) -> dict[int, float]:
         """The best documents' scores of ``match`` among rows from rowid ``floor`` on.
 
-        A document's own columns and its context are scored apart, each
-        normalised by its own length, and summed by their weights.
+        FTS5 picks the best ``limit`` of each table at its own idf and ``b``; they
+        are scored again (:func:`~.length_norm.rescore`), a document's own columns
+        and its window apart, and the two summed by ``share``.
         """
-        # FTS5 picks the best ``limit`` at its own b; they are then rescored at ours.
-        import os
-
-        xidf = os.environ.get("MEMDIR_X_IDF") == "lucene"
-        xown = os.environ.get("MEMDIR_X_OWN", "")
-        xwin = os.environ.get("MEMDIR_X_WIN", "")
-        if xown:
-            got = self._table("fts", self.own, match, floor)
-            lb = self.length_b
-            bs = (lb, lb, lb, FTS5_B) if xown == "fielded" else (lb,) * 4
-            scores = fielded(self.conn, "fts", OWN_COLUMNS, got, self.wanted, self.own, bs,
-                             joint=xown == "joint", lucene=xidf)
-        else:
-            scores = renormalise(
-                self.conn, "fts", self._table("fts", self.own, match, floor), self.length_b
-            )
+        own_idf, near_idf = self.idfs
+        # The candidates: FTS5's best of either table, each then scored on both.
+        rows = set(self._table("fts", self.own, match, floor))
         if self.share:
-            share = self.share
-            near = self._table("ctx", self.near, match, floor)
-            if xwin and near:
-                wb = float(os.environ.get("MEMDIR_X_WINB", "0.75"))
-                bb = float(os.environ.get("MEMDIR_X_WBODY", str(self.length_b)))
-                bs = (bb, wb, FTS5_B) if xwin == "fielded" else (wb,) * 3
-                near = fielded(self.conn, "ctx", CONTEXT_COLUMNS, near, self.wanted, self.near, bs,
-                               joint=xwin == "joint", lucene=xidf)
-            elif self.window_b is not None and near:
-                bs = (self.length_b, self.window_b, FTS5_B)
-                near = fielded(
-                    self.conn, "ctx", CONTEXT_COLUMNS, near, self.wanted, self.near, bs
-                )
+            rows |= self._table("ctx", self.near, match, floor).keys()
+        scores = rescore(
+            self.conn, "fts", OWN_COLUMNS, rows, own_idf, self.own, self.length_b, joint=True
+        )
+        if self.share:
+            share, joint = self.share, not self.window_fields
+            near = rescore(
+                self.conn, "ctx", CONTEXT_COLUMNS, rows, near_idf, self.near, FTS5_B, joint=joint
+            )
             if self.lend and near:
                 near = self._lent(near, set(scores) | set(near))
             for rowid, value in near.items():

@@ -58,7 +58,12 @@ class RankingOptions:
     share of its score (:mod:`memdir.search.date_ranges`). ``length_b``: BM25's length
     normalisation of a document's own text (FTS5 fixes 0.75; 1 keeps a long text that
     repeats the query's words from outranking the short one that answers it;
-    :mod:`memdir.search.length_norm`).
+    :mod:`memdir.search.length_norm`). ``window_fields``: a turn's window scored as
+    BM25F, its own text normalised by its own length and its neighbours' by theirs
+    (False: one row normalised by the window's whole length, where a long reply
+    between two short turns counts as a short window). ``idf``: ``"lucene"``,
+    ``ln(1 + (N - n + 0.5) / (n + 0.5))``, or ``"fts5"``, FTS5's own, which is
+    zero for a word more than half the documents hold (a project's own subject).
     BM25 keeps the best ``candidates``; a query matching more than
     ``scan_limit`` documents is scored over the ``scan_limit`` matches indexed
     last (the newest: a catalog indexes files oldest first) and every match of
@@ -87,4 +92,5 @@ class RankingOptions:
     date_share: float = 0.0
     date_slack: int = 3
     length_b: float = 1.0
-    window_b: float | None = None
+    window_fields: bool = True
+    idf: Literal["lucene", "fts5"] = "lucene"

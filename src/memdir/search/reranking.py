@@ -49,12 +49,19 @@ if TYPE_CHECKING:
 def lift_named(
     conn: sqlite3.Connection, scores: dict[int, float], wanted: list[str], boost: float
 ) -> dict[int, float]:
-    """``scores`` with each document whose name holds a query term multiplied by ``1 + boost``.
+    """``scores`` with each turn whose name holds a query term multiplied by ``1 + boost``.
 
     A name the query mentions (the speaker of a turn) is too common to carry idf,
-    yet it separates "what did Anna say" from what others said about Anna.
+    yet it separates "what did Anna say" from what others said about Anna. Only
+    grouped documents (turns) are lifted: a memory's name says what it is about,
+    and BM25 weighs it already (lifted again, a memory named after the query's
+    subject outranked the log entry that answers it; ``benchmarks/notes_logs.py``).
     """
-    rows = rows_in(conn, "SELECT rowid, name FROM fts WHERE rowid IN ({in})", scores)
+    sql = (
+        "SELECT f.rowid, f.name FROM fts f JOIN docs d ON d.rowid = f.rowid"
+        " WHERE f.rowid IN ({in}) AND d.grp IS NOT NULL"
+    )
+    rows = rows_in(conn, sql, scores)
     asked = set(wanted)
     named = {rowid for rowid, name in rows if not asked.isdisjoint(name.split())}
     factor = 1.0 + boost

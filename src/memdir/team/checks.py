@@ -19,8 +19,10 @@
 
 A push is checked by :mod:`memdir.team.outgoing`, a commit by the pre-commit
 hook (:func:`memdir.team.git.scan_staged`); teammates' files arrive through
-the same names check: :mod:`memdir.team.quarantine` quarantines what fails it,
-so a hostile name never reaches an index line.
+the same names check, entry by entry before any merge
+(:mod:`memdir.team.remote_tree`, with :func:`is_plain_part` for each folder
+and file name) and on what was committed (:mod:`memdir.team.quarantine`), so a
+hostile name is never checked out nor reaches an index line.
 """
 
 from __future__ import annotations

@@ -16,6 +16,8 @@ from memdir.team.git import Git
 
 __all__ = ["outgoing_problems"]
 
+_EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's empty tree: a root's "before"
+
 
 def outgoing_problems(git: Git, remote: str) -> list[Problem]:
     """Everything a push of ``HEAD`` would send that must not be sent; ``[]`` when clean."""
@@ -65,11 +67,36 @@ def _new_blobs(git: Git, outgoing: list[str]) -> dict[str, str]:
 
 
 def _new_names(git: Git, outgoing: list[str], blob_paths: Iterable[str]) -> list[str]:
-    """Every path added or changed by an outgoing commit, or carrying a new blob."""
-    names = git.run(
-        "log", "--format=", "--name-only", "-z", "--no-renames", "--diff-filter=d", *outgoing
+    """Every path added or changed by an outgoing commit (merges aside), or carrying a
+    new blob."""
+    names = set(blob_paths)
+    listed = git.run("rev-list", "--no-merges", "--parents", *outgoing).stdout.splitlines()
+    for line in listed:
+        commit, *parents = line.split()
+        names.update(_added_or_changed(git, parents[0] if parents else _EMPTY_TREE, commit, ""))
+    return sorted(names)
+
+
+def _added_or_changed(git: Git, old: str, new: str, prefix: str) -> list[str]:
+    """The paths under ``new`` that ``old`` lacks or holds otherwise, one folder at a time.
+
+    Only folders present in ``new`` are entered: ``git diff -r`` would walk every
+    file of a folder the commit removed, and the commit that leaves a teammate's
+    hostile tree out (:mod:`memdir.team.remote_tree`) removes one that may name a
+    million files.
+    """
+    found: list[str] = []
+    out = git.run(
+        "diff-tree", "-z", "--no-renames", "--diff-filter=AMT", f"{old}^{{tree}}", f"{new}^{{tree}}"
     ).paths()
-    return sorted({*names, *blob_paths})
+    for meta, name in zip(out[0::2], out[1::2], strict=False):
+        _old_mode, new_mode, old_sha, new_sha, _status = meta.lstrip(":").split()
+        if new_mode == "040000":
+            before = _EMPTY_TREE if set(old_sha) == {"0"} or _old_mode != "040000" else old_sha
+            found += _added_or_changed(git, before, new_sha, f"{prefix}{name}/")
+        else:
+            found.append(prefix + name)
+    return found
 
 
 def _contents(git: Git, shas: list[str]) -> list[tuple[str, bytes]]:

@@ -48,7 +48,6 @@ __all__ = ["screened_tip"]
 _FILE_MODES = (b"100644", b"100755")
 _TREE, _LINK, _GITLINK = b"40000", b"120000", b"160000"
 _MESSAGE_LINES = 20  # entries left out that a commit message names
-_NO_NAME = "(an empty name)"
 
 
 @dataclass(frozen=True)
@@ -272,12 +271,19 @@ def _known(git: Git, tip: str, head: str | None, limits: tuple[int, int]) -> set
 
 def _report(tree: TeamTree, out: _LeftOut, progress: Progress) -> None:
     """Quarantine a left-out file's bytes; report what has none here."""
-    shown = display_name(out.entry.path) or _NO_NAME
+    shown = _shown(out.entry)
     if out.blob:
         kept = keep_blob(tree, out.entry.path or "_", out.entry.sha, (out.reason,))
         progress.quarantined.append(replace(kept, file=shown))
     else:
         progress.refused.append(RefusedEntry(file=shown, reason=out.reason))
+
+
+def _shown(entry: _Entry) -> str:
+    """An entry's path as a report names it (display-safe)."""
+    if entry.path:
+        return display_name(entry.path)
+    return "(the whole tree)" if entry.mode == _TREE else "(an empty name)"
 
 
 def _rebuild(git: Git, judged: _Judged) -> str:
@@ -306,10 +312,7 @@ def _mktree(git: Git, entries: list[_Entry], built: dict[str, str | None]) -> st
 
 def _message(left_out: list[_LeftOut]) -> str:
     """The commit's message: how many entries were left out, and (some of) them."""
-    lines = [
-        f"{display_name(out.entry.path) or _NO_NAME}: {out.reason}"
-        for out in left_out[:_MESSAGE_LINES]
-    ]
+    lines = [f"{_shown(out.entry)}: {out.reason}" for out in left_out[:_MESSAGE_LINES]]
     if not left_out:
         return "memdir: write the team's tree again in git's own order"
     if len(left_out) > len(lines):

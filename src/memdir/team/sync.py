@@ -5,14 +5,20 @@ is the team's remote. :func:`sync_team` runs, under the team store's lock
 for every step that touches the folder (network steps run outside it, so
 writes are not held up by a slow remote; a second lock serialises syncs):
 
-1. commit local changes (refused when one holds a likely secret, in any
-   encoding); a file that is no memory (only ``*.md`` memories with plain
-   names belong in team memory) is left out, uncommitted, and reported, and
-   the memory tool's ``.meta/`` sidecars stay on this machine (a local
-   exclude); the message lists the memories changed
-   (:mod:`memdir.team.local_commits`);
-2. fetch, then merge the remote's branch (a normal merge: published history
-   is never rewritten and nothing is ever force-pushed). Conflicts never
+1. rebuild the held list of teammates' rules if it was lost
+   (:mod:`memdir.team.teammate_rules`), then commit local changes (refused
+   when one holds a likely secret, in any encoding); a file that is no
+   memory (only ``*.md`` memories with plain names belong in team memory) is
+   left out, uncommitted, and reported, and the memory tool's ``.meta/``
+   sidecars stay on this machine (a local exclude); the message lists the
+   memories changed (:mod:`memdir.team.local_commits`);
+2. fetch, read the remote's tree entry by entry (:mod:`memdir.team.remote_tree`:
+   what a memory folder may not hold, such as ``..``, ``.git``, a
+   ``.gitattributes``, a link, a submodule or a memory over
+   ``max_memory_bytes``, is quarantined or reported and left out by a commit
+   of this clone's own on top of the remote's, never checked out), then merge
+   (a normal merge: published history is never rewritten and nothing is
+   ever force-pushed). Conflicts never
    leave a marker in a file: a memory edited on both sides keeps the
    remote's version in its file and the local one as a conflict copy in
    ``.conflicts/`` (:mod:`memdir.team.conflicts`: never committed or pushed,
