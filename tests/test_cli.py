@@ -307,10 +307,15 @@ def test_demo_with_no_key_runs_the_model_steps_on_the_embedded_local_model(
     assert "provider: embedded local model SmolLM2-135M" in steps
     assert "via llama.cpp" in steps
     assert "(empty before this step)" in steps and "extraction: " in steps
-    # Whatever the small model saved is listed, and only that.
+    # Whatever the small model saved is listed, and only that; a 135M model may also
+    # wander off, and then the step says so in plain words and lists nothing.
     saved = re.search(r"extraction: Saved (\d+) memor", steps)
-    assert saved is not None
-    assert steps.count("model wrote ") == int(saved.group(1))
+    if saved is None:
+        assert "extraction: Extraction failed: run stopped: max_tokens" in steps
+        assert "answered in prose up to its token limit, not with a tool call" in steps
+        assert "the model saved no memory" in steps and "model wrote " not in steps
+    else:
+        assert steps.count("model wrote ") == int(saved.group(1))
     assert "skipped: no language model" not in out
 
 

@@ -111,33 +111,32 @@ def _placeholder(word: str) -> bool:
     return bool(re.fullmatch(r"[A-Z][A-Z0-9_.,=-]*|<[^>]*>|\.\.\.|…|-", word))
 
 
+def _option(scope: tuple[Command, ...], name: str) -> Option | None:
+    return next((c.options[name] for c in reversed(scope) if name in c.options), None)
+
+
 def check(command: Command, words: list[str], above: tuple[Command, ...] = ()) -> list[str]:
     """What in ``words`` (after ``memdir``) the CLI does not have; empty when all exist."""
     scope = (*above, command)
     position = 0
     index = 0
     while index < len(words):
-        word = words[index].strip("[](){}")
+        word = words[index].strip("[](){},")
         index += 1
-        if not word or word in ("--", "...", "…"):
-            if word == "--":
-                break
-            continue
-        if word.startswith("-") and word != "-" and not word.startswith("--=") :
-            for name in word.split("|"):
-                if not name.startswith("-"):
-                    continue  # NAME|--all: the name is a value
-                option = next(
-                    (c.options[name.split("=")[0]] for c in reversed(scope)
-                     if name.split("=")[0] in c.options),
-                    None,
-                )
-                if option is None:
-                    return [f"{command.name} has no option {name.split('=')[0]}"]
-                if option.takes_value and "=" not in name and "|" not in word:
-                    index += 1
+        if word == "--":
+            break  # what follows is data (enforce test -- TOOL TEXT)
+        if not word or word in ("...", "…"):
             continue
         alternatives = word.split("|")
+        options = [alt for alt in alternatives if alt.startswith("-") and alt != "-"]
+        for name in options:
+            option = _option(scope, name.split("=")[0])
+            if option is None:
+                return [f"{command.name} has no option {name.split('=')[0]}"]
+            if option.takes_value and len(alternatives) == 1 and "=" not in name:
+                index += 1  # its value
+        if options and len(options) == len(alternatives):
+            continue
         if command.commands:
             if all(alt in command.commands for alt in alternatives):
                 rest = words[index:]
@@ -149,11 +148,10 @@ def check(command: Command, words: list[str], above: tuple[Command, ...] = ()) -
             if _placeholder(word):
                 return []
             return [f"{command.name} has no command {word}"]
-        if position < len(command.arguments):
-            choices = command.arguments[position]
-            for alt in alternatives:
-                if choices and not _placeholder(alt) and alt not in choices:
-                    return [f"{command.name} takes none of {alt!r} (only {', '.join(choices)})"]
+        choices = command.arguments[position] if position < len(command.arguments) else None
+        for alt in alternatives:
+            if choices and not alt.startswith("-") and not _placeholder(alt) and alt not in choices:
+                return [f"{command.name} takes none of {alt!r} (only {', '.join(choices)})"]
         position += 1
     return []
 
@@ -192,8 +190,11 @@ def named_commands(text: str) -> list[str]:
             continue
         if language == "console":
             block = "\n".join(line[2:] for line in block.splitlines() if line.startswith("$ "))
-        elif language == "":
-            block = "\n".join(line for line in block.splitlines() if line.startswith("memdir "))
+        elif language == "":  # a synopsis: one command a line, a comment after its `#`
+            found += [
+                line.split("  #")[0] for line in block.splitlines() if line.startswith("memdir ")
+            ]
+            continue
         found += [command for command in shell_commands(block) if memdir_words(command)]
     prose = FENCE.sub("", text)
     found += [span for span in INLINE.findall(prose) if memdir_words(span) is not None]
@@ -213,7 +214,9 @@ def test_the_help_reader_knows_commands_options_and_choices() -> None:
     assert check(cli(), "review approve NAME|--all".split()) == []
     assert check(cli(), "hook install|uninstall claude [--dry-run]".split()) == []
     assert check(cli(), ["sync-everything"]) == ["memdir has no command sync-everything"]
-    assert check(cli(), "history NAME --colour".split()) == ["memdir history has no option --colour"]
+    assert check(cli(), "history NAME --colour".split()) == [
+        "memdir history has no option --colour"
+    ]
     assert check(cli(), "install vscode".split())[0].startswith("memdir install takes none of")
     assert check(cli(), "hook install|uninstall emacs".split())
 
@@ -273,15 +276,16 @@ def _anchors(page: Path) -> set[str]:
 
 @pytest.mark.parametrize("page", PAGES, ids=_id)
 def test_every_link_of_a_page_reaches_a_file_and_a_heading_that_exist(page: Path) -> None:
-    text = FENCE.sub("", page.read_text(encoding="utf-8"))
+    text = INLINE.sub("", FENCE.sub("", page.read_text(encoding="utf-8")))
     broken = []
     for target in re.findall(r"\]\(([^)\s]+)\)", text):
         if re.match(r"[a-z]+:", target):
             continue  # a web address
         file, _, anchor = target.partition("#")
         linked = (page.parent / file).resolve() if file else page
-        if not linked.exists() or (anchor and linked.suffix == ".md"
-                                   and anchor not in _anchors(linked)):
+        if not linked.exists() or (
+            anchor and linked.suffix == ".md" and anchor not in _anchors(linked)
+        ):
             broken.append(target)
     assert broken == []
 
@@ -289,11 +293,15 @@ def test_every_link_of_a_page_reaches_a_file_and_a_heading_that_exist(page: Path
 def test_the_repository_root_holds_no_generated_output() -> None:
     listed = subprocess.run(
         ["git", "ls-files", "--cached", "--others", "--exclude-standard"],
-        cwd=ROOT, capture_output=True, text=True, check=True,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.splitlines()
     at_root = sorted({name for name in listed if "/" not in name})
     generated = [
-        name for name in at_root
+        name
+        for name in at_root
         if re.search(r"\.(jsonl|json|csv|log|out|sqlite\d?|db|png|svg|html|prof)$", name)
     ]
     assert generated == []

@@ -39,6 +39,8 @@ class SmallModel:
     chats: list[dict[str, Any]] = field(default_factory=list)
     refused: int = 0
     url: str = ""
+    tokenizes: bool = False  # answers /tokenize as llama.cpp does (one token a word)
+    tokenized: int = 0
 
     def prompt(self, body: dict[str, Any]) -> int:
         return len(json.dumps(body.get("messages", [])) + json.dumps(body.get("tools", []))) // 4
@@ -59,6 +61,13 @@ def _handler(model: SmallModel) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+            if self.path == "/tokenize":
+                if not model.tokenizes:
+                    self._json(404, {"error": {"message": "not found"}})
+                    return
+                model.tokenized += 1
+                self._json(200, {"tokens": list(range(len(str(body["content"]).split())))})
+                return
             model.chats.append(body)
             asked = model.prompt(body) + int(body.get("max_tokens") or 0)
             if asked > model.n_ctx:
@@ -169,6 +178,26 @@ def test_the_answer_room_is_what_is_left_after_a_high_count_of_the_prompt() -> N
     assert fit_request(short, 2048, label="m") == short  # asks for less than the room
     with pytest.raises(ModelTooSmall):
         fit_request(request, prompt_tokens(request) + MIN_ANSWER_TOKENS - 1, label="m")
+
+
+def test_a_server_that_counts_the_prompt_leaves_the_answer_the_room_its_count_leaves() -> None:
+    text = "the billing ledger retries at night " * 40  # 240 words, 1,440 characters
+    with small_model(n_ctx=4096, tokenizes=True) as model:
+        provider(model, count_tokens=True).complete(ask(text))
+        (counted,) = model.chats
+    with small_model(n_ctx=4096, tokenizes=True) as model:
+        provider(model).complete(ask(text))  # not asked to count: the high count
+        (guessed,) = model.chats
+        assert model.tokenized == 0
+    assert counted["max_tokens"] > guessed["max_tokens"] + 150
+    assert 4096 - counted["max_tokens"] >= 240  # never less than the server's own count
+
+
+def test_a_server_without_a_tokenizer_falls_back_to_the_high_count() -> None:
+    with small_model() as model:
+        provider(model, count_tokens=True).complete(ask("Summarise the billing migration."))
+    (sent,) = model.chats
+    assert model.prompt(sent) + sent["max_tokens"] <= 2048
 
 
 # -- the jobs on a small model --------------------------------------------------------------

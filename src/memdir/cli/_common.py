@@ -38,6 +38,7 @@ import click
 from memdir.config import memdir_home
 from memdir.errors import ConfigError, LimitExceeded, MemdirError, MemoryNotFound, ParseError
 from memdir.kinds import Scope
+from memdir.utils.installs import install_hint, package_hint
 
 if TYPE_CHECKING:  # loaded by the commands that use them (or by an error), not by every start
     from memdir.api import Memdir
@@ -370,45 +371,6 @@ class VersionId(click.ParamType[int, Any]):
 
 
 VERSION_ID = VersionId()
-
-
-def install_hint(extra: str) -> str:
-    """The command that adds memdir's ``extra`` to this installation.
-
-    Under pipx (its venv holds ``pipx_metadata.json``), ``pipx inject memdir`` with
-    the extra's own requirements: pip in that venv is not on the person's PATH, and
-    ``pipx inject`` is how pipx adds packages to it. Elsewhere ``pip install``.
-    """
-    if not _under_pipx():
-        return f"pip install 'memdir[{extra}]'"
-    # Metadata not found (a source tree on sys.path): the extra by name.
-    return package_hint(*(_extra_requirements(extra) or [f"memdir[{extra}]"]))
-
-
-def package_hint(*packages: str, no_deps: bool = False) -> str:
-    """The command that installs ``packages`` beside memdir (pipx: ``pipx inject``)."""
-    import shlex
-
-    if _under_pipx():
-        flag = "--pip-args=--no-deps " if no_deps else ""
-        return f"pipx inject {flag}memdir {shlex.join(packages)}"
-    return f"pip install {'--no-deps ' if no_deps else ''}{shlex.join(packages)}"
-
-
-def _under_pipx() -> bool:
-    return (Path(sys.prefix) / "pipx_metadata.json").is_file()
-
-
-def _extra_requirements(extra: str) -> list[str]:
-    """The requirements memdir's metadata lists under ``extra``, without their markers."""
-    from importlib import metadata
-
-    try:
-        declared = metadata.requires("memdir") or []
-    except metadata.PackageNotFoundError:
-        return []
-    marker = f'extra == "{extra}"'
-    return [r.split(";", 1)[0].strip() for r in declared if marker in r.replace("'", '"')]
 
 
 def json_option(func: F) -> F:

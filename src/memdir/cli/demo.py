@@ -37,6 +37,7 @@ from typing import Any
 
 import click
 
+from memdir.agents.runner import AgentStop
 from memdir.api import Memdir
 from memdir.cli._common import close_provider, configured_provider, install_hint, package_hint
 from memdir.recall.doctor import diagnose
@@ -294,6 +295,11 @@ def _extraction(mem: Memdir, transcript: Path, base: Path) -> None:
     usage = report.run.usage if report.run else None
     spent = f"; tokens {usage.input_tokens} in, {usage.output_tokens} out" if usage else ""
     click.echo(f"  extraction: {report.message}{spent}")
+    if report.run is not None and report.run.stop_reason is AgentStop.MAX_TOKENS:
+        click.echo(
+            "  (the small embedded model answered in prose up to its token limit, not with a tool "
+            "call: a hosted provider or a larger local model does this step properly)"
+        )
     saved = fresh.list()
     if not saved:
         click.echo("  the model saved no memory from this conversation")

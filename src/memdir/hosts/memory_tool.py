@@ -394,6 +394,7 @@ class MemoryToolBackend(MovingNotes):
         if result.pending is not None:
             self._held = result.held_because or self._held
 
+
 def _name_from(rel: str) -> str:
     stem = re.sub(r"[_\-\s.]+", " ", PurePosixPath(rel).stem)
     return plain_line(stem, MAX_NAME_CHARS) or "memory"

@@ -14,6 +14,7 @@ from typing import Any, Self, TypeVar
 
 from memdir.errors import ConfigError
 from memdir.llm.retry import RetryPolicy, call_with_retries, classify_sdk_error
+from memdir.utils.installs import install_hint
 
 __all__ = ["SDKProvider", "import_sdk"]
 
@@ -27,7 +28,7 @@ def import_sdk(module: str, provider: str) -> Any:
     except ImportError:
         raise ConfigError(
             f"the {provider} provider needs the {module} package",
-            hint=f"pip install 'memdir[{module}]'",
+            hint=install_hint(module),
         ) from None
 
 

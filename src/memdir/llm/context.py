@@ -15,7 +15,10 @@ or llama.cpp's ``meta.n_ctx_train``), else from the setting ``model_context_toke
 unknown, a request is sent as it is. The prompt is counted high
 (:func:`prompt_tokens`: characters / 3, plus a few tokens a turn for the chat
 template): a count too low would end in the server's 400, one too high only in a
-shorter answer.
+shorter answer. Where the server can count (llama.cpp's tokenizer endpoints,
+:func:`counted_prompt_tokens`) its count is used, with a tenth added for what the chat
+template renders around the tools: a count twice too high leaves a small model too
+little room to finish its tool call.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from memdir.llm.base import Request, request_text
 __all__ = [
     "MIN_ANSWER_TOKENS",
     "ModelTooSmall",
+    "counted_prompt_tokens",
     "fit_request",
     "probe_context_tokens",
     "prompt_tokens",
@@ -62,16 +66,61 @@ def prompt_tokens(request: Request) -> int:
     return math.ceil(len(text) / _CHARS_PER_TOKEN) + _TURN_TOKENS * turns + _TEMPLATE_TOKENS
 
 
-def fit_request(request: Request, context_tokens: int | None, *, label: str) -> Request:
+def counted_prompt_tokens(
+    base_url: str, request: Request, *, api_key: str | None = None, timeout: float = 5.0
+) -> int | None:
+    """The tokens ``request``'s prompt takes, counted by a llama.cpp server, or ``None``.
+
+    The server's tokenizer counts the prompt's text (llama-cpp-python's
+    ``/extras/tokenize/count``, llama.cpp's ``/tokenize``); a tenth and the template's
+    markers are added for the chat template's rendering of turns and tools. A server
+    that counts neither way gives ``None``: use :func:`prompt_tokens`.
+    """
+    root = base_url.rstrip("/").removesuffix("/v1")
+    text = request_text(request)
+    count = _post_count(f"{root}/extras/tokenize/count", {"input": text}, api_key, timeout)
+    if count is None:
+        count = _post_count(f"{root}/tokenize", {"content": text}, api_key, timeout)
+    if count is None:
+        return None
+    turns = len(request.messages) + (1 if request.system else 0)
+    return math.ceil(count * 1.1) + _TURN_TOKENS * turns + _TEMPLATE_TOKENS
+
+
+def _post_count(
+    url: str, body: Mapping[str, str], api_key: str | None, timeout: float
+) -> int | None:
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    payload = json.dumps(body).encode()
+    try:
+        with urllib.request.urlopen(
+            urllib.request.Request(url, data=payload, headers=headers), timeout=timeout
+        ) as reply:
+            data = json.loads(reply.read(16 << 20))
+    except (urllib.error.URLError, OSError, ValueError):
+        return None
+    if not isinstance(data, Mapping):
+        return None
+    tokens = data.get("tokens")
+    return len(tokens) if isinstance(tokens, list) else _positive(data.get("count"))
+
+
+def fit_request(
+    request: Request, context_tokens: int | None, *, label: str, prompt: int | None = None
+) -> Request:
     """``request`` with ``max_tokens`` lowered to what the window leaves after the prompt.
 
-    ``context_tokens`` ``None`` (unknown) leaves the request as it is. Raises
+    ``prompt`` is the server's own count where known, else :func:`prompt_tokens`
+    counts high. ``context_tokens`` ``None`` (unknown) leaves the request as it is. Raises
     :class:`ModelTooSmall` when fewer than :data:`MIN_ANSWER_TOKENS` (or the request's
     own ``max_tokens``, if lower) would be left.
     """
     if context_tokens is None:
         return request
-    prompt = prompt_tokens(request)
+    if prompt is None:
+        prompt = prompt_tokens(request)
     room = context_tokens - prompt
     needed = min(request.max_tokens, MIN_ANSWER_TOKENS)
     if room < needed:

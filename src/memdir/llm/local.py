@@ -280,6 +280,7 @@ class EmbeddedProvider:
                     timeout=self._timeout,
                     context_tokens=self.server.n_ctx,
                     ask_context=False,
+                    count_tokens=True,  # llama.cpp counts exactly at /tokenize
                     label=self.description,  # its port is new at every start
                 )
             return self._inner

@@ -41,7 +41,7 @@ from memdir.llm.base import (
     Usage,
     estimate_tokens,
 )
-from memdir.llm.context import fit_request, probe_context_tokens
+from memdir.llm.context import counted_prompt_tokens, fit_request, probe_context_tokens
 from memdir.llm.guard import check_allowed, is_loopback_url
 from memdir.llm.retry import RetryPolicy
 from memdir.llm.schema import schema_instruction
@@ -103,6 +103,7 @@ class OpenAICompatProvider(SDKProvider):
         sleep: Callable[[float], None] = time.sleep,
         context_tokens: int | None = None,
         ask_context: bool = True,
+        count_tokens: bool = False,
         label: str | None = None,
     ) -> None:
         self.model = model
@@ -112,6 +113,7 @@ class OpenAICompatProvider(SDKProvider):
         self._ask_context = ask_context and not _hosted(self.base_url)
         self._context: int | None = None
         self._context_known = False
+        self._count_tokens = count_tokens
         if dialect not in DIALECTS:
             raise ConfigError(
                 f"unknown structured-output dialect {dialect!r}",
@@ -159,7 +161,11 @@ class OpenAICompatProvider(SDKProvider):
         Its ``max_tokens`` is lowered to what the context window leaves after the prompt.
         """
         check_allowed(self._label, self.base_url)
-        request = fit_request(request, self.context_tokens, label=self._label)
+        window = self.context_tokens
+        counted = None
+        if window is not None and self._count_tokens:
+            counted = counted_prompt_tokens(self.base_url, request, api_key=self._api_key)
+        request = fit_request(request, window, label=self._label, prompt=counted)
         params = self.build_params(request)
         response: ChatCompletion = self._send(
             self._label, lambda: self._client.chat.completions.create(**params)

@@ -82,9 +82,7 @@ class ModelSelector:
         shown, lines = self._fit(candidates)
         request = self._request(query, lines, limit)
         try:
-            answer = _within(
-                self.deadline, lambda: complete_json(self.provider, request, _SCHEMA)
-            )
+            answer = _within(self.deadline, lambda: complete_json(self.provider, request, _SCHEMA))
         except (MemdirError, ValueError, TimeoutError) as exc:
             # Trigger: the model failed, ran out of budget or would not answer in shape.
             # Why: recall must still answer. Outcome: the lexical choice.

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from memdir.errors import ConfigError
+from memdir.utils.installs import install_hint
 
 __all__ = ["BertEncoder", "is_bert_folder"]
 
@@ -71,7 +72,7 @@ class BertEncoder:
         except ImportError as exc:
             raise ConfigError(
                 "local embeddings need the embeddings extra",
-                hint="pip install 'memdir[embeddings]'",
+                hint=install_hint("embeddings"),
             ) from exc
         config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
         self.heads = int(config["num_attention_heads"])

