@@ -31,7 +31,10 @@ __all__ = [
     "clone",
     "edit_both_sides",
     "git_home",
+    "note",
     "opened",
+    "private_files",
+    "private_remote",
     "push_by_hand",
     "push_tree",
     "remember",
@@ -275,3 +278,30 @@ def cli_output(mem: Memdir, *args: str) -> tuple[int, str]:
     """:func:`cli`'s exit code and output."""
     result = cli(mem, *args)
     return result.exit_code, result.output
+
+
+# -- private sync: one person's machines, each a memdir home of its own --------
+
+
+@pytest.fixture
+def private_remote(tmp_path: Path) -> Path:
+    """An empty bare repository only its owner uses: the private remote."""
+    path = tmp_path / "mine.git"
+    run_git(tmp_path, "init", "--quiet", "--bare", "--initial-branch=main", str(path))
+    return path
+
+
+def note(mem: Memdir, name: str, body: str, *, type: str = "user") -> str:
+    """Write a private memory ``name``; its file."""
+    result = mem.write(name=name, description=f"about {name}", type=type, body=body)
+    return result.record.file
+
+
+def private_files(mem: Memdir) -> dict[str, str]:
+    """Every file of the private memory folder (``.git`` and the team folder aside)."""
+    root = mem.layout.memory_dir
+    return {
+        p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not {".git", "team"} & set(p.relative_to(root).parts[:1])
+    }

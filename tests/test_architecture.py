@@ -72,7 +72,7 @@ ORDER = [
     "facade",
     "adapters",
 ]
-ROOMS = {"utils": "values"} | {layer: layer for layer in ORDER}
+ROOMS = {"utils": "values", "sync": "team"} | {layer: layer for layer in ORDER}
 TOP_LEVEL = {
     "errors": "values",
     "model": "values",

@@ -27,9 +27,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, ParamSpec, TypeVar
 
 from memdir.config import Settings, load_settings
-from memdir.errors import StorageError
+from memdir.errors import MemdirError, StorageError
 from memdir.history.project import ProjectMemory
-from memdir.model import MemoryType, Scope
+from memdir.model import Memory, MemoryType, Scope
 from memdir.storage.failures import translated
 from memdir.storage.journal import JOURNAL_NAME, journal_or_warning
 from memdir.storage.paths import ROOT_RECORD, Layout, make_layout
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from memdir.agents.host import MemoryHost, Messages
     from memdir.agents.session.notes import SessionNotes
     from memdir.history.pending import Pending
+    from memdir.history.tombstones import Embeds, Tombstone
     from memdir.history.undo import RedactReport, UndoReport, Why
     from memdir.history.used import SessionUse
     from memdir.history.versions import PruneReport, Version
@@ -56,6 +57,7 @@ if TYPE_CHECKING:
     from memdir.search.embeddings import Embedder
     from memdir.search.query import GrepHit
     from memdir.storage.store import WriteResult
+    from memdir.sync.run import PrivateInit, PrivateStatus, PrivateSyncReport
 
 __all__ = ["Memdir"]
 
@@ -472,6 +474,89 @@ class Memdir(ProjectMemory):
 
         return set_pinned(self, ref, pinned=False, scope=scope)
 
+    # -- forgetting (see memdir.history.tombstones) ------------------------------------
+
+    @_guarded
+    def forget(
+        self, ref: str, *, scope: Scope | str | None = None, reason: str | None = None
+    ) -> Tombstone:
+        """Delete memory ``ref`` (kept in the history: ``restore`` brings it back) and leave
+        a tombstone, so that no agent learns it again without a person's review."""
+        from memdir.history.provenance import current, local_identity
+        from memdir.history.tombstones import tombstone_of
+
+        record = self.get(ref, scope=scope)
+        vector, model = self._meaning_of(record.memory)
+        tombstone = tombstone_of(
+            record.memory,
+            file=record.file,
+            scope=record.scope,
+            by=current().user or local_identity()[0],
+            reason=reason,
+            vector=vector,
+            model=model,
+        )
+        store, tombstones = self.store(record.scope), self.forgotten[record.scope]
+        with store.lock():
+            tombstones.add(tombstone)
+        try:
+            store.delete(record.file, expected_version=record.version)
+        except BaseException:
+            with store.lock():  # nothing was forgotten: no tombstone stays
+                tombstones.remove(tombstone.id)
+            raise
+        return tombstone
+
+    def _meaning_of(self, memory: Memory) -> tuple[builtins.list[float] | None, str | None]:
+        """The vector a tombstone keeps of ``memory`` and its model (None: no model here)."""
+        from memdir.history.tombstones import meaning_text
+
+        embedder = self.meaning()
+        if embedder is None:
+            return None, None
+        try:
+            (vector,) = embedder.embed([meaning_text(memory)])
+        except (MemdirError, OSError, ImportError, RuntimeError, ValueError):
+            return None, None  # the terms still recognise the same words
+        return list(vector), embedder.name
+
+    def meaning(self) -> Embeds | None:
+        """Search's embedder, which a tombstone is matched by meaning with (None: none)."""
+        try:
+            return self._embedder()
+        except MemdirError:  # a model the settings name but this machine lacks: terms alone
+            return None
+
+    @_guarded
+    def forget_matches(
+        self, query: str, *, scope: Scope | str | None = None, limit: int = 10
+    ) -> builtins.list[MemoryRecord]:
+        """The memories ``query`` names (in ``scope``): the one of that name or file, else
+        search's best."""
+        stores = [self.store(scope)] if scope is not None else [self.private, self.team]
+        found = next((r for r in (s.find(query) for s in stores) if r is not None), None)
+        if found is not None:
+            return [found]
+        records = []
+        wanted = None if scope is None else Scope(scope)
+        for hit in self.search(query, kinds=["memory"], scope=wanted, limit=limit):
+            team = hit.ref.startswith("team/")
+            store = self.team if team else self.private
+            record = store.find(hit.ref.removeprefix("team/") if team else hit.ref)
+            if record is not None and record not in records:
+                records.append(record)
+        return records
+
+    @_guarded
+    def unforget(self, ref: str, *, scope: Scope | str | None = None) -> builtins.list[Tombstone]:
+        """Remove the tombstones ``ref`` names (id, name or file): agents may learn it again."""
+        scopes = [Scope(scope)] if scope is not None else [Scope.PRIVATE, Scope.TEAM]
+        removed = []
+        for each in scopes:
+            with self.store(each).lock():
+                removed += self.forgotten[each].remove(ref)
+        return removed
+
     @_guarded
     def used(
         self, session: str | None = None, *, transcript: str | Path | None = None
@@ -485,6 +570,35 @@ class Memdir(ProjectMemory):
         if chosen is None:
             return None
         return session_use(self.layout, chosen, env=self.env, transcript=transcript)
+
+    @_guarded
+    def init_private_sync(self, remote: str, *, allow_secrets: bool = False) -> PrivateInit:
+        """Sync private memory through ``remote``, a git repository only its owner uses.
+
+        The first machine publishes its memories, the next ones merge theirs with
+        what is there; a remote that is the team's is refused (:mod:`memdir.sync`).
+        """
+        from memdir.sync.run import init_private
+
+        return init_private(self, remote, allow_secrets=allow_secrets)
+
+    @_guarded
+    def sync_private(self, *, allow_secrets: bool = False) -> PrivateSyncReport:
+        """Commit private memory here, merge the remote's, push; conflicts become copies.
+
+        A likely secret stops the sync before anything leaves the machine unless
+        ``allow_secrets`` (for this sync only).
+        """
+        from memdir.sync.run import sync_private
+
+        return sync_private(self, allow_secrets=allow_secrets)
+
+    @_guarded
+    def private_sync_status(self, *, fetch: bool = True) -> PrivateStatus:
+        """Where private memory stands against its remote: ahead, behind, copies to settle."""
+        from memdir.sync.run import private_status
+
+        return private_status(self, fetch=fetch)
 
     @_guarded
     def prune_history(self) -> PruneReport:

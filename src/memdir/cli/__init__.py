@@ -39,6 +39,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "index": ("memdir.cli.search", "index"),
     "scan": ("memdir.cli.scan", "scan"),
     "team": ("memdir.cli.team", "team"),
+    "sync": ("memdir.cli.sync", "sync"),
     "serve": ("memdir.cli.serve", "serve"),
     "hook": ("memdir.cli.hook", "hook"),
     "enforce": ("memdir.cli.enforce", "enforce"),
@@ -58,6 +59,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "pin": ("memdir.cli.pins", "pin"),
     "unpin": ("memdir.cli.pins", "unpin"),
     "used": ("memdir.cli.used", "used"),
+    "forget": ("memdir.cli.forget", "forget"),
+    "unforget": ("memdir.cli.forget", "unforget"),
 }
 
 

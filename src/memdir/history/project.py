@@ -6,8 +6,11 @@ paths around them, with the few verbs that only route to a store. It builds
 nothing and reads no configuration; :class:`memdir.Memdir`, the composition
 root, extends it with everything that needs search, recall or a model. Each
 store gets its review gate here (:func:`memdir.history.review.hold_reason`,
-which screens an agent's write), so the store itself knows neither review nor
-screening.
+which screens an agent's write and holds one that re-learns a forgotten
+memory: :meth:`ProjectMemory.relearns`), so the store itself knows neither
+review, screening nor tombstones. Matching a tombstone by meaning needs an
+embedder, which lives above this layer: :meth:`ProjectMemory.meaning` answers
+None here (terms alone), and the facade answers its search embedder.
 """
 
 from __future__ import annotations
@@ -21,9 +24,18 @@ from typing import Any
 
 from memdir.config import Settings, memory_enabled
 from memdir.enforcement.rules import validate_memory_rules
-from memdir.errors import InvalidMemory, MemoryNotFound
+from memdir.errors import InvalidMemory, MemdirError, MemoryNotFound
 from memdir.history.provenance import current
 from memdir.history.review import hold_reason
+from memdir.history.tombstones import (
+    FORGOTTEN_NAME,
+    PRIVATE_NAME,
+    Embeds,
+    Tombstone,
+    TombstoneFile,
+    match,
+    relearn_reason,
+)
 from memdir.history.versions import HISTORY_NAME, History
 from memdir.model import Memory, MemoryRecord, MemoryType, Scope
 from memdir.storage.paths import Layout
@@ -54,6 +66,12 @@ class ProjectMemory:
                 retention_days=settings.history_retention_days,
                 trash_dir=layout.trash_dir,
             )
+        # Each scope's tombstones: the private one's beside the history, the team's in
+        # the team folder, where team sync carries it.
+        self.forgotten: dict[Scope, TombstoneFile] = {
+            Scope.PRIVATE: TombstoneFile(layout.history_dir / PRIVATE_NAME),
+            Scope.TEAM: TombstoneFile(layout.team_dir / FORGOTTEN_NAME),
+        }
         self.private = self._store(
             Scope.PRIVATE,
             root=layout.memory_dir,
@@ -69,7 +87,14 @@ class ProjectMemory:
         history = self.history_db
 
         def review(memory: Memory | None) -> str | None:
-            return hold_reason(self.settings, scope, current(), memory, history=history is not None)
+            return hold_reason(
+                self.settings,
+                scope,
+                current(),
+                memory,
+                history=history is not None,
+                forgotten=self.relearns,
+            )
 
         return MemoryStore(
             root=root,
@@ -84,6 +109,31 @@ class ProjectMemory:
             review=review,
             check=validate_memory_rules,
         )
+
+    def tombstones(self, scope: Scope | str | None = None) -> builtins.list[Tombstone]:
+        """What a person forgot (``memdir forget``), private then team, oldest first."""
+        scopes = [Scope(scope)] if scope is not None else [Scope.PRIVATE, Scope.TEAM]
+        return [t for s in scopes for t in self.forgotten[s].read()]
+
+    def meaning(self) -> Embeds | None:
+        """The embedder a tombstone is matched by meaning with (None: by terms alone)."""
+        return None
+
+    def relearns(self, memory: Memory, *, scope: Scope | None = None) -> str | None:
+        """Why ``memory`` waits for review as a forgotten memory learned again, or None.
+
+        Either scope's tombstones count (only ``scope``'s when given): a fact the
+        team forgot is not re-learned into private memory unseen, nor a private
+        one into the team's.
+        """
+        tombstones = self.tombstones(scope)
+        if not tombstones:
+            return None
+        try:
+            found = match(tombstones, memory, embedder=self.meaning())
+        except (MemdirError, OSError, ImportError, RuntimeError, ValueError):
+            found = match(tombstones, memory)  # the model failed to load: by terms alone
+        return relearn_reason(found) if found is not None else None
 
     def store(self, scope: Scope | str) -> MemoryStore:
         """The store of ``scope`` (``"private"`` or ``"team"``)."""

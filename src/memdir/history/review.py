@@ -24,12 +24,21 @@ pending version as its reason (one line that names the fields and the rules,
 never the text). With history off it is refused with that reason. A teammate's
 file that team sync brings is screened the same way (:mod:`memdir.team.incoming`).
 
+An agent's write that says again what a person forgot (``memdir forget``: a
+tombstone, :mod:`memdir.history.tombstones`) is held the same way, whatever the
+mode, with the reason "re-learns a forgotten memory (forgotten on DATE: NAME)":
+the caller hands in ``forgotten``, which sees the memory and names the tombstone
+it matches, so the same fact is not learned again from an old transcript or
+daily log without a person's say. A person's own write is never held for it.
+
 :func:`hold_reason` is the store's review gate (see
 :class:`~memdir.storage.store.MemoryStore`): it sees the memory a change would
 write and answers why it waits, or ``None``.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from memdir.config import Settings
 from memdir.errors import ConfigError, MemdirError
@@ -86,11 +95,14 @@ def hold_reason(
     memory: Memory | None,
     *,
     history: bool,
+    forgotten: Callable[[Memory], str | None] | None = None,
 ) -> str | None:
     """Why a change by ``origin`` that writes ``memory`` to ``scope`` waits for review.
 
     None: it applies now. Refuses an agent's change to a read-only scope, a
-    screened one with history off, and one that needs review with history off.
+    screened one or one that re-learns a forgotten memory with history off, and
+    one that needs review with history off. ``forgotten`` answers why a memory
+    says again what a person forgot (None: it does not).
     """
     if origin.route not in AGENT_ROUTES or origin.approved is not None:
         return None
@@ -101,6 +113,8 @@ def hold_reason(
             hint="tell the user what you wanted to save; they can save it with `memdir add`",
         )
     found = screened(memory)
+    if found is None and forgotten is not None and memory is not None:
+        found = forgotten(memory)
     if found is not None:
         if not history:
             raise MemdirError(

@@ -12,7 +12,10 @@
 * Names must be safe memory names (:func:`is_memory_name`): ``*.md``, no
   control or format characters, no ``..``, no part starting with a dot, no
   backslash or angle bracket, bounded length. Anything else is refused: only
-  text memory files belong in team memory. Names are scanned for secrets too.
+  text memory files belong in team memory. One other file is carried: the
+  team's tombstones, ``FORGOTTEN.jsonl`` at the folder's root
+  (:mod:`memdir.history.tombstones`), whose content is scanned as a memory's.
+  Names are scanned for secrets too.
 * A :class:`Problem` names the file (:func:`display_name`: control
   characters escaped, a secret in the name redacted), the line, the rule and
   the commit, never the value.
@@ -33,6 +36,7 @@ import posixpath
 import unicodedata
 from dataclasses import dataclass, replace
 
+from memdir.history.tombstones import FORGOTTEN_NAME
 from memdir.storage.memory_index import INDEX_NAME
 from memdir.team.secrets import Finding, redact, scan_bytes, scan_text
 
@@ -134,7 +138,10 @@ def scan_blobs(blobs: list[bytes]) -> list[list[Finding]]:
 
 
 def is_memory_name(rel: str) -> bool:
-    """Whether ``rel`` is a safe relative path for a team memory file (or the index)."""
+    """Whether ``rel`` is a safe relative path for a team memory file (or the index, or
+    the team's tombstones: that one name, at the root only)."""
+    if rel == FORGOTTEN_NAME:
+        return True
     if not rel or len(rel) > MAX_NAME_CHARS or not rel.endswith(".md"):
         return False
     if not all(is_plain_part(part) for part in rel.split("/")):

@@ -12,7 +12,8 @@ belongs to and why it was made.
 
 ``memdir team status`` and ``memdir doctor`` list the copies until they are
 settled; ``memdir team resolve NAME --keep mine|theirs|both`` settles one
-(:func:`resolve`):
+(:func:`resolve`; private sync's copies, in the private folder's own
+``.conflicts/``, are settled the same way by ``memdir sync resolve``):
 
 * ``mine``: the copy replaces the file (the replaced version goes to the
   trash and the history, as any write);
@@ -36,11 +37,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from memdir.errors import InvalidMemory, MemdirError, MemoryNotFound
+from memdir.kinds import Scope
 from memdir.storage.codec import parse_memory, render_memory
 from memdir.storage.fs import atomic_write, ensure_dir, safe_join
 
 if TYPE_CHECKING:
     from memdir.history.project import ProjectMemory
+    from memdir.storage.store import MemoryStore
 
 __all__ = [
     "CONFLICTS_DIR",
@@ -156,10 +159,10 @@ def _original(copy: str) -> str:
     return posixpath.join(folder, base) if folder else base
 
 
-def _select(memdir: ProjectMemory, name: str) -> PendingConflict:
-    root = memdir.layout.team_dir
+def _select(store: MemoryStore, name: str, command: str) -> PendingConflict:
+    root = store.root
     pending = pending_conflicts(root)
-    wanted = name.strip().removeprefix("team/")
+    wanted = name.strip().removeprefix(f"{Scope.TEAM}/" if store.scope is Scope.TEAM else "")
     matches = [
         p
         for p in pending
@@ -169,7 +172,7 @@ def _select(memdir: ProjectMemory, name: str) -> PendingConflict:
     ]
     if not matches:
         try:
-            record = memdir.team.find(wanted, thorough=False)
+            record = store.find(wanted, thorough=False)
         except MemdirError:
             record = None
         if record is not None:
@@ -178,31 +181,38 @@ def _select(memdir: ProjectMemory, name: str) -> PendingConflict:
         listed = ", ".join(p.copy for p in pending) or "none"
         raise MemoryNotFound(
             f"no conflict copy matches {name!r} (unsettled: {listed})",
-            hint="`memdir team status` lists the conflict copies",
+            hint=f"`memdir {command} status` lists the conflict copies",
         )
     if len(matches) > 1:
         raise InvalidMemory(
             f"{name!r} has {len(matches)} conflict copies: " + ", ".join(p.copy for p in matches),
-            hint="name one copy: `memdir team resolve .conflicts/<copy> --keep ...`",
+            hint=f"name one copy: `memdir {command} resolve .conflicts/<copy> --keep ...`",
         )
     return matches[0]
 
 
-def resolve(memdir: ProjectMemory, name: str, keep: Keep) -> Resolution:
-    """Settle the conflict copy ``name`` (the copy, or its memory's file or name)."""
-    store = memdir.team
-    root = memdir.layout.team_dir
+def resolve(
+    memdir: ProjectMemory, name: str, keep: Keep, *, scope: Scope = Scope.TEAM
+) -> Resolution:
+    """Settle the conflict copy ``name`` (the copy, or its memory's file or name).
+
+    ``scope``: whose copies, the team folder's (team sync) or the private
+    folder's (private sync).
+    """
+    store = memdir.store(scope)
+    root = store.root
+    command = "team" if scope is Scope.TEAM else "sync"
     with store.lock():
-        chosen = _select(memdir, name)
+        chosen = _select(store, name, command)
     data = (root / chosen.copy).read_bytes()
     written: str | None = None
     if keep == "mine":
         written = chosen.file
         store.write_text(chosen.file, _text(chosen.copy, data), replace=True)
     elif keep == "both":
-        written = _keep_both(memdir, chosen, data)
+        written = _keep_both(store, chosen, data)
     with store.lock():
-        trashed = _retire(memdir, chosen) if keep == "theirs" else None
+        trashed = _retire(memdir, store, chosen) if keep == "theirs" else None
         (root / chosen.copy).unlink(missing_ok=True)
         entries = _read_registry(root)
         entries.pop(chosen.copy, None)
@@ -235,24 +245,24 @@ def local_copy(data: bytes) -> bytes:
     return render_memory(replace(memory, name=f"{memory.name} (local copy)")).encode("utf-8")
 
 
-def _keep_both(memdir: ProjectMemory, chosen: PendingConflict, data: bytes) -> str:
+def _keep_both(store: MemoryStore, chosen: PendingConflict, data: bytes) -> str:
     """The copy as a memory of its own, "<name> (local copy)", in a free file."""
     text = _text(chosen.copy, local_copy(data))
     stem, ext = posixpath.splitext(chosen.file)
     target, n = f"{stem}_local_copy{ext}", 2
-    while os.path.lexists(memdir.layout.team_dir / target):
+    while os.path.lexists(store.root / target):
         target, n = f"{stem}_local_copy_{n}{ext}", n + 1
-    result = memdir.team.write_text(target, text)
+    result = store.write_text(target, text)
     return result.record.file
 
 
-def _retire(memdir: ProjectMemory, chosen: PendingConflict) -> Path:
-    """Move the copy to the trash (``.trash/<date>/team-conflicts/...``)."""
-    day = memdir.layout.trash_dir / dt.date.today().isoformat() / "team-conflicts"
+def _retire(memdir: ProjectMemory, store: MemoryStore, chosen: PendingConflict) -> Path:
+    """Move the copy to the trash (``.trash/<date>/<scope>-conflicts/...``)."""
+    day = memdir.layout.trash_dir / dt.date.today().isoformat() / f"{store.scope}-conflicts"
     rel = chosen.copy.removeprefix(f"{CONFLICTS_DIR}/")
     target, n = safe_join(day, rel), 2
     while target.exists():
         target, n = safe_join(day, f"{rel}.{n}"), n + 1
     ensure_dir(target.parent)
-    os.replace(memdir.layout.team_dir / chosen.copy, target)
+    os.replace(store.root / chosen.copy, target)
     return target

@@ -7,7 +7,8 @@
   ``.git``, ``.gitattributes``, a link, a submodule, a memory over the size
   limit) is quarantined or reported and left out, by merging a commit of this
   clone's own on top of the remote's, so nothing of it is ever checked out;
-* a normal merge (published history is never rewritten). A conflicted path
+* a normal merge (published history is never rewritten; :mod:`memdir.team.merge`,
+  shared with private sync). A conflicted path
   is settled with whole versions, never markers: a memory edited on both
   sides keeps the remote's version in its file and this clone's as a
   conflict copy (:mod:`memdir.team.conflicts`); an edit beats a delete;
@@ -26,6 +27,12 @@
   put back as it was before the merge (or removed, if it is new), in a commit
   of its own, so it reaches no prompt, recall or search here until a person
   approves it (``memdir review approve``). With history off it is quarantined;
+* a memory that arrived, or that this clone's edit kept against the remote's
+  delete, and that says what the team forgot (a tombstone in the team's
+  ``FORGOTTEN.jsonl``, :mod:`memdir.history.tombstones`, which arrives with
+  the merge, and when both sides changed it takes both sides' lines) is held
+  the same way, with the reason "re-learns a forgotten memory": a teammate's
+  stale copy does not bring it back unseen;
 * what else arrived is recorded in the history (one change, each file's author),
   teammates' rules are held for review (:mod:`memdir.team.teammate_rules`),
   files that must not stay are quarantined (:mod:`memdir.team.quarantine`)
@@ -39,11 +46,13 @@ would overwrite are saved first and put back.
 from __future__ import annotations
 
 import posixpath
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from memdir.errors import MemdirError
 from memdir.history.provenance import provenance
 from memdir.history.review import screened
+from memdir.history.tombstones import FORGOTTEN_NAME
 from memdir.model import Memory, Scope
 from memdir.storage.codec import parse_memory
 from memdir.storage.fs import atomic_write, safe_join
@@ -52,9 +61,8 @@ from memdir.storage.sidecar import SIDECAR_DIR
 from memdir.team import recovery
 from memdir.team.checks import is_memory_name
 from memdir.team.conflicts import CONFLICTS_DIR
-from memdir.team.git import GitFailed, failure_detail, git_message
 from memdir.team.index_repair import reconcile_index
-from memdir.team.index_union import union_index
+from memdir.team.merge import memory_name, merge_whole, record_incoming
 from memdir.team.messages import repair_message
 from memdir.team.quarantine import mark_scanned, move_out, quarantine
 from memdir.team.remote_tree import screened_tip
@@ -68,6 +76,8 @@ if TYPE_CHECKING:
     from memdir.team.work_tree import TeamTree
 
 __all__ = ["integrate"]
+
+_MERGE_MESSAGE = "memdir: merge team memory"
 
 
 def integrate(tree: TeamTree, branch: str, progress: Progress) -> None:
@@ -89,7 +99,13 @@ def integrate(tree: TeamTree, branch: str, progress: Progress) -> None:
     if tip is not None and (before is None or not tree.git.is_ancestor(tip, before)):
         taken = screened_tip(tree, tip, before, progress)
         kept_here = _local_only_at_risk(tree, taken)
-        _merge(tree, taken, before is None or progress.first, progress)
+        conflicts = merge_whole(
+            tree,
+            taken,
+            unrelated=before is None or progress.first,
+            message=_MERGE_MESSAGE,
+            lines_union=_is_tombstones,
+        )
         after = tree.git.rev("HEAD") or taken
         incoming: list[tuple[str, str]] = []
         for status, path in tree.git.changed(before, after):
@@ -97,8 +113,11 @@ def integrate(tree: TeamTree, branch: str, progress: Progress) -> None:
                 continue
             (progress.deleted if status == "D" else progress.pulled).append(path)
             incoming.append((status, path))
-        held = _hold_screened(tree, before, incoming, progress)
-        _keep_incoming(tree, before, after, [c for c in incoming if c[1] not in held])
+        stale = _kept_against_a_delete(tree, taken, conflicts)
+        held = _hold_screened(tree, before, [*incoming, *stale], progress)
+        progress.conflicts += [_forgotten_conflict(c, held) for c in conflicts]
+        kept = [c for c in incoming if c[1] not in held]
+        record_incoming(tree.memdir.history_db, tree.git, Scope.TEAM, (before, after), kept)
         hold_pulled(tree.git, tree.memdir.layout, before, incoming)
     quarantined = quarantine(tree)
     progress.quarantined += quarantined
@@ -129,11 +148,14 @@ def _hold_screened(
     for status, path in changes:
         if status == "D" or posixpath.basename(path) == INDEX_NAME or not is_memory_name(path):
             continue
+        if path == FORGOTTEN_NAME or path in held:
+            continue  # the team's tombstones: no memory
         source = tree.root / path
         if source.is_symlink() or not source.is_file():
             continue
         data = source.read_bytes()
-        reason = _screened_file(data, path)
+        memory = _pulled_memory(data, path)
+        reason = screened(memory) or tree.memdir.relearns(memory, scope=Scope.TEAM)
         if reason is None:
             continue
         old = None if before is None or status == "A" else tree.git.blob(f"{before}:{path}")
@@ -158,14 +180,47 @@ def _hold_screened(
     return held
 
 
-def _screened_file(data: bytes, path: str) -> str | None:
-    """What screening finds in a memory file's bytes, as one line (None: nothing)."""
+def _is_tombstones(path: str) -> bool:
+    """The team's tombstones: two clones' concurrent additions merge as both sides' lines."""
+    return path == FORGOTTEN_NAME
+
+
+def _pulled_memory(data: bytes, path: str) -> Memory:
+    """A pulled memory file's bytes as the memory screening and tombstones judge."""
     text = data.decode("utf-8", "replace")
     try:
-        memory = parse_memory(text, path=path)
+        return parse_memory(text, path=path)
     except MemdirError:  # not a memory as written: its text is read as a body
-        memory = Memory(name="", description="", type=None, body=text)
-    return screened(memory)
+        return Memory(name="", description="", type=None, body=text)
+
+
+def _kept_against_a_delete(
+    tree: TeamTree, tip: str, conflicts: list[ConflictCopy]
+) -> list[tuple[str, str]]:
+    """The files this clone's edit kept though the remote (``tip``) deleted them, as new.
+
+    Judged as if they arrived: one the team forgot in the meantime is this
+    clone's stale copy, and is held rather than pushed back.
+    """
+    kept = []
+    for conflict in conflicts:
+        if conflict.copy is not None or not (tree.root / conflict.file).is_file():
+            continue
+        present = tree.git.run("cat-file", "-e", f"{tip}:{conflict.file}", check=False)
+        if not present.ok:
+            kept.append(("A", conflict.file))
+    return kept
+
+
+def _forgotten_conflict(conflict: ConflictCopy, held: dict[str, str]) -> ConflictCopy:
+    """The conflict as the report says it: a stale copy of a forgotten memory is held."""
+    reason = held.get(conflict.file)
+    if conflict.copy is not None or reason is None:
+        return conflict
+    return replace(
+        conflict,
+        reason=f"deleted by the remote, edited here: held for review, as it {reason}",
+    )
 
 
 def _set_aside(
@@ -184,7 +239,7 @@ def _set_aside(
                 scope=Scope.TEAM,
                 file=path,
                 action="sync",
-                name=_memory_name(data),
+                name=memory_name(data),
                 before=old,
                 after=data,
                 status="pending",
@@ -218,37 +273,6 @@ def _local_only_at_risk(tree: TeamTree, tip: str) -> dict[str, tuple[bytes, Path
             data = path.read_bytes()
             kept[rel] = (data, recovery.save_copy(tree.rescue_dir, rel, data))
     return kept
-
-
-def _keep_incoming(
-    tree: TeamTree, before: str | None, after: str, changes: list[tuple[str, str]]
-) -> None:
-    """Record what the merge brought in the history: one change, each file's author.
-
-    The text before comes from our commit before the merge, the text after
-    from the merge commit (what git holds, whatever later steps move out).
-    """
-    history = tree.memdir.history_db
-    if history is None or not changes:
-        return
-    with provenance(route="sync"), history.change_set("sync"):
-        for status, path in changes:
-            if not path.endswith(".md"):
-                continue
-            old = None if before is None or status == "A" else tree.git.blob(f"{before}:{path}")
-            new = None if status == "D" else tree.git.blob(f"{after}:{path}")
-            author = tree.git.run(
-                "log", "-1", "--format=%an <%ae>", after, "--", path, check=False
-            ).stdout.strip()
-            with provenance(user=author or None):
-                history.record(
-                    scope=Scope.TEAM,
-                    file=path,
-                    action="sync",
-                    name=_memory_name(new if new is not None else old),
-                    before=old,
-                    after=new,
-                )
 
 
 def _rewritten(tree: TeamTree, tip: str, head: str, branch: str, progress: Progress) -> bool:
@@ -297,72 +321,3 @@ def _adopt_rewritten(
         progress.conflicts.append(ConflictCopy(file=rel, copy=copy, reason=reason))
     tree.git.run("reset", "--quiet", "--hard", tip)
     progress.rewritten = True
-
-
-def _merge(tree: TeamTree, tip: str, unrelated: bool, progress: Progress) -> None:
-    args = ["merge", "--quiet", "--no-edit", "--ff", "-m", "memdir: merge team memory"]
-    if unrelated:
-        # Only on `team init`: a folder that held memories before has its own history.
-        args.append("--allow-unrelated-histories")
-    result = tree.git.run(*args, tip, check=False)
-    if result.ok:
-        return
-    unmerged = tree.git.unmerged()
-    if not unmerged:
-        tree.git.run("merge", "--abort", check=False)
-        raise GitFailed(
-            f"merging the remote's changes failed: {git_message(result.stderr)}",
-            detail=failure_detail(result.stderr),
-            path=tree.root,
-            hint=f"inspect `git -C {tree.root} status`; your changes are committed locally",
-        )
-    resolved = []
-    for path, stages in sorted(unmerged.items()):
-        conflict = _resolve(tree, path, stages, progress)
-        if conflict is not None:
-            resolved.append(conflict)
-    progress.conflicts += resolved
-    lines = "\n".join(
-        f"kept both: {c.file}" + (f" -> {c.copy}" if c.copy else "") for c in resolved
-    )
-    tree.git.commit(f"memdir: merge team memory\n\n{lines}".rstrip())
-
-
-def _resolve(
-    tree: TeamTree, path: str, stages: dict[int, str], progress: Progress
-) -> ConflictCopy | None:
-    """Resolve one conflicted path with whole versions, never markers."""
-    ours, theirs = stages.get(2), stages.get(3)
-    if posixpath.basename(path) == INDEX_NAME:
-        texts = [tree.git.blob(s).decode("utf-8", "replace") for s in (theirs, ours) if s]
-        tree.put(path, union_index(texts))
-        return None
-    if ours is not None and theirs is not None:
-        reason = (
-            "edited on both sides: the remote's version is in the file, yours in the "
-            "copy (not shared until you settle it)"
-        )
-        copy = tree.conflict_copy(path, tree.git.blob(ours), reason)
-        tree.put(path, tree.git.blob(theirs))
-        return ConflictCopy(file=path, copy=copy, reason=reason)
-    kept = ours or theirs
-    if kept is None:  # deleted on both sides
-        tree.git.run("rm", "--quiet", "--cached", "--ignore-unmatch", "--", path)
-        return None
-    tree.put(path, tree.git.blob(kept))
-    side = "the remote" if ours is not None else "this clone"
-    return ConflictCopy(
-        file=path,
-        copy=None,
-        reason=f"deleted by {side} but edited by the other: the edit was kept",
-    )
-
-
-def _memory_name(data: bytes | None) -> str | None:
-    """The name in a memory file's frontmatter, for the history (None when unreadable)."""
-    if data is None:
-        return None
-    try:
-        return parse_memory(data.decode("utf-8"), path="team").name or None
-    except (MemdirError, UnicodeDecodeError):
-        return None

@@ -19,8 +19,12 @@ __all__ = ["outgoing_problems"]
 _EMPTY_TREE = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"  # git's empty tree: a root's "before"
 
 
-def outgoing_problems(git: Git, remote: str) -> list[Problem]:
-    """Everything a push of ``HEAD`` would send that must not be sent; ``[]`` when clean."""
+def outgoing_problems(git: Git, remote: str, *, memory_names: bool = True) -> list[Problem]:
+    """Everything a push of ``HEAD`` would send that must not be sent; ``[]`` when clean.
+
+    ``memory_names=False`` (private sync, whose folder also holds logs and
+    sidecars) checks names for secrets only, not for being plain memory names.
+    """
     if git.rev("HEAD") is None:
         return []
     outgoing = ["HEAD", "--not", f"--remotes={remote}"]
@@ -37,7 +41,8 @@ def outgoing_problems(git: Git, remote: str) -> list[Problem]:
                 Problem(file="commit message", line=finding.line, rule=finding.label, commit=commit)
             )
     blobs = _new_blobs(git, outgoing)
-    for found in names_problems(_new_names(git, outgoing, blobs.values())):
+    names = _new_names(git, outgoing, blobs.values())
+    for found in names_problems(names) if memory_names else _name_secrets(names):
         problems += found
     contents = _contents(git, list(blobs))
     scanned = scan_blobs([data for _, data in contents])
@@ -53,6 +58,15 @@ def outgoing_problems(git: Git, remote: str) -> list[Problem]:
                 )
             )
     return problems
+
+
+def _name_secrets(names: list[str]) -> list[list[Problem]]:
+    """Likely secrets in each name (the file is named, the value redacted)."""
+    found = scan_blobs([name.encode("utf-8", "surrogatepass") for name in names])
+    return [
+        [Problem(file=display_name(name), line=0, rule=f.label) for f in findings]
+        for name, findings in zip(names, found, strict=True)
+    ]
 
 
 def _new_blobs(git: Git, outgoing: list[str]) -> dict[str, str]:

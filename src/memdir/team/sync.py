@@ -60,6 +60,7 @@ from typing import TYPE_CHECKING
 
 from memdir.errors import SyncError
 from memdir.storage.sidecar import SIDECAR_DIR
+from memdir.sync.tree import refuse_private_remote
 from memdir.team import recovery
 from memdir.team.conflicts import CONFLICTS_DIR
 from memdir.team.git import NETWORK_TIMEOUT, display_url, install_pre_commit_hook
@@ -124,6 +125,7 @@ def init_team(
     it again with the same remote just syncs. ``hook`` installs a pre-commit
     hook that refuses commits with likely secrets.
     """
+    refuse_private_remote(memdir, remote)  # private memory's own remote is no team's
     team = TeamTree(memdir, timeout)
     with team.sync_lock(), recorded(memdir.layout):
         recovered = Progress()

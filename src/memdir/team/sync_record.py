@@ -47,14 +47,17 @@ class SyncRecord:
         return self.last_success is None or self.last_failure > self.last_success
 
 
-def _path(layout: Layout) -> Path:
-    return layout.state_dir / RECORD_NAME
+def _path(layout: Layout, path: Path | None = None) -> Path:
+    return path if path is not None else layout.state_dir / RECORD_NAME
 
 
-def read_record(layout: Layout) -> SyncRecord:
-    """The record (an empty one when there is none or it is damaged)."""
+def read_record(layout: Layout, path: Path | None = None) -> SyncRecord:
+    """The record (an empty one when there is none or it is damaged).
+
+    ``path``: another sync's record (private sync keeps its own); team sync's by default.
+    """
     try:
-        data = json.loads(_path(layout).read_text("utf-8"))
+        data = json.loads(_path(layout, path).read_text("utf-8"))
     except (OSError, ValueError):
         return SyncRecord()
     if not isinstance(data, dict):
@@ -69,19 +72,20 @@ def read_record(layout: Layout) -> SyncRecord:
     return SyncRecord(**fields)
 
 
-def _write(layout: Layout, record: SyncRecord) -> None:
+def _write(layout: Layout, record: SyncRecord, path: Path | None) -> None:
+    target = _path(layout, path)
     with suppress(OSError):  # a report only: a read-only state folder costs the report
-        ensure_dir(layout.state_dir)
-        atomic_write(_path(layout), json.dumps(asdict(record), indent=1) + "\n")
+        ensure_dir(target.parent)
+        atomic_write(target, json.dumps(asdict(record), indent=1) + "\n")
 
 
 @contextmanager
-def recorded(layout: Layout) -> Iterator[None]:
+def recorded(layout: Layout, path: Path | None = None) -> Iterator[None]:
     """Record the block's outcome: success, or the MemdirError it raised (re-raised)."""
     try:
         yield
     except MemdirError as exc:
-        before = read_record(layout)
+        before = read_record(layout, path)
         detail = getattr(exc, "detail", "")
         _write(
             layout,
@@ -92,6 +96,7 @@ def recorded(layout: Layout) -> Iterator[None]:
                 hint=exc.hint or "",
                 detail=detail if isinstance(detail, str) else "",
             ),
+            path,
         )
         raise
-    _write(layout, SyncRecord(last_success=time.time()))
+    _write(layout, SyncRecord(last_success=time.time()), path)

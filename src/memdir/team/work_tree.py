@@ -37,7 +37,7 @@ from memdir.team.reports import Progress
 if TYPE_CHECKING:
     from memdir.history.project import ProjectMemory
 
-__all__ = ["REMOTE", "TeamTree", "host"]
+__all__ = ["REMOTE", "TeamTree", "commit_identity", "host"]
 
 REMOTE = "origin"
 _FALLBACK_EMAIL = "memdir@localhost"
@@ -47,8 +47,8 @@ _TAG_CHARS = re.compile(r"[^a-z0-9-]+")
 _SYNCED_REF = "refs/memdir/synced"
 
 
-def _identity(memdir: ProjectMemory, timeout: float) -> tuple[str, str]:
-    """Who authors the team's commits when git has no identity of its own here.
+def commit_identity(memdir: ProjectMemory, timeout: float) -> tuple[str, str]:
+    """Who authors sync commits (team or private) when git has no identity of its own here.
 
     The project's repository may name its user (its own config): then that user;
     else this login on this host, so a teammate still sees whose commit it is.
@@ -73,7 +73,7 @@ class TeamTree:
         ensure_dir(self.root)
         probe = Git(self.root, network_timeout=timeout)
         configured = probe.config("user.name") and probe.config("user.email")
-        identity = None if configured else _identity(memdir, timeout)
+        identity = None if configured else commit_identity(memdir, timeout)
         self.git = Git(self.root, network_timeout=timeout, identity=identity)
 
     @property

@@ -1,0 +1,12 @@
+"""Private memory across one person's machines: a git remote its owner keeps.
+
+Beside team sync and built from its machinery (:mod:`memdir.team`: the
+isolated git wrapper, recovery, conflict copies, the index union, the
+outgoing secret check): ``tree`` is the private folder as a git work tree,
+``run`` the order of a sync (init, sync, status). A room of its own rather
+than modules inside ``team/``: private memory is not team memory, and what
+team sync does to untrusted teammates' pushes (quarantine, held rules,
+screening for review) has no place on a remote only its owner writes.
+"""
+
+__all__: list[str] = []
