@@ -734,6 +734,18 @@ def test_recall_reads_the_users_words_not_the_session_context_gemini_puts_before
             "needs `;`",
             "one rule per command",
         ),
+        (
+            {"tool": "Bash", "match": r"curl\s+\S+\s*[|]\s*sh", "action": "deny"},
+            "needs `|`",
+            r"match: 'curl\s+\S+' and match: 'sh'",
+        ),
+        ({"tool": "Bash", "match": r"curl .*\x7c *sh", "action": "deny"}, "needs `|`", "sh"),
+        ({"tool": "Bash", "match": r"npm i\s*;\s*rm", "action": "deny"}, "needs `;`", "'rm'"),
+        (
+            {"tool": "Bash", "match": r"a\s*\|\s*b|c\s*\|\s*d", "action": "deny"},
+            "needs `|`",
+            "a match rule for each side",
+        ),
         ({"tool": "bash", "match": "npm", "action": "deny"}, "no tool", "tool: Bash"),
         ({"tool": "Edit|Wirte", "match": "x", "action": "deny"}, "'Wirte'", "tool: Write"),
         (
@@ -748,6 +760,10 @@ def test_recall_reads_the_users_words_not_the_session_context_gemini_puts_before
         ),
         ({"command": "sudo", "action": "deny"}, "looked through", r"match: '\bsudo\b'"),
         ({"command": "\\|", "action": "deny"}, "shell operator", "name the command"),
+        ({"command": "!", "action": "deny"}, "looked through", "match: '^\\!'"),
+        ({"command": "-rf", "action": "deny"}, "never starts with `-`", "match: '\\brm\\b.*-rf'"),
+        ({"command": "NODE_ENV=.*", "action": "deny"}, "assigns a variable", "match: '\\bNAME='"),
+        ({"command": "npm ", "action": "deny"}, "one word", "command: 'npm'"),
         (
             {"command": "git", "args": "--force", "action": "deny"},
             "skips options",
@@ -770,6 +786,8 @@ def test_a_rule_that_can_never_fire_is_refused_saying_what_to_write(
     [
         {"tool": "Bash", "match": r"find .* -exec rm .*\;", "action": "deny"},
         {"tool": "Bash", "match": r"echo x >\| f", "action": "ask"},
+        {"tool": "Bash", "match": r"[;|&]", "action": "ask"},  # a quoted argument's operator
+        {"tool": "Bash", "match": r"npm\s+i\b|curl\s+\S+", "action": "ask"},
         {"tool": "Write", "match": r"a \| b; c && d", "action": "deny"},  # file text holds any
         {"tool": "mcp__github__*", "match": "delete", "action": "ask"},
         {"tool": "run_shell_command|apply_patch", "match": "npm", "action": "ask"},

@@ -6,7 +6,8 @@ back. Each is damaged here in every way a disk, a crash or a stray editor can
 (cut short at any byte, bytes changed or replaced, valid JSON of another
 shape, a key gone or a value of another type, a folder in its place, the file
 gone), and the hook must still deny what a rule denies, or hand the call to
-the user: never let it through.
+the user: never let it through. The log it writes when a rule fires may be
+anything too (a FIFO no one reads): the deny still comes, at once.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import json
 import os
 import shutil
 import subprocess
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -260,3 +262,31 @@ def test_settings_memdir_cannot_read_hold_every_call_naming_the_file(
     config.unlink()
     assert project.answer("npm install") == "deny"
     assert pre_tool_use(payload, os.environ) == ""
+
+
+def test_a_whole_cache_whose_gate_leaves_a_rule_out_still_judges_it(project: Project) -> None:
+    cache = project.files["cache"]
+    head, _, rest = cache.read_bytes().partition(b"\n")
+    header = unsealed(head)
+    assert header is not None and header["gate"]
+    for gate in ([], header["gate"][1:], list(reversed(header["gate"]))):
+        shaped = sealed(json.dumps({**header, "gate": gate}))
+        cache.write_bytes(shaped.encode() + b"\n" + rest)
+        assert project.answer("npm install left-pad") == "deny"
+        assert project.answer("yarn add left-pad") == "deny"
+
+
+def test_a_fifo_in_place_of_the_firings_log_holds_neither_the_hook_nor_the_deny(
+    project: Project,
+) -> None:
+    from memdir.enforcement.rule_firings import firings_path
+
+    log = Path(firings_path(str(project.mem.layout.state_dir)))
+    log.unlink(missing_ok=True)
+    os.mkfifo(log)  # no reader: opening it to write would wait for one
+    answers: list[str | None] = []
+    hook = threading.Thread(target=lambda: answers.append(project.answer("npm install")))
+    hook.daemon = True
+    hook.start()
+    hook.join(timeout=60)
+    assert answers == ["deny"]

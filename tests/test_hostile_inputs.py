@@ -9,7 +9,10 @@ memory that was there before is still there afterwards.
 from __future__ import annotations
 
 import errno
+import json
 import os
+import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -520,6 +523,52 @@ def test_mcp_refuses_hostile_calls_with_a_next_step(
     victim_intact(home)
 
 
+TEN_MB = 10 * 1024 * 1024
+UNUSABLE_ARGUMENTS = {
+    "lone surrogate in a ranked query": ("search", {"query": "\udcff\udcfe deploy"}, "query"),
+    "lone surrogate in a grep query": ("search", {"query": "\ud800", "mode": "grep"}, "query"),
+    "lone surrogate in a recall": ("recall", {"query": "deploys \ud800"}, "query"),
+    "lone surrogate in a path": ("view", {"path": "\ud800.md"}, "path"),
+    "lone surrogate in a name": (
+        "write",
+        {"name": "n\ud800", "description": "d", "type": "user"},
+        "name",
+    ),
+    "lone surrogate in new_str": (
+        "edit",
+        {"path": "deploy_window.md", "old_str": "victim", "new_str": "\udfff"},
+        "new_str",
+    ),
+    "lone surrogate in a log entry": ("log", {"text": "\ud800"}, "text"),
+    "10 MB view path": ("view", {"path": "a/" * (TEN_MB // 2)}, "path"),
+    "10 MB write file": (
+        "write",
+        {"name": "n", "description": "d", "type": "user", "file": "x" * TEN_MB},
+        "file",
+    ),
+    "10 MB edit path": ("edit", {"path": "y" * TEN_MB, "old_str": "a", "new_str": "b"}, "path"),
+    "10 MB delete path": ("delete", {"path": "z" * TEN_MB}, "path"),
+    "10 MB why path": ("why", {"path": "w" * TEN_MB}, "path"),
+    "lone surrogate in a why path": ("why", {"path": "\ud800"}, "path"),
+    "lone surrogate in a delete path": ("delete", {"path": "\ud800"}, "path"),
+}
+
+
+@pytest.mark.parametrize(
+    "tool,arguments,arg", UNUSABLE_ARGUMENTS.values(), ids=UNUSABLE_ARGUMENTS.keys()
+)
+def test_arguments_no_memory_can_hold_are_a_tool_error_naming_them(
+    home: Memdir, tool: str, arguments: dict[str, Any], arg: str
+) -> None:
+    before = tree(home.layout.memory_dir)
+    is_error, text = call_tool(home.layout.project_root, tool, arguments)
+    assert is_error and "unexpected" not in text
+    assert repr(arg) in text and "Next:" in text
+    assert len(text) < 1000  # the value is not echoed back
+    assert tree(home.layout.memory_dir) == before
+    victim_intact(home)
+
+
 def test_a_backtracking_pattern_is_answered_over_mcp(home: Memdir) -> None:
     (home.layout.memory_dir / "as.md").write_text("a" * 40 + "b\n")
     is_error, text = call_tool(
@@ -596,6 +645,67 @@ def test_over_http_a_pathological_grep_and_another_client_are_both_answered(
     grep_text, view_text = over_http(url, both)
     assert "No line contains" in grep_text
     assert "[Deploy window]" in view_text
+
+
+NOT_TEXT = {
+    "bytes that are not UTF-8": b'"\xff\xfe deploy"',
+    "an unpaired surrogate escape": b'"\\udcff deploy"',
+}
+
+
+def tool_call(id: int, query: bytes) -> bytes:
+    """A search call with ``query`` as the raw JSON of its argument."""
+    params = b'{"name":"search","arguments":{"query":' + query + b"}}"
+    return b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}' % (id, params)
+
+
+def refused_text(answer: dict[str, Any], id: int) -> str:
+    assert answer["id"] == id and answer["result"]["isError"]
+    text = str(answer["result"]["content"][0]["text"])
+    assert "'query'" in text and "UTF-8" in text and "Next:" in text
+    return text
+
+
+@pytest.mark.parametrize("query", NOT_TEXT.values(), ids=NOT_TEXT.keys())
+def test_over_http_a_query_that_is_not_text_gets_its_tool_error(
+    home: Memdir, url: str, query: bytes
+) -> None:
+    headers = {
+        "authorization": f"Bearer {TOKEN}",
+        "accept": "application/json, text/event-stream",
+        "content-type": "application/json",
+    }
+    hello = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "hostile", "version": "0"},
+        },
+    }
+    with httpx2.Client(headers=headers, timeout=60) as http:
+        opened = http.post(url, json=hello)
+        assert opened.status_code == 200
+        headers = {"mcp-session-id": opened.headers["mcp-session-id"]}
+        answer = http.post(url, content=tool_call(7, query), headers=headers)
+    assert answer.status_code == 200
+    refused_text(answer.json(), 7)
+
+
+def test_over_stdio_a_query_that_is_not_text_gets_its_tool_error(home: Memdir) -> None:
+    lines = [tool_call(i, query) for i, query in enumerate(NOT_TEXT.values(), start=1)]
+    done = subprocess.run(
+        [sys.executable, "-m", "memdir", "serve", "--project", str(home.layout.project_root)],
+        input=b"\n".join(lines) + b"\n",
+        capture_output=True,
+        timeout=120,
+        check=False,
+    )
+    answers = {m["id"]: m for m in map(json.loads, done.stdout.splitlines()) if "id" in m}
+    for id in range(1, len(lines) + 1):
+        refused_text(answers[id], id)
 
 
 # -- environment failures explained -----------------------------------------------------

@@ -295,5 +295,13 @@ def test_the_cache_keeps_each_rules_gate_and_a_bad_one_is_worked_out_again(
     ]
     assert header["gate"] == expected
     assert rule_cache.header_gate(header) == expected
-    for bad in ("junk", [["Bash", "match"]], [["Bash", "regex", ["x"]]], [[1, "match", None]]):
+    short = [expected[0], expected[2]]  # whole, but one rule left out: it would never be judged
+    swapped = [expected[1], expected[0], expected[2]]
+    bads: list[object] = [
+        "junk",
+        [["Bash", "match"]],
+        [["Bash", "regex", ["x"]]],
+        [[1, "match", None]],
+    ]
+    for bad in (*bads, [], short, swapped):
         assert rule_cache.header_gate({**header, "gate": bad}) == expected

@@ -140,6 +140,7 @@ def test_ansi_c_quoting_decodes_the_escapes_bash_knows_and_keeps_the_rest() -> N
         ("${HOME:+npm} i", [["npm", "i"]]),  # may be set: the word is what runs then
         ("X=npmx; ${X:0:3} i", [["X=npmx"], ["npm", "i"]]),
         ("${X#a} ${#X}", [["${X#a}", "${#X}"]]),
+        ('npm$IFS$9i $@ "$1"', [["npm", "i", ""]]),  # no arguments: empty
         ("${X:-$(echo npm)} i", [["echo", "npm"], ["npm", "i"]]),
         ("${X#$(npm i)}", [["npm", "i"], ["${X#$(npm i)}"]]),
         ("npm install>/dev/null 2>&1", [["npm", "install", ">/dev/null", "2>&1"]]),
@@ -224,7 +225,8 @@ PREFIXES = [
     "nice {}", "nice -n 5 {}", "nohup {}", "timeout 10 {}", "timeout -k 5 10 {}",
     "stdbuf -oL {}", "time {}", "time -p {}", "command {}", "exec {}", "xargs {}",
     "xargs -I X {}", "sudo -u x {}", "doas {}", "env A=1 {}", "setsid {}", "flock /tmp/l {}",
-    "{} >/dev/null", "{}>/dev/null 2>&1",
+    "{} >/dev/null", "{}>/dev/null 2>&1", "sudo -iu x {}", "sudo -uroot {}", "nice -n5 {}",
+    ">/dev/null {}",
 ]  # fmt: skip
 COMPOUNDS = [
     "if true; then {}; fi", "! {}", "{{ {}; }}", "until {}; do :; done",
@@ -233,10 +235,11 @@ COMPOUNDS = [
 STRINGS = [
     "bash -c {q}", "sh -ec {q}", "script -qc {q}", "flock /tmp/l -c {q}", "trap {q} EXIT",
     "bash <<< {q}", "eval {q}", "watch {q}", "su -c {q}", "echo {q} | sh",
+    "bash -c -- {q}", "bash -o errexit -c {q}", "bash --login -c {q}", "sh -eo pipefail -c {q}",
 ]  # fmt: skip
 WORD_STRINGS = ["env -S {q}", "$(echo {q})"]
 DENIED = ["'npm' install", "{npm,x} install", "n{p,}m install", "npm${IFS}install",
-          "${X:-npm} install", "n\\pm i"]  # fmt: skip
+          "${X:-npm} install", "n\\pm i", "npm>/dev/null install", "npm$IFS$9install"]  # fmt: skip
 PLAIN_DENIED = ["npm install", "npm i left-pad"]
 
 
@@ -259,8 +262,9 @@ def test_a_denied_command_fires_both_rule_kinds_whatever_runs_it(
         if (template in PREFIXES and not simple) or (template in WORD_STRINGS and not plain):
             continue  # not a way bash would run it
         command = _wrapped(template, command)
-        simple = template not in COMPOUNDS
-        plain = plain and template in PREFIXES
+        simple = template not in COMPOUNDS and "|" not in template  # a pipe: two commands
+        # A redirection read from a substitution's output is an argument: not plain.
+        plain = plain and template in PREFIXES and ">" not in template
     assert _fires(command) == [True, True], command
 
 
@@ -300,3 +304,13 @@ def test_text_in_a_heredoc_body_or_a_quoted_argument_never_fires_a_command_rule(
 )
 def test_harmless_commands_fire_neither_rule_kind(command: str) -> None:
     assert _fires(command) == [False, False]
+
+
+@pytest.mark.parametrize(
+    "command", ["command -v npm", "command -pV npm", "sudo -l npm", "sudo -u x --list npm"]
+)
+def test_a_wrapper_that_only_describes_a_command_runs_nothing(command: str) -> None:
+    texts, commands = bash_subjects(command)
+    npm = Rule(tool="Bash", match="", command="npm", action="deny")
+    assert fired_rules([npm], "Bash", texts, commands) == []
+    assert _fires(command.replace("npm", "npm install"))[1] is False  # nor with arguments

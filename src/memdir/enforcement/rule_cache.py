@@ -400,22 +400,28 @@ def header_rules(header: dict[str, Any]) -> list[dict[str, Any]]:
 
 def header_gate(header: dict[str, Any]) -> list[list[Any]]:
     """The gate of a header's rules (:func:`memdir.enforcement.rule_gate.gate_of`), as written
-    with them; worked out again when it is missing or malformed."""
+    with them; worked out again when it is missing, malformed, or not one entry per rule
+    (a gate that left a rule out would let its calls through unjudged)."""
     gate = header.get("gate")
-    if isinstance(gate, list) and all(_gate_entry(entry) for entry in gate):
+    rules = header_rules(header)
+    if (
+        isinstance(gate, list)
+        and len(gate) == len(rules)
+        and all(_gate_entry(entry, rule) for entry, rule in zip(gate, rules, strict=True))
+    ):
         return gate
     from memdir.enforcement.rule_gate import gate_of
 
-    return gate_of(header_rules(header))
+    return gate_of(rules)
 
 
-def _gate_entry(entry: object) -> bool:
+def _gate_entry(entry: object, rule: dict[str, Any]) -> bool:
     if not isinstance(entry, list) or len(entry) != 3:
         return False
     tool, kind, texts = entry
     return (
-        isinstance(tool, str)
-        and kind in ("command", "match")
+        tool == rule.get("tool")
+        and kind == ("command" if rule.get("command") else "match")
         and (texts is None or (isinstance(texts, list) and all(isinstance(t, str) for t in texts)))
     )
 

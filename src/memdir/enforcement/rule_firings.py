@@ -56,7 +56,9 @@ def record_firings(
                 os.replace(path, path + ".1")
         except FileNotFoundError:
             pass
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        # Not blocking: a FIFO in the log's place would hold the hook (and the call) for ever.
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0)
+        fd = os.open(path, flags, 0o600)
         try:
             os.write(fd, lines.encode("utf-8"))
         finally:

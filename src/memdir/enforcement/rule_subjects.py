@@ -11,7 +11,7 @@ from __future__ import annotations
 # importing collections costs the pre-tool-use hook more than reading the call.
 from _collections_abc import Mapping
 
-from memdir.enforcement.shell_words import MAX_CHARS, split_commands
+from memdir.enforcement.shell_words import MAX_CHARS, Redirection, split_commands
 
 TYPE_CHECKING = False  # the pre-tool-use hook loads this module: no typing at run time
 if TYPE_CHECKING:
@@ -61,13 +61,19 @@ def bash_subjects(command: str) -> tuple[list[str], list[list[str]]]:
     """A Bash command's texts for patterns and its simple commands' words.
 
     Each simple command is one text, its words joined by single spaces (the
-    blanks inside a word read as ``\\x1f``, so no pattern crosses them). When
-    the command could not be read whole (an open quote, deep nesting), the
-    text as written is searched too: what the shell would refuse to run may
-    still be what a rule is about.
+    blanks inside a word read as ``\\x1f``, so no pattern crosses them); one with
+    redirections is a second text without them. When the command could not be
+    read whole (an open quote, deep nesting), the text as written is searched
+    too: what the shell would refuse to run may still be what a rule is about.
     """
     commands, complete = split_commands(command)
-    texts = [" ".join(word.translate(_INNER_BLANKS) for word in words) for words in commands]
+    texts = []
+    for words in commands:
+        texts.append(" ".join(word.translate(_INNER_BLANKS) for word in words))
+        if any(type(word) is Redirection for word in words):
+            # ``npm>/dev/null install`` runs ``npm install``: a pattern is searched in that too.
+            kept = (word for word in words if type(word) is not Redirection)
+            texts.append(" ".join(word.translate(_INNER_BLANKS) for word in kept))
     if not complete and len(command) <= MAX_CHARS:
         texts.append(command)
     return texts, commands

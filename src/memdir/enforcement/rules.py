@@ -341,7 +341,7 @@ KNOWN_TOOLS = frozenset(
 )  # fmt: skip
 _MCP_SAMPLES = ("mcp__server__tool", "mcp_server_tool")
 _OPERATOR_CHARS = frozenset("|;&<>()")
-_EDGE_REPEATS = (".*", ".+", r"\s*", r"\s+", " *", " +", "\\b", " ")
+_EDGE_REPEATS = (".*", ".+", r"\s*", r"\s+", " *", " +", " ?", "\\b", " ")
 
 
 def never_fires(rule: Rule) -> tuple[str, str] | None:
@@ -425,7 +425,8 @@ def _operator_in(run: str) -> str | None:
     return None
 
 
-def _across_commands(pattern: str) -> tuple[str, str] | None:
+def _across_commands(written: str) -> tuple[str, str] | None:
+    pattern = _plain_operators(written)
     operator = _all_need(pattern, _operator_in)
     if operator is None:
         return None
@@ -433,7 +434,12 @@ def _across_commands(pattern: str) -> tuple[str, str] | None:
         f"it needs `{operator}` between two commands, but a Bash rule sees one simple "
         f"command at a time (in `a {operator} b` it sees `a`, then `b`)"
     )
-    left, right = _split_pattern(pattern, operator)
+    alternatives = required_runs(pattern) or []
+    left, right = ("", "")
+    if len(alternatives) == 1:  # the sides as written when the operator is, else made plain
+        left, right = _split_pattern(written, operator)
+        if not (left and right):
+            left, right = _split_pattern(pattern, operator)
     if not (left and right):
         return why, "write one rule per command instead (a match rule for each side)"
     instead = f"write one rule per command instead: match: '{left}' and match: '{right}'"
@@ -442,7 +448,56 @@ def _across_commands(pattern: str) -> tuple[str, str] | None:
     return why, instead
 
 
-_OPERATOR_FORMS = {"|": ("\\|",), "||": ("\\|\\|",), "&&": ("&&", "\\&\\&"), ";": (";", "\\;")}
+# Other spellings of an operator and of the blanks around it, read as the plain ones so
+# that ``curl\s*[|]\s*sh`` needs a ``|`` as ``curl *\| *sh`` does.
+_ESCAPES_AS = {
+    "s": " ", "x7c": "\\|", "x7C": "\\|", "x{7c}": "\\|", "x{7C}": "\\|",
+    "x3b": ";", "x3B": ";", "x{3b}": ";", "x{3B}": ";", "x26": "&", "x{26}": "&",
+    # a class escape as a class: what follows it is still read (``curl\S+ *\| *sh``)
+    "S": "[\\S]", "d": "[\\d]", "D": "[\\D]", "w": "[\\w]", "W": "[\\W]",
+}  # fmt: skip
+_CLASSES_AS = {
+    "[|]": "\\|", "[;]": ";", "[&]": "&", "[ ]": " ", "[[:space:]]": " ", "[[:blank:]]": " ",
+    "[ \\t]": " ", "[\\t ]": " ",
+}  # fmt: skip
+_OPTIONAL_BLANKS = ("; *", "; +", "; ?")  # after ``;``: one blank stands for them
+
+
+def _plain_operators(pattern: str) -> str:
+    """``pattern`` with the other spellings of operators and blanks made plain (for
+    :func:`_across_commands` only: the rule keeps its pattern)."""
+    out: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        spellings = _ESCAPES_AS if c == "\\" else _CLASSES_AS if c == "[" else None
+        start = i + 1 if c == "\\" else i
+        found = next((k for k in spellings or () if pattern.startswith(k, start)), None)
+        if found is not None:
+            out.append(_ESCAPES_AS[found] if c == "\\" else _CLASSES_AS[found])
+            i = start + len(found)
+        elif c == "\\":
+            out.append(pattern[i : i + 2])
+            i += 2
+        elif c == "[":
+            end = _skip_class(pattern, i)
+            out.append(pattern[i:end])
+            i = end
+        else:
+            out.append(c)
+            i += 1
+    plain = "".join(out)
+    for blanks in _OPTIONAL_BLANKS:
+        plain = plain.replace(blanks, "; ")
+    return plain
+
+
+_OPERATOR_FORMS = {
+    "|": ("\\|", "[|]", "\\x7c", "\\x7C"),
+    "||": ("\\|\\|", "[|][|]"),
+    "&&": ("&&", "\\&\\&", "[&][&]"),
+    ";": (";", "\\;", "[;]"),
+}
 
 
 def _split_pattern(pattern: str, operator: str) -> tuple[str, str]:
@@ -500,22 +555,43 @@ def _command_nowhere(command: str) -> tuple[str, str] | None:
             f"write the name alone: command: '{last}'",
         )
     if found == " ":
-        name, _, args = command.partition(" ")
+        name, _, args = command.strip().partition(" ")
+        apart = f"command: '{name}', args: '{args.strip()}'" if args else f"command: '{name}'"
         return (
             "a command rule's command is one word, the command's name",
-            f"name the command and one argument apart: command: '{name}', args: '{args.strip()}'",
+            f"name the command and one argument apart: {apart}",
         )
     if found is not None:
         return (
             f"it needs `{found}`, a shell operator, which is never a command's name",
             "name the command itself (command: 'curl'), one rule per command",
         )
-    names = _literal_names(command)
+    return _not_a_name(command)
+
+
+def _not_a_name(command: str) -> tuple[str, str] | None:
+    """Why ``command`` names no command the shell runs: a wrapper or reserved word (looked
+    through), an option or an assignment (never a command's name); None: it may."""
+    names = _literal_names(command.replace("\\", ""))
     if names and all(name in WRAPPER_NAMES or name in RESERVED_WORDS for name in names):
+        name = names[0]
+        match = f"\\b{name}\\b" if name.isalnum() else "^\\" + name
         return (
-            f"`{names[0]}` is looked through: a rule sees the command it runs "
-            f"(`{names[0]} npm install` is `npm install`)",
-            f"to hold `{names[0]}` itself back, write a match rule: match: '\\b{names[0]}\\b'",
+            f"`{name}` is looked through: a rule sees the command it runs "
+            f"(`{name} npm install` is `npm install`)",
+            f"to hold `{name}` itself back, write a match rule: match: '{match}'",
+        )
+    if all(alt.lstrip("^").startswith(("-", "\\-")) for alt in command.split("|")):
+        return (
+            "a command's name never starts with `-`: that is an option of the command before it",
+            "name the command (command: 'rm'); an option is held back by a match rule "
+            "(match: '\\brm\\b.*-rf')",
+        )
+    if _all_need(command, lambda run: "=" if "=" in run else None):
+        return (
+            "a word with `=` before a command assigns a variable; it is never the command's name",
+            "name the command that runs after it (command: 'npm'), or write a match rule for "
+            "the assignment (match: '\\bNAME=')",
         )
     return None
 
@@ -523,7 +599,10 @@ def _command_nowhere(command: str) -> tuple[str, str] | None:
 def _literal_names(pattern: str) -> list[str]:
     """The names a pattern of plain alternatives (``sudo|doas``) matches; ``[]``: not one."""
     names = pattern.removeprefix("^").removesuffix("$").split("|")
-    plain = all(name and all(c.isalnum() or c in "_-" for c in name) for name in names)
+    plain = all(
+        name in RESERVED_WORDS or (name and all(c.isalnum() or c in "_-" for c in name))
+        for name in names
+    )
     return names if plain else []
 
 

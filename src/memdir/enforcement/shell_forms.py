@@ -9,7 +9,8 @@ programs in it would:
   command (``if``, ``then``, ``while``, ``until``, ``do``, ``!``, ``{``, ...)
   and the wrappers that run the command after them (``sudo -u x``, ``env``,
   ``nice -n 5``, ``timeout 10``, ``xargs``, ``flock FILE``, ...), options and
-  their values skipped;
+  their values skipped (also in a cluster: ``sudo -iu x``); a wrapper that
+  only describes its command (``command -v npm``, ``sudo -l npm``) runs none;
 - **shell code given as a string** (:func:`code_strings`): ``bash -c`` (any
   shell, anywhere in the words: ``docker exec c sh -c``), ``env -S``,
   ``script -c``, ``flock -c``, ``su -c``, ``sg GROUP CMD``, ``watch CMD``
@@ -101,6 +102,8 @@ _WRAPPERS: dict[str, frozenset[str]] = {
 }
 WRAPPER_NAMES = frozenset(_WRAPPERS)
 RESERVED_WORDS = _RESERVED | _RESERVED_TOO | {"function", "time"}
+# Flags with which a wrapper only describes the command it names (``command -v npm``).
+_DESCRIBE_FLAGS = {"command": frozenset("vV"), "sudo": frozenset("l")}
 # Words a wrapper takes before the command: a duration, a priority, a CPU mask, a lock.
 _WRAPPER_ARGS = {"timeout": 1, "chrt": 1, "taskset": 1, "flock": 1}
 # Commands that run a string as shell code, and the options that give it.
@@ -111,6 +114,8 @@ _CODE_OPTIONS: dict[str, tuple[str, str]] = {
     "runuser": ("c", "--command"),
     "sg": ("c", "--command"),
 }
+# A shell's options whose value is the next word.
+_SHELL_VALUED = frozenset({"--rcfile", "--init-file"})
 _EXEC_FLAGS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _STDIN_NAMES = frozenset({"-", "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"})
 _ECHO_OPTIONS = frozenset({"-n", "-e", "-E", "-ne", "-en"})
@@ -169,6 +174,8 @@ def command_chain(words: list[str]) -> list[int]:
         takes = _WRAPPERS.get(name)
         if takes is None:
             return found
+        if _describes(words, i + 1, name, takes):
+            break
         i = _past_options(words, i + 1, name, takes)
     found.append(n)
     return found
@@ -185,13 +192,41 @@ def _past_options(words: list[str], i: int, name: str, takes: frozenset[str]) ->
             i += 1
             break
         elif word.startswith("-") and len(word) > 1:
-            i += 2 if word in takes else 1
+            i += _option_width(word, takes)
         else:
             break
     i += _WRAPPER_ARGS.get(name, 0)
     if i < n and words[i] == "--":
         i += 1
     return i
+
+
+def _describes(words: list[str], i: int, name: str, takes: frozenset[str]) -> bool:
+    """Whether the wrapper at ``words[i - 1]`` only describes the command after it
+    (``command -v npm``, ``sudo -l npm``): then it runs nothing."""
+    letters = _DESCRIBE_FLAGS.get(name)
+    n = len(words)
+    while letters and i < n and words[i].startswith("-") and words[i] != "--":
+        word = words[i]
+        if word == "--list" and name == "sudo":
+            return True
+        if not word.startswith("--") and not letters.isdisjoint(word[1:]):
+            return True
+        i += _option_width(word, takes)
+    return False
+
+
+def _option_width(word: str, takes: frozenset[str]) -> int:
+    """How many words an option takes up: 2 when its value is the next word (``-u x``, and
+    in a cluster ``-iu x``), else 1 (``-uroot``, ``--user=x``, a flag)."""
+    if word in takes:
+        return 2
+    if word.startswith("--"):
+        return 1
+    for at in range(1, len(word)):
+        if "-" + word[at] in takes:
+            return 1 if at + 1 < len(word) else 2  # the rest of the cluster is its value
+    return 1
 
 
 def command_index(words: list[str]) -> int:
@@ -249,15 +284,26 @@ def _quoted(word: str) -> str:
 
 
 def _shell_c(words: list[str], i: int) -> str | None:
-    """The string a shell at ``words[i]`` runs with ``-c``, or None."""
+    """The string a shell at ``words[i]`` runs with ``-c``, or None: its first operand once
+    ``c`` is among its flags, past ``--``, long options and the values of ``-o``/``-O``
+    (``bash -o errexit -c CODE``, ``bash --login -c -- CODE``)."""
     flagged = False
-    for arg in words[i + 1 :]:
-        if isinstance(arg, Redirection):
+    args = [arg for arg in words[i + 1 :] if not isinstance(arg, Redirection)]
+    at = 0
+    while at < len(args):
+        arg = args[at]
+        at += 1
+        if arg == "--":
+            return args[at] if flagged and at < len(args) else None
+        if arg in _SHELL_VALUED:
+            at += 1
+        elif arg.startswith("--"):
             continue
-        if arg.startswith(("-", "+")) and not arg.startswith("--"):
+        elif arg.startswith(("-", "+")) and len(arg) > 1:
             flagged = flagged or "c" in arg[1:]
-            continue
-        return arg if flagged else None
+            at += 1 if arg[-1] in "oO" else 0  # ``-eo pipefail``: the cluster's value
+        else:
+            return arg if flagged else None
     return None
 
 

@@ -30,7 +30,8 @@ no backtracking), the way a POSIX shell (bash) reads it:
   ``export N=npm``) is expanded, split into words when unquoted;
   ``${X:-word}`` (and ``-``, ``=``, ``:=``, ``+``, ``:+``) of a variable
   not assigned on the line stands for its word; ``${X:1:2}`` slices a known
-  value; any other ``$NAME`` stays as written;
+  value; ``$1``..``$9``, ``$@`` and ``$*`` are empty (``npm$IFS$9install``);
+  any other ``$NAME`` stays as written;
 - the shell code a command runs as a string (``bash -c``, ``env -S``,
   ``script -c``, ``flock -c``, ``trap``, ``eval``, ...) and the commands
   ``find -exec`` runs are read as well (:mod:`memdir.enforcement.shell_forms`).
@@ -87,6 +88,7 @@ _BLANK = " \t\r\f\v"
 _DECLARE = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _DEFAULTS = frozenset("-=+?")  # ${X-w} ${X=w} ${X+w} ${X?w}, and with a colon
 _SEPARATORS = frozenset(";&|()<>")
+_NO_ARGUMENTS = frozenset("123456789@*")  # $1 .. $9, $@, $*: the arguments
 
 
 class _Line:
@@ -400,6 +402,8 @@ class _Line:
         elif nxt == '"' and not quoted:
             self.pos += 1
             self.quoted('"')
+        elif nxt and nxt in _NO_ARGUMENTS:
+            self.pos += 1  # empty: an agent's command line is run with no arguments
         else:
             stop = name_end(text, pos)
             found = text[pos:stop]

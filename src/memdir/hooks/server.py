@@ -331,11 +331,14 @@ class _Loop:
         conn.outbox = conn.outbox[sent:]
         if len(conn.outbox):
             return
-        self._close(conn)
-        if conn.after is not None:  # all of it is in the hook's socket now
-            conn.after.delivered()
+        after, conn.after = conn.after, None
+        if after is not None:  # all of it is in the hook's socket now
+            after.delivered()
             self.answered += 1
             _note(self.lock, self.started, self.answered)
+        # Closed last: the hook reads to the end, so once it has its answer, what the
+        # answer showed is saved as seen and counted in the status.
+        self._close(conn)
 
     def _expire(self, now: float) -> None:
         for conn in [c for c in self.open.values() if c.deadline <= now]:

@@ -11,6 +11,9 @@ environment failure, through :func:`~memdir.storage.failures.explain_os_error`)
 says what went wrong and what to call next, with host paths rewritten
 relative to the memory directory; anything else becomes a generic message
 that carries neither a path nor a traceback (the traceback goes to the log).
+Arguments no memory can hold (a lone surrogate, a path past any file
+system's length: :func:`~memdir.mcp.arguments.unusable_argument`) are
+refused before the tool runs, with what to send instead.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from memdir.api import Memdir
 from memdir.errors import MemdirError
 from memdir.history.provenance import provenance
 from memdir.mcp._text import Scrubber, agent_error
+from memdir.mcp.arguments import unusable_argument
 from memdir.storage.failures import explain_os_error
 
 __all__ = ["MemdirContext", "MemdirCtx", "agent_errors", "memdir_of", "state_of"]
@@ -59,6 +63,9 @@ def agent_errors(fn: Callable[_P, _R]) -> Callable[_P, _R]:
     @functools.wraps(fn)
     def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
         ctx = kwargs.get("ctx")  # the SDK passes the context by its parameter name
+        unusable = unusable_argument(fn.__name__, kwargs)
+        if unusable is not None:
+            raise ToolError(unusable)
         try:
             with provenance(**_origin(ctx)):
                 return fn(*args, **kwargs)

@@ -6,7 +6,10 @@ it reaches the MCP app. The token is compared in constant time. When none is
 given (``--token``, ``MEMDIR_MCP_TOKEN``), one is generated with
 :func:`secrets.token_urlsafe` and kept in ``<memdir home>/mcp-token`` (0600),
 so clients configured once keep working across restarts. A POST whose body
-is not declared JSON gets 415 (Unsupported Media Type).
+is not declared JSON gets 415 (Unsupported Media Type); a tool call whose
+arguments are not UTF-8 text gets its tool error, naming the argument
+(:func:`~memdir.mcp.arguments.refused_call`), where the SDK's reader would
+answer a parse error without the call's id.
 """
 
 from __future__ import annotations
@@ -16,8 +19,9 @@ import json
 import socket
 
 from mcp.server.mcpserver import MCPServer
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from memdir.mcp.arguments import refused_call
 from memdir.mcp.context import MemdirContext
 from memdir.storage.local_server import bind, resolve_token
 
@@ -38,6 +42,7 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8765
 MCP_PATH = "/mcp"
 TOKEN_FILE = "mcp-token"
+_MAX_READ = 4 << 20  # bytes of a body read to check its text; the SDK refuses longer ones
 # resolve_token and bind live in memdir.storage.local_server (memdir ui uses them too);
 # they stay importable from here.
 
@@ -85,7 +90,12 @@ async def _unauthorised(send: Send) -> None:
 async def _answer(
     send: Send, status: int, data: dict[str, str], extra: tuple[tuple[bytes, bytes], ...] = ()
 ) -> None:
-    body = json.dumps(data).encode()
+    await _send(send, status, json.dumps(data).encode(), extra)
+
+
+async def _send(
+    send: Send, status: int, body: bytes, extra: tuple[tuple[bytes, bytes], ...]
+) -> None:
     headers = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),
@@ -100,7 +110,9 @@ class JsonBodies:
 
     MCP's streamable HTTP carries JSON-RPC in the body; the SDK answers another
     content type with a 400, which tells a client the request was malformed
-    rather than sent in the wrong media type.
+    rather than sent in the wrong media type. A JSON body is read whole (up to
+    :data:`_MAX_READ` bytes) before the app sees it, so that a tool call whose
+    arguments are not UTF-8 text gets its tool error from here.
     """
 
     def __init__(self, app: ASGIApp) -> None:
@@ -123,7 +135,42 @@ class JsonBodies:
                     ((b"accept-post", b"application/json"),),
                 )
                 return
+            await self._checked(scope, receive, send)
+            return
         await self.app(scope, receive, send)
+
+    async def _checked(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Read the body; a tool call with arguments that are not text is answered here."""
+        chunks: list[bytes] = []
+        size, more = 0, True
+        while more and size <= _MAX_READ:
+            message = await receive()
+            if message["type"] != "http.request":
+                return  # the client left before its body was whole
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            more = bool(message.get("more_body", False))
+        body = b"".join(chunks)
+        answer = None if more else refused_call(body)
+        if answer is not None:
+            await _send(send, 200, answer, ())
+            return
+        await self.app(scope, _replay(body, more, receive), send)
+
+
+def _replay(body: bytes, more: bool, receive: Receive) -> Receive:
+    """A receive that gives ``body`` first (``more``: the rest still to come), then
+    whatever the client sends next (its disconnect)."""
+    given = False
+
+    async def replayed() -> Message:
+        nonlocal given
+        if given:
+            return await receive()
+        given = True
+        return {"type": "http.request", "body": body, "more_body": more}
+
+    return replayed
 
 
 def http_app(server: MCPServer[MemdirContext], token: str, *, host: str = DEFAULT_HOST) -> ASGIApp:

@@ -201,18 +201,28 @@ class _Serving:
         return fd is not None and fd in ready
 
     def _take(self, raw: bytes) -> None:
+        if b"\\u" in raw or not raw.isascii():  # may hold text no strict reader takes
+            from memdir.mcp.arguments import refused_call
+
+            refused = refused_call(raw)  # a tool call the SDK would drop unanswered
+            if refused is not None:
+                self._send(refused.decode())
+                return
         text = raw.decode("utf-8", "replace")  # as the SDK's transport reads it
         answer, owed = None, True
         if self._early is not None and not self._serving.is_set():
             answer, owed = self._early.reply(text)
         if answer is not None:
             self._outbox.expect(answer)  # before the server can see the line
-            try:
-                self._outbox.send(answer)
-            except OSError:  # the client stopped reading: it is gone
-                self._stopping = True
+            self._send(answer)
         self._owed = self._owed or owed
         self._inbox.put(text)
+
+    def _send(self, line: str) -> None:
+        try:
+            self._outbox.send(line)
+        except OSError:  # the client stopped reading: it is gone
+            self._stopping = True
 
     def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         """Stop reading the client; a second signal gets the default action."""
