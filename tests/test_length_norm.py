@@ -91,6 +91,20 @@ def test_per_field_each_column_is_normalised_by_its_own_length() -> None:
     assert fielded[1] > fielded[2]
 
 
+def test_per_field_each_column_can_have_a_b_of_its_own() -> None:
+    # The first column's b alone changes: the row whose first column is the longer one
+    # loses at b 1 what the row with the shorter one gains.
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    conn.execute("CREATE VIRTUAL TABLE ctx USING fts5(body, context)")
+    rows = [("port 8443", "port " + "filler " * 60), ("port " + "filler " * 59, "port words")]
+    conn.executemany("INSERT INTO ctx (body, context) VALUES (?, ?)", rows)
+    idfs, cols, weights = {"port": 1.0}, ["body", "context"], [1.0, 0.3]
+    same = rescore(conn, "ctx", cols, [1, 2], idfs, weights, 0.75, joint=False)
+    assert rescore(conn, "ctx", cols, [1, 2], idfs, weights, (0.75, 0.75), joint=False) == same
+    full = rescore(conn, "ctx", cols, [1, 2], idfs, weights, (1.0, 0.75), joint=False)
+    assert full[1] > same[1] and full[2] < same[2]
+
+
 def test_a_long_text_repeating_the_query_no_longer_outranks_the_short_answer() -> None:
     # The shape of a coding session: a long reply echoes the question's words; the
     # short turn states the fact.

@@ -297,3 +297,14 @@ def test_a_short_turn_stating_the_fact_outranks_long_replies_that_repeat_the_que
     # "payment" and "webhook", held by most turns): a reply far from it came first.
     old = _ranked_turns(turns, query, RankingOptions(idf="fts5", window_fields=False))
     assert old[0] % 2 == 1 and abs(old[0] - fact) > 1
+
+
+def test_a_window_whose_own_text_is_normalised_in_full_puts_the_short_fact_first() -> None:
+    # By default a turn's own text in its window is normalised at FTS5's b (0.75): the
+    # long reply right after the fact comes first. Normalised in full (window_text_b 1,
+    # an option: it costs LoCoMo at @1, benchmarks/coding_sessions.py) the fact leads.
+    turns = _long_reply_session()
+    query = "How many concurrent requests should the payment webhook be capped at?"
+    fact = 8
+    assert _ranked_turns(turns, query, RankingOptions())[:2] == [fact + 1, fact]
+    assert _ranked_turns(turns, query, RankingOptions(window_text_b=1.0))[0] == fact

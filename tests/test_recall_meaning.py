@@ -7,6 +7,8 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -207,5 +209,27 @@ def test_the_hook_server_recalls_by_meaning_and_a_hooks_own_process_by_words(
     assert own == ""  # no word shared: a hook's own process does not load the model
     hook("session-start", start(project, "first"), hook_env)  # starts the server
     wait_running(hook_env)
-    served = hook("user-prompt-submit", prompt(project, "served", question), hook_env)
+    # Until the server's model has loaded, a prompt is answered by words; then by meaning.
+    deadline = time.monotonic() + 120
+    attempt = 0
+    while True:
+        attempt += 1
+        served = hook("user-prompt-submit", prompt(project, f"s{attempt}", question), hook_env)
+        if "On-call rotation" in served or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
     assert "On-call rotation" in served
+
+
+def test_a_prompt_waits_for_a_loading_model_only_so_long_then_answers_by_words(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from memdir.config import Settings
+    from memdir.hooks import entry
+
+    loading = threading.Event()  # a load that has not finished
+    monkeypatch.setitem(entry._LOADS, "a-model-still-loading", loading)
+    monkeypatch.setattr(entry, "_MODEL_WAIT", 0.05)
+    settings = Settings(home=Path("/nonexistent"), search_embeddings="a-model-still-loading")
+    assert entry._warm_embedder(settings) is None  # words alone, not a wait
+    assert not loading.is_set()

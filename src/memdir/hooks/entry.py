@@ -23,6 +23,7 @@ rules it cannot read is handed to the user (:func:`pre_tool_use`), never let thr
 
 from __future__ import annotations
 
+import _thread
 import os
 import sys
 
@@ -32,6 +33,7 @@ from memdir.utils.json_text import loads
 # typing, dataclasses or pathlib costs more than the answer (see memdir.utils.records).
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # types only: the fast path imports these modules when it needs them
+    import threading
     from collections.abc import Callable, Mapping, Sequence
     from importlib.machinery import ModuleSpec
     from types import ModuleType
@@ -432,6 +434,12 @@ def user_prompt_submit(
 # the hook server keeps it loaded and asks; a hook's own short-lived process recalls by
 # words alone rather than load it for one prompt.
 _WARM = False
+# How long a prompt waits for a model still loading (the server's first seconds, a busy
+# machine) before it is answered by words alone: a hook gives up on the server after 10 s
+# and then recalls by words itself, so waiting longer would only make the same answer late.
+_MODEL_WAIT = 3.0
+_LOADS: dict[str, threading.Event] = {}
+_LOADS_LOCK = _thread.allocate_lock()  # threading itself loads only in the server
 
 
 def keep_models_warm(ref: str | None = "auto") -> None:
@@ -440,26 +448,45 @@ def keep_models_warm(ref: str | None = "auto") -> None:
     wait for it. Each prompt's own settings still say whether it is used."""
     global _WARM
     _WARM = True
+    _loaded(ref)
+
+
+def _loaded(ref: str | None) -> threading.Event:
+    """Set once the model ``ref`` names is loaded (or failed to); starts the load once."""
     import threading
 
-    threading.Thread(target=_preload, args=(ref,), name="memdir-embedder", daemon=True).start()
+    key = ref or ""
+    with _LOADS_LOCK:
+        event = _LOADS.get(key)
+        if event is None:
+            event = _LOADS[key] = threading.Event()
+            threading.Thread(
+                target=_preload, args=(ref, event), name="memdir-embedder", daemon=True
+            ).start()
+    return event
 
 
-def _preload(ref: str | None) -> None:
+def _preload(ref: str | None, done: threading.Event) -> None:
     import contextlib
 
     from memdir.recall.meaning import warm_embedder
 
-    with contextlib.suppress(Exception):  # a failure shows again, and falls back, at a prompt
-        embedder = warm_embedder(ref)
-        if embedder is not None:
-            embedder.embed(["warm"])
+    try:
+        with contextlib.suppress(Exception):  # a failure shows again, and falls back, later
+            embedder = warm_embedder(ref)
+            if embedder is not None:
+                embedder.embed(["warm"])
+    finally:
+        done.set()
 
 
 def _warm_embedder(settings: Settings) -> Embedder | None:
-    """The embedding model for recall by meaning, or None (words alone) when it cannot load."""
+    """The embedding model for recall by meaning, or None (words alone) when it cannot load
+    or is still loading after :data:`_MODEL_WAIT` seconds."""
     from memdir.recall.meaning import warm_embedder
 
+    if not _loaded(settings.search_embeddings).wait(_MODEL_WAIT):
+        return None
     try:
         return warm_embedder(settings.search_embeddings)
     except Exception:  # a hook never fails: a model that cannot load means words alone

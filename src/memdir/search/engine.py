@@ -550,6 +550,7 @@ class TextIndex:
             window_share=opts.window_share,
             length_b=opts.length_b,
             window_fields=opts.window_fields,
+            window_text_b=opts.window_text_b,
             fts5_idf=opts.idf == "fts5",
         )
 

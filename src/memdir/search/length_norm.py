@@ -86,7 +86,7 @@ def rescore(
     rowids: Collection[int],
     idfs: Mapping[str, float],
     weights: Sequence[float],
-    b: float,
+    b: float | Sequence[float],
     *,
     joint: bool,
 ) -> dict[int, float]:
@@ -94,8 +94,10 @@ def rescore(
 
     ``table`` and ``columns`` are the index's own names (never input), ``columns``
     all of the table's, in order; ``weights`` go with them. ``joint``: normalised by the whole row's
-    length, else each column by its own. Rows that are not there are left out.
+    length, else each column by its own. ``b``: one for every column, or (not
+    ``joint``) one per column. Rows that are not there are left out.
     """
+    bs = [float(b)] * len(columns) if isinstance(b, int | float) else [float(x) for x in b]
     stats = table_stats(conn, table)
     if stats is None or not rowids or not idfs:
         return {}
@@ -107,10 +109,11 @@ def rescore(
         lengths = _varints(sizes.get(rowid, b""))
         lengths += [0] * (len(columns) - len(lengths))
         if joint:
-            norms = [1.0 - b + b * sum(lengths) / mean_row] * len(columns)
+            norms = [1.0 - bs[0] + bs[0] * sum(lengths) / mean_row] * len(columns)
         else:
             norms = [
-                1.0 - b + b * n / m if m else 1.0 for n, m in zip(lengths, stats.means, strict=True)
+                1.0 - c + c * n / m if m else 1.0
+                for n, m, c in zip(lengths, stats.means, bs, strict=True)
             ]
         out[rowid] = _score(texts, idfs, weights, norms)
     return out

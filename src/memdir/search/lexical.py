@@ -57,6 +57,7 @@ def bm25(
     length_b: float = FTS5_B,
     window_fields: bool = False,
     fts5_idf: bool = False,
+    window_text_b: float = FTS5_B,
 ) -> dict[int, float]:
     """The best documents' BM25 scores for the terms ``wanted``, by document rowid.
 
@@ -66,7 +67,8 @@ def bm25(
     better the context row of an adjacent turn scores (its window holds this turn).
     ``length_b``: the own row's BM25 length normalisation; ``window_fields``: the
     window scored as BM25F (each column by its own length); ``fts5_idf``: FTS5's
-    idf, zero for a term in more than half the rows (see :mod:`.length_norm`).
+    idf, zero for a term in more than half the rows (see :mod:`.length_norm`);
+    ``window_text_b``: with ``window_fields``, the ``b`` of a turn's own text in its window.
     """
     if not wanted:
         return {}
@@ -84,6 +86,7 @@ def bm25(
     score.lend = window_share
     score.length_b = length_b
     score.window_fields = window_fields
+    score.window_text_b = window_text_b
     score.idfs = _idfs(conn, wanted, fts5=fts5_idf)
     scores = score(match, floor)
     if rare:
@@ -144,6 +147,7 @@ class _Scorer:
         self.lend = 0.0
         self.length_b = FTS5_B
         self.window_fields = False
+        self.window_text_b = FTS5_B
         self.idfs: list[dict[str, float]] = [{}, {}]  # over the own rows, over the windows
 
     def __call__(self, match: str, floor: int) -> dict[int, float]:
@@ -163,8 +167,9 @@ class _Scorer:
         )
         if self.share:
             share, joint = self.share, not self.window_fields
+            b = FTS5_B if joint else (self.window_text_b, FTS5_B, FTS5_B)
             near = rescore(
-                self.conn, "ctx", CONTEXT_COLUMNS, rows, near_idf, self.near, FTS5_B, joint=joint
+                self.conn, "ctx", CONTEXT_COLUMNS, rows, near_idf, self.near, b, joint=joint
             )
             if self.lend and near:
                 near = self._lent(near, set(scores) | set(near))

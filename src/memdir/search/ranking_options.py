@@ -3,9 +3,9 @@
 :class:`RankingOptions` travels with a :class:`~memdir.search.engine.TextIndex`
 and every stage after BM25 reads it (:mod:`memdir.search.reranking`,
 :mod:`memdir.search.group_prior`, :mod:`memdir.search.length_norm`,
-:mod:`memdir.search.date_ranges`). Each default was chosen on two corpora of
-different shapes (``benchmarks/locomo.py``, ``benchmarks/coding_sessions.py``),
-whose docstrings log what was measured.
+:mod:`memdir.search.date_ranges`). Each default was chosen on corpora of
+different shapes (``benchmarks/locomo.py``, ``benchmarks/coding_sessions.py``,
+``benchmarks/notes_logs.py``), whose docstrings log what was measured.
 """
 
 from __future__ import annotations
@@ -61,7 +61,9 @@ class RankingOptions:
     :mod:`memdir.search.length_norm`). ``window_fields``: a turn's window scored as
     BM25F, its own text normalised by its own length and its neighbours' by theirs
     (False: one row normalised by the window's whole length, where a long reply
-    between two short turns counts as a short window). ``idf``: ``"lucene"``,
+    between two short turns counts as a short window); ``window_text_b``: the
+    ``b`` of a turn's own text within its window (its neighbours' text keeps 0.75).
+    ``idf``: ``"lucene"``,
     ``ln(1 + (N - n + 0.5) / (n + 0.5))``, or ``"fts5"``, FTS5's own, which is
     zero for a word more than half the documents hold (a project's own subject).
     BM25 keeps the best ``candidates``; a query matching more than
@@ -93,4 +95,5 @@ class RankingOptions:
     date_slack: int = 3
     length_b: float = 1.0
     window_fields: bool = True
+    window_text_b: float = 0.75
     idf: Literal["lucene", "fts5"] = "lucene"
