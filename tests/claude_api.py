@@ -26,14 +26,14 @@ set is answered with that HTTP status and an Anthropic-style error body instead.
 
 from __future__ import annotations
 
-import itertools
 import json
-import threading
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
+
+from stand_in_api import JsonHandler, ScriptedServer, serving, sse
 
 __all__ = [
     "Recorded",
@@ -83,56 +83,16 @@ class Recorded:
 Script = Callable[[dict[str, Any]], Turn]
 
 
-class StandIn:
-    """The running server: its URL, the requests it recorded, and its script."""
+class StandIn(ScriptedServer[Turn, Recorded]):
+    """The running server: its URL, the requests it recorded, and its scripts."""
 
     def __init__(self, script: Script | Sequence[Turn]) -> None:
-        self.requests: list[Recorded] = []
-        self._lock = threading.Lock()
-        self._ids = itertools.count(1)
-        self._script: Script = _as_script(script)
-        self._side: Script = _side_default
-        self._server = _Server(("127.0.0.1", 0), _handler(self))
-        self._server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    def script(self, script: Script | Sequence[Turn]) -> None:
-        """Answer the conversation's next requests with ``script`` from now on."""
-        with self._lock:
-            self._script = _as_script(script)
-
-    def script_side(self, script: Script | Sequence[Turn]) -> None:
-        """Answer the requests outside the conversation with ``script`` from now on."""
-        with self._lock:
-            self._side = _as_script(script)
-
-    def recorded(self) -> list[Recorded]:
-        """Every request so far, in the order they arrived."""
-        with self._lock:
-            return list(self.requests)
+        super().__init__(script, text_turn=Turn, handler=_handler(self), server_class=_Server)
+        self.url = f"http://127.0.0.1:{self.port}"
 
     def conversation(self) -> list[Recorded]:
         """The main-loop requests, in the order they arrived."""
-        with self._lock:
-            return [r for r in self.requests if r.is_conversation]
-
-    def reply_for(self, recorded: Recorded) -> Turn:
-        with self._lock:
-            self.requests.append(recorded)
-            script = self._script if recorded.is_conversation else self._side
-        return script(recorded.body)
-
-    def next_id(self) -> int:
-        return next(self._ids)
-
-    def serve(self) -> threading.Thread:
-        thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        thread.start()
-        return thread
-
-    def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        return [r for r in self.recorded() if r.is_conversation]
 
 
 class _Server(ThreadingHTTPServer):
@@ -145,43 +105,18 @@ class _Server(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
-def _side_default(body: dict[str, Any]) -> Turn:
-    return Turn(text="memdir test")
-
-
-def _as_script(script: Script | Sequence[Turn]) -> Script:
-    if callable(script):
-        return script
-    turns = list(script)
-    lock = threading.Lock()
-
-    def scripted(body: dict[str, Any]) -> Turn:
-        with lock:
-            return turns.pop(0) if turns else Turn(text="Done.")
-
-    return scripted
-
-
-@contextmanager
-def run_stand_in(script: Script | Sequence[Turn]) -> Iterator[StandIn]:
+def run_stand_in(script: Script | Sequence[Turn]) -> AbstractContextManager[StandIn]:
     """Serve ``script`` on a free loopback port for the length of the block."""
-    server = StandIn(script)
-    server.serve()
-    try:
-        yield server
-    finally:
-        server.close()
+    return serving(StandIn(script))
 
 
-def _handler(owner: StandIn) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
+_NOT_FOUND = {"type": "error", "error": {"type": "not_found_error"}}
 
-        def log_message(self, format: str, *args: Any) -> None:
-            pass  # the recorded requests are the log
 
+def _handler(owner: StandIn) -> type[JsonHandler]:
+    class Handler(JsonHandler):
         def do_GET(self) -> None:
-            self._send_json(404, {"type": "error", "error": {"type": "not_found_error"}})
+            self.send_json(404, _NOT_FOUND)
 
         def do_HEAD(self) -> None:
             self.send_response(200)
@@ -189,53 +124,28 @@ def _handler(owner: StandIn) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
 
         def do_POST(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            try:
-                body = json.loads(raw or b"{}")
-            except ValueError:
-                body = {}
-            path = self.path.split("?", 1)[0]
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            if path.endswith("/count_tokens"):
-                with owner._lock:
-                    owner.requests.append(Recorded(path=path, headers=headers, body=body))
-                self._send_json(200, {"input_tokens": max(1, len(raw) // 4)})
+            raw, body = self.read_body()
+            recorded = Recorded(path=self.request_path(), headers=self.request_headers(), body=body)
+            if recorded.path.endswith("/count_tokens"):
+                owner.record(recorded)
+                self.send_json(200, {"input_tokens": max(1, len(raw) // 4)})
                 return
-            if not path.startswith("/v1/messages"):
-                with owner._lock:
-                    owner.requests.append(Recorded(path=path, headers=headers, body=body))
-                self._send_json(404, {"type": "error", "error": {"type": "not_found_error"}})
+            if not recorded.path.startswith("/v1/messages"):
+                owner.record(recorded)
+                self.send_json(404, _NOT_FOUND)
                 return
-            turn = owner.reply_for(Recorded(path=path, headers=headers, body=body))
+            turn = owner.reply_for(recorded, body, conversation=recorded.is_conversation)
             if turn.error is not None:
                 kind = "authentication_error" if turn.error == 401 else "api_error"
-                self._send_json(
+                self.send_json(
                     turn.error, {"type": "error", "error": {"type": kind, "message": "refused"}}
                 )
                 return
             message = _message(owner, body, turn)
             if body.get("stream"):
-                self._send_stream(message)
+                self.send_events(b"".join(sse(name, data) for name, data in _events(message)))
             else:
-                self._send_json(200, message)
-
-        def _send_json(self, status: int, data: dict[str, Any]) -> None:
-            payload = json.dumps(data).encode()
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def _send_stream(self, message: dict[str, Any]) -> None:
-            chunks = b"".join(_sse(name, data) for name, data in _events(message))
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("cache-control", "no-cache")
-            self.send_header("content-length", str(len(chunks)))
-            self.end_headers()
-            self.wfile.write(chunks)
+                self.send_json(200, message)
 
     return Handler
 
@@ -294,10 +204,6 @@ def _events(message: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
         },
     )
     yield "message_stop", {"type": "message_stop"}
-
-
-def _sse(name: str, data: dict[str, Any]) -> bytes:
-    return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
 
 
 def system_text(body: dict[str, Any]) -> str:

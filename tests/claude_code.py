@@ -27,16 +27,14 @@ stand-in shows what reached the model.
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,7 +42,15 @@ from typing import Any
 import pytest
 
 from claude_api import Recorded, StandIn, Turn, request_texts, run_stand_in
-from gitutil import git
+from cli_runner import (
+    CLIENT_PATH,
+    ClientRun,
+    PinnedClient,
+    client_env,
+    machine,
+    run_client,
+    run_in,
+)
 from memdir.api import Memdir
 from memdir.hooks.background import hooks_dir
 
@@ -62,62 +68,25 @@ __all__ = [
 ]
 
 ROOT = Path(__file__).resolve().parent.parent
-VERSION_FILE = ROOT / "tests" / "claude-code.version"
 INSTALL_DIR = ROOT / ".cache" / "claude-code"
-DEFAULT_BIN = INSTALL_DIR / "claude"  # linked to the native binary by the installer
-UNAVAILABLE = INSTALL_DIR / "unavailable"  # the installer's reason, when it could not install
-CLAUDE_PATH = "/usr/bin:/bin"  # what Claude Code and its hooks get: memdir is not on it
+CLAUDE_CODE = PinnedClient(
+    name="Claude Code CLI",
+    variable="MEMDIR_CLAUDE_BIN",
+    make_target="claude-code",
+    version_file=ROOT / "tests" / "claude-code.version",
+    default_bin=INSTALL_DIR / "claude",  # linked to the native binary by the installer
+    version_env={"HOME": str(INSTALL_DIR), "DISABLE_AUTOUPDATER": "1"},
+    shows=lambda shown, pinned: shown.startswith(pinned),
+)
+CLAUDE_PATH = CLIENT_PATH  # what Claude Code and its hooks get: memdir is not on it
 PERSISTED_MARKER = "<persisted-output>"  # Claude Code's stand-in for hook context over 10,000
 HOOK_CONTEXT_LIMIT = 10_000
-_RUN_TIMEOUT = 180  # seconds: a guard against a hung client, never an assertion
 _JOB_TIMEOUT = 90
-
-
-def pinned_version() -> str:
-    """The Claude Code version the tests run (``tests/claude-code.version``)."""
-    return VERSION_FILE.read_text(encoding="utf-8").strip()
 
 
 def claude_binary() -> Path:
     """The Claude Code CLI to drive; skips (fails under ``CI=true``) when there is none."""
-    given = os.environ.get("MEMDIR_CLAUDE_BIN", "").strip()
-    path = Path(given) if given else DEFAULT_BIN
-    reason = _unusable(path, check_version=not given or path == DEFAULT_BIN)
-    if reason is None:
-        return path
-    if os.environ.get("CI", "").strip().lower() == "true":
-        pytest.fail(f"the Claude Code CLI is required under CI=true: {reason}")
-    pytest.skip(reason)
-
-
-@functools.cache
-def _unusable(path: Path, *, check_version: bool) -> str | None:
-    """Why ``path`` cannot be the client under test, or None when it can."""
-    if not (path.is_file() and os.access(path, os.X_OK)):
-        recorded = ""
-        if path == DEFAULT_BIN:  # the installer says why it could not install
-            with suppress(OSError):
-                recorded = UNAVAILABLE.read_text(encoding="utf-8").strip()
-        why = recorded or "not installed"
-        return f"Claude Code CLI {path} missing ({why}); `make claude-code` installs it"
-    if not check_version:
-        return None
-    try:
-        shown = subprocess.run(
-            [str(path), "--version"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            env={"PATH": CLAUDE_PATH, "HOME": str(INSTALL_DIR), "DISABLE_AUTOUPDATER": "1"},
-        ).stdout.strip()
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"Claude Code CLI {path} does not run ({exc})"
-    if not shown.startswith(pinned_version()):
-        return (
-            f"Claude Code CLI {path} is {shown!r}, the tests pin {pinned_version()}; "
-            "`make claude-code` installs the pinned version"
-        )
-    return None
+    return CLAUDE_CODE.binary()
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -155,13 +124,8 @@ class HookRun:
 
 
 @dataclass(frozen=True, kw_only=True)
-class ClaudeRun:
+class ClaudeRun(ClientRun[Recorded]):
     """One ``claude -p`` run: its events, stderr, and the requests the model got."""
-
-    events: list[dict[str, Any]]
-    stderr: str
-    returncode: int
-    requests: list[Recorded]
 
     @property
     def result(self) -> dict[str, Any]:
@@ -262,26 +226,14 @@ class Sandbox:
 
     def env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         """The environment of Claude Code, its hooks and the user's memdir commands."""
-        env = {
-            "PATH": CLAUDE_PATH,
-            "HOME": str(self.home),
-            "LANG": "C.UTF-8",
+        own = {
             "ANTHROPIC_BASE_URL": self.api.url,
             "ANTHROPIC_API_KEY": "sk-ant-test-000",
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
             "DISABLE_AUTOUPDATER": "1",
             "DISABLE_TELEMETRY": "1",
-            # Belt and braces: memdir's providers refuse any endpoint off this machine.
-            "MEMDIR_BLOCK_REAL_PROVIDERS": "1",
-            # The embedded local model this machine may have is not what these tests are
-            # about (and would take a core for minutes).
-            "MEMDIR_LOCAL_MODEL": str(self.root / "no-local-model.gguf"),
         }
-        if os.environ.get("PYTHONPATH"):
-            env["PYTHONPATH"] = os.environ["PYTHONPATH"]  # the hooks run the code under test
-        if os.environ.get("XDG_RUNTIME_DIR"):
-            # The hook server the hooks start lives in the test run's own folder.
-            env["XDG_RUNTIME_DIR"] = os.environ["XDG_RUNTIME_DIR"]
+        env = client_env(self.root, self.home, own)
         env.update(self.extra_env)
         env.update(extra or {})
         return env
@@ -301,15 +253,7 @@ class Sandbox:
         self, command: Sequence[str], env: Mapping[str, str] | None
     ) -> subprocess.CompletedProcess[str]:
         """``command`` in the project with no input, its output captured as text."""
-        return subprocess.run(
-            command,
-            cwd=self.project,
-            env=self.env(env),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=_RUN_TIMEOUT,
-        )
+        return run_in(command, cwd=self.project, env=self.env(env))
 
     def open(self, profile: str | None = None) -> Memdir:
         """The project's memory through the Python API (the test process shares HOME)."""
@@ -331,22 +275,14 @@ class Sandbox:
 
         ``wrapper`` runs before the client (a tracer); ``check`` asserts a clean exit.
         """
-        self.api.script(turns)
-        before = len(self.api.recorded())
         command = [*wrapper, str(self.claude), "-p", prompt, *_STREAM, *args]
         if resume is not None:
             command += ["--resume", resume]
         if allowed_tools:
             command += ["--allowedTools", ",".join(allowed_tools)]
-        done = self._in_project(command, env)
-        run = ClaudeRun(
-            events=_events(done.stdout),
-            stderr=done.stderr,
-            returncode=done.returncode,
-            requests=self.api.recorded()[before:],
-        )
+        run = run_client(ClaudeRun, self.api, turns, command, cwd=self.project, env=self.env(env))
         if check:
-            assert done.returncode == 0, f"claude exited {done.returncode}: {done.stderr[-2000:]}"
+            assert run.returncode == 0, f"claude exited {run.returncode}: {run.stderr[-2000:]}"
             assert run.result.get("is_error") is False, run.result
         return run
 
@@ -409,18 +345,6 @@ class Sandbox:
 _STREAM = ("--output-format", "stream-json", "--verbose", "--include-hook-events")
 
 
-def _events(stdout: str) -> list[dict[str, Any]]:
-    events = []
-    for line in stdout.splitlines():
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(event, dict):
-            events.append(event)
-    return events
-
-
 def _read_json(path: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -439,34 +363,13 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _venv_bin() -> Path:
-    """The folder of the running interpreter, which must hold memdir's script and be off
-    :data:`CLAUDE_PATH` (else these tests could not tell an absolute command from luck)."""
-    venv_bin = Path(sys.executable).parent
-    assert (venv_bin / "memdir").is_file(), f"no memdir script beside {sys.executable}"
-    on_path = shutil.which("memdir", path=CLAUDE_PATH)
-    assert on_path is None, f"memdir is on {CLAUDE_PATH} ({on_path}): the tests need it off"
-    return venv_bin
-
-
 @contextmanager
 def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Sandbox]:
     """A fresh :class:`Sandbox` under ``tmp_path``; the test process shares its HOME."""
     claude = claude_binary()
-    home = tmp_path / "home"
-    home.mkdir()
-    project = tmp_path / "project"
-    project.mkdir()
-    git(project, "init", "-q", "-b", "main")
-    (project / "README.md").write_text("A project that installs its packages with pnpm.\n")
-    git(project, "add", "README.md")
-    git(project, "commit", "-q", "-m", "init")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("MEMDIR_HOME", raising=False)
+    made = machine(tmp_path, monkeypatch)
     with run_stand_in([]) as api:
-        box = Sandbox(
-            root=tmp_path, home=home, project=project, venv_bin=_venv_bin(), claude=claude, api=api
-        )
+        box = Sandbox(**made, claude=claude, api=api)
         try:
             yield box
         finally:

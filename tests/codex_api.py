@@ -16,14 +16,13 @@ A call to an MCP tool names the tool and the namespace Codex offered it in
 
 from __future__ import annotations
 
-import itertools
 import json
-import threading
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from stand_in_api import JsonHandler, ScriptedServer, serving, sse
 
 __all__ = [
     "Recorded",
@@ -88,126 +87,41 @@ class Recorded:
 Script = Callable[[dict[str, Any]], Turn]
 
 
-class StandIn:
+class StandIn(ScriptedServer[Turn, Recorded]):
     """The running server: its URL, the requests it recorded, and its script."""
 
     def __init__(self, script: Script | Sequence[Turn]) -> None:
-        self.requests: list[Recorded] = []
-        self._lock = threading.Lock()
-        self._ids = itertools.count(1)
-        self._script: Script = _as_script(script)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
-
-    def script(self, script: Script | Sequence[Turn]) -> None:
-        """Answer the conversation's next requests with ``script`` from now on."""
-        with self._lock:
-            self._script = _as_script(script)
-
-    def recorded(self) -> list[Recorded]:
-        """Every request so far, in the order they arrived."""
-        with self._lock:
-            return list(self.requests)
-
-    def reply_for(self, recorded: Recorded) -> Turn:
-        with self._lock:
-            self.requests.append(recorded)
-            script = self._script
-        if not recorded.is_turn:
-            return Turn(text="memdir test")
-        return script(recorded.body)
-
-    def record(self, recorded: Recorded) -> None:
-        with self._lock:
-            self.requests.append(recorded)
-
-    def next_id(self) -> int:
-        return next(self._ids)
-
-    def serve(self) -> threading.Thread:
-        thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        thread.start()
-        return thread
-
-    def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__(script, text_turn=Turn, handler=_handler(self))
+        self.url = f"http://127.0.0.1:{self.port}/v1"
 
 
-def _as_script(script: Script | Sequence[Turn]) -> Script:
-    if callable(script):
-        return script
-    turns = list(script)
-    lock = threading.Lock()
-
-    def scripted(body: dict[str, Any]) -> Turn:
-        with lock:
-            return turns.pop(0) if turns else Turn(text="Done.")
-
-    return scripted
-
-
-@contextmanager
-def run_stand_in(script: Script | Sequence[Turn]) -> Iterator[StandIn]:
+def run_stand_in(script: Script | Sequence[Turn]) -> AbstractContextManager[StandIn]:
     """Serve ``script`` on a free loopback port for the length of the block."""
-    server = StandIn(script)
-    server.serve()
-    try:
-        yield server
-    finally:
-        server.close()
+    return serving(StandIn(script))
 
 
-def _handler(owner: StandIn) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass  # the recorded requests are the log
-
+def _handler(owner: StandIn) -> type[JsonHandler]:
+    class Handler(JsonHandler):
         def _recorded(self, body: dict[str, Any]) -> Recorded:
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            path = self.path.split("?", 1)[0]
-            return Recorded(method=self.command, path=path, headers=headers, body=body)
+            return Recorded(
+                method=self.command,
+                path=self.request_path(),
+                headers=self.request_headers(),
+                body=body,
+            )
 
         def do_GET(self) -> None:
             owner.record(self._recorded({}))
-            self._send_json(200, {"object": "list", "data": [], "models": []})
+            self.send_json(200, {"object": "list", "data": [], "models": []})
 
         def do_POST(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            try:
-                body = json.loads(raw or b"{}")
-            except ValueError:
-                body = {}
-            recorded = self._recorded(body if isinstance(body, dict) else {})
+            recorded = self._recorded(self.read_body()[1])
             if not recorded.path.endswith("/responses"):
                 owner.record(recorded)
-                self._send_json(404, {"error": {"message": "not found", "type": "not_found"}})
+                self.send_json(404, {"error": {"message": "not found", "type": "not_found"}})
                 return
-            turn = owner.reply_for(recorded)
-            self._send_stream(_response_events(owner, turn))
-
-        def _send_json(self, status: int, data: dict[str, Any]) -> None:
-            payload = json.dumps(data).encode()
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def _send_stream(self, events: list[dict[str, Any]]) -> None:
-            chunks = b"".join(
-                f"event: {e['type']}\ndata: {json.dumps(e)}\n\n".encode() for e in events
-            )
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("cache-control", "no-cache")
-            self.send_header("content-length", str(len(chunks)))
-            self.end_headers()
-            self.wfile.write(chunks)
+            turn = owner.reply_for(recorded, recorded.body, conversation=recorded.is_turn)
+            self.send_events(b"".join(sse(e["type"], e) for e in _response_events(owner, turn)))
 
     return Handler
 

@@ -29,35 +29,45 @@ reached the model.
 
 from __future__ import annotations
 
-import functools
 import json
-import os
-import shutil
 import subprocess
-import sys
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from cli_runner import (
+    CLIENT_PATH,
+    RUN_TIMEOUT,
+    ClientBox,
+    ClientRun,
+    PinnedClient,
+    client_env,
+    git_project,
+    machine,
+    run_client,
+)
 from codex_api import Recorded, StandIn, Turn, request_texts, run_stand_in, tool_names
-from gitutil import git
-from memdir.api import Memdir
 
 __all__ = ["CODEX_PATH", "CodexBox", "CodexRun", "codex_binary", "codex_box"]
 
 ROOT = Path(__file__).resolve().parent.parent
-VERSION_FILE = ROOT / "tests" / "codex.version"
 INSTALL_DIR = ROOT / ".cache" / "codex"
-DEFAULT_BIN = INSTALL_DIR / "codex"  # linked to the native binary by the installer
-UNAVAILABLE = INSTALL_DIR / "unavailable"  # the installer's reason, when it could not install
-CODEX_PATH = "/usr/bin:/bin"  # what Codex and its hooks get: memdir is not on it
+CODEX = PinnedClient(
+    name="Codex CLI",
+    variable="MEMDIR_CODEX_BIN",
+    make_target="codex",
+    version_file=ROOT / "tests" / "codex.version",
+    default_bin=INSTALL_DIR / "codex",  # linked to the native binary by the installer
+    version_env={"HOME": str(INSTALL_DIR)},
+    shows=lambda shown, pinned: shown == f"codex-cli {pinned}",
+)
+CODEX_PATH = CLIENT_PATH  # what Codex and its hooks get: memdir is not on it
 MODEL = "gpt-5.5"  # a model Codex knows: it offers its apply_patch tool
-_RUN_TIMEOUT = 180  # seconds: a guard against a hung client, never an assertion
 # The user's own Codex settings before memdir's installers touch them: the local model
 # provider, and what Codex would otherwise reach out for (update checks, analytics, the
 # plugin marketplace's git repository, the apps directory).
@@ -82,61 +92,14 @@ apps = false
 """
 
 
-def pinned_version() -> str:
-    """The Codex version the tests run (``tests/codex.version``)."""
-    return VERSION_FILE.read_text(encoding="utf-8").strip()
-
-
 def codex_binary() -> Path:
     """The Codex CLI to drive; skips (fails under ``CI=true``) when there is none."""
-    given = os.environ.get("MEMDIR_CODEX_BIN", "").strip()
-    path = Path(given) if given else DEFAULT_BIN
-    reason = _unusable(path, check_version=not given or path == DEFAULT_BIN)
-    if reason is None:
-        return path
-    if os.environ.get("CI", "").strip().lower() == "true":
-        pytest.fail(f"the Codex CLI is required under CI=true: {reason}")
-    pytest.skip(reason)
-
-
-@functools.cache
-def _unusable(path: Path, *, check_version: bool) -> str | None:
-    """Why ``path`` cannot be the client under test, or None when it can."""
-    if not (path.is_file() and os.access(path, os.X_OK)):
-        recorded = ""
-        if path == DEFAULT_BIN:  # the installer says why it could not install
-            with suppress(OSError):
-                recorded = UNAVAILABLE.read_text(encoding="utf-8").strip()
-        why = recorded or "not installed"
-        return f"Codex CLI {path} missing ({why}); `make codex` installs it"
-    if not check_version:
-        return None
-    try:
-        shown = subprocess.run(
-            [str(path), "--version"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            env={"PATH": CODEX_PATH, "HOME": str(INSTALL_DIR)},
-        ).stdout.strip()
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"Codex CLI {path} does not run ({exc})"
-    if shown != f"codex-cli {pinned_version()}":
-        return (
-            f"Codex CLI {path} is {shown!r}, the tests pin {pinned_version()}; "
-            "`make codex` installs the pinned version"
-        )
-    return None
+    return CODEX.binary()
 
 
 @dataclass(frozen=True, kw_only=True)
-class CodexRun:
+class CodexRun(ClientRun[Recorded]):
     """One ``codex exec`` run: its JSON events, stderr, and the requests the model got."""
-
-    events: list[dict[str, Any]]
-    stderr: str
-    returncode: int
-    requests: list[Recorded]
 
     @property
     def turns(self) -> list[Recorded]:
@@ -169,13 +132,9 @@ class CodexRun:
 
 
 @dataclass(kw_only=True)
-class CodexBox:
+class CodexBox(ClientBox):
     """A throwaway machine for one test: HOME, Codex's folder, git projects, the stand-in."""
 
-    root: Path
-    home: Path
-    project: Path
-    venv_bin: Path
     codex: Path
     api: StandIn
 
@@ -188,26 +147,9 @@ class CodexBox:
         """Codex's ``config.toml``."""
         return self.codex_home / "config.toml"
 
-    @property
-    def memdir_script(self) -> Path:
-        """The installation's ``memdir`` script (what a user runs as ``.venv/bin/memdir``)."""
-        return self.venv_bin / "memdir"
-
     def env(self) -> dict[str, str]:
         """The environment of Codex, its hooks and the user's memdir commands."""
-        env = {
-            "PATH": CODEX_PATH,
-            "HOME": str(self.home),
-            "CODEX_HOME": str(self.codex_home),
-            "LANG": "C.UTF-8",
-            # Belt and braces: memdir's providers refuse any endpoint off this machine.
-            "MEMDIR_BLOCK_REAL_PROVIDERS": "1",
-            "MEMDIR_LOCAL_MODEL": str(self.root / "no-local-model.gguf"),
-        }
-        for name in ("PYTHONPATH", "XDG_RUNTIME_DIR"):  # the code under test; the hook server
-            if os.environ.get(name):
-                env[name] = os.environ[name]
-        return env
+        return client_env(self.root, self.home, {"CODEX_HOME": str(self.codex_home)})
 
     def use_model(self, model: str) -> None:
         """Have Codex ask for ``model`` (one Codex does not know: its tools, MCP's
@@ -217,25 +159,7 @@ class CodexBox:
 
     def new_project(self, name: str) -> Path:
         """Another git project beside the first."""
-        return _git_project(self.root / name)
-
-    def memdir(self, *args: str, cwd: Path | None = None) -> str:
-        """Run ``<venv>/bin/memdir ARGS`` in a project, as the user would; its output."""
-        done = subprocess.run(
-            [str(self.memdir_script), *args],
-            cwd=cwd or self.project,
-            env=self.env(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=_RUN_TIMEOUT,
-        )
-        assert done.returncode == 0, f"memdir {' '.join(args)}: {done.stdout}{done.stderr}"
-        return done.stdout
-
-    def open(self, project: Path | None = None) -> Memdir:
-        """A project's memory through the Python API (the test process shares HOME)."""
-        return Memdir.open(project or self.project)
+        return git_project(self.root / name)
 
     def run(
         self,
@@ -249,23 +173,9 @@ class CodexBox:
 
         ``wrapper`` runs before the client (a tracer).
         """
-        self.api.script(turns)
-        before = len(self.api.recorded())
         command = [*wrapper, str(self.codex), "exec", "--json", *_UNSANDBOXED, prompt]
-        done = subprocess.run(
-            command,
-            cwd=cwd or self.project,
-            env=self.env(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=_RUN_TIMEOUT,
-        )
-        return CodexRun(
-            events=_events(done.stdout),
-            stderr=done.stderr,
-            returncode=done.returncode,
-            requests=self.api.recorded()[before:],
+        return run_client(
+            CodexRun, self.api, turns, command, cwd=cwd or self.project, env=self.env()
         )
 
     def hooks(self, cwd: Path | None = None) -> list[dict[str, Any]]:
@@ -298,18 +208,6 @@ class CodexBox:
 _UNSANDBOXED = ("--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox")
 
 
-def _events(stdout: str) -> list[dict[str, Any]]:
-    events = []
-    for line in stdout.splitlines():
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(event, dict):
-            events.append(event)
-    return events
-
-
 @contextmanager
 def _app_server(box: CodexBox, cwd: Path) -> Iterator[Any]:
     """A ``codex app-server`` over stdio, and a function that calls one of its methods."""
@@ -324,7 +222,7 @@ def _app_server(box: CodexBox, cwd: Path) -> Iterator[Any]:
     )
     ids = iter(range(1, 1000))
     # A hung server fails the test instead of hanging it: the guard kills it.
-    guard = threading.Timer(_RUN_TIMEOUT, process.kill)
+    guard = threading.Timer(RUN_TIMEOUT, process.kill)
     guard.start()
 
     def send(message: Mapping[str, Any]) -> None:
@@ -356,36 +254,13 @@ def _app_server(box: CodexBox, cwd: Path) -> Iterator[Any]:
                 stream.close()
 
 
-def _git_project(root: Path) -> Path:
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    (root / "README.md").write_text("A project that installs its packages with pnpm.\n")
-    git(root, "add", "README.md")
-    git(root, "commit", "-q", "-m", "init")
-    return root
-
-
-def _venv_bin() -> Path:
-    """The folder of the running interpreter, which must hold memdir's script and be off
-    :data:`CODEX_PATH` (else these tests could not tell an absolute command from luck)."""
-    venv_bin = Path(sys.executable).parent
-    assert (venv_bin / "memdir").is_file(), f"no memdir script beside {sys.executable}"
-    on_path = shutil.which("memdir", path=CODEX_PATH)
-    assert on_path is None, f"memdir is on {CODEX_PATH} ({on_path}): the tests need it off"
-    return venv_bin
-
-
 @contextmanager
 def codex_box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[CodexBox]:
     """A fresh :class:`CodexBox` under ``tmp_path``; the test process shares its HOME."""
     codex = codex_binary()
-    home = tmp_path / "home"
-    (home / ".codex").mkdir(parents=True)
-    project = _git_project(tmp_path / "project")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("MEMDIR_HOME", raising=False)
+    made = machine(tmp_path, monkeypatch)
+    config = made["home"] / ".codex" / "config.toml"
+    config.parent.mkdir()
     with run_stand_in([]) as api:
-        (home / ".codex" / "config.toml").write_text(USER_CONFIG.format(model=MODEL, url=api.url))
-        yield CodexBox(
-            root=tmp_path, home=home, project=project, venv_bin=_venv_bin(), codex=codex, api=api
-        )
+        config.write_text(USER_CONFIG.format(model=MODEL, url=api.url))
+        yield CodexBox(**made, codex=codex, api=api)

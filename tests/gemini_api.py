@@ -21,13 +21,13 @@ them hangs a test. ``countTokens`` gets a count; any ``GET`` an empty answer.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from stand_in_api import JsonHandler, ScriptedServer, serving
 
 __all__ = [
     "Recorded",
@@ -84,138 +84,53 @@ class Recorded:
 Script = Callable[[dict[str, Any]], Turn]
 
 
-class StandIn:
+class StandIn(ScriptedServer[Turn, Recorded]):
     """The running server: its URL, the requests it recorded, and its script."""
 
     def __init__(self, script: Script | Sequence[Turn]) -> None:
-        self.requests: list[Recorded] = []
-        self._lock = threading.Lock()
-        self._script: Script = _as_script(script)
-        self._first = threading.Event()
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-
-    def script(self, script: Script | Sequence[Turn]) -> None:
-        """Answer the conversation's next requests with ``script`` from now on."""
-        with self._lock:
-            self._script = _as_script(script)
-
-    def recorded(self) -> list[Recorded]:
-        """Every request so far, in the order they arrived."""
-        with self._lock:
-            return list(self.requests)
-
-    def reply_for(self, recorded: Recorded) -> Turn:
-        with self._lock:
-            self.requests.append(recorded)
-            script = self._script
-        if not recorded.is_turn:
-            return Turn(text="memdir test")
-        return script(recorded.body)
-
-    def record(self, recorded: Recorded) -> None:
-        with self._lock:
-            self.requests.append(recorded)
-
-    def serve(self) -> threading.Thread:
-        thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-        thread.start()
-        return thread
-
-    def close(self) -> None:
-        self._server.shutdown()
-        self._server.server_close()
+        super().__init__(script, text_turn=Turn, handler=_handler(self))
+        self.url = f"http://127.0.0.1:{self.port}"
 
 
-def _as_script(script: Script | Sequence[Turn]) -> Script:
-    if callable(script):
-        return script
-    turns = list(script)
-    lock = threading.Lock()
-
-    def scripted(body: dict[str, Any]) -> Turn:
-        with lock:
-            return turns.pop(0) if turns else Turn(text="Done.")
-
-    return scripted
-
-
-@contextmanager
-def run_stand_in(script: Script | Sequence[Turn]) -> Iterator[StandIn]:
+def run_stand_in(script: Script | Sequence[Turn]) -> AbstractContextManager[StandIn]:
     """Serve ``script`` on a free loopback port for the length of the block."""
-    server = StandIn(script)
-    server.serve()
-    try:
-        yield server
-    finally:
-        server.close()
+    return serving(StandIn(script))
 
 
 _USAGE = {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}
 
 
-def _handler(owner: StandIn) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:
-            pass  # the recorded requests are the log
-
+def _handler(owner: StandIn) -> type[JsonHandler]:
+    class Handler(JsonHandler):
         def _recorded(self, body: dict[str, Any]) -> Recorded:
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            path = self.path.split("?", 1)[0]
             return Recorded(
                 method=self.command,
-                path=path,
-                headers=headers,
+                path=self.request_path(),
+                headers=self.request_headers(),
                 body=body,
                 received=time.monotonic(),
             )
 
         def do_GET(self) -> None:
             owner.record(self._recorded({}))
-            self._send_json(200, {})
+            self.send_json(200, {})
 
         def do_POST(self) -> None:
-            length = int(self.headers.get("content-length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            try:
-                body = json.loads(raw or b"{}")
-            except ValueError:
-                body = {}
-            recorded = self._recorded(body if isinstance(body, dict) else {})
+            recorded = self._recorded(self.read_body()[1])
             if recorded.path.endswith(":countTokens"):
                 owner.record(recorded)
-                self._send_json(200, {"totalTokens": 10})
+                self.send_json(200, {"totalTokens": 10})
                 return
             if not recorded.path.endswith(("GenerateContent", ":generateContent")):
                 owner.record(recorded)
-                self._send_json(404, {"error": {"code": 404, "message": "not found"}})
+                self.send_json(404, {"error": {"code": 404, "message": "not found"}})
                 return
-            turn = owner.reply_for(recorded)
+            turn = owner.reply_for(recorded, recorded.body, conversation=recorded.is_turn)
             answer = _response(turn)
             if ":streamGenerateContent" in recorded.path:
-                self._send_stream([answer])
+                self.send_events(f"data: {json.dumps(answer)}\r\n\r\n".encode())
             else:
-                self._send_json(200, answer)
-
-        def _send_json(self, status: int, data: dict[str, Any]) -> None:
-            payload = json.dumps(data).encode()
-            self.send_response(status)
-            self.send_header("content-type", "application/json")
-            self.send_header("content-length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def _send_stream(self, chunks: list[dict[str, Any]]) -> None:
-            payload = b"".join(f"data: {json.dumps(c)}\r\n\r\n".encode() for c in chunks)
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("cache-control", "no-cache")
-            self.send_header("content-length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
+                self.send_json(200, answer)
 
     return Handler
 

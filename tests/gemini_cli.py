@@ -29,35 +29,45 @@ scripting Gemini does.
 
 from __future__ import annotations
 
-import functools
 import json
-import os
-import shutil
-import subprocess
-import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from cli_runner import (
+    CLIENT_PATH,
+    ClientBox,
+    ClientRun,
+    PinnedClient,
+    client_env,
+    git_project,
+    machine,
+    run_client,
+    run_ok,
+)
 from gemini_api import Recorded, StandIn, Turn, function_responses, request_texts, run_stand_in
 from gemini_api import tool_names as offered
-from gitutil import git
-from memdir.api import Memdir
 
 __all__ = ["GEMINI_PATH", "GeminiBox", "GeminiRun", "gemini_binary", "gemini_box"]
 
 ROOT = Path(__file__).resolve().parent.parent
-VERSION_FILE = ROOT / "tests" / "gemini.version"
 INSTALL_DIR = ROOT / ".cache" / "gemini"
-DEFAULT_BIN = INSTALL_DIR / "gemini"  # linked to the package's script by the installer
-UNAVAILABLE = INSTALL_DIR / "unavailable"  # the installer's reason, when it could not install
-GEMINI_PATH = "/usr/bin:/bin"  # what Gemini and its hooks get: node, not memdir
+GEMINI = PinnedClient(
+    name="Gemini CLI",
+    variable="MEMDIR_GEMINI_BIN",
+    make_target="gemini",
+    version_file=ROOT / "tests" / "gemini.version",
+    default_bin=INSTALL_DIR / "gemini",  # linked to the package's script by the installer
+    version_env={"HOME": str(INSTALL_DIR / "home")},
+    shows=lambda shown, pinned: shown.splitlines()[-1:] == [pinned],
+    needs=("node",),
+)
+GEMINI_PATH = CLIENT_PATH  # what Gemini and its hooks get: node, not memdir
 MODEL = "gemini-2.5-flash"  # a model named outright: no routing calls before the first turn
-_RUN_TIMEOUT = 180  # seconds: a guard against a hung client, never an assertion
 # The user's own Gemini settings before memdir's installers touch them: sign-in with an
 # API key, the model, and what Gemini would otherwise reach out for (usage statistics,
 # telemetry, update checks).
@@ -70,63 +80,14 @@ USER_SETTINGS: dict[str, Any] = {
 }
 
 
-def pinned_version() -> str:
-    """The Gemini CLI version the tests run (``tests/gemini.version``)."""
-    return VERSION_FILE.read_text(encoding="utf-8").strip()
-
-
 def gemini_binary() -> Path:
     """The Gemini CLI to drive; skips (fails under ``CI=true``) when there is none."""
-    given = os.environ.get("MEMDIR_GEMINI_BIN", "").strip()
-    path = Path(given) if given else DEFAULT_BIN
-    reason = _unusable(path, check_version=not given or path == DEFAULT_BIN)
-    if reason is None:
-        return path
-    if os.environ.get("CI", "").strip().lower() == "true":
-        pytest.fail(f"the Gemini CLI is required under CI=true: {reason}")
-    pytest.skip(reason)
-
-
-@functools.cache
-def _unusable(path: Path, *, check_version: bool) -> str | None:
-    """Why ``path`` cannot be the client under test, or None when it can."""
-    if not (path.is_file() and os.access(path, os.X_OK)):
-        recorded = ""
-        if path == DEFAULT_BIN:  # the installer says why it could not install
-            with suppress(OSError):
-                recorded = UNAVAILABLE.read_text(encoding="utf-8").strip()
-        why = recorded or "not installed"
-        return f"Gemini CLI {path} missing ({why}); `make gemini` installs it"
-    if shutil.which("node", path=GEMINI_PATH) is None:
-        return f"Gemini CLI {path} needs node on {GEMINI_PATH}, and there is none"
-    if not check_version:
-        return None
-    try:
-        shown = subprocess.run(
-            [str(path), "--version"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            env={"PATH": GEMINI_PATH, "HOME": str(INSTALL_DIR / "home")},
-        ).stdout.strip()
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"Gemini CLI {path} does not run ({exc})"
-    if shown.splitlines()[-1:] != [pinned_version()]:
-        return (
-            f"Gemini CLI {path} is {shown!r}, the tests pin {pinned_version()}; "
-            "`make gemini` installs the pinned version"
-        )
-    return None
+    return GEMINI.binary()
 
 
 @dataclass(frozen=True, kw_only=True)
-class GeminiRun:
+class GeminiRun(ClientRun[Recorded]):
     """One ``gemini -p`` run: its JSON events, stderr, and the requests the model got."""
-
-    events: list[dict[str, Any]]
-    stderr: str
-    returncode: int
-    requests: list[Recorded]
 
     @property
     def turns(self) -> list[Recorded]:
@@ -158,13 +119,9 @@ class GeminiRun:
 
 
 @dataclass(kw_only=True)
-class GeminiBox:
+class GeminiBox(ClientBox):
     """A throwaway machine for one test: HOME, Gemini's folder, git projects, the stand-in."""
 
-    root: Path
-    home: Path
-    project: Path
-    venv_bin: Path
     gemini: Path
     api: StandIn
 
@@ -182,27 +139,10 @@ class GeminiBox:
         """The project's ``.gemini/settings.json``."""
         return self.project / ".gemini" / "settings.json"
 
-    @property
-    def memdir_script(self) -> Path:
-        """The installation's ``memdir`` script (what a user runs as ``.venv/bin/memdir``)."""
-        return self.venv_bin / "memdir"
-
     def env(self) -> dict[str, str]:
         """The environment of Gemini, its hooks and the user's memdir commands."""
-        env = {
-            "PATH": GEMINI_PATH,
-            "HOME": str(self.home),
-            "LANG": "C.UTF-8",
-            "GEMINI_API_KEY": "memdir-test-key",
-            "GOOGLE_GEMINI_BASE_URL": self.api.url,
-            # Belt and braces: memdir's providers refuse any endpoint off this machine.
-            "MEMDIR_BLOCK_REAL_PROVIDERS": "1",
-            "MEMDIR_LOCAL_MODEL": str(self.root / "no-local-model.gguf"),
-        }
-        for name in ("PYTHONPATH", "XDG_RUNTIME_DIR"):  # the code under test; the hook server
-            if os.environ.get(name):
-                env[name] = os.environ[name]
-        return env
+        own = {"GEMINI_API_KEY": "memdir-test-key", "GOOGLE_GEMINI_BASE_URL": self.api.url}
+        return client_env(self.root, self.home, own)
 
     def trust(self, folder: Path, level: str = "TRUST_FOLDER") -> None:
         """Record ``folder``'s trust as Gemini's trust dialog does."""
@@ -213,41 +153,14 @@ class GeminiBox:
 
     def new_project(self, name: str) -> Path:
         """Another git project beside the first, trusted."""
-        folder = _git_project(self.root / name)
+        folder = git_project(self.root / name)
         self.trust(folder)
         return folder
 
-    def memdir(self, *args: str, cwd: Path | None = None) -> str:
-        """Run ``<venv>/bin/memdir ARGS`` in a project, as the user would; its output."""
-        done = subprocess.run(
-            [str(self.memdir_script), *args],
-            cwd=cwd or self.project,
-            env=self.env(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=_RUN_TIMEOUT,
-        )
-        assert done.returncode == 0, f"memdir {' '.join(args)}: {done.stdout}{done.stderr}"
-        return done.stdout
-
     def gemini_command(self, *args: str, cwd: Path | None = None) -> str:
         """Run one of Gemini's own commands (``hooks migrate``...); its output."""
-        done = subprocess.run(
-            [str(self.gemini), *args],
-            cwd=cwd or self.project,
-            env=self.env(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=_RUN_TIMEOUT,
-        )
-        assert done.returncode == 0, f"gemini {' '.join(args)}: {done.stdout}{done.stderr}"
+        done = run_ok([str(self.gemini), *args], cwd=cwd or self.project, env=self.env())
         return done.stdout + done.stderr
-
-    def open(self, project: Path | None = None) -> Memdir:
-        """A project's memory through the Python API (the test process shares HOME)."""
-        return Memdir.open(project or self.project)
 
     def run(
         self,
@@ -262,78 +175,29 @@ class GeminiBox:
 
         ``yolo``: approvals off (Gemini's ``--yolo``); ``wrapper`` runs before the client.
         """
-        self.api.script(turns)
-        before = len(self.api.recorded())
         flags = ["--yolo"] if yolo else []
         command = [*wrapper, str(self.gemini), *flags, "--output-format", "stream-json"]
-        done = subprocess.run(
+        return run_client(
+            GeminiRun,
+            self.api,
+            turns,
             [*command, "-p", prompt],
             cwd=cwd or self.project,
             env=self.env(),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=_RUN_TIMEOUT,
         )
-        return GeminiRun(
-            events=_events(done.stdout),
-            stderr=done.stderr,
-            returncode=done.returncode,
-            requests=self.api.recorded()[before:],
-        )
-
-
-def _events(stdout: str) -> list[dict[str, Any]]:
-    events = []
-    for line in stdout.splitlines():
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(event, dict):
-            events.append(event)
-    return events
-
-
-def _git_project(root: Path) -> Path:
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    (root / "README.md").write_text("A project that installs its packages with pnpm.\n")
-    git(root, "add", "README.md")
-    git(root, "commit", "-q", "-m", "init")
-    return root
-
-
-def _venv_bin() -> Path:
-    """The folder of the running interpreter, which must hold memdir's script and be off
-    :data:`GEMINI_PATH` (else these tests could not tell an absolute command from luck)."""
-    venv_bin = Path(sys.executable).parent
-    assert (venv_bin / "memdir").is_file(), f"no memdir script beside {sys.executable}"
-    on_path = shutil.which("memdir", path=GEMINI_PATH)
-    assert on_path is None, f"memdir is on {GEMINI_PATH} ({on_path}): the tests need it off"
-    return venv_bin
 
 
 @contextmanager
 def gemini_box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[GeminiBox]:
     """A fresh :class:`GeminiBox` under ``tmp_path``; the test process shares its HOME."""
     gemini = gemini_binary()
-    home = tmp_path / "home"
-    (home / ".gemini").mkdir(parents=True)
-    (home / ".gemini" / "settings.json").write_text(json.dumps(USER_SETTINGS, indent=2))
-    project = _git_project(tmp_path / "project")
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("MEMDIR_HOME", raising=False)
+    made = machine(tmp_path, monkeypatch)
+    settings = made["home"] / ".gemini" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps(USER_SETTINGS, indent=2))
     for name in ("GEMINI_CLI_HOME", "GEMINI_CLI_TRUSTED_FOLDERS_PATH"):
         monkeypatch.delenv(name, raising=False)
     with run_stand_in([]) as api:
-        box = GeminiBox(
-            root=tmp_path,
-            home=home,
-            project=project,
-            venv_bin=_venv_bin(),
-            gemini=gemini,
-            api=api,
-        )
-        box.trust(project)
+        box = GeminiBox(**made, gemini=gemini, api=api)
+        box.trust(box.project)
         yield box

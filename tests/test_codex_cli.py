@@ -9,7 +9,6 @@ them the way the user's "Trust all" does.
 
 from __future__ import annotations
 
-import re
 import shutil
 import tomllib
 from collections.abc import Iterator
@@ -17,40 +16,26 @@ from pathlib import Path
 
 import pytest
 
+from cli_runner import (
+    FREEZE,
+    MIGRATIONS_WHY,
+    NPM_WHY,
+    ConnectTrace,
+    save_freeze,
+    save_migrations_rule,
+    save_npm_rule,
+)
 from codex_api import Turn
 from codex_cli import CodexBox, CodexRun, codex_box
 from memdir.api import Memdir
 from memdir.hosts.config_files import render_toml_table
 from memdir.hosts.launch import launch_for
 
-NPM_RULE = {"tool": "Bash", "match": r"\bnpm (install|i|run)\b", "action": "deny"}
-NPM_WHY = "npm rewrites pnpm-lock.yaml and CI rejects it"
-FREEZE = "Hold every release until 2026-12-15."
-
 
 @pytest.fixture
 def box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[CodexBox]:
     with codex_box(tmp_path, monkeypatch) as made:
         yield made
-
-
-def save_npm_rule(mem: Memdir, action: str = "deny") -> None:
-    mem.write(
-        name="Use pnpm, never npm",
-        description="This project installs its packages with pnpm; npm breaks the lockfile",
-        type="feedback",
-        body=f"Install with pnpm.\n**Why:** {NPM_WHY}.\n**How to apply:** every install.",
-        extra={"enforce": [{**NPM_RULE, "action": action}]},
-    )
-
-
-def save_freeze(mem: Memdir) -> None:
-    mem.write(
-        name="Deploy freeze",
-        description="Deploys are frozen until the billing migration lands",
-        type="project",
-        body=f"{FREEZE}\n**Why:** the billing migration.",
-    )
 
 
 def install_hooks(box: CodexBox) -> str:
@@ -163,13 +148,7 @@ def test_a_rule_that_warns_lets_the_command_run_and_the_model_reads_why(box: Cod
 
 
 def test_an_edit_rule_holds_a_patch_that_writes_a_matching_file(box: CodexBox) -> None:
-    box.open().write(
-        name="Migrations are generated",
-        description="Never hand-write files under migrations/: the schema tool generates them",
-        type="feedback",
-        body="Run the schema tool.\n**Why:** hand-written migrations drifted from the models.",
-        extra={"enforce": [{"tool": "Edit|Write", "match": r"(^|/)migrations/", "action": "deny"}]},
-    )
+    save_migrations_rule(box.open())
     install_hooks(box)
     patch = (
         "*** Begin Patch\n*** Add File: notes.txt\n+fine\n"
@@ -180,7 +159,7 @@ def test_an_edit_rule_holds_a_patch_that_writes_a_matching_file(box: CodexBox) -
     assert not (box.project / "migrations").exists()
     assert not (box.project / "notes.txt").exists()  # Codex applies a patch whole or not at all
     (reason,) = run.tool_outputs()
-    assert "hand-written migrations drifted from the models" in reason
+    assert MIGRATIONS_WHY in reason
 
 
 # -- the memory section and recall ---------------------------------------------------------
@@ -305,14 +284,12 @@ def test_codex_and_memdir_reach_no_host_but_the_stand_in(box: CodexBox) -> None:
     save_npm_rule(box.open())
     box.memdir("install", "codex", "--required")
     install_hooks(box)
-    trace = box.root / "connect.trace"
+    trace = ConnectTrace(box.root / "connect.trace")
     # Every process Codex starts (hooks, the MCP server) is followed.
-    strace = ["strace", "-f", "-qq", "-e", "trace=connect", "-o", str(trace)]
     script = [Turn.mcp("memdir", "search", {"query": "pnpm"}), Turn.shell("npm run build")]
-    run = box.run("Build it.", [*script, Turn(text="OK.")], wrapper=strace)
-    if run.returncode != 0 and "ptrace" in run.stderr.lower():
-        pytest.skip(f"strace cannot trace here: {run.stderr.strip()[:200]}")
+    run = box.run("Build it.", [*script, Turn(text="OK.")], wrapper=trace.wrapper)
+    trace.skip_untraced(run)
     assert_clean(run)
     assert len(run.items("mcp_tool_call")) == 1
-    hosts = set(re.findall(r'inet_(?:addr|pton)\((?:AF_INET6?, )?"([^"]+)"', trace.read_text()))
+    hosts = trace.hosts()
     assert hosts and hosts <= {"127.0.0.1", "::1"}, hosts

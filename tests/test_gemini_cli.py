@@ -11,20 +11,24 @@ folder" does, unless they are about an untrusted one.
 from __future__ import annotations
 
 import json
-import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from cli_runner import (
+    FREEZE,
+    MIGRATIONS_WHY,
+    NPM_WHY,
+    ConnectTrace,
+    save_freeze,
+    save_migrations_rule,
+    save_npm_rule,
+)
 from gemini_api import Turn
 from gemini_cli import GeminiBox, GeminiRun, gemini_box
-from memdir.api import Memdir
 
-NPM_RULE = {"tool": "Bash", "match": r"\bnpm (install|i|run)\b", "action": "deny"}
-NPM_WHY = "npm rewrites pnpm-lock.yaml and CI rejects it"
-FREEZE = "Hold every release until 2026-12-15."
 READ_ONLY = {"mcp_memdir_view", "mcp_memdir_search", "mcp_memdir_recall", "mcp_memdir_why"}
 WRITERS = {"mcp_memdir_write", "mcp_memdir_edit", "mcp_memdir_delete", "mcp_memdir_log"}
 
@@ -33,25 +37,6 @@ WRITERS = {"mcp_memdir_write", "mcp_memdir_edit", "mcp_memdir_delete", "mcp_memd
 def box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[GeminiBox]:
     with gemini_box(tmp_path, monkeypatch) as made:
         yield made
-
-
-def save_npm_rule(mem: Memdir, action: str = "deny") -> None:
-    mem.write(
-        name="Use pnpm, never npm",
-        description="This project installs its packages with pnpm; npm breaks the lockfile",
-        type="feedback",
-        body=f"Install with pnpm.\n**Why:** {NPM_WHY}.\n**How to apply:** every install.",
-        extra={"enforce": [{**NPM_RULE, "action": action}]},
-    )
-
-
-def save_freeze(mem: Memdir) -> None:
-    mem.write(
-        name="Deploy freeze",
-        description="Deploys are frozen until the billing migration lands",
-        type="project",
-        body=f"{FREEZE}\n**Why:** the billing migration.",
-    )
 
 
 def assert_clean(run: GeminiRun) -> None:
@@ -150,13 +135,7 @@ def test_a_rule_that_warns_lets_the_command_run_and_the_model_reads_why(box: Gem
 
 
 def test_an_edit_rule_holds_a_file_write(box: GeminiBox) -> None:
-    box.open().write(
-        name="Migrations are generated",
-        description="Never hand-write files under migrations/: the schema tool generates them",
-        type="feedback",
-        body="Run the schema tool.\n**Why:** hand-written migrations drifted from the models.",
-        extra={"enforce": [{"tool": "Edit|Write", "match": r"(^|/)migrations/", "action": "deny"}]},
-    )
+    save_migrations_rule(box.open())
     box.memdir("hook", "install", "gemini")
     target = box.project / "migrations" / "0001_init.sql"
     script = [Turn.write(str(target), "CREATE TABLE t;\n"), Turn(text="OK.")]
@@ -164,7 +143,7 @@ def test_an_edit_rule_holds_a_file_write(box: GeminiBox) -> None:
     assert_clean(run)
     assert not target.exists()
     (reason,) = run.tool_outputs()
-    assert "hand-written migrations drifted from the models" in reason
+    assert MIGRATIONS_WHY in reason
 
 
 # -- the memory section and recall ---------------------------------------------------------
@@ -271,14 +250,12 @@ def test_gemini_and_memdir_reach_no_host_but_the_stand_in(box: GeminiBox) -> Non
     save_npm_rule(box.open())
     box.memdir("install", "gemini")
     box.memdir("hook", "install", "gemini")
-    trace = box.root / "connect.trace"
+    trace = ConnectTrace(box.root / "connect.trace")
     # Every process Gemini starts (its relaunched self, hooks, the MCP server) is followed.
-    strace = ["strace", "-f", "-qq", "-e", "trace=connect", "-o", str(trace)]
     script = [Turn.mcp("memdir", "search", {"query": "pnpm"}), *BUILD]
-    run = box.run("Build it.", script, yolo=True, wrapper=strace)
-    if run.returncode != 0 and "ptrace" in run.stderr.lower():
-        pytest.skip(f"strace cannot trace here: {run.stderr.strip()[:200]}")
+    run = box.run("Build it.", script, yolo=True, wrapper=trace.wrapper)
+    trace.skip_untraced(run)
     assert_clean(run)
     assert [r["status"] for r in run.tool_results()] == ["success", "error"]
-    hosts = set(re.findall(r'inet_(?:addr|pton)\((?:AF_INET6?, )?"([^"]+)"', trace.read_text()))
+    hosts = trace.hosts()
     assert hosts and hosts <= {"127.0.0.1", "::1"}, hosts

@@ -2,7 +2,7 @@
 
 Each behaviour the anthropic SDK checks of its own filesystem memory tool is
 checked here against memdir's backend, expecting the SDK's reply texts,
-except where memdir is deliberately stricter (listed in the README): those
+except where memdir is deliberately stricter (listed in docs/memory-tool.md): those
 tests say so in their names.
 """
 

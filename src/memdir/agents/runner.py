@@ -190,20 +190,15 @@ def run_agent(
     Never raises for what the model or provider does: the report says how it ended.
     """
     with charge_to(job):  # a daily ledger, where the provider keeps one, names the job
-        return _run_agent(provider, job=job, system=system, prompt=prompt, policy=policy,
-                          limits=limits)  # fmt: skip
+        run = _Run(MeteredProvider(provider, budget=limits.token_budget), job=job)
+        return _converse(run, system, prompt, policy, limits)
 
 
-def _run_agent(
-    provider: Provider,
-    *,
-    job: str,
-    system: str,
-    prompt: str,
-    policy: ToolPolicy,
-    limits: JobLimits,
+def _converse(
+    run: _Run, system: str, prompt: str, policy: ToolPolicy, limits: JobLimits
 ) -> RunReport:
-    run = _Run(MeteredProvider(provider, budget=limits.token_budget), job=job)
+    """The loop: ask, run the tools the model calls, ask again, until it stops or a limit
+    does."""
     messages: list[Message] = [Message.user(prompt)]
     for _turn in range(limits.max_turns):
         request = Request(

@@ -11,7 +11,9 @@ a change as ``undo`` names it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import click
 
@@ -36,6 +38,7 @@ if TYPE_CHECKING:
 
 __all__ = ["COMMANDS", "history", "redact", "restore", "undo", "why"]
 
+F = TypeVar("F", bound=Callable[..., Any])
 _TIMELINE_PAGE = 20  # changes per page of ``memdir history`` without a name
 _VERSIONS_PAGE = 50  # versions per page of ``memdir history NAME`` (--limit)
 
@@ -247,15 +250,14 @@ def _print_diff(mem: Memdir, v: Version, text: str, as_json: bool) -> None:
     emit(as_json, {"version": v, "diff": patch, "same": not patch}, human)
 
 
+def _version_option(help: str, *, required: bool = False) -> Callable[[F], F]:
+    """``--version vN``: a version as `memdir history` prints it."""
+    return click.option("--version", "version", type=VERSION_ID, required=required, help=help)
+
+
 @click.command()
 @click.argument("name")
-@click.option(
-    "--version",
-    "version",
-    type=VERSION_ID,
-    default=None,
-    help="The version, as `memdir history` prints it (v12).",
-)
+@_version_option("The version, as `memdir history` prints it (v12).")
 @scope_project_json_options()
 def restore(
     name: str, version: int | None, scope: str | None, project: Path, as_json: bool
@@ -316,13 +318,7 @@ def _undo_named(mem: Memdir, change: str) -> UndoReport:
 
 @click.command()
 @click.argument("name")
-@click.option(
-    "--version",
-    "version",
-    type=VERSION_ID,
-    required=True,
-    help="The version to remove, as `memdir history` prints it (v12).",
-)
+@_version_option("The version to remove, as `memdir history` prints it (v12).", required=True)
 @scope_project_json_options()
 def redact(name: str, version: int, scope: str | None, project: Path, as_json: bool) -> None:
     """Remove a version's text (a secret) from the history."""

@@ -36,7 +36,12 @@ from typing import Any
 
 from memdir.errors import ConfigError
 from memdir.hosts.claude_plugin import PluginInstall, enabled_plugin, refuse_beside_plugin
-from memdir.hosts.config_files import apply_edit, parse_json_object, read_text, render_json
+from memdir.hosts.config_files import (
+    apply_edit,
+    parse_json_object,
+    read_json_settings,
+    render_json,
+)
 from memdir.hosts.launch import Launch, hook_name
 from memdir.storage.paths import find_project_root
 
@@ -49,11 +54,13 @@ __all__ = [
     "claude_config_dir",
     "claude_json_path",
     "hook_commands",
+    "hooks_elsewhere",
     "install_claude_hooks",
     "memdir_hook_entries",
     "merge_hooks",
     "plugin_for",
     "remove_hooks",
+    "remove_hooks_from",
     "settings_path",
     "uninstall_claude_hooks",
     "write_settings",
@@ -312,8 +319,7 @@ def install_claude_hooks(
     env = os.environ if env is None else env
     refuse_beside_plugin(plugin_for(project, env), "it runs memdir's hooks already")
     path = settings_path(scope, project, env)
-    before = read_text(path)
-    settings = parse_json_object(before, path, str(path))
+    before, settings = read_json_settings(path)
     had_ours = bool(memdir_hook_entries(settings))
     commands = hook_commands(launch, shared=scope == "project")
     merged, added, updated = merge_hooks(settings, commands, label=str(path))
@@ -336,8 +342,8 @@ def _local_auto_memory(
 ) -> InstallResult:
     """``autoMemoryEnabled`` set for this user alone, in the local settings file."""
     path = settings_path("local", project, env)
-    before = read_text(path)
-    merged = copy.deepcopy(parse_json_object(before, path, str(path)))
+    before, settings = read_json_settings(path)
+    merged = copy.deepcopy(settings)
     notes = _auto_memory(merged, own_folder=own_folder, had_ours=had_ours, path=path)
     return write_settings(path, "local", before, merged, [], [], notes, dry_run)
 
@@ -356,8 +362,7 @@ def uninstall_claude_hooks(
     """
     env = os.environ if env is None else env
     path = settings_path(scope, project, env)
-    before = read_text(path)
-    settings = parse_json_object(before, path, str(path))
+    before, settings = read_json_settings(path)
     merged, removed = remove_hooks(settings, str(path))
     notes = []
     if removed and merged.get(_AUTO_MEMORY) is False:
@@ -371,21 +376,34 @@ def uninstall_claude_hooks(
 
 def _elsewhere(scope: str, project: Path, env: Mapping[str, str]) -> list[str]:
     """Notes naming the other scopes' files that hold memdir hooks too (both would run)."""
+    others = {other: settings_path(other, project, env) for other in SCOPES if other != scope}
+    return hooks_elsewhere(others, host="Claude Code", command="claude")
+
+
+def hooks_elsewhere(others: Mapping[str, Path], *, host: str, command: str) -> list[str]:
+    """Notes naming the files of ``others`` (scope -> file) that hold memdir hooks too,
+    since ``host`` runs both, and the uninstall that removes them (``memdir hook uninstall
+    COMMAND --scope ...``)."""
     notes = []
-    for other in SCOPES:
-        if other == scope:
-            continue
-        path = settings_path(other, project, env)
+    for other, path in others.items():
         try:
-            settings = parse_json_object(read_text(path), path, str(path))
+            _, settings = read_json_settings(path)
         except ConfigError:
             continue  # not ours to judge here; doctor reports a file it cannot read
         if memdir_hook_entries(settings):
             notes.append(
-                f"memdir's hooks are also in {path}: Claude Code runs both; remove those "
-                f"with `memdir hook uninstall claude --scope {other}`"
+                f"memdir's hooks are also in {path}: {host} runs both; remove those "
+                f"with `memdir hook uninstall {command} --scope {other}`"
             )
     return notes
+
+
+def remove_hooks_from(path: Path, scope: str, *, dry_run: bool) -> InstallResult:
+    """Remove memdir's hook entries from the settings file ``path`` of ``scope``; nothing
+    else in it changes."""
+    before, settings = read_json_settings(path)
+    merged, removed = remove_hooks(settings, str(path))
+    return write_settings(path, scope, before, merged, [], removed, [], dry_run)
 
 
 def write_settings(

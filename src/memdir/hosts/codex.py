@@ -37,16 +37,12 @@ from memdir.errors import ConfigError
 from memdir.hosts.claude_code import (
     InstallResult,
     checkout_root,
-    memdir_hook_entries,
+    hooks_elsewhere,
     merge_hooks,
-    remove_hooks,
+    remove_hooks_from,
     write_settings,
 )
-from memdir.hosts.config_files import (
-    parse_json_object,
-    parse_toml,
-    read_text,
-)
+from memdir.hosts.config_files import parse_toml, read_json_settings, read_text
 from memdir.hosts.launch import Launch
 
 __all__ = [
@@ -119,8 +115,7 @@ def install_codex_hooks(
     """Merge memdir's hooks into the ``hooks.json`` of ``scope`` (see the module docstring)."""
     env = os.environ if env is None else env
     path = codex_hooks_path(scope, project, env)
-    before = read_text(path)
-    settings = parse_json_object(before, path, str(path))
+    before, settings = read_json_settings(path)
     commands = codex_hook_commands(launch, shared=scope == "project")
     merged, added, updated = merge_hooks(settings, commands, label=str(path))
     notes = [TRUST_NOTE, *_config_notes(env), *_elsewhere(scope, project, env)]
@@ -138,10 +133,7 @@ def uninstall_codex_hooks(
 ) -> InstallResult:
     """Remove memdir's hook entries from the ``hooks.json`` of ``scope``; nothing else."""
     env = os.environ if env is None else env
-    path = codex_hooks_path(scope, project, env)
-    before = read_text(path)
-    merged, removed = remove_hooks(parse_json_object(before, path, str(path)), str(path))
-    return write_settings(path, scope, before, merged, [], removed, [], dry_run)
+    return remove_hooks_from(codex_hooks_path(scope, project, env), scope, dry_run=dry_run)
 
 
 def _config_notes(env: Mapping[str, str]) -> list[str]:
@@ -165,18 +157,5 @@ def _config_notes(env: Mapping[str, str]) -> list[str]:
 
 def _elsewhere(scope: str, project: Path, env: Mapping[str, str]) -> list[str]:
     """Notes naming the other scope's file when it holds memdir's hooks too (both run)."""
-    notes = []
-    for other in HOOK_SCOPES:
-        if other == scope:
-            continue
-        path = codex_hooks_path(other, project, env)
-        try:
-            settings = parse_json_object(read_text(path), path, str(path))
-        except ConfigError:
-            continue
-        if memdir_hook_entries(settings):
-            notes.append(
-                f"memdir's hooks are also in {path}: Codex runs both; remove those with "
-                f"`memdir hook uninstall codex --scope {other}`"
-            )
-    return notes
+    others = {o: codex_hooks_path(o, project, env) for o in HOOK_SCOPES if o != scope}
+    return hooks_elsewhere(others, host="Codex", command="codex")

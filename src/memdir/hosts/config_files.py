@@ -7,7 +7,8 @@ the same way:
 - the file is read as UTF-8 (:func:`read_text`: a missing file is empty, an
   unreadable one a :class:`~memdir.errors.ConfigError` naming it); a file that
   does not parse is refused, never overwritten (:func:`parse_json_object`,
-  :func:`parse_toml`);
+  :func:`parse_toml`; :func:`read_json_settings` reads and parses a JSON file in one
+  step, keeping the text an edit starts from);
 - JSON is re-rendered with the file's own indentation and its habit about a
   final newline (:func:`render_json`); TOML is edited as text, one
   ``[table]`` replaced or appended (:func:`replace_toml_table`), so comments and
@@ -46,6 +47,7 @@ __all__ = [
     "json_indent",
     "parse_json_object",
     "parse_toml",
+    "read_json_settings",
     "read_text",
     "remove_toml_table",
     "render_json",
@@ -92,6 +94,12 @@ def parse_json_object(text: str, path: Path, label: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ConfigError(f"{label} is not a JSON object", path=path, hint="fix the file by hand")
     return data
+
+
+def read_json_settings(path: Path) -> tuple[str, dict[str, Any]]:
+    """``path``'s text and its JSON object (:func:`read_text`, :func:`parse_json_object`)."""
+    text = read_text(path)
+    return text, parse_json_object(text, path, str(path))
 
 
 def json_indent(text: str) -> str:

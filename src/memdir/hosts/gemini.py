@@ -62,15 +62,17 @@ from memdir.hosts.claude_code import (
     HOOK_TIMEOUT,
     InstallResult,
     checkout_root,
+    hooks_elsewhere,
     memdir_hook_entries,
     merge_hooks,
     remove_hooks,
+    remove_hooks_from,
     write_settings,
 )
 from memdir.hosts.config_files import (
     apply_edit,
-    parse_json_object,
     parse_toml,
+    read_json_settings,
     read_text,
     render_json,
 )
@@ -229,8 +231,7 @@ def install_gemini_hooks(
     ``settings.json`` of ``scope`` (see the module docstring)."""
     env = os.environ if env is None else env
     path = settings_path(scope, project, env)
-    before = read_text(path)
-    settings = parse_json_object(before, path, str(path))
+    before, settings = read_json_settings(path)
     commands = gemini_hook_commands(launch, shared=scope == "project")
     merged, added, updated, stray = _merge(settings, commands, str(path))
     inherited = user_context_files(env) if scope == "project" else None
@@ -254,10 +255,7 @@ def uninstall_gemini_hooks(
     """Remove memdir's hook entries from the ``settings.json`` of ``scope``; nothing else
     (``AGENTS.md`` stays among the context files: the user may have put it there)."""
     env = os.environ if env is None else env
-    path = settings_path(scope, project, env)
-    before = read_text(path)
-    merged, removed = remove_hooks(parse_json_object(before, path, str(path)), str(path))
-    return write_settings(path, scope, before, merged, [], removed, [], dry_run)
+    return remove_hooks_from(settings_path(scope, project, env), scope, dry_run=dry_run)
 
 
 def _stray_notes(stray: list[str], path: Path) -> list[str]:
@@ -290,21 +288,8 @@ def _config_notes(
 
 def _elsewhere(scope: str, project: Path, env: Mapping[str, str]) -> list[str]:
     """Notes naming the other scope's file when it holds memdir's hooks too (both run)."""
-    notes = []
-    for other in HOOK_SCOPES:
-        if other == scope:
-            continue
-        path = settings_path(other, project, env)
-        try:
-            settings = parse_json_object(read_text(path), path, str(path))
-        except ConfigError:
-            continue
-        if memdir_hook_entries(settings):
-            notes.append(
-                f"memdir's hooks are also in {path}: Gemini runs both; remove those with "
-                f"`memdir hook uninstall gemini --scope {other}`"
-            )
-    return notes
+    others = {o: settings_path(o, project, env) for o in HOOK_SCOPES if o != scope}
+    return hooks_elsewhere(others, host="Gemini", command="gemini")
 
 
 # -- folder trust ---------------------------------------------------------------------
@@ -326,7 +311,7 @@ def folder_trust(folder: Path, env: Mapping[str, str]) -> FolderTrust:
     (``TRUST_PARENT`` covers its folder's parent)."""
     settings_file = user_settings_path(env)
     try:
-        settings = parse_json_object(read_text(settings_file), settings_file, str(settings_file))
+        _, settings = read_json_settings(settings_file)
     except ConfigError:
         settings = {}
     security = settings.get("security")
@@ -335,7 +320,7 @@ def folder_trust(folder: Path, env: Mapping[str, str]) -> FolderTrust:
         return FolderTrust(state="everywhere", source=settings_file)
     path = trusted_folders_path(env)
     try:
-        rules = parse_json_object(read_text(path), path, str(path))
+        _, rules = read_json_settings(path)
     except ConfigError:
         rules = {}
     here = os.path.realpath(folder)
@@ -428,7 +413,7 @@ def user_context_files(env: Mapping[str, str]) -> list[str] | None:
     """The context files the user's settings name (a project's own value replaces them)."""
     path = user_settings_path(env)
     try:
-        return context_file_names(parse_json_object(read_text(path), path, str(path)))
+        return context_file_names(read_json_settings(path)[1])
     except ConfigError:
         return None  # not the installer's to report: Gemini names a broken settings file
 
@@ -438,7 +423,7 @@ def _project_context_note(project: Path, env: Mapping[str, str]) -> list[str]:
     replaces the user's."""
     path = settings_path("project", project, env)
     try:
-        names = context_file_names(parse_json_object(read_text(path), path, str(path)))
+        names = context_file_names(read_json_settings(path)[1])
     except ConfigError:
         return []
     if names is None or AGENTS_FILE in names:
@@ -454,8 +439,7 @@ def agents_md_note(project: Path, env: Mapping[str, str] | None = None) -> str |
     checkout's ``.gemini/settings.json`` when Gemini is set up there; say how it stands."""
     env = os.environ if env is None else env
     path = settings_path("project", project, env)
-    before = read_text(path)
-    settings = parse_json_object(before, path, str(path))
+    before, settings = read_json_settings(path)
     own = context_file_names(settings)
     inherited = user_context_files(env)
     reads = own if own is not None else inherited

@@ -293,17 +293,7 @@ def _check_gemini(project: Path, root: Path, env: Mapping[str, str]) -> list[Ins
             if not runs_memdir_server(entry):
                 continue
             installed = True
-            check = _start_project_server if scope == "project" else start_server
-            trouble = check(entry, root, env)
-            if trouble is not None:
-                findings.append(
-                    InstallFinding(
-                        problem="unchecked-server" if trouble == _UNCHECKED else "broken-server",
-                        path=path,
-                        message=f"the MCP server {name!r} ({scope} scope) {trouble}",
-                        fix="memdir install gemini",
-                    )
-                )
+            findings += _start_check(path, scope, name, entry, root, env, "memdir install gemini")
         installed = installed or bool(entries)
     if len(with_hooks) > 1:
         findings.append(
@@ -555,19 +545,32 @@ def _check_server(
                 fix=fix,
             )
         )
-    # .mcp.json comes with the repository; ~/.claude.json is the user's own.
+    return findings + _start_check(path, scope, name, entry, root, env, fix)
+
+
+def _start_check(
+    path: Path,
+    scope: str,
+    name: str,
+    entry: dict[str, Any],
+    root: Path,
+    env: Mapping[str, str],
+    fix: str,
+) -> list[InstallFinding]:
+    """A finding when MCP server ``name`` of ``scope`` does not start as its host starts it."""
+    # A project's file comes with the repository; the user's is their own.
     check = _start_project_server if scope == "project" else start_server
     trouble = check(entry, root, env)
-    if trouble is not None:
-        findings.append(
-            InstallFinding(
-                problem="unchecked-server" if trouble == _UNCHECKED else "broken-server",
-                path=path,
-                message=f"the MCP server {name!r} ({scope} scope) {trouble}",
-                fix=fix,
-            )
+    if trouble is None:
+        return []
+    return [
+        InstallFinding(
+            problem="unchecked-server" if trouble == _UNCHECKED else "broken-server",
+            path=path,
+            message=f"the MCP server {name!r} ({scope} scope) {trouble}",
+            fix=fix,
         )
-    return findings
+    ]
 
 
 def _start_project_server(entry: dict[str, Any], root: Path, env: Mapping[str, str]) -> str | None:

@@ -25,7 +25,7 @@ its sidecar stays on this machine (team sync keeps ``.meta/`` out of git).
 
 Results and error texts follow the SDK's reference tool
 (``BetaLocalFilesystemMemoryTool``) where it is safe to. Deliberately stricter
-(listed in the README): ``/memories`` is matched on path components (the SDK
+(listed in docs/memory-tool.md): ``/memories`` is matched on path components (the SDK
 writes ``/memories_x/a.md`` to ``memories/_x/a.md``); every path goes through
 :func:`~memdir.storage.fs.safe_join` (traversal, encodings, look-alikes,
 control characters, symlink escapes); hidden names, names that are not

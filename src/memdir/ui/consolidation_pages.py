@@ -28,7 +28,7 @@ from memdir.agents.consolidate.proposal import (
 )
 from memdir.errors import InvalidMemory
 from memdir.history.project import ProjectMemory
-from memdir.ui.state import UiState, form_view, view
+from memdir.ui.state import done_note, form_view, state_of, view
 
 __all__ = ["ROUTES"]
 
@@ -39,26 +39,21 @@ _DONE = {
 }
 
 
-def _state(request: Request) -> UiState:
-    state: UiState = request.app.state.ui
-    return state
-
-
 def proposals(request: Request) -> Response:
-    state = _state(request)
+    state = state_of(request)
     found = sorted(list_proposals(state.memdir), key=lambda p: p.created, reverse=True)
     return state.page(request, "consolidation.html", proposals=found)
 
 
 def proposal(request: Request) -> Response:
-    state = _state(request)
+    state = state_of(request)
     shown = load_proposal(state.memdir, request.path_params["id"])
-    done = _DONE.get(request.query_params.get("done") or "")
+    done = done_note(request, _DONE)
     return state.page(request, "proposal.html", p=shown, done=done)
 
 
 def apply(request: Request, form: FormData) -> Response:
-    state = _state(request)
+    state = state_of(request)
     proposal_id = str(form.get("id", ""))
     only: list[int] | None = None
     if not form.get("all"):
@@ -78,7 +73,7 @@ def _settles(
     """A page that settles the posted proposal with ``act`` and shows it ``done``."""
 
     def settle(request: Request, form: FormData) -> Response:
-        state = _state(request)
+        state = state_of(request)
         proposal_id = str(form.get("id", ""))
         act(state.memdir, proposal_id)
         return state.redirect(f"/consolidation/{proposal_id}?done={done}")

@@ -44,7 +44,16 @@ from memdir.recall.freshness import record_checks
 from memdir.storage.store import MemoryStore
 from memdir.ui.listing import AGES, Filters, list_page
 from memdir.ui.markdown import render_markdown
-from memdir.ui.state import Refused, UiState, form_view, memory_url, number, view
+from memdir.ui.state import (
+    Refused,
+    UiState,
+    done_note,
+    form_view,
+    memory_url,
+    number,
+    state_of,
+    view,
+)
 
 __all__ = ["DONE", "ROUTES", "body_hash", "version_diff"]
 
@@ -58,11 +67,6 @@ DONE = {
 }
 _TIMELINE = 50  # versions shown on a memory's page
 _MAX_PAGE = 1_000_000  # past any store's last page: an empty page, not an overflow
-
-
-def _state(request: Request) -> UiState:
-    state: UiState = request.app.state.ui
-    return state
 
 
 def body_hash(body: str) -> str:
@@ -85,7 +89,7 @@ def _filters(request: Request) -> Filters:
 
 
 def memories(request: Request) -> Response:
-    state = _state(request)
+    state = state_of(request)
     filters = _filters(request)
     page = list_page(state.catalog, filters, history=state.memdir.history_db)
     keep = {
@@ -185,12 +189,12 @@ def _memory_context(
 
 
 def memory(request: Request) -> Response:
-    state = _state(request)
+    state = state_of(request)
     scope, file = state.locate(request.path_params["scope"], request.path_params["file"])
     record = state.memdir.store(scope).find(file, thorough=False)
     if record is not None and record.file != file:
         record = None  # the ref resolved to another memory by name: this file is gone
-    done = DONE.get(request.query_params.get("done") or "")
+    done = done_note(request, DONE)
     values = _memory_context(state, scope, file, record)
     if record is None and not values["timeline"]:
         raise MemoryNotFound(f"no {scope.value} memory in {file!r}, and no history of one")
@@ -205,7 +209,7 @@ def _memory_type(kind: str) -> MemoryType:
 
 
 def edit(request: Request, form: FormData) -> Response:
-    state = _state(request)
+    state = state_of(request)
     scope, file = state.locate(str(form.get("scope", "")), str(form.get("file", "")))
     store = state.memdir.store(scope)
     record = store.get(file)
@@ -264,7 +268,7 @@ def _edit_conflict(
 
 
 def restore(request: Request, form: FormData) -> Response:
-    state = _state(request)
+    state = state_of(request)
     scope, file = state.locate(str(form.get("scope", "")), str(form.get("file", "")))
     version = number(form.get("version"), low=1)
     store = state.memdir.store(scope)
@@ -285,7 +289,7 @@ def restore(request: Request, form: FormData) -> Response:
 
 def delete_question(request: Request) -> Response:
     """Ask before a memory disappears: what goes where, with the version the page showed."""
-    state = _state(request)
+    state = state_of(request)
     q = request.query_params
     scope, file = state.locate(q.get("scope") or "", q.get("file") or "")
     record = state.memdir.store(scope).get(file)
@@ -294,7 +298,7 @@ def delete_question(request: Request) -> Response:
 
 
 def delete(request: Request, form: FormData) -> Response:
-    state = _state(request)
+    state = state_of(request)
     scope, file = state.locate(str(form.get("scope", "")), str(form.get("file", "")))
     read = str(form.get("version", ""))
     store = state.memdir.store(scope)
@@ -315,13 +319,13 @@ def _new_values(**given: str) -> dict[str, Any]:
 
 
 def new_form(request: Request) -> Response:
-    state = _state(request)
+    state = state_of(request)
     return state.page(request, "new.html", problem=None, **_new_values())
 
 
 def create(request: Request, form: FormData) -> Response:
     """Write a new memory; one of that name already there is a conflict, not an update."""
-    state = _state(request)
+    state = state_of(request)
     given = {
         key: str(form.get(key, "")).replace("\r\n", "\n")
         for key in ("name", "description", "type", "scope", "body")

@@ -38,7 +38,7 @@ from memdir.recall.freshness import record_checks
 from memdir.ui.charts import line_chart
 from memdir.ui.memory_pages import version_diff
 from memdir.ui.overview import gather, sync_summary
-from memdir.ui.state import UiState, form_view, number, view
+from memdir.ui.state import UiState, done_note, form_view, number, state_of, view
 
 __all__ = ["ROUTES"]
 
@@ -50,15 +50,10 @@ _DONE = {
 }
 
 
-def _state(request: Request) -> UiState:
-    state: UiState = request.app.state.ui
-    return state
-
-
 def overview(request: Request) -> Response:
-    state = _state(request)
+    state = state_of(request)
     facts = gather(state.memdir, state.catalog, runs=state.runs, cost=state.cost)
-    done = _DONE.get(request.query_params.get("done") or "")
+    done = done_note(request, _DONE)
     return state.page(
         request,
         "overview.html",
@@ -71,7 +66,7 @@ def overview(request: Request) -> Response:
 
 def doctor_fix(request: Request, form: FormData) -> Response:
     """What ``memdir doctor --fix`` repairs: the indexes, derived state, leftover temp files."""
-    state = _state(request)
+    state = state_of(request)
     state.doctor.facts(state.memdir, fix=True)
     return state.redirect("/?done=fixed#doctor")
 
@@ -80,7 +75,7 @@ def team_sync(request: Request, form: FormData) -> Response:
     """Sync team memory now; the overview shows what the sync did."""
     from memdir.team.sync import sync_team
 
-    state = _state(request)
+    state = state_of(request)
     with provenance(route="ui"):  # what the sync commits of this clone's changes
         report = sync_team(state.memdir)
     state.last_sync = sync_summary(report)
@@ -88,7 +83,7 @@ def team_sync(request: Request, form: FormData) -> Response:
 
 
 def drift(request: Request, form: FormData) -> Response:
-    state = _state(request)
+    state = state_of(request)
     checker = DriftChecker(state.memdir.layout.project_root)
     checked = []
     for record in state.memdir.list():
@@ -165,7 +160,7 @@ def _index_fill(state: UiState, days: list[dt.date]) -> dict[str, list[float]]:
 
 
 def changes(request: Request) -> Response:
-    state = _state(request)
+    state = state_of(request)
     q = request.query_params
     today = dt.date.today()
     since = _since(q.get("since"), today)

@@ -29,22 +29,17 @@ from memdir.history.undo import require_history
 from memdir.history.versions import PENDING, Version
 from memdir.model import Memory, MemoryType
 from memdir.storage import sidecar
-from memdir.ui.state import UiState, form_view, number, view
+from memdir.ui.state import UiState, done_note, form_view, number, state_of, view
 
 __all__ = ["ROUTES"]
 
-
-def _state(request: Request) -> UiState:
-    state: UiState = request.app.state.ui
-    return state
+_DONE = {"approved": "Approved.", "rejected": "Rejected.", "saved": "Saved."}
 
 
 def review(request: Request) -> Response:
-    state = _state(request)
+    state = state_of(request)
     pending = state.memdir.review() if state.memdir.history_db is not None else []
-    done = {"approved": "Approved.", "rejected": "Rejected.", "saved": "Saved."}.get(
-        request.query_params.get("done") or ""
-    )
+    done = done_note(request, _DONE)
     return state.page(request, "review.html", pending=pending, done=done)
 
 
@@ -58,7 +53,7 @@ def _pending(state: UiState, raw: object) -> Version:
 
 
 def approve(request: Request, form: FormData) -> Response:
-    state = _state(request)
+    state = state_of(request)
     if form.get("all"):
         state.memdir.approve(None)
     else:
@@ -68,12 +63,12 @@ def approve(request: Request, form: FormData) -> Response:
 
 def reject_question(request: Request) -> Response:
     """Ask before every pending change is rejected (none of them would ever apply)."""
-    state = _state(request)
+    state = state_of(request)
     return state.page(request, "reject_all.html", pending=state.memdir.review())
 
 
 def reject(request: Request, form: FormData) -> Response:
-    state = _state(request)
+    state = state_of(request)
     if form.get("all"):
         for item in state.memdir.review():
             state.memdir.reject(f"v{item.version.id}")
@@ -129,12 +124,12 @@ def _edit_page(
 
 
 def edit_form(request: Request) -> Response:
-    state = _state(request)
+    state = state_of(request)
     return _edit_page(request, state, _pending(state, request.query_params.get("id")))
 
 
 def edit(request: Request, form: FormData) -> Response:
-    state = _state(request)
+    state = state_of(request)
     v = _pending(state, form.get("id"))
     given = {key: str(form.get(key, "")).replace("\r\n", "\n") for key in ("description", "body")}
     given["type"] = str(form.get("type", ""))

@@ -34,7 +34,7 @@ from memdir.errors import InvalidMemory, MemdirError
 from memdir.history.provenance import provenance
 from memdir.model import MemoryRecord, Scope
 from memdir.ui.charts import bar_chart
-from memdir.ui.state import UiState, form_view, number, view
+from memdir.ui.state import UiState, done_note, form_view, number, state_of, view
 
 __all__ = ["DISABLED", "ROUTES"]
 
@@ -44,11 +44,6 @@ _DONE = {
     "disabled": "Rule turned off: it stays in the memory, under enforce_disabled.",
     "enabled": "Rule turned on again.",
 }
-
-
-def _state(request: Request) -> UiState:
-    state: UiState = request.app.state.ui
-    return state
 
 
 def _items(value: Any) -> list[Any]:
@@ -82,7 +77,7 @@ def _disabled(state: UiState) -> list[dict[str, Any]]:
 
 
 def rules(request: Request) -> Response:
-    state = _state(request)
+    state = state_of(request)
     layout = state.memdir.layout
     found = load_rules(layout, include_team=state.memdir.team_enabled)
     firings = read_firings(str(layout.state_dir))
@@ -125,7 +120,7 @@ def rules(request: Request) -> Response:
         problems=found.problems,
         chart=chart if firings else None,
         total=len(firings),
-        done=_DONE.get(request.query_params.get("done") or ""),
+        done=done_note(request, _DONE),
     )
 
 
@@ -145,7 +140,7 @@ def _write(state: UiState, record: MemoryRecord, extra: dict[str, Any], read: st
 
 def disable(request: Request, form: FormData) -> Response:
     """Move one rule from ``enforce:`` to ``enforce_disabled:`` (the hook stops applying it)."""
-    state = _state(request)
+    state = state_of(request)
     record = _memory(state, form)
     try:
         wanted = json.loads(str(form.get("rule", "")))
@@ -171,7 +166,7 @@ def disable(request: Request, form: FormData) -> Response:
 
 def enable(request: Request, form: FormData) -> Response:
     """Move a disabled rule back to ``enforce:`` (checked again as it is written)."""
-    state = _state(request)
+    state = state_of(request)
     record = _memory(state, form)
     extra = dict(record.memory.extra)
     off = _items(extra.get(DISABLED))

@@ -8,7 +8,8 @@ pages use to read a form (:meth:`UiState.form`, which refuses a missing or
 wrong CSRF token), to name a memory from the browser (:meth:`UiState.locate`,
 which confines the path to its scope's folder), to read a number from the
 browser (:func:`number`: a huge or malformed one is a 400, never a crash) and
-to answer with a page.
+to answer with a page; :func:`state_of` finds it from a request, and
+:func:`done_note` the note a page shows after an action redirected to it.
 
 Pages do file and database work, so none runs on the event loop: :func:`view`
 and :func:`form_view` make a page's function an endpoint that runs it in a
@@ -24,7 +25,7 @@ from __future__ import annotations
 import threading
 import time
 import urllib.parse
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,9 +51,11 @@ __all__ = [
     "Malformed",
     "Refused",
     "UiState",
+    "done_note",
     "form_view",
     "memory_url",
     "number",
+    "state_of",
     "view",
 ]
 
@@ -188,16 +191,23 @@ def number(raw: object, *, default: int | None = None, low: int = 0, high: int =
     return value
 
 
-def _state_of(request: Request) -> UiState:
+def state_of(request: Request) -> UiState:
+    """The app's :class:`UiState`, which every page of it shares."""
     state: UiState = request.app.state.ui
     return state
+
+
+def done_note(request: Request, notes: Mapping[str, str]) -> str | None:
+    """What the page says of the action that redirected to it (``?done=KEY``, one of
+    ``notes``), or None."""
+    return notes.get(request.query_params.get("done") or "")
 
 
 def view(page: Callable[[Request], Response]) -> Callable[[Request], Awaitable[Response]]:
     """An endpoint that runs ``page`` in a worker thread (see the module docstring)."""
 
     async def endpoint(request: Request) -> Response:
-        state = _state_of(request)
+        state = state_of(request)
         return await anyio.to_thread.run_sync(page, request, limiter=state.limiter)
 
     return endpoint
@@ -210,7 +220,7 @@ def form_view(
     it in a worker thread."""
 
     async def endpoint(request: Request) -> Response:
-        state = _state_of(request)
+        state = state_of(request)
         form = await state.form(request)
         return await anyio.to_thread.run_sync(act, request, form, limiter=state.limiter)
 

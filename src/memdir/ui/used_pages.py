@@ -21,16 +21,11 @@ from memdir.history.used import recent_sessions, session_use
 from memdir.history.used_log import log_path
 from memdir.kinds import memory_ref
 from memdir.model import Scope
-from memdir.ui.state import UiState, memory_url, view
+from memdir.ui.state import memory_url, state_of, view
 
 __all__ = ["ROUTES"]
 
 _SESSIONS = 50
-
-
-def _state(request: Request) -> UiState:
-    state: UiState = request.app.state.ui
-    return state
 
 
 def _ref_url(ref: str) -> str:
@@ -41,7 +36,7 @@ def _ref_url(ref: str) -> str:
 
 
 def used(request: Request) -> Response:
-    state = _state(request)
+    state = state_of(request)
     mem = state.memdir
     sessions = recent_sessions(mem.layout, limit=_SESSIONS)
     wanted = request.query_params.get("session") or (sessions[0].session if sessions else "")

@@ -1,0 +1,369 @@
+"""What the harnesses that drive a real agent CLI have in common, whichever CLI it is.
+
+:mod:`claude_code`, :mod:`codex_cli` and :mod:`gemini_cli` each run a pinned npm
+package against a stand-in model, in a throwaway machine. The client and its wire
+differ; this much does not:
+
+- **Which binary**: a :class:`PinnedClient` names the client, the variable that points
+  at another binary, the installer's folder and ``make`` target, and how its
+  ``--version`` shows the pinned version. :meth:`PinnedClient.binary` returns the binary,
+  or skips the test with the reason (the installer's own, when it recorded one), or
+  fails it under ``CI=true``. A binary is asked its version once per test run.
+- **The machine** (:func:`machine`): ``HOME`` is a throwaway folder the test process
+  shares (:func:`shared_home`), with ``MEMDIR_HOME`` unset as for a user; projects are
+  fresh git repositories (:func:`git_project`); the client, its hooks and the user's memdir
+  commands get :data:`CLIENT_PATH`, where memdir is not, so a hook or MCP command runs
+  only if it names the installation in :func:`venv_bin`, and :func:`client_env` gives
+  them the code under test and keeps memdir's providers on this machine.
+- **A run**: every command runs in a project with no input and a timeout that only
+  guards against a hung client (:func:`run_in`); a client run's JSON-lines events and
+  the requests the stand-in recorded meanwhile make a :class:`ClientRun`
+  (:func:`run_client`); a :class:`ConnectTrace` wrapped around a run records every
+  address its processes connect to.
+- **The memories** the suites save are the same three: a rule that denies npm
+  (:func:`save_npm_rule`), a deploy freeze (:func:`save_freeze`) and a rule that holds
+  hand-written migrations (:func:`save_migrations_rule`).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Generic, NoReturn, TypedDict, TypeVar
+
+import pytest
+
+from gitutil import git
+from memdir.api import Memdir
+from stand_in_api import ScriptedServer
+
+__all__ = [
+    "CLIENT_PATH",
+    "FREEZE",
+    "MIGRATIONS_WHY",
+    "NPM_RULE",
+    "NPM_WHY",
+    "RUN_TIMEOUT",
+    "ClientBox",
+    "ClientRun",
+    "ConnectTrace",
+    "Machine",
+    "PinnedClient",
+    "client_env",
+    "git_project",
+    "json_lines",
+    "machine",
+    "run_client",
+    "run_in",
+    "run_ok",
+    "save_freeze",
+    "save_migrations_rule",
+    "save_npm_rule",
+    "shared_home",
+    "venv_bin",
+]
+
+CLIENT_PATH = "/usr/bin:/bin"  # what a client and its hooks get: memdir is not on it
+RUN_TIMEOUT = 180  # seconds: a guard against a hung client, never an assertion
+NPM_RULE = {"tool": "Bash", "match": r"\bnpm (install|i|run)\b", "action": "deny"}
+NPM_WHY = "npm rewrites pnpm-lock.yaml and CI rejects it"
+FREEZE = "Hold every release until 2026-12-15."
+MIGRATIONS_WHY = "hand-written migrations drifted from the models"
+RecordedT = TypeVar("RecordedT")
+RunT = TypeVar("RunT", bound="ClientRun[Any]")
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class PinnedClient:
+    """A client CLI at the version its tests pin, as ``make <target>`` installs it."""
+
+    name: str  # "Codex CLI", in every reason a test is skipped for
+    variable: str  # the environment variable that names another binary
+    make_target: str
+    version_file: Path
+    default_bin: Path  # linked to the package's binary by the installer
+    version_env: Mapping[str, str]  # the environment ``--version`` runs in
+    shows: Callable[[str, str], bool]  # whether ``--version``'s output shows the pinned one
+    needs: tuple[str, ...] = ()  # programs it runs on, which must be on CLIENT_PATH
+
+    def pinned_version(self) -> str:
+        """The version the tests run (the version file's text)."""
+        return self.version_file.read_text(encoding="utf-8").strip()
+
+    def binary(self) -> Path:
+        """The client to drive; skips (fails under ``CI=true``) when there is none."""
+        given = os.environ.get(self.variable, "").strip()
+        path = Path(given) if given else self.default_bin
+        reason = _unusable(self, path, check_version=not given or path == self.default_bin)
+        if reason is None:
+            return path
+        self._unavailable(reason)
+
+    def _unavailable(self, reason: str) -> NoReturn:
+        if os.environ.get("CI", "").strip().lower() == "true":
+            pytest.fail(f"the {self.name} is required under CI=true: {reason}")
+        pytest.skip(reason)
+
+
+@functools.cache
+def _unusable(client: PinnedClient, path: Path, *, check_version: bool) -> str | None:
+    """Why ``path`` cannot be the client under test, or None when it can."""
+    if not (path.is_file() and os.access(path, os.X_OK)):
+        recorded = ""
+        if path == client.default_bin:  # the installer says why it could not install
+            with suppress(OSError):
+                recorded = (path.parent / "unavailable").read_text(encoding="utf-8").strip()
+        why = recorded or "not installed"
+        return f"{client.name} {path} missing ({why}); `make {client.make_target}` installs it"
+    for program in client.needs:
+        if shutil.which(program, path=CLIENT_PATH) is None:
+            return f"{client.name} {path} needs {program} on {CLIENT_PATH}, and there is none"
+    if not check_version:
+        return None
+    try:
+        shown = subprocess.run(
+            [str(path), "--version"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={"PATH": CLIENT_PATH, **client.version_env},
+        ).stdout.strip()
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"{client.name} {path} does not run ({exc})"
+    pinned = client.pinned_version()
+    if not client.shows(shown, pinned):
+        return (
+            f"{client.name} {path} is {shown!r}, the tests pin {pinned}; "
+            f"`make {client.make_target}` installs the pinned version"
+        )
+    return None
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClientRun(Generic[RecordedT]):
+    """One client run: its JSON events, stderr, exit status, and the requests the model got."""
+
+    events: list[dict[str, Any]]
+    stderr: str
+    returncode: int
+    requests: list[RecordedT]
+
+
+@dataclass(kw_only=True)
+class ClientBox:
+    """A throwaway machine for one test: HOME, git projects, memdir's virtual environment;
+    a client's box adds the client, the stand-in and the client's environment."""
+
+    root: Path
+    home: Path
+    project: Path
+    venv_bin: Path
+
+    @property
+    def memdir_script(self) -> Path:
+        """The installation's ``memdir`` script (what a user runs as ``.venv/bin/memdir``)."""
+        return self.venv_bin / "memdir"
+
+    def env(self) -> dict[str, str]:
+        """The environment of the client, its hooks and the user's memdir commands."""
+        raise NotImplementedError
+
+    def memdir(self, *args: str, cwd: Path | None = None) -> str:
+        """Run ``<venv>/bin/memdir ARGS`` in a project, as the user would; its output."""
+        command = [str(self.memdir_script), *args]
+        return run_ok(command, cwd=cwd or self.project, env=self.env()).stdout
+
+    def open(self, project: Path | None = None) -> Memdir:
+        """A project's memory through the Python API (the test process shares HOME)."""
+        return Memdir.open(project or self.project)
+
+
+def run_client(
+    run_type: type[RunT],
+    api: ScriptedServer[Any, Any],
+    turns: Sequence[Any],
+    command: Sequence[str],
+    *,
+    cwd: Path,
+    env: Mapping[str, str],
+) -> RunT:
+    """``command`` in ``cwd``, the stand-in answering with ``turns``: the run it made."""
+    api.script(turns)
+    before = len(api.recorded())
+    done = run_in(command, cwd=cwd, env=env)
+    return run_type(
+        events=json_lines(done.stdout),
+        stderr=done.stderr,
+        returncode=done.returncode,
+        requests=api.recorded()[before:],
+    )
+
+
+def run_in(
+    command: Sequence[str], *, cwd: Path, env: Mapping[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """``command`` in ``cwd`` with no input, its output captured as text."""
+    return subprocess.run(
+        command,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT,
+    )
+
+
+def run_ok(
+    command: Sequence[str], *, cwd: Path, env: Mapping[str, str]
+) -> subprocess.CompletedProcess[str]:
+    """:func:`run_in`, asserting a clean exit (the message: the program, its arguments
+    and its output)."""
+    done = run_in(command, cwd=cwd, env=env)
+    said = f"{Path(command[0]).name} {' '.join(command[1:])}"
+    assert done.returncode == 0, f"{said}: {done.stdout}{done.stderr}"
+    return done
+
+
+def client_env(root: Path, home: Path, own: Mapping[str, str]) -> dict[str, str]:
+    """The environment of a client, its hooks and the user's memdir commands: ``own``
+    (the client's sign-in and settings) on top of what every client gets."""
+    env = {
+        "PATH": CLIENT_PATH,
+        "HOME": str(home),
+        "LANG": "C.UTF-8",
+        **own,
+        # Belt and braces: memdir's providers refuse any endpoint off this machine.
+        "MEMDIR_BLOCK_REAL_PROVIDERS": "1",
+        # The embedded local model this machine may have is not what these tests are
+        # about (and would take a core for minutes).
+        "MEMDIR_LOCAL_MODEL": str(root / "no-local-model.gguf"),
+    }
+    for name in ("PYTHONPATH", "XDG_RUNTIME_DIR"):  # the code under test; the hook server
+        if os.environ.get(name):
+            env[name] = os.environ[name]
+    return env
+
+
+def json_lines(stdout: str) -> list[dict[str, Any]]:
+    """The JSON objects of a client's output, one a line; other lines passed over."""
+    events = []
+    for line in stdout.splitlines():
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(event, dict):
+            events.append(event)
+    return events
+
+
+class Machine(TypedDict):
+    """The folders of a throwaway machine, as a :class:`ClientBox` takes them."""
+
+    root: Path
+    home: Path
+    project: Path
+    venv_bin: Path
+
+
+def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Machine:
+    """The throwaway machine a :class:`ClientBox` stands on, under ``tmp_path``: its
+    ``root``, ``home`` (:func:`shared_home`), ``project`` (a git project) and ``venv_bin``."""
+    home = shared_home(tmp_path, monkeypatch)
+    project = git_project(tmp_path / "project")
+    return {"root": tmp_path, "home": home, "project": project, "venv_bin": venv_bin()}
+
+
+def shared_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A throwaway ``HOME`` under ``tmp_path``, the test process's own from now on, so the
+    Python API a test sets memories up with sees what the hooks and the MCP server see."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("MEMDIR_HOME", raising=False)
+    return home
+
+
+def git_project(root: Path) -> Path:
+    """A fresh git project at ``root`` with one commit (a README)."""
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / "README.md").write_text("A project that installs its packages with pnpm.\n")
+    git(root, "add", "README.md")
+    git(root, "commit", "-q", "-m", "init")
+    return root
+
+
+def venv_bin() -> Path:
+    """The folder of the running interpreter, which must hold memdir's script and be off
+    :data:`CLIENT_PATH` (else these tests could not tell an absolute command from luck)."""
+    found = Path(sys.executable).parent
+    assert (found / "memdir").is_file(), f"no memdir script beside {sys.executable}"
+    on_path = shutil.which("memdir", path=CLIENT_PATH)
+    assert on_path is None, f"memdir is on {CLIENT_PATH} ({on_path}): the tests need it off"
+    return found
+
+
+@dataclass(frozen=True)
+class ConnectTrace:
+    """strace around a client run, following every process the client starts (hooks, MCP
+    servers) and writing each ``connect`` call to ``path``."""
+
+    path: Path
+
+    @property
+    def wrapper(self) -> list[str]:
+        """What a run's command starts with to be traced."""
+        return ["strace", "-f", "-qq", "-e", "trace=connect", "-o", str(self.path)]
+
+    def skip_untraced(self, run: ClientRun[Any]) -> None:
+        """Skip the test when strace could not trace here (no ptrace for it)."""
+        if run.returncode != 0 and "ptrace" in run.stderr.lower():
+            pytest.skip(f"strace cannot trace here: {run.stderr.strip()[:200]}")
+
+    def hosts(self) -> set[str]:
+        """The IP addresses the traced processes connected to."""
+        pattern = r'inet_(?:addr|pton)\((?:AF_INET6?, )?"([^"]+)"'
+        return set(re.findall(pattern, self.path.read_text()))
+
+
+def save_npm_rule(mem: Memdir, action: str = "deny") -> None:
+    """A memory with a rule on ``npm install``/``run`` (``action``: deny, ask, warn)."""
+    mem.write(
+        name="Use pnpm, never npm",
+        description="This project installs its packages with pnpm; npm breaks the lockfile",
+        type="feedback",
+        body=f"Install with pnpm.\n**Why:** {NPM_WHY}.\n**How to apply:** every install.",
+        extra={"enforce": [{**NPM_RULE, "action": action}]},
+    )
+
+
+def save_freeze(mem: Memdir) -> None:
+    """A project memory holding :data:`FREEZE`."""
+    mem.write(
+        name="Deploy freeze",
+        description="Deploys are frozen until the billing migration lands",
+        type="project",
+        body=f"{FREEZE}\n**Why:** the billing migration.",
+    )
+
+
+def save_migrations_rule(mem: Memdir) -> None:
+    """A memory whose rule denies writing any file under ``migrations/``."""
+    mem.write(
+        name="Migrations are generated",
+        description="Never hand-write files under migrations/: the schema tool generates them",
+        type="feedback",
+        body=f"Run the schema tool.\n**Why:** {MIGRATIONS_WHY}.",
+        extra={"enforce": [{"tool": "Edit|Write", "match": r"(^|/)migrations/", "action": "deny"}]},
+    )
