@@ -170,15 +170,19 @@ def memdir_words(line: str) -> list[str] | None:
 
 def shell_commands(block: str) -> list[str]:
     """The simple commands of a shell block, continuation lines joined, comments out."""
-    lexer = shlex.shlex(block.replace("\\\n", " "), posix=True, punctuation_chars=True)
-    lexer.whitespace = " \t\r"
-    lexer.commenters = "#"
     lines: list[list[str]] = [[]]
-    for token in lexer:
-        if token == "\n" or token in OPERATORS or set(token) <= set("|&;<>()"):
-            lines.append([])
-        else:
-            lines[-1].append(token)
+    # One line at a time: shlex swallows the newline that ends a comment, which would
+    # join the command after a commented line to the one before it.
+    for text in block.replace("\\\n", " ").splitlines():
+        lexer = shlex.shlex(text, posix=True, punctuation_chars=True)
+        lexer.whitespace = " \t\r"
+        lexer.commenters = "#"
+        lines.append([])
+        for token in lexer:
+            if token in OPERATORS or set(token) <= set("|&;<>()"):
+                lines.append([])
+            else:
+                lines[-1].append(token)
     return [" ".join(line) for line in lines if line]
 
 
@@ -219,6 +223,11 @@ def test_the_help_reader_knows_commands_options_and_choices() -> None:
     ]
     assert check(cli(), "install vscode".split())[0].startswith("memdir install takes none of")
     assert check(cli(), "hook install|uninstall emacs".split())
+
+
+def test_a_comment_ends_its_line_of_a_shell_block() -> None:
+    block = "memdir init  # the folder\nmemdir add --name N \\\n  --type user  # one\n"
+    assert shell_commands(block) == ["memdir init", "memdir add --name N --type user"]
 
 
 @pytest.mark.parametrize("page", PAGES, ids=_id)

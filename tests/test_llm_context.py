@@ -61,8 +61,8 @@ def _handler(model: SmallModel) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["content-length"])))
-            if self.path == "/tokenize":
-                if not model.tokenizes:
+            if not self.path.endswith("/chat/completions"):
+                if self.path != "/tokenize" or not model.tokenizes:
                     self._json(404, {"error": {"message": "not found"}})
                     return
                 model.tokenized += 1

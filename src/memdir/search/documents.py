@@ -14,6 +14,7 @@ import contextlib
 import datetime as dt
 import functools
 import os
+import signal
 import sys
 import threading
 from collections.abc import Iterator
@@ -69,15 +70,22 @@ def read_all(jobs: list[Job]) -> Iterator[Iterator[Read]]:
     # Trigger: Ctrl-C reaches every process of the terminal's group. Why: a worker that
     # takes it prints a traceback, and the pool forks a new one in its place while the
     # parent unwinds. Outcome: workers ignore it; the parent's interrupt ends the pool.
-    with multiprocessing.get_context("fork").Pool(workers, initializer=_deaf) as pool:
+    # The interrupt is blocked while the pool forks, so that a worker forked but not yet
+    # at its first line (a busy machine) holds it pending rather than dying of it; the
+    # pool's own threads keep the blocked mask, and so do the workers they fork later.
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        pool = multiprocessing.get_context("fork").Pool(workers, initializer=_deaf)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+    with pool:
         yield pool.imap(read_source, jobs, chunksize=64)
 
 
 def _deaf() -> None:
-    """A worker's start: interrupts are the parent's to handle."""
-    import signal
-
+    """A worker's start: interrupts are the parent's to handle (one pending is dropped)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _workers(jobs: int) -> int:
