@@ -12,7 +12,7 @@ file and line, unless ``--allow-secrets`` is given for that sync. A sync that
 leaves a conflict exits 3 (:data:`~memdir.cli._common.EXIT_CONFLICT`), as team
 sync does: the remote's version stays in the file, this machine's in the copy.
 Each command is one call on the facade (:mod:`memdir.sync`), rendered as text
-or ``--json``.
+or ``--json``, in the lines team sync's commands print (:mod:`memdir.cli.team`).
 """
 
 from __future__ import annotations
@@ -22,13 +22,14 @@ from typing import cast
 
 import click
 
-from memdir.cli._common import (
-    EXIT_CONFLICT,
-    MemdirGroup,
-    emit,
-    json_option,
-    open_memdir,
-    project_option,
+from memdir.cli._common import MemdirGroup, emit, json_option, open_memdir, project_option
+from memdir.cli.team import (
+    exit_on_conflict,
+    say_copies,
+    say_files,
+    say_joined,
+    say_pushed,
+    say_standing,
 )
 from memdir.kinds import Scope
 from memdir.team.conflicts import Keep, resolve
@@ -66,7 +67,7 @@ def sync(ctx: click.Context, allow_secrets: bool, project: Path, as_json: bool) 
         _say_conflicts(report)
 
     emit(as_json, report, human)
-    _exit_on_conflict(report)
+    exit_on_conflict(report)
 
 
 @sync.command(name="init")
@@ -79,17 +80,12 @@ def init(remote: str, allow_secrets: bool, project: Path, as_json: bool) -> None
     result = open_memdir(project).init_private_sync(remote, allow_secrets=allow_secrets)
 
     def human() -> None:
-        if result.already:
-            click.echo(f"private memory already syncs with {result.remote} ({result.branch})")
-        elif result.published:
-            click.echo(f"private memory published to {result.remote} ({result.branch})")
-        else:
-            click.echo(f"private memory joined {result.remote} ({result.branch})")
+        say_joined("private memory", result)
         _render(result.sync)
         _say_conflicts(result.sync)
 
     emit(as_json, result, human)
-    _exit_on_conflict(result.sync)
+    exit_on_conflict(result.sync)
 
 
 @sync.command(name="status")
@@ -101,25 +97,12 @@ def status(no_fetch: bool, project: Path, as_json: bool) -> None:
     state = open_memdir(project).private_sync_status(fetch=not no_fetch)
 
     def human() -> None:
-        if not state.initialized:
-            click.echo("private memory is not synced: run `memdir sync init REMOTE`")
-        else:
-            stale = "" if state.fetched else " (remote not reached: last known state)"
-            click.echo(
-                f"{state.remote} ({state.branch}): {state.ahead} ahead, "
-                f"{state.behind} behind{stale}"
-            )
+        say_standing(state, "private memory is not synced: run `memdir sync init REMOTE`")
         if state.failure:
             click.echo(f"  last sync failed: {state.failure}")
         if state.stuck:
             click.echo(f"  stuck: {state.stuck} (the next `memdir sync` clears it)")
-        for file in state.unsynced_files:
-            click.echo(f"  unsynced: {file}")
-        for conflict in state.conflicts:
-            click.echo(
-                f"  conflict copy: {conflict.copy} (of {conflict.file}): {conflict.reason}; "
-                f"settle it with `memdir sync resolve {conflict.copy} --keep mine|theirs|both`"
-            )
+        say_copies(state, "memdir sync")
 
     emit(as_json, state, human)
 
@@ -154,18 +137,8 @@ def resolve_command(name: str, keep: str, project: Path, as_json: bool) -> None:
 def _render(report: PrivateSyncReport) -> None:
     if report.recovered:
         click.echo(f"  recovered: {report.recovered}")
-    for label, files in (
-        ("committed", report.committed),
-        ("pulled", report.pulled),
-        ("deleted", report.deleted),
-    ):
-        for file in files:
-            click.echo(f"  {label}: {file}")
-    if report.pushed:
-        retried = f" after {report.retries} retries" if report.retries else ""
-        click.echo(f"pushed to {report.remote} ({report.branch}){retried}")
-    else:
-        click.echo(f"up to date with {report.remote} ({report.branch})")
+    say_files(report)
+    say_pushed(report)
 
 
 def _say_conflicts(report: PrivateSyncReport) -> None:
@@ -176,11 +149,6 @@ def _say_conflicts(report: PrivateSyncReport) -> None:
             f"conflict: {conflict.file}: {conflict.reason}{copy}; settle: "
             f"memdir sync resolve {conflict.file} --keep mine|theirs|both"
         )
-
-
-def _exit_on_conflict(report: PrivateSyncReport) -> None:
-    if report.conflicts:
-        raise click.exceptions.Exit(EXIT_CONFLICT)
 
 
 COMMANDS = [sync]

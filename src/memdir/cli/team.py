@@ -47,11 +47,21 @@ from memdir.team.sync import (
 )
 from memdir.team.teammate_rules import accept_held
 
-__all__ = ["team"]
+__all__ = [
+    "exit_on_conflict",
+    "say_copies",
+    "say_files",
+    "say_joined",
+    "say_pushed",
+    "say_standing",
+    "team",
+]
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from memdir.api import Memdir
+    from memdir.sync.run import PrivateInit, PrivateStatus, PrivateSyncReport
+    from memdir.team.reports import InitResult, TeamStatus
 
 
 @click.group(cls=MemdirGroup)
@@ -70,19 +80,14 @@ def init(remote: str, hook: bool, project: Path, as_json: bool) -> None:
     result = init_team(mem, remote, hook=hook)
 
     def human() -> None:
-        if result.already:
-            click.echo(f"team memory already syncs with {result.remote} ({result.branch})")
-        elif result.published:
-            click.echo(f"team memory published to {result.remote} ({result.branch})")
-        else:
-            click.echo(f"team memory joined {result.remote} ({result.branch})")
+        say_joined("team memory", result)
         _render(result.sync)
         if result.hook is not None:
             click.echo(f"pre-commit secret scan installed: {result.hook}")
         _say_conflicts(result.sync)
 
     emit(as_json, result, human)
-    _exit_on_conflict(result.sync)
+    exit_on_conflict(result.sync)
 
 
 @team.command(name="sync")
@@ -101,7 +106,7 @@ def sync(project: Path, as_json: bool) -> None:
         _say_conflicts(report)
 
     emit(as_json, report, human)
-    _exit_on_conflict(report)
+    exit_on_conflict(report)
 
 
 def _say_conflicts(report: SyncReport | None) -> None:
@@ -117,9 +122,62 @@ def _say_conflicts(report: SyncReport | None) -> None:
         )
 
 
-def _exit_on_conflict(report: SyncReport | None) -> None:
+def say_joined(what: str, result: InitResult | PrivateInit) -> None:
+    """The first line of an init (team's or private): set up before, published, or joined."""
+    if result.already:
+        click.echo(f"{what} already syncs with {result.remote} ({result.branch})")
+    elif result.published:
+        click.echo(f"{what} published to {result.remote} ({result.branch})")
+    else:
+        click.echo(f"{what} joined {result.remote} ({result.branch})")
+
+
+def exit_on_conflict(report: SyncReport | PrivateSyncReport | None) -> None:
+    """Exit 3 after a sync that did its work and left a conflict for a person to settle."""
     if report is not None and report.conflicts:
         raise click.exceptions.Exit(EXIT_CONFLICT)
+
+
+def say_standing(state: TeamStatus | PrivateStatus, not_synced: str) -> None:
+    """A status's first line: the remote, ahead and behind (``not_synced`` when not set up)."""
+    if not state.initialized:
+        click.echo(not_synced)
+    else:
+        stale = "" if state.fetched else " (remote not reached: last known state)"
+        click.echo(
+            f"{state.remote} ({state.branch}): {state.ahead} ahead, {state.behind} behind{stale}"
+        )
+
+
+def say_copies(state: TeamStatus | PrivateStatus, command: str) -> None:
+    """A status's unsynced files and its conflict copies, each with ``command`` to settle it."""
+    for file in state.unsynced_files:
+        click.echo(f"  unsynced: {file}")
+    for conflict in state.conflicts:
+        click.echo(
+            f"  conflict copy: {conflict.copy} (of {conflict.file}): {conflict.reason}; "
+            f"settle it with `{command} resolve {conflict.copy} --keep mine|theirs|both`"
+        )
+
+
+def say_files(report: SyncReport | PrivateSyncReport) -> None:
+    """What a sync committed, pulled and deleted, a line each."""
+    for label, files in (
+        ("committed", report.committed),
+        ("pulled", report.pulled),
+        ("deleted", report.deleted),
+    ):
+        for file in files:
+            click.echo(f"  {label}: {file}")
+
+
+def say_pushed(report: SyncReport | PrivateSyncReport) -> None:
+    """A sync's last line: pushed (after how many retries), or already up to date."""
+    if report.pushed:
+        retried = f" after {report.retries} retries" if report.retries else ""
+        click.echo(f"pushed to {report.remote} ({report.branch}){retried}")
+    else:
+        click.echo(f"up to date with {report.remote} ({report.branch})")
 
 
 @team.command(name="rewrite-unpushed")
@@ -149,23 +207,10 @@ def status(no_fetch: bool, project: Path, as_json: bool) -> None:
     state = team_status(open_memdir(project), fetch=not no_fetch)
 
     def human() -> None:
-        if not state.initialized:
-            click.echo("team memory is not synced: run `memdir team init --remote URL`")
-        else:
-            stale = "" if state.fetched else " (remote not reached: last known state)"
-            click.echo(
-                f"{state.remote} ({state.branch}): {state.ahead} ahead, "
-                f"{state.behind} behind{stale}"
-            )
+        say_standing(state, "team memory is not synced: run `memdir team init --remote URL`")
         if state.stuck:
             click.echo(f"  stuck: {state.stuck} (the next `memdir team sync` clears it)")
-        for file in state.unsynced_files:
-            click.echo(f"  unsynced: {file}")
-        for conflict in state.conflicts:
-            click.echo(
-                f"  conflict copy: {conflict.copy} (of {conflict.file}): {conflict.reason}; "
-                f"settle it with `memdir team resolve {conflict.copy} --keep mine|theirs|both`"
-            )
+        say_copies(state, "memdir team")
         if state.pending_review:
             click.echo(
                 f"  {state.pending_review} team change(s) await review (not pushed until "
@@ -293,13 +338,7 @@ def _render(report: SyncReport) -> None:
             "`memdir doctor` says how to fix it)",
             err=True,
         )
-    for label, files in (
-        ("committed", report.committed),
-        ("pulled", report.pulled),
-        ("deleted", report.deleted),
-    ):
-        for file in files:
-            click.echo(f"  {label}: {file}")
+    say_files(report)
     for item in report.quarantined:
         click.echo(
             f"  quarantined: {_quarantined(item)}; "
@@ -314,11 +353,8 @@ def _render(report: SyncReport) -> None:
             "follows it and pushed nothing; review the copies listed above (delete any that "
             "should stay removed), then run `memdir team sync`"
         )
-    elif report.pushed:
-        retried = f" after {report.retries} retries" if report.retries else ""
-        click.echo(f"pushed to {report.remote} ({report.branch}){retried}")
     else:
-        click.echo(f"up to date with {report.remote} ({report.branch})")
+        say_pushed(report)
 
 
 @team.group(name="rules", invoke_without_command=True)

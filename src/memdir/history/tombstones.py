@@ -62,6 +62,7 @@ from memdir.model import Memory
 from memdir.screening.normalize import fold
 from memdir.storage.fs import atomic_write, ensure_dir
 from memdir.utils.records import record
+from memdir.utils.stop_words import ENGLISH_STOP_WORDS
 
 __all__ = [
     "FORGOTTEN_NAME",
@@ -94,18 +95,8 @@ _SAME_NAME_DICE = 0.25  # the same name needs only this much overlap besides
 _MAX_LINE_CHARS = 16_384  # a longer line in a teammate's file is not a tombstone
 _MAX_TEXT = 500  # name, description, reason, by: bounded like a description
 
-_STOP = frozenset(
-    """
-    a about above after again against all am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for from
-    further had has have having he her here hers herself him himself his how i if in into is
-    it its itself just me more most my myself no nor not now of off on once only or other
-    ought our ours ourselves out over own same shall she should so some such than that the
-    their theirs them themselves then there these they this those through to too under until
-    up very was we were what when where which while who whom why will with would you your
-    yours yourself yourselves also us let use used uses using via per how apply
-    """.split()
-)
+# Snowball's English stop list, plus words nearly every memory has.
+_STOP = ENGLISH_STOP_WORDS | {*"also us let use used uses using via per how apply".split()}
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -151,15 +142,7 @@ class Tombstone:
 
     def to_line(self) -> str:
         """The tombstone as one JSON line (keys sorted: the same tombstone, the same line)."""
-        data: dict[str, Any] = {
-            "id": self.id,
-            "name": self.name,
-            "description": self.description,
-            "file": self.file,
-            "scope": self.scope,
-            "forgotten": self.forgotten,
-            "terms": " ".join(self.terms),
-        }
+        data: dict[str, Any] = self._identity() | {"terms": " ".join(self.terms)}
         optional = {"by": self.by, "reason": self.reason, "vector": self.vector}
         data |= {key: value for key, value in optional.items() if value}
         if self.vector and self.model:
@@ -168,6 +151,14 @@ class Tombstone:
 
     def json_fields(self) -> dict[str, object]:
         """What ``--json`` shows: everything but the fingerprint's bytes."""
+        return self._identity() | {
+            "by": self.by,
+            "reason": self.reason,
+            "by_meaning": self.vector is not None,
+        }
+
+    def _identity(self) -> dict[str, Any]:
+        """What both the stored line and ``--json`` say first: which memory, forgotten when."""
         return {
             "id": self.id,
             "name": self.name,
@@ -175,9 +166,6 @@ class Tombstone:
             "file": self.file,
             "scope": self.scope,
             "forgotten": self.forgotten,
-            "by": self.by,
-            "reason": self.reason,
-            "by_meaning": self.vector is not None,
         }
 
 

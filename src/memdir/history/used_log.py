@@ -30,8 +30,9 @@ import contextlib
 import os
 import time
 
-from memdir.errors import LockTimeout, MemdirError
+from memdir.errors import MemdirError
 from memdir.storage.fs import ensure_dir
+from memdir.utils.flock_wait import wait_for_flock
 from memdir.utils.json_text import dumps, loads
 
 TYPE_CHECKING = False  # the session-start and recall hooks load this module
@@ -131,22 +132,15 @@ def _append(path: Path, added: Callable[[], list[dict[str, Any]]]) -> None:
 def _lock(fd: int, path: Path) -> None:
     """``flock`` the log, waiting up to a few seconds (no lock where there is no flock)."""
     try:
-        import fcntl
+        import fcntl  # noqa: F401  (only whether there is flock)
     except ImportError:  # not POSIX: appends of a line are still whole
         return
-    deadline = time.monotonic() + _LOCK_TIMEOUT
-    while True:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            if time.monotonic() >= deadline:
-                raise LockTimeout(
-                    f"could not take the lock within {_LOCK_TIMEOUT:g} s",
-                    path=path,
-                    hint="another memdir process is writing this session's log; retry",
-                ) from None
-            time.sleep(0.002)  # a writer holds it for one append
+    wait_for_flock(
+        fd,
+        path,
+        timeout=_LOCK_TIMEOUT,
+        hint="another memdir process is writing this session's log; retry",
+    )
 
 
 def note_start(

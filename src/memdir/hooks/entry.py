@@ -275,7 +275,7 @@ def _memo_file(payload: Mapping[str, Any], env: Mapping[str, str]) -> str:
 def _asked(dialect: Dialect, reason: str) -> str:
     """The answer that hands the call to the user: ``ask``, or where the host's hooks
     cannot ask (:attr:`~memdir.hooks.dialects.Dialect.can_ask`), ``deny`` saying so."""
-    from memdir.utils.json_text import dumps
+    from memdir.hooks.permission import permission_json
 
     action = "ask"
     if not dialect.can_ask:
@@ -284,18 +284,7 @@ def _asked(dialect: Dialect, reason: str) -> str:
             f" {dialect.label}'s hooks cannot ask the user: tell the user what you meant to run "
             "and why."
         )
-    output: dict[str, Any]
-    if dialect.top_level_decision:
-        output = {"decision": action, "reason": reason}
-    else:
-        output = {
-            "hookSpecificOutput": {
-                "hookEventName": "PreToolUse",
-                "permissionDecision": action,
-                "permissionDecisionReason": reason,
-            }
-        }
-    return dumps(output, ensure_ascii=False)
+    return permission_json(dialect, action, reason)
 
 
 def _watch_tokens(roots: Sequence[RuleRoot], env: Mapping[str, str]) -> list[str] | None:

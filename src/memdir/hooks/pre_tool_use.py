@@ -43,6 +43,7 @@ from memdir.enforcement.rules import (
 )
 from memdir.enforcement.shell_words import MAX_CHARS
 from memdir.hooks.dialects import AFTER_TOOL, DEFAULT_HOST, DIALECTS, Dialect
+from memdir.hooks.permission import permission_json
 from memdir.utils.json_text import dumps
 from memdir.utils.records import record
 
@@ -188,20 +189,10 @@ def pre_tool_use_output(
             "tell the user what you meant to run and why; they can run it themselves, or "
             "change the memory."
         )
-    output: dict[str, Any]
     if action == "warn":
         output = {
             "systemMessage": reason,
             "hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": reason},
         }
-    elif dialect.top_level_decision:
-        output = {"decision": action, "reason": reason}
-    else:
-        output = {
-            "hookSpecificOutput": {
-                "hookEventName": "PreToolUse",
-                "permissionDecision": action,
-                "permissionDecisionReason": reason,
-            }
-        }
-    return dumps(output, ensure_ascii=False)
+        return dumps(output, ensure_ascii=False)
+    return permission_json(dialect, action, reason)

@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import time
 from collections.abc import Iterator
 from contextvars import ContextVar
 from pathlib import Path
@@ -30,6 +29,7 @@ from pathlib import Path
 from memdir.errors import LockTimeout
 from memdir.storage.fs import FILE_MODE, atomic_write, ensure_dir, file_lock, read_json_object
 from memdir.storage.paths import Layout
+from memdir.utils.flock_wait import wait_for_flock
 from memdir.utils.records import record
 
 __all__ = [
@@ -116,7 +116,7 @@ def session_lock(path: Path, *, timeout: float) -> Iterator[None]:
     here directly. Only recall takes this lock. Elsewhere the shared helper is used.
     """
     try:
-        import fcntl
+        import fcntl  # noqa: F401  (only whether there is flock)
     except ImportError:  # not POSIX
         with file_lock(path, timeout=timeout):
             yield
@@ -124,19 +124,12 @@ def session_lock(path: Path, *, timeout: float) -> Iterator[None]:
     ensure_dir(path.parent)
     fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), FILE_MODE)
     try:
-        deadline = time.monotonic() + timeout
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    raise LockTimeout(
-                        f"could not take the lock within {timeout:g} s",
-                        path=path,
-                        hint="another memdir process is recalling for this session; retry",
-                    ) from None
-                time.sleep(0.002)  # a recall holds it for milliseconds
+        wait_for_flock(
+            fd,
+            path,
+            timeout=timeout,
+            hint="another memdir process is recalling for this session; retry",
+        )
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock

@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 from memdir.search.irregular import IRREGULAR
+from memdir.utils.stop_words import ENGLISH_STOP_WORDS
 
 __all__ = [
     "MAX_QUERY_CHARS",
@@ -40,19 +41,12 @@ __all__ = [
 ]
 
 # Snowball's English stop list, plus contractions split at the apostrophe.
-STOP_WORDS: frozenset[str] = frozenset(
-    """
-    a about above after again against all am an and any are as at be because been before
-    being below between both but by can could did do does doing down during each few for from
-    further had has have having he her here hers herself him himself his how i if in into is
-    it its itself just me more most my myself no nor not now of off on once only or other
-    ought our ours ourselves out over own same shall she should so some such than that the
-    their theirs them themselves then there these they this those through to too under until
-    up very was we were what when where which while who whom why will with would you your
-    yours yourself yourselves s t d ll m re ve don doesn didn isn wasn weren aren hasn haven
-    hadn won wouldn shouldn couldn let us also
+STOP_WORDS: frozenset[str] = ENGLISH_STOP_WORDS | {
+    *"""
+    s t d ll m re ve don doesn didn isn wasn weren aren hasn haven hadn won wouldn shouldn
+    couldn let us also
     """.split()
-)
+}
 
 # Words that shape a question but never name what it asks about.
 QUESTION_WORDS: frozenset[str] = frozenset(

@@ -51,6 +51,7 @@ from memdir.team.index_repair import reconcile_index
 from memdir.team.merge import merge_whole, record_incoming
 from memdir.team.outgoing import outgoing_problems
 from memdir.team.reports import ConflictCopy
+from memdir.team.status import compare_with_remote
 from memdir.team.sync_record import read_record, recorded
 
 if TYPE_CHECKING:
@@ -245,15 +246,9 @@ def private_status(
         if not stuck:
             raise
         return known  # a half-done merge or rebase: say so rather than fail
-    fetched = False
-    if fetch:
-        try:
-            tree.git.fetch(REMOTE, url, retry=_RETRY)
-            fetched = True
-        except SyncError:
-            fetched = False  # offline: report against the last fetched state
-    head, tip = tree.git.rev("HEAD"), tree.git.rev(f"refs/remotes/{REMOTE}/{branch}")
-    ahead, behind, unsynced = tree.git.divergence(head, tip)
+    ahead, behind, unsynced, fetched = compare_with_remote(
+        tree.git, REMOTE, url, branch, fetch=fetch, retry=_RETRY
+    )
     return replace(
         known, branch=branch, ahead=ahead, behind=behind, unsynced_files=unsynced, fetched=fetched
     )

@@ -149,8 +149,7 @@ class PrivateTree:
         team_root = self.memdir.layout.team_dir
         if not (team_root / ".git").exists():
             return
-        team_url = Git(team_root).config(f"remote.{REMOTE}.url")
-        if team_url is not None and same_remote(team_url, remote):
+        if _is_remote_of(team_root, remote):
             raise SyncError(
                 f"{display_url(remote)} is the team's remote: private memory "
                 "(your `user` memories among it) never goes to a team remote",
@@ -210,8 +209,7 @@ def refuse_private_remote(memdir: ProjectMemory, remote: str) -> None:
     root = memdir.layout.memory_dir
     if not (root / ".git").is_dir():
         return
-    private_url = Git(root).config(f"remote.{REMOTE}.url")
-    if private_url is not None and same_remote(private_url, remote):
+    if _is_remote_of(root, remote):
         raise SyncError(
             f"{display_url(remote)} is your private memory's remote (`memdir sync`): "
             "team memory and private memory never share a remote",
@@ -234,3 +232,9 @@ def _normal(url: str) -> str:
         chosen = path if path.exists() or not with_git.exists() else with_git
         return str(chosen.resolve())
     return text.rstrip("/").removesuffix(".git").casefold()
+
+
+def _is_remote_of(root: Path, remote: str) -> bool:
+    """Whether ``remote`` is the one the git work tree at ``root`` syncs with."""
+    url = Git(root).config(f"remote.{REMOTE}.url")
+    return url is not None and same_remote(url, remote)

@@ -7,6 +7,7 @@ changes waiting for review, and what an interrupted git command left
 (:mod:`memdir.team.recovery`). It fetches first unless told not to; an
 unreachable remote is not an error (the counts are against the last fetched
 state). It reads only (and fetches): no file of the folder is changed.
+:func:`compare_with_remote` is that fetch and count, for private sync's status too.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from memdir.history.pending import pending_count
 from memdir.model import Scope
 from memdir.team import recovery
 from memdir.team.conflicts import pending_conflicts
-from memdir.team.git import NETWORK_TIMEOUT, display_url
+from memdir.team.git import NETWORK_TIMEOUT, Git, display_url
 from memdir.team.messages import RETRY_SYNC
 from memdir.team.reports import TeamStatus
 from memdir.team.work_tree import REMOTE, TeamTree
@@ -26,7 +27,7 @@ from memdir.team.work_tree import REMOTE, TeamTree
 if TYPE_CHECKING:
     from memdir.history.project import ProjectMemory
 
-__all__ = ["team_status"]
+__all__ = ["compare_with_remote", "team_status"]
 
 
 def team_status(
@@ -68,15 +69,9 @@ def team_status(
             pending_review=review,
             stuck=stuck,
         )
-    fetched = False
-    if fetch:
-        try:
-            team.git.fetch(REMOTE, url, retry=RETRY_SYNC)
-            fetched = True
-        except SyncError:
-            fetched = False  # offline: report against the last fetched state
-    head, tip = team.git.rev("HEAD"), team.git.rev(f"refs/remotes/{REMOTE}/{branch}")
-    ahead, behind, unsynced = team.git.divergence(head, tip)
+    ahead, behind, unsynced, fetched = compare_with_remote(
+        team.git, REMOTE, url, branch, fetch=fetch, retry=RETRY_SYNC
+    )
     return TeamStatus(
         initialized=True,
         remote=display_url(url),
@@ -89,3 +84,24 @@ def team_status(
         pending_review=review,
         stuck=stuck,
     )
+
+
+def compare_with_remote(
+    git: Git, remote: str, url: str, branch: str, *, fetch: bool, retry: str
+) -> tuple[int, int, tuple[str, ...], bool]:
+    """Commits ahead, commits behind, unsynced files, and whether ``remote`` was reached.
+
+    Fetches first when ``fetch``; offline, the counts are against the last fetched
+    state (team status and private sync status alike). ``retry`` names the command
+    to run again in an error.
+    """
+    fetched = False
+    if fetch:
+        try:
+            git.fetch(remote, url, retry=retry)
+            fetched = True
+        except SyncError:
+            fetched = False  # offline: report against the last fetched state
+    head, tip = git.rev("HEAD"), git.rev(f"refs/remotes/{remote}/{branch}")
+    ahead, behind, unsynced = git.divergence(head, tip)
+    return ahead, behind, unsynced, fetched
