@@ -62,8 +62,13 @@ class ModelTooSmall(ProviderError):
 def prompt_tokens(request: Request) -> int:
     """A high count of the tokens ``request``'s prompt takes in the model's window."""
     text = request_text(request)
+    return math.ceil(len(text) / _CHARS_PER_TOKEN) + _template_tokens(request)
+
+
+def _template_tokens(request: Request) -> int:
+    """The chat template's markers around ``request``'s turns and the whole prompt."""
     turns = len(request.messages) + (1 if request.system else 0)
-    return math.ceil(len(text) / _CHARS_PER_TOKEN) + _TURN_TOKENS * turns + _TEMPLATE_TOKENS
+    return _TURN_TOKENS * turns + _TEMPLATE_TOKENS
 
 
 def counted_prompt_tokens(
@@ -78,30 +83,20 @@ def counted_prompt_tokens(
     """
     root = base_url.rstrip("/").removesuffix("/v1")
     text = request_text(request)
-    count = _post_count(f"{root}/extras/tokenize/count", {"input": text}, api_key, timeout)
-    if count is None:
-        count = _post_count(f"{root}/tokenize", {"content": text}, api_key, timeout)
-    if count is None:
+    # llama-cpp-python's endpoint first (the embedded model's server), then llama.cpp's.
+    for path, body in (("extras/tokenize/count", {"input": text}), ("tokenize", {"content": text})):
+        data = _get_json(f"{root}/{path}", api_key=api_key, timeout=timeout, body=body)
+        count = _token_count(data)
+        if count is not None:
+            break
+    else:
         return None
-    turns = len(request.messages) + (1 if request.system else 0)
-    return math.ceil(count * 1.1) + _TURN_TOKENS * turns + _TEMPLATE_TOKENS
+    return math.ceil(count * 1.1) + _template_tokens(request)
 
 
-def _post_count(
-    url: str, body: Mapping[str, str], api_key: str | None, timeout: float
-) -> int | None:
-    headers = {"Content-Type": "application/json", "Accept": "application/json"}
-    if api_key:
-        headers["Authorization"] = f"Bearer {api_key}"
-    payload = json.dumps(body).encode()
-    try:
-        with urllib.request.urlopen(
-            urllib.request.Request(url, data=payload, headers=headers), timeout=timeout
-        ) as reply:
-            data = json.loads(reply.read(16 << 20))
-    except (urllib.error.URLError, OSError, ValueError):
-        return None
-    if not isinstance(data, Mapping):
+def _token_count(data: Mapping[str, Any] | None) -> int | None:
+    """The count in a tokenizer's answer: llama.cpp's token list or llama-cpp-python's count."""
+    if data is None:
         return None
     tokens = data.get("tokens")
     return len(tokens) if isinstance(tokens, list) else _positive(data.get("count"))
@@ -184,15 +179,22 @@ def _positive(value: object) -> int | None:
     return None
 
 
-def _get_json(url: str, *, api_key: str | None, timeout: float) -> Mapping[str, Any] | None:
+def _get_json(
+    url: str, *, api_key: str | None, timeout: float, body: Mapping[str, str] | None = None
+) -> Mapping[str, Any] | None:
+    """The JSON object ``url`` answers (a POST of ``body`` where given), or ``None``."""
     headers = {"Accept": "application/json"}
     if api_key:
         headers["Authorization"] = f"Bearer {api_key}"
+    payload = None
+    if body is not None:
+        headers["Content-Type"] = "application/json"
+        payload = json.dumps(body).encode()
     try:
         with urllib.request.urlopen(
-            urllib.request.Request(url, headers=headers), timeout=timeout
+            urllib.request.Request(url, data=payload, headers=headers), timeout=timeout
         ) as reply:
-            data = json.loads(reply.read(1 << 20))
+            data = json.loads(reply.read(16 << 20 if body is not None else 1 << 20))
     except (urllib.error.URLError, OSError, ValueError):
         return None
     return data if isinstance(data, Mapping) else None
