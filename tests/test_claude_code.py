@@ -23,6 +23,7 @@ import pytest
 
 from claude_api import Turn, request_texts
 from claude_code import HOOK_CONTEXT_LIMIT, PERSISTED_MARKER, ClaudeRun, Sandbox, sandbox
+from cli_runner import NPM_WHY, save_npm_rule
 from memdir.api import Memdir
 
 pytestmark = pytest.mark.claude_code
@@ -30,8 +31,6 @@ pytestmark = pytest.mark.claude_code
 # In -p mode Claude Code reports an MCP server as "pending" when it is still starting (it
 # waits for it at the first call); this makes its init event report where it ended up.
 MCP_WAIT = {"CLAUDE_CODE_MCP_STARTUP_WAIT_MS": "60000"}
-NPM_RULE = {"tool": "Bash", "match": r"\bnpm (install|i|run)\b", "action": "deny"}
-NPM_WHY = "npm rewrites pnpm-lock.yaml and CI rejects it"
 # The command names npm but never runs it: if Claude Code runs it at all, ran.txt appears.
 NPM_CALL = Turn(
     tool="Bash",
@@ -70,16 +69,6 @@ def install_hooks_naming_the_venv(box: Sandbox) -> None:
     """The install with ``--command`` naming the venv's script: it needs nothing of the
     installer but to write that command."""
     box.memdir("hook", "install", "claude", "--command", str(box.memdir_script))
-
-
-def save_npm_rule(mem: Memdir, action: str = "deny") -> None:
-    mem.write(
-        name="Use pnpm, never npm",
-        description="This project installs its packages with pnpm; npm breaks the lockfile",
-        type="feedback",
-        body=f"Install with pnpm.\n**Why:** {NPM_WHY}.\n**How to apply:** every install.",
-        extra={"enforce": [{**NPM_RULE, "action": action}]},
-    )
 
 
 def save_freeze(mem: Memdir) -> None:

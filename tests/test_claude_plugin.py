@@ -40,6 +40,7 @@ from claude_code import (
     plugin_source,
     sandbox,
 )
+from cli_runner import FREEZE, NPM_WHY, save_freeze, save_npm_rule
 from memdir.api import Memdir
 from memdir.cli import main
 from memdir.hosts import plugin_launcher
@@ -59,9 +60,7 @@ MANIFEST = ROOT / ".claude-plugin" / "plugin.json"
 TOOLS = ("view", "search", "recall", "write", "edit", "delete", "why", "log")
 # The variables that choose which memdir the launcher runs: set by each test, never inherited.
 CHOOSERS = ("MEMDIR_PYTHON", "MEMDIR_PLUGIN_BUILD", "MEMDIR_PROFILE")
-FREEZE = "Hold every release until 2026-12-15."
 FREEZE_PROMPT = "When does the deploy freeze for the billing migration end?"
-NPM_WHY = "npm rewrites pnpm-lock.yaml and CI rejects it"
 BUILD_TIMEOUT = 60.0  # seconds for a build that fails at once (a real one: the slow test)
 
 
@@ -69,27 +68,6 @@ def manifest() -> dict[str, Any]:
     data = json.loads(MANIFEST.read_text())
     assert isinstance(data, dict)
     return data
-
-
-def save_freeze(mem: Memdir) -> None:
-    mem.write(
-        name="Deploy freeze",
-        description="Deploys are frozen until the billing migration lands",
-        type="project",
-        body=f"{FREEZE}\n**Why:** the billing migration.",
-    )
-
-
-def save_npm_rule(mem: Memdir) -> None:
-    mem.write(
-        name="Use pnpm, never npm",
-        description="This project installs its packages with pnpm; npm breaks the lockfile",
-        type="feedback",
-        body=f"Install with pnpm.\n**Why:** {NPM_WHY}.",
-        extra={
-            "enforce": [{"tool": "Bash", "match": r"\bnpm (install|i|run)\b", "action": "deny"}]
-        },
-    )
 
 
 # -- the launcher, run as Claude Code runs it ------------------------------------------
