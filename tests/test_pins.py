@@ -139,8 +139,9 @@ def test_the_left_out_line_appears_exactly_when_lines_are_left_out(
 def test_the_command_the_line_names_prints_the_entries_left_out(mem: Memdir, project: Path) -> None:
     _fill(mem, 250)
     context = _start(project)
-    index = (mem.layout.memory_dir / "MEMORY.md").read_text().splitlines()
-    missing = [line for line in index if line.startswith("- [") and line not in context]
+    shown = {entry.file for entry in parse_entries(context)}
+    index = parse_entries((mem.layout.memory_dir / "MEMORY.md").read_text())
+    missing = [entry.raw for entry in index if entry.file not in shown]
     count = int(next(line for line in context.splitlines() if LEFT_OUT in line).split()[1])
     assert count == len(missing)
     result = cli("prompt", "--project", str(project), "--left-out")

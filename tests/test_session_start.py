@@ -76,9 +76,17 @@ def test_at_250_memories_session_start_stays_within_the_hook_limit(
     assert text_length(context) <= HOOK_CONTEXT_LIMIT
     shown = parse_entries(context)
     assert 0 < len(shown) < 250
-    # Whole lines only, each one exactly as the index has it, and said what is left out.
-    index = (mem.layout.memory_dir / "MEMORY.md").read_text().splitlines()
-    assert all(entry.raw in index for entry in shown)
+    # Whole lines only: each the index's own line or that line with a shorter hook, and
+    # said what is left out.
+    index = {
+        entry.file: entry.raw
+        for entry in parse_entries((mem.layout.memory_dir / "MEMORY.md").read_text())
+    }
+    for entry in shown:
+        whole = index[entry.file]
+        assert entry.raw == whole or (
+            entry.raw.endswith("…") and whole.startswith(entry.raw[:-1].rstrip())
+        )
     assert f"{250 - len(shown)} more MEMORY.md entries are not shown" in context
     assert str(mem.layout.memory_dir / "MEMORY.md") in context
 
@@ -98,6 +106,107 @@ def test_the_index_cut_keeps_the_most_recently_changed_memories(mem: Memdir, pro
 def test_a_small_index_is_sent_whole(mem: Memdir, project: Path) -> None:
     _fill(mem, 5)
     assert _start(project) == mem.prompt(tools="files")
+
+
+# -- the size a session start aims at ---------------------------------------------------------
+
+# Twenty-five memories as people write them: a user, feedback, project facts, references,
+# each description one specific line of 80 to 150 characters.
+_TYPICAL = [
+    ("user", "Senior backend developer, ten years of Go and Postgres, new to the React side"),
+    ("user", "Prefers short answers with the command first, then one line on why it works"),
+    ("user", "Works from Lisbon (Western European time); reviews pull requests in the mornings"),
+    ("feedback", "Never mock the database in integration tests: a mocked migration hid a bug"),
+    ("feedback", "Run make lint and the unit tests before every commit; CI is slow to report"),
+    ("feedback", "Ask before pushing to main or any release branch, even for a one-line fix"),
+    ("feedback", "Use the structured logger with request ids; no print statements in services"),
+    ("feedback", "Keep pull requests under 400 changed lines; split refactors from behaviour"),
+    ("feedback", "Timestamps are stored and compared in UTC; convert only at the display edge"),
+    ("feedback", "Prefer table-driven tests in Go, one case per row, named after the behaviour"),
+    ("project", "Merge freeze from 2026-03-05 for the mobile release; only fixes to release/*"),
+    ("project", "The billing rewrite replaces the legacy invoicing cron with an event consumer"),
+    ("project", "Legal asked to keep session tokens out of logs; the audit closes in April"),
+    ("project", "The orders service moves to the new cluster in Q3; Dana owns the cutover plan"),
+    ("project", "Payments webhooks retry with exponential backoff for 24 hours, then alert"),
+    ("project", "The search team owns the ranking service; ask in #search before changing it"),
+    ("project", "Customer exports must finish within ten minutes: large tenants hit the limit"),
+    ("project", "The release train leaves every second Tuesday; the cut is the Friday before"),
+    ("reference", "Pipeline bugs are tracked in the Linear project INGEST, triaged on Mondays"),
+    ("reference", "Latency dashboards are in Grafana, folder Services, one board per service"),
+    ("reference", "The on-call rotation is the PagerDuty schedule Platform Primary, weekly"),
+    ("reference", "Runbooks live in the ops-runbooks repository under docs/<service>.md"),
+    ("reference", "Design decisions are recorded as ADRs in docs/adr, numbered, one per file"),
+    ("reference", "Feature flags are managed in the flags service; stale flags are in #flags"),
+    ("reference", "Staging credentials come from Vault at secret/staging; never commit them"),
+]
+
+
+def _typical(mem: Memdir) -> None:
+    for i, (kind, description) in enumerate(_TYPICAL):
+        words = [word.strip(",;:()").lower() for word in description.split()]
+        mem.write(
+            name=f"{'-'.join(words[:3])}-{i}",
+            type=kind,
+            description=description,
+            body=f"{description}.\n\n**Why:** it came up.\n\n**How to apply:** as it says.",
+        )
+
+
+def test_day_one_session_start_with_25_memories_stays_well_under_the_limit(
+    mem: Memdir, project: Path
+) -> None:
+    _typical(mem)
+    context = _start(project)
+    assert context is not None
+    assert text_length(context) <= 6_000
+    # Every memory is named, none left out: only hooks are shorter.
+    shown = parse_entries(context)
+    assert len(shown) == len(_TYPICAL)
+    assert "not shown" not in context
+    assert any(entry.hook.endswith("…") for entry in shown)
+
+
+def test_a_shortened_line_keeps_its_link_whole_and_cuts_its_hook_at_a_word(
+    mem: Memdir, project: Path
+) -> None:
+    _typical(mem)
+    context = _start(project)
+    assert context is not None
+    index = {
+        entry.file: entry
+        for entry in parse_entries((mem.layout.memory_dir / "MEMORY.md").read_text())
+    }
+    for entry in parse_entries(context):
+        whole = index[entry.file]
+        assert entry.title == whole.title
+        if entry.hook != whole.hook:
+            kept = entry.hook.removesuffix("…")
+            assert whole.hook.startswith(kept) and whole.hook[len(kept)] in " ,;:"
+
+
+def test_with_no_aim_the_index_lines_are_sent_whole(
+    mem: Memdir, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _typical(mem)
+    config = project.parent / "memdir.toml"
+    config.write_text("start_context_chars = 0\n")
+    monkeypatch.setenv("MEMDIR_CONFIG", str(config))
+    context = _start(project)
+    assert context is not None
+    index = (mem.layout.memory_dir / "MEMORY.md").read_text()
+    assert [e.raw for e in parse_entries(context)] == [e.raw for e in parse_entries(index)]
+    assert text_length(context) > 6_000
+
+
+def test_past_the_aim_every_memory_is_still_named_while_the_limit_holds_them(
+    mem: Memdir, project: Path
+) -> None:
+    _fill(mem, 60)  # too many for the aim even with the shortest lines, not for the limit
+    context = _start(project)
+    assert context is not None
+    assert 6_000 < text_length(context) <= HOOK_CONTEXT_LIMIT
+    assert len(parse_entries(context)) == 60
+    assert "not shown" not in context
 
 
 def test_combined_mode_shares_the_limit_between_both_indexes(mem: Memdir, project: Path) -> None:

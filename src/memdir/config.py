@@ -85,6 +85,9 @@ class Settings:
     search_embeddings: str | None = "auto"
     # what one hook may hand a coding agent (Claude Code cuts a longer context)
     hook_context_chars: int = 10_000
+    # what a session start aims at, below that limit: past it, index lines show shorter
+    # hooks (every memory still named) before any line is left out; 0: no aim, the limit alone
+    start_context_chars: int = 6_000
     # session memory
     session_min_tokens_to_init: int = 4000
     session_min_tokens_between_updates: int = 2000

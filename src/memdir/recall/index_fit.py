@@ -11,6 +11,12 @@ Whenever entries are left out, one line says how many, that
 ``memdir prompt --left-out`` lists them, and where the full index is; when the
 pinned lines alone do not fit, the same line says so.
 
+:func:`shorten_hooks` gives every entry line a shorter hook: a prompt that
+aims at a size below its limit shows every memory with less of its hook
+before it leaves any memory out. The lengths it cuts to are steps of
+:data:`HOOK_STEP`, so that an index growing by a line rarely changes every
+line a resumed conversation already holds.
+
 :func:`index_shape` tells the fitting, per entry, when its memory last changed
 and whether it is pinned: one ``open`` per file, read only when not every line
 fits. :func:`shown_entries` reads back which memories' lines a prompt text
@@ -39,7 +45,9 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 __all__ = [
+    "HOOK_STEP",
     "LEFT_OUT_COMMAND",
+    "MIN_ENTRY_CHARS",
     "PRIVATE_HEADING",
     "TEAM_HEADING",
     "IndexShape",
@@ -47,6 +55,7 @@ __all__ = [
     "index_block",
     "index_shape",
     "read_index",
+    "shorten_hooks",
     "shown_entries",
 ]
 
@@ -60,9 +69,14 @@ _HEADING_SCOPES = {
     f"## {PRIVATE_HEADING}": "private",
     f"## {TEAM_HEADING}": "team",
 }
+MIN_ENTRY_CHARS = 80
+"""The shortest an entry line is cut to: the link and a few words of its hook."""
+HOOK_STEP = 10
+"""The lengths entry lines are cut to go down in steps of this many characters."""
 # How much of a memory file is read to find ``pinned:`` in its frontmatter.
 _HEAD_BYTES = 8192
 _TRUE_WORDS = ("true", "yes", "on")
+_MIN_HOOK = 12  # what is left of a hook, however long the link before it
 
 
 @record
@@ -218,6 +232,31 @@ def _scores(
         else:
             scores.append((tier, rank(file) if rank is not None else 0.0, position))
     return scores.__getitem__
+
+
+def shorten_hooks(raw: str, cap: int) -> str:
+    """``raw`` with each entry line longer than ``cap`` characters cut to it: the link is
+    kept whole and its hook cut at a word, ending in an ellipsis (an entry whose link alone
+    is that long keeps its link and a short hook). Other lines are left as they are."""
+    lines = raw.split("\n")
+    for position in entry_files(raw):
+        line = lines[position]
+        if len(line) <= cap:
+            continue
+        close = line.find(")", line.find("]("))
+        dash = " — "
+        if close < 0 or not line.startswith(dash, close + 1):
+            continue  # no hook to cut (a link with a parenthesis in it is left whole)
+        link, hook = line[: close + 1], line[close + 1 + len(dash) :]
+        room = max(cap - len(link) - len(dash) - 1, _MIN_HOOK)
+        if room >= len(hook):
+            continue
+        cut = hook[:room]
+        space = cut.rfind(" ")
+        if space > 0:
+            cut = cut[:space]
+        lines[position] = f"{link}{dash}{cut.rstrip(' ,;:—-')}…"
+    return "\n".join(lines)
 
 
 def shown_entries(text: str) -> list[tuple[str, str]]:

@@ -28,7 +28,9 @@ from memdir.config import memory_enabled
 from memdir.errors import ConfigError
 from memdir.recall.context_budget import fit_lines, split_budget, text_length
 from memdir.recall.index_fit import (
+    HOOK_STEP,
     LEFT_OUT_COMMAND,
+    MIN_ENTRY_CHARS,
     PRIVATE_HEADING,
     TEAM_HEADING,
     IndexShape,
@@ -36,6 +38,7 @@ from memdir.recall.index_fit import (
     index_block,
     index_shape,
     read_index,
+    shorten_hooks,
 )
 from memdir.screening.fences import fence_safe
 from memdir.storage.memory_index import INDEX_NAME, MAX_INDEX_CHARS, MAX_INDEX_LINES
@@ -346,6 +349,7 @@ def build_prompt(
     team_shape: IndexShape | None = None,
     recheck: str | None = None,
     read_only: bool = False,
+    target_chars: int | None = None,
 ) -> str:
     """The memory section of a system prompt; pure: the index texts are passed in.
 
@@ -363,6 +367,11 @@ def build_prompt(
     :func:`load_prompt` fills in), with a line saying how many entries are left out, how
     to list them and where the full index is. Without it, only the load limits cut an
     index (the first lines, and the pinned ones wherever they are), saying so alike.
+
+    ``target_chars`` is the size the text aims at, below ``max_chars``: past it, index
+    lines show shorter hooks (down to :data:`MIN_ENTRY_CHARS` characters a line), and
+    when even those do not fit, the lines are as long as ``max_chars`` lets every entry
+    be before any is left out.
 
     ``recheck`` is the short list of memories whose check against the code failed or
     is old (:func:`memdir.recall.freshness.recheck_note`); it is bounded in size and
@@ -428,6 +437,8 @@ def build_prompt(
         ]
     else:
         indexes = [(INDEX_NAME, private_index, private_shape)]
+    if target_chars is not None:
+        indexes = _shorter_hooks(text, indexes, target_chars, max_chars, limits)
     shares: list[int | None] = [None] * len(indexes)
     if max_chars is not None:
         needs = [text_length(index_block(heading, raw, **limits)) for heading, raw, _ in indexes]
@@ -438,6 +449,51 @@ def build_prompt(
         for (heading, raw, shape), share in zip(indexes, shares, strict=True)
     ]
     return _within("\n\n".join([text, *blocks]) + "\n", max_chars)
+
+
+_Index = tuple[str, str | None, IndexShape | None]  # a heading, its raw index, its shape
+
+
+def _shorter_hooks(
+    text: str,
+    indexes: list[_Index],
+    target: int,
+    max_chars: int | None,
+    limits: dict[str, int],
+) -> list[_Index]:
+    """``indexes`` with their entries' hooks cut to the longest line length (in steps of
+    :data:`HOOK_STEP`) at which the whole prompt fits ``target``; failing that, ``max_chars``;
+    failing both, the shortest. As they are when they fit ``target`` whole."""
+
+    def size(cap: int | None) -> int:
+        blocks = (
+            index_block(
+                heading, raw if cap is None or not raw else shorten_hooks(raw, cap), **limits
+            )
+            for heading, raw, _ in indexes
+        )
+        return text_length(text) + sum(text_length(block) + 2 for block in blocks) + 1
+
+    if size(None) <= target:
+        return indexes
+    floor = size(MIN_ENTRY_CHARS)
+    goal = target if floor <= target else max_chars
+    chosen = MIN_ENTRY_CHARS
+    if goal is not None and floor <= goal:
+        # The size grows with the cap: the longest cap that fits, by bisection.
+        longest = max(len(line) for _, raw, _ in indexes if raw for line in raw.split("\n"))
+        low, high = 0, max(longest - MIN_ENTRY_CHARS, 0) // HOOK_STEP + 1  # in steps
+        while high - low > 1:
+            middle = (low + high) // 2
+            if size(MIN_ENTRY_CHARS + middle * HOOK_STEP) <= goal:
+                low = middle
+            else:
+                high = middle
+        chosen = MIN_ENTRY_CHARS + low * HOOK_STEP
+    return [
+        (heading, shorten_hooks(raw, chosen) if raw else raw, shape)
+        for heading, raw, shape in indexes
+    ]
 
 
 def _within(text: str, max_chars: int | None) -> str:
@@ -480,6 +536,7 @@ def load_prompt(
     host_paths: bool = True,
     max_chars: int | None = None,
     recheck: str | None = None,
+    target_chars: int | None = None,
 ) -> str:
     """:func:`build_prompt` with the MEMORY.md files read from disk (missing: empty)."""
     read = not skip_index
@@ -502,6 +559,7 @@ def load_prompt(
         team_shape=index_shape(team_dir) if team_dir is not None else None,
         recheck=recheck,
         read_only=memory_dir.is_dir() and not os.access(memory_dir, os.W_OK),
+        target_chars=target_chars,
     )
 
 

@@ -92,9 +92,11 @@ def settings_prompt(
     skip_index: bool = False,
     tools: PromptTools = "files",
     max_chars: int | None = None,
+    target_chars: int | None = None,
 ) -> str:
     """The memory prompt for ``layout`` as ``settings`` shape it (mode, limits, guidelines,
-    the memories to re-check), within ``max_chars`` when given."""
+    the memories to re-check), within ``max_chars`` when given, aiming at ``target_chars``
+    (see :func:`memdir.recall.prompt.build_prompt`)."""
     from memdir.recall.freshness import recheck_note
     from memdir.recall.prompt import load_prompt, resolve_mode
 
@@ -109,6 +111,7 @@ def settings_prompt(
         max_index_lines=settings.max_index_lines,
         max_index_chars=settings.max_index_chars,
         max_chars=max_chars,
+        target_chars=target_chars,
         recheck=recheck_note(
             layout.state_dir, now=time.time(), max_age_days=settings.freshness_days
         ),
@@ -127,6 +130,7 @@ def start_text(
         team_enabled=team_enabled,
         tools="files",
         max_chars=settings.hook_context_chars,
+        target_chars=settings.start_context_chars or None,
     )
 
 

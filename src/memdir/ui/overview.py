@@ -144,7 +144,9 @@ def _index_fill(memdir: ProjectMemory, scope: Scope) -> IndexFill:
     )
 
 
-def _session_start_text(memdir: ProjectMemory, max_chars: int | None) -> str:
+def _session_start_text(
+    memdir: ProjectMemory, max_chars: int | None, target_chars: int | None = None
+) -> str:
     settings, layout = memdir.settings, memdir.layout
     mode = resolve_mode(
         "auto", team_enabled=memdir.team_enabled, daily_log_active=settings.daily_log
@@ -158,6 +160,7 @@ def _session_start_text(memdir: ProjectMemory, max_chars: int | None) -> str:
         max_index_lines=settings.max_index_lines,
         max_index_chars=settings.max_index_chars,
         max_chars=max_chars,
+        target_chars=target_chars,
     )
 
 
@@ -222,8 +225,13 @@ class PromptCost:
         )
         if key != self._key:
             full = text_length(_session_start_text(memdir, None))
-            # Within the budget the hook's text is the whole text: no second build.
-            start = full if full <= limit else text_length(_session_start_text(memdir, limit))
+            # Within the aim the hook's text is the whole text: no second build.
+            aim = min(memdir.settings.start_context_chars or limit, limit)
+            start = (
+                full
+                if full <= aim
+                else text_length(_session_start_text(memdir, limit, aim or None))
+            )
             self._key, self._value = key, (start, full)
         return self._value
 
