@@ -257,7 +257,9 @@ def test_claude_code_and_memdir_reach_no_host_but_the_stand_in(box: Sandbox) -> 
         FREEZE_PROMPT,
         [NPM_CALL, Turn(text="OK.")],
         allowed_tools=["Bash"],
-        env=MCP_WAIT,
+        # strace ends when every process it follows does: the hook server a hook started
+        # must not outlive the run by its usual idle time.
+        env={**MCP_WAIT, "MEMDIR_HOOK_SERVER_IDLE": "3"},
         wrapper=strace,
         check=False,
     )
