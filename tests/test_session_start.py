@@ -198,6 +198,18 @@ def test_with_no_aim_the_index_lines_are_sent_whole(
     assert text_length(context) > 6_000
 
 
+def test_an_aim_past_the_limit_shortens_lines_before_the_limit_leaves_any_out(
+    mem: Memdir, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _fill(mem, 70)  # whole lines pass the limit, the shortest fit it
+    config = project.parent / "memdir.toml"
+    config.write_text("start_context_chars = 50000\n")
+    monkeypatch.setenv("MEMDIR_CONFIG", str(config))
+    context = _start(project)
+    assert context is not None and text_length(context) <= HOOK_CONTEXT_LIMIT
+    assert len(parse_entries(context)) == 70
+
+
 def test_past_the_aim_every_memory_is_still_named_while_the_limit_holds_them(
     mem: Memdir, project: Path
 ) -> None:

@@ -474,6 +474,8 @@ def _shorter_hooks(
         )
         return text_length(text) + sum(text_length(block) + 2 for block in blocks) + 1
 
+    if max_chars is not None:
+        target = min(target, max_chars)  # an aim past the limit is the limit
     if size(None) <= target:
         return indexes
     floor = size(MIN_ENTRY_CHARS)
