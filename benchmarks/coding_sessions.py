@@ -760,6 +760,18 @@ def bm25_run(data: list[dict[str, Any]], out: Path, *, k1: float = 1.2, b: float
                 )
 
 
+def score(corpus: Path, out: str, base: Path, baseline: str | None) -> None:
+    """Score memdir's run ``out`` and plain BM25's ``base`` on ``corpus`` (LoCoMo's scorer),
+    then the paired bootstrap against plain BM25 and, given one, against ``baseline``."""
+    for label, run in (("memdir", out), ("plain BM25", str(base))):
+        print(f"== {label}", flush=True)
+        subprocess.run([sys.executable, str(SCORER), "score", str(corpus), run], check=False)
+    sys.stdout.flush()
+    locomo.compare(str(corpus), out, str(base), "plain BM25")
+    if baseline:
+        locomo.compare(str(corpus), out, baseline)
+
+
 def _shape(data: list[dict[str, Any]]) -> str:
     user = [
         len(t["text"])
@@ -816,13 +828,7 @@ def main() -> int:
     locomo.run(locomo_args)
     base = Path(locomo_args.out).with_suffix(".bm25.jsonl")
     bm25_run(data, base)
-    for label, run in (("memdir", locomo_args.out), ("plain BM25", str(base))):
-        print(f"== {label}", flush=True)
-        subprocess.run([sys.executable, str(SCORER), "score", str(path), run], check=False)
-    sys.stdout.flush()
-    locomo.compare(str(path), locomo_args.out, str(base), "plain BM25")
-    if locomo_args.baseline:
-        locomo.compare(str(path), locomo_args.out, locomo_args.baseline)
+    score(path, locomo_args.out, base, locomo_args.baseline)
     if path != DATA:
         shutil.rmtree(path.parent)
     return 0

@@ -20,6 +20,9 @@ differ; this much does not:
   the requests the stand-in recorded meanwhile make a :class:`ClientRun`
   (:func:`run_client`); a :class:`ConnectTrace` wrapped around a run records every
   address its processes connect to.
+- **What reached the model**, where each recorded request knows whether it is a turn of
+  the conversation (Codex, Gemini): a :class:`TurnRun` reads its turns through the
+  stand-in's :class:`Wire` (the tools offered, the tools' outputs, every text).
 - **The memories** the suites save are the same three: a rule that denies npm
   (:func:`save_npm_rule`), a deploy freeze (:func:`save_freeze`) and a rule that holds
   hand-written migrations (:func:`save_migrations_rule`).
@@ -38,7 +41,7 @@ from collections.abc import Callable, Mapping, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Generic, NoReturn, TypedDict, TypeVar
+from typing import Any, ClassVar, Generic, NoReturn, Protocol, TypedDict, TypeVar
 
 import pytest
 
@@ -58,6 +61,9 @@ __all__ = [
     "ConnectTrace",
     "Machine",
     "PinnedClient",
+    "TurnRequest",
+    "TurnRun",
+    "Wire",
     "client_env",
     "git_project",
     "json_lines",
@@ -156,6 +162,58 @@ class ClientRun(Generic[RecordedT]):
     stderr: str
     returncode: int
     requests: list[RecordedT]
+
+
+class TurnRequest(Protocol):
+    """A recorded request that knows whether it is a turn of the conversation."""
+
+    @property
+    def is_turn(self) -> bool: ...
+
+    @property
+    def body(self) -> dict[str, Any]: ...
+
+
+TurnRequestT = TypeVar("TurnRequestT", bound=TurnRequest)
+BodyReader = Callable[[dict[str, Any]], list[str]]
+
+
+@dataclass(frozen=True)
+class Wire:
+    """What a stand-in's module reads out of a request body, for a :class:`TurnRun`."""
+
+    client: str  # "Codex", in an assertion's message
+    tool_names: BodyReader  # the tools the request offers the model
+    tool_outputs: BodyReader  # what each tool call returned to the model, in order
+    request_texts: BodyReader  # every text the model reads in the request
+
+
+@dataclass(frozen=True, kw_only=True)
+class TurnRun(ClientRun[TurnRequestT]):
+    """A run whose requests tell the conversation's turns from side calls, read through
+    the :class:`Wire` of the client's stand-in."""
+
+    wire: ClassVar[Wire]
+
+    @property
+    def turns(self) -> list[TurnRequestT]:
+        """The run's requests of the conversation (those that offer the client's tools)."""
+        return [r for r in self.requests if r.is_turn]
+
+    def first_tools(self) -> list[str]:
+        """The tools the run's first request offered the model."""
+        assert self.turns, f"{self.wire.client} sent the model nothing: {self.stderr[-2000:]}"
+        return self.wire.tool_names(self.turns[0].body)
+
+    def tool_outputs(self) -> list[str]:
+        """What each tool call returned to the model, in order."""
+        assert self.turns, f"{self.wire.client} sent the model nothing"
+        return self.wire.tool_outputs(self.turns[-1].body)
+
+    def delivered(self, text: str) -> bool:
+        """Whether ``text`` reached the model whole in one of the run's requests."""
+        texts = self.wire.request_texts
+        return bool(text) and any(text in t for r in self.turns for t in texts(r.body))
 
 
 @dataclass(kw_only=True)

@@ -22,7 +22,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
-from stand_in_api import JsonHandler, ScriptedServer, serving, sse
+from stand_in_api import JsonHandler, Request, ScriptedServer, serving, sse
 
 __all__ = [
     "Recorded",
@@ -70,13 +70,8 @@ class Turn:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Recorded:
+class Recorded(Request):
     """One request the client sent."""
-
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: dict[str, Any]
 
     @property
     def is_turn(self) -> bool:
@@ -102,20 +97,12 @@ def run_stand_in(script: Script | Sequence[Turn]) -> AbstractContextManager[Stan
 
 def _handler(owner: StandIn) -> type[JsonHandler]:
     class Handler(JsonHandler):
-        def _recorded(self, body: dict[str, Any]) -> Recorded:
-            return Recorded(
-                method=self.command,
-                path=self.request_path(),
-                headers=self.request_headers(),
-                body=body,
-            )
-
         def do_GET(self) -> None:
-            owner.record(self._recorded({}))
+            owner.record(self.request_as(Recorded, {}))
             self.send_json(200, {"object": "list", "data": [], "models": []})
 
         def do_POST(self) -> None:
-            recorded = self._recorded(self.read_body()[1])
+            recorded = self.request_as(Recorded, self.read_body()[1])
             if not recorded.path.endswith("/responses"):
                 owner.record(recorded)
                 self.send_json(404, {"error": {"message": "not found", "type": "not_found"}})

@@ -44,14 +44,23 @@ from cli_runner import (
     CLIENT_PATH,
     RUN_TIMEOUT,
     ClientBox,
-    ClientRun,
     PinnedClient,
+    TurnRun,
+    Wire,
     client_env,
     git_project,
     machine,
     run_client,
 )
-from codex_api import Recorded, StandIn, Turn, request_texts, run_stand_in, tool_names
+from codex_api import (
+    Recorded,
+    StandIn,
+    Turn,
+    request_texts,
+    run_stand_in,
+    tool_names,
+    tool_outputs,
+)
 
 __all__ = ["CODEX_PATH", "CodexBox", "CodexRun", "codex_binary", "codex_box"]
 
@@ -98,18 +107,10 @@ def codex_binary() -> Path:
 
 
 @dataclass(frozen=True, kw_only=True)
-class CodexRun(ClientRun[Recorded]):
+class CodexRun(TurnRun[Recorded]):
     """One ``codex exec`` run: its JSON events, stderr, and the requests the model got."""
 
-    @property
-    def turns(self) -> list[Recorded]:
-        """The run's requests of the conversation (those that offer Codex's tools)."""
-        return [r for r in self.requests if r.is_turn]
-
-    def first_tools(self) -> list[str]:
-        """The tools the run's first request offered the model."""
-        assert self.turns, f"Codex sent the model nothing: {self.stderr[-2000:]}"
-        return tool_names(self.turns[0].body)
+    wire = Wire("Codex", tool_names, tool_outputs, request_texts)
 
     def items(self, kind: str) -> list[dict[str, Any]]:
         """The completed items of ``kind`` (``command_execution``, ``mcp_tool_call``...)."""
@@ -118,17 +119,6 @@ class CodexRun(ClientRun[Recorded]):
             for e in self.events
             if e.get("type") == "item.completed" and e.get("item", {}).get("type") == kind
         ]
-
-    def tool_outputs(self) -> list[str]:
-        """What each tool call returned to the model, in order."""
-        assert self.turns, "Codex sent the model nothing"
-        from codex_api import tool_outputs
-
-        return tool_outputs(self.turns[-1].body)
-
-    def delivered(self, text: str) -> bool:
-        """Whether ``text`` reached the model whole in one of the run's requests."""
-        return bool(text) and any(text in t for r in self.turns for t in request_texts(r.body))
 
 
 @dataclass(kw_only=True)

@@ -27,7 +27,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
-from stand_in_api import JsonHandler, ScriptedServer, serving
+from stand_in_api import JsonHandler, Request, ScriptedServer, serving
 
 __all__ = [
     "Recorded",
@@ -66,14 +66,10 @@ class Turn:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Recorded:
+class Recorded(Request):
     """One request the client sent."""
 
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: dict[str, Any]
-    received: float = 0.0  # time.monotonic() when it arrived
+    received: float = field(default_factory=time.monotonic)  # when it arrived
 
     @property
     def is_turn(self) -> bool:
@@ -102,21 +98,12 @@ _USAGE = {"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 
 
 def _handler(owner: StandIn) -> type[JsonHandler]:
     class Handler(JsonHandler):
-        def _recorded(self, body: dict[str, Any]) -> Recorded:
-            return Recorded(
-                method=self.command,
-                path=self.request_path(),
-                headers=self.request_headers(),
-                body=body,
-                received=time.monotonic(),
-            )
-
         def do_GET(self) -> None:
-            owner.record(self._recorded({}))
+            owner.record(self.request_as(Recorded, {}))
             self.send_json(200, {})
 
         def do_POST(self) -> None:
-            recorded = self._recorded(self.read_body()[1])
+            recorded = self.request_as(Recorded, self.read_body()[1])
             if recorded.path.endswith(":countTokens"):
                 owner.record(recorded)
                 self.send_json(200, {"totalTokens": 10})

@@ -41,16 +41,24 @@ import pytest
 from cli_runner import (
     CLIENT_PATH,
     ClientBox,
-    ClientRun,
     PinnedClient,
+    TurnRun,
+    Wire,
     client_env,
     git_project,
     machine,
     run_client,
     run_ok,
 )
-from gemini_api import Recorded, StandIn, Turn, function_responses, request_texts, run_stand_in
-from gemini_api import tool_names as offered
+from gemini_api import (
+    Recorded,
+    StandIn,
+    Turn,
+    function_responses,
+    request_texts,
+    run_stand_in,
+    tool_names,
+)
 
 __all__ = ["GEMINI_PATH", "GeminiBox", "GeminiRun", "gemini_binary", "gemini_box"]
 
@@ -86,36 +94,19 @@ def gemini_binary() -> Path:
 
 
 @dataclass(frozen=True, kw_only=True)
-class GeminiRun(ClientRun[Recorded]):
+class GeminiRun(TurnRun[Recorded]):
     """One ``gemini -p`` run: its JSON events, stderr, and the requests the model got."""
 
-    @property
-    def turns(self) -> list[Recorded]:
-        """The run's requests of the conversation (those that offer Gemini's tools)."""
-        return [r for r in self.requests if r.is_turn]
-
-    def first_tools(self) -> list[str]:
-        """The tools the run's first request offered the model."""
-        assert self.turns, f"Gemini sent the model nothing: {self.stderr[-2000:]}"
-        return offered(self.turns[0].body)
+    wire = Wire("Gemini", tool_names, function_responses, request_texts)
 
     def tool_results(self) -> list[dict[str, Any]]:
         """Each tool call's result event (``status``, ``output``), in order."""
         return [e for e in self.events if e.get("type") == "tool_result"]
 
-    def tool_outputs(self) -> list[str]:
-        """What each tool call returned to the model, in order."""
-        assert self.turns, "Gemini sent the model nothing"
-        return function_responses(self.turns[-1].body)
-
     def first_texts(self) -> list[str]:
         """Every text of the run's first request to the model."""
         assert self.turns, f"Gemini sent the model nothing: {self.stderr[-2000:]}"
         return request_texts(self.turns[0].body)
-
-    def delivered(self, text: str) -> bool:
-        """Whether ``text`` reached the model whole in one of the run's requests."""
-        return bool(text) and any(text in t for r in self.turns for t in request_texts(r.body))
 
 
 @dataclass(kw_only=True)

@@ -9,6 +9,9 @@ next scripted turn. The wire formats differ; the rest does not, and lives here:
   one lock, since the server answers each request on its own thread.
 - :func:`as_script` turns a list of turns into a script that hands them out in order,
   then a plain "Done." for any request the list did not foresee, so none hangs a test.
+- :class:`Request` is what a stand-in records of a request (method, path, headers, JSON
+  body); a stand-in's own ``Recorded`` adds what it tells apart (a turn of the
+  conversation, a side call) and :meth:`JsonHandler.request_as` makes one.
 - :class:`JsonHandler` reads a request's JSON body (``{}`` when it is not a JSON
   object) and sends a JSON answer or a stream of server-sent events, each with its
   length, since the clients keep the connection open (HTTP/1.1); :func:`sse` writes
@@ -26,15 +29,27 @@ import json
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Generic, TypeVar
 
-__all__ = ["JsonHandler", "ScriptedServer", "as_script", "serving", "sse"]
+__all__ = ["JsonHandler", "Request", "ScriptedServer", "as_script", "serving", "sse"]
 
 TurnT = TypeVar("TurnT")
 RecordedT = TypeVar("RecordedT")
 ServerT = TypeVar("ServerT", bound="ScriptedServer[Any, Any]")
+RequestT = TypeVar("RequestT", bound="Request")
 Body = dict[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Request:
+    """One request the client sent."""
+
+    method: str
+    path: str  # without its query
+    headers: dict[str, str]  # their names in lower case
+    body: Body
 
 
 def as_script(
@@ -156,6 +171,15 @@ class JsonHandler(BaseHTTPRequestHandler):
     def request_headers(self) -> dict[str, str]:
         """The headers, their names in lower case."""
         return {k.lower(): v for k, v in self.headers.items()}
+
+    def request_as(self, kind: type[RequestT], body: Body) -> RequestT:
+        """This request as a stand-in records it, ``body`` its JSON."""
+        return kind(
+            method=self.command,
+            path=self.request_path(),
+            headers=self.request_headers(),
+            body=body,
+        )
 
     def send_json(self, status: int, data: dict[str, Any]) -> None:
         self._send(status, "application/json", json.dumps(data).encode())

@@ -85,6 +85,7 @@ MAX_DEPTH = 8  # nested substitutions and shell bodies read; deeper ones are not
 # it has loaded any regex engine (importing ``re`` costs that hook a third of its time).
 _SPECIAL = frozenset("'\"\\$`;&|()<>#")
 _BLANK = " \t\r\f\v"
+_WORD_PARTS = frozenset("\\'\"$`")  # an escape, the quotes, the expansions: parts of a word
 _DECLARE = frozenset({"export", "declare", "typeset", "local", "readonly"})
 _DEFAULTS = frozenset("-=+?")  # ${X-w} ${X=w} ${X+w} ${X?w}, and with a colon
 _SEPARATORS = frozenset(";&|()<>")
@@ -258,16 +259,8 @@ class _Line:
                 self.end_word()
             elif c == "\n":
                 self.newline()
-            elif c == "\\":
-                self.backslash()
-            elif c == "'":
-                self.add(self.until("'"))
-            elif c == '"':
-                self.quoted('"')
-            elif c == "$":
-                self.dollar(quoted=False)
-            elif c == "`":
-                self.backticks(quoted=False)
+            elif c in _WORD_PARTS:
+                self.word_part(c, quoted=False)
             elif c == "#" and not self.started and self.redirect is None:
                 newline = text.find("\n", self.pos)
                 self.pos = n if newline < 0 else newline
@@ -288,6 +281,21 @@ class _Line:
         if end is not None:
             self.complete = False  # ``$(`` or ``(`` never closed
         self.end_line()
+
+    def word_part(self, c: str, *, quoted: bool) -> None:
+        """Read what ``c`` (one of :data:`_WORD_PARTS`, just passed) opens. ``quoted``: an
+        expansion's value stays one piece, blanks kept (the word of ``${X:-word}``),
+        instead of being split into words."""
+        if c == "\\":
+            self.backslash()
+        elif c == "'":
+            self.add(self.until("'"))
+        elif c == '"':
+            self.quoted('"')
+        elif c == "$":
+            self.dollar(quoted=quoted)
+        else:
+            self.backticks(quoted=quoted)
 
     def plain(self, piece: str) -> None:
         """A run of ordinary characters; its braces and commas marked for expansion."""
@@ -458,16 +466,8 @@ class _Line:
         while line.pos < n:
             c = text[line.pos]
             line.pos += 1
-            if c == "\\":
-                line.backslash()
-            elif c == "'":
-                line.add(line.until("'"))
-            elif c == '"':
-                line.quoted('"')
-            elif c == "$":
-                line.dollar(quoted=True)
-            elif c == "`":
-                line.backticks(quoted=True)
+            if c in _WORD_PARTS:
+                line.word_part(c, quoted=True)
             else:
                 line.add(c)
         self.merge(line)
