@@ -127,6 +127,47 @@ def test_hybrid_search_through_the_index_equals_the_scan_of_the_vectors_table(
     assert scan.vector_index() is None and index.vector_index() is not None
 
 
+@pytest.mark.parametrize("where", ["file", "memory"])
+def test_hybrid_search_ranks_the_same_with_the_vector_product_in_a_thread_of_its_own_or_not(
+    tmp_path: Path, where: str
+) -> None:
+    path = tmp_path / "index.db" if where == "file" else ":memory:"
+    threaded = _filled(path, page_rows=8)
+    inline = TextIndex(
+        path, options=RankingOptions(dense_floor=0.0), embedder=WordsEmbedder(), conn=threaded.conn
+    )
+    inline.vector_page_rows, inline.overlap = 8, False
+    assert threaded.overlap
+    for query in (
+        SearchQuery(query="deploy cache rollback", limit=40),
+        SearchQuery(query="invoice customer", kinds=("memory",), limit=40),
+        SearchQuery(query="alert", kinds=("transcript",), limit=40),
+        SearchQuery(query="queue worker", exclude=frozenset({"m1-1", "m1-2"}), limit=40),
+        SearchQuery(query="feature flag owner", kinds=(), limit=40),
+    ):
+        got, want = threaded.search(query), inline.search(query)
+        assert got == want
+        assert len(got) == (0 if query.kinds == () else 40)
+    threads, alone = threaded.vector_index(), inline.vector_index()
+    assert threads is not None and alone is not None
+    assert threads.started == 5 and (alone is threads or alone.started == 0)
+
+
+@given(
+    ids=st.lists(st.one_of(st.just(-1), st.integers(0, 300), st.integers(0, 2**40)), max_size=60),
+    wanted=st.lists(st.one_of(st.integers(0, 300), st.integers(0, 2**40)), max_size=20),
+)
+def test_the_rows_among_a_query_s_known_or_skipped_rowids_are_those_a_set_holds(
+    ids: list[int], wanted: list[int]
+) -> None:
+    import numpy as np
+
+    from memdir.search.vector_index import _among
+
+    found = _among(np.array(ids, dtype=np.int64), np.array(wanted, dtype=np.int64))
+    assert found.tolist() == [i in set(wanted) for i in ids]
+
+
 def _store(project: Path, n: int = 40) -> Memdir:
     mem = Memdir.open(project, search_embeddings="test-model")
     mem._search_embedder = WordsEmbedder()

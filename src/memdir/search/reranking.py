@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from collections.abc import Collection, Mapping, Sequence
     from typing import Any, Literal
 
-    from memdir.search.vector_index import VectorIndex
+    from memdir.search.vector_index import Product, VectorIndex
 
     Filter = tuple[str, list[Any]]  # an SQL filter on ``d`` (the docs table), its parameters
 
@@ -189,13 +189,15 @@ def dense_candidates(
     rest: Filter,
     where: Filter,
     k: int,
+    started: Product | None = None,
 ) -> tuple[dict[int, float], list[tuple[int, float]]]:
     """What :func:`fuse_dense` takes: BM25's candidates' cosines, and the ``k`` nearest others.
 
     From the vector ``index``: ``kinds`` picks its pages, and ``rest`` (the query's
-    other filters) is asked of the rows it ranks best. From :func:`exact_dense`, under
-    the whole filter ``where``, without an index or where it cannot answer (a full
-    disk, its lock held too long).
+    other filters) is asked of the rows it ranks best; ``started`` is the index's
+    product for this query, begun while BM25 ran (:meth:`VectorIndex.start`). From
+    :func:`exact_dense`, under the whole filter ``where``, without an index or where
+    it cannot answer (a full disk, its lock held too long).
     """
     if index is not None:
         from memdir.search.vector_index import Unavailable
@@ -214,6 +216,7 @@ def dense_candidates(
                 k=k,
                 kinds=kinds,
                 keep=keep if rest_sql else None,
+                started=started,
             )
         except Unavailable:
             pass
