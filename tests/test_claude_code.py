@@ -91,9 +91,15 @@ def save_topics(mem: Memdir, count: int) -> None:
 
 
 def index_counts(box: Sandbox, run: ClaudeRun, profile: str | None = None) -> dict[str, int]:
-    """How many times each line of the project's index reached the model."""
+    """How many times each line of the project's index reached the model: whole, or (past
+    the session start's aim) its link with a shorter hook."""
     text = run.model_text()
-    return {line: text.count(line) for line in box.index_lines(profile)}
+    counts = {}
+    for line in box.index_lines(profile):
+        end = line.index(")", line.index("](")) + 1
+        link = line[: end + 3] if line.startswith(" — ", end) else line
+        counts[line] = text.count(link)
+    return counts
 
 
 def no_persisted_output(run: ClaudeRun) -> bool:
