@@ -186,6 +186,22 @@ def test_restore_brings_a_forgotten_memory_back(mem: Memdir) -> None:
 
     assert result.exit_code == 0, result.output
     assert mem.get(file).memory.description == DEPLOYS["description"]
+    # The tombstone stays until unforget: restore says so, and what lifts it.
+    assert "still forgotten" in result.output
+    assert f"memdir unforget {DEPLOYS['name']}" in result.output
+
+
+def test_restore_says_nothing_of_forgetting_once_the_tombstone_is_lifted(mem: Memdir) -> None:
+    file = learned(mem)
+    mem.forget(file)
+    mem.unforget(file)
+
+    result = cli(mem, "restore", file, "--json")
+
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["forgotten"] is False
+    forgotten_again = cli(mem, "restore", file)  # a second restore: the text before it
+    assert "still forgotten" not in forgotten_again.output
 
 
 def test_a_query_shows_the_matches_and_forgets_only_the_chosen_one(mem: Memdir) -> None:

@@ -263,12 +263,22 @@ def restore(
     name: str, version: int | None, scope: str | None, project: Path, as_json: bool
 ) -> None:
     """Bring back a memory's previous version (or --version V), deleted ones too."""
-    result = open_memdir(project).restore(name, version=version, scope=scope)
-    emit(
-        as_json,
-        record_dict(result.record),
-        lambda: click.echo(f"restored {result.record.scope.value}:{result.record.file}"),
-    )
+    mem = open_memdir(project)
+    result = mem.restore(name, version=version, scope=scope)
+    record = result.record
+    # Restoring brings the text back; a tombstone left by `forget` still holds agents'
+    # writes that repeat it, and only `unforget` lifts it: said, so the hold is no surprise.
+    forgotten = [t for t in mem.forgotten[record.scope].read() if t.answers_to(record.file)]
+
+    def human() -> None:
+        click.echo(f"restored {record.scope.value}:{record.file}")
+        if forgotten:
+            click.echo(
+                f"it is still forgotten: agents' writes that repeat it are held for review; "
+                f"`memdir unforget {forgotten[0].name}` lets them learn it again"
+            )
+
+    emit(as_json, {**record_dict(record), "forgotten": bool(forgotten)}, human)
 
 
 @click.command()
