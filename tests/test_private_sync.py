@@ -317,3 +317,73 @@ def test_a_join_killed_in_its_merge_completes_at_the_next_sync(
     laptop.sync_private()
     for mem in (laptop, desktop):
         assert sorted(record.memory.name for record in mem.list()) == ["Editor", "Shell"]
+
+
+# -- doctor ------------------------------------------------------------------------------
+
+
+def _sync_lines(out: str) -> list[str]:
+    return [line for line in out.splitlines() if line.startswith("[sync:")]
+
+
+def test_doctor_says_nothing_of_private_sync_never_set_up(laptop: Memdir) -> None:
+    note(laptop, "Editor", "helix\n")
+    code, out = cli_output(laptop, "doctor")
+    assert code == 0, out
+    assert _sync_lines(out) == []
+
+
+def test_doctor_says_where_a_synced_machine_stands(
+    laptop: Memdir, desktop: Memdir, private_remote: Path
+) -> None:
+    note(laptop, "Editor", "helix\n")
+    _both_set_up(laptop, desktop, private_remote)
+    note(laptop, "Shell", "fish\n")  # changed here, not synced yet
+
+    code, out = cli_output(laptop, "doctor")
+
+    assert code == 0, out  # where it stands is information, not a fault
+    [line] = _sync_lines(out)
+    assert line.startswith("[sync:sync-status] private sync with ")
+    assert "(main): 0 ahead, 0 behind as last fetched" in line and "last success 20" in line
+    # The new memory and the index line that names it.
+    assert "2 files changed here and not synced" in line
+
+
+def test_doctor_fails_on_an_unsettled_conflict_copy_and_names_the_fix(
+    laptop: Memdir, desktop: Memdir, private_remote: Path
+) -> None:
+    note(laptop, "Shared", "base\n")
+    _both_set_up(laptop, desktop, private_remote)
+    note(laptop, "Shared", "the laptop's version\n")
+    note(desktop, "Shared", "the desktop's version\n")
+    laptop.sync_private()
+    assert cli_output(desktop, "sync")[0] == 3
+
+    code, out = cli_output(desktop, "doctor")
+
+    assert code == 1, out
+    conflict = [line for line in _sync_lines(out) if line.startswith("[sync:conflict-copy]")]
+    assert len(conflict) == 1
+    assert "memdir sync resolve shared.md --keep mine|theirs|both" in conflict[0]
+    cli_output(desktop, "sync", "resolve", "shared.md", "--keep", "theirs")
+    assert cli_output(desktop, "doctor")[0] == 0
+
+
+def test_doctor_fails_on_a_failed_sync_until_one_succeeds(
+    laptop: Memdir, private_remote: Path
+) -> None:
+    note(laptop, "Editor", "helix\n")
+    laptop.init_private_sync(str(private_remote))
+    moved = private_remote.with_name("moved.git")
+    private_remote.rename(moved)
+    assert cli_output(laptop, "sync")[0] != 0
+
+    code, out = cli_output(laptop, "doctor")
+
+    assert code == 1, out
+    [failed] = [line for line in _sync_lines(out) if line.startswith("[sync:sync-failed]")]
+    assert "the last private sync failed at" in failed and "run `memdir sync` again" in failed
+    moved.rename(private_remote)
+    assert cli_output(laptop, "sync")[0] == 0
+    assert cli_output(laptop, "doctor")[0] == 0

@@ -468,8 +468,9 @@ _DOCTOR_FIRST = 5
 def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool) -> None:
     """Check memories and indexes (orphans, dangling lines, bad files, drift), that the
     hook and MCP commands installed for Claude Code start memdir, the last background
-    job (hooks): failed, or skipped for want of a model, with the fix, team sync (a
-    stuck repository, the last failure, ahead/behind), and what awaits a person."""
+    job (hooks): failed, or skipped for want of a model, with the fix, team sync and
+    private sync (a stuck repository, the last failure, conflict copies, ahead/behind),
+    and what awaits a person."""
     from memdir.agents.consolidate.proposal import proposal_notice
     from memdir.hooks.job_status import run_problem
     from memdir.hosts.install_check import check_installs
@@ -477,11 +478,13 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
 
     # Drift checks and repairs: doctor alone loads them.
     from memdir.recall.doctor import Finding, diagnose
+    from memdir.sync.health import check_private
     from memdir.team.health import check_team
 
     mem = open_memdir(project, check_root=False)  # a damaged root record is doctor's to fix
     # Team sync first: its fixes (a note renamed to .md) change what the index check sees.
     team_health = check_team(mem, fix=fix)
+    private_health = check_private(mem)
     report = diagnose(mem, fix=fix, drift=drift, attention=True)
     waiting = [*report.notices, *proposal_notice(mem)]
     installs = check_installs(project)
@@ -490,7 +493,8 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
     spend = today_summary(mem.env, cap=mem.settings.daily_token_cap, configured=named)
     job_failed = background is not None and background.status == "failed"
     # A skipped job is a choice to make, not a fault.
-    ok = report.ok and not installs and not job_failed and all(t.ok for t in team_health)
+    syncs = [*team_health, *private_health]
+    ok = report.ok and not installs and not job_failed and all(t.ok for t in syncs)
 
     def line(f: Finding) -> str:
         mark = "fixed" if f.fixed else f.problem.value
@@ -499,8 +503,8 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
         return f"[{mark}] {where} {f.message}{how}"
 
     def human() -> None:
-        team_problems = [t for t in team_health if not t.info]
-        quiet = not (report.findings or report.state or installs or waiting or team_problems)
+        sync_problems = [t for t in syncs if not t.info]
+        quiet = not (report.findings or report.state or installs or waiting or sync_problems)
         if quiet and background is None:
             click.echo("all good")
         for s in report.state:
@@ -514,6 +518,9 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
         for t in team_health:
             fix_text = f"; fix: {t.fix}" if t.fix and not t.fixed else ""
             click.echo(f"[{'fixed' if t.fixed else 'team:' + t.problem}] {t.message}{fix_text}")
+        for t in private_health:
+            fix_text = f"; fix: {t.fix}" if t.fix else ""
+            click.echo(f"[sync:{t.problem}] {t.message}{fix_text}")
         if background is not None:
             click.echo(f"[background] {background.describe()}")
         if spend is not None:
@@ -545,6 +552,7 @@ def doctor(fix: bool, drift: bool, show_all: bool, project: Path, as_json: bool)
         "spend": spend,
         "notices": waiting,
         "team": team_health,
+        "sync": private_health,
     }
     emit(as_json, payload, human)
     if not ok:

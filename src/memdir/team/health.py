@@ -51,7 +51,7 @@ from memdir.team.work_tree import REMOTE
 if TYPE_CHECKING:
     from memdir.history.project import ProjectMemory
 
-__all__ = ["TeamFinding", "check_team"]
+__all__ = ["TeamFinding", "check_team", "sync_time"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -69,7 +69,8 @@ class TeamFinding:
         return self.fixed or self.info
 
 
-def _when(stamp: float | None) -> str:
+def sync_time(stamp: float | None) -> str:
+    """When a sync happened, as doctor says it (``never`` for None)."""
     if stamp is None:
         return "never"
     return dt.datetime.fromtimestamp(stamp, dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
@@ -118,8 +119,8 @@ def check_team(memdir: ProjectMemory, *, fix: bool = False) -> list[TeamFinding]
         out.append(
             TeamFinding(
                 problem="sync-failed",
-                message=f"the last team sync failed at {_when(record.last_failure)} "
-                f"(last success: {_when(record.last_success)}): {record.message}{said}",
+                message=f"the last team sync failed at {sync_time(record.last_failure)} "
+                f"(last success: {sync_time(record.last_success)}): {record.message}{said}",
                 fix=record.hint or "run `memdir team sync` again",
             )
         )
@@ -267,6 +268,6 @@ def _standing(git: Git, last_success: float | None) -> TeamFinding:
         where = f"{ahead} ahead, {behind} behind {REMOTE}/{branch} as last fetched"
     return TeamFinding(
         problem="sync-status",
-        message=f"team sync: {where}; last success {_when(last_success)}",
+        message=f"team sync: {where}; last success {sync_time(last_success)}",
         info=True,
     )
