@@ -16,8 +16,9 @@ from memdir.api import Memdir
 from memdir.hooks.payload import HookInput
 from memdir.hooks.session_start import session_context, session_start_output
 from memdir.recall.context_budget import HOOK_CONTEXT_LIMIT, fit_lines, split_budget, text_length
+from memdir.recall.index_fit import shorten_hooks
 from memdir.recall.prompt import load_prompt
-from memdir.storage.memory_index import parse_entries
+from memdir.storage.memory_index import entry_files, parse_entries
 
 
 def _fill(mem: Memdir, count: int, *, scope: str = "private", long: bool = True) -> None:
@@ -405,3 +406,29 @@ def test_session_start_loads_no_installed_package(mem: Memdir, project: Path) ->
     assert started["site"] is False and started["yaml"] is False
     payload = HookInput(cwd=str(project), session_id="s-here", hook_event_name="SessionStart")
     assert started["out"] == session_start_output(payload, env=os.environ) + "\n"
+
+
+@given(
+    st.lists(
+        st.text(st.sampled_from("ab ]([)—-…\\<>.md😀é"), max_size=60)
+        | st.builds(
+            lambda t, f, h: f"- [{t}]({f}.md) — {h}",
+            st.text(st.sampled_from("ab ]([)"), max_size=20),
+            st.text(st.sampled_from("ab_()"), min_size=1, max_size=20),
+            st.text(st.sampled_from("ab ,;—…😀"), max_size=120),
+        ),
+        max_size=12,
+    ),
+    st.integers(min_value=0, max_value=160),
+)
+def test_shortened_hooks_keep_every_line_and_every_link(lines: list[str], cap: int) -> None:
+    raw = "\n".join(lines)
+    short = shorten_hooks(raw, cap)
+    before, after = raw.split("\n"), short.split("\n")
+    assert len(after) == len(before)
+    files = entry_files(raw)
+    assert entry_files(short) == files  # every entry still names its file, at its place
+    for position, (old, new) in enumerate(zip(before, after, strict=True)):
+        if new != old:
+            assert position in files and new.endswith("…") and len(new) < len(old)
+            assert old.startswith(new[:-1].rstrip(" ,;:—-"))
