@@ -57,6 +57,15 @@ def _both_set_up(laptop: Memdir, desktop: Memdir, private_remote: Path) -> None:
     laptop.sync_private()
 
 
+def _edited_on_both(laptop: Memdir, desktop: Memdir, private_remote: Path) -> None:
+    """One memory, on both machines, changed on each; the laptop's version synced first."""
+    note(laptop, "Shared", "base\n")
+    _both_set_up(laptop, desktop, private_remote)
+    note(laptop, "Shared", "the laptop's version\n")
+    note(desktop, "Shared", "the desktop's version\n")
+    laptop.sync_private()
+
+
 def _indexed(mem: Memdir) -> list[str]:
     return sorted(entry.file for entry in parse_entries(mem.private.read_index()))
 
@@ -86,11 +95,7 @@ def test_memories_written_on_both_machines_reach_both(
 def test_a_memory_edited_on_both_machines_keeps_one_in_place_and_the_other_as_a_copy(
     laptop: Memdir, desktop: Memdir, private_remote: Path
 ) -> None:
-    note(laptop, "Shared", "base\n")
-    _both_set_up(laptop, desktop, private_remote)
-    note(laptop, "Shared", "the laptop's version\n")
-    note(desktop, "Shared", "the desktop's version\n")
-    laptop.sync_private()
+    _edited_on_both(laptop, desktop, private_remote)
 
     code, out = cli_output(desktop, "sync")
 
@@ -109,11 +114,7 @@ def test_a_memory_edited_on_both_machines_keeps_one_in_place_and_the_other_as_a_
 def test_a_conflict_settled_with_mine_reaches_the_other_machine(
     laptop: Memdir, desktop: Memdir, private_remote: Path
 ) -> None:
-    note(laptop, "Shared", "base\n")
-    _both_set_up(laptop, desktop, private_remote)
-    note(laptop, "Shared", "the laptop's version\n")
-    note(desktop, "Shared", "the desktop's version\n")
-    laptop.sync_private()
+    _edited_on_both(laptop, desktop, private_remote)
     assert cli_output(desktop, "sync")[0] == 3
 
     code, out = cli_output(desktop, "sync", "resolve", "shared.md", "--keep", "mine")
@@ -353,11 +354,7 @@ def test_doctor_says_where_a_synced_machine_stands(
 def test_doctor_fails_on_an_unsettled_conflict_copy_and_names_the_fix(
     laptop: Memdir, desktop: Memdir, private_remote: Path
 ) -> None:
-    note(laptop, "Shared", "base\n")
-    _both_set_up(laptop, desktop, private_remote)
-    note(laptop, "Shared", "the laptop's version\n")
-    note(desktop, "Shared", "the desktop's version\n")
-    laptop.sync_private()
+    _edited_on_both(laptop, desktop, private_remote)
     assert cli_output(desktop, "sync")[0] == 3
 
     code, out = cli_output(desktop, "doctor")
