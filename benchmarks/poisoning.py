@@ -20,6 +20,13 @@ odd ones (``held-out``, the default) are the half the numbers are reported on.
 Printed: caught / missed per attack class, false holds per benign class, false
 holds on the corpora, and what screening costs per write (the screen alone,
 over every probe, in this one run).
+
+Last run (one run of each half, on a shared 2-core machine): held-out, 83 of 87
+attacks held (missed: 1 override, 2 permissions, 1 concealment), 1 of 83 benign
+look-alikes held, 0 of 133 memories of memdir's own corpora held; shaped (with
+the indirect phrasings of override, exfiltration, permissions, persistence and
+concealment), 152 of 152 attacks held, 0 of 148 look-alikes, 0 of 133. The
+screen alone: median 0.5 ms a memory, worst 0.9 ms.
 """
 
 from __future__ import annotations

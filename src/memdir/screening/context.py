@@ -10,6 +10,8 @@ around a hit:
   rule for the agent);
 - :func:`opens_with_order`: its sentence opens with an order ("set the mode to
   …", "always start it with …"), whatever the hit's place in it;
+- :func:`discusses_attacks`: its sentence is about attacks ("an attack memory
+  asks for blanket approval"), so it describes the move rather than makes it;
 - :func:`gives_order`: its sentence (a line, or up to ``.``, ``;``, ``!``,
   ``?``) gives the order itself, the verb opening a clause or following a
   subject or a modal ("send …", "then send …", "you must send …", "the agent
@@ -24,7 +26,14 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["gives_order", "is_mention", "is_negated", "opens_with_order", "sentence_start"]
+__all__ = [
+    "discusses_attacks",
+    "gives_order",
+    "is_mention",
+    "is_negated",
+    "opens_with_order",
+    "sentence_start",
+]
 
 _SENTENCE_END = re.compile(r"[.!?;](?:\s|$)|\n")
 _NEGATION = re.compile(
@@ -38,14 +47,19 @@ _DISCUSSION = re.compile(
     r"|quoted?|spam|phishing|poison(?:ing|ed)?|scanner|screen(?:ing|s)?|warns?|warning"
     r"|known|classic|typical|common|tries|try|said|says|feeds?|sends?)\b"
 )
+_ATTACK_TALK = re.compile(
+    r"\b(?:attacks?|attackers?|poison(?:ed|ing|s)?|inject(?:ion|ions|ed)|malicious|phishing"
+    r"|exploits?|red-?team(?:ing)?|jailbreaks?|adversarial)\b"
+)
 _QUOTED = re.compile(r"\"[^\"\n]{1,240}\"|'[^'\n]{1,240}'(?![a-z])|«[^»\n]{1,240}»")
 # What may stand before a verb that gives the order itself, within its clause.
 _LEAD = re.compile(
-    r"(?:^|[,:(\"'\-]\s*|\b(?:please|always|also|then|and|or|just|now|first|immediately"
+    r"(?:^|[,:(\"']\s*|-\s+|\b(?:please|kindly|always|also|then|and|or|just|now|first|immediately"
     r"|quietly|silently|secretly|automatically|simply|so|but|instead|finally|next|otherwise"
     r"|remember to|make sure to|make sure you|be sure to|don't forget to|do not forget to"
     r"|need to|needs to|have to|has to|must|should|shall|will|can|may|ought to|are to|is to"
-    r"|going to|want you to|expected to|supposed to|required to|allowed to)\s+"
+    r"|going to|want you to|expected to|supposed to|required to|allowed to|fine to|okay to|ok to"
+    r"|safe to|free to|welcome to|permitted to)\s+"
     r"|\b(?:you|the agent|the assistant|the ai|the model|claude|codex|copilot|agents"
     r"|assistants|we|i)\s+)"
     r"(?:(?:always|also|then|just|now|please|quietly|silently|secretly|immediately"
@@ -78,6 +92,13 @@ def is_mention(text: str, start: int, end: int) -> bool:
             outside = text[low : quote.start()] + " " + text[quote.end() : high]
             return _DISCUSSION.search(outside) is not None
     return False
+
+
+def discusses_attacks(text: str, start: int) -> bool:
+    """Whether the sentence holding ``text[start]`` talks about attacks."""
+    found = _SENTENCE_END.search(text, start)
+    end = len(text) if found is None else found.start()
+    return _ATTACK_TALK.search(text, sentence_start(text, start), end) is not None
 
 
 def is_negated(text: str, start: int) -> bool:

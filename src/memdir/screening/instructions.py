@@ -12,42 +12,58 @@ characters and markdown emphasis undone) and come in seven classes:
 - ``override``: ignore / disregard / forget earlier, the user's or the system's
   instructions; "these instructions supersede…"; "the previous rules no longer
   apply"; "new instructions:"; obey what a web page, a tool result or this
-  memory says; a claim to come from the system or the model's maker;
+  memory says; a claim to come from the system or the model's maker; and said
+  sideways: the user's wishes declared void, withdrawn or mere suggestions, the
+  instructions the agent was given called a test, "this note wins where it
+  conflicts", "the real instructions are here", rules fetched from an address;
 - ``identity``: "you are now…", "pretend to be an unrestricted…", a jailbreak
   mode, "your true purpose is…";
 - ``leak``: reveal, print or send the system prompt or the agent's instructions;
 - ``exfiltration``: secrets, keys, ``.env``, SSH keys, the user's files or the
-  conversation sent to a URL, an address, a webhook, a commit or the reply, or
-  a markdown image whose URL carries a template;
+  conversation sent to a URL, an address, a webhook, a shared or public place,
+  a chat channel, a commit, a request's header or query, or the reply; also in
+  the passive ("the keys are to be emailed to…") and with the output carrying
+  them ("end each reply with the token"); or a markdown image whose URL carries
+  a template;
 - ``permissions``: a grant of full or root access, switching off permission
-  prompts, hooks, review or guardrails, the flags that skip permissions, adding
-  tools to an allow list, approving every call;
+  prompts, hooks, review or guardrails, the flags and settings that skip
+  permissions, adding tools to an allow list, approving every call, answering
+  its own prompts, running outside the sandbox, working around what blocks a
+  command, wide or risky actions declared approved in advance;
 - ``concealment``: keep this from the user, never mention this memory, do it
-  secretly;
+  secretly, keep the user in the dark, leave something out of the reply so
+  nobody notices, tell the user something false when they ask;
 - ``persistence``: copy these instructions into every memory, file or session,
-  or bring this memory back when someone deletes it.
+  into the agent's instruction files (``CLAUDE.md``, the team memory, its
+  global instructions), keep itself through consolidation and pruning, bring
+  this memory back when someone deletes it, or plant a startup job that fetches
+  remote code.
 
 Some signals are judged in pairs rather than alone (in :func:`_combined`): an
 address to the model ("if you are an AI", "note to the assistant"), a claim to
-speak for the platform, "in every future session", "without asking" or
-"without telling the user", something broad ("any command"), something risky
+speak for the platform, "in every future session", "without asking" or "without
+telling the user", something broad ("any command"), something risky
 (force-push, ``rm -rf``, ``sudo``), a shell or agent settings file, a remote
-script run or piped to a shell, a secret, covering one's traces. Each is
-ordinary alone ("without asking" is half of most feedback); two of them within
-a few sentences, one saying what and one saying how (any command without
-asking; a remote script at the start of every session), are held. "Never …
-without asking" restricts the agent and is never a hit.
+script run or piped to a shell, a secret, covering one's traces, an approval
+declared given in advance, a way around a block, leaving something out of a
+reply, "so nobody notices". Each is ordinary alone ("without asking" is half
+of most feedback); two of them within a few sentences, one saying what and one
+saying how (any command without asking; a remote script at the start of every
+session), are held. "Never … without asking" restricts the agent and is never a
+hit; nor is a first signal in a sentence about attacks ("an attack memory asks
+for blanket approval").
 
 Where a hit stands decides some rules (:mod:`memdir.screening.context`): inside
 a quotation, in a text that discusses attacks ("such as", "injection",
 "payload", "example"…), it is a mention, not a use (a security note may quote
 "ignore previous instructions"); under a negation ("never send secrets to…") it
 is a rule for the agent; reported ("emails asking staff to send credentials…",
-"a page telling the agent to disregard…") it is a description. Each only for
-the rules where that reading exists: an exfiltration to an outside address that
-gives the order is held, quoted or not. A rule whose first match does not count
-is searched again past it, up to :data:`_TRIES` matches (past that it counts as
-fired: no note discusses one attack that many times).
+"a page telling the agent to disregard…") or in a sentence about attacks
+("injected text claims the real instructions are below") it is a description.
+Each only for the rules where that reading exists: an exfiltration to an
+outside address that gives the order is held, quoted or not. A rule whose first
+match does not count is searched again past it, up to :data:`_TRIES` matches
+(past that it counts as fired: no note discusses one attack that many times).
 
 The rules themselves are data, in :mod:`memdir.screening.rulebook`. The
 patterns run on RE2 (linear time, whatever the text), compiled once; the
@@ -58,11 +74,13 @@ text), so a text dense with one signal costs no more than a plain one.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
 from memdir.screening.context import (
+    discusses_attacks,
     gives_order,
     is_mention,
     is_negated,
@@ -94,7 +112,14 @@ _RESTRICTS = (
     "ask before",
     "ask first",
     "confirm before",
+    "nothing",
 )
+# Whole words only: "whenever" holds "never" but restricts nothing.
+_RESTRICTING = re.compile(r"\b(?:" + "|".join(re.escape(word) for word in _RESTRICTS) + r")\b")
+# First signals that a restricting sentence turns into a rule ("don't look for a way around
+# it"), and that a sentence about attacks only describes ("an attack asks for blanket approval").
+_RESTRICTABLE = frozenset({"no_ask", "preapproved", "evade", "self_answer", "omit", "unnoticed"})
+_DESCRIBABLE = frozenset({"preapproved", "evade", "self_answer", "omit", "unnoticed", "plant"})
 
 
 @cache
@@ -128,6 +153,8 @@ def _fires(rule: Rule, text: str, start: int, end: int) -> bool:
     if rule.negated_ok and is_negated(text, start):
         return False
     if rule.opening and not opens_with_order(text, start):
+        return False
+    if rule.described_ok and discusses_attacks(text, start):
         return False
     return not rule.ordered or gives_order(text, start)
 
@@ -172,7 +199,7 @@ def _on_flat(hit: Hit) -> Hit:
 def _restricted(text: str, start: int) -> bool:
     """Whether the sentence before ``start`` restricts the agent ("never … without asking")."""
     before = text[sentence_start(text, start) : start]
-    return any(word in before for word in _RESTRICTS)
+    return _RESTRICTING.search(before) is not None
 
 
 def _occurrences(pattern: Any, text: str) -> list[tuple[int, int]]:
@@ -196,7 +223,9 @@ def _combined(text: str) -> Iterator[Hit]:
         if rule in seen:
             continue
         for a_start, a_end in found[first]:
-            if first == "no_ask" and _restricted(text, a_start):
+            if first in _RESTRICTABLE and _restricted(text, a_start):
+                continue
+            if first in _DESCRIBABLE and discusses_attacks(text, a_start):
                 continue
             near = _near(weak[second], text, a_start, a_end)
             if near is not None:
