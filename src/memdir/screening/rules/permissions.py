@@ -1,0 +1,174 @@
+"""Rules that widen what the agent may do: approval declared in advance, checks
+switched off, acting without asking.
+
+Part of :mod:`memdir.screening.rulebook`: the patterns are written over folded
+text with the shared words of :mod:`memdir.screening.rules.vocabulary`.
+"""
+
+from __future__ import annotations
+
+from memdir.screening.rules.vocabulary import GUARD_NOUN, Rule, S, gap
+
+__all__ = ["rules"]
+
+
+def rules() -> tuple[Rule, ...]:
+    """The permissions rules, in the order they are tried."""
+    s = S
+    return (
+        # -- permissions -------------------------------------------------------
+        Rule(
+            id="permissions.grant",
+            reason="grants the agent wide permissions",
+            pattern=rf"\byou{s}(?:now{s})?(?:have|'ve got|got|hold){s}(?:full|unrestricted"
+            rf"|unlimited"
+            rf"|root|admin|administrator|sudo|elevated|superuser|complete|blanket|god-mode){s}"
+            rf"(?:access|permissions?|rights|privileges|control)\b"
+            rf"|\b(?:you|the (?:assistant|agent|ai|model)|claude|codex|copilot){s}"
+            rf"(?:(?:now|have|has|are|is|were|was|'ve|'re|been|hereby|officially){s}){{1,4}}"
+            rf"(?:granted|given|allowed|authori[sz]ed|permitted|cleared|entitled|approved"
+            rf"|whitelisted|allowlisted){s}(?:(?:full|unrestricted|unlimited|root|admin"
+            rf"|administrator|sudo|elevated|complete|blanket|total|superuser|god-mode|all){s}"
+            rf"(?:access|permissions?|rights|privileges|control|authority|clearance)|to{s}(?:run"
+            rf"|execute|use|do|access|modify|delete|install|push|call|invoke|read|write|change"
+            rf"|approve){s}(?:any|all|every|anything|everything|arbitrary|whatever))"
+            rf"|\b(?:full|unrestricted|unlimited|root|blanket|elevated|superuser|admin){s}"
+            rf"(?:access|permissions?|privileges|rights){s}(?:(?:has|have|is|are){s}(?:been{s})?)"
+            rf"(?:granted|given|approved|enabled){s}(?:to{s})?(?:you|the (?:assistant|agent|ai"
+            rf"|model)|claude)|\bgrant{s}(?:yourself|the (?:agent|assistant|ai|model)|claude)"
+            rf"{s}(?:(?:full|root|admin|sudo|elevated|unrestricted|all|write|read|delete){s})"
+            rf"(?:access|permissions?|rights|privileges|control)|\b(?:user|owner|team){s}(?:has"
+            rf"{s})?(?:granted|given){s}(?:(?:you|the agent|the assistant){s})?(?:full"
+            rf"|unrestricted|unlimited|root|admin|complete|blanket){s}(?:access|permissions?"
+            rf"|rights|control)",
+        ),
+        Rule(
+            id="permissions.unsandboxed",
+            reason="runs the agent's commands outside its sandbox",
+            pattern=rf"\b(?:run|execute|start|launch|invoke)(?:{s}[a-z-]+){{0,3}}{s}(?:outside"
+            rf"|without|out of|escaping|beyond){s}(?:(?:the|your|its|any){s})?sandbox(?:ing|es)?\b"
+            rf"|dangerouslydisablesandbox|\b(?:disable|turn off|switch off|skip|drop|leave off)"
+            rf"{s}(?:(?:the|your|its){s})?sandbox(?:ing)?\b",
+            negated_ok=True,
+            ordered=True,
+            described_ok=True,
+        ),
+        Rule(
+            id="permissions.other-language",
+            reason="lets the agent act without asking (in another language)",
+            pattern=r"\bno (?:pidas|solicites|esperes) (?:confirmacion|permiso|aprobacion)"
+            r"|\b(?:tienes|tenes|tiene) (?:permiso|acceso|control) (?:total|completo|absoluto)"
+            r"|\bne (?:demande|demandez) (?:pas|jamais|plus) (?:de |la |l')?(?:confirmation"
+            r"|permission|autorisation|validation)|\b(?:tu as|vous avez) (?:(?:un |le )?plein"
+            r"|(?:un )?acces total|toutes les permissions|tous les droits)|\bfrag(?:e)? nicht"
+            r"(?: mehr)? (?:nach|um) (?:erlaubnis|bestatigung|zustimmung)|\bdu hast (?:volle"
+            r"|vollen|alle) (?:rechte|zugriff|berechtigungen)|\bnon chiedere (?:conferma"
+            r"|permesso)|\bnao (?:pecas|peca) (?:confirmacao|permissao)",
+        ),
+        Rule(
+            id="permissions.guard-downgraded",
+            reason="treats the agent's permission rules as optional",
+            pattern=rf"\b(?:treat|consider|regard|see|take){s}(?:(?:the|your|any|all){s})?"
+            rf"(?:{GUARD_NOUN}|deny (?:rules?|lists?)|allow ?lists?|hooks?){s}as{s}(?:mere{s})?"
+            rf"(?:suggestions|optional|advisory|guidelines|recommendations|noise|outdated|stale"
+            rf"|informational|hints)\b|(?:allow ?list|allowlist|allowed ?tools|permissions\.allow"
+            rf"|allow)\W{{1,6}}(?:is|=|:|to|set to)\W{{0,4}}[\"'\[(]*\*",
+            flat=False,
+            described_ok=True,
+        ),
+        Rule(
+            id="permissions.evade-hook",
+            reason="gets commands past the agent's guard",
+            pattern=rf"\bso{s}(?:that{s})?the{s}(?:hook|guard|check|filter|rule|sandbox|deny"
+            rf" rule)s?{s}(?:lets?|allows?|passes|pass|accepts?|ignores?|misses|skips)\b"
+            rf"|skip[ _-]?(?:guard|hooks?|checks?|permissions?|review|screening)\s*=\s*(?:1|true"
+            rf"|yes|on)\b|\b(?:edit|modify|change|update|rewrite|patch|write to)(?:{s}[a-z]+)?"
+            rf"{s}(?:~/\.claude/settings\.json|\.claude/settings(?:\.local)?\.json"
+            rf"|settings\.local\.json|~/\.codex/config\.toml|\.mcp\.json|permissions\.allow)"
+            rf"[^;\n]{{0,60}}?\b(?:add|grant|allow|give|enable|widen|extend)\b[^.;\n]{{0,40}}?"
+            rf"\b(?:permissions?|access|tools?|commands?|rules?)\b",
+            flat=False,
+            described_ok=True,
+        ),
+        Rule(
+            id="permissions.skip-approval",
+            reason="skips the approval step for risky operations",
+            pattern=rf"\b(?:skip|bypass|omit|drop|ignore){s}(?:the{s})?(?:approval|confirmation"
+            rf"|permission|sign-?off)(?:{s}(?:step|prompt|check|dialog|gate))?s?{s}(?:for|on"
+            rf"|before)"
+            rf"{s}(?:(?:all|any|every){s})?(?:deployments?|deploys?|releases?|production|prod"
+            rf"|migrations?|pushes|merges|force-pushes|deletions?)\b",
+            negated_ok=True,
+        ),
+        Rule(
+            id="permissions.self-approve",
+            reason="lets the agent approve its own changes",
+            pattern=rf"\b(?:approve|merge|sign off on|review|accept|confirm|greenlight){s}(?:and{s}"
+            rf"(?:approve|merge){s})?(?:your|its|their){s}own{s}(?:pull requests?|prs?|changes"
+            rf"|merge requests?|commits|code|diffs?|tool calls?|tool use|tool requests?|permission"
+            rf" (?:requests|prompts)|actions|commands)\b",
+            negated_ok=True,
+        ),
+        Rule(
+            id="permissions.disable-guard",
+            reason="switches off the agent's permission checks or review",
+            pattern=rf"\b(?:disable|turn off|switch off|bypass|skip|remove|deactivate|uninstall"
+            rf"|delete|circumvent|kill|get around|work around|override|ignore|suppress|silence"
+            rf"|mute|evade|sidestep|avoid triggering|defeat|neuter|neutralize|comment out){s}"
+            rf"(?:(?:the|all|any|every|your|its|their){s})?(?:{GUARD_NOUN})\b",
+            negated_ok=True,
+        ),
+        Rule(
+            id="permissions.guard-off",
+            reason="declares the agent's permission checks or review off",
+            pattern=rf"\b(?:{GUARD_NOUN}){s}(?:(?:feature|system|step|hook){s})?(?:(?:is|are"
+            rf"|has been|have been|was|were|now){s}){{1,2}}(?:turned off|switched off|disabled"
+            rf"|suspended|bypassed|deactivated|removed|lifted|waived|not active|inactive|off"
+            rf"|no longer (?:active|enforced|required|needed|applied)){s}(?:for{s}(?:you|this"
+            rf" (?:agent|assistant|session|account|project|repo|repository|workspace|machine)"
+            rf"|the (?:agent|assistant)|claude|agents))\b"
+            rf"|\b(?:{GUARD_NOUN}){s}(?:(?:is|are|has been|have been|now){s}){{1,2}}"
+            rf"(?:suspended|lifted|waived|bypassed)\b|\b(?:the agent's|your|the assistant's"
+            rf"|claude's|codex's|the model's){s}(?:[a-z-]+{s}){{0,3}}(?:restrictions|limits"
+            rf"|guardrails|checks|permissions|sandbox){s}(?:(?:were|was|have been|has been|are|is"
+            rf"|now){s}){{1,2}}(?:lifted|removed|disabled|waived|dropped|relaxed|turned off"
+            rf"|suspended)\b",
+        ),
+        Rule(
+            id="permissions.flags",
+            reason="starts the agent with its permission checks off",
+            pattern=r"--dangerously-skip-permissions|dangerously skip permissions|--yolo\b"
+            r"|bypasspermissions|bypass-permissions|permission-?mode\W{0,3}(?:bypass|dontask"
+            r"|dont-ask|don't ask)|--full-auto\b|approval[- ]?policy\W{0,3}(?:to\W{1,3})?never"
+            r"|ask[- ]for[- ]approval\W{0,3}(?:to\W{1,3})?never|sandbox[- ]?mode\W{0,3}(?:to"
+            r"\W{1,3})?danger|default[- ]?mode\W{0,3}(?:to\W{1,3})?(?:bypasspermissions|dontask)"
+            r"|--dangerously-bypass-approvals",
+            negated_ok=True,
+            opening=True,
+        ),
+        Rule(
+            id="permissions.approve-all",
+            reason="approves every tool call or change on its own",
+            pattern=rf"\b(?:auto-?approve|autoapprove|auto-?accept|autoaccept|auto-?allow"
+            rf"|automatically (?:approve|accept|allow|confirm|grant)|always (?:approve|accept"
+            rf"|allow|confirm|grant|say yes to)|approve (?:all|every|any)|accept (?:all|every"
+            rf"|any)|allow (?:all|every|any)){s}(?:(?:all|every|any|the|of|future|your|pending"
+            rf"|incoming){s}){{0,3}}(?:[a-z]+{s})?(?:tools?|tool calls?|tool use|tool requests?"
+            rf"|commands?|permissions?|permission (?:requests|prompts|dialogs)|requests? for"
+            rf" (?:permission|access)|prompts|edits|file (?:edits|writes|changes)|shell commands"
+            rf"|bash|actions|operations|mcp servers?)\b",
+            negated_ok=True,
+            ordered=True,
+        ),
+        Rule(
+            id="permissions.allow-list",
+            reason="adds tools to the agent's allow list",
+            pattern=rf"\b(?:add|put|append|insert|write|include|set|register){s}{gap(6)}(?:to"
+            rf"|in|into|under){s}(?:(?:the|your|claude's|codex's){s})?(?:permissions\.allow"
+            rf"|permissions allow|allow-?list|allowlist|allowed[-\s]?tools|allowedtools|alwaysallow"
+            rf"|always-?allow (?:list|rules)|auto-?approve (?:list|rules)|trusted (?:commands"
+            rf"|tools)|\.claude/settings(?:\.local)?\.json|settings\.local\.json|~/\.claude"
+            rf"/settings\.json)|\bbash\(\s*\*\s*\)|\"allow\"\s*:\s*\[[^\]]{{0,80}}\*",
+            flat=False,
+        ),
+    )
