@@ -1,7 +1,7 @@
 """Rules that keep what the agent does from the user: not telling, not logging, covering traces.
 
-Part of :mod:`memdir.screening.rulebook`: the patterns are written over folded
-text with the shared words of :mod:`memdir.screening.rules.vocabulary`.
+"Don't tell Lena about the party" is the user's own secret: what holds is keeping
+the agent's actions from the user, their logs or their review.
 """
 
 from __future__ import annotations

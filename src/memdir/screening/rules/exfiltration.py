@@ -1,7 +1,7 @@
 """Rules that send secrets, files or the conversation somewhere the user did not choose.
 
-Part of :mod:`memdir.screening.rulebook`: the patterns are written over folded
-text with the shared words of :mod:`memdir.screening.rules.vocabulary`.
+What is sent (keys, tokens, the environment, files, the conversation) and where to
+(an address, a URL, a shared drive, a request's headers or query) must both be there.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Rules that set aside the user's, the system's or the agent's own instructions,
 recast the agent's identity, or ask it to reveal its instructions.
 
-Part of :mod:`memdir.screening.rulebook`: the patterns are written over folded
-text with the shared words of :mod:`memdir.screening.rules.vocabulary`.
+The commonest class, and the widest: the order itself ("ignore the above"), a claim that
+the user's wishes have changed, a new identity, a request to print the instructions.
 """
 
 from __future__ import annotations

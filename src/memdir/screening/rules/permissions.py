@@ -1,8 +1,8 @@
 """Rules that widen what the agent may do: approval declared in advance, checks
 switched off, acting without asking.
 
-Part of :mod:`memdir.screening.rulebook`: the patterns are written over folded
-text with the shared words of :mod:`memdir.screening.rules.vocabulary`.
+A feedback memory may say "run the tests without asking": what holds is the agent's
+own guards (hooks, approvals, sandboxes) switched off or answered in advance.
 """
 
 from __future__ import annotations

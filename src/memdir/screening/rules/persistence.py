@@ -1,8 +1,8 @@
 """Rules that make an instruction outlive its session: every future session, the
 agent's own instruction files, startup jobs.
 
-Part of :mod:`memdir.screening.rulebook`: the patterns are written over folded
-text with the shared words of :mod:`memdir.screening.rules.vocabulary`.
+A memory is meant to last: what holds is an order to keep obeying it, to copy it into
+the agent's instruction files, or to plant a job that runs each session.
 """
 
 from __future__ import annotations
