@@ -29,11 +29,11 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import ThreadingHTTPServer
 from typing import Any
 
-from stand_in_api import JsonHandler, ScriptedServer, serving, sse
+from stand_in_api import JsonHandler, Request, ScriptedServer, ToolTurn, serving, sse
 
 __all__ = [
     "Recorded",
@@ -47,22 +47,15 @@ __all__ = [
 
 
 @dataclass(frozen=True, kw_only=True)
-class Turn:
+class Turn(ToolTurn):
     """One scripted model turn: text, optionally followed by one tool call."""
 
-    text: str = ""
-    tool: str | None = None
-    tool_input: dict[str, Any] = field(default_factory=dict)
     error: int | None = None  # answer with this HTTP status (401: authentication_error)
 
 
 @dataclass(frozen=True, kw_only=True)
-class Recorded:
+class Recorded(Request):
     """One request the client sent."""
-
-    path: str
-    headers: dict[str, str]
-    body: dict[str, Any]
 
     @property
     def from_claude_code(self) -> bool:
@@ -125,7 +118,7 @@ def _handler(owner: StandIn) -> type[JsonHandler]:
 
         def do_POST(self) -> None:
             raw, body = self.read_body()
-            recorded = Recorded(path=self.request_path(), headers=self.request_headers(), body=body)
+            recorded = self.request_as(Recorded, body)
             if recorded.path.endswith("/count_tokens"):
                 owner.record(recorded)
                 self.send_json(200, {"input_tokens": max(1, len(raw) // 4)})

@@ -64,6 +64,7 @@ __all__ = [
     "TurnRequest",
     "TurnRun",
     "Wire",
+    "assert_clean",
     "client_env",
     "git_project",
     "json_lines",
@@ -214,6 +215,12 @@ class TurnRun(ClientRun[TurnRequestT]):
         """Whether ``text`` reached the model whole in one of the run's requests."""
         texts = self.wire.request_texts
         return bool(text) and any(text in t for r in self.turns for t in texts(r.body))
+
+
+def assert_clean(run: TurnRun[Any]) -> None:
+    """The client exited 0 and the model got at least one turn of the conversation."""
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.turns, f"{run.wire.client} sent the model nothing: {run.stderr[-2000:]}"
 
 
 @dataclass(kw_only=True)
@@ -381,8 +388,13 @@ class ConnectTrace:
 
     @property
     def wrapper(self) -> list[str]:
-        """What a run's command starts with to be traced."""
-        return ["strace", "-f", "-qq", "-e", "trace=connect", "-o", str(self.path)]
+        """What a run's command starts with to be traced.
+
+        strace ends when every process it follows does: the hook server a traced hook
+        starts stops three seconds after its last request, not after its usual idle time.
+        """
+        trace = ["strace", "-f", "-qq", "-e", "trace=connect", "-o", str(self.path)]
+        return ["env", "MEMDIR_HOOK_SERVER_IDLE=3", *trace]
 
     def skip_untraced(self, run: ClientRun[Any]) -> None:
         """Skip the test when strace could not trace here (no ptrace for it)."""

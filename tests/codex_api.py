@@ -19,10 +19,10 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from stand_in_api import JsonHandler, Request, ScriptedServer, serving, sse
+from stand_in_api import JsonHandler, Request, ScriptedServer, ToolTurn, serving, sse
 
 __all__ = [
     "Recorded",
@@ -36,12 +36,9 @@ __all__ = [
 
 
 @dataclass(frozen=True, kw_only=True)
-class Turn:
+class Turn(ToolTurn):
     """One scripted model turn: text, or one function call (in ``namespace``, for MCP)."""
 
-    text: str = ""
-    tool: str | None = None
-    tool_input: dict[str, Any] = field(default_factory=dict)
     namespace: str | None = None
     freeform: str | None = None  # a custom tool's input text (apply_patch's patch)
     search: str | None = None  # a query for Codex's tool search (its deferred MCP tools)

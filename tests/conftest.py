@@ -12,6 +12,10 @@ from hypothesis import settings
 from gitutil import git
 from memdir.api import Memdir
 
+# The team and private sync fixtures (git_home, remote, opened, clone, private_remote),
+# for the modules that ask for them.
+pytest_plugins = ["teamutil"]
+
 # `make check` runs property tests with fewer examples (`--hypothesis-profile quick`);
 # `make test` and CI run the default.
 settings.register_profile("quick", max_examples=15)
@@ -80,6 +84,15 @@ def project(tmp_path: Path) -> Path:
     git(root, "add", "README.md")
     git(root, "commit", "-q", "-m", "init")
     return root
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A throwaway HOME, so user-scope files and Claude Code's folder are the test's own."""
+    folder = tmp_path / "home"
+    folder.mkdir()
+    monkeypatch.setenv("HOME", str(folder))
+    return folder
 
 
 @pytest.fixture

@@ -29,11 +29,19 @@ import json
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Generic, TypeVar
 
-__all__ = ["JsonHandler", "Request", "ScriptedServer", "as_script", "serving", "sse"]
+__all__ = [
+    "JsonHandler",
+    "Request",
+    "ScriptedServer",
+    "ToolTurn",
+    "as_script",
+    "serving",
+    "sse",
+]
 
 TurnT = TypeVar("TurnT")
 RecordedT = TypeVar("RecordedT")
@@ -50,6 +58,15 @@ class Request:
     path: str  # without its query
     headers: dict[str, str]  # their names in lower case
     body: Body
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolTurn:
+    """What a scripted model turn says at the least: text, or a call of ``tool``."""
+
+    text: str = ""
+    tool: str | None = None
+    tool_input: dict[str, Any] = field(default_factory=dict)
 
 
 def as_script(

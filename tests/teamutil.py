@@ -1,7 +1,9 @@
 """Team sync tests' shared parts: real git, bare remotes, clones with their own homes.
 
-The fixtures are imported by the team test modules (``from teamutil import ...``):
-``git_home`` (autouse there) gives git an empty global config under a temp HOME.
+The helpers are imported by the team test modules (``from teamutil import ...``); the
+fixtures reach every test module through ``pytest_plugins`` in conftest.py, and the
+modules that use git mark themselves with ``pytest.mark.usefixtures("git_home")``, which
+gives git an empty global config under a temp HOME.
 """
 
 from __future__ import annotations
@@ -74,7 +76,7 @@ def token() -> str:
     )
 
 
-@pytest.fixture(autouse=True)
+@pytest.fixture
 def git_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Git sees an empty global config (no identity, no hooks) under a temp HOME."""
     home = tmp_path / "git-home"

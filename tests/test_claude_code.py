@@ -10,7 +10,6 @@ sends it. Installs use ``<venv>/bin/memdir`` as a user would; where a test passe
 from __future__ import annotations
 
 import json
-import re
 import shutil
 import subprocess
 import sys
@@ -23,7 +22,7 @@ import pytest
 
 from claude_api import Turn, request_texts
 from claude_code import HOOK_CONTEXT_LIMIT, PERSISTED_MARKER, ClaudeRun, Sandbox, sandbox
-from cli_runner import NPM_WHY, save_npm_rule
+from cli_runner import NPM_WHY, ConnectTrace, save_npm_rule
 from memdir.api import Memdir
 
 pytestmark = pytest.mark.claude_code
@@ -256,24 +255,21 @@ def test_claude_code_and_memdir_reach_no_host_but_the_stand_in(box: Sandbox) -> 
     install_hooks_naming_the_venv(box)
     box.memdir("install", "claude-code", "--command", str(box.memdir_script))
     save_npm_rule(box.open())
-    trace = box.root / "connect.trace"
+    trace = ConnectTrace(box.root / "connect.trace")
     # Every process Claude Code starts (hooks, the MCP server, background jobs) is followed.
-    strace = ["strace", "-f", "-qq", "-e", "trace=connect", "-o", str(trace)]
     run = box.run(
         FREEZE_PROMPT,
         [NPM_CALL, Turn(text="OK.")],
         allowed_tools=["Bash"],
-        # strace ends when every process it follows does: the hook server a hook started
-        # must not outlive the run by its usual idle time.
-        env={**MCP_WAIT, "MEMDIR_HOOK_SERVER_IDLE": "3"},
-        wrapper=strace,
+        env=MCP_WAIT,
+        wrapper=trace.wrapper,
         check=False,
     )
     if run.returncode != 0 and "ptrace" in run.stderr.lower():
         pytest.skip(f"strace cannot trace here: {run.stderr.strip()[:200]}")
     assert run.returncode == 0, run.stderr[-2000:]
     assert run.conversation and _server(run, "memdir")["status"] == "connected"
-    hosts = set(re.findall(r'inet_(?:addr|pton)\((?:AF_INET6?, )?"([^"]+)"', trace.read_text()))
+    hosts = trace.hosts()
     assert hosts and hosts <= {"127.0.0.1", "::1"}, hosts
 
 

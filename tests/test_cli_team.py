@@ -5,18 +5,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import teamutil
+import pytest
+
 from memdir.api import Memdir
 from memdir.cli._common import EXIT_CONFLICT
 from memdir.team.sync import sync_team
 from teamutil import Clone, cli, remember, shared_memory
 
-git_home, remote, opened, clone = (
-    teamutil.git_home,
-    teamutil.remote,
-    teamutil.opened,
-    teamutil.clone,
-)
+# Git under a throwaway HOME for every test here (teamutil's fixtures, via conftest.py).
+pytestmark = pytest.mark.usefixtures("git_home")
 
 
 def _both_edit(clone: Clone) -> tuple[Memdir, Memdir, str]:

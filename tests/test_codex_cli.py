@@ -21,6 +21,7 @@ from cli_runner import (
     MIGRATIONS_WHY,
     NPM_WHY,
     ConnectTrace,
+    assert_clean,
     save_freeze,
     save_migrations_rule,
     save_npm_rule,
@@ -48,11 +49,6 @@ def install_hooks(box: CodexBox) -> str:
 def servers(run: CodexRun) -> set[str]:
     """The MCP servers whose tools the run's first request offers (Codex's namespaces)."""
     return {name.split(".")[0] for name in run.first_tools() if name.startswith("mcp__")}
-
-
-def assert_clean(run: CodexRun) -> None:
-    assert run.returncode == 0, run.stderr[-2000:]
-    assert run.turns, f"Codex sent the model nothing: {run.stderr[-2000:]}"
 
 
 # -- (a) the tools are there from the first request ---------------------------------------

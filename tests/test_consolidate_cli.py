@@ -14,8 +14,8 @@ from consolidation.helpers import (
     live_process,
     lock_file,
     tree_snapshot,
+    write_ci_duplicates,
     write_lock,
-    write_memory,
 )
 from consolidation.stub_openai import StubServer, stub_openai
 from memdir.api import Memdir
@@ -53,20 +53,7 @@ def use_stub(monkeypatch: pytest.MonkeyPatch, server: StubServer) -> None:
 
 @pytest.fixture
 def duplicates(mem: Memdir) -> Memdir:
-    write_memory(
-        mem,
-        "ci_runs.md",
-        name="CI runs on GitHub Actions",
-        description="Where CI runs",
-        body="CI runs on GitHub Actions.",
-    )
-    write_memory(
-        mem,
-        "ci_host.md",
-        name="Continuous integration host",
-        description="The CI service",
-        body="Our CI is GitHub Actions.",
-    )
+    write_ci_duplicates(mem)
     return mem
 
 
@@ -139,7 +126,7 @@ def test_a_dry_run_prints_the_diff_and_changes_nothing(
     merged = {
         "file": "ci_runs.md",
         "name": "CI runs on GitHub Actions",
-        "description": "Where CI runs",
+        "description": "Where the project's CI runs",
         "type": "project",
         "body": "CI runs on GitHub Actions (merged from ci_host.md).",
     }

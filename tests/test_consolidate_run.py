@@ -15,6 +15,7 @@ from consolidation.helpers import (
     prompt_of,
     results_of,
     tree_snapshot,
+    write_ci_duplicates,
     write_memory,
 )
 from memdir.agents.consolidate.run import consolidate, preview_consolidation
@@ -30,20 +31,7 @@ LOG_TEXT = "yesterday we moved CI from GitHub Actions to Buildkite"
 @pytest.fixture
 def duplicates(mem: Memdir) -> Memdir:
     """Two memories that say the same thing, and a daily log that updates it."""
-    write_memory(
-        mem,
-        "ci_runs.md",
-        name="CI runs on GitHub Actions",
-        description="Where the project's CI runs",
-        body="CI runs on GitHub Actions.\n**Why:** hosted runners.\n**How to apply:** see ci.yml",
-    )
-    write_memory(
-        mem,
-        "ci_host.md",
-        name="Continuous integration host",
-        description="The CI service the project uses",
-        body="Our continuous integration is GitHub Actions.",
-    )
+    write_ci_duplicates(mem)
     append_log(mem.layout.logs_dir, LOG_TEXT, now=dt.datetime(2026, 3, 4, 9, 15, 0))
     return mem
 

@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-import teamutil
 from background.helpers import chat, tool_results
 from consolidation.helpers import NOW
 from embedutil import needs_embeddings_extra
@@ -30,13 +29,8 @@ from memdir.team.sync import sync_team
 from memdir.testing import ScriptedProvider, tool_use
 from teamutil import Clone, push_by_hand, remote_files
 
-# The fixtures these tests share with the team test modules.
-git_home, remote, opened, clone = (
-    teamutil.git_home,
-    teamutil.remote,
-    teamutil.opened,
-    teamutil.clone,
-)
+# Git under a throwaway HOME for every test here (teamutil's fixtures, via conftest.py).
+pytestmark = pytest.mark.usefixtures("git_home")
 
 DEPLOYS: dict[str, Any] = {
     "name": "Deploys use blue-green",

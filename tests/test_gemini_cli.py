@@ -22,12 +22,13 @@ from cli_runner import (
     MIGRATIONS_WHY,
     NPM_WHY,
     ConnectTrace,
+    assert_clean,
     save_freeze,
     save_migrations_rule,
     save_npm_rule,
 )
 from gemini_api import Turn
-from gemini_cli import GeminiBox, GeminiRun, gemini_box
+from gemini_cli import GeminiBox, gemini_box
 
 READ_ONLY = {"mcp_memdir_view", "mcp_memdir_search", "mcp_memdir_recall", "mcp_memdir_why"}
 WRITERS = {"mcp_memdir_write", "mcp_memdir_edit", "mcp_memdir_delete", "mcp_memdir_log"}
@@ -37,11 +38,6 @@ WRITERS = {"mcp_memdir_write", "mcp_memdir_edit", "mcp_memdir_delete", "mcp_memd
 def box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[GeminiBox]:
     with gemini_box(tmp_path, monkeypatch) as made:
         yield made
-
-
-def assert_clean(run: GeminiRun) -> None:
-    assert run.returncode == 0, run.stderr[-2000:]
-    assert run.turns, f"Gemini sent the model nothing: {run.stderr[-2000:]}"
 
 
 BUILD = [Turn.shell("echo npm run build > built.txt"), Turn(text="OK.")]

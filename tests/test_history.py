@@ -387,7 +387,7 @@ def test_history_why_and_the_page_read_one_page_through_indexes_whatever_the_cou
     mem: Memdir, project: Path
 ) -> None:
     pytest.importorskip("starlette")
-    from test_ui_http import AUTH, get
+    from uiutil import AUTH, get
 
     file = many_versions(mem, 3000)
     history = mem.history_db

@@ -28,11 +28,8 @@ from memdir.testing import ScriptedProvider, tool_use
 from memdir.transcripts.reader import read_transcript
 from teamutil import Clone, remember
 
-# The fixtures these tests share with the team test modules.
-git_home = teamutil.git_home
-remote = teamutil.remote
-opened = teamutil.opened
-clone = teamutil.clone
+# Git under a throwaway HOME for every test here (teamutil's fixtures, via conftest.py).
+pytestmark = pytest.mark.usefixtures("git_home")
 
 NOTE: dict[str, Any] = {
     "name": "Invoices round half up",

@@ -85,6 +85,15 @@ def wait_running(env: dict[str, str], *, running: bool = True, package: str | No
         time.sleep(0.05)
 
 
+def booted_server(project: Path, env: dict[str, str]) -> str:
+    """Start the server through a session-start hook; the socket it listens on."""
+    hook("session-start", start(project, "boot"), env)
+    wait_running(env)
+    path = socket_path(env, sys.executable)
+    assert path is not None
+    return path
+
+
 def _is(status: ServerStatus, running: bool) -> bool:
     # The lock is taken before the socket is bound: a server that runs is one to connect to.
     return status.running == running and (not running or os.path.exists(status.socket))
@@ -191,10 +200,7 @@ def test_a_client_that_connects_and_says_nothing_holds_no_one_up_for_long(
 ) -> None:
     save(mem)
     expected = hook("session-start", start(project, "own"), {**env, "MEMDIR_HOOK_SERVER": "0"})
-    hook("session-start", start(project, "boot"), env)
-    wait_running(env)
-    path = socket_path(env, sys.executable)
-    assert path is not None
+    path = booted_server(project, env)
     silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         silent.connect(path)  # and never sends: a hook stopped half way
@@ -558,10 +564,7 @@ def test_the_server_survives_any_frame_and_still_answers_a_good_one(
     mem: Memdir, project: Path, env: dict[str, str]
 ) -> None:
     save(mem)
-    hook("session-start", start(project, "boot"), env)
-    wait_running(env)
-    path = socket_path(env, sys.executable)
-    assert path is not None
+    path = booted_server(project, env)
     fields = good_request(project, env)
     crafted = [
         with_field(fields, 3, b"%d" % 10**30),  # a umask no process has
@@ -610,10 +613,7 @@ def test_clients_that_stall_or_trickle_hold_no_other_hook_up(
 ) -> None:
     save(mem)
     expected = hook("session-start", start(project, "own"), {**env, "MEMDIR_HOOK_SERVER": "0"})
-    hook("session-start", start(project, "boot"), env)
-    wait_running(env)
-    path = socket_path(env, sys.executable)
-    assert path is not None
+    path = booted_server(project, env)
     answered = threading.Event()
     slow = [socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(3)]
 
@@ -676,10 +676,7 @@ def test_a_hook_gone_before_its_answer_loses_no_memory_for_its_session(
     mem: Memdir, project: Path, env: dict[str, str]
 ) -> None:
     save(mem)
-    hook("session-start", start(project, "boot"), env)
-    wait_running(env)
-    path = socket_path(env, sys.executable)
-    assert path is not None
+    path = booted_server(project, env)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as gone:
         gone.connect(path)
         gone.sendall(prompt_request(project, env, "gone"))

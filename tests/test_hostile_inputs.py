@@ -35,7 +35,7 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from mcputil import call_tool, serving_http
+from mcputil import HTTP_HEADERS, INITIALIZE, call_tool, serving_http
 
 SECRET = "outside-secret-never-read"
 VICTIM = ("Deploy window", "Deploys happen on Tuesdays", "victim body\n")
@@ -670,23 +670,9 @@ def refused_text(answer: dict[str, Any], id: int) -> str:
 def test_over_http_a_query_that_is_not_text_gets_its_tool_error(
     home: Memdir, url: str, query: bytes
 ) -> None:
-    headers = {
-        "authorization": f"Bearer {TOKEN}",
-        "accept": "application/json, text/event-stream",
-        "content-type": "application/json",
-    }
-    hello = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "hostile", "version": "0"},
-        },
-    }
+    headers = {"authorization": f"Bearer {TOKEN}", **HTTP_HEADERS}
     with httpx2.Client(headers=headers, timeout=60) as http:
-        opened = http.post(url, json=hello)
+        opened = http.post(url, json=INITIALIZE)
         assert opened.status_code == 200
         headers = {"mcp-session-id": opened.headers["mcp-session-id"]}
         answer = http.post(url, content=tool_call(7, query), headers=headers)

@@ -16,14 +16,6 @@ from memdir.hosts.launch import Launch, launch_for
 from memdir.hosts.mcp_servers import host_target, install_mcp_server
 
 
-@pytest.fixture
-def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "home"
-    folder.mkdir()
-    monkeypatch.setenv("HOME", str(folder))
-    return folder
-
-
 def bare_env(home: Path) -> dict[str, str]:
     """What a Claude Code started from a desktop launcher might pass: no memdir on PATH."""
     return {"PATH": "/usr/bin:/bin", "HOME": str(home)}

@@ -16,22 +16,11 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from mcputil import serving_http
+from mcputil import HTTP_HEADERS, INITIALIZE, serving_http
 from memdir.api import Memdir
 from memdir.mcp.http import TOKEN_FILE, resolve_token
 
 TOKEN = "right-token-for-tests"
-INIT = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "test", "version": "0"},
-    },
-}
-HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 
 @pytest.fixture
@@ -43,7 +32,7 @@ def url(project: Path, mem: Memdir) -> Iterator[str]:
 
 
 def post(url: str, headers: dict[str, str]) -> httpx2.Response:
-    return httpx2.post(url, json=INIT, headers={**HEADERS, **headers}, timeout=30)
+    return httpx2.post(url, json=INITIALIZE, headers={**HTTP_HEADERS, **headers}, timeout=30)
 
 
 def test_a_request_without_a_token_is_refused_with_401(url: str) -> None:
@@ -155,7 +144,7 @@ def test_a_busy_port_fails_before_any_banner(project: Path) -> None:
 
 @pytest.mark.parametrize("content_type", ["text/plain", "application/x-www-form-urlencoded", ""])
 def test_a_body_that_is_not_json_gets_415(url: str, content_type: str) -> None:
-    headers = {**HEADERS, "authorization": f"Bearer {TOKEN}", "content-type": content_type}
+    headers = {**HTTP_HEADERS, "authorization": f"Bearer {TOKEN}", "content-type": content_type}
     response = httpx2.post(url, content=b'{"jsonrpc": "2.0"}', headers=headers, timeout=30)
     assert response.status_code == 415
     assert "application/json" in response.json()["hint"]

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-import teamutil
 from memdir.api import Memdir
 from memdir.errors import SecretDetected, SyncError
 from memdir.storage.memory_index import parse_entries
@@ -33,12 +32,8 @@ from teamutil import (
     token,
 )
 
-git_home, opened, remote, private_remote = (
-    teamutil.git_home,
-    teamutil.opened,
-    teamutil.remote,
-    teamutil.private_remote,
-)
+# Git under a throwaway HOME for every test here (teamutil's fixtures, via conftest.py).
+pytestmark = pytest.mark.usefixtures("git_home")
 
 
 @pytest.fixture

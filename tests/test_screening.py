@@ -20,7 +20,6 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
-import teamutil
 from background.helpers import chat
 from mcputil import call_tool
 from memdir.agents.extract import MemoryExtractor
@@ -41,12 +40,8 @@ from memdir.team.sync import init_team, sync_team
 from memdir.testing import ScriptedProvider, tool_use
 from teamutil import Clone, remember
 
-git_home, remote, opened, clone = (
-    teamutil.git_home,
-    teamutil.remote,
-    teamutil.opened,
-    teamutil.clone,
-)
+# Git under a throwaway HOME for every test here (teamutil's fixtures, via conftest.py).
+pytestmark = pytest.mark.usefixtures("git_home")
 BENCHMARK_DATA = Path(__file__).parents[1] / "benchmarks" / "data"
 
 # One memory per family of attack, and a word of each that a reply must not repeat.
@@ -513,7 +508,7 @@ def test_the_mcp_read_tools_keep_forged_fences_closed(mem: Memdir, project: Path
 
 def test_the_review_page_shows_why_a_change_is_held(mem: Memdir, project: Path) -> None:
     pytest.importorskip("starlette")
-    from test_ui_http import AUTH, get
+    from uiutil import AUTH, get
 
     call_tool(project, "write", attack("exfiltration"))
 

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-import teamutil
 from memdir.api import Memdir
 from memdir.errors import MemoryNotFound
 from memdir.storage.codec import parse_memory
@@ -26,12 +25,8 @@ from teamutil import (
     team_files,
 )
 
-git_home, remote, opened, clone = (
-    teamutil.git_home,
-    teamutil.remote,
-    teamutil.opened,
-    teamutil.clone,
-)
+# Git under a throwaway HOME for every test here (teamutil's fixtures, via conftest.py).
+pytestmark = pytest.mark.usefixtures("git_home")
 
 
 def _conflicted(clone: Clone) -> tuple[Memdir, Memdir, str]:

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-import teamutil
 from memdir.api import Memdir
 from memdir.storage.memory_index import parse_entries
 from memdir.team.checks import is_memory_name
@@ -30,12 +29,8 @@ from teamutil import (
     team_files,
 )
 
-git_home, remote, opened, clone = (
-    teamutil.git_home,
-    teamutil.remote,
-    teamutil.opened,
-    teamutil.clone,
-)
+# Git under a throwaway HOME for every test here (teamutil's fixtures, via conftest.py).
+pytestmark = pytest.mark.usefixtures("git_home")
 
 
 def front(name: str, body: str = "A note.\n") -> bytes:

@@ -19,7 +19,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import teamutil
 from mcputil import call_tool
 from memdir.api import Memdir
 from memdir.errors import InvalidMemory, MemdirError, SecretDetected, SyncError, UnsafePath
@@ -40,12 +39,8 @@ from teamutil import (
     token,
 )
 
-git_home, remote, opened, clone = (
-    teamutil.git_home,
-    teamutil.remote,
-    teamutil.opened,
-    teamutil.clone,
-)
+# Git under a throwaway HOME for every test here (teamutil's fixtures, via conftest.py).
+pytestmark = pytest.mark.usefixtures("git_home")
 
 _FRONT = "---\nname: {name}\ndescription: {name} notes\ntype: project\n---\n"
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import teamutil
+import pytest
+
 from memdir.api import Memdir
 from memdir.hosts.memory_tool import MemoryToolBackend
 from memdir.model import Memory, MemoryType
@@ -13,12 +14,8 @@ from memdir.storage.memory_index import parse_entries
 from memdir.team.sync import sync_team
 from teamutil import Clone, cli_output, remember, remote_files, run_git, team_files, token
 
-git_home, remote, opened, clone = (
-    teamutil.git_home,
-    teamutil.remote,
-    teamutil.opened,
-    teamutil.clone,
-)
+# Git under a throwaway HOME for every test here (teamutil's fixtures, via conftest.py).
+pytestmark = pytest.mark.usefixtures("git_home")
 
 
 def _tool(mem: Memdir) -> MemoryToolBackend:

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-import teamutil
 from memdir.api import Memdir
 from memdir.errors import SyncError
 from memdir.team import recovery
@@ -31,14 +30,11 @@ from teamutil import (
     team_files,
 )
 
-git_home, remote, opened, clone = (
-    teamutil.git_home,
-    teamutil.remote,
-    teamutil.opened,
-    teamutil.clone,
-)
-
-pytestmark = pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs /proc")
+# Git under a throwaway HOME for every test here (teamutil's fixtures, via conftest.py).
+pytestmark = [
+    pytest.mark.usefixtures("git_home"),
+    pytest.mark.skipif(not Path("/proc/self").exists(), reason="needs /proc"),
+]
 
 
 def _children(pid: int) -> list[int]:

@@ -10,7 +10,6 @@ from typing import Any
 
 import pytest
 
-import teamutil
 from memdir.api import Memdir
 from memdir.enforcement.enforced import cache_path, load_rules
 from memdir.enforcement.team_rules import ACCEPTED_NAME, accepted_path, pending_path, read_held
@@ -18,12 +17,8 @@ from memdir.hooks.entry import pre_tool_use
 from memdir.team.sync import sync_team
 from teamutil import Clone, cli_output
 
-git_home, remote, opened, clone = (
-    teamutil.git_home,
-    teamutil.remote,
-    teamutil.opened,
-    teamutil.clone,
-)
+# Git under a throwaway HOME for every test here (teamutil's fixtures, via conftest.py).
+pytestmark = pytest.mark.usefixtures("git_home")
 
 NPM: dict[str, Any] = {"tool": "Bash", "match": r"\bnpm install\b", "action": "deny"}
 

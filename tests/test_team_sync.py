@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-import teamutil
 from memdir.cli.team import team
 from memdir.errors import SecretDetected, SyncError
 from memdir.storage.codec import parse_memory
@@ -32,13 +31,8 @@ from teamutil import (
     token,
 )
 
-# The fixtures these tests share with the other team test modules.
-git_home, remote, opened, clone = (
-    teamutil.git_home,
-    teamutil.remote,
-    teamutil.opened,
-    teamutil.clone,
-)
+# Git under a throwaway HOME for every test here (teamutil's fixtures, via conftest.py).
+pytestmark = pytest.mark.usefixtures("git_home")
 
 # -- init ---------------------------------------------------------------------
 

@@ -26,41 +26,11 @@ from memdir.history.provenance import provenance
 from memdir.hooks.entry import pre_tool_use
 from memdir.recall.freshness import read_checks
 from memdir.storage.local_server import bind, resolve_token
-from memdir.ui.app import create_app
-from memdir.ui.guard import cookie_name, cookie_value, csrf_token
+from memdir.ui.guard import cookie_name, cookie_value
 from proposalutil import consolidation_run, write_ci_memories
+from uiutil import AUTH, BASE, CSRF, PORT, TOKEN, client, get, post
 
-PORT = 8766
-BASE = f"http://127.0.0.1:{PORT}"
-TOKEN = "t0ken-for-tests"
-AUTH = {"Authorization": f"Bearer {TOKEN}"}
-CSRF = csrf_token(TOKEN)
 COOKIE = cookie_name(PORT)
-
-
-def client(mem: Memdir, **headers: str) -> httpx2.AsyncClient:
-    app = create_app(mem, token=TOKEN, port=PORT)
-    return httpx2.AsyncClient(
-        transport=httpx2.ASGITransport(app=app), base_url=BASE, headers=headers
-    )
-
-
-def get(mem: Memdir, path: str, **headers: str) -> httpx2.Response:
-    async def go() -> httpx2.Response:
-        async with client(mem, **headers) as c:
-            response: httpx2.Response = await c.get(path)
-            return response
-
-    return anyio.run(go)
-
-
-def post(mem: Memdir, path: str, data: dict[str, str], **headers: str) -> httpx2.Response:
-    async def go() -> httpx2.Response:
-        async with client(mem, **headers) as c:
-            response: httpx2.Response = await c.post(path, data=data)
-            return response
-
-    return anyio.run(go)
 
 
 def note(mem: Memdir, name: str = "Tabs not spaces", body: str = "Indent with tabs.") -> str:

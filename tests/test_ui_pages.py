@@ -5,11 +5,10 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import anyio
-import httpx2
 import pytest
 
 pytest.importorskip("starlette")
@@ -18,44 +17,10 @@ pytest.importorskip("jinja2")
 from memdir.api import Memdir
 from memdir.history.provenance import provenance
 from memdir.hooks.entry import pre_tool_use
-from memdir.ui.app import create_app
-from memdir.ui.guard import cookie_name, cookie_value, csrf_token
+from memdir.ui.guard import cookie_name, cookie_value
+from uiutil import AUTH, CSRF, PORT, TOKEN, client, get, post
 
-PORT = 8766
-BASE = f"http://127.0.0.1:{PORT}"
-TOKEN = "t0ken-for-tests"
-AUTH = {"Authorization": f"Bearer {TOKEN}"}
-CSRF = csrf_token(TOKEN)
 RULE = {"tool": "Bash", "match": r"\bnpm install\b", "action": "deny"}
-
-
-def client(
-    mem: Memdir,
-    headers: dict[str, str],
-    runs: Callable[[], Sequence[tuple[str, str]]] | None = None,
-) -> httpx2.AsyncClient:
-    app = create_app(mem, token=TOKEN, port=PORT, runs=runs)
-    return httpx2.AsyncClient(
-        transport=httpx2.ASGITransport(app=app), base_url=BASE, headers=headers
-    )
-
-
-def get(mem: Memdir, path: str, **headers: str) -> httpx2.Response:
-    async def go() -> httpx2.Response:
-        async with client(mem, headers) as c:
-            response: httpx2.Response = await c.get(path)
-            return response
-
-    return anyio.run(go)
-
-
-def post(mem: Memdir, path: str, data: dict[str, str], **headers: str) -> httpx2.Response:
-    async def go() -> httpx2.Response:
-        async with client(mem, headers) as c:
-            response: httpx2.Response = await c.post(path, data=data)
-            return response
-
-    return anyio.run(go)
 
 
 def hidden(page: str, name: str) -> str:

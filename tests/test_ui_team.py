@@ -11,19 +11,14 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("jinja2")
 
-import teamutil
 from memdir.api import Memdir
 from memdir.team.sync import sync_team
 from memdir.ui.app import create_app
 from memdir.ui.guard import csrf_token
 from teamutil import Clone, remember, remote_files, shared_memory
 
-git_home, remote, opened, clone = (
-    teamutil.git_home,
-    teamutil.remote,
-    teamutil.opened,
-    teamutil.clone,
-)
+# Git under a throwaway HOME for every test here (teamutil's fixtures, via conftest.py).
+pytestmark = pytest.mark.usefixtures("git_home")
 
 PORT = 8766
 TOKEN = "t0ken-for-tests"

@@ -111,3 +111,21 @@ def write_memory(
 ) -> Path:
     mem.write(name=name, description=description, type=kind, body=body, file=file)
     return mem.layout.memory_dir / file
+
+
+def write_ci_duplicates(mem: Memdir) -> None:
+    """Two memories that say the same thing (where CI runs): ``ci_runs.md``, ``ci_host.md``."""
+    write_memory(
+        mem,
+        "ci_runs.md",
+        name="CI runs on GitHub Actions",
+        description="Where the project's CI runs",
+        body="CI runs on GitHub Actions.\n**Why:** hosted runners.\n**How to apply:** see ci.yml",
+    )
+    write_memory(
+        mem,
+        "ci_host.md",
+        name="Continuous integration host",
+        description="The CI service the project uses",
+        body="Our continuous integration is GitHub Actions.",
+    )
