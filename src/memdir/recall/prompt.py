@@ -465,13 +465,19 @@ def _shorter_hooks(
     :data:`HOOK_STEP`) at which the whole prompt fits ``target``; failing that, ``max_chars``;
     failing both, the shortest. As they are when they fit ``target`` whole."""
 
+    made: dict[int, list[_Index]] = {}  # each cap's indexes, shortened once
+
+    def shortened(cap: int) -> list[_Index]:
+        if cap not in made:
+            made[cap] = [
+                (heading, shorten_hooks(raw, cap) if raw else raw, shape)
+                for heading, raw, shape in indexes
+            ]
+        return made[cap]
+
     def size(cap: int | None) -> int:
-        blocks = (
-            index_block(
-                heading, raw if cap is None or not raw else shorten_hooks(raw, cap), **limits
-            )
-            for heading, raw, _ in indexes
-        )
+        chosen = indexes if cap is None else shortened(cap)
+        blocks = (index_block(heading, raw, **limits) for heading, raw, _ in chosen)
         return text_length(text) + sum(text_length(block) + 2 for block in blocks) + 1
 
     if max_chars is not None:
@@ -492,10 +498,7 @@ def _shorter_hooks(
             else:
                 high = middle
         chosen = MIN_ENTRY_CHARS + low * HOOK_STEP
-    return [
-        (heading, shorten_hooks(raw, chosen) if raw else raw, shape)
-        for heading, raw, shape in indexes
-    ]
+    return shortened(chosen)
 
 
 def _within(text: str, max_chars: int | None) -> str:

@@ -52,7 +52,7 @@ def fence_safe(text: str) -> str:
     break inside it, invisible characters between its letters, a fullwidth
     bracket or slash, Cyrillic or Greek look-alike letters.
     """
-    if not any(c in _OPENERS for c in text):
+    if not any(opener in text for opener in _OPENERS):  # a search each, not a loop a char
         return text
     if text.isascii() and "memory" not in text.lower():  # no tag to write: no regex to load
         return text
