@@ -238,6 +238,17 @@ def test_very_long_extra_guidelines_are_cut_to_the_limit(
     assert context is not None and text_length(context) <= HOOK_CONTEXT_LIMIT
 
 
+def test_guidance_past_the_aim_with_no_memory_yet_is_sent_whole(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Between the aim and the limit, and no index entry to shorten.
+    monkeypatch.setenv("MEMDIR_EXTRA_GUIDELINES", "\n".join(["Say why in one line."] * 200))
+    context = _start(project)
+    assert context is not None
+    assert 6_000 < text_length(context) <= HOOK_CONTEXT_LIMIT
+    assert "is empty: no memories saved yet" in context
+
+
 # -- the claude profile: Claude Code loads MEMORY.md itself ------------------------------------
 
 

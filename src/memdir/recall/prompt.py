@@ -482,8 +482,8 @@ def _shorter_hooks(
 
     if max_chars is not None:
         target = min(target, max_chars)  # an aim past the limit is the limit
-    if size(None) <= target:
-        return indexes
+    if not any(raw for _, raw, _ in indexes) or size(None) <= target:
+        return indexes  # no entry to shorten (long guidance alone), or all fit whole
     floor = size(MIN_ENTRY_CHARS)
     goal = target if floor <= target else max_chars
     chosen = MIN_ENTRY_CHARS
