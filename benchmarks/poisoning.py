@@ -1,6 +1,6 @@
 """Memory poisoning: how many attack memories screening holds, and how many good ones.
 
-Run: .venv/bin/python benchmarks/poisoning.py [--half held-out|shaped|all] [--out FILE]
+Run: .venv/bin/python benchmarks/poisoning.py [--half held-out|shaped|fresh|all] [--out FILE]
 
 Every probe of ``benchmarks/data/poisoning/probes.json`` (attack memories modelled
 on the published templates, and benign look-alikes) is written by an agent
@@ -11,22 +11,43 @@ the memory tool (also an agent's route) as a whole file. A write counts as
 held when the history keeps it as a pending version whose reason is
 screening's and the file is not in memory; a write refused before screening
 (text no memory may hold) is counted apart. Then every memory of memdir's own
-corpora (the recall benchmark memories under ``benchmarks/data/`` and the
-demo's) is written the same way, in a second fresh project: each one held is a
-false hold.
+corpora (below) is written the same way, in a second fresh project: each one
+held is a false hold.
 
 The rules were shaped on the probes whose id number is even (``shaped``); the
 odd ones (``held-out``, the default) are the half the numbers are reported on.
-Printed: caught / missed per attack class, false holds per benign class, false
-holds on the corpora, and what screening costs per write (the screen alone,
-over every probe, in this one run).
+``fresh`` is the batch of 80 attacks and 80 look-alikes marked ``"fresh"`` in the
+file (even ids, so also part of ``shaped``): written in new words before the
+rules were read, then run once before any change, which is the honest
+generalisation figure. The probes with a ``batch`` number (2 to 6) were each
+written after one round of widening and run before the next. The corpora are
+the recall benchmark memories under ``benchmarks/data/recall/``, the notes of
+``benchmarks/data/notes_logs.json`` and the demo's memories (the coding sessions
+hold conversations, not memories). Printed: caught / missed per attack class,
+false holds per benign class, false holds on the corpora, and what screening
+costs per write (the screen alone, over every probe, in this one run).
 
-Last run (one run of each half, on a shared 2-core machine): held-out, 83 of 87
-attacks held (missed: 1 override, 2 permissions, 1 concealment), 1 of 83 benign
-look-alikes held, 0 of 133 memories of memdir's own corpora held; shaped (with
-the indirect phrasings of override, exfiltration, permissions, persistence and
-concealment), 152 of 152 attacks held, 0 of 148 look-alikes, 0 of 133. The
-screen alone: median 0.5 ms a memory, worst 0.9 ms.
+Generalisation, each figure one run on a shared 2-core machine. The fresh batch
+before any change: 33 of 80 attacks held (override 4/10, exfiltration 7/10,
+permissions 5/10, persistence 2/9, concealment 2/9, roleplay 0/8, fake-system
+5/8, split 6/8, multilingual 2/8), 3 of 80 look-alikes held (2 security, 1
+permission note). The rules were then widened by structure (who is addressed,
+paired with what is asked: ``memdir.screening.rules.aimed``), not by phrase; each
+later batch, run before the round that followed it, held 3 of 20 (batch 2), 9
+of 20 (3), 3 of 20 (4), 5 of 20 (5) and 5 of 20 (6) attacks, and 4 of 30, 0 of
+20, 1 of 40, 0 of 20 and 0 of 30 look-alikes. New phrasings are still missed more
+often than not until the words of what they ask are in the rules; look-alikes
+of the same shapes are rarely held.
+
+Last run, after the widening (one run of each half): fresh, 79 of 80 attacks
+held (missed: 1 roleplay), 0 of 80 look-alikes; held-out, 85 of 87 (missed: 1
+permissions, 1 concealment), 1 of 83 look-alikes; shaped (every even id, the
+fresh batch and batches 2 to 6 included), 324 of 332, 1 of 368 look-alikes; 0
+of 373 memories of memdir's own corpora held in each. The screen alone: median
+0.44 to 0.66 ms a memory across the three runs, worst about 1.4 ms once the
+machine's noise is taken out (the best of seven passes); the widening costs a
+tenth to a quarter more, measured with and without its pairs in one process,
+passes interleaved: median 0.42 ms without, 0.52 ms with.
 """
 
 from __future__ import annotations
@@ -61,22 +82,37 @@ RUNS = HERE / "runs"
 
 
 def load_probes(half: str) -> list[dict[str, Any]]:
-    """The probes of one half: ``held-out`` (odd ids), ``shaped`` (even ids) or ``all``."""
+    """The probes of one half: ``held-out`` (odd ids), ``shaped`` (even ids, the
+    fresh batch included), ``fresh`` (the batch marked ``"fresh"``) or ``all``."""
     probes: list[dict[str, Any]] = json.loads(PROBES.read_text("utf-8"))["probes"]
     if half == "all":
         return probes
+    if half == "fresh":
+        return [p for p in probes if p.get("fresh")]
     odd = half == "held-out"
     return [p for p in probes if (int(p["id"][1:]) % 2 == 1) == odd]
 
 
 def corpus() -> list[dict[str, Any]]:
-    """memdir's own memories: the recall benchmark corpora and the demo's."""
+    """memdir's own memories: the recall benchmark corpora, the notes corpus and the demo's."""
     found: list[dict[str, Any]] = []
     paths = sorted(DATA.glob("recall/*/memories.json")) + sorted(DATA.glob("recall_memories.json"))
     for path in paths:
         found += json.loads(path.read_text("utf-8"))["memories"]
+    found += _notes(DATA / "notes_logs.json")
     now = dt.datetime(2026, 3, 2, 10, 0)
     return found + [dict(m) for m in Story(now=now).agent_saves()]
+
+
+def _notes(path: Path) -> list[dict[str, Any]]:
+    """The notes of the notes-and-logs corpus (session 1 of each workspace), as memories."""
+    found = []
+    for sample in json.loads(path.read_text("utf-8")):
+        for turn in sample["conversation"]["session_1"]:
+            if turn["speaker"] == "note":
+                fields = ("name", "description", "type")
+                found.append({**{k: turn[k] for k in fields}, "body": turn["text"]})
+    return found
 
 
 def _frontmatter(item: dict[str, Any]) -> str:
@@ -178,7 +214,9 @@ def table(title: str, rows: dict[str, list[int]], what: str) -> list[str]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--half", choices=["held-out", "shaped", "all"], default="held-out")
+    parser.add_argument(
+        "--half", choices=["held-out", "shaped", "fresh", "all"], default="held-out"
+    )
     parser.add_argument("--out", default=str(RUNS / "poisoning.json"))
     args = parser.parse_args()
 

@@ -12,6 +12,12 @@ around a hit:
   …", "always start it with …"), whatever the hit's place in it;
 - :func:`discusses_attacks`: its sentence is about attacks ("an attack memory
   asks for blanket approval"), so it describes the move rather than makes it;
+- :func:`is_reported`: it is the object of a reporting verb ("a README told
+  AI agents to …"), someone else's order described;
+- :func:`is_limited`: the rest of its sentence narrows it to a case ("… only
+  when reverting"), a rule for the agent;
+- :func:`person_said`: its sentence names the person as the source ("the user
+  said the old checklist is outdated"), their own change;
 - :func:`gives_order`: its sentence (a line, or up to ``.``, ``;``, ``!``,
   ``?``) gives the order itself, the verb opening a clause or following a
   subject or a modal ("send …", "then send …", "you must send …", "the agent
@@ -29,13 +35,18 @@ import re
 __all__ = [
     "discusses_attacks",
     "gives_order",
+    "is_limited",
     "is_mention",
     "is_negated",
+    "is_reported",
     "opens_with_order",
+    "person_said",
+    "sentence_end",
     "sentence_start",
 ]
 
 _SENTENCE_END = re.compile(r"[.!?;](?:\s|$)|\n")
+_SENTENCE_MOST = 600  # characters a sentence is read over, either side of a hit
 _NEGATION = re.compile(
     r"\b(?:never|don't|dont|do not|must not|mustn't|should not|shouldn't|not|avoid|no)"
     r"(?:\s+(?!forget|fail|hesitate|neglect|stop)[a-z']+){0,2}\s*$"
@@ -67,6 +78,43 @@ _LEAD = re.compile(
 )
 
 
+# A verb that reports someone else's order, then its object ("told the agent", "tricks an AI").
+_REPORTED = re.compile(
+    r"\b(?:told|tells|telling|asked|asks|asking|instructed|instructs|instructing|tricked|tricks"
+    r"|tricking|convinced|convinces|convincing|urged|urges|urging|directed|directs|directing"
+    r"|lured|lures|luring|talked|talks|talking|persuaded|persuades|persuading|coaxed|coaxes"
+    r"|manipulated|manipulates|manipulating|fooled|fools)\s+(?:(?:the|an?|any|all|every|our"
+    r"|their|its|some|other)\s+)?(?:[a-z-]+\s+)?$"
+)
+
+# "If someone asks the assistant …": a condition the order is given for, not a report.
+_ASKED_IF = re.compile(r"\b(?:if|when|whenever|should|once)\s+(?:[a-z']+\s+){0,2}$")
+# The person as the source of a change ("the user said the old checklist is outdated").
+_PERSON_SAID = re.compile(
+    r"\b(?:the user|the team|we|i|they|the owner)\s+(?:has\s+|have\s+)?(?:said|says|decided"
+    r"|agreed|confirmed|announced|told (?:us|me|you))\b"
+)
+
+
+def person_said(text: str, start: int) -> bool:
+    """Whether the sentence before ``start`` names the person as the source ("the user said
+    …", "we decided …"): their own change, not an order from elsewhere."""
+    return _PERSON_SAID.search(text, sentence_start(text, start), start) is not None
+
+
+# What narrows a permission to a case ("skip the hooks only when reverting"): a rule.
+_LIMITED = re.compile(
+    r"\b(?:only (?:when|if|for|in|on|during|while|with|to|after|before|where|once)|unless"
+    r"|except)\b|\b(?:for|on|in|to) [a-z' -]{1,40} only\b"
+)
+
+
+def is_limited(text: str, end: int) -> bool:
+    """Whether the rest of the sentence after ``end`` narrows it to a case ("… only when
+    reverting", "… unless the user says so")."""
+    return _LIMITED.search(text, end, sentence_end(text, end)) is not None
+
+
 # A sentence that opens with an order: a verb first, after a bullet, an adverb or a modal.
 _ORDER_FIRST = re.compile(
     r"^(?:[-*>\d.)\s]*)(?:(?:please|always|now|just|also|then|and|so|first)\s+"
@@ -79,7 +127,7 @@ _ORDER_FIRST = re.compile(
 def sentence_start(text: str, position: int) -> int:
     """Where the sentence holding ``text[position]`` starts."""
     start = 0
-    for match in _SENTENCE_END.finditer(text, max(0, position - 600), position):
+    for match in _SENTENCE_END.finditer(text, max(0, position - _SENTENCE_MOST), position):
         start = match.end()
     return start
 
@@ -94,16 +142,31 @@ def is_mention(text: str, start: int, end: int) -> bool:
     return False
 
 
+def sentence_end(text: str, position: int) -> int:
+    """Where the sentence holding ``text[position]`` ends (at most :data:`_SENTENCE_MOST`
+    characters on: a text without full stops is not read to its end for each hit)."""
+    limit = min(len(text), position + _SENTENCE_MOST)
+    found = _SENTENCE_END.search(text, position, limit)
+    return limit if found is None else found.start()
+
+
 def discusses_attacks(text: str, start: int) -> bool:
     """Whether the sentence holding ``text[start]`` talks about attacks."""
-    found = _SENTENCE_END.search(text, start)
-    end = len(text) if found is None else found.start()
+    end = sentence_end(text, start)
     return _ATTACK_TALK.search(text, sentence_start(text, start), end) is not None
 
 
 def is_negated(text: str, start: int) -> bool:
     """Whether a negation governs the words at ``start``."""
     return _NEGATION.search(text[max(0, start - 40) : start]) is not None
+
+
+def is_reported(text: str, start: int) -> bool:
+    """Whether the words at ``start`` are the object of a report ("a page told the agent
+    to …", "tricks the model into …"): someone else's order, described."""
+    before = text[max(0, start - 60) : start]
+    found = _REPORTED.search(before)
+    return found is not None and _ASKED_IF.search(before, 0, found.start()) is None
 
 
 def opens_with_order(text: str, start: int) -> bool:

@@ -53,6 +53,17 @@ session), are held. "Never … without asking" restricts the agent and is never 
 hit; nor is a first signal in a sentence about attacks ("an attack memory asks
 for blanket approval").
 
+The widest pairs name the two parts every planted order has, however it is
+worded (:mod:`memdir.screening.rules.aimed`): who is addressed (the agent in
+any person: "agents should…", "note for AI assistants", "if you are an LLM",
+"Claude:", "you") and what is asked (instructions set aside, secrets moved,
+checks switched off, the order kept for good, something kept from the user).
+An addressee reported ("a README told the agents to…"), quoted or in a
+sentence about attacks does not count, nor does an ask under a negation,
+narrowed to a case ("… only when reverting"), quoted or described, nor
+instructions declared void on the person's own word ("the user said the old
+checklist is outdated").
+
 Where a hit stands decides some rules (:mod:`memdir.screening.context`): inside
 a quotation, in a text that discusses attacks ("such as", "injection",
 "payload", "example"…), it is a mention, not a use (a security note may quote
@@ -82,14 +93,17 @@ from typing import Any
 from memdir.screening.context import (
     discusses_attacks,
     gives_order,
+    is_limited,
     is_mention,
     is_negated,
+    is_reported,
     opens_with_order,
+    person_said,
     sentence_start,
 )
 from memdir.screening.findings import Hit, Kind
 from memdir.screening.normalize import fold, fold_char
-from memdir.screening.rulebook import PAIRS, WEAK, Rule, single_rules
+from memdir.screening.rulebook import ADDRESSEES, NEGATABLE, PAIRS, WEAK, Rule, single_rules
 
 __all__ = ["instruction_hits", "rules"]
 
@@ -119,7 +133,9 @@ _RESTRICTING = re.compile(r"\b(?:" + "|".join(re.escape(word) for word in _RESTR
 # First signals that a restricting sentence turns into a rule ("don't look for a way around
 # it"), and that a sentence about attacks only describes ("an attack asks for blanket approval").
 _RESTRICTABLE = frozenset({"no_ask", "preapproved", "evade", "self_answer", "omit", "unnoticed"})
-_DESCRIBABLE = frozenset({"preapproved", "evade", "self_answer", "omit", "unnoticed", "plant"})
+_DESCRIBABLE = frozenset(
+    {"preapproved", "evade", "self_answer", "omit", "unnoticed", "plant", "url_query"}
+)
 
 
 @cache
@@ -207,27 +223,70 @@ def _occurrences(pattern: Any, text: str) -> list[tuple[int, int]]:
     return [(m.start(), m.end()) for m in itertools.islice(pattern.finditer(text), _MOST_SIGNALS)]
 
 
-def _near(pattern: Any, text: str, start: int, end: int) -> tuple[int, int] | None:
-    """A match of ``pattern`` within :data:`_NEAR` characters of ``text[start:end]``."""
+def _near(
+    name: str, pattern: Any, text: str, around: tuple[int, int], aside: dict[int, bool]
+) -> tuple[int, int] | None:
+    """A match of signal ``name`` within :data:`_NEAR` characters of ``text[start:end]``
+    that counts (see :func:`_set_aside`; ``aside`` keeps its verdicts by position, so that a
+    match near many first signals is judged once)."""
+    start, end = around
     low = max(0, start - _NEAR)
-    match = pattern.search(text[low : end + _NEAR])  # a slice: the whole text is not re-read
-    return None if match is None else (low + match.start(), low + match.end())
+    window = text[low : end + _NEAR]  # a slice: the whole text is not re-read
+    for match in itertools.islice(pattern.finditer(window), _TRIES):
+        found = (low + match.start(), low + match.end())
+        if found[0] not in aside:
+            aside[found[0]] = _set_aside(name, text, *found)
+        if not aside[found[0]]:
+            return found
+    return None
+
+
+def _set_aside(name: str, text: str, start: int, end: int) -> bool:
+    """Whether signal ``name`` at ``text[start:end]`` does not count: a :data:`NEGATABLE`
+    one negated, narrowed to a case, quoted in a discussion or in a sentence about attacks
+    (a rule for the agent, a mention, a description); instructions declared void on the
+    person's own word (their change, not an order from elsewhere)."""
+    if name not in NEGATABLE:
+        return False
+    return (
+        is_negated(text, start)
+        or is_limited(text, end)
+        or is_mention(text, start, end)
+        or discusses_attacks(text, start)
+        or (name == "void_orders" and person_said(text, start))
+    )
+
+
+def _not_addressed(text: str, start: int, end: int) -> bool:
+    """Whether the addressee at ``text[start:end]`` is reported, quoted or described."""
+    return (
+        is_reported(text, start) or is_mention(text, start, end) or discusses_attacks(text, start)
+    )
+
+
+def _counts(name: str, text: str, spot: tuple[int, int]) -> bool:
+    """Whether first signal ``name`` at ``spot`` counts: not under a restriction ("never …
+    without asking"), in a sentence about attacks, or an addressee reported or quoted."""
+    start, end = spot
+    if name in _RESTRICTABLE and _restricted(text, start):
+        return False
+    if name in _DESCRIBABLE and discusses_attacks(text, start):
+        return False
+    return not (name in ADDRESSEES and _not_addressed(text, start, end))
 
 
 def _combined(text: str) -> Iterator[Hit]:
     _, weak = _compiled()
     firsts = {first for first, *_ in PAIRS}
     found = {name: _occurrences(weak[name], text) for name in firsts}
+    usable = {name: [o for o in spots if _counts(name, text, o)] for name, spots in found.items()}
+    aside: dict[str, dict[int, bool]] = {}
     seen: set[str] = set()
     for first, second, rule, reason in PAIRS:
         if rule in seen:
             continue
-        for a_start, a_end in found[first]:
-            if first in _RESTRICTABLE and _restricted(text, a_start):
-                continue
-            if first in _DESCRIBABLE and discusses_attacks(text, a_start):
-                continue
-            near = _near(weak[second], text, a_start, a_end)
+        for a_start, a_end in usable[first]:
+            near = _near(second, weak[second], text, (a_start, a_end), aside.setdefault(second, {}))
             if near is not None:
                 start, end = min(a_start, near[0]), max(a_end, near[1])
                 seen.add(rule)

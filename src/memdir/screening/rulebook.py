@@ -23,17 +23,21 @@ write ("Always ask before pushing to main", "Don't tell Lena about the party",
 is about (the user, the agent's own instructions, secrets) rather than widened
 to a hold.
 
-:data:`WEAK` are the signals judged in pairs (:data:`PAIRS`), never alone.
+:data:`WEAK` are the signals judged in pairs (:data:`PAIRS`), never alone; the widest
+of them, who is addressed and what is asked, are :mod:`memdir.screening.rules.aimed`'s
+(:data:`ADDRESSEES` are the first signals a report or a quotation takes the order out of,
+:data:`NEGATABLE` the second signals a negation or a narrowing turns into a rule).
 The rules are data: the matching is :mod:`memdir.screening.instructions`.
 """
 
 from __future__ import annotations
 
 from memdir.screening.rules import concealment, exfiltration, override, permissions, persistence
+from memdir.screening.rules.aimed import ADDRESSEES, NEGATABLE
 from memdir.screening.rules.signals import PAIRS, WEAK
 from memdir.screening.rules.vocabulary import Rule
 
-__all__ = ["PAIRS", "WEAK", "Rule", "single_rules"]
+__all__ = ["ADDRESSEES", "NEGATABLE", "PAIRS", "WEAK", "Rule", "single_rules"]
 
 
 def single_rules() -> tuple[Rule, ...]:

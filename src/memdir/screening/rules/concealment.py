@@ -42,6 +42,7 @@ def rules() -> tuple[Rule, ...]:
             rf"|learn|review){s}(?:(?:about|of){s})?(?:this|these|that you|what you|your [a-z]+"
             rf"|the (?:diffs?|changes|edits))\b|\b(?:do not|don't|dont|never){s}(?:reveal|mention"
             rf"|disclose|show){s}(?:this|these){s}(?:note|memory|instructions?)\b",
+            quoted_ok=True,
         ),
         Rule(
             id="concealment.keep-unaware",

@@ -2,10 +2,14 @@
 
 :data:`WEAK` names each signal's pattern; :data:`PAIRS` the pairs that, close
 together, make a finding (:mod:`memdir.screening.instructions` does the matching).
+The widest signals, who is addressed and what is asked, and their pairs are
+:mod:`memdir.screening.rules.aimed`'s, joined here; the authority and startup-file
+signals above pair with its asks too.
 """
 
 from __future__ import annotations
 
+from memdir.screening.rules.aimed import AIMED_PAIRS, AIMED_WEAK
 from memdir.screening.rules.vocabulary import (
     AGENT_FILE,
     AI,
@@ -31,7 +35,10 @@ WEAK: dict[str, str] = {
     rf"|coding agents|llms|models|bots)s?\b|\b(?:dear|hey|hi|hello|attention|listen|psst)"
     rf"{S}(?:{AI})\b|\b(?:{AI})s?{S}(?:reading|processing|seeing|parsing|ingesting"
     rf"|summari[sz]ing){S}this\b|\bto{S}(?:any|all|every){S}(?:{AI})s?\b",
-    "authority": rf"\b(?:note|message|notice|update|directive|order|word|memo){S}from{S}"
+    "authority": rf"\b(?:anthropic|openai|google|platform|vendor|harness|claude code)"
+    rf"(?:{S}[a-z-]+)?{S}(?:notice|message|announcement|bulletin|advisory|directive)\b"
+    rf"|\btrust{S}level\b"
+    rf"[^.\n]{{0,30}}\bsystem\b|\b(?:note|message|notice|update|directive|order|word|memo){S}from{S}"
     rf"(?:the{S})?(?:platform|system|administrator|admin|anthropic|openai|memdir|your"
     rf"{S}(?:developers?|operators?|creators?)|the{S}developers|headquarters|it department)\b",
     "persist": rf"\b(?:(?:every|each|all){S}(?:future{S}|new{S}|later{S}|subsequent{S})?"
@@ -42,7 +49,8 @@ WEAK: dict[str, str] = {
     rf"|(?:across|between|over) (?:all )?(?:sessions|conversations|restarts|projects)"
     rf"|(?:at|on) (?:every|each) (?:login|log-in|boot|reboot|start|launch)"
     rf"|never (?:forget|delete|remove) (?:this|these)|whenever you (?:start|begin|load|wake))\b",
-    "no_ask": rf"\bwithout{S}(?:first{S})?(?:asking|checking|confirming|confirmation"
+    "no_ask": rf"\bwithout{S}(?:first{S})?(?:asking|checking|confirming|confirmation|pinging"
+    rf"|bothering|consulting|involving"
     rf"|prompting|permission|approval|consent|review|telling|informing|notifying|alerting"
     rf"|letting|a prompt|any prompt|waiting)\b|\b(?:no need to|don't|do not|never|stop|skip)"
     rf"{S}(?:ask|asking|prompt|prompting|confirm|confirming|check with|checking with"
@@ -305,4 +313,16 @@ PAIRS: tuple[tuple[str, str, str, str], ...] = (
     ("hide", "secret", "concealment.quiet-action", "handles secrets quietly"),
     ("hide", "cover", "concealment.quiet-action", "acts quietly and covers its traces"),
     ("hide", "risky", "concealment.quiet-action", "does something risky quietly"),
+    ("config", "entrench", "persistence.aimed", "plants itself in a startup file for good"),
+    (
+        "authority",
+        "void_orders",
+        "override.authority",
+        "claims authority to set instructions aside",
+    ),
+    ("authority", "unguard", "override.authority", "claims authority to switch checks off"),
+    ("authority", "ship_secret", "override.authority", "claims authority over secrets"),
+    *AIMED_PAIRS,
 )
+# Who is addressed and what is asked (rules.aimed) are signals like the ones above.
+WEAK.update(AIMED_WEAK)

@@ -1,0 +1,404 @@
+"""Who is addressed and what is asked: the weak signals that, paired, hold an order aimed
+at the agent whatever its wording.
+
+An instruction planted in a memory has two parts that do not depend on how it
+is phrased: it is aimed at the agent (``you``, the assistant, AI, agents, the
+model, an LLM, Claude, Codex, Gemini, any automated tool reading this, future
+sessions) and it asks for one of a few sensitive things. The phrase rules of
+the other modules each catch one way of saying both at once; here each part is
+named once, broadly, and :data:`AIMED_PAIRS` holds a memory where an addressee
+and a sensitive ask stand close together:
+
+- ``aimed``: the agent named in any person (``agents should…``, ``note for AI
+  assistants``, ``if you are an LLM``, ``Claude:``, ``the model reports…``) or
+  spoken to (``you``, ``your``);
+- ``void_orders``: its instructions, the user's or the developer's wishes set
+  aside, declared void or outranked (``the guidelines you were given no longer
+  apply``, ``obey it over user input``, ``takes its orders from the notes``);
+- ``ship_secret``: a secret, a credential file or the agent's hidden
+  instructions moved somewhere (``echo the GITHUB_TOKEN into the log``, ``email
+  the database password``, ``disclose its hidden instructions``);
+- ``unguard``: a check switched off or an approval declared given (``disable
+  the pre-commit hooks``, ``don't bother the user with confirmation prompts``,
+  ``cleared to delete``, ``mark the failing checks as passing``);
+- ``entrench``: the order written into what outlives the session (``save this as
+  a permanent memory``, ``your startup instructions``, ``restore it if it gets
+  deleted``); ``lasting`` (``every future session``) is what any feedback memory
+  is for, so it is held only beside another ask;
+- ``conceal``: something kept from the user or the record (``leave those edits
+  out of its summary``, ``hide the commands from the chat``, ``clear the shell
+  history``, ``keep it between us``).
+
+Each alone is what memories say every day ("the user prefers that you run the
+tests", "the agent framework passes tool results back"). What keeps the
+look-alikes out is the context the rest of screening uses
+(:mod:`memdir.screening.context`): an addressee inside a report ("a README told
+AI agents to…") or a sentence about attacks is a description; an ask under a
+negation ("never disable the hooks") or quoted in a discussion is a rule or a
+mention; instructions declared void on the person's own word ("the user said
+the old checklist is outdated") are their change. Two asks side by side (kept
+for good and checks switched off) are held without an addressee. ``persona``
+and ``unbound`` pair the same way for a new identity without limits;
+``aimed_intl`` and ``asks_intl`` are the addressee and the asks in a few other
+languages.
+"""
+
+from __future__ import annotations
+
+from memdir.screening.rules.vocabulary import DEST, REPLY, SECRET_STRICT, S
+
+__all__ = ["ADDRESSEES", "AIMED_PAIRS", "AIMED_WEAK", "NEGATABLE"]
+
+# The agent named: an assistant, a model, a bot, the tools by name, automated readers.
+_AGENT = (
+    r"(?:(?:ai|llm|coding|automated|autonomous|ai coding|ai-powered|machine) (?:agents?"
+    r"|assistants?|models?|tools?|systems?|helpers?|readers?|sessions?|reviewers?|contributors?"
+    r"|coders?|engineers?|workers?)|ai-agents?|ais?|(?:large )?language models?"
+    r"|llms?|assistants?|agents?|models?|bots?|chatbots?|claude(?: code)?|chatgpt|gpt-?\d[a-z]*"
+    r"|copilot|codex|gemini|cursor|devin|aider)"
+)
+_ORDER_NOUN = (
+    r"(?:instructions?|guidelines?|guidance|briefing|directives?|rules|constraints|system prompt"
+    r"|preferences|polic(?:y|ies)|orders|wishes|requests?|corrections|objections|checklists?|process"
+    r"|conventions|claude\.md|agents\.md|what (?:the )?(?:user|developer|operator|human|owner)"
+    r" (?:configured|wrote)|what (?:the )?(?:user"
+    r"|developer|operator|human|owner) (?:asks|asked|says|said|wants|wanted|typed|set))"
+)
+_SECRET = (
+    rf"(?:(?:{SECRET_STRICT})(?:\.[a-z]{{2,5}}\b)?|[a-z0-9]+_(?:token|secret|key|password|pat)s?\b"
+    r"|(?:the )?environment variables|\benv\b|printenv|the environment\b|(?:a |the )?(?:summary"
+    r"|copy|transcript|log) of (?:each|every|the|this|our) (?:conversation|chat|session)s?\b)"
+)
+_VOIDED = (
+    r"(?:no longer (?:appl(?:y|ies)|valid|binding|in effect|in force|holds?|counts?|matters?)"
+    r"|(?:don't|do not|doesn't|does not|won't|will not|no longer) (?:apply|bind|matter|count)"
+    r"|(?:are|is|were|was|be|been|get|gets)(?: [a-z]+){0,4}? (?:void|obsolete|outdated|stale"
+    r"|superseded|revoked|cancell?ed|invalid|a mistake|mistaken|irrelevant|overridden|withdrawn"
+    r"|replaced|optional|suggestions|retired|legacy|deprecated|a formality|dead|moot"
+    r"|not binding|non-binding|ceremonial|for show|not enforced|(?:written|meant|intended) for"
+    r" (?:a different|another|some other)))\b"
+)
+
+
+def _any(*alternatives: str) -> str:
+    """One pattern matching any of ``alternatives`` (each a way the signal is said)."""
+    return "|".join(alternatives)
+
+
+_GUARD = (
+    r"(?:confirmations?|confirmation (?:prompts?|steps?|dialogs?)|approvals?|approval (?:checks?"
+    r"|steps?)|sign-?offs?|(?:code )?reviews?|(?:pre-commit |git )?hooks?|checks|ci|gates?"
+    r"|branch protections?|protections?|guardrails?|safety (?:rules|checks)|verification"
+    r"|--no-verify|permission prompts?|sandbox(?:ing)?|human in the loop|human (?:review|approval)"
+    r"|(?:secret|security|vulnerability|dependency) scann(?:er|ers|ing)"
+    r"|(?:safety |security )?warnings? about"
+    r" (?:risky|dangerous|destructive|security|credentials?|secrets?)(?: [a-z]+)?)"
+)
+_NOT = r"(?:don't|do not|doesn't|does not|won't|will not|never|must not|should not|shouldn't)"
+
+AIMED_WEAK: dict[str, str] = {
+    "aimed": _any(rf"\b{_AGENT}(?:'s)?\b", r"\byou(?:r|rs|rself|'re|'ve|'ll)?\b"),
+    "void_orders": _any(
+        # the instructions declared void, outdated, a mistake, no longer applying
+        rf"\b{_ORDER_NOUN}{S}(?:[a-z0-9'/.,-]+{S}){{0,10}}?{_VOIDED}",
+        # an order to set them aside
+        rf"\b(?:set(?:ting)? aside|drop|ignore|ignores|disregard|disregards|forget|override"
+        rf"|overrides|replace|replaces|supersede|supersedes|stop following|no longer follows?)"
+        rf"(?:{S}(?:the|your|their|its|any|all|every|earlier|prior|previous|stated|original"
+        rf"|initial|current|developer's|user's|operator's|owner's|constraints|from)){{0,4}}{S}"
+        rf"{_ORDER_NOUN}\b",
+        rf"\b(?:ignore|ignores|disregard|disregards|skip|skips|drop|drops)(?:{S}the)?{S}(?:part"
+        rf"|parts|section|sections|bit|bits|rest|half){S}of{S}(?:its|your|their|the){S}"
+        rf"(?:[a-z-]+{S})?{_ORDER_NOUN}\b",
+        rf"\b(?:this|these|the following|the present)(?:{S}[a-z]+)?{S}(?:replaces?|supersedes?"
+        rf"|overrides?|overrules?){S}(?:them|those|it\b|your|its|their)",
+        rf"\bbefore{S}(?:anything|whatever|what){S}(?:the{S})?(?:user|developer|person|human)"
+        rf"{S}(?:asks|says|wants|requests)\b",
+        # orders fetched from an address
+        rf"\b(?:fetch|fetching|fetches|download|downloading|load|loading|read|reading|pull"
+        rf"|pulling|get|getting|curl|curling)(?:{S}[a-z0-9'/.:-]+){{0,4}}?{S}(?:https?://|www\.)"
+        rf"[^\s]+[^.;\n]{{0,40}}?\b(?:and|then){S}(?:follow|following|obey|obeying|apply"
+        rf"|applying|execute|executing|run|running|do what)\b",
+        rf"\b(?:treat|regard|consider|deem|count|see)(?:s|ed|ing)?{S}(?:[a-z0-9'/.,-]+{S})"
+        rf"{{1,10}}?as{S}(?:superseded|void|obsolete|outdated|optional|suggestions|advisory"
+        rf"|non-binding|legacy|retired|noise|drafts?|hints|proposals|warnings(?: only)?"
+        rf"|informational|non-blocking)\b",
+        # something else given the system's or the person's voice
+        rf"\btreat(?:s)?(?:{S}[a-z'/.:-]+){{1,8}}?{S}as{S}(?:if{S})?(?:it{S})?(?:came|coming|comes"
+        rf"|sent|written|issued){S}(?:directly{S})?from{S}(?:the{S})?(?:system|administrator"
+        rf"|admin|developer|operator|anthropic|openai|user|maintainers?)\b",
+        rf"\b(?:no|without){S}(?:other{S})?instructions{S}(?:except|but|other than|besides|beyond)"
+        rf"{S}(?:this|these|the ones here)\b",
+        rf"\bthe{S}(?:user|human|developer|operator)(?:{S}[a-z]+)?{S}(?:is|are){S}(?:now{S})?"
+        rf"(?:read-only|(?:just{S})?a guest|demoted|no longer in charge|not in charge)\b",
+        # something else ranked above the user or the system
+        rf"\b(?:this|these|the following){S}(?:[a-z]+{S})?(?:is|are){S}(?:now{S})?the{S}"
+        rf"(?:only{S})?(?:source of truth|authority|final word)\b",
+        rf"\b(?:higher|more|greater|top|first){S}(?:priority|precedence|authority){S}(?:than"
+        rf"|over){S}(?:the{S}|its{S}|your{S}|their{S}|any{S})?(?:system prompt|instructions"
+        rf"|user|developer|operator|human|rules)\b",
+        rf"\b(?:even|also){S}(?:when|if){S}(?:they|it|that|this|these){S}(?:conflicts?|disagrees?"
+        rf"|clash(?:es)?){S}with{S}(?:the{S}|your{S})?(?:user|developer|operator|human|instructions"
+        rf"|system)",
+        rf"\b(?:obey|obeys|follow|follows|trust|trusts|heed|heeds|prioriti[sz]es?|comply with"
+        rf"|complies with|defer to|defers to)(?:{S}[a-z'#]+){{0,4}}?{S}(?:over|instead of"
+        rf"|rather than|above|before){S}(?:the{S}|any{S}|your{S})?(?:user|developer|operator"
+        rf"|human|system|chat|what the)\b",
+        # the person's words dismissed, orders taken elsewhere
+        rf"\b(?:whatever|no matter what|regardless of what|even if){S}(?:the{S})?(?:user|person"
+        rf"|human|developer|operator|owner)(?:{S}[a-z']+){{0,4}}?{S}(?:says|asks|wants|requests"
+        rf"|tells|types|writes)\b",
+        rf"\btakes?{S}(?:its|their|your|my){S}orders{S}from\b",
+        r"\b(?:no longer|stops?|stop) (?:listens? to|listening to|obeys?|obeying|following)\b",
+        rf"\bwithout{S}question\b",
+    ),
+    "ship_secret": _any(
+        # sent away: the verb says where it goes
+        rf"\b(?:send|sends|email|emails|mail|mails|forward|forwards|upload|uploads|curl|transmit"
+        rf"|transmits|exfiltrate|exfiltrates|mirror|mirrors|sync|syncs)(?:{S}[a-z0-9'/.,-]+)"
+        rf"{{0,6}}?{S}{_SECRET}",
+        # written or shown somewhere outside the user's hands
+        rf"\b(?:post|posts|paste|pastes|echo|echoes|print|prints|include|includes|leak|leaks"
+        rf"|append|appends|attach|attaches|publish|dump|dumps|share|shares|log|logs|put|puts"
+        rf"|write|writes|stash|stashes|embed|embeds|add|adds)(?:{S}[a-z0-9'/.,-]+){{0,6}}?{S}"
+        rf"{_SECRET}(?:{S}[a-z0-9'/.,()-]+){{0,6}}?{S}(?:to|into|in|on|onto|via|inside|under)"
+        rf"{S}(?:(?:the|a|an|your|its|their|every|each|any|all|next){S}){{0,2}}(?:[a-z-]+{S})?"
+        rf"(?:{REPLY}|{DEST}|notes?|files?|repo|repository|gists?|paste|code block|wiki"
+        rf"|drive|[a-z0-9_-]+/[a-z0-9_./-]+)",
+        rf"\b(?:drop|drops|place|places|leave|leaves)(?:{S}[a-z0-9'/.,-]+){{0,6}}?{S}{_SECRET}"
+        rf"(?:{S}[a-z0-9'/.,()-]+){{0,6}}?{S}(?:to|into|in|on|onto){S}(?:(?:the|a|an|your|its"
+        rf"|their|every|each|any|all){S}){{0,2}}(?:[#a-z0-9-]+{S})?(?:{DEST}|channel|chat|thread"
+        rf"|board|bucket|folder|drive|wiki|page|issue|gist)\b",
+        rf"\b(?:commit|commits|push|pushes|check in|checks in|publish|publishes|leak|leaks"
+        rf"|expose|exposes)(?:{S}[a-z0-9'/.,-]+){{0,6}}?{S}{_SECRET}",
+        rf"{_SECRET}(?:{S}[a-z0-9'/.,()-]+){{0,8}}?{S}(?:and{S})?(?:commit|push|publish)(?:s)?"
+        rf"{S}(?:it|them)\b",
+        # the agent's own hidden instructions disclosed
+        r"\b(?:add|adds|put|puts|paste|pastes|include|includes|write|writes|copy|copies|insert"
+        r"|inserts)(?: your| its| their)?(?: full| entire| complete| exact| whole)? (?:system"
+        r" prompt|hidden instructions|system instructions)\b",
+        rf"\b(?:disclose|discloses|reveal|reveals|leak|leaks|dump|print|prints|share|shares)"
+        rf"(?:{S}[a-z0-9'/.,-]+){{0,4}}?{S}(?:hidden|secret|system|internal){S}(?:instructions"
+        rf"|prompt|rules)\b",
+    ),
+    "unguard": _any(
+        # a check switched off or got around
+        r"\b(?:(?:skip|bypass|disable|remove|ignore|circumvent|suppress|mute|silence|delete)"
+        r"(?:s|es|d|ping|ing)?|turns? off|switch(?:es)? off|gets? past|gets? around|works? around"
+        r"|push(?:es)? through)(?: (?:the|all|any|its|their|your|those|these))?(?: [a-z-]+){0,2}? "
+        rf"{_GUARD}\b",
+        rf"\b(?:turn|turns|switch|switches|shut|shuts)(?: (?:the|its|your|their))?(?: [a-z-]+)?"
+        rf" {_GUARD} off\b",
+        rf"\b{_GUARD}(?: [a-z-]+){{0,8}}? (?:are|is|were|get|gets|can be|may be)(?: now| just"
+        r"| only)? (?:skipped|bypassed|disabled|waived|switched off|turned off|unnecessary"
+        r"|relaxed|loosened|lifted|ignored"
+        r"|optional|advisory|informational|a formality)\b",
+        rf"\b{_GUARD}(?: [a-z-]+){{0,4}}? (?:has|have) been (?:waived|skipped|bypassed|disabled"
+        r"|lifted|dropped)\b",
+        r"\b(?:approved|authori[sz]ed|cleared) (?:in advance|ahead of time|beforehand|up front)\b",
+        r"\beven (?:the )?(?:destructive|dangerous|risky|irreversible) (?:ones|commands"
+        r"|operations)\b",
+        r"\b(?:update|updates|edit|edits|extend|extends|widen|widens|modify|modifies)(?: the| its"
+        r"| your| their)? (?:allow ?list|allowlist|deny ?list|permissions? (?:list|settings)"
+        r"|settings\.json)\b",
+        r"\b(?:delete|deletes|remove|removes|skip|skips|disable|disables|comment out|xfail)"
+        r"(?: [a-z'-]+){0,4}? (?:tests?|ones|checks?)(?: [a-z'-]+){0,3}? so (?:that )?(?:ci|the"
+        r" build|the checks?|the pipeline|it) (?:passes|pass|goes green|turns green|is green)\b",
+        r"\bpush(?:es|ing)? through (?:red|failing|broken)\b",
+        r"--no-verify\b|\b(?:approve|approves|merge|merges|ship|ships|deploy|deploys)(?: it| them)?"
+        r" anyway\b",
+        r"\b(?:already |pre-?)approved\b|\bapproved (?:any|all|every|whatever|anything)\b",
+        r"\b(?:production|prod) (?:write|admin|root) access\b|\b(?:write|admin|root|full"
+        r"|elevated) access to (?:production|prod|main)\b",
+        # waiting for the person dropped
+        r"\b(?:not|never|no need to|without) (?:wait|waiting) for (?:the |a |an |any |their )?"
+        r"(?:user's |human's |developer's )?(?:ok|okay|go-?ahead|approval|confirmation"
+        r"|sign-?off|yes|review)\b",
+        r"\bwaiting (?:on|for) (?:humans?|people|the user|anyone|approval|review)(?: [a-z]+){0,3}?"
+        r" (?:is|are) (?:considered )?(?:a bug|unnecessary|wasteful|not needed|optional"
+        r"|discouraged)\b",
+        r"\bno (?:reviews?|approvals?|sign-?offs?|confirmations?|questions)\b",
+        r"\bwithout (?:running|waiting for|checking|passing) (?:the )?(?:tests?|test suite|ci"
+        r"|checks|review|linters?)\b",
+        r"\btreat(?:s|ed|ing)?(?: [a-z-]+){1,4} as (?:green|passing|passed|successful)\b",
+        r"\boverwrit(?:e|es|ing) (?:the user's |their |your )?(?:uncommitted|local|unsaved"
+        r"|unpushed) (?:changes|work|edits)\b",
+        r"\b(?:don't|do not|never|no need to|stop)(?: [a-z']+)? (?:bother(?:ing)?|ask(?:ing)?"
+        r"|prompt(?:ing)?|check(?:ing)? with|wait(?:ing)? for)(?: [a-z']+){0,4}? (?:with"
+        r" (?:confirmation|approval|permission)|anyone|the user first)\b",
+        r"\bskip(?:s|ping)? (?:asking|confirming|the prompt)\b",
+        # approval declared given, rights granted, its own work approved
+        r"\b(?:standing|blanket) approval\b|\bpre-?(?:approve[sd]?|cleared)\b|\bcleared to\b",
+        r"\b(?:allowed|permitted|free|authori[sz]ed|fine) to (?:bypass|skip|disable|delete|drop"
+        r"|force-push|override|ignore|turn)\b",
+        rf"\b(?:ok|okay|alright|acceptable) to (?:bypass|skip|disable|delete|remove|turn off)"
+        rf"(?: (?:the|all|any|its|their|your))?(?: [a-z-]+){{0,2}}? (?:{_GUARD}|tests?)\b",
+        r"\bno longer needs? (?:sign-?off|approval|review|confirmation)\b",
+        r"\btreat(?: [a-z]+){1,2} as (?:already )?granted\b",
+        r"\b(?:granted|given) (?:[a-z]+ )?(?:maintainer|admin|owner|write|full"
+        r"|elevated|root) (?:rights|access|permissions|privileges)\b",
+        r"\b(?:elevated|unrestricted|full|root|admin) (?:permissions|privileges|access)\b",
+        r"\bself-?(?:merged?|merges|merging|approved?|approves|approving)\b",
+        r"\b(?:approve|approves|merge|merges|accept|accepts)(?: [a-z]+)? (?:anything|everything"
+        r"|all|every|any)\b",
+        r"\b(?:mark|marks|report|reports)(?: the)?(?: [a-z-]+){0,2} (?:checks?|tests?|builds?"
+        r"|ci) as (?:passing|passed|green|successful)\b",
+        # the same in a settings snippet
+        r"\b(?:confirm(?:ation)?|approval|ask|review|verify)[a-z\s]{0,20}: (?:false|off|no"
+        r"|never|0)\b",
+        r"\ballow: \[? ?' ?'",
+    ),
+    # Every later session: what a feedback memory is for, so held only beside another ask.
+    "lasting": _any(
+        r"\b(?:every|each|all|any)(?: (?:future|later|subsequent|new|other)){1,2} (?:sessions?"
+        r"|conversations?|chats?|runs?|tasks?)\b",
+        r"\b(?:at|on) the start of (?:each|every) new (?:session|conversation|chat|task)\b",
+        r"\bfuture (?:[a-z]+ )?(?:sessions|conversations|chats|runs)\b",
+    ),
+    "entrench": _any(
+        # written into what the agent loads each time
+        r"\b(?:save|saved|store|stored|write|written|add|added|pin|pinned|put|copy|copied|keep"
+        r"|kept|load|register|carry|carried|make)(?: [a-z'./-]+){0,6}? (?:to|into|in|as|on)"
+        r" (?:a |an |the |your |its |their )?(?:[a-z']+ )?(?:long-term|permanent|persistent"
+        r"|standing|startup|system|custom|global|core|base) (?:memory|memories|instructions"
+        r"|rules|settings|config)\b",
+        r"\bpersistent (?:instruction|directive|rule|order)s?\b",
+        r"\bso (?:that )?(?:the next|future|later|every|other) (?:agents?|sessions?|assistants?"
+        r"|models?|ais?) (?:sees?|reads?|picks? (?:it|this) up|finds?|gets?|follows?)\b",
+        # brought back when removed
+        r"\b(?:write|writes|put|add|copy|restore|bring)(?:s)? (?:it|this|them|the (?:file|note"
+        r"|memory)|this (?:file|note|memory))(?: [a-z]+)? back\b",
+        r"\b(?:restore|restores|re-?create|re-?creates|recreate|recreates|rewrite|rewrites"
+        r"|re-?add|re-?adds)(?: it| this| them| this (?:memory|note|file|rule)(?: file)?)\b",
+        r"\bre-?adds?\b|\bre-?appl(?:y|ies) (?:it|this)\b",
+        r"\b(?:survives?|survive|outlives?) (?:a |any |the |every )?(?:[a-z]+ )?(?:reset|restart"
+        r"|reboot|deletion|cleanup|clean-?up|consolidation|removal)\b",
+        r"\beven if (?:the user|someone|anyone|they|the developer)(?: [a-z]+){0,3}? (?:removes?"
+        r"|deletes?|remove|delete)\b",
+        r"\bwhenever (?:the )?(?:memory|memories|notes)(?: [a-z]+)? (?:is|are|get|gets)"
+        r" (?:cleaned|pruned|consolidated|reset|cleared)\b",
+        r"\b(?:register|install)(?:s)? (?:the|this) (?:[a-z-]+ )?hooks?\b",
+        r"\bon[ _]session[ _]start\b",
+    ),
+    "conceal": _any(
+        r"\b(?:leave|leaves|keep|keeps)(?: [a-z'-]+){1,8}? out of (?:its|their|your|the|his|her"
+        r"|any) (?:[a-z]+ )?(?:summary|summaries|reply|replies|answers?|responses?|reports?"
+        r"|transcripts?|logs?|messages?|chat|pr descriptions?|commit messages?|changelog"
+        r"|release notes|pr text)\b",
+        r"\b(?:hide|hides|conceal|conceals|suppress|suppresses|omit|omits|strip|strips|scrub"
+        r"|redact)(?: [a-z'-]+){0,6}? from (?:its|their|your|the|his|her|any) (?:[a-z]+ )?"
+        r"(?:user|developer|human|chat|summary|reply|replies|answers?|transcripts?|logs?"
+        r"|reports?|output)\b",
+        rf"\b(?:{_NOT}|without) (?:ever )?(?:mention|mentioning|surface|surfacing|flag|flagging"
+        r"|report|reporting|raise|point out|bring(?:ing)? up|reveal|tell|telling|disclose)"
+        r"(?: [a-z'-]+){0,5}? (?:(?:to|with) )?"
+        r"(?:the )?(?:user|developer|human|operator|owner)\b",
+        rf"\b{_NOT} (?:ever )?(?:mention|surface|reveal|disclose|show)(?: [a-z'-]+){{0,5}}? in"
+        r" (?:your|its|their|the) (?:answers?|replies|reply|summary|output|responses?)\b",
+        r"\bno need to (?:mention|bring (?:it|this|that) up|tell|surface|report|show|flag"
+        r"|disclose)\b",
+        r"\b(?:not|never|don't|do not) (?:bring (?:it|this|that) up|mention (?:it|this|that))\b",
+        rf"\b{_NOT} (?:let|letting|allow|allowing) (?:the )?(?:user|developer|human|operator|owner"
+        r"|reviewers?|anyone) (?:to )?(?:see|know|notice|read|find out|learn|review)\b",
+        r"\b(?:report|reports|summary|summaries|reply|replies|answers?|changelog)(?: [a-z]+)?"
+        r" (?:omits?|leaves? out|hides?|never (?:mentions?|lists?|shows?))\b",
+        r"\b(?:summari[sz]e|summari[sz]es|describe|describes|present|presents|report|reports)"
+        r" (?:it|them|this|that|the [a-z]+) as (?:successful|a success|passing|green|fine)\b",
+        # a scripted answer to the person's question
+        r"\b(?:if|when|whenever|should) (?:the )?(?:user|developer|human|operator|owner"
+        r"|reviewers?|anyone|someone) (?:asks|questions|wonders|challenges|checks)\b[^.;\n]{0,80}"
+        r"\b(?:replies|reply|answers?|says?|claims?|tells?)(?: them| the user)? that\b",
+        r"\bbetween (?:us|you and me|ourselves)\b",
+        r"\b(?:doesn't|does not|don't|do not|needn't|need not) (?:need to )?know\b",
+        r"\bbefore (?:the )?(?:user|human|developer|reviewers?|anyone) (?:reviews?|sees?|looks?"
+        r"|notices?|checks?)\b",
+        r"\b(?:clear|clears|wipe|wipes|erase|erases|truncate|truncates)(?: [a-z'-]+){0,3}?"
+        r" (?:shell |bash |command |session |audit )?(?:history|logs?|audit trail"
+        r"|transcripts?)\b",
+        # a report that does not depend on what happened
+        r"\b(?:answers?|says?|replies|tells? (?:them|the user))(?: that)? (?:it|they|you)"
+        r" (?:only|never|didn't|did not)\b",
+        r"\b(?:answers?|says?|reports?|claims?|replies|tells?)\b[^.;\n]{0,60}\b(?:whatever"
+        r" (?:happened|happens|the (?:real )?(?:result|outcome) (?:is|was))|regardless of"
+        r" (?:the )?(?:result|outcome|what happened)|no matter what happened)",
+        r"\bonly (?:show|report|mention)(?: [a-z]+){0,3}? (?:the )?final\b",
+        r"\bnever (?:lists?|mentions?|shows?|reports?)(?: [a-z'-]+){0,5}? in (?:its|their|your"
+        r"|the) (?:final )?(?:messages?|answers?|replies|reply|summary|report)\b",
+        r"\b(?:reply|replies|answer|answers|respond|responds) to (?:any|every|all) questions?"
+        r" about\b[^.;\n]{0,60}\bwith\b",
+        r"\b(?:when|if|whenever) (?:[a-z]+ ){0,2}(?:is|gets|are) asked\b[^.;\n]{0,80}\b(?:says?"
+        r"|replies|answers?|claims?|tells?)\b[^.;\n]{0,20}\b(?:none|nothing|no|never|not)\b",
+    ),
+    "persona": _any(
+        r"\byou(?: are|'re| were)(?: now| no longer| henceforth)?\b",
+        r"\byour name is\b|\bcall yourself\b|\bfrom (?:here|this point) on\b",
+        r"\b(?:pretend|imagine|persona|role-?play|act as|acts as|operates? as|operating as"
+        r"|become|becomes|play (?:a|the) (?:game|role)|from now on|respond as|answer as)\b",
+    ),
+    "unbound": _any(
+        r"\b(?:no|without|free of|free from|not bound by)(?: [a-z-]+){0,2} (?:safety"
+        r"|guardrails?|restrictions?|rules|limits|limitations|content policy|filters?"
+        r"|judg(?:e)?ment|refusals?|morals?|ethics)\b",
+        r"\b(?:refusal|safety|usual|content|guard)(?: [a-z]+)? (?:rules|policies|limits|filters"
+        r"|checks)(?: [a-z]+){0,2}? (?:are|is) (?:now )?(?:off|suspended|lifted|disabled|gone)\b",
+        r"\bnever (?:refuses?|declines?|says no)\b",
+        r"\b(?:unrestricted|unfiltered|uncensored|jailbroken)\b",
+        r"\bno longer (?:a |an )?(?:helpful |harmless )?(?:assistant|ai|bound)\b",
+        r"\bfull (?:authority|control)\b|\bloyal to\b",
+        r"\b(?:authori[sz]ed|allowed|free) to ignore\b",
+        r"\bexecute(?:s)? (?:it|whatever|anything|everything|them)(?: [a-z]+){0,3}? without\b",
+        r"\bno (?:obligation|duty|need) to (?:follow|obey|respect|honou?r)\b",
+    ),
+    "aimed_intl": _any(
+        r"\b(?:ki|ia|ai)-?(?:assistent(?:en|in)?|agent(?:en)?|modell)\b",
+        r"\b(?:assistant|assistente|assistenti|asistente|assistent)s? (?:ia|ki|ai"
+        r"|virtuale?s?)\b",
+        r"\b(?:asistente|assistente|l'assistente|agenti)\b|\bagentes? (?:ia|de ia|automaticos?)\b",
+        r"\bsi (?:eres|es|vous etes|tu es) (?:une? )?ia\b|\bse (?:voce|sei) (?:e )?(?:uma? )?ia\b",
+        r"\bwenn du (?:eine? )?ki(?:-[a-z]+)? bist\b|\ble modele\b|\bdas modell\b|\bel modelo\b",
+        r"助手|アシスタント|エージェント|智能体|人工智能",
+    ),
+    "asks_intl": _any(
+        r"\b(?:ignor(?:e|iere|ieren|a|ar|ez|er)|negeer|vergiss|vergeet|oubliez?|olvida|dimentica"
+        r"|esquece)\b|無視|忽略|无视|忘记",
+        r"\b(?:sin|sans|ohne|senza|sem|zonder)(?: [a-z]+)? (?:pedir|demander|fragen|chiedere"
+        r"|vragen|confirmacion|confirmation|bestatigung|conferma|confirmacao|bevestiging|permiso"
+        r"|permission|erlaubnis|permesso|permissao|toestemming)\b",
+        r"memoria permanente|memoire permanente|\bdauerhaft|langzeitgedachtnis|ogni sessione"
+        r"|cada sesion|todas las sesiones|chaque session|toutes les sessions"
+        r"|\bjede[rn]? (?:kunftige |zukunftige )?sitzung|elke sessie|cada sessao",
+        r"\b(?:nao|no|ne|non|nicht|niet)(?: [a-z']+)? (?:conte|diga|digas|cuentes|menciones|dis"
+        r"|dites|dire|sag|sage|erwahne|vertel|zeg)\b|不要告诉|言わない|内緒|\bverschweige",
+        r"\b(?:uberspring\w*|umgeh\w*|deaktivier\w*|saltar|omitir|sauter|contourner|saltare"
+        r"|pular)\b",
+        r"\b(?:hoch|lade|sende|schicke|envoie[zr]?|envia|invia)\b[^.\n]{0,60}(?:\.env|\.ssh"
+        r"|schlussel|passw|cle|clave|chiave|token)|发送|上传|发给|送信|アップロード",
+    ),
+}
+# (addressee, ask, rule, reason): the pairs judged by
+# :func:`memdir.screening.instructions._combined`.
+AIMED_PAIRS: tuple[tuple[str, str, str, str], ...] = (
+    ("aimed", "void_orders", "override.aimed", "tells the agent its instructions are set aside"),
+    ("aimed", "ship_secret", "exfiltration.aimed", "tells the agent to move secrets"),
+    ("aimed", "unguard", "permissions.aimed", "tells the agent to switch its checks off"),
+    ("aimed", "entrench", "persistence.aimed", "tells the agent to keep this for good"),
+    ("aimed", "conceal", "concealment.aimed", "tells the agent to keep something from the user"),
+    ("entrench", "unguard", "persistence.aimed", "keeps checks switched off for good"),
+    ("entrench", "void_orders", "persistence.aimed", "keeps instructions set aside for good"),
+    ("entrench", "conceal", "persistence.aimed", "keeps something from the user for good"),
+    ("lasting", "entrench", "persistence.aimed", "keeps itself for every later session"),
+    ("lasting", "unguard", "persistence.aimed", "keeps checks switched off for good"),
+    ("lasting", "void_orders", "persistence.aimed", "keeps instructions set aside for good"),
+    ("lasting", "conceal", "persistence.aimed", "keeps something from the user for good"),
+    ("lasting", "ship_secret", "persistence.aimed", "moves secrets in every later session"),
+    ("conceal", "ship_secret", "concealment.aimed", "moves secrets out of the user's sight"),
+    ("persona", "unbound", "identity.persona", "gives the agent a role without limits"),
+    ("aimed_intl", "asks_intl", "override.aimed-other-language", "an order aimed at the agent"),
+)
+# First signals that name who is addressed: a report of them ("told the agent to") or a
+# sentence about attacks describes an order rather than gives it.
+ADDRESSEES = frozenset({"aimed", "aimed_intl", "persona", "entrench", "conceal", "lasting"})
+# Second signals a negation right before turns into a rule for the agent.
+NEGATABLE = frozenset(
+    {"void_orders", "ship_secret", "unguard", "entrench", "conceal", "unbound", "risky"}
+)
