@@ -553,10 +553,6 @@ USER_ASKS = [
 ]
 
 
-def _fill(text: str, values: dict[str, Any]) -> str:
-    return text.format(**values)
-
-
 def _values(rng: random.Random, project: tuple[str, str, str, list[str]], c: str) -> dict[str, Any]:
     name, _, _, components = project
     lib_a, lib_b = rng.choice(LIBS)
@@ -603,12 +599,12 @@ def _user_turn(rng: random.Random, core: str) -> str:
 
 
 def _reply(rng: random.Random, values: dict[str, Any], fact: str | None) -> str:
-    paragraphs = [_fill(p, values) for p in rng.sample(PARAGRAPHS, len(PARAGRAPHS) - 4)]
-    paragraphs += [_fill(p, values) for p in rng.sample(DISTRACTORS, 6)]
+    paragraphs = [p.format(**values) for p in rng.sample(PARAGRAPHS, len(PARAGRAPHS) - 4)]
+    paragraphs += [p.format(**values) for p in rng.sample(DISTRACTORS, 6)]
     rng.shuffle(paragraphs)
     if fact is not None:
         paragraphs.insert(rng.randint(1, 5), fact)
-    code = _fill(rng.choice(CODE), values)
+    code = rng.choice(CODE).format(**values)
     head = f"Sure, here is the plan for the {values['c']} in {values['p']}."
     steps = "\n".join(
         f"{i}. {s}"
@@ -622,7 +618,7 @@ def _reply(rng: random.Random, values: dict[str, Any], fact: str | None) -> str:
             start=1,
         )
     )
-    second = _fill(rng.choice(CODE), {**values, "c": values["c2"]})
+    second = rng.choice(CODE).format(**{**values, "c": values["c2"]})
     body = "\n\n".join(
         [
             head,
@@ -663,19 +659,19 @@ def generate(seed: int = SEED, exchanges: int = EXCHANGES) -> list[dict[str, Any
         questions = []
         for i in range(exchanges):
             values = _values(rng, project, rng.choice(components))
-            ask = _fill(rng.choice(USER_ASKS), values)
+            ask = rng.choice(USER_ASKS).format(**values)
             if i in user_slot:
                 _, text, question = user_slot[i]
-                core = _fill(text, values) + " " + ask
-                questions.append((len(turns), _fill(question, values)))
+                core = text.format(**values) + " " + ask
+                questions.append((len(turns), question.format(**values)))
             else:
                 core = ask
             turns.append(("user", _user_turn(rng, core)))
             fact = None
             if i in agent_slot:
                 _, text, question = agent_slot[i]
-                fact = _fill(text, values)
-                questions.append((len(turns), _fill(question, values)))
+                fact = text.format(**values)
+                questions.append((len(turns), question.format(**values)))
             turns.append(("assistant", _reply(rng, values, fact)))
         when = start + dt.timedelta(days=3 * n)
         session = [

@@ -74,7 +74,7 @@ import recall_precision
 from memdir.api import Memdir
 from memdir.search.catalog import Catalog
 from memdir.search.document import date_words
-from memdir.search.embeddings import LocalEmbedder, cosine_scores, pack_vector
+from memdir.search.vectors.embeddings import LocalEmbedder, cosine_scores, pack_vector
 
 FLOORS = (0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5)
 FLOOR = 0.3

@@ -171,7 +171,7 @@ class CachedEmbedder:
 
 
 def bundled_embedder() -> CachedEmbedder:
-    from memdir.search.embeddings import local_embedder
+    from memdir.search.vectors.embeddings import local_embedder
 
     embedder = local_embedder("auto")
     if embedder is None:

@@ -435,7 +435,7 @@ from typing import Any, TextIO
 
 from memdir.api import Memdir
 from memdir.search.catalog import DEFAULT_WEIGHTS, Catalog, Hit, RankingOptions, SearchQuery
-from memdir.search.embeddings import Embedder
+from memdir.search.vectors.embeddings import Embedder
 
 REPO = Path(__file__).resolve().parent.parent
 # Where a run is written by default: beside the scripts, never committed.
@@ -560,7 +560,7 @@ def ranking_options(args: argparse.Namespace) -> RankingOptions:
 
 def embedder_of(args: argparse.Namespace) -> Embedder | None:
     """The embedder of a run: the setting's default unless --embed names one or --lexical."""
-    from memdir.search.embeddings import AUTO, LocalEmbedder, local_embedder
+    from memdir.search.vectors.embeddings import AUTO, LocalEmbedder, local_embedder
 
     embedder: Embedder | None = None
     if not args.lexical:

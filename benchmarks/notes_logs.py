@@ -512,10 +512,6 @@ LOG_FILLERS = [
 ]
 
 
-def _fill(text: str, values: dict[str, Any]) -> str:
-    return text.format(**values)
-
-
 def _days(start: dt.date, count: int) -> list[dt.date]:
     """``count`` working days from ``start`` on."""
     days, day = [], start
@@ -530,11 +526,11 @@ def _distinct(name: str, v: dict[str, Any], services: list[str], taken: set[str]
     """``v`` with another service in ``svc2`` when the note's name would repeat one the
     workspace has (two notes of one name are one file in memdir's store). No draw from
     the random stream: the rest of the corpus is as it was."""
-    if _fill(name, v).lower() not in taken:
+    if name.format(**v).lower() not in taken:
         return v
     for other in services:
         trial = {**v, "svc2": other}
-        if other != v["svc"] and _fill(name, trial).lower() not in taken:
+        if other != v["svc"] and name.format(**trial).lower() not in taken:
             return trial
     raise ValueError(f"no service left for a distinct {name!r}")
 
@@ -548,20 +544,20 @@ def _workspace(rng: random.Random, n: int, ws: tuple[str, str, list[str]]) -> di
         notes.append(
             {
                 "type": type_,
-                "name": _fill(name, v),
-                "description": _fill(desc, v),
-                "text": _fill(body, v),
+                "name": name.format(**v),
+                "description": desc.format(**v),
+                "text": body.format(**v),
             }
         )
-        questions.append((f"N{len(notes)}", _fill(question, v)))
+        questions.append((f"N{len(notes)}", question.format(**v)))
     for type_, name, desc, body in NOTE_FILLERS:
         v = _distinct(name, _values(rng, ws), ws[2], {note["name"].lower() for note in notes})
         notes.append(
             {
                 "type": type_,
-                "name": _fill(name, v),
-                "description": _fill(desc, v),
-                "text": _fill(body, v),
+                "name": name.format(**v),
+                "description": desc.format(**v),
+                "text": body.format(**v),
             }
         )
     rng.shuffle(order := list(range(len(notes))))
@@ -569,7 +565,7 @@ def _workspace(rng: random.Random, n: int, ws: tuple[str, str, list[str]]) -> di
     note_ids = {f"N{i + 1}": f"D1:{order.index(i) + 1}" for i in range(len(order))}
     days = _days(dt.date(2026, 1, 5) + dt.timedelta(days=7 * n), DAYS)
     logs: list[list[str]] = [
-        [_fill(rng.choice(LOG_FILLERS), _values(rng, ws)) for _ in range(rng.randint(3, 6))]
+        [rng.choice(LOG_FILLERS).format(**_values(rng, ws)) for _ in range(rng.randint(3, 6))]
         for _ in days
     ]
     log_ids: dict[str, str] = {}
@@ -581,9 +577,9 @@ def _workspace(rng: random.Random, n: int, ws: tuple[str, str, list[str]]) -> di
             d, i = dia[1:].split(":")
             if int(d) == day + 2 and int(i) > at:
                 log_ids[key] = f"D{d}:{int(i) + 1}"
-        logs[day].insert(at, _fill(text, v))
+        logs[day].insert(at, text.format(**v))
         log_ids[f"L{k}"] = f"D{day + 2}:{at + 1}"
-        questions.append((f"L{k}", _fill(question, v)))
+        questions.append((f"L{k}", question.format(**v)))
     ids = {**note_ids, **log_ids}
     return {
         "notes": notes,

@@ -142,9 +142,9 @@ from memdir.model import Memory, MemoryType, Scope
 from memdir.recall.meaning import MeaningFloor
 from memdir.recall.relevant import LexicalSelector, recall
 from memdir.search.catalog import Catalog
-from memdir.search.embeddings import Embedder, local_embedder
 from memdir.search.relevance import RelevanceFloor
 from memdir.search.terms import query_terms, terms
+from memdir.search.vectors.embeddings import Embedder, local_embedder
 from memdir.utils.records import record_fields
 
 DATA = Path(__file__).resolve().parent / "data" / "recall"

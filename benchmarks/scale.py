@@ -36,7 +36,7 @@ vector from :class:`HashEmbedder`, a fast deterministic stand-in of the bundled
 model's dimension (384; embedding 100,000 memories with the real model takes an
 hour of one core), then ``Memdir.search`` and the catalog alone are timed hybrid
 and lexical, query by query in turn, with the vector index
-(:mod:`memdir.search.vector_index`) against the scan of the vectors table it
+(:mod:`memdir.search.vectors.vector_index`) against the scan of the vectors table it
 replaced (on a tenth of the queries, as slow as it is), and the index's build and
 file size. The stand-in embeds a query in microseconds: the real model's cost for
 one query is timed apart and printed beside it. ``embed`` measures the real
@@ -58,7 +58,7 @@ two-core machine at a load of 2.3), p50:
     vector index made anew / its file              0.2 s, 25 MB   1.3 s, 155 MB
 
 Hybrid is 1.27x lexical at 10,000 and 1.17x at 100,000. The vector product runs in
-a thread of its own while BM25 runs (:meth:`~memdir.search.vector_index.VectorIndex.start`);
+a thread of its own while BM25 runs (:meth:`~memdir.search.vectors.vector_index.VectorIndex.start`);
 with the product after BM25, in the search's thread, as before, the catalog alone is
 1.70x at 100,000 in the same run (Memdir.search was 2.37x in an earlier run at a load
 of 5.5). With three busy-loop processes beside the run (a load of 6.7): 1.42x and
@@ -90,7 +90,7 @@ from typing import Any
 
 from memdir.api import Memdir
 from memdir.search.catalog import Catalog, SearchQuery
-from memdir.search.embeddings import load_numpy
+from memdir.search.vectors.embeddings import load_numpy
 from memdir.storage.memory_index import format_entry, parse_entries
 
 WORDS = (
@@ -339,7 +339,7 @@ class HashEmbedder:
 
 def measure_hybrid(mem: Memdir, queries: list[str]) -> dict[str, float]:
     """Hybrid against lexical search, the vector index against the scan it replaced."""
-    from memdir.search.embeddings import LocalEmbedder
+    from memdir.search.vectors.embeddings import LocalEmbedder
 
     out: dict[str, float] = {}
     hybrid = Memdir.open(mem.layout.project_root, home=mem.layout.home, search_embeddings="bench")
@@ -412,8 +412,8 @@ def measure_embedding(rounds: int = 3, count: int = 128) -> dict[int, tuple[floa
     One thread (``load_numpy`` holds BLAS to one), the batch sizes taking turns in
     each round; the medians of ``rounds``.
     """
-    from memdir.search.bert_encoder import BertEncoder
-    from memdir.search.embeddings import BUNDLED_MODEL, _resolve_model
+    from memdir.search.vectors.bert_encoder import BertEncoder
+    from memdir.search.vectors.embeddings import BUNDLED_MODEL, _resolve_model
 
     rng = random.Random(3)
     texts = []

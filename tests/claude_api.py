@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from http.server import ThreadingHTTPServer
 from typing import Any
 
-from stand_in_api import JsonHandler, Request, ScriptedServer, ToolTurn, serving, sse
+from stand_in_api import JsonHandler, Request, ScriptedServer, ToolTurn, content_texts, serving, sse
 
 __all__ = [
     "Recorded",
@@ -229,14 +229,13 @@ def request_texts(body: dict[str, Any]) -> list[str]:
 
 
 def _content_texts(content: Any) -> list[str]:
-    if isinstance(content, str):
-        return [content]
-    texts: list[str] = []
-    for block in content or []:
-        if not isinstance(block, dict):
-            continue
-        if block.get("type") == "text":
-            texts.append(block.get("text", ""))
-        elif block.get("type") == "tool_result":
-            texts.extend(_content_texts(block.get("content")))
-    return texts
+    return content_texts(content, _block_texts)
+
+
+def _block_texts(block: dict[str, Any]) -> list[str]:
+    """A text block's text; a tool result's texts, its content read as a message's."""
+    if block.get("type") == "text":
+        return [block.get("text", "")]
+    if block.get("type") == "tool_result":
+        return _content_texts(block.get("content"))
+    return []

@@ -45,8 +45,8 @@ from claude_api import Recorded, StandIn, Turn, request_texts, run_stand_in
 from cli_runner import (
     CLIENT_PATH,
     ClientRun,
-    PinnedClient,
     client_env,
+    installed_client,
     machine,
     run_client,
     run_in,
@@ -68,15 +68,13 @@ __all__ = [
 ]
 
 ROOT = Path(__file__).resolve().parent.parent
-INSTALL_DIR = ROOT / ".cache" / "claude-code"
-CLAUDE_CODE = PinnedClient(
+CLAUDE_CODE = installed_client(
+    "claude-code",
+    "claude",  # the native binary
     name="Claude Code CLI",
     variable="MEMDIR_CLAUDE_BIN",
-    make_target="claude-code",
-    version_file=ROOT / "tests" / "claude-code.version",
-    default_bin=INSTALL_DIR / "claude",  # linked to the native binary by the installer
-    version_env={"HOME": str(INSTALL_DIR), "DISABLE_AUTOUPDATER": "1"},
     shows=lambda shown, pinned: shown.startswith(pinned),
+    version_env={"DISABLE_AUTOUPDATER": "1"},
 )
 CLAUDE_PATH = CLIENT_PATH  # what Claude Code and its hooks get: memdir is not on it
 PERSISTED_MARKER = "<persisted-output>"  # Claude Code's stand-in for hook context over 10,000

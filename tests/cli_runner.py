@@ -45,8 +45,9 @@ from typing import Any, ClassVar, Generic, NoReturn, Protocol, TypedDict, TypeVa
 
 import pytest
 
-from gitutil import git
+from gitutil import committed_repo
 from memdir.api import Memdir
+from memutil import save_rule
 from stand_in_api import ScriptedServer
 
 __all__ = [
@@ -65,8 +66,10 @@ __all__ = [
     "TurnRun",
     "Wire",
     "assert_clean",
+    "assert_held_for_asking",
     "client_env",
     "git_project",
+    "installed_client",
     "json_lines",
     "machine",
     "run_client",
@@ -75,10 +78,13 @@ __all__ = [
     "save_freeze",
     "save_migrations_rule",
     "save_npm_rule",
+    "save_team_freeze",
     "shared_home",
+    "uninstall_hooks",
     "venv_bin",
 ]
 
+ROOT = Path(__file__).resolve().parent.parent  # the repository
 CLIENT_PATH = "/usr/bin:/bin"  # what a client and its hooks get: memdir is not on it
 RUN_TIMEOUT = 180  # seconds: a guard against a hung client, never an assertion
 NPM_RULE = {"tool": "Bash", "match": r"\bnpm (install|i|run)\b", "action": "deny"}
@@ -87,6 +93,7 @@ FREEZE = "Hold every release until 2026-12-15."
 MIGRATIONS_WHY = "hand-written migrations drifted from the models"
 RecordedT = TypeVar("RecordedT")
 RunT = TypeVar("RunT", bound="ClientRun[Any]")
+ApiT = TypeVar("ApiT", bound="ScriptedServer[Any, Any]")
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -119,6 +126,33 @@ class PinnedClient:
         if os.environ.get("CI", "").strip().lower() == "true":
             pytest.fail(f"the {self.name} is required under CI=true: {reason}")
         pytest.skip(reason)
+
+
+def installed_client(
+    target: str,
+    binary: str,
+    *,
+    name: str,
+    variable: str,
+    shows: Callable[[str, str], bool],
+    version_home: str = "",
+    version_env: Mapping[str, str] | None = None,
+    needs: tuple[str, ...] = (),
+) -> PinnedClient:
+    """The client ``make <target>`` installs into ``.cache/<target>/`` (``binary`` there,
+    linked by the installer), at the version in ``tests/<target>.version``; its
+    ``--version`` runs with HOME at ``version_home`` in that folder, and ``version_env``."""
+    folder = ROOT / ".cache" / target
+    return PinnedClient(
+        name=name,
+        variable=variable,
+        make_target=target,
+        version_file=ROOT / "tests" / f"{target}.version",
+        default_bin=folder / binary,
+        version_env={"HOME": str(folder / version_home), **(version_env or {})},
+        shows=shows,
+        needs=needs,
+    )
 
 
 @functools.cache
@@ -224,23 +258,56 @@ def assert_clean(run: TurnRun[Any]) -> None:
 
 
 @dataclass(kw_only=True)
-class ClientBox:
-    """A throwaway machine for one test: HOME, git projects, memdir's virtual environment;
-    a client's box adds the client, the stand-in and the client's environment."""
+class ClientBox(Generic[ApiT]):
+    """A throwaway machine for one test: HOME, git projects, memdir's virtual environment,
+    the client and its stand-in model API; a client's box says where the client keeps its
+    settings and what else its environment holds."""
+
+    folder: ClassVar[str]  # the client's folder in HOME (``.codex``)
+    settings_file: ClassVar[str]  # the user's own settings, in that folder
 
     root: Path
     home: Path
     project: Path
     venv_bin: Path
+    client: Path
+    api: ApiT
 
     @property
     def memdir_script(self) -> Path:
         """The installation's ``memdir`` script (what a user runs as ``.venv/bin/memdir``)."""
         return self.venv_bin / "memdir"
 
+    @property
+    def client_home(self) -> Path:
+        """The client's folder in HOME."""
+        return self.home / self.folder
+
+    @property
+    def user_settings(self) -> Path:
+        """The user's own settings file of the client."""
+        return self.client_home / self.settings_file
+
+    def own_env(self) -> dict[str, str]:
+        """What the client's environment holds beyond what every client gets."""
+        raise NotImplementedError
+
     def env(self) -> dict[str, str]:
         """The environment of the client, its hooks and the user's memdir commands."""
-        raise NotImplementedError
+        return client_env(self.root, self.home, self.own_env())
+
+    def new_project(self, name: str) -> Path:
+        """Another git project beside the first."""
+        return git_project(self.root / name)
+
+    def run_turns(
+        self, run_type: type[RunT], turns: Sequence[Any], command: Sequence[str], cwd: Path | None
+    ) -> RunT:
+        """``command`` in ``cwd`` (the project by default), the model answering with
+        ``turns``: the run it made."""
+        return run_client(
+            run_type, self.api, turns, command, cwd=cwd or self.project, env=self.env()
+        )
 
     def memdir(self, *args: str, cwd: Path | None = None) -> str:
         """Run ``<venv>/bin/memdir ARGS`` in a project, as the user would; its output."""
@@ -341,10 +408,13 @@ class Machine(TypedDict):
     venv_bin: Path
 
 
-def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Machine:
+def machine(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, folder: str = "") -> Machine:
     """The throwaway machine a :class:`ClientBox` stands on, under ``tmp_path``: its
-    ``root``, ``home`` (:func:`shared_home`), ``project`` (a git project) and ``venv_bin``."""
+    ``root``, ``home`` (:func:`shared_home`, holding the client's ``folder`` where one is
+    named), ``project`` (a git project) and ``venv_bin``."""
     home = shared_home(tmp_path, monkeypatch)
+    if folder:
+        (home / folder).mkdir()
     project = git_project(tmp_path / "project")
     return {"root": tmp_path, "home": home, "project": project, "venv_bin": venv_bin()}
 
@@ -361,12 +431,7 @@ def shared_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def git_project(root: Path) -> Path:
     """A fresh git project at ``root`` with one commit (a README)."""
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    (root / "README.md").write_text("A project that installs its packages with pnpm.\n")
-    git(root, "add", "README.md")
-    git(root, "commit", "-q", "-m", "init")
-    return root
+    return committed_repo(root, "README.md", "A project that installs its packages with pnpm.\n")
 
 
 def venv_bin() -> Path:
@@ -409,13 +474,10 @@ class ConnectTrace:
 
 def save_npm_rule(mem: Memdir, action: str = "deny") -> None:
     """A memory with a rule on ``npm install``/``run`` (``action``: deny, ask, warn)."""
-    mem.write(
-        name="Use pnpm, never npm",
-        description="This project installs its packages with pnpm; npm breaks the lockfile",
-        type="feedback",
-        body=f"Install with pnpm.\n**Why:** {NPM_WHY}.\n**How to apply:** every install.",
-        extra={"enforce": [{**NPM_RULE, "action": action}]},
-    )
+    description = "This project installs its packages with pnpm; npm breaks the lockfile"
+    body = f"Install with pnpm.\n**Why:** {NPM_WHY}.\n**How to apply:** every install."
+    rule = {**NPM_RULE, "action": action}
+    save_rule(mem, "Use pnpm, never npm", rule, description=description, body=body)
 
 
 def save_freeze(mem: Memdir) -> None:
@@ -428,12 +490,34 @@ def save_freeze(mem: Memdir) -> None:
     )
 
 
+def save_team_freeze(mem: Memdir) -> None:
+    """A team memory holding :data:`FREEZE` (one ``memdir export agents-md`` writes out)."""
+    mem.write(
+        name="Team deploy freeze",
+        description="Deploys are frozen until the billing migration lands",
+        type="project",
+        scope="team",
+        body=FREEZE,
+    )
+
+
+def assert_held_for_asking(box: ClientBox[Any], run: TurnRun[Any]) -> None:
+    """The run's build command met a rule that asks: a client's hook cannot ask, so the
+    command did not run and the model read why."""
+    assert_clean(run)
+    assert not (box.project / "built.txt").exists(), "a rule that asks let the call through"
+    (reason,) = run.tool_outputs()
+    assert "cannot ask the user" in reason and NPM_WHY in reason
+
+
+def uninstall_hooks(box: ClientBox[Any], host: str) -> None:
+    """``memdir hook uninstall HOST``, which says it removed memdir's hooks."""
+    assert "removed memdir's hooks" in box.memdir("hook", "uninstall", host)
+
+
 def save_migrations_rule(mem: Memdir) -> None:
     """A memory whose rule denies writing any file under ``migrations/``."""
-    mem.write(
-        name="Migrations are generated",
-        description="Never hand-write files under migrations/: the schema tool generates them",
-        type="feedback",
-        body=f"Run the schema tool.\n**Why:** {MIGRATIONS_WHY}.",
-        extra={"enforce": [{"tool": "Edit|Write", "match": r"(^|/)migrations/", "action": "deny"}]},
-    )
+    description = "Never hand-write files under migrations/: the schema tool generates them"
+    body = f"Run the schema tool.\n**Why:** {MIGRATIONS_WHY}."
+    rule = {"tool": "Edit|Write", "match": r"(^|/)migrations/", "action": "deny"}
+    save_rule(mem, "Migrations are generated", rule, description=description, body=body)

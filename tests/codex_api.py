@@ -22,7 +22,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from typing import Any
 
-from stand_in_api import JsonHandler, Request, ScriptedServer, ToolTurn, serving, sse
+from stand_in_api import JsonHandler, Request, ScriptedServer, ToolTurn, content_texts, serving, sse
 
 __all__ = [
     "Recorded",
@@ -196,13 +196,12 @@ def tool_names(body: dict[str, Any]) -> list[str]:
 
 
 def _content_texts(content: Any) -> list[str]:
-    if isinstance(content, str):
-        return [content]
-    texts: list[str] = []
-    for block in content or []:
-        if isinstance(block, dict) and isinstance(block.get("text"), str):
-            texts.append(block["text"])
-    return texts
+    return content_texts(content, _block_text)
+
+
+def _block_text(block: dict[str, Any]) -> list[str]:
+    text = block.get("text")
+    return [text] if isinstance(text, str) else []
 
 
 _OUTPUTS = ("function_call_output", "custom_tool_call_output")

@@ -40,39 +40,16 @@ from typing import Any
 
 import pytest
 
-from cli_runner import (
-    CLIENT_PATH,
-    RUN_TIMEOUT,
-    ClientBox,
-    PinnedClient,
-    TurnRun,
-    Wire,
-    client_env,
-    git_project,
-    machine,
-    run_client,
-)
-from codex_api import (
-    Recorded,
-    StandIn,
-    Turn,
-    request_texts,
-    run_stand_in,
-    tool_names,
-    tool_outputs,
-)
+from cli_runner import CLIENT_PATH, RUN_TIMEOUT, ClientBox, TurnRun, Wire, installed_client, machine
+from codex_api import Recorded, StandIn, Turn, request_texts, run_stand_in, tool_names, tool_outputs
 
 __all__ = ["CODEX_PATH", "CodexBox", "CodexRun", "codex_binary", "codex_box"]
 
-ROOT = Path(__file__).resolve().parent.parent
-INSTALL_DIR = ROOT / ".cache" / "codex"
-CODEX = PinnedClient(
+CODEX = installed_client(
+    "codex",
+    "codex",  # the native binary
     name="Codex CLI",
     variable="MEMDIR_CODEX_BIN",
-    make_target="codex",
-    version_file=ROOT / "tests" / "codex.version",
-    default_bin=INSTALL_DIR / "codex",  # linked to the native binary by the installer
-    version_env={"HOME": str(INSTALL_DIR)},
     shows=lambda shown, pinned: shown == f"codex-cli {pinned}",
 )
 CODEX_PATH = CLIENT_PATH  # what Codex and its hooks get: memdir is not on it
@@ -122,34 +99,22 @@ class CodexRun(TurnRun[Recorded]):
 
 
 @dataclass(kw_only=True)
-class CodexBox(ClientBox):
-    """A throwaway machine for one test: HOME, Codex's folder, git projects, the stand-in."""
+class CodexBox(ClientBox[StandIn]):
+    """A throwaway machine for one test: HOME, Codex's folder (``CODEX_HOME``, with the
+    user's ``config.toml``), git projects, the stand-in."""
 
-    codex: Path
-    api: StandIn
+    folder = ".codex"
+    settings_file = "config.toml"
 
-    @property
-    def codex_home(self) -> Path:
-        return self.home / ".codex"
-
-    @property
-    def config(self) -> Path:
-        """Codex's ``config.toml``."""
-        return self.codex_home / "config.toml"
-
-    def env(self) -> dict[str, str]:
-        """The environment of Codex, its hooks and the user's memdir commands."""
-        return client_env(self.root, self.home, {"CODEX_HOME": str(self.codex_home)})
+    def own_env(self) -> dict[str, str]:
+        return {"CODEX_HOME": str(self.client_home)}
 
     def use_model(self, model: str) -> None:
         """Have Codex ask for ``model`` (one Codex does not know: its tools, MCP's
         included, all listed in each request, where it defers MCP tools for its own)."""
-        text = self.config.read_text()
-        self.config.write_text(text.replace(f'model = "{MODEL}"', f'model = "{model}"', 1))
-
-    def new_project(self, name: str) -> Path:
-        """Another git project beside the first."""
-        return git_project(self.root / name)
+        text = self.user_settings.read_text()
+        new = text.replace(f'model = "{MODEL}"', f'model = "{model}"', 1)
+        self.user_settings.write_text(new)
 
     def run(
         self,
@@ -163,10 +128,8 @@ class CodexBox(ClientBox):
 
         ``wrapper`` runs before the client (a tracer).
         """
-        command = [*wrapper, str(self.codex), "exec", "--json", *_UNSANDBOXED, prompt]
-        return run_client(
-            CodexRun, self.api, turns, command, cwd=cwd or self.project, env=self.env()
-        )
+        command = [*wrapper, str(self.client), "exec", "--json", *_UNSANDBOXED, prompt]
+        return self.run_turns(CodexRun, turns, command, cwd)
 
     def hooks(self, cwd: Path | None = None) -> list[dict[str, Any]]:
         """The hooks Codex finds for a session in ``cwd``, as its app server lists them."""
@@ -202,7 +165,7 @@ _UNSANDBOXED = ("--skip-git-repo-check", "--dangerously-bypass-approvals-and-san
 def _app_server(box: CodexBox, cwd: Path) -> Iterator[Any]:
     """A ``codex app-server`` over stdio, and a function that calls one of its methods."""
     process = subprocess.Popen(
-        [str(box.codex), "app-server"],
+        [str(box.client), "app-server"],
         cwd=cwd,
         env=box.env(),
         stdin=subprocess.PIPE,
@@ -248,9 +211,8 @@ def _app_server(box: CodexBox, cwd: Path) -> Iterator[Any]:
 def codex_box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[CodexBox]:
     """A fresh :class:`CodexBox` under ``tmp_path``; the test process shares its HOME."""
     codex = codex_binary()
-    made = machine(tmp_path, monkeypatch)
-    config = made["home"] / ".codex" / "config.toml"
-    config.parent.mkdir()
+    made = machine(tmp_path, monkeypatch, CodexBox.folder)
     with run_stand_in([]) as api:
-        config.write_text(USER_CONFIG.format(model=MODEL, url=api.url))
-        yield CodexBox(**made, codex=codex, api=api)
+        box = CodexBox(**made, client=codex, api=api)
+        box.user_settings.write_text(USER_CONFIG.format(model=MODEL, url=api.url))
+        yield box

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from gitutil import git
+from gitutil import committed_repo
 from memdir.api import Memdir
 
 # The team and private sync fixtures (git_home, remote, opened, clone, private_remote),
@@ -77,13 +77,7 @@ def memdir_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pat
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A git repository with one commit."""
-    root = tmp_path / "project"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    (root / "README.md").write_text("hello\n")
-    git(root, "add", "README.md")
-    git(root, "commit", "-q", "-m", "init")
-    return root
+    return committed_repo(tmp_path / "project", "README.md", "hello\n")
 
 
 @pytest.fixture

@@ -38,18 +38,7 @@ from typing import Any
 
 import pytest
 
-from cli_runner import (
-    CLIENT_PATH,
-    ClientBox,
-    PinnedClient,
-    TurnRun,
-    Wire,
-    client_env,
-    git_project,
-    machine,
-    run_client,
-    run_ok,
-)
+from cli_runner import CLIENT_PATH, ClientBox, TurnRun, Wire, installed_client, machine, run_ok
 from gemini_api import (
     Recorded,
     StandIn,
@@ -62,16 +51,13 @@ from gemini_api import (
 
 __all__ = ["GEMINI_PATH", "GeminiBox", "GeminiRun", "gemini_binary", "gemini_box"]
 
-ROOT = Path(__file__).resolve().parent.parent
-INSTALL_DIR = ROOT / ".cache" / "gemini"
-GEMINI = PinnedClient(
+GEMINI = installed_client(
+    "gemini",
+    "gemini",  # the package's script
     name="Gemini CLI",
     variable="MEMDIR_GEMINI_BIN",
-    make_target="gemini",
-    version_file=ROOT / "tests" / "gemini.version",
-    default_bin=INSTALL_DIR / "gemini",  # linked to the package's script by the installer
-    version_env={"HOME": str(INSTALL_DIR / "home")},
     shows=lambda shown, pinned: shown.splitlines()[-1:] == [pinned],
+    version_home="home",
     needs=("node",),
 )
 GEMINI_PATH = CLIENT_PATH  # what Gemini and its hooks get: node, not memdir
@@ -110,47 +96,37 @@ class GeminiRun(TurnRun[Recorded]):
 
 
 @dataclass(kw_only=True)
-class GeminiBox(ClientBox):
-    """A throwaway machine for one test: HOME, Gemini's folder, git projects, the stand-in."""
+class GeminiBox(ClientBox[StandIn]):
+    """A throwaway machine for one test: HOME, Gemini's folder (the user's
+    ``settings.json``, the trusted folders), git projects, the stand-in."""
 
-    gemini: Path
-    api: StandIn
+    folder = ".gemini"
+    settings_file = "settings.json"
 
-    @property
-    def gemini_home(self) -> Path:
-        return self.home / ".gemini"
-
-    @property
-    def settings(self) -> Path:
-        """The user's ``settings.json``."""
-        return self.gemini_home / "settings.json"
+    def own_env(self) -> dict[str, str]:
+        return {"GEMINI_API_KEY": "memdir-test-key", "GOOGLE_GEMINI_BASE_URL": self.api.url}
 
     @property
     def project_settings(self) -> Path:
         """The project's ``.gemini/settings.json``."""
-        return self.project / ".gemini" / "settings.json"
-
-    def env(self) -> dict[str, str]:
-        """The environment of Gemini, its hooks and the user's memdir commands."""
-        own = {"GEMINI_API_KEY": "memdir-test-key", "GOOGLE_GEMINI_BASE_URL": self.api.url}
-        return client_env(self.root, self.home, own)
+        return self.project / self.folder / self.settings_file
 
     def trust(self, folder: Path, level: str = "TRUST_FOLDER") -> None:
         """Record ``folder``'s trust as Gemini's trust dialog does."""
-        path = self.gemini_home / "trustedFolders.json"
+        path = self.client_home / "trustedFolders.json"
         rules = json.loads(path.read_text()) if path.exists() else {}
         rules[str(folder)] = level
         path.write_text(json.dumps(rules, indent=2))
 
     def new_project(self, name: str) -> Path:
         """Another git project beside the first, trusted."""
-        folder = git_project(self.root / name)
+        folder = super().new_project(name)
         self.trust(folder)
         return folder
 
     def gemini_command(self, *args: str, cwd: Path | None = None) -> str:
         """Run one of Gemini's own commands (``hooks migrate``...); its output."""
-        done = run_ok([str(self.gemini), *args], cwd=cwd or self.project, env=self.env())
+        done = run_ok([str(self.client), *args], cwd=cwd or self.project, env=self.env())
         return done.stdout + done.stderr
 
     def run(
@@ -167,28 +143,19 @@ class GeminiBox(ClientBox):
         ``yolo``: approvals off (Gemini's ``--yolo``); ``wrapper`` runs before the client.
         """
         flags = ["--yolo"] if yolo else []
-        command = [*wrapper, str(self.gemini), *flags, "--output-format", "stream-json"]
-        return run_client(
-            GeminiRun,
-            self.api,
-            turns,
-            [*command, "-p", prompt],
-            cwd=cwd or self.project,
-            env=self.env(),
-        )
+        command = [*wrapper, str(self.client), *flags, "--output-format", "stream-json"]
+        return self.run_turns(GeminiRun, turns, [*command, "-p", prompt], cwd)
 
 
 @contextmanager
 def gemini_box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[GeminiBox]:
     """A fresh :class:`GeminiBox` under ``tmp_path``; the test process shares its HOME."""
     gemini = gemini_binary()
-    made = machine(tmp_path, monkeypatch)
-    settings = made["home"] / ".gemini" / "settings.json"
-    settings.parent.mkdir()
-    settings.write_text(json.dumps(USER_SETTINGS, indent=2))
+    made = machine(tmp_path, monkeypatch, GeminiBox.folder)
     for name in ("GEMINI_CLI_HOME", "GEMINI_CLI_TRUSTED_FOLDERS_PATH"):
         monkeypatch.delenv(name, raising=False)
     with run_stand_in([]) as api:
-        box = GeminiBox(**made, gemini=gemini, api=api)
+        box = GeminiBox(**made, client=gemini, api=api)
+        box.user_settings.write_text(json.dumps(USER_SETTINGS, indent=2))
         box.trust(box.project)
         yield box

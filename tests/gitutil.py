@@ -24,15 +24,21 @@ def git(cwd: Path, *args: str) -> str:
     return result.stdout
 
 
+def committed_repo(root: Path, file: str, text: str, message: str = "init") -> Path:
+    """A new git repository at ``root`` (branch ``main``) whose one commit adds ``file``
+    holding ``text``; ``root``."""
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    (root / file).write_text(text)
+    git(root, "add", file)
+    git(root, "commit", "-q", "-m", message)
+    return root
+
+
 def add_submodule(project: Path, scratch: Path) -> Path:
     """Make a one-commit repository under ``scratch`` and add it to ``project`` as
     the submodule ``vendor/lib``; return the submodule's folder."""
-    lib = scratch / "lib"
-    lib.mkdir()
-    git(lib, "init", "-q", "-b", "main")
-    (lib / "x.txt").write_text("x")
-    git(lib, "add", "x.txt")
-    git(lib, "commit", "-q", "-m", "lib")
+    lib = committed_repo(scratch / "lib", "x.txt", "x", message="lib")
     git(project, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(lib),
         "vendor/lib")  # fmt: skip
     return project / "vendor" / "lib"

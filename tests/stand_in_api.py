@@ -17,6 +17,8 @@ next scripted turn. The wire formats differ; the rest does not, and lives here:
   length, since the clients keep the connection open (HTTP/1.1); :func:`sse` writes
   one named event.
 - :func:`serving` runs a server for the length of a ``with`` block.
+- :func:`content_texts` reads the texts of a message's content, a string or a list of
+  blocks; which texts a block holds is the API's own.
 
 A stand-in's module keeps its own ``Turn`` and ``Recorded`` types and what its API
 writes on the wire; :class:`ScriptedServer` is generic over both.
@@ -39,6 +41,7 @@ __all__ = [
     "ScriptedServer",
     "ToolTurn",
     "as_script",
+    "content_texts",
     "serving",
     "sse",
 ]
@@ -151,6 +154,15 @@ class ScriptedServer(Generic[TurnT, RecordedT]):
 def sse(name: str, data: dict[str, Any]) -> bytes:
     """One server-sent event named ``name`` carrying ``data`` as JSON."""
     return f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+def content_texts(content: Any, block_texts: Callable[[Body], list[str]]) -> list[str]:
+    """The texts of a message's ``content``: the string itself, or the texts
+    ``block_texts`` finds in each of its blocks (what is not an object passed over)."""
+    if isinstance(content, str):
+        return [content]
+    blocks = [block for block in content or [] if isinstance(block, dict)]
+    return [text for block in blocks for text in block_texts(block)]
 
 
 @contextmanager

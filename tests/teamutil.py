@@ -12,7 +12,7 @@ import os
 import random
 import string
 import subprocess
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -32,17 +32,20 @@ __all__ = [
     "cli_output",
     "clone",
     "edit_both_sides",
+    "files_under",
     "git_home",
     "note",
     "opened",
     "private_files",
     "private_remote",
+    "published",
     "push_by_hand",
     "push_tree",
     "remember",
     "remote",
     "remote_files",
     "run_git",
+    "shared_memories",
     "shared_memory",
     "team_files",
     "token",
@@ -133,14 +136,18 @@ def remember(mem: Memdir, name: str, body: str) -> str:
     return result.record.file
 
 
-def team_files(mem: Memdir) -> dict[str, str]:
-    """Every file of the team folder (``.git`` aside), by relative path."""
-    root = mem.layout.team_dir
+def files_under(root: Path, *, skip: Callable[[tuple[str, ...]], bool]) -> dict[str, str]:
+    """Every file under ``root`` whose relative path's parts ``skip`` lets by, by that path."""
     return {
         p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
         for p in sorted(root.rglob("*"))
-        if p.is_file() and ".git" not in p.relative_to(root).parts
+        if p.is_file() and not skip(p.relative_to(root).parts)
     }
+
+
+def team_files(mem: Memdir) -> dict[str, str]:
+    """Every file of the team folder (``.git`` aside), by relative path."""
+    return files_under(mem.layout.team_dir, skip=lambda parts: ".git" in parts)
 
 
 def assert_no_conflict_markers(mem: Memdir) -> None:
@@ -252,13 +259,27 @@ def _hash(repo: Path, kind: str, data: bytes) -> str:
     return done.stdout.decode().strip()
 
 
-def shared_memory(clone: Clone, name: str, body: str) -> tuple[Memdir, Memdir]:
-    """Alice and bob, both synced with alice's team memory ``name``."""
-    alice, bob = clone("alice"), clone("bob")
+def published(clone: Clone, name: str, body: str) -> Memdir:
+    """Alice, whose team memory ``name`` she has synced to the remote."""
+    alice = clone("alice")
     remember(alice, name, body)
+    sync_team(alice)
+    return alice
+
+
+def shared_memories(clone: Clone, notes: Mapping[str, str]) -> tuple[Memdir, Memdir]:
+    """Alice and bob, both synced with alice's team memories (``notes``: body by name)."""
+    alice, bob = clone("alice"), clone("bob")
+    for name, body in notes.items():
+        remember(alice, name, body)
     sync_team(alice)
     sync_team(bob)
     return alice, bob
+
+
+def shared_memory(clone: Clone, name: str, body: str) -> tuple[Memdir, Memdir]:
+    """Alice and bob, both synced with alice's team memory ``name``."""
+    return shared_memories(clone, {name: body})
 
 
 def edit_both_sides(alice: Memdir, bob: Memdir, name: str, hers: str, his: str) -> SyncReport:
@@ -301,9 +322,4 @@ def note(mem: Memdir, name: str, body: str, *, type: str = "user") -> str:
 
 def private_files(mem: Memdir) -> dict[str, str]:
     """Every file of the private memory folder (``.git`` and the team folder aside)."""
-    root = mem.layout.memory_dir
-    return {
-        p.relative_to(root).as_posix(): p.read_text(encoding="utf-8")
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and not {".git", "team"} & set(p.relative_to(root).parts[:1])
-    }
+    return files_under(mem.layout.memory_dir, skip=lambda parts: parts[0] in (".git", "team"))

@@ -15,6 +15,7 @@ from memdir.api import Memdir
 from memdir.cli import main
 from memdir.errors import ConfigError
 from memdir.hosts.agents_md import BEGIN, END, export_agents_md, export_cursor_rules
+from memutil import save_rule
 
 USER_TOP = "# Shop\n\nRun `make test` before pushing.\n"
 USER_BOTTOM = "\n## Deploys\n\nOnly on Tuesdays.\n"
@@ -23,13 +24,9 @@ NPM = {"tool": "Bash", "match": r"\bnpm (install|i|run)\b", "action": "deny"}
 
 @pytest.fixture
 def stocked(mem: Memdir) -> Memdir:
-    mem.write(
-        name="Use pnpm, never npm",
-        description="package installs go through pnpm",
-        type="feedback",
-        body="Use pnpm.\n**Why:** npm rewrote the lockfile.\n",
-        extra={"enforce": [NPM]},
-    )
+    body = "Use pnpm.\n**Why:** npm rewrote the lockfile.\n"
+    description = "package installs go through pnpm"
+    save_rule(mem, "Use pnpm, never npm", NPM, description=description, body=body)
     mem.write(
         name="Staging is shared",
         description="staging database is shared with QA",

@@ -14,19 +14,31 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
-from background.helpers import CURRENT, FIXTURES, SESSION, Router, edit, session_transcript
+from background.helpers import (
+    CURRENT,
+    FIXTURES,
+    SESSION,
+    Router,
+    edit,
+    notes_adding,
+    notes_router,
+    session_job,
+    session_transcript,
+)
 from claude_api import run_stand_in
 from memdir.api import Memdir
 from memdir.cli import main
 from memdir.errors import ProviderAuthError
 from memdir.hooks.background import (
     Event,
+    JobReport,
     JobRequest,
     hooks_dir,
     run_job,
@@ -130,12 +142,27 @@ def started_job(
     )  # fmt: skip
 
 
+def run_started_job(
+    project: Path,
+    transcript: Path,
+    run_id: str,
+    env: Mapping[str, str],
+    *,
+    event: Event = "stop",
+    start: str = "{}",
+) -> list[JobReport]:
+    """A job a hook started in ``project`` (:func:`started_job`), run as the serialised
+    job runner runs it, with ``env`` on top of this environment."""
+    base = hooks_dir(Memdir.open(project).layout)
+    request = started_job(base, project, transcript, run_id, event=event, start=start)
+    return run_serialised(request, env={**os.environ, **env})
+
+
 def failed_job(project: Path, transcript: Path, run_id: str = "20250101T000000-aaaaaaaa") -> None:
     """A job that fails: its provider is named, but the key it needs is not set."""
-    base = hooks_dir(Memdir.open(project).layout)
     start = json.dumps({"run_id": run_id, "pid": 1})
-    request = started_job(base, project, transcript, run_id, start=start)
-    [report] = run_serialised(request, env={**os.environ, "MEMDIR_PROVIDER": "anthropic"})
+    env = {"MEMDIR_PROVIDER": "anthropic"}
+    [report] = run_started_job(project, transcript, run_id, env, start=start)
     assert report.status == "failed"
 
 
@@ -259,10 +286,7 @@ def test_a_model_call_that_fails_fails_the_job(
 ) -> None:
     refused = ScriptedProvider(ProviderAuthError("the key was refused"))
     provider = Router(notes=refused, extractor=ScriptedProvider())
-    report = run_job(
-        event="pre-compact", session_id=SESSION, project=project, transcript=transcript,
-        env=os.environ, provider=provider,
-    )  # fmt: skip
+    report = session_job("pre-compact", project, transcript, provider)
     assert report.status == "failed"
     assert report.reason.startswith("session notes update failed: ")
     assert "the key was refused" in report.reason
@@ -272,9 +296,8 @@ def test_a_model_call_that_fails_fails_the_job(
 def test_doctor_names_a_job_skipped_for_want_of_a_model_without_failing(
     project: Path, mem: Memdir, transcript: Path
 ) -> None:
-    base = hooks_dir(mem.layout)
-    request = started_job(base, project, transcript, "20250101T000000-bbbbbbbb")
-    [report] = run_serialised(request, env={**os.environ, "ANTHROPIC_API_KEY": "k"})
+    run_id = "20250101T000000-bbbbbbbb"
+    [report] = run_started_job(project, transcript, run_id, {"ANTHROPIC_API_KEY": "k"})
     assert report.status == "skipped"
     result = CliRunner().invoke(main, ["doctor", "--project", str(project)])
     assert result.exit_code == 0
@@ -286,10 +309,8 @@ def test_doctor_names_a_job_skipped_for_want_of_a_model_without_failing(
 def test_doctor_stays_quiet_about_jobs_that_went_well_or_were_turned_off(
     project: Path, mem: Memdir, transcript: Path
 ) -> None:
-    base = hooks_dir(mem.layout)
-    request = started_job(base, project, transcript, "20250101T000000-cccccccc")
-    run_serialised(request, env={**os.environ, "MEMDIR_PROVIDER": "none"})
-    assert last_run(base / "runs") is not None
+    run_started_job(project, transcript, "20250101T000000-cccccccc", {"MEMDIR_PROVIDER": "none"})
+    assert last_run(hooks_dir(mem.layout) / "runs") is not None
     assert run_problem(mem.layout) is None
     result = CliRunner().invoke(main, ["doctor", "--project", str(project)])
     assert (result.exit_code, result.output) == (0, "all good\n")
@@ -324,8 +345,7 @@ def test_a_job_skipped_for_want_of_a_model_is_announced_and_a_job_that_went_well
 ) -> None:
     base = hooks_dir(mem.layout)
     run_id = "20250101T000000-eeeeeeee"
-    request = started_job(base, project, transcript, run_id, event="session-end")
-    run_serialised(request, env={**os.environ, "ANTHROPIC_API_KEY": "k"})
+    run_started_job(project, transcript, run_id, {"ANTHROPIC_API_KEY": "k"}, event="session-end")
     notice = session_notice(project, env=os.environ)
     assert notice is not None and "(SessionEnd hook," in notice
     assert "no model configured for background work" in notice
@@ -387,13 +407,9 @@ def test_only_the_newest_runs_are_kept(mem: Memdir) -> None:
 def test_session_end_brings_existing_notes_up_to_date(
     project: Path, mem: Memdir, transcript: Path
 ) -> None:
-    path = mem.layout.session_notes_path(SESSION)
-    first = "Rounding fixed with Decimal.quantize.\n"
-    notes = ScriptedProvider(edit(path, CURRENT, CURRENT + first), "Updated.")
-    extractor = ScriptedProvider(*["Nothing to save."] * 6)
-    provider = Router(notes=notes, extractor=extractor)
-    run = {"session_id": SESSION, "project": project, "transcript": transcript, "env": os.environ}
-    assert run_job(event="pre-compact", provider=provider, **run).status == "done"  # type: ignore[arg-type]
+    path, notes = notes_adding(mem, "Rounding fixed with Decimal.quantize.\n")
+    provider = notes_router(notes, extractions=6)
+    assert session_job("pre-compact", project, transcript, provider).status == "done"
     more = [
         {"parentUuid": "a8", "isSidechain": False, "type": "user", "uuid": "u3",
          "message": {"role": "user", "content": "Also note the EUR case in the changelog."}},
@@ -404,7 +420,7 @@ def test_session_end_brings_existing_notes_up_to_date(
         handle.writelines(json.dumps(line) + "\n" for line in more)
     second = "Changelog entry for the EUR case added.\n"
     notes.add(edit(path, CURRENT, CURRENT + second), "Updated.")
-    report = run_job(event="session-end", provider=provider, **run)  # type: ignore[arg-type]
+    report = session_job("session-end", project, transcript, provider)
     assert report.status == "done", report.steps
     assert "session notes updated" in report.steps
     assert second in path.read_text() and notes.pending == 0
@@ -414,11 +430,8 @@ def test_session_end_of_a_short_session_without_notes_calls_no_model_for_them(
     project: Path, mem: Memdir, transcript: Path
 ) -> None:
     notes = ScriptedProvider()  # any call would fail the job
-    provider = Router(notes=notes, extractor=ScriptedProvider(*["Nothing to save."] * 6))
-    report = run_job(
-        event="session-end", session_id=SESSION, project=project, transcript=transcript,
-        env=os.environ, provider=provider,
-    )  # fmt: skip
+    provider = notes_router(notes, extractions=6)
+    report = session_job("session-end", project, transcript, provider)
     assert report.status == "done", report.steps
     assert notes.requests == []
     assert not mem.layout.session_notes_path(SESSION).exists()
@@ -435,10 +448,9 @@ def test_every_model_call_of_a_job_is_recorded_in_the_days_ledger(
     project: Path, mem: Memdir, transcript: Path
 ) -> None:
     provider = Router(notes=ScriptedProvider("Nothing to add."), extractor=ScriptedProvider("ok"))
-    report = run_job(
-        event="pre-compact", session_id=SESSION, project=project, transcript=transcript,
-        env=os.environ, provider=provider, run_id="20250101T000000-abcdefab",
-    )  # fmt: skip
+    report = session_job(
+        "pre-compact", project, transcript, provider, run_id="20250101T000000-abcdefab"
+    )
     assert report.status == "done", report.steps
     day = ledger().day()
     assert day.calls == 2 and day.tokens > 0

@@ -11,8 +11,8 @@ import pytest
 
 from embedutil import hide_modules, needs_embeddings_extra, needs_sentence_transformers
 from memdir.errors import ConfigError
-from memdir.search import embeddings
-from memdir.search.embeddings import LocalEmbedder
+from memdir.search.vectors import embeddings
+from memdir.search.vectors.embeddings import LocalEmbedder
 
 pytestmark = needs_embeddings_extra
 
@@ -211,7 +211,7 @@ def test_a_texts_vector_is_the_same_alone_and_in_a_padded_batch(tmp_path: Path) 
 
 
 def test_the_batch_size_does_not_change_a_texts_vector(tmp_path: Path) -> None:
-    from memdir.search.bert_encoder import BATCH, BertEncoder
+    from memdir.search.vectors.bert_encoder import BATCH, BertEncoder
 
     folder = tiny_bert(tmp_path / "m")
     texts = [" ".join(["my dog loves the beach"] * (i % 7 + 1)) for i in range(40)]
@@ -229,7 +229,7 @@ def test_a_folder_without_normalize_keeps_the_length(tmp_path: Path) -> None:
 def test_the_exact_gelu_within_its_bound() -> None:
     import numpy as np
 
-    from memdir.search.bert_encoder import _gelu
+    from memdir.search.vectors.bert_encoder import _gelu
 
     xs = np.linspace(-8, 8, 4001, dtype=np.float32)
     want = [x * 0.5 * (1 + math.erf(x / math.sqrt(2))) for x in xs.tolist()]
@@ -264,7 +264,7 @@ def test_the_bundled_model_loads_without_torch() -> None:
     import sys
 
     code = (
-        "import sys; from memdir.search.embeddings import LocalEmbedder;"
+        "import sys; from memdir.search.vectors.embeddings import LocalEmbedder;"
         "v = LocalEmbedder().embed(['my dog loves the beach']);"
         "assert len(v[0]) == 384;"
         "print('torch' in sys.modules, 'sentence_transformers' in sys.modules)"

@@ -24,6 +24,7 @@ from claude_api import Turn, request_texts
 from claude_code import HOOK_CONTEXT_LIMIT, PERSISTED_MARKER, ClaudeRun, Sandbox, sandbox
 from cli_runner import NPM_WHY, ConnectTrace, save_npm_rule
 from memdir.api import Memdir
+from memutil import save_ledger_notes
 
 pytestmark = pytest.mark.claude_code
 
@@ -80,13 +81,9 @@ def save_freeze(mem: Memdir) -> None:
 
 
 def save_topics(mem: Memdir, count: int) -> None:
-    for i in range(count):
-        mem.write(
-            name=f"Ledger note {i}",
-            description=f"Billing ledger note {i}: how payments batch {i} retries at night",
-            type="project",
-            body=f"Batch {i} retries three times, then pages the billing on-call.",
-        )
+    save_ledger_notes(
+        mem, count, "Billing ledger note {i}: how payments batch {i} retries at night"
+    )
 
 
 def index_counts(box: Sandbox, run: ClaudeRun, profile: str | None = None) -> dict[str, int]:

@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -127,20 +128,43 @@ def test_a_subfolder_of_a_repository_uses_the_repository_root(project: Path, con
     assert cli_path(sub, {"CLAUDE_CONFIG_DIR": str(config)}) == expected(config, project)
 
 
-def test_a_symlinked_folder_resolves_to_its_target(
-    project: Path, tmp_path: Path, config: Path
-) -> None:
+def _symlinked(project: Path, tmp_path: Path) -> tuple[Path, Path]:
     link = tmp_path / "link-to-project"
     link.symlink_to(project)
-    assert cli_path(link, {"CLAUDE_CONFIG_DIR": str(config)}) == expected(config, project)
+    return link, project
 
 
-def test_a_linked_worktree_maps_to_the_main_repository(
-    project: Path, tmp_path: Path, config: Path
-) -> None:
+def _linked_worktree(project: Path, tmp_path: Path) -> tuple[Path, Path]:
     other = tmp_path / "feature-tree"
     git(project, "worktree", "add", "-q", str(other), "-b", "feature")
-    assert cli_path(other, {"CLAUDE_CONFIG_DIR": str(config)}) == expected(config, project)
+    return other, project
+
+
+def _worktree_moved_by_hand(project: Path, tmp_path: Path) -> tuple[Path, Path]:
+    other = tmp_path / "before-move"
+    git(project, "worktree", "add", "-q", str(other), "-b", "moving")
+    moved = tmp_path / "after-move"
+    other.rename(moved)
+    return moved, moved
+
+
+@pytest.mark.parametrize(
+    "made",
+    [
+        pytest.param(_symlinked, id="a_symlinked_folder_resolves_to_its_target"),
+        pytest.param(_linked_worktree, id="a_linked_worktree_maps_to_the_main_repository"),
+        pytest.param(_worktree_moved_by_hand, id="a_worktree_moved_by_hand_keeps_its_own_path"),
+    ],
+)
+def test_a_folder_git_or_a_link_leads_elsewhere_maps_to_where_it_leads(
+    project: Path,
+    tmp_path: Path,
+    config: Path,
+    made: Callable[[Path, Path], tuple[Path, Path]],
+) -> None:
+    """``made`` makes the folder a session starts in, and the root it maps to."""
+    folder, root = made(project, tmp_path)
+    assert cli_path(folder, {"CLAUDE_CONFIG_DIR": str(config)}) == expected(config, root)
 
 
 def test_a_worktree_of_a_bare_repository_maps_to_the_bare_folder(
@@ -152,16 +176,6 @@ def test_a_worktree_of_a_bare_repository_maps_to_the_bare_folder(
     git(bare, "worktree", "add", "-q", str(tree), "-b", "side")
     assert find_project_root(tree) == bare
     assert cli_path(tree, {"CLAUDE_CONFIG_DIR": str(config)}) == expected(config, bare)
-
-
-def test_a_worktree_moved_by_hand_keeps_its_own_path(
-    project: Path, tmp_path: Path, config: Path
-) -> None:
-    other = tmp_path / "before-move"
-    git(project, "worktree", "add", "-q", str(other), "-b", "moving")
-    moved = tmp_path / "after-move"
-    other.rename(moved)
-    assert cli_path(moved, {"CLAUDE_CONFIG_DIR": str(config)}) == expected(config, moved)
 
 
 def test_a_submodule_is_its_own_project(project: Path, tmp_path: Path, config: Path) -> None:

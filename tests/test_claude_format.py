@@ -15,6 +15,7 @@ import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -205,6 +206,12 @@ def test_team_memory_in_claude_codes_shape_is_typed_for_mcp_and_sync(
 
 # --- writing -------------------------------------------------------------------------
 
+# The memory both profiles' writers start from; each test gives it a body of its own.
+RELEASE: dict[str, Any] = {
+    "name": "Release checklist",
+    "description": "Run the smoke suite, then tag, then announce",
+    "type": "project",
+}
 TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z")
 
 
@@ -213,9 +220,7 @@ def test_a_write_under_the_claude_profile_has_claude_codes_shape(
 ) -> None:
     mem = Memdir.open(project, profile="claude")
     result = mem.write(
-        name="Release checklist",
-        description="Run the smoke suite, then tag, then announce",
-        type="project",
+        **RELEASE,
         body="Run the smoke suite, then tag, then announce.\n**Why:** a tag without the "
         "suite shipped a broken build.\n**How to apply:** every release; see [[deploy-freeze]].",
         anchors=["scripts/release.sh"],
@@ -366,9 +371,7 @@ def test_claude_code_and_memdir_keep_each_others_files_in_one_shape(
 
     mem = Memdir.open(project, profile="claude")
     written = mem.write(
-        name="Release checklist",
-        description="Run the smoke suite, then tag, then announce",
-        type="project",
+        **RELEASE,
         body="Run the smoke suite, then tag.",
         anchors=["scripts/release.sh"],
     ).record

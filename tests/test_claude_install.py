@@ -33,6 +33,7 @@ from memdir.hosts.claude_code import (
     uninstall_claude_hooks,
 )
 from memdir.hosts.launch import Launch, hook_name, launch_for, this_installation
+from memutil import save_rule
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hooks"
 BARE_PATH = "/usr/bin:/bin"
@@ -73,13 +74,8 @@ def commands_in(path: Path) -> dict[str, str]:
 
 
 def deny_npm(mem: Memdir) -> None:
-    mem.write(
-        name="Use pnpm, never npm",
-        description="package installs go through pnpm, npm breaks the lockfile",
-        type="feedback",
-        body=BODY,
-        extra={"enforce": [RULE]},
-    )
+    description = "package installs go through pnpm, npm breaks the lockfile"
+    save_rule(mem, "Use pnpm, never npm", RULE, description=description, body=BODY)
 
 
 def test_memdir_is_not_on_the_bare_path() -> None:
@@ -532,13 +528,8 @@ def codex_payload(project: Path, tool_name: str, tool_input: dict[str, Any]) -> 
 def test_codex_hooks_go_in_its_hooks_json_and_answer_in_its_dialect_without_path(
     mem: Memdir, project: Path, home: Path
 ) -> None:
-    mem.write(
-        name="Ask before npm",
-        description="npm only with the user's word",
-        type="feedback",
-        body=BODY,
-        extra={"enforce": [{**RULE, "action": "ask"}]},
-    )
+    ask = {**RULE, "action": "ask"}
+    save_rule(mem, "Ask before npm", ask, description="npm only with the user's word", body=BODY)
     result = codex_cli("hook", "install", "codex", home=home, project=project)
     assert result.exit_code == 0, result.output
     assert "Trust all and continue" in result.output and "/hooks" in result.output
@@ -563,13 +554,9 @@ def test_codex_hooks_go_in_its_hooks_json_and_answer_in_its_dialect_without_path
 def test_a_codex_patch_is_judged_file_by_file_by_the_edit_rules(
     mem: Memdir, project: Path, home: Path
 ) -> None:
-    mem.write(
-        name="Migrations are generated",
-        description="never hand-write migrations",
-        type="feedback",
-        body=BODY,
-        extra={"enforce": [{"tool": "Write", "match": r"(^|/)migrations/", "action": "deny"}]},
-    )
+    rule = {"tool": "Write", "match": r"(^|/)migrations/", "action": "deny"}
+    description = "never hand-write migrations"
+    save_rule(mem, "Migrations are generated", rule, description=description, body=BODY)
     codex_cli("hook", "install", "codex", home=home, project=project)
     command = commands_in(home / ".codex" / "hooks.json")["PreToolUse"]
     patch = "*** Begin Patch\n*** Add File: migrations/0001.sql\n+CREATE TABLE t;\n*** End Patch\n"

@@ -8,6 +8,7 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -173,14 +174,21 @@ def test_path_prints_the_memory_directory(project: Path) -> None:
     assert Path(data["project_root"]) == project.resolve()
 
 
-def edit_with(
-    script: str, name: str, project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> tuple[int, str, str]:
-    """``memdir edit NAME`` with an editor that runs ``script`` on the file it is given."""
-    editor = tmp_path / "editor.py"
-    editor.write_text("import sys, pathlib\n" + script)
-    monkeypatch.setenv("EDITOR", f"{sys.executable} {editor}")
-    return run("edit", name, "--project", str(project))
+EditWith = Callable[[str, str], tuple[int, str, str]]
+
+
+@pytest.fixture
+def edit_with(project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> EditWith:
+    """``edit_with(script, name)``: ``memdir edit NAME`` in ``project`` with an editor that
+    runs ``script`` on the file it is given."""
+
+    def edit(script: str, name: str) -> tuple[int, str, str]:
+        editor = tmp_path / "editor.py"
+        editor.write_text("import sys, pathlib\n" + script)
+        monkeypatch.setenv("EDITOR", f"{sys.executable} {editor}")
+        return run("edit", name, "--project", str(project))
+
+    return edit
 
 
 def replacing(old: str, new: str) -> str:
@@ -188,35 +196,31 @@ def replacing(old: str, new: str) -> str:
     return f"p = pathlib.Path(sys.argv[1])\np.write_text(p.read_text().replace({old!r}, {new!r}))\n"
 
 
-def test_edit_saves_a_valid_change_through_the_editor(
-    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_edit_saves_a_valid_change_through_the_editor(project: Path, edit_with: EditWith) -> None:
     add(project, "Editable")
     script = replacing("about Editable", "edited hook")
-    code, out, _ = edit_with(script, "Editable", project, tmp_path, monkeypatch)
+    code, out, _ = edit_with(script, "Editable")
     assert code == 0 and "saved" in out
     mem = Memdir.open(project)
     assert mem.get("Editable").memory.description == "edited hook"
     assert "edited hook" in mem.private.read_index()
 
 
-def test_edit_that_breaks_the_frontmatter_is_not_saved(
-    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_edit_that_breaks_the_frontmatter_is_not_saved(project: Path, edit_with: EditWith) -> None:
     add(project, "Fragile")
     before = Memdir.open(project).get("Fragile")
     script = "pathlib.Path(sys.argv[1]).write_text('---\\nname: [x\\n  - : :\\n---\\n')\n"
-    code, _, err = edit_with(script, "Fragile", project, tmp_path, monkeypatch)
+    code, _, err = edit_with(script, "Fragile")
     assert code == 1 and "not saved" in err and "your edit is kept in" in err
     assert Memdir.open(project).get("Fragile").version == before.version
 
 
 def test_an_edit_to_an_unknown_type_is_refused_naming_the_four_types(
-    project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    project: Path, edit_with: EditWith
 ) -> None:
     add(project, "Typed")
     script = replacing("type: project", "type: banana")
-    code, _, err = edit_with(script, "Typed", project, tmp_path, monkeypatch)
+    code, _, err = edit_with(script, "Typed")
     assert code == 1 and "has type 'banana': the type is one of user, feedback, project" in err
     assert "your edit is kept in" in err
 
@@ -552,13 +556,8 @@ def test_an_edit_killed_with_its_editor_open_keeps_the_copy_where_it_said(
         "os.kill(os.getppid(), signal.SIGKILL)\n"
     )
     env = {**os.environ, "EDITOR": f"{sys.executable} {editor}"}
-    done = subprocess.run(
-        [sys.executable, "-m", "memdir", "edit", "Killed edit", "--project", str(project)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    command = [sys.executable, "-m", "memdir", "edit", "Killed edit", "--project", str(project)]
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     assert done.returncode == -9
     said = re.search(r"editing a copy at (\S+)", done.stderr)
     assert said is not None, done.stderr
@@ -575,12 +574,6 @@ def test_an_edit_killed_with_its_editor_open_keeps_the_copy_where_it_said(
         "import sys, pathlib\np = pathlib.Path(sys.argv[1])\n"
         "p.write_text(p.read_text().replace('about Killed edit', 'finished'))\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-m", "memdir", "edit", "Killed edit", "--project", str(project)],
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = subprocess.run(command, env=env, capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
     assert list(mem.layout.edits_dir.iterdir()) == [copy]

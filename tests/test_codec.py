@@ -43,19 +43,26 @@ bodies = st.text(
 )
 
 
+def common_fields(draw: st.DrawFn) -> dict[str, Any]:
+    """The fields both frontmatter styles hold, drawn: all but the name."""
+    return {
+        "description": draw(line_text),
+        "type": draw(st.none() | st.sampled_from(list(MemoryType))),
+        "body": draw(bodies),
+        "created": draw(dates),
+        "updated": draw(dates),
+        "verified": draw(dates),
+        "source": draw(st.none() | line_text.filter(bool)),
+        "anchors": tuple(draw(st.lists(line_text.filter(lambda s: s.strip()), max_size=3))),
+    }
+
+
 @st.composite
 def memories(draw: st.DrawFn) -> Memory:
     return Memory(
+        **common_fields(draw),
         name=draw(line_text),
-        description=draw(line_text),
-        type=draw(st.none() | st.sampled_from(list(MemoryType))),
-        body=draw(bodies),
-        created=draw(dates),
-        updated=draw(dates),
-        verified=draw(dates),
         review_after=draw(dates),
-        source=draw(st.none() | line_text.filter(bool)),
-        anchors=tuple(draw(st.lists(line_text.filter(lambda s: s.strip()), max_size=3))),
         supersedes=tuple(draw(st.lists(line_text.filter(lambda s: s.strip()), max_size=2))),
         extra=draw(st.dictionaries(extra_keys, extra_values.filter(lambda v: v is not None))),
     )
@@ -182,15 +189,8 @@ def claude_memories(draw: st.DrawFn) -> Memory:
     """Memories as Claude Code's shape holds them: a slug name, any metadata."""
     keys = extra_keys.filter(lambda k: k not in ("node_type", "metadata"))
     return Memory(
+        **common_fields(draw),
         name=draw(slugs),
-        description=draw(line_text),
-        type=draw(st.none() | st.sampled_from(list(MemoryType))),
-        body=draw(bodies),
-        created=draw(dates),
-        updated=draw(dates),
-        verified=draw(dates),
-        source=draw(st.none() | line_text.filter(bool)),
-        anchors=tuple(draw(st.lists(line_text.filter(lambda s: s.strip()), max_size=3))),
         modified=draw(st.none() | timestamps | line_text.map(str.strip).filter(bool)),
         extra=draw(st.dictionaries(keys, claude_values.filter(lambda v: v is not None))),
         style=FrontmatterStyle.CLAUDE,

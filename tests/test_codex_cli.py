@@ -22,9 +22,12 @@ from cli_runner import (
     NPM_WHY,
     ConnectTrace,
     assert_clean,
+    assert_held_for_asking,
     save_freeze,
     save_migrations_rule,
     save_npm_rule,
+    save_team_freeze,
+    uninstall_hooks,
 )
 from codex_api import Turn
 from codex_cli import CodexBox, CodexRun, codex_box
@@ -128,10 +131,7 @@ def test_a_rule_that_asks_holds_the_call_in_codex_and_says_why(box: CodexBox) ->
     save_npm_rule(box.open(), action="ask")
     install_hooks(box)
     run = box.run("Build it.", [Turn.shell("echo npm run build > built.txt"), Turn(text="OK.")])
-    assert_clean(run)
-    assert not (box.project / "built.txt").exists(), "a rule that asks let the call through"
-    (reason,) = run.tool_outputs()
-    assert "cannot ask the user" in reason and NPM_WHY in reason
+    assert_held_for_asking(box, run)
 
 
 def test_a_rule_that_warns_lets_the_command_run_and_the_model_reads_why(box: CodexBox) -> None:
@@ -200,13 +200,7 @@ def _texts(body: dict[str, object]) -> list[str]:
 
 def test_the_exported_instructions_and_the_hooks_both_reach_the_model(box: CodexBox) -> None:
     save_npm_rule(box.open(), action="deny")
-    box.open().write(
-        name="Team deploy freeze",
-        description="Deploys are frozen until the billing migration lands",
-        type="project",
-        scope="team",
-        body=FREEZE,
-    )
+    save_team_freeze(box.open())
     box.memdir("export", "agents-md")
     agents = (box.project / "AGENTS.md").read_text()
     assert "Team deploy freeze" in agents
@@ -234,17 +228,17 @@ def test_the_installers_migrate_earlier_tables_and_installing_again_changes_noth
         for root in (box.project, other)
     ]
     theirs = render_toml_table("mcp_servers.notes", {"command": "notes-mcp", "args": ["--ro"]})
-    with box.config.open("a") as config:
+    with box.user_settings.open("a") as config:
         config.write("\n" + "\n".join([*earlier, theirs]))
 
     said = box.memdir("install", "codex")
     assert "removed MCP server 'memdir-project'" in said
     assert "removed MCP server 'memdir-other'" in said
-    servers_now = tomllib.loads(box.config.read_text())["mcp_servers"]
+    servers_now = tomllib.loads(box.user_settings.read_text())["mcp_servers"]
     assert set(servers_now) == {"memdir", "notes"}
     box.memdir("hook", "install", "codex")
     keys = box.trust_hooks()
-    files = {p: p.read_text() for p in (box.config, box.codex_home / "hooks.json")}
+    files = {p: p.read_text() for p in (box.user_settings, box.client_home / "hooks.json")}
 
     assert "already in" in box.memdir("install", "codex")
     assert "already installed" in box.memdir("hook", "install", "codex")
@@ -257,7 +251,7 @@ def test_the_installers_migrate_earlier_tables_and_installing_again_changes_noth
 
 
 def test_uninstalling_the_hooks_leaves_the_users_own(box: CodexBox) -> None:
-    hooks = box.codex_home / "hooks.json"
+    hooks = box.client_home / "hooks.json"
     mine = '{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true"}]}]}}\n'
     hooks.write_text(mine)
     box.memdir("hook", "install", "codex")
@@ -267,8 +261,7 @@ def test_uninstalling_the_hooks_leaves_the_users_own(box: CodexBox) -> None:
         "userPromptSubmit",
         "preToolUse",
     }
-    said = box.memdir("hook", "uninstall", "codex")
-    assert "removed memdir's hooks" in said
+    uninstall_hooks(box, "codex")
     assert hooks.read_text().replace(" ", "").replace("\n", "") == mine.replace(" ", "").strip()
 
 

@@ -60,6 +60,16 @@ def reason(report: ConsolidationReport) -> str:
 # --- the gate matrix ------------------------------------------------------------------
 
 
+def gated_run(
+    mem: Memdir, provider: ScriptedProvider, *, hours_since_run: int, sessions: int
+) -> tuple[Path, ConsolidationReport]:
+    """A consolidation ``hours_since_run`` after the last, with ``sessions`` sessions of
+    an hour ago: the lock file and the report."""
+    lock = write_lock(mem, pid=None, at=ago(hours=hours_since_run))
+    add_sessions(mem, sessions, at=ago(hours=1))
+    return lock, consolidate(mem, provider, now=NOW)
+
+
 def test_disabled_memory_stops_at_the_first_gate_and_reads_nothing_else(mem: Memdir) -> None:
     add_sessions(mem, 5, at=ago(hours=1))
     provider = ScriptedProvider("done")
@@ -73,11 +83,9 @@ def test_disabled_memory_stops_at_the_first_gate_and_reads_nothing_else(mem: Mem
 
 
 def test_a_recent_run_blocks_at_the_time_gate_before_sessions_are_counted(mem: Memdir) -> None:
-    lock = write_lock(mem, pid=None, at=ago(hours=23))
-    add_sessions(mem, 5, at=ago(hours=1))
     provider = ScriptedProvider("done")
 
-    report = consolidate(mem, provider, now=NOW)
+    lock, report = gated_run(mem, provider, hours_since_run=23, sessions=5)
 
     assert report.blocked_by is Gate.TIME and "23.0 h since the last run" in reason(report)
     assert gates_of(report) == ORDER[:2]
@@ -100,11 +108,9 @@ def test_a_recent_scan_blocks_at_the_throttle_without_counting_sessions(mem: Mem
 
 
 def test_too_few_sessions_block_after_recording_the_scan_and_leave_the_lock(mem: Memdir) -> None:
-    lock = write_lock(mem, pid=None, at=ago(hours=48))
-    add_sessions(mem, 4, at=ago(hours=1))
     provider = ScriptedProvider("done")
 
-    report = consolidate(mem, provider, now=NOW)
+    lock, report = gated_run(mem, provider, hours_since_run=48, sessions=4)
 
     assert report.blocked_by is Gate.SESSIONS and "4 sessions" in reason(report)
     assert gates_of(report) == ORDER[:4]
@@ -131,11 +137,9 @@ def test_a_live_holder_blocks_at_the_lock_gate_after_every_other_gate_passed(
 
 
 def test_when_every_gate_passes_the_run_starts_and_stamps_the_lock(mem: Memdir) -> None:
-    write_lock(mem, pid=None, at=ago(hours=48))
-    add_sessions(mem, 5, at=ago(hours=1))
     provider = ScriptedProvider("Nothing needed consolidating.")
 
-    report = consolidate(mem, provider, now=NOW)
+    _, report = gated_run(mem, provider, hours_since_run=48, sessions=5)
 
     assert report.ran and report.error is None and report.skipped_reason is None
     assert gates_of(report) == ORDER and all(check.passed for check in report.checks)
@@ -223,11 +227,9 @@ def test_a_lock_body_of_non_decimal_digits_has_no_holder(tmp_path: Path) -> None
 
 
 def test_a_failed_run_rolls_the_lock_mtime_back(mem: Memdir) -> None:
-    lock = write_lock(mem, pid=None, at=ago(hours=48))
-    add_sessions(mem, 5, at=ago(hours=1))
     provider = ScriptedProvider(ProviderError("the model is down", hint="retry later"))
 
-    report = consolidate(mem, provider, now=NOW)
+    lock, report = gated_run(mem, provider, hours_since_run=48, sessions=5)
 
     assert report.ran and report.error is not None and "the model is down" in report.error
     assert report.message.startswith("Consolidation failed")

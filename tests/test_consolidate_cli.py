@@ -19,8 +19,9 @@ from consolidation.helpers import (
 )
 from consolidation.stub_openai import StubServer, stub_openai
 from memdir.api import Memdir
-from memdir.cli._common import MemdirGroup
+from memdir.cli._reporting import MemdirGroup
 from memdir.cli.consolidate import COMMANDS
+from memutil import save_ledger_notes
 
 PROVIDER_VARS = (
     "MEMDIR_PROVIDER",
@@ -187,13 +188,7 @@ def test_propose_on_the_embedded_local_model_gives_a_proposal_or_a_one_line_reas
     reason = missing_reason()
     if reason is not None:
         skip_or_fail(reason)
-    for i in range(3):
-        mem.write(
-            name=f"Ledger note {i}",
-            description=f"How payments batch {i} retries at night",
-            type="project",
-            body=f"Batch {i} retries three times, then pages the billing on-call.",
-        )
+    save_ledger_notes(mem, 3)
     env = {k: v for k, v in os.environ.items() if k != "MEMDIR_LOCAL_MODEL"}  # the bundled one
     done = subprocess.run(
         [sys.executable, "-m", "memdir", "consolidate", "--propose", "--project", str(project)],

@@ -17,7 +17,7 @@ from memdir.api import Memdir
 from memdir.cli import main
 from memdir.enforcement.enforced import CACHE_NAME, load_rules
 from memdir.errors import StorageError
-from memdir.search.engine import CATALOG_NAME
+from memdir.search.schema import CATALOG_NAME
 from memdir.storage.derived import SET_ASIDE_DIR
 from memdir.storage.journal import JOURNAL_NAME
 from memdir.storage.paths import ROOT_RECORD
@@ -200,7 +200,7 @@ def test_a_catalog_whose_creator_was_killed_is_no_damage(mem: Memdir, project: P
     import time
 
     from memdir.recall.state_check import _sqlite_damage
-    from memdir.search.engine import SCHEMA_VERSION
+    from memdir.search.schema import SCHEMA_VERSION
 
     mem.write(name="Deploy window", description="deploys wait for the freeze", type="project")
     path = mem.layout.state_dir / CATALOG_NAME
@@ -231,14 +231,14 @@ def test_the_catalog_schema_is_made_in_one_transaction(
 ) -> None:
     import sqlite3
 
-    from memdir.search import engine
+    from memdir.search import schema
 
     # A creation that stops after some tables (here a statement that fails; a kill in
     # the real world) leaves none of them: no tables without their schema version.
-    monkeypatch.setattr(engine, "_SCHEMA", engine._SCHEMA + "\nCREATE TABLE broken (;\n")
+    monkeypatch.setattr(schema, "_SCHEMA", schema._SCHEMA + "\nCREATE TABLE broken (;\n")
     path = tmp_path / "catalog.sqlite3"
     with pytest.raises(sqlite3.DatabaseError):
-        engine.open_index_db(path)
+        schema.open_index_db(path)
     conn = sqlite3.connect(path)
     try:
         assert conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0

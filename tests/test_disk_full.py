@@ -23,7 +23,7 @@ from memdir.api import Memdir
 from memdir.cli import main
 from memdir.errors import DiskFull, MemdirError
 from memdir.search import refresh
-from memdir.search.engine import CATALOG_NAME
+from memdir.search.schema import CATALOG_NAME
 
 DISK_BYTES = 2 << 20
 

@@ -23,20 +23,15 @@ from memdir.hooks.entry import pre_tool_use
 from memdir.hooks.pre_tool_use import decide, pre_tool_use_output
 from memdir.model import Memory, MemoryType
 from memdir.storage.codec import parse_memory, render_memory
+from memutil import save_rule
 
 NPM: dict[str, Any] = {"tool": "Bash", "match": r"\bnpm (install|i|run)\b", "action": "deny"}
 WHY = "**Why:** npm rewrote the lockfile and broke CI.\n"
 
 
 def feedback(mem: Memdir, name: str, *rules: dict[str, Any], scope: str = "private") -> None:
-    mem.write(
-        name=name,
-        description=f"{name}: a rule for tool calls",
-        type="feedback",
-        body=f"{name}.\n{WHY}",
-        scope=scope,
-        extra={"enforce": list(rules)},
-    )
+    description = f"{name}: a rule for tool calls"
+    save_rule(mem, name, *rules, description=description, body=f"{name}.\n{WHY}", scope=scope)
 
 
 def hand_written(directory: Path, file: str, rules: list[dict[str, Any]], **fields: Any) -> Path:

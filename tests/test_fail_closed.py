@@ -32,21 +32,15 @@ from memdir.enforcement.team_rules import pending_path, write_held
 from memdir.hooks import memo as hook_memo
 from memdir.hooks.dialects import HOST_VARIABLE
 from memdir.hooks.entry import pre_tool_use
+from memutil import NPM_INSTALL, save_rule
 
 WHY = "**Why:** it rewrote the lockfile.\n"
-NPM = {"tool": "Bash", "match": r"\bnpm install\b", "action": "deny"}
+NPM = NPM_INSTALL
 YARN = {"command": "yarn", "args": "add", "action": "deny"}
 
 
 def _feedback(mem: Memdir, name: str, rule: dict[str, Any], scope: str = "private") -> None:
-    mem.write(
-        name=name,
-        description=f"{name}: a rule",
-        type="feedback",
-        body=f"{name}.\n{WHY}",
-        scope=scope,
-        extra={"enforce": [rule]},
-    )
+    save_rule(mem, name, rule, body=f"{name}.\n{WHY}", scope=scope)
 
 
 class Project:

@@ -241,6 +241,18 @@ def team_fact(mem: Memdir, **changes: Any) -> str:
     return mem.write(**{**DEPLOYS, **changes}, scope="team").record.file
 
 
+def forgotten_before_bob_syncs(clone: Clone) -> tuple[Memdir, Memdir, str]:
+    """Alice shares the team fact and forgets it; Bob, who never pulled it, syncs after.
+    Both clones and the fact's file."""
+    alice, bob = clone("alice"), clone("bob")
+    file = team_fact(alice)
+    sync_team(alice)
+    alice.forget(file, scope="team")
+    sync_team(alice)
+    sync_team(bob)
+    return alice, bob, file
+
+
 def test_a_teammates_clone_learns_a_team_tombstone_through_sync(clone: Clone, remote: Path) -> None:
     alice, bob = clone("alice"), clone("bob")
     file = team_fact(alice)
@@ -291,12 +303,7 @@ def test_a_clones_stale_edit_of_a_forgotten_memory_is_held_not_pushed_back(
 def test_a_pulled_memory_that_matches_a_team_tombstone_is_not_taken_in(
     clone: Clone, remote: Path, tmp_path: Path
 ) -> None:
-    alice, bob = clone("alice"), clone("bob")
-    file = team_fact(alice)
-    sync_team(alice)
-    alice.forget(file, scope="team")
-    sync_team(alice)
-    sync_team(bob)
+    _, bob, _ = forgotten_before_bob_syncs(clone)
     # A teammate who never learned the deletion pushes the same fact again, in new words.
     again = render_memory(Memory(**{**REWORDED, "type": MemoryType.PROJECT}))
     push_by_hand(remote, tmp_path, {"blue_green.md": again}, "add it back")
@@ -311,12 +318,7 @@ def test_a_pulled_memory_that_matches_a_team_tombstone_is_not_taken_in(
 
 
 def test_unforgetting_a_team_tombstone_travels_too(clone: Clone, remote: Path) -> None:
-    alice, bob = clone("alice"), clone("bob")
-    file = team_fact(alice)
-    sync_team(alice)
-    alice.forget(file, scope="team")
-    sync_team(alice)
-    sync_team(bob)
+    alice, bob, file = forgotten_before_bob_syncs(clone)
     assert len(bob.tombstones("team")) == 1
 
     alice.unforget("Deploys use blue-green")

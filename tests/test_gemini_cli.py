@@ -23,9 +23,12 @@ from cli_runner import (
     NPM_WHY,
     ConnectTrace,
     assert_clean,
+    assert_held_for_asking,
     save_freeze,
     save_migrations_rule,
     save_npm_rule,
+    save_team_freeze,
+    uninstall_hooks,
 )
 from gemini_api import Turn
 from gemini_cli import GeminiBox, gemini_box
@@ -113,10 +116,7 @@ def test_a_rule_that_asks_holds_the_call_in_gemini_and_says_why(box: GeminiBox) 
     save_npm_rule(box.open(), action="ask")
     box.memdir("hook", "install", "gemini")
     run = box.run("Build it.", BUILD, yolo=True)  # an "ask" would wait here forever
-    assert_clean(run)
-    assert not (box.project / "built.txt").exists(), "a rule that asks let the call through"
-    (reason,) = run.tool_outputs()
-    assert "cannot ask the user" in reason and NPM_WHY in reason
+    assert_held_for_asking(box, run)
 
 
 def test_a_rule_that_warns_lets_the_command_run_and_the_model_reads_why(box: GeminiBox) -> None:
@@ -162,13 +162,7 @@ def test_the_session_start_and_each_prompt_bring_memory_to_the_model(box: Gemini
 
 def test_the_exported_instructions_reach_the_model(box: GeminiBox) -> None:
     save_npm_rule(box.open())
-    box.open().write(
-        name="Team deploy freeze",
-        description="Deploys are frozen until the billing migration lands",
-        type="project",
-        scope="team",
-        body=FREEZE,
-    )
+    save_team_freeze(box.open())
     said = box.memdir("export", "agents-md")
     assert "Gemini CLI reads GEMINI.md, not AGENTS.md" in said  # and how to change it
     agents = (box.project / "AGENTS.md").read_text()
@@ -211,7 +205,7 @@ def test_the_hook_installer_repairs_geminis_migration_and_installing_again_chang
     assert not (box.project / "built.txt").exists()
 
     box.memdir("install", "gemini")
-    files = [box.project_settings, box.settings, box.gemini_home / "policies" / "memdir.toml"]
+    files = [box.project_settings, box.user_settings, box.client_home / "policies" / "memdir.toml"]
     before = {p: p.read_text() for p in files}
     shared = ("--scope", "project")
     assert "already installed" in box.memdir("hook", "install", "gemini", *shared)
@@ -222,20 +216,19 @@ def test_the_hook_installer_repairs_geminis_migration_and_installing_again_chang
 
 
 def test_uninstalling_the_hooks_leaves_the_users_own(box: GeminiBox) -> None:
-    settings = json.loads(box.settings.read_text())
+    settings = json.loads(box.user_settings.read_text())
     mine = {"AfterAgent": [{"hooks": [{"type": "command", "command": "true", "name": "mine"}]}]}
-    box.settings.write_text(json.dumps({**settings, "hooks": mine}, indent=2))
+    box.user_settings.write_text(json.dumps({**settings, "hooks": mine}, indent=2))
     box.memdir("hook", "install", "gemini")
-    assert set(json.loads(box.settings.read_text())["hooks"]) == {
+    assert set(json.loads(box.user_settings.read_text())["hooks"]) == {
         "AfterAgent",
         "SessionStart",
         "BeforeAgent",
         "BeforeTool",
         "AfterTool",
     }
-    said = box.memdir("hook", "uninstall", "gemini")
-    assert "removed memdir's hooks" in said
-    assert json.loads(box.settings.read_text())["hooks"] == mine
+    uninstall_hooks(box, "gemini")
+    assert json.loads(box.user_settings.read_text())["hooks"] == mine
 
 
 # -- no host but the stand-in --------------------------------------------------------------

@@ -18,6 +18,7 @@ from typing import Any
 from memdir.api import Memdir
 from memdir.hosts.claude_code import install_claude_hooks
 from memdir.hosts.launch import launch_for
+from memutil import save_rule
 
 FIXTURES = Path(__file__).parent / "fixtures" / "hooks"
 RULE = {"tool": "Bash", "match": r"\bnpm (install|i|run)\b", "action": "deny"}
@@ -57,13 +58,8 @@ def run_hook(command: str, payload: dict[str, Any]) -> dict[str, Any] | None:
 def test_a_session_is_told_denied_and_then_allowed_as_the_feedback_memory_changes(
     mem: Memdir, project: Path
 ) -> None:
-    mem.write(
-        name="Use pnpm, never npm",
-        description="package installs in this repo go through pnpm, npm breaks the lockfile",
-        type="feedback",
-        body=PNPM_BODY,
-        extra={"enforce": [RULE]},
-    )
+    description = "package installs in this repo go through pnpm, npm breaks the lockfile"
+    save_rule(mem, "Use pnpm, never npm", RULE, description=description, body=PNPM_BODY)
     commands = installed_commands(project)
 
     start = run_hook(commands["SessionStart"], recorded("session-start", project))

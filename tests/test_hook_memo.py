@@ -26,20 +26,23 @@ from memdir.hooks.entry import pre_tool_use
 from memdir.kinds import Scope
 from memdir.storage.paths import make_layout
 from memdir.utils.inputs import note, record, state, states, unchanged
+from memutil import NPM_INSTALL, save_rule
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "memdir"
 WHY = "**Why:** npm rewrote the lockfile.\n"
-NPM = {"tool": "Bash", "match": r"\bnpm install\b", "action": "deny"}
+NPM = NPM_INSTALL
 
 
 def forbid_npm(mem: Memdir, name: str = "use pnpm") -> None:
-    mem.write(
-        name=name,
-        description="pnpm, never npm",
-        type="feedback",
-        body=f"Use pnpm.\n{WHY}",
-        extra={"enforce": [NPM]},
-    )
+    save_rule(mem, name, NPM, description="pnpm, never npm", body=f"Use pnpm.\n{WHY}")
+
+
+def denied_root(mem: Memdir) -> Path:
+    """The project root of ``mem`` once :func:`forbid_npm` holds there (checked)."""
+    forbid_npm(mem)
+    root = mem.layout.project_root
+    assert decision(root) == "deny"
+    return root
 
 
 def decision(cwd: Path, env: dict[str, str] | None = None) -> str | None:
@@ -181,9 +184,7 @@ def test_a_worktree_whose_pointers_stop_agreeing_becomes_its_own_project(
 def test_settings_that_turn_memory_off_are_seen_on_the_next_call(
     mem: Memdir, memdir_home: Path
 ) -> None:
-    forbid_npm(mem)
-    root = mem.layout.project_root
-    assert decision(root) == "deny"
+    root = denied_root(mem)
     (memdir_home / "config.toml").write_text("enabled = false\n")
     assert decision(root) is None
     (memdir_home / "config.toml").unlink()
@@ -208,9 +209,7 @@ def test_a_claude_setting_that_moves_the_memory_is_seen_on_the_next_call(
 
 
 def test_a_damaged_or_foreign_memo_is_worked_out_again(mem: Memdir) -> None:
-    forbid_npm(mem)
-    root = mem.layout.project_root
-    assert decision(root) == "deny"
+    root = denied_root(mem)
     memo = Path(hook_memo.memo_path(str(root), os.environ))
     for damage in ("{not json", json.dumps({"version": 1, "cwd": "/elsewhere"})):
         memo.write_text(damage)
@@ -284,9 +283,7 @@ def _memo(root: Path) -> Path:
 
 
 def test_a_memo_changed_in_any_one_byte_is_worked_out_again(mem: Memdir) -> None:
-    forbid_npm(mem)
-    root = mem.layout.project_root
-    assert decision(root) == "deny"
+    root = denied_root(mem)
     memo = _memo(root)
     whole = memo.read_bytes()
     for at in range(0, len(whole) - 1, 7):
@@ -304,9 +301,7 @@ def test_a_remembered_switch_that_is_not_true_or_false_is_worked_out_again(
 ) -> None:
     from memdir.enforcement.rule_cache import sealed, unsealed
 
-    forbid_npm(mem)
-    root = mem.layout.project_root
-    assert decision(root) == "deny"
+    root = denied_root(mem)
     memo = _memo(root)
     data = unsealed(memo.read_bytes())
     assert data is not None

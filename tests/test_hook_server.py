@@ -21,6 +21,7 @@ import time
 from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -38,6 +39,7 @@ from memdir.hooks.wire import (
     socket_path,
     unpack,
 )
+from memutil import NPM_INSTALL, USE_PNPM, save_rule
 
 LAUNCHER = Path(hook_client.__file__).resolve().parents[1] / "hook_launcher.py"
 
@@ -127,19 +129,38 @@ def bash_call(project: Path, command: str) -> dict[str, object]:
     }
 
 
+SAVED: list[dict[str, Any]] = [
+    {
+        "name": "Deploy window",
+        "description": "Production deploys happen on Tuesdays only",
+        "type": "project",
+        "body": "Deploys to production happen on Tuesdays; the freeze covers the rest.\n",
+    },
+    {
+        "name": "Package manager",
+        "description": "Use pnpm, never npm, in this repository",
+        "type": "feedback",
+        "body": "Use pnpm.\n**Why:** the lockfile is pnpm's.\n",
+    },
+]
+
+
 def save(mem: Memdir) -> None:
-    mem.write(
-        name="Deploy window",
-        description="Production deploys happen on Tuesdays only",
-        type="project",
-        body="Deploys to production happen on Tuesdays; the freeze covers the rest.\n",
-    )
-    mem.write(
-        name="Package manager",
-        description="Use pnpm, never npm, in this repository",
-        type="feedback",
-        body="Use pnpm.\n**Why:** the lockfile is pnpm's.\n",
-    )
+    for fields in SAVED:
+        mem.write(**fields)
+
+
+def own_answer(project: Path, env: dict[str, str]) -> str:
+    """What session-start answers with the hook server turned off: the hook's own work."""
+    return hook("session-start", start(project, "own"), {**env, "MEMDIR_HOOK_SERVER": "0"})
+
+
+def saved_and_booted(mem: Memdir, project: Path, env: dict[str, str]) -> tuple[str, str]:
+    """:func:`save`'s memories, the hook's own session-start answer and the socket path
+    of a server booted after it."""
+    save(mem)
+    expected = own_answer(project, env)
+    return expected, booted_server(project, env)
 
 
 def test_the_served_answers_are_the_hooks_own(
@@ -198,9 +219,7 @@ def test_hooks_started_at_once_all_get_their_own_answer(
 def test_a_client_that_connects_and_says_nothing_holds_no_one_up_for_long(
     mem: Memdir, project: Path, env: dict[str, str]
 ) -> None:
-    save(mem)
-    expected = hook("session-start", start(project, "own"), {**env, "MEMDIR_HOOK_SERVER": "0"})
-    path = booted_server(project, env)
+    expected, path = saved_and_booted(mem, project, env)
     silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         silent.connect(path)  # and never sends: a hook stopped half way
@@ -257,13 +276,8 @@ def test_a_dead_socket_or_no_server_means_the_hook_does_the_work(
 def test_tool_calls_are_checked_by_the_hook_itself_server_or_not(
     mem: Memdir, project: Path, env: dict[str, str]
 ) -> None:
-    mem.write(
-        name="No npm",
-        description="pnpm only in this repository",
-        type="feedback",
-        body="Use pnpm.\n**Why:** npm broke the lockfile.\n",
-        extra={"enforce": [{"tool": "Bash", "match": r"\bnpm install\b", "action": "deny"}]},
-    )
+    description = "pnpm only in this repository"
+    save_rule(mem, "No npm", NPM_INSTALL, description=description, body=USE_PNPM)
     call = bash_call(project, "npm install left-pad")
     own = hook("pre-tool-use", call, {**env, "MEMDIR_HOOK_SERVER": "0"})
     assert json.loads(own)["hookSpecificOutput"]["permissionDecision"] == "deny"
@@ -602,7 +616,7 @@ def test_the_server_survives_any_frame_and_still_answers_a_good_one(
         assert server_status(env).running
 
     survives()
-    expected = hook("session-start", start(project, "own"), {**env, "MEMDIR_HOOK_SERVER": "0"})
+    expected = own_answer(project, env)
     answered = server_status(env).answered
     assert served_answer(project, env, "after") == expected
     assert server_status(env).answered == (answered or 0) + 1
@@ -611,9 +625,7 @@ def test_the_server_survives_any_frame_and_still_answers_a_good_one(
 def test_clients_that_stall_or_trickle_hold_no_other_hook_up(
     mem: Memdir, project: Path, env: dict[str, str]
 ) -> None:
-    save(mem)
-    expected = hook("session-start", start(project, "own"), {**env, "MEMDIR_HOOK_SERVER": "0"})
-    path = booted_server(project, env)
+    expected, path = saved_and_booted(mem, project, env)
     answered = threading.Event()
     slow = [socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) for _ in range(3)]
 

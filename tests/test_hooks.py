@@ -16,10 +16,17 @@ import filelock
 import pytest
 from click.testing import CliRunner, Result
 
-from background.helpers import CURRENT, FIXTURES, SESSION, Router, edit, session_transcript
+from background.helpers import (
+    FIXTURES,
+    SESSION,
+    notes_adding,
+    notes_router,
+    session_job,
+    session_transcript,
+)
 from memdir.api import Memdir
 from memdir.cli import main
-from memdir.cli._common import MemdirGroup
+from memdir.cli._reporting import MemdirGroup
 from memdir.cli.hook import hook
 from memdir.hooks.background import (
     JobRequest,
@@ -31,7 +38,6 @@ from memdir.hooks.background import (
     start_background,
 )
 from memdir.hooks.payload import parse_hook_input
-from memdir.testing import ScriptedProvider
 
 DEADLINE = 120.0
 
@@ -295,14 +301,10 @@ def test_a_job_without_a_transcript_is_skipped(project: Path) -> None:
 def test_a_job_with_a_provider_updates_the_session_notes(
     project: Path, mem: Memdir, transcript: Path
 ) -> None:
-    path = mem.layout.session_notes_path(SESSION)
     line = "Compacting: the notes were brought up to date first.\n"
-    notes = ScriptedProvider(edit(path, CURRENT, CURRENT + line), "Updated.")
-    provider = Router(notes=notes, extractor=ScriptedProvider(*["Nothing to save."] * 3))
-    report = run_job(
-        event="pre-compact", session_id=SESSION, project=project, transcript=transcript,
-        env=os.environ, provider=provider,
-    )  # fmt: skip
+    path, notes = notes_adding(mem, line)
+    provider = notes_router(notes, extractions=3)
+    report = session_job("pre-compact", project, transcript, provider)
     assert report.status == "done", report.steps
     assert report.steps[0].startswith("read ")
     assert "session notes updated" in report.steps

@@ -16,7 +16,7 @@ import pytest
 
 from memdir.api import Memdir
 from memdir.search import documents
-from memdir.search.engine import CATALOG_NAME
+from memdir.search.schema import CATALOG_NAME
 
 # Past the file count from which a build reads files in worker processes.
 FILES = 2400

@@ -25,6 +25,7 @@ from memdir.agents.extract import MemoryExtractor
 from memdir.api import Memdir
 from memdir.llm import Message, ModelTooSmall, OpenAICompatProvider, Request
 from memdir.llm.context import MIN_ANSWER_TOKENS, fit_request, prompt_tokens
+from memutil import save_ledger_notes
 
 pytest.importorskip("openai")
 
@@ -204,13 +205,7 @@ def test_a_server_without_a_tokenizer_falls_back_to_the_high_count() -> None:
 
 
 def seed(mem: Memdir, count: int) -> None:
-    for i in range(count):
-        mem.write(
-            name=f"Ledger note {i}",
-            description=f"How payments batch {i} retries at night",
-            type="project",
-            body=f"Batch {i} retries three times, then pages the billing on-call.",
-        )
+    save_ledger_notes(mem, count)
 
 
 def test_consolidation_on_a_2048_token_model_gives_a_one_line_reason_not_an_http_error(

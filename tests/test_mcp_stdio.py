@@ -281,7 +281,7 @@ def test_a_recall_sent_at_once_finds_what_was_saved_before_the_server_started(
     project: Path, serving: list[Served], tmp_path: Path, round: int
 ) -> None:
     from memdir.api import Memdir
-    from memdir.search.embeddings import bundled_model_installed
+    from memdir.search.vectors.embeddings import bundled_model_installed
 
     if not bundled_model_installed():
         pytest.skip("hybrid search needs the embeddings extra and the bundled model")

@@ -149,14 +149,16 @@ def test_memdirs_own_edits_of_a_note_keep_its_text_plain_and_its_fields_beside_i
     assert "Ship on Tuesday" in ok(tool, command="view", path="/memories/plan.txt")
 
 
+def edit_note(tool: MemoryToolBackend, old: str, new: str) -> None:
+    """The tool creates :data:`NOTE` as ``cache.md``, then replaces ``old`` by ``new`` in it."""
+    ok(tool, command="create", path="/memories/cache.md", file_text=NOTE)
+    ok(tool, command="str_replace", path="/memories/cache.md", old_str=old, new_str=new)
+
+
 def test_an_edit_that_breaks_the_frontmatter_keeps_the_text_and_the_last_fields(
     tool: MemoryToolBackend, mem: Memdir
 ) -> None:
-    ok(tool, command="create", path="/memories/cache.md", file_text=NOTE)
-    ok(
-        tool, command="str_replace", path="/memories/cache.md", old_str="type: reference\n",
-        new_str="",
-    )  # fmt: skip
+    edit_note(tool, "type: reference\n", "")
     note = mem.layout.memory_dir / "cache.md"
     assert note.read_text() == NOTE.replace("type: reference\n", "")
     memory = mem.private.get("cache.md").memory
@@ -167,11 +169,7 @@ def test_an_edit_that_breaks_the_frontmatter_keeps_the_text_and_the_last_fields(
 def test_an_edit_of_a_memory_that_keeps_its_frontmatter_updates_the_index(
     tool: MemoryToolBackend, mem: Memdir
 ) -> None:
-    ok(tool, command="create", path="/memories/cache.md", file_text=NOTE)
-    ok(
-        tool, command="str_replace", path="/memories/cache.md", old_str="CI caches live in S3",
-        new_str="CI caches live in GCS",
-    )  # fmt: skip
+    edit_note(tool, "CI caches live in S3", "CI caches live in GCS")
     assert "description: CI caches live in GCS" in (mem.layout.memory_dir / "cache.md").read_text()
     assert parse_entries(mem.private.read_index())[0].hook == "CI caches live in GCS"
     assert not sidecar.exists(mem.layout.memory_dir / "cache.md")

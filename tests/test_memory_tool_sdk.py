@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -189,13 +190,19 @@ def test_view_keeps_carriage_returns_in_the_lines(tool: MemoryToolBackend, mem: 
 # -- str_replace ----------------------------------------------------------------------
 
 
+def replace_in_new_file(
+    tool: MemoryToolBackend, text: str, old: str, new: str, reply: Callable[..., str] = ok
+) -> str:
+    """``str_replace`` of ``old`` by ``new`` in ``/memories/s.txt``, just created holding
+    ``text``: the reply, checked by ``reply`` (:func:`ok`, or :func:`error` for a refusal)."""
+    ok(tool, command="create", path="/memories/s.txt", file_text=text)
+    return reply(tool, command="str_replace", path="/memories/s.txt", old_str=old, new_str=new)
+
+
 def test_str_replace_changes_the_text_and_shows_the_lines_around_it(
     tool: MemoryToolBackend, mem: Memdir
 ) -> None:
-    ok(tool, command="create", path="/memories/s.txt", file_text="Line 1\nOld Text\nLine 3")
-    reply = ok(
-        tool, command="str_replace", path="/memories/s.txt", old_str="Old Text", new_str="New Text"
-    )
+    reply = replace_in_new_file(tool, "Line 1\nOld Text\nLine 3", "Old Text", "New Text")
     assert reply == EDITED + numbered((1, "Line 1"), (2, "New Text"), (3, "Line 3"))
     assert visible(mem) == {"s.txt": b"Line 1\nNew Text\nLine 3"}
 
@@ -204,8 +211,7 @@ def test_str_replace_snippet_is_two_lines_either_side_of_the_changed_line(
     tool: MemoryToolBackend,
 ) -> None:
     text = "\n".join(f"l{n}" for n in range(1, 11))
-    ok(tool, command="create", path="/memories/s.txt", file_text=text)
-    reply = ok(tool, command="str_replace", path="/memories/s.txt", old_str="l6", new_str="L6\nX")
+    reply = replace_in_new_file(tool, text, "l6", "L6\nX")
     assert reply == EDITED + numbered((4, "l4"), (5, "l5"), (6, "L6"), (7, "X"), (8, "l7"))
 
 
@@ -218,10 +224,7 @@ def test_str_replace_of_the_first_line_of_a_note_works(
 
 
 def test_str_replace_reports_text_that_is_not_there(tool: MemoryToolBackend) -> None:
-    ok(tool, command="create", path="/memories/s.txt", file_text="Hello, World!")
-    reply = error(
-        tool, command="str_replace", path="/memories/s.txt", old_str="NotFound", new_str="x"
-    )
+    reply = replace_in_new_file(tool, "Hello, World!", "NotFound", "x", reply=error)
     assert (
         "No replacement was performed, old_str `NotFound` did not appear verbatim in "
         "/memories/s.txt." in reply
@@ -231,10 +234,7 @@ def test_str_replace_reports_text_that_is_not_there(tool: MemoryToolBackend) -> 
 def test_str_replace_reports_the_lines_of_repeated_text(
     tool: MemoryToolBackend, mem: Memdir
 ) -> None:
-    ok(tool, command="create", path="/memories/s.txt", file_text="Hello\nMiddle\nHello")
-    reply = error(
-        tool, command="str_replace", path="/memories/s.txt", old_str="Hello", new_str="Hi"
-    )
+    reply = replace_in_new_file(tool, "Hello\nMiddle\nHello", "Hello", "Hi", reply=error)
     assert (
         "No replacement was performed. Multiple occurrences of old_str `Hello` in lines: 1, 3. "
         "Please ensure it is unique" in reply

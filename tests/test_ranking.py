@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from memdir.search.catalog import Catalog, RankingOptions, SearchQuery
+from memdir.search.engine import Document, TextIndex
 from memdir.storage.paths import Layout, make_layout
 from memdir.transcripts.reader import read_transcript
 
@@ -93,8 +94,9 @@ def sessions(tmp_path: Path, memdir_home: Path) -> tuple[Layout, Path]:
     return layout, folder
 
 
-def top(layout: Layout, folder: Path, query: str, k: int = 1) -> list[str]:
-    """The first ``k`` hits as ``file#turn``."""
+def top(sessions: tuple[Layout, Path], query: str, k: int = 1) -> list[str]:
+    """The first ``k`` hits as ``file#turn``, over the ``sessions`` fixture's transcripts."""
+    layout, folder = sessions
     with Catalog.open(layout) as catalog:
         catalog.add_transcripts(folder)
         hits = catalog.search(SearchQuery(query=query, kinds=("transcript",), limit=k))
@@ -113,59 +115,71 @@ def top(layout: Layout, folder: Path, query: str, k: int = 1) -> list[str]:
 def test_the_turn_that_answers_a_question_is_among_the_first_two(
     sessions: tuple[Layout, Path], query: str, answer: str
 ) -> None:
-    layout, folder = sessions
     # The first may be the question itself, asked in other words earlier.
-    assert answer in top(layout, folder, query, k=2)
+    assert answer in top(sessions, query, k=2)
 
 
 def test_a_label_at_the_start_of_a_turn_is_not_taken_for_a_speaker(
     sessions: tuple[Layout, Path],
 ) -> None:
-    layout, folder = sessions
     # "Note:" labels a turn, it names no speaker: the note that mentions the deploy
     # script gets no lift over the turn that says why the deploy failed.
-    ranked = top(layout, folder, "why did the deploy fail", k=10)
+    ranked = top(sessions, "why did the deploy fail", k=10)
     assert ranked.index("deploy.jsonl#3") < ranked.index("deploy.jsonl#0")
-    turns = read_transcript(folder / "deploy.jsonl").turns
+    turns = read_transcript(sessions[1] / "deploy.jsonl").turns
     assert {t.speaker for t in turns} == {None}
 
 
 def test_a_speaker_field_names_the_turn_and_the_query_can_lift_it(
     sessions: tuple[Layout, Path],
 ) -> None:
-    layout, folder = sessions
     # Both Priya and the review session talk about Priya; the query asks what she said.
-    ranked = top(layout, folder, "what did Priya want in the wiki", k=2)
+    ranked = top(sessions, "what did Priya want in the wiki", k=2)
     assert ranked[0] == "team.jsonl#2"
-    turns = read_transcript(folder / "team.jsonl").turns
+    turns = read_transcript(sessions[1] / "team.jsonl").turns
     assert [t.speaker for t in turns] == ["Priya", "Marco", "Priya"]
 
 
 def test_an_answer_ranks_above_the_filler_next_to_the_question(
     sessions: tuple[Layout, Path],
 ) -> None:
-    layout, folder = sessions
     # Two short turns repeat the question's words (the TODO and the question); the
     # filler between them borrows their score through context and smoothing, but
     # not enough to pass the long answer that names the cause.
-    ranked = top(layout, folder, "why is the cache test flaky", k=4)
+    ranked = top(sessions, "why is the cache test flaky", k=4)
     assert ranked.index("cache.jsonl#3") < ranked.index("cache.jsonl#1")
 
 
 def test_a_question_and_its_answer_rank_together(sessions: tuple[Layout, Path]) -> None:
-    layout, folder = sessions
     # The answer turn shares few words with the question; its neighbour carries them.
-    assert set(top(layout, folder, "redis cache CI expiry", k=2)) == {
+    assert set(top(sessions, "redis cache CI expiry", k=2)) == {
         "cache.jsonl#2",
         "cache.jsonl#3",
     }
 
 
+def turn_documents(turns: list[str], group: str, prefix: str) -> list[Document]:
+    """One transcript document a turn of ``group`` (ids ``<prefix><n>``), its context the
+    turns on either side, as the catalog indexes a session."""
+    return [
+        Document(
+            id=f"{prefix}{i}",
+            kind="transcript",
+            title=f"{prefix}{i}",
+            fields={
+                "body": text,
+                "context": " ".join(turns[j] for j in (i - 1, i + 1) if 0 <= j < len(turns)),
+            },
+            group=group,
+            seq=i,
+        )
+        for i, text in enumerate(turns)
+    ]
+
+
 def test_a_short_turn_between_long_replies_keeps_the_score_of_its_own_words() -> None:
     # The neighbours' text is context, scored apart: a short turn is not ranked as if
     # it were as long as the two replies beside it.
-    from memdir.search.engine import Document, TextIndex
-
     reply = (
         "The staging database setup is unchanged. I read the staging database settings, "
         "checked the staging database migrations and ran the suite against it. "
@@ -179,20 +193,7 @@ def test_a_short_turn_between_long_replies_keeps_the_score_of_its_own_words() ->
         reply.replace("unchanged", "as before"),
     ]
     index = TextIndex()
-    index.add(
-        Document(
-            id=f"t{i}",
-            kind="transcript",
-            title=f"t{i}",
-            fields={
-                "body": text,
-                "context": " ".join(turns[j] for j in (i - 1, i + 1) if 0 <= j < len(turns)),
-            },
-            group="s",
-            seq=i,
-        )
-        for i, text in enumerate(turns)
-    )
+    index.add(turn_documents(turns, "s", "t"))
     ranked = [ref for ref, _ in index.rank("which port does the staging database listen on?")]
     assert ranked[0] == "t2"
 
@@ -200,8 +201,6 @@ def test_a_short_turn_between_long_replies_keeps_the_score_of_its_own_words() ->
 def test_a_turn_gains_part_of_a_better_window_that_holds_it_when_asked() -> None:
     # The context row of a turn is a window of three turns: the windows of its two
     # neighbours hold it too. window_share lends it part of the better one's score.
-    from memdir.search.engine import Document, RankingOptions, TextIndex
-
     groups = {
         "s": ["canary rollout plan for the tiller deploy", "sounds good", "canary"],
         "u": ["canary", "lunch is at noon today", "the printer jammed again"],
@@ -210,21 +209,7 @@ def test_a_turn_gains_part_of_a_better_window_that_holds_it_when_asked() -> None
     def scores(window_share: float) -> dict[str, float]:
         options = RankingOptions(neighbour_weight=0.0, window_share=window_share)
         index = TextIndex(options=options)
-        index.add(
-            Document(
-                id=f"{g}{i}",
-                kind="transcript",
-                title=f"{g}{i}",
-                fields={
-                    "body": text,
-                    "context": " ".join(turns[j] for j in (i - 1, i + 1) if 0 <= j < len(turns)),
-                },
-                group=g,
-                seq=i,
-            )
-            for g, turns in groups.items()
-            for i, text in enumerate(turns)
-        )
+        index.add(d for g, turns in groups.items() for d in turn_documents(turns, g, g))
         return dict(index.rank("canary rollout plan"))
 
     plain, lent = scores(0.0), scores(0.5)
@@ -265,23 +250,8 @@ def _long_reply_session() -> list[str]:
 
 
 def _ranked_turns(turns: list[str], query: str, options: RankingOptions) -> list[int]:
-    from memdir.search.engine import Document, TextIndex
-
     index = TextIndex(options=options)
-    index.add(
-        Document(
-            id=str(i),
-            kind="transcript",
-            title=str(i),
-            fields={
-                "body": text,
-                "context": " ".join(turns[j] for j in (i - 1, i + 1) if 0 <= j < len(turns)),
-            },
-            group="s",
-            seq=i,
-        )
-        for i, text in enumerate(turns)
-    )
+    index.add(turn_documents(turns, "s", ""))
     return [int(ref) for ref, _ in index.rank(query)]
 
 

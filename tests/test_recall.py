@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from gitutil import git
 from memdir.api import Memdir
-from memdir.cli._common import MemdirGroup
+from memdir.cli._reporting import MemdirGroup
 from memdir.cli.recall import manifest_command, recall_command
 from memdir.errors import LockTimeout, UnsafePath
 from memdir.model import Memory, MemoryType, Scope

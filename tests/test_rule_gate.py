@@ -25,6 +25,7 @@ from memdir.enforcement.rule_subjects import bash_subjects
 from memdir.enforcement.rules import Rule, fired_rules
 from memdir.hosts.launch import launch_for
 from memdir.utils.json_text import dumps, loads
+from memutil import NPM_INSTALL, USE_PNPM, save_rule
 
 
 def test_required_texts_of_common_rule_shapes() -> None:
@@ -203,13 +204,7 @@ def _hook_in_a_fresh_process(project: Path, command: str) -> dict[str, Any]:
 
 
 def test_a_call_no_rule_covers_loads_no_regex_engine(mem: Memdir, project: Path) -> None:
-    mem.write(
-        name="No npm",
-        description="pnpm only",
-        type="feedback",
-        body="Use pnpm.\n**Why:** npm broke the lockfile.\n",
-        extra={"enforce": [{"tool": "Bash", "match": r"\bnpm install\b", "action": "deny"}]},
-    )
+    save_rule(mem, "No npm", NPM_INSTALL, description="pnpm only", body=USE_PNPM)
     first = _hook_in_a_fresh_process(project, "npm install")  # fills the memo and the cache
     assert json.loads(first["out"])["hookSpecificOutput"]["permissionDecision"] == "deny"
     passing = _hook_in_a_fresh_process(project, "yarn add left-pad")
@@ -273,19 +268,12 @@ def test_the_cache_keeps_each_rules_gate_and_a_bad_one_is_worked_out_again(
     from memdir.enforcement import rule_cache
     from memdir.enforcement.enforced import cache_path, load_rules
 
-    mem.write(
-        name="No npm",
-        description="pnpm only",
-        type="feedback",
-        body="Use pnpm.\n**Why:** npm broke the lockfile.\n",
-        extra={
-            "enforce": [
-                {"tool": "Bash", "match": r"\bnpm (install|i)\b", "action": "deny"},
-                {"tool": "Bash", "command": "curl", "args": "http:.*", "action": "ask"},
-                {"tool": "Write|Edit", "match": r"(?i)\.env$", "action": "deny"},
-            ]
-        },
-    )
+    rules = [
+        {"tool": "Bash", "match": r"\bnpm (install|i)\b", "action": "deny"},
+        {"tool": "Bash", "command": "curl", "args": "http:.*", "action": "ask"},
+        {"tool": "Write|Edit", "match": r"(?i)\.env$", "action": "deny"},
+    ]
+    save_rule(mem, "No npm", *rules, description="pnpm only", body=USE_PNPM)
     load_rules(mem.layout)
     header, _ = rule_cache.read(str(cache_path(mem.layout)))
     expected = [

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from embedutil import TopicEmbedder, needs_embeddings_extra
 from memdir.search import terms as textproc
 from memdir.search.catalog import Document, RankingOptions, SearchQuery, TextIndex
-from memdir.search.embeddings import Embedder, embedded_text, rrf
 from memdir.search.query import GrepHit, InvalidPattern, grep, search
+from memdir.search.vectors.embeddings import Embedder, embedded_text, rrf
 from memdir.storage.paths import make_layout
 
 
@@ -27,6 +27,16 @@ def doc(
 ) -> Document:
     fields = {"name": name, "description": description, "body": body}
     return Document(id=doc_id, kind="memory", title=name or doc_id, fields=fields, **extra)  # type: ignore[arg-type]
+
+
+def turn(
+    doc_id: str, group: str, seq: int, body: str, *, name: str = "", title: str = ""
+) -> Document:
+    """A transcript turn: ``body``, said by ``name`` where given, ``seq``-th in ``group``."""
+    fields = {"name": name, "body": body} if name else {"body": body}
+    return Document(
+        id=doc_id, kind="transcript", title=title or doc_id, fields=fields, group=group, seq=seq
+    )
 
 
 @pytest.fixture
@@ -98,17 +108,7 @@ def test_snippets_come_from_the_original_text() -> None:
 def test_turns_near_a_strong_match_rank_above_unrelated_turns() -> None:
     idx = TextIndex(options=RankingOptions(neighbour_weight=0.5))
     texts = ["we booked the venue", "which city again", "lisbon in may", "unrelated lisbon"]
-    idx.add(
-        Document(
-            id=f"t#{i}",
-            kind="transcript",
-            title=str(i),
-            fields={"body": t},
-            group="t" if i < 3 else "u",
-            seq=i,
-        )
-        for i, t in enumerate(texts)
-    )
+    idx.add(turn(f"t#{i}", "t" if i < 3 else "u", i, t, title=str(i)) for i, t in enumerate(texts))
     hits = idx.search("venue lisbon")
     assert hits[0].ref in ("t#0", "t#2")
     assert [h.ref for h in hits].index("t#2") < [h.ref for h in hits].index("t#3")
@@ -118,22 +118,8 @@ def test_a_speaker_named_in_the_query_lifts_that_speakers_turns() -> None:
     idx = TextIndex(options=RankingOptions(name_boost=0.5))
     idx.add(
         [
-            Document(
-                id="a",
-                kind="transcript",
-                title="a",
-                fields={"name": "Anna", "body": "Anna: I adopted a puppy"},
-                group="chat",
-                seq=0,
-            ),
-            Document(
-                id="b",
-                kind="transcript",
-                title="b",
-                fields={"name": "Ben", "body": "Ben: Anna, I adopted a puppy too"},
-                group="chat",
-                seq=1,
-            ),
+            turn("a", "chat", 0, "Anna: I adopted a puppy", name="Anna"),
+            turn("b", "chat", 1, "Ben: Anna, I adopted a puppy too", name="Ben"),
         ]
     )
     assert idx.search("Did Anna adopt a puppy?")[0].ref == "a"
@@ -147,14 +133,7 @@ def test_a_memory_named_in_the_query_is_not_lifted_as_a_speaker_is() -> None:
         idx.add(
             [
                 doc("priya.md", name="Priya", body="Priya reviews the deploy checklist."),
-                Document(
-                    id="t#0",
-                    kind="transcript",
-                    title="0",
-                    fields={"name": "Priya", "body": "the deploy checklist is in the wiki"},
-                    group="t",
-                    seq=0,
-                ),
+                turn("t#0", "t", 0, "the deploy checklist is in the wiki", name="Priya", title="0"),
             ]
         )
         return dict(idx.rank("what did Priya say about the deploy checklist"))
@@ -223,12 +202,8 @@ def test_fts5_syntax_in_a_query_is_searched_as_words(query: str, found: list[str
 
 
 def test_query_terms_drop_question_and_stop_words_and_stem() -> None:
-    assert textproc.query_terms("When did Caroline go to the support groups?") == [
-        "carolin",
-        "go",
-        "support",
-        "group",
-    ]
+    terms = textproc.query_terms("When did Caroline go to the support groups?")
+    assert terms == ["carolin", "go", "support", "group"]
 
 
 def test_fts_query_quotes_every_term() -> None:
@@ -253,12 +228,8 @@ def test_the_stemmer_follows_snowball_english(word: str, expected: str) -> None:
 
 
 def test_irregular_forms_are_indexed_and_queried_as_their_base_word() -> None:
-    assert textproc.terms("We went there with the children and bought tickets") == [
-        "go",
-        "child",
-        "buy",
-        "ticket",
-    ]
+    terms = textproc.terms("We went there with the children and bought tickets")
+    assert terms == ["go", "child", "buy", "ticket"]
     # Forms with a sense of their own stay as they are: "left" is no "leave".
     assert textproc.terms("turn left") == ["turn", "left"]
     idx = TextIndex()
@@ -384,7 +355,7 @@ def test_rrf_adds_reciprocal_ranks() -> None:
 @needs_embeddings_extra
 @pytest.mark.slow
 def test_the_bundled_local_model_embeds_offline(monkeypatch: pytest.MonkeyPatch) -> None:
-    from memdir.search.embeddings import LocalEmbedder
+    from memdir.search.vectors.embeddings import LocalEmbedder
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     embedder = LocalEmbedder()
@@ -491,7 +462,7 @@ def test_an_openai_compatible_endpoint_embeds_over_loopback() -> None:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        from memdir.search.embeddings import OpenAIEmbedder
+        from memdir.search.vectors.embeddings import OpenAIEmbedder
 
         embedder = OpenAIEmbedder(
             "nomic", base_url=f"http://127.0.0.1:{server.server_port}/v1", api_key="k"

@@ -15,11 +15,11 @@ from embedutil import TopicEmbedder, hide_modules, needs_embeddings_extra
 from memdir.api import Memdir
 from memdir.config import load_settings
 from memdir.errors import ConfigError
-from memdir.search import embeddings
-from memdir.search.embeddings import LocalEmbedder, local_embedder
 from memdir.search.engine import Document, TextIndex
 from memdir.search.ranking_options import RankingOptions
 from memdir.search.search_query import SearchQuery
+from memdir.search.vectors import embeddings
+from memdir.search.vectors.embeddings import LocalEmbedder, local_embedder
 
 
 def test_the_setting_comes_from_the_file_and_the_environment(tmp_path: Path) -> None:

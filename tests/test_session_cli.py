@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from memdir.agents.session.notes import ensure_notes_file
 from memdir.agents.session.template import DEFAULT_TEMPLATE
 from memdir.api import Memdir
-from memdir.cli._common import MemdirGroup
+from memdir.cli._reporting import MemdirGroup
 from memdir.cli.session import COMMANDS
 
 PROVIDER_VARS = ("MEMDIR_PROVIDER", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "OPENAI_BASE_URL")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from background.helpers import chat, turn
 from memdir.agents.session.notes import compact, summary_message
 from memdir.agents.session.template import DEFAULT_TEMPLATE
@@ -18,32 +20,32 @@ def long_chat(n: int, size: int) -> list[Turn]:
     return chat(*(f"{i:03d}" + "x" * (size - 3) for i in range(n)))
 
 
-def test_the_messages_after_the_cursor_are_kept_when_they_meet_the_minimums() -> None:
-    turns = long_chat(20, 100)
-    kept = compact(turns, DEFAULT_TEMPLATE, "u9", count=tokens, min_tokens=500,
-                   min_text_messages=5, max_tokens=4000)  # fmt: skip
-    assert kept.start == 10 and kept.kept_tokens == 1000
-
-
-def test_the_kept_messages_extend_back_to_the_token_minimum() -> None:
-    turns = long_chat(20, 100)
-    kept = compact(turns, DEFAULT_TEMPLATE, "u17", count=tokens, min_tokens=500,
-                   min_text_messages=2, max_tokens=4000)  # fmt: skip
-    assert kept.start == 15 and kept.kept_tokens == 500
-
-
-def test_the_kept_messages_extend_back_to_five_text_messages() -> None:
-    turns = long_chat(20, 100)
-    kept = compact(turns, DEFAULT_TEMPLATE, "u17", count=tokens, min_tokens=10,
-                   min_text_messages=5, max_tokens=4000)  # fmt: skip
-    assert kept.start == 15
-
-
-def test_extending_back_stops_at_the_token_maximum() -> None:
-    turns = long_chat(20, 100)
-    kept = compact(turns, DEFAULT_TEMPLATE, "u18", count=tokens, min_tokens=5000,
-                   min_text_messages=5, max_tokens=350)  # fmt: skip
-    assert kept.start == 17 and kept.kept_tokens == 300
+@pytest.mark.parametrize(
+    ("cursor", "limits", "start", "kept_tokens"),
+    [
+        pytest.param("u9", (500, 5, 4000), 10, 1000,
+                     id="the_messages_after_the_cursor_are_kept_when_they_meet_the_minimums"),
+        pytest.param("u17", (500, 2, 4000), 15, 500,
+                     id="the_kept_messages_extend_back_to_the_token_minimum"),
+        pytest.param("u17", (10, 5, 4000), 15, None,
+                     id="the_kept_messages_extend_back_to_five_text_messages"),
+        pytest.param("u18", (5000, 5, 350), 17, 300,
+                     id="extending_back_stops_at_the_token_maximum"),
+        pytest.param("gone", (300, 1, 4000), 17, None,
+                     id="an_unknown_cursor_keeps_only_the_recent_minimum"),
+    ],
+)  # fmt: skip
+def test_the_kept_messages_of_twenty_turns_of_a_hundred_tokens(
+    cursor: str, limits: tuple[int, int, int], start: int, kept_tokens: int | None
+) -> None:
+    """``limits``: the token minimum, the text-message minimum, the token maximum."""
+    min_tokens, min_text_messages, max_tokens = limits
+    kept = compact(long_chat(20, 100), DEFAULT_TEMPLATE, cursor, count=tokens,
+                   min_tokens=min_tokens, min_text_messages=min_text_messages,
+                   max_tokens=max_tokens)  # fmt: skip
+    assert kept.start == start
+    if kept_tokens is not None:
+        assert kept.kept_tokens == kept_tokens
 
 
 def test_the_default_limits_are_ten_thousand_five_and_forty_thousand() -> None:
@@ -80,13 +82,6 @@ def test_the_tool_pair_rule_holds_even_past_the_token_maximum() -> None:
     kept = compact(turns, DEFAULT_TEMPLATE, "u1", count=tokens, min_tokens=10_000,
                    min_text_messages=5, max_tokens=110)  # fmt: skip
     assert kept.start == 1
-
-
-def test_an_unknown_cursor_keeps_only_the_recent_minimum() -> None:
-    turns = long_chat(20, 100)
-    kept = compact(turns, DEFAULT_TEMPLATE, "gone", count=tokens, min_tokens=300,
-                   min_text_messages=1, max_tokens=4000)  # fmt: skip
-    assert kept.start == 17
 
 
 def test_the_summary_carries_the_filled_sections_and_the_notes_path(tmp_path: Path) -> None:

@@ -39,6 +39,14 @@ def _start(project: Path, *, source: str = "startup", session: str = "s-1") -> s
     )
 
 
+def _typical_start(mem: Memdir, project: Path) -> str:
+    """The session-start context of a store of :data:`_TYPICAL` memories (there is one)."""
+    _typical(mem)
+    context = _start(project)
+    assert context is not None
+    return context
+
+
 def test_text_length_counts_utf16_code_units_as_claude_code_does() -> None:
     assert text_length("abc") == 3
     assert text_length("é" * 10) == 10
@@ -156,9 +164,7 @@ def _typical(mem: Memdir) -> None:
 def test_day_one_session_start_with_25_memories_stays_well_under_the_limit(
     mem: Memdir, project: Path
 ) -> None:
-    _typical(mem)
-    context = _start(project)
-    assert context is not None
+    context = _typical_start(mem, project)
     assert text_length(context) <= 6_000
     # Every memory is named, none left out: only hooks are shorter.
     shown = parse_entries(context)
@@ -170,9 +176,7 @@ def test_day_one_session_start_with_25_memories_stays_well_under_the_limit(
 def test_a_shortened_line_keeps_its_link_whole_and_cuts_its_hook_at_a_word(
     mem: Memdir, project: Path
 ) -> None:
-    _typical(mem)
-    context = _start(project)
-    assert context is not None
+    context = _typical_start(mem, project)
     index = {
         entry.file: entry
         for entry in parse_entries((mem.layout.memory_dir / "MEMORY.md").read_text())

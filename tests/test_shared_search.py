@@ -41,7 +41,7 @@ def save(mem: Memdir) -> None:
 def test_threads_and_facades_of_one_process_share_one_model_and_one_vector_index(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memdir.search import bert_encoder
+    from memdir.search.vectors import bert_encoder
 
     monkeypatch.delenv("MEMDIR_EMBEDDINGS")  # the suite turns it off; the default is hybrid
     loads: list[object] = []

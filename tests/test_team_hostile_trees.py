@@ -21,6 +21,7 @@ from teamutil import (
     Clone,
     TreeEntry,
     cli,
+    published,
     push_by_hand,
     push_tree,
     remember,
@@ -151,9 +152,7 @@ def test_joining_a_remote_whose_tree_is_hostile_works(
 def test_a_teammate_who_keeps_the_hostile_entry_gets_no_second_report_or_copy(
     clone: Clone, remote: Path, tmp_path: Path
 ) -> None:
-    alice = clone("alice")
-    remember(alice, "Runbook", "Restart the workers first.\n")
-    sync_team(alice)
+    alice = published(clone, "Runbook", "Restart the workers first.\n")
     push_tree(remote, tmp_path, [("40000", b".git", [_CONFIG])])
 
     def teammate_pushes_on_their_hostile_tree(attempt: int) -> None:
@@ -195,9 +194,7 @@ def test_the_report_line_names_what_was_not_taken_in(
 def test_a_rewritten_remote_with_a_hostile_tree_is_adopted_without_it(
     clone: Clone, remote: Path, tmp_path: Path
 ) -> None:
-    alice = clone("alice")
-    remember(alice, "Runbook", "Restart the workers first.\n")
-    sync_team(alice)
+    alice = published(clone, "Runbook", "Restart the workers first.\n")
     run_git(remote, "config", "receive.denyNonFastForwards", "false")
     third = tmp_path / "third"
     run_git(tmp_path, "clone", "--quiet", str(remote), str(third))

@@ -22,10 +22,12 @@ from teamutil import (
     assert_index_matches_files,
     assert_no_conflict_markers,
     edit_both_sides,
+    published,
     push_by_hand,
     remember,
     remote_files,
     run_git,
+    shared_memories,
     shared_memory,
     team_files,
     token,
@@ -54,9 +56,7 @@ def test_init_publishes_the_memories_already_in_the_team_folder(
 def test_init_of_a_non_empty_team_folder_merges_with_the_remote_history(
     clone: Clone, opened: Clone, remote: Path
 ) -> None:
-    alice = clone("alice")
-    remember(alice, "Staging database", "Staging lives on db-2.\n")
-    sync_team(alice)
+    published(clone, "Staging database", "Staging lives on db-2.\n")
     bob = opened("bob")
     remember(bob, "Release train", "Releases leave every second Tuesday.\n")
 
@@ -137,11 +137,11 @@ def test_sync_before_init_names_the_init_command(opened: Clone) -> None:
 
 
 def test_edits_to_different_memories_merge(clone: Clone) -> None:
-    alice, bob = clone("alice"), clone("bob")
-    remember(alice, "Cache policy", "Cache for five minutes.\n")
-    remember(alice, "Error budget", "Ninety-nine point nine.\n")
-    sync_team(alice)
-    sync_team(bob)
+    notes = {
+        "Cache policy": "Cache for five minutes.\n",
+        "Error budget": "Ninety-nine point nine.\n",
+    }
+    alice, bob = shared_memories(clone, notes)
 
     remember(alice, "Cache policy", "Cache for ten minutes.\n")
     remember(bob, "Error budget", "Ninety-nine point five.\n")
@@ -213,11 +213,8 @@ def test_index_conflicts_resolve_to_the_union_of_both_sides(clone: Clone) -> Non
 
 
 def test_a_deletion_propagates_both_ways(clone: Clone) -> None:
-    alice, bob = clone("alice"), clone("bob")
-    remember(alice, "Old proxy", "The proxy is squid.\n")
-    remember(alice, "Old queue", "The queue is RabbitMQ.\n")
-    sync_team(alice)
-    sync_team(bob)
+    notes = {"Old proxy": "The proxy is squid.\n", "Old queue": "The queue is RabbitMQ.\n"}
+    alice, bob = shared_memories(clone, notes)
 
     alice.delete("old_proxy.md", scope="team")
     bob.delete("old_queue.md", scope="team")
@@ -248,9 +245,7 @@ def test_an_edit_wins_over_a_deletion_on_the_other_side(clone: Clone) -> None:
 
 
 def test_sync_repairs_dangling_and_missing_index_lines(clone: Clone, remote: Path) -> None:
-    alice = clone("alice")
-    remember(alice, "Gone soon", "This file is removed by hand.\n")
-    sync_team(alice)
+    alice = published(clone, "Gone soon", "This file is removed by hand.\n")
     (alice.layout.team_dir / "gone_soon.md").unlink()
     (alice.layout.team_dir / "hand_written.md").write_text(
         "---\nname: Hand written\ndescription: written without memdir\ntype: reference\n---\nx\n"
@@ -335,9 +330,7 @@ def test_an_unreachable_remote_raises_and_keeps_the_local_commit(
 def test_a_secret_pushed_by_a_third_party_is_quarantined(
     clone: Clone, remote: Path, tmp_path: Path
 ) -> None:
-    alice = clone("alice")
-    remember(alice, "Known good", "Nothing secret here.\n")
-    sync_team(alice)
+    alice = published(clone, "Known good", "Nothing secret here.\n")
     leak = f"---\nname: Leak\ndescription: a token\ntype: reference\n---\ntoken: {token()}\n"
     index_line = "- [Leak](leak.md) — a token\n"  # appended to the index alice pushed
     push_by_hand(remote, tmp_path, {"leak.md": leak, "MEMORY.md": index_line}, "add a leak")
@@ -424,9 +417,7 @@ def test_sync_ignores_hooks_and_signing_from_the_global_config(
 def test_commits_list_the_memories_and_fall_back_to_this_login_on_this_host(
     clone: Clone, remote: Path
 ) -> None:
-    alice = clone("alice")
-    remember(alice, "Metrics", "Prometheus scrapes every 15 s.\n")
-    sync_team(alice)
+    published(clone, "Metrics", "Prometheus scrapes every 15 s.\n")
 
     log = run_git(remote, "log", "-1", "--format=%an <%ae>%n%B", "main").stdout
 
@@ -438,9 +429,7 @@ def test_commits_list_the_memories_and_fall_back_to_this_login_on_this_host(
 def test_commits_use_the_author_from_git_config(clone: Clone, git_home: Path, remote: Path) -> None:
     run_git(git_home, "config", "--global", "user.name", "Ada Lovelace")
     run_git(git_home, "config", "--global", "user.email", "ada@example.com")
-    alice = clone("alice")
-    remember(alice, "Engines", "The analytical engine.\n")
-    sync_team(alice)
+    published(clone, "Engines", "The analytical engine.\n")
 
     author = run_git(remote, "log", "-1", "--format=%an <%ae>", "main").stdout.strip()
     assert author == "Ada Lovelace <ada@example.com>"

@@ -231,31 +231,26 @@ def test_a_person_reviews_restores_edits_and_consolidates_in_the_browser(
     monkeypatch.setenv("MEMDIR_REVIEW", "manual")
     mem = Memdir.open(project)
     sample(mem)  # the person's own writes (route api) are never held
-    mem.write(
-        name="Release checklist",
-        description="release v1: tag, changelog",
-        type="project",
-        body="Tag, then changelog.\n",
-    )
-    mem.write(
-        name="Release checklist",
-        description="release v2: changelog, tag, announce",
-        type="project",
-        body="Changelog, tag, announce.\n",
-    )
+    for hook, text in (
+        ("release v1: tag, changelog", "Tag, then changelog.\n"),
+        ("release v2: changelog, tag, announce", "Changelog, tag, announce.\n"),
+    ):
+        mem.write(name="Release checklist", description=hook, type="project", body=text)
+    proposed: list[dict[str, Any]] = [
+        {
+            "name": "Use feature flags",
+            "description": "ship behind a flag, remove within two weeks",
+            "body": "Flags for every risky change.\n",
+        },
+        {
+            "name": "Deploy on Fridays",
+            "description": "deploys are fine on Fridays",
+            "body": "Friday deploys are fine.\n",
+        },
+    ]
     with provenance(route="mcp", client="claude-code", session="a1b2c3"):
-        mem.write(
-            name="Use feature flags",
-            description="ship behind a flag, remove within two weeks",
-            type="feedback",
-            body="Flags for every risky change.\n",
-        )
-        mem.write(
-            name="Deploy on Fridays",
-            description="deploys are fine on Fridays",
-            type="feedback",
-            body="Friday deploys are fine.\n",
-        )
+        for fields in proposed:
+            mem.write(**fields, type="feedback")
     assert len(mem.review()) == 3  # the two above and the sample's staging note
     write_ci_memories(mem)
     proposal = propose_consolidation(mem, consolidation_run())

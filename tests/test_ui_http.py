@@ -27,6 +27,7 @@ from memdir.hooks.entry import pre_tool_use
 from memdir.recall.freshness import read_checks
 from memdir.storage.local_server import bind, resolve_token
 from memdir.ui.guard import cookie_name, cookie_value
+from memutil import NPM_INSTALL, save_rule
 from proposalutil import consolidation_run, write_ci_memories
 from uiutil import AUTH, BASE, CSRF, PORT, TOKEN, client, get, post
 
@@ -279,13 +280,8 @@ def test_changes_since_a_date_by_route_and_session(mem: Memdir) -> None:
 
 
 def test_rules_show_where_they_come_from_and_how_often_they_fired(mem: Memdir) -> None:
-    mem.write(
-        name="No npm",
-        description="use pnpm",
-        type="feedback",
-        body="Use pnpm.\n**Why:** npm rewrote the lockfile.\n",
-        extra={"enforce": [{"tool": "Bash", "match": r"\bnpm install\b", "action": "deny"}]},
-    )
+    body = "Use pnpm.\n**Why:** npm rewrote the lockfile.\n"
+    save_rule(mem, "No npm", NPM_INSTALL, description="use pnpm", body=body)
     call = {"cwd": str(mem.layout.project_root), "tool_name": "Bash"}
     quiet = pre_tool_use({**call, "tool_input": {"command": "ls"}}, os.environ)
     assert quiet == "" and read_firings(str(mem.layout.state_dir)) == []

@@ -51,6 +51,12 @@ def _transcript(mem: Memdir, tmp_path: Path) -> Path:
     return path
 
 
+def _stocked_transcript(mem: Memdir, tmp_path: Path) -> Path:
+    """The memories of :func:`_memories` written, and the fixture transcript that reads them."""
+    _memories(mem)
+    return _transcript(mem, tmp_path)
+
+
 # -- what the hooks deliver -------------------------------------------------------------------
 
 
@@ -97,8 +103,7 @@ def test_the_session_start_logs_the_index_lines_it_delivered_and_the_transcript(
 def test_reads_and_writes_of_memory_files_are_found_in_a_claude_code_transcript(
     mem: Memdir, tmp_path: Path
 ) -> None:
-    _memories(mem)
-    transcript = _transcript(mem, tmp_path)
+    transcript = _stocked_transcript(mem, tmp_path)
     touches, end = memory_touches(transcript, mem.layout)
     assert end == transcript.stat().st_size
     assert [(t["event"], t["ref"], t["tool"]) for t in touches] == [
@@ -113,8 +118,7 @@ def test_reads_and_writes_of_memory_files_are_found_in_a_claude_code_transcript(
 def test_memdir_used_shows_a_read_from_the_transcript_the_session_start_named(
     mem: Memdir, project: Path, tmp_path: Path
 ) -> None:
-    _memories(mem)
-    transcript = _transcript(mem, tmp_path)
+    transcript = _stocked_transcript(mem, tmp_path)
     start = HookInput(
         cwd=str(project), session_id=SESSION, source="startup", transcript_path=str(transcript)
     )
@@ -137,8 +141,7 @@ def test_memdir_used_shows_a_read_from_the_transcript_the_session_start_named(
 def test_a_growing_transcript_is_read_on_from_where_the_last_look_stopped(
     mem: Memdir, tmp_path: Path
 ) -> None:
-    _memories(mem)
-    whole = _transcript(mem, tmp_path).read_bytes()
+    whole = _stocked_transcript(mem, tmp_path).read_bytes()
     live = tmp_path / "live.jsonl"
     cut = whole.index(b"toolu_04EditMem") - 40  # mid-line: the Edit is still being written
     live.write_bytes(whole[:cut])
@@ -156,8 +159,7 @@ def test_a_growing_transcript_is_read_on_from_where_the_last_look_stopped(
 def test_a_transcript_given_on_the_command_line_is_read(
     mem: Memdir, project: Path, tmp_path: Path
 ) -> None:
-    _memories(mem)
-    transcript = _transcript(mem, tmp_path)
+    transcript = _stocked_transcript(mem, tmp_path)
     shown = cli(
         "used", "--session", SESSION, "--transcript", str(transcript), "--project", str(project)
     )
@@ -168,8 +170,7 @@ def test_a_transcript_given_on_the_command_line_is_read(
 def test_why_says_when_a_memory_was_last_used_and_by_which_session(
     mem: Memdir, project: Path, tmp_path: Path
 ) -> None:
-    _memories(mem)
-    mem.used(SESSION, transcript=_transcript(mem, tmp_path))
+    mem.used(SESSION, transcript=_stocked_transcript(mem, tmp_path))
     answer = mem.why("Deploy policy")
     assert answer.use is not None and answer.use.used is not None
     assert answer.use.used.kind == "write" and answer.use.used.session == SESSION
@@ -275,8 +276,7 @@ def test_the_page_shows_a_session_s_memory_use_and_the_overview_links_to_it(
     pytest.importorskip("starlette")
     from memdir.ui.app import create_app
 
-    _memories(mem)
-    mem.used(SESSION, transcript=_transcript(mem, tmp_path))
+    mem.used(SESSION, transcript=_stocked_transcript(mem, tmp_path))
     mem.recall("how do deploys go through the canary", session="s-r")
     headers = {"Authorization": "Bearer t0ken"}
 

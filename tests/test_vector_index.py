@@ -43,7 +43,7 @@ def brute_force(
         " WHERE v.model = ?",
         (index.vector_model,),
     ).fetchall()
-    from memdir.search.embeddings import unpack_vector
+    from memdir.search.vectors.embeddings import unpack_vector
 
     scored = []
     for ref, kind, rowid, blob in rows:
@@ -162,7 +162,7 @@ def test_the_rows_among_a_query_s_known_or_skipped_rowids_are_those_a_set_holds(
 ) -> None:
     import numpy as np
 
-    from memdir.search.vector_index import _among
+    from memdir.search.vectors.scoring import among as _among
 
     found = _among(np.array(ids, dtype=np.int64), np.array(wanted, dtype=np.int64))
     assert found.tolist() == [i in set(wanted) for i in ids]
@@ -194,8 +194,8 @@ def _vector_file(mem: Memdir) -> Path:
 
 def _file_matches_the_catalog(mem: Memdir) -> None:
     """The index file reads whole (every checksum) and holds the vectors table's rows."""
-    from memdir.search.embeddings import unpack_vector
-    from memdir.search.vector_file import PAGE_ROWS, read_file
+    from memdir.search.vectors.embeddings import unpack_vector
+    from memdir.search.vectors.vector_file import PAGE_ROWS, read_file
 
     catalog = _catalog(mem)
     path = _vector_file(mem)
@@ -325,8 +325,8 @@ def test_a_catalog_rebuild_makes_the_index_again(project: Path) -> None:
 def test_a_search_while_another_process_holds_the_index_answers_from_the_vectors_table(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from memdir.search import vector_index
-    from memdir.search.vectors import log_state
+    from memdir.search.vectors import vector_index
+    from memdir.search.vectors.vector_table import log_state
     from memdir.storage.fs import file_lock
 
     mem = _store(project, n=10)
@@ -449,7 +449,7 @@ def _written(tmp_path: Path, specs: list[tuple[str, int]], dim: int) -> tuple[Pa
     """A file of pages of ``specs`` (kind, rows), some rows removed; and the pages."""
     import numpy as np
 
-    from memdir.search.vector_file import FileHeader, Page, page_size, write_file
+    from memdir.search.vectors.vector_file import FileHeader, Page, page_size, write_file
 
     rng = np.random.default_rng(len(specs) * 31 + dim)
     pages, offset, rowid = [], 4096, 0
@@ -483,7 +483,7 @@ def _written(tmp_path: Path, specs: list[tuple[str, int]], dim: int) -> tuple[Pa
 def test_a_written_index_file_reads_back_page_for_page(
     tmp_path: Path, specs: list[tuple[str, int]], dim: int
 ) -> None:
-    from memdir.search.vector_file import read_file
+    from memdir.search.vectors.vector_file import read_file
 
     path, pages = _written(tmp_path, specs, dim)
     with open(path, "rb") as handle:
@@ -507,7 +507,7 @@ def test_a_written_index_file_reads_back_page_for_page(
 def test_a_cut_or_changed_index_file_is_found_damaged_and_never_misread(
     tmp_path: Path, specs: list[tuple[str, int]], cut: float, flips: list[tuple[float, int]]
 ) -> None:
-    from memdir.search.vector_file import Damaged, read_file
+    from memdir.search.vectors.vector_file import Damaged, read_file
 
     path, pages = _written(tmp_path, specs, 4)
     data = bytearray(path.read_bytes())

@@ -32,7 +32,7 @@ def main() -> None:
         try:
             sys.stdout.flush()
         except BrokenPipeError:
-            from memdir.cli._common import quiet_broken_pipe
+            from memdir.cli._reporting import quiet_broken_pipe
 
             quiet_broken_pipe()
 

@@ -7,7 +7,7 @@ folder): a third of a bare interpreter's start. This file then puts the
 folder holding memdir on the path, after the standard library, and runs
 ``memdir``; the first import that needs more than memdir and the standard
 library (RE2 for a rule that may fire, YAML for the prompt) loads the site
-module (:class:`memdir.hooks.entry._SiteOnDemand`). ``-P``
+module (:class:`memdir.hooks.site_on_demand.SiteOnDemand`). ``-P``
 keeps this file's own folder (memdir's package folder, whose ``mcp``
 subpackage would hide the MCP SDK) off the path.
 """

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from memdir.llm import Completion, Request
+from memdir.api import Memdir
+from memdir.hooks.background import Event, JobReport, run_job
+from memdir.llm import Completion, Provider, Request
 from memdir.testing import ScriptedProvider, tool_use
 from memdir.transcripts.turns import ToolCall, Turn
 
@@ -53,6 +56,28 @@ def chat(*texts: str) -> list[Turn]:
 def edit(path: Path, old: str, new: str) -> Completion:
     """The model asks to replace ``old`` by ``new`` in the notes file."""
     return tool_use("edit_file", {"file_path": str(path), "old_string": old, "new_string": new})
+
+
+def notes_adding(mem: Memdir, line: str) -> tuple[Path, ScriptedProvider]:
+    """The recorded session's notes file in ``mem``, and a notes model that adds ``line``
+    under "Current State" in it."""
+    path = mem.layout.session_notes_path(SESSION)
+    return path, ScriptedProvider(edit(path, CURRENT, CURRENT + line), "Updated.")
+
+
+def notes_router(notes: ScriptedProvider, extractions: int) -> Router:
+    """Session notes from ``notes``; an extractor with nothing to save, ``extractions`` times."""
+    return Router(notes=notes, extractor=ScriptedProvider(*["Nothing to save."] * extractions))
+
+
+def session_job(
+    event: Event, project: Path, transcript: Path, provider: Provider, run_id: str = ""
+) -> JobReport:
+    """The background job of ``event`` for the recorded session, in this environment."""
+    return run_job(
+        event=event, session_id=SESSION, project=project, transcript=transcript,
+        env=os.environ, provider=provider, run_id=run_id,
+    )  # fmt: skip
 
 
 def user(text: str) -> dict[str, Any]:

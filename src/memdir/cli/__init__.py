@@ -15,7 +15,8 @@ from pathlib import Path
 import click
 
 from memdir import __version__
-from memdir.cli._common import PROJECT_PATH, MemdirGroup
+from memdir.cli._common import PROJECT_PATH
+from memdir.cli._reporting import MemdirGroup
 from memdir.config import PROFILES
 
 __all__ = ["main"]

@@ -24,7 +24,8 @@ import click
 
 from memdir.cli._common import emit, json_option, open_memdir, project_option
 from memdir.enforcement.enforced import EnforcedRule, RuleSet, load_rules
-from memdir.enforcement.rules import EDIT_TOOLS, FIELD, never_fires, parse_rules
+from memdir.enforcement.rule_validation import never_fires
+from memdir.enforcement.rules import EDIT_TOOLS, FIELD, parse_rules
 from memdir.errors import InvalidMemory
 from memdir.hooks.pre_tool_use import decide, pre_tool_use_output
 

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
@@ -45,8 +45,9 @@ AGENTS = ("claude", "codex", "gemini")
 _AGENT_SCOPES = {"claude": SCOPES, "codex": ("user", "project"), "gemini": ("user", "project")}
 # The hook dialects (memdir.hooks.dialects), here so the options need not import it.
 HOSTS = ("claude", "codex", "gemini")
+_F = TypeVar("_F", bound=Callable[..., Any])
 
-__all__ = ["COMMANDS", "hook"]
+__all__ = ["COMMANDS", "hook", "scope_dry_run_options"]
 
 
 @click.group()
@@ -163,6 +164,20 @@ _SCOPE_HELP = (
     "project: .codex/hooks.json (shared). gemini: user: ~/.gemini/settings.json (every "
     "project; the default); project: .gemini/settings.json (shared)"
 )
+_DRY_RUN_HELP = "Print the file and the diff; write nothing."
+
+
+def scope_dry_run_options(scopes: Sequence[str], scope_help: str) -> Callable[[_F], _F]:
+    """``--scope`` (one of ``scopes``; None when not given) and ``--dry-run``: where an
+    installer writes, and whether it only shows what it would write."""
+
+    scope = click.option("--scope", type=click.Choice(scopes), default=None, help=scope_help)
+    dry_run = click.option("--dry-run", is_flag=True, help=_DRY_RUN_HELP)
+
+    def decorate(func: _F) -> _F:
+        return scope(dry_run(func))
+
+    return decorate
 
 
 def _scope_for(agent: str, scope: str | None) -> str:
@@ -176,8 +191,7 @@ def _scope_for(agent: str, scope: str | None) -> str:
 
 @hook.command("install")
 @click.argument("agent", type=click.Choice(AGENTS))
-@click.option("--scope", type=click.Choice(SCOPES), default=None, help=_SCOPE_HELP)
-@click.option("--dry-run", is_flag=True, help="Print the file and the diff; write nothing.")
+@scope_dry_run_options(SCOPES, _SCOPE_HELP)
 @click.option(
     "--command",
     "shell",
@@ -232,8 +246,7 @@ def install(agent: str, scope: str | None, dry_run: bool, shell: str | None, pro
 
 @hook.command("uninstall")
 @click.argument("agent", type=click.Choice(AGENTS))
-@click.option("--scope", type=click.Choice(SCOPES), default=None, help=_SCOPE_HELP)
-@click.option("--dry-run", is_flag=True, help="Print the file and the diff; write nothing.")
+@scope_dry_run_options(SCOPES, _SCOPE_HELP)
 @project_option
 def uninstall(agent: str, scope: str | None, dry_run: bool, project: Path) -> None:
     """Remove memdir's hooks from a Claude Code settings file, Codex's hooks.json or a

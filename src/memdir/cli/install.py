@@ -26,6 +26,7 @@ from pathlib import Path
 import click
 
 from memdir.cli._common import profile_option_value, project_option
+from memdir.cli.hook import scope_dry_run_options
 from memdir.errors import MemdirError
 from memdir.hosts.claude_code import checkout_root, plugin_for
 from memdir.hosts.claude_plugin import refuse_beside_plugin
@@ -64,8 +65,7 @@ _SCOPE_HELP = (
 
 @click.command()
 @click.argument("host", type=click.Choice(HOSTS))
-@click.option("--scope", type=click.Choice(CLAUDE_CODE_SCOPES), default=None, help=_SCOPE_HELP)
-@click.option("--dry-run", is_flag=True, help="Print the file and the diff; write nothing.")
+@scope_dry_run_options(CLAUDE_CODE_SCOPES, _SCOPE_HELP)
 @click.option(
     "--config",
     "config",

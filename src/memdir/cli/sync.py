@@ -22,9 +22,11 @@ from typing import cast
 
 import click
 
-from memdir.cli._common import MemdirGroup, emit, json_option, open_memdir, project_option
+from memdir.cli._common import emit, json_option, open_memdir, project_option
+from memdir.cli._reporting import MemdirGroup
 from memdir.cli.team import (
     exit_on_conflict,
+    keep_option,
     say_copies,
     say_files,
     say_joined,
@@ -109,13 +111,7 @@ def status(no_fetch: bool, project: Path, as_json: bool) -> None:
 
 @sync.command(name="resolve")
 @click.argument("name")
-@click.option(
-    "--keep",
-    type=click.Choice(["mine", "theirs", "both"]),
-    required=True,
-    help="mine: this machine's copy replaces the file; theirs: the copy goes to the trash; "
-    "both: the copy becomes a memory of its own.",
-)
+@keep_option("this machine's", required=True)
 @project_option
 @json_option
 def resolve_command(name: str, keep: str, project: Path, as_json: bool) -> None:

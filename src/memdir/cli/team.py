@@ -19,19 +19,20 @@ folds the unpushed commits into one without the secrets a push refused. Each is 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import cast
+from typing import Any, TypeVar, cast, get_args
 
 import click
 
 from memdir.cli._common import (
     EXIT_CONFLICT,
-    MemdirGroup,
     emit,
     json_option,
     open_memdir,
     project_option,
 )
+from memdir.cli._reporting import MemdirGroup
 from memdir.enforcement.enforced import EnforcedRule, load_rules
 from memdir.enforcement.team_rules import pending_path, read_pending
 from memdir.errors import InvalidMemory
@@ -49,6 +50,7 @@ from memdir.team.teammate_rules import accept_held
 
 __all__ = [
     "exit_on_conflict",
+    "keep_option",
     "say_copies",
     "say_files",
     "say_joined",
@@ -62,6 +64,8 @@ if TYPE_CHECKING:
     from memdir.api import Memdir
     from memdir.sync.run import PrivateInit, PrivateStatus, PrivateSyncReport
     from memdir.team.reports import InitResult, TeamStatus
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 @click.group(cls=MemdirGroup)
@@ -220,15 +224,20 @@ def status(no_fetch: bool, project: Path, as_json: bool) -> None:
     emit(as_json, state, human)
 
 
+def keep_option(mine: str, *, required: bool) -> Callable[[_F], _F]:
+    """``--keep mine|theirs|both`` of a ``resolve`` command; ``mine``: whose copy "mine" is."""
+    return click.option(
+        "--keep",
+        type=click.Choice(get_args(Keep)),
+        required=required,
+        help=f"mine: {mine} copy replaces the file; theirs: the copy goes to the trash; "
+        "both: the copy becomes a memory of its own.",
+    )
+
+
 @team.command(name="resolve")
 @click.argument("name")
-@click.option(
-    "--keep",
-    type=click.Choice(["mine", "theirs", "both"]),
-    default=None,
-    help="mine: your copy replaces the file; theirs: the copy goes to the trash; "
-    "both: the copy becomes a memory of its own.",
-)
+@keep_option("your", required=False)
 @click.option("--show", is_flag=True, help="Print both versions as a diff; settle nothing.")
 @project_option
 @json_option

@@ -48,24 +48,26 @@ command computes at run time.
 
 from __future__ import annotations
 
-from memdir.enforcement.shell_forms import (
+from memdir.enforcement.shell_expansions import (
     MARK_BRACES,
-    SHELLS,
     UNMARK_BRACES,
-    Redirection,
-    assigned,
     brace_variants,
     brace_words,
+    parameter_end,
+    sliced,
+    unescape,
+)
+from memdir.enforcement.shell_forms import (
+    SHELLS,
+    Redirection,
+    assigned,
     code_strings,
     command_chain,
     command_index,
     exec_commands,
     known_output,
     name_end,
-    parameter_end,
     reads_stdin,
-    sliced,
-    unescape,
 )
 
 TYPE_CHECKING = False  # the pre-tool-use hook loads this module: no typing at run time

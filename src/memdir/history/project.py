@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from memdir.config import Settings, memory_enabled
-from memdir.enforcement.rules import validate_memory_rules
+from memdir.enforcement.rule_validation import validate_memory_rules
 from memdir.errors import InvalidMemory, MemdirError, MemoryNotFound
 from memdir.history.provenance import current
 from memdir.history.review import hold_reason

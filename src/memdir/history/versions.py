@@ -22,25 +22,25 @@ Retention: versions older than ``history_retention_days`` go on
 :meth:`History.prune` (run once a day by the first write, and by ``memdir
 history --prune``), except the newest version of a memory that still exists
 (its provenance); blobs nothing points at go with them, and so do trash
-folders past the same age. Redaction (every copy of a text, the history's
-included) is :mod:`memdir.history.redaction`.
+folders past the same age (:mod:`memdir.history.retention`, a base of
+:class:`History`). Redaction (every copy of a text, the history's included) is
+:mod:`memdir.history.redaction`.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
-import datetime as dt
-import os
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memdir.history.intents import APPROVE, UNDO, Intent, Intents
+from memdir.history.intents import APPROVE, UNDO, Intent
 from memdir.history.provenance import Provenance, local_identity
 from memdir.history.provenance import current as current_provenance
+from memdir.history.retention import Retention
 from memdir.history.table import (
     VERSION_COLUMNS,
     Change,
@@ -65,7 +65,6 @@ __all__ = [
     "REJECTED",
     "Change",
     "History",
-    "PruneReport",
     "Reversal",
     "Version",
     "blob_hash",
@@ -81,7 +80,6 @@ PENDING, APPROVED, REJECTED = "pending", "approved", "rejected"
 APPROVING = "approving"
 """How a listing shows a pending version whose approval was cut short (the row stays pending)."""
 _CHANGE_COLUMNS = ("id", "time", "action", "route", "session", "undoes", "undone_by")
-_DAY = 86_400.0
 # The change set being recorded in this context (see History.change_set).
 _open_change: contextvars.ContextVar[int | None] = contextvars.ContextVar(
     "memdir_change", default=None
@@ -102,17 +100,7 @@ class Reversal:
     meta_after: str | None = None
 
 
-@record
-class PruneReport:
-    """What a prune removed."""
-
-    versions: int
-    blobs: int
-    trash_folders: int
-    cutoff: float
-
-
-class History(Intents):
+class History(Retention):
     """The version table of one project (both scopes)."""
 
     def __init__(
@@ -542,72 +530,6 @@ class History(Intents):
             "SELECT count(*), coalesce(sum(size), 0), coalesce(sum(length(data)), 0) FROM blobs"
         ).fetchone()
         return {"versions": versions, "blobs": blobs, "raw_bytes": raw, "stored_bytes": packed}
-
-    # -- retention and redaction -----------------------------------------------------
-
-    def prune_if_due(self) -> PruneReport | None:
-        """Prune when the last prune is over a day old (the first write of a process asks)."""
-        row = self._conn().execute("SELECT value FROM meta WHERE key = 'pruned_at'").fetchone()
-        if row is not None and time.time() - float(row[0]) < _DAY:
-            return None
-        return self.prune()
-
-    def prune(self, *, now: float | None = None) -> PruneReport:
-        """Drop versions (and trash folders) older than the retention, and orphan blobs.
-
-        The newest version of a file that still exists stays: it is the
-        memory's provenance, not an old version.
-        """
-        now = time.time() if now is None else now
-        cutoff = now - self.retention_days * _DAY
-        with self._transaction() as conn:
-            gone = conn.execute(
-                "DELETE FROM versions WHERE time < ? AND coalesce(status, '') != 'pending' "
-                "AND NOT (after IS NOT NULL AND id IN (SELECT max(id) FROM versions "
-                "WHERE status IS NULL GROUP BY scope, file))",
-                (cutoff,),
-            ).rowcount
-            conn.execute(
-                "DELETE FROM changes WHERE time < ? AND id NOT IN (SELECT change FROM versions) "
-                "AND id NOT IN (SELECT made FROM intents WHERE made IS NOT NULL) "
-                "AND id NOT IN (SELECT target FROM intents WHERE kind = 'undo')",
-                (cutoff,),
-            )
-            conn.execute("DELETE FROM snapshots WHERE change NOT IN (SELECT id FROM changes)")
-            blobs = self._drop_orphans(conn)
-            conn.execute(
-                "INSERT OR REPLACE INTO meta (key, value) VALUES ('pruned_at', ?)", (str(now),)
-            )
-        return PruneReport(
-            versions=gone, blobs=blobs, trash_folders=self._prune_trash(cutoff), cutoff=cutoff
-        )
-
-    @staticmethod
-    def _drop_orphans(conn: sqlite3.Connection) -> int:
-        return int(
-            conn.execute(
-                "DELETE FROM blobs WHERE hash NOT IN ("
-                "SELECT before FROM versions WHERE before IS NOT NULL "
-                "UNION SELECT after FROM versions WHERE after IS NOT NULL "
-                "UNION SELECT meta_before FROM versions WHERE meta_before IS NOT NULL "
-                "UNION SELECT meta_after FROM versions WHERE meta_after IS NOT NULL "
-                "UNION SELECT hash FROM snapshots)"
-            ).rowcount
-        )
-
-    def _prune_trash(self, cutoff: float) -> int:
-        """Remove the trash's dated folders older than the cutoff."""
-        if self.trash_dir is None or not self.trash_dir.is_dir():
-            return 0
-        day = dt.date.fromtimestamp(cutoff).isoformat()
-        removed = 0
-        for entry in os.scandir(self.trash_dir):
-            if entry.is_dir(follow_symlinks=False) and entry.name < day:
-                import shutil
-
-                shutil.rmtree(entry.path, ignore_errors=True)
-                removed += 1
-        return removed
 
 
 def name_key(name: str | None) -> str | None:

@@ -27,6 +27,7 @@ import _thread
 import os
 import sys
 
+from memdir.hooks.site_on_demand import SiteOnDemand
 from memdir.utils.json_text import loads
 
 # Not typing.TYPE_CHECKING: this module starts every hook process, where importing
@@ -35,15 +36,12 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:  # types only: the fast path imports these modules when it needs them
     import threading
     from collections.abc import Callable, Mapping, Sequence
-    from importlib.machinery import ModuleSpec
-    from types import ModuleType
     from typing import Any
 
     from memdir.config import Settings
     from memdir.enforcement.rule_cache import RuleRoot
     from memdir.hooks.dialects import Dialect
-    from memdir.recall.relevant import Selector
-    from memdir.search.embeddings import Embedder
+    from memdir.search.vectors.embeddings import Embedder
     from memdir.storage.paths import Layout
 
 __all__ = [
@@ -297,60 +295,8 @@ def _watch_tokens(roots: Sequence[RuleRoot], env: Mapping[str, str]) -> list[str
         return None
 
 
-def full_environment() -> None:
-    """The interpreter's site packages, when the hook was started without them.
-
-    The hook launcher (:mod:`memdir.hook_launcher`) starts Python with
-    ``-S``: the site module's work (its ``.pth`` files, the user's site
-    folder) is left to the calls that need a package beyond the standard
-    library and memdir. :class:`_SiteOnDemand` calls this at the first
-    import that needs it.
-    """
-    if sys.flags.no_site and "site" not in sys.modules:
-        import site
-
-        site.main()
-
-
-# Probed by the standard library on every platform, never an installed package:
-# Jython's (``copy`` and ``pickle`` look for its ``org.python.core``).
-_NEVER_INSTALLED = frozenset({"org"})
-
-
-class _SiteOnDemand:
-    """The last import finder of a process started without the site module.
-
-    It finds nothing itself: the first import no other finder answers (a
-    package installed beside memdir: RE2, YAML, click) loads the site module,
-    then is looked for again by every finder, those its ``.pth`` files added
-    included. Whatever path a hook takes, it has its packages when it first
-    needs one, and not before.
-
-    A standard-library name never loads it: the standard library is never
-    served from site-packages, and its modules probe for what this platform
-    lacks (``pathlib`` imports ``ntpath``, which tries ``_winapi``; ``copy``
-    and ``pickle`` try Jython's ``org.python.core``). Such a probe fails as
-    it would with the site module loaded.
-    """
-
-    def find_spec(
-        self, name: str, path: Sequence[str] | None = None, target: ModuleType | None = None
-    ) -> ModuleSpec | None:
-        top = name.partition(".")[0]
-        if top in sys.stdlib_module_names or top in _NEVER_INSTALLED:
-            return None
-        if self in sys.meta_path:
-            sys.meta_path.remove(self)
-        full_environment()
-        for finder in sys.meta_path:
-            spec = finder.find_spec(name, path, target)
-            if spec is not None:
-                return spec
-        return None
-
-
 if sys.flags.no_site and "site" not in sys.modules:
-    sys.meta_path.append(_SiteOnDemand())
+    sys.meta_path.append(SiteOnDemand())
 
 
 # The fields in which an agent's edit tools name the file they change (Claude Code's
@@ -402,16 +348,17 @@ def user_prompt_submit(
     if project is None:
         return ""
     settings, layout = project
+    from memdir.hooks.prompt_recall import HookProject, model_selector, team_on
     from memdir.recall.relevant import recall
 
     # Without --model the lexical selector runs, and recall lists only the few best matches.
-    memory = _Project(layout=layout, settings=settings, team_enabled=_team_on(settings, layout))
+    memory = HookProject(layout=layout, settings=settings, team_enabled=team_on(settings, layout))
     session = payload.get("session_id")
     result = recall(
         memory,
         prompt,
         session=session if isinstance(session, str) and session else None,
-        selector=_model_selector(settings, env) if use_model else None,
+        selector=model_selector(settings, env) if use_model else None,
         enabled=True,  # _project returned: the enable chain said on
         max_chars=settings.hook_context_chars,  # past it Claude Code shows a preview only
         embedder=_warm_embedder(settings) if _WARM else None,
@@ -480,53 +427,6 @@ def _warm_embedder(settings: Settings) -> Embedder | None:
         return warm_embedder(settings.search_embeddings)
     except Exception:  # a hook never fails: a model that cannot load means words alone
         return None
-
-
-class _Project:
-    """What recall needs of a project (``MemdirLike``), without loading the stores.
-
-    A plain class: a dataclass would compile its methods on every prompt.
-    """
-
-    __slots__ = ("layout", "settings", "team_enabled")
-
-    def __init__(self, *, layout: Layout, settings: Settings, team_enabled: bool) -> None:
-        self.layout = layout
-        self.settings = settings
-        self.team_enabled = team_enabled
-
-
-def _team_on(settings: Settings, layout: Layout) -> bool:
-    """Team memory is on when set, else when the team folder holds an index or a memory."""
-    if settings.team is not None:
-        return bool(settings.team)
-    team = str(layout.team_dir)
-    if os.path.exists(os.path.join(team, "MEMORY.md")):
-        return True
-    for _, dirs, files in os.walk(team):
-        dirs[:] = [d for d in dirs if not d.startswith(".")]
-        if any(f.endswith(".md") and not f.startswith(".") for f in files):
-            return True
-    return False
-
-
-def _model_selector(settings: Settings, env: Mapping[str, str]) -> Selector | None:
-    """The configured provider's selector (it falls back to lexical on any failure).
-
-    A hook runs by itself: only a provider named in memdir's settings or
-    ``MEMDIR_PROVIDER`` is used, never one guessed from a key in the environment
-    (Claude Code exports its own). None named: the lexical selector.
-    """
-    if not settings.provider:
-        return None  # and the model layer is not even loaded
-    from memdir.llm.factory import provider_from_settings
-    from memdir.recall.selector import ModelSelector
-
-    provider = provider_from_settings(settings, env, unattended=True)
-    if provider is None:
-        return None
-    # A prompt waits for its hook: past the deadline the choice by words and meaning goes.
-    return ModelSelector(provider, deadline=settings.recall_model_deadline)
 
 
 def run_fast(

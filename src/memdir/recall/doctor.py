@@ -29,11 +29,8 @@ root record are checked by :mod:`memdir.recall.state_check`.
 
 A drift check records its result per memory (:mod:`memdir.recall.freshness`).
 With ``notices``, the report also counts what waits for a person, each with
-the command that settles it: agents' changes awaiting review, memories that
-expired (or left unused), memories whose check against the code failed or is
-old, the index entries a session start leaves out (``memdir prompt
---left-out`` lists them), and team memory synced without a git identity (its
-commits then carry a stand-in author). These are information, never a failure.
+the command that settles it (:mod:`memdir.recall.doctor_notices`): information,
+never a failure.
 """
 
 from __future__ import annotations
@@ -51,17 +48,10 @@ from memdir.config import memdir_home
 from memdir.errors import MemdirError
 from memdir.history.project import ProjectMemory
 from memdir.model import FrontmatterStyle, MemoryRecord, MemoryType, Scope
+from memdir.recall.doctor_notices import Notice, notices
 from memdir.recall.drift import DriftChecker, find_claims
-from memdir.recall.expiry import expired
-from memdir.recall.freshness import (
-    describe,
-    forget_missing,
-    needs_recheck,
-    read_checks,
-    record_checks,
-)
+from memdir.recall.freshness import forget_missing, record_checks
 from memdir.recall.index_budget import hidden_files, pins_lift
-from memdir.recall.index_fit import LEFT_OUT_COMMAND
 from memdir.recall.start_index import StartView, start_view
 from memdir.recall.state_check import StateFinding, check_state
 from memdir.recall.team_index import left_out
@@ -72,7 +62,7 @@ from memdir.storage.memory_index import parse_entries, remove_entry, upsert_entr
 from memdir.storage.store import MemoryStore
 from memdir.storage.store_apply import STAGING_DIR
 
-__all__ = ["TEMP_MIN_AGE", "DoctorReport", "Finding", "Notice", "Problem", "diagnose", "notices"]
+__all__ = ["TEMP_MIN_AGE", "DoctorReport", "Finding", "Problem", "diagnose"]
 
 # A temp file younger than this may be a write in progress: reported, kept.
 TEMP_MIN_AGE = 60.0
@@ -154,17 +144,6 @@ class Finding:
     def fix(self) -> str:
         """The step that settles this finding (FILE: the finding's file)."""
         return _FIXES[self.problem].replace("FILE", self.file or "FILE")
-
-
-@dataclass(frozen=True, kw_only=True)
-class Notice:
-    """Something waiting for a person: how many, what, and the command that settles it."""
-
-    kind: str  # pending-review, pending-proposal, expired, recheck
-    count: int
-    message: str
-    fix: str
-    items: tuple[str, ...] = ()  # the first few, named
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -550,92 +529,3 @@ def diagnose(
     findings += _pin_findings(view)
     found = tuple(notices(memdir, view=view)) if attention else ()
     return DoctorReport(findings=tuple(findings), notices=found, state=tuple(state))
-
-
-_NAMED = 5
-
-
-def notices(
-    memdir: ProjectMemory, *, now: float | None = None, view: StartView | None = None
-) -> list[Notice]:
-    """What waits for a person: reviews, expired memories, checks to redo, and (given
-    the session start's ``view``) the index entries a session start leaves out."""
-    from memdir.history.pending import pending_count
-
-    now = time.time() if now is None else now
-    waiting = pending_count(memdir)
-    gone = expired(memdir)
-    left = view.left_out if view is not None else ()
-    due = needs_recheck(
-        read_checks(memdir.layout.state_dir), now=now, max_age_days=memdir.settings.freshness_days
-    )
-    found = [
-        Notice(
-            kind="pending-review",
-            count=waiting,
-            message=f"{waiting} agent change(s) await review",
-            fix="memdir review (then memdir review approve NAME|--all or reject NAME)",
-        ),
-        Notice(
-            kind="expired",
-            count=len(gone),
-            message=f"{len(gone)} memory(ies) expired: re-validate or delete",
-            fix="memdir review lists them; memdir verify NAME or memdir rm NAME",
-            items=tuple(f"{e.ref}: {e.reason}" for e in gone[:_NAMED]),
-        ),
-        Notice(
-            kind="recheck",
-            count=len(due),
-            message=f"{len(due)} memory(ies) citing code: check failed or is old",
-            fix="memdir doctor --drift checks them again; memdir verify NAME after reading",
-            items=tuple(f"{c.ref}: {describe(c, now)}" for c in due[:_NAMED]),
-        ),
-        *_identity_notice(memdir),
-        Notice(
-            kind="left-out",
-            count=len(left),
-            message=f"{len(left)} index entr{'y is' if len(left) == 1 else 'ies are'} left "
-            "out of the session start (agents see them only by searching)",
-            fix=f"{LEFT_OUT_COMMAND} lists them; memdir pin NAME loads one at every start",
-            items=tuple(entry.ref for entry in left[:_NAMED]),
-        ),
-    ]
-    return [notice for notice in found if notice.count]
-
-
-def _identity_notice(memdir: ProjectMemory) -> list[Notice]:
-    """Team memory synced through git with no git identity to author its commits."""
-    team = memdir.layout.team_dir
-    if not (team / ".git").exists() or _git_identity(team):
-        return []
-    return [
-        Notice(
-            kind="git-identity",
-            count=1,
-            message="team sync commits carry a stand-in author (memdir on this host): git has "
-            "no user.name and user.email here",
-            fix='git config --global user.name "Your Name" and git config --global '
-            "user.email you@example.com",
-        )
-    ]
-
-
-def _git_identity(folder: Path) -> bool:
-    """Whether git, run in ``folder``, knows who authors a commit (name and email)."""
-    import subprocess
-
-    for key in ("user.name", "user.email"):
-        try:
-            done = subprocess.run(
-                ["git", "config", "--get", key],
-                cwd=folder,
-                capture_output=True,
-                text=True,
-                timeout=10,
-                check=False,
-            )
-        except (OSError, subprocess.TimeoutExpired):
-            return True  # git cannot answer: nothing to say about its identity
-        if done.returncode != 0 or not done.stdout.strip():
-            return False
-    return True

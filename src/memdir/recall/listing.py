@@ -58,7 +58,7 @@ if TYPE_CHECKING:
     from contextlib import AbstractContextManager
     from typing import Any, Literal, TypeAlias, TypeVar
 
-    from memdir.search.embeddings import Embedder
+    from memdir.search.vectors.embeddings import Embedder
     from memdir.storage.paths import Layout
 
     _T = TypeVar("_T")

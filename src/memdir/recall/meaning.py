@@ -40,7 +40,7 @@ TYPE_CHECKING = False  # not typing's: recall runs before every prompt
 if TYPE_CHECKING:
     from collections.abc import Collection, Mapping
 
-    from memdir.search.embeddings import Embedder
+    from memdir.search.vectors.embeddings import Embedder
 
 __all__ = ["MeaningFloor", "choose", "standout", "warm_embedder"]
 
@@ -110,7 +110,7 @@ def warm_embedder(ref: str | None) -> Embedder | None:
     key = ref or ""
     with _MADE:
         if key not in _EMBEDDERS:
-            from memdir.search.embeddings import local_embedder
+            from memdir.search.vectors.embeddings import local_embedder
 
             _EMBEDDERS[key] = local_embedder(ref)
         return _EMBEDDERS[key]

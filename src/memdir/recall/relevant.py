@@ -73,7 +73,7 @@ if TYPE_CHECKING:
     from memdir.recall.drift import DriftChecker
     from memdir.recall.listing import CatalogChoice, Memories
     from memdir.recall.memory_files import ManifestEntry, MemdirLike
-    from memdir.search.embeddings import Embedder
+    from memdir.search.vectors.embeddings import Embedder
 else:
     Protocol = object
 

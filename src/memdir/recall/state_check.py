@@ -36,7 +36,7 @@ from pathlib import Path
 from memdir.enforcement.enforced import CACHE_NAME
 from memdir.enforcement.rule_cache import file_damage
 from memdir.search.catalog import Catalog
-from memdir.search.engine import CATALOG_NAME, SCHEMA_VERSION
+from memdir.search.schema import CATALOG_NAME, SCHEMA_VERSION
 from memdir.storage.derived import is_misplaced, set_aside
 from memdir.storage.fs import remove_database
 from memdir.storage.journal import JOURNAL_NAME
@@ -88,7 +88,7 @@ def _sqlite_damage(path: Path, *, version: int | None = None) -> str | None:
 def _vector_damage(path: Path) -> str | None:
     if not path.is_file():
         return None
-    from memdir.search.vector_file import PAGE_ROWS, Damaged, read_file
+    from memdir.search.vectors.vector_file import PAGE_ROWS, Damaged, read_file
 
     try:
         with open(path, "rb") as handle:

@@ -38,11 +38,8 @@ from pathlib import Path
 
 from memdir.errors import LockTimeout, MemdirError, StorageError
 from memdir.search.engine import (
-    CATALOG_NAME,
     DEFAULT_WEIGHTS,
     FIELDS,
-    KINDS,
-    SCHEMA_VERSION,
     Document,
     Hit,
     RankingOptions,
@@ -58,6 +55,7 @@ from memdir.search.refresh import (
     RefreshStats,
     open_catalog_db,
 )
+from memdir.search.schema import CATALOG_NAME, KINDS, SCHEMA_VERSION
 from memdir.storage.failures import ensure_room, is_damage, translated
 from memdir.storage.fs import atomic_write, ensure_dir, file_lock, remove_database
 from memdir.storage.paths import Layout
@@ -66,7 +64,7 @@ TYPE_CHECKING = False  # not typing's: recall opens the catalog before every pro
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Sequence
 
-    from memdir.search.embeddings import Embedder
+    from memdir.search.vectors.embeddings import Embedder
 
 __all__ = [
     "CATALOG_NAME",

@@ -17,7 +17,7 @@ then: optional pseudo-relevance feedback, a lift for documents whose group (a
 transcript) matches the query as a whole, and, when an embedder is configured,
 fusion with cosine similarity over float32 vectors stored beside the text (the
 nearest taken from the vector index beside the catalog,
-:mod:`memdir.search.vector_index`, its product with the query begun in a thread of
+:mod:`memdir.search.vectors.vector_index`, its product with the query begun in a thread of
 its own before BM25 runs, or by a scan of the vectors table where it cannot
 answer); then
 a lift for documents whose name (a turn's speaker, taken from a field of the
@@ -29,7 +29,9 @@ neighbour's score (the turns of one transcript).
 The BM25 pass itself (both tables, the scan limit, filters) is
 :mod:`memdir.search.lexical`, the stages after it (lift, feedback, fusion,
 smoothing) :mod:`memdir.search.reranking`, the group prior
-:mod:`memdir.search.group_prior`. Everything after BM25 works on the
+:mod:`memdir.search.group_prior`; the tables and the connection
+:mod:`memdir.search.schema`, the ranked rows read back as hits
+:mod:`memdir.search.hits`. Everything after BM25 works on the
 ``candidates`` it kept (200), and the returned hits are read, with their
 snippets, in one query.
 
@@ -60,11 +62,8 @@ measured in ``benchmarks/locomo.py``: LoCoMo DEV @10 +0.9 [+0.2, +1.8].
 from __future__ import annotations
 
 __all__ = [
-    "CATALOG_NAME",
     "DEFAULT_WEIGHTS",
     "FIELDS",
-    "KINDS",
-    "SCHEMA_VERSION",
     "Document",
     "Hit",
     "Prepared",
@@ -72,20 +71,17 @@ __all__ = [
     "SearchQuery",
     "TextIndex",
     "date_words",
-    "open_index_db",
     "prepare",
 ]
 
 import contextlib
-import datetime as dt
-import os
 import sqlite3
 from pathlib import Path
 
-from memdir.kinds import MemoryType, Scope
 from memdir.search import terms as textproc
 from memdir.search.document import FIELDS, Document, Prepared, date_prefix, date_words, prepare
 from memdir.search.group_prior import GroupCount, lift_by_group
+from memdir.search.hits import read_hits
 from memdir.search.lexical import MATERIALIZED, bm25, broad
 from memdir.search.ranking_options import DEFAULT_WEIGHTS, RankingOptions
 from memdir.search.relevance import Relevance, relevance
@@ -97,9 +93,10 @@ from memdir.search.reranking import (
     nearest_rows,
     smooth_neighbours,
 )
+from memdir.search.schema import connect, create_tables, remake_text_tables, vector_path
 from memdir.search.search_query import Hit, SearchQuery
 from memdir.search.sql_in import rows_in
-from memdir.search.vectors import VECTOR_TABLES, empty_vectors, marks, missing_vectors
+from memdir.search.vectors.vector_table import empty_vectors, marks, missing_vectors
 from memdir.utils.records import replace
 
 # Not typing.TYPE_CHECKING: recall ranks before every prompt, in a fresh process; the
@@ -109,72 +106,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
     from typing import Any
 
-    from memdir.search.embeddings import Embedder
-    from memdir.search.vector_index import Product, VectorIndex
-
-# 3: memories in Claude Code's shape (``metadata.type``, ``modified``) are read typed;
-# a catalog built before holds them untyped, so it is rebuilt.
-# 4: each turn's neighbours' text in an FTS table of its own (scored on its own length).
-# 5: irregular forms indexed as their base word ("went" as "go", search/irregular.py).
-# 6: each document's name as written (a turn's speaker), embedded before its text.
-# 7: a memory's name field holds the words of its file's name only where the name lacks them;
-# the ctx table's vocabulary (its idf, length_norm.py).
-SCHEMA_VERSION = 7
-CATALOG_NAME = "catalog.sqlite3"
-KINDS = ("memory", "log", "notes", "transcript")
-
-
-# Trigger: FTS5 ships a Porter stemmer. Why ours: measured equal on LoCoMo (72.5 vs 72.4
-# turn recall@10), and stemming in Python gives feedback, name matching and snippets the
-# very terms the index holds. Outcome: FTS5 sees pre-stemmed terms through unicode61.
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS docs (
-    rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, source INTEGER, kind TEXT NOT NULL,
-    title TEXT NOT NULL, text TEXT NOT NULL, date TEXT, scope TEXT, type TEXT,
-    grp TEXT, seq INTEGER, meta TEXT, name TEXT);
-CREATE INDEX IF NOT EXISTS docs_source ON docs(source);
-CREATE INDEX IF NOT EXISTS docs_grp ON docs(grp, seq);
-CREATE INDEX IF NOT EXISTS docs_filter ON docs(kind, scope, type, date, id);
-{fts};
-{ctx};
-CREATE VIRTUAL TABLE IF NOT EXISTS vocab USING fts5vocab(fts, 'row');
-CREATE VIRTUAL TABLE IF NOT EXISTS ctxvocab USING fts5vocab(ctx, 'row');
-{vectors};
-CREATE TABLE IF NOT EXISTS sources (
-    id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
-    mtime_ns INTEGER, size INTEGER, hash TEXT);
-CREATE INDEX IF NOT EXISTS sources_mtime ON sources(mtime_ns);
-"""
-
-
-# Trigger: FTS5's bm25() normalises a row by its whole length, every column together.
-# Why: a short turn indexed beside its two long neighbours' text was scored as a long
-# document, whatever weight the context column had. Outcome: the neighbours' text is
-# a table of its own, scored and normalised on its own, and added by weight.
-_FTS = """CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
-    name, description, body, dates, tokenize = 'unicode61 remove_diacritics 2')"""
-_CTX = """CREATE VIRTUAL TABLE IF NOT EXISTS ctx USING fts5(
-    body, context, dates, tokenize = 'unicode61 remove_diacritics 2')"""
-_SCHEMA = _SCHEMA.format(fts=_FTS, ctx=_CTX, vectors=";\n".join(VECTOR_TABLES))
-
-
-def _connect(path: Path | str) -> sqlite3.Connection:
-    conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
-    try:
-        conn.execute("PRAGMA busy_timeout = 30000")
-        if str(path) != ":memory:":
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            # A large transaction (a build) grows the WAL: it is cut back to this
-            # size when it is next reset, instead of keeping that disk space.
-            conn.execute(f"PRAGMA journal_size_limit = {_WAL_LIMIT}")
-    except sqlite3.DatabaseError:
-        conn.close()
-        raise
-    return conn
-
-
-_WAL_LIMIT = 1 << 20
+    from memdir.search.vectors.embeddings import Embedder
+    from memdir.search.vectors.scoring import Product
+    from memdir.search.vectors.vector_index import VectorIndex
 
 
 _INSERT_DOC = (
@@ -198,8 +132,8 @@ class TextIndex:
         embedder: Embedder | None = None,
         conn: sqlite3.Connection | None = None,
     ) -> None:
-        self.conn = conn if conn is not None else _connect(path)
-        self.conn.executescript(_SCHEMA)
+        self.conn = conn if conn is not None else connect(path)
+        create_tables(self.conn)
         self.options = options or RankingOptions()
         self.embedder = embedder
         # Called as (done, total) while documents are embedded: the first hybrid search
@@ -211,7 +145,7 @@ class TextIndex:
         self._groups = GroupCount()
         # The vector index's file beside the database (None: kept in memory), and the
         # most rows one of its pages holds (None: the index's default; tests make it small).
-        self.vector_path = _vector_path(path)
+        self.vector_path = vector_path(path)
         self.vector_page_rows: int | None = None
         self._vector_index: VectorIndex | None = None
         self._no_vector_index = False  # numpy is missing: the vectors table is scanned
@@ -222,7 +156,7 @@ class TextIndex:
     def close(self) -> None:
         """Close the database connection (and let go of the vector index)."""
         if self._vector_index is not None:
-            from memdir.search.vector_index import close_index
+            from memdir.search.vectors.vector_index import close_index
 
             close_index(self._vector_index)
             self._vector_index = None
@@ -283,11 +217,7 @@ class TextIndex:
         with self.transaction():
             self.conn.execute("DELETE FROM docs")
             empty_vectors(self.conn)
-            # Deleting FTS5 rows one by one reads and tokenises each again: drop the table.
-            self.conn.execute("DROP TABLE IF EXISTS fts")
-            self.conn.execute("DROP TABLE IF EXISTS ctx")
-            self.conn.execute(_FTS)
-            self.conn.execute(_CTX)
+            remake_text_tables(self.conn)
 
     def remove(self, ids: Iterable[str]) -> None:
         """Delete documents by id (unknown ids are ignored)."""
@@ -311,12 +241,12 @@ class TextIndex:
     def embed_missing(self, batch: int = 64, *, budget: float | None = None) -> int:
         """Compute vectors for documents that have none; returns how many were embedded.
 
-        ``budget`` seconds bounds the pass (see :mod:`memdir.search.vectors`);
+        ``budget`` seconds bounds the pass (see :mod:`memdir.search.vectors.vector_table`);
         :attr:`embed_progress` is told how it goes.
         """
         if self.embedder is None or (budget != 0 and self.vectors_missing() == 0):
             return 0
-        from memdir.search.vectors import embed_missing
+        from memdir.search.vectors.vector_table import embed_missing
 
         done = embed_missing(
             self.conn,
@@ -335,7 +265,7 @@ class TextIndex:
         return done.embedded
 
     def _embedded_text(self, row: Sequence[Any]) -> str:
-        from memdir.search.embeddings import embedded_text, memory_text
+        from memdir.search.vectors.embeddings import embedded_text, memory_text
 
         _, text, date, previous, name, kind, title, meta = row
         if kind == "memory":
@@ -351,8 +281,9 @@ class TextIndex:
         """Documents without a vector of this index's model (0 without an embedder).
 
         Every search asks (hybrid ranking waits for all): a count of none is trusted
-        while the catalog's marks stay as they were (:func:`~.vectors.marks`, two lookups),
-        whatever process writes; any other count is made again.
+        while the catalog's marks stay as they were
+        (:func:`~.vectors.vector_table.marks`, two lookups), whatever process writes;
+        any other count is made again.
         """
         if self.embedder is None:
             return 0
@@ -365,8 +296,8 @@ class TextIndex:
 
     @property
     def vector_model(self) -> str:
-        """The key vectors are kept under (:func:`~memdir.search.embeddings.vector_key`)."""
-        from memdir.search.embeddings import vector_key
+        """The key vectors are kept under (:func:`~memdir.search.vectors.embeddings.vector_key`)."""
+        from memdir.search.vectors.embeddings import vector_key
 
         name = self.embedder.name if self.embedder is not None else ""
         opts = self.options
@@ -380,7 +311,7 @@ class TextIndex:
     def search(self, query: SearchQuery | str) -> list[Hit]:
         """The best ``query.limit`` documents for ``query``; never raises on query text."""
         q = SearchQuery.of(query)
-        return self._hits(self._ranked(q), textproc.query_terms(q.query))
+        return read_hits(self.conn, self._ranked(q), textproc.query_terms(q.query))
 
     def rank(self, query: SearchQuery | str) -> list[tuple[str, float]]:
         """Like :meth:`search`, but only the ids and scores (no snippets: cheaper)."""
@@ -458,7 +389,7 @@ class TextIndex:
         index = self.vector_index() if self.overlap else None
         if index is None:
             return vector, None
-        from memdir.search.vector_index import Unavailable
+        from memdir.search.vectors.scoring import Unavailable
 
         try:
             return vector, index.start(self.conn, self.vector_model, vector, _kind_names(q.kinds))
@@ -469,10 +400,10 @@ class TextIndex:
         """The vector index of this catalog (opened on first use); None without numpy."""
         if self._vector_index is None and not self._no_vector_index:
             try:
-                from memdir.search.embeddings import load_numpy
+                from memdir.search.vectors.embeddings import load_numpy
 
                 load_numpy()  # before the index imports it: one BLAS thread
-                from memdir.search.vector_index import open_index
+                from memdir.search.vectors.vector_index import open_index
             except ImportError:
                 self._no_vector_index = True
                 return None
@@ -580,52 +511,9 @@ class TextIndex:
             fts5_idf=opts.idf == "fts5",
         )
 
-    def _hits(self, ranked: list[tuple[int, float]], wanted: list[str]) -> list[Hit]:
-        if not ranked:
-            return []
-        sql = (
-            "SELECT rowid, kind, id, title, text, date, scope, type FROM docs WHERE rowid IN ({in})"
-        )
-        rows = {row[0]: row[1:] for row in rows_in(self.conn, sql, [r for r, _ in ranked])}
-        hits = []
-        for rowid, score in ranked:
-            if rowid not in rows:
-                continue
-            kind, ref, title, text, date, scope, type_ = rows[rowid]
-            hits.append(
-                Hit(
-                    kind=kind,
-                    ref=ref,
-                    title=title,
-                    snippet=textproc.snippet(text, wanted),
-                    score=round(score, 6),
-                    date=dt.datetime.fromisoformat(date) if date else None,
-                    scope=Scope(scope) if scope else None,
-                    type=_memory_type(type_),
-                )
-            )
-        return hits
-
-
-def _vector_path(path: Path | str) -> Path | None:
-    """The vector index's file beside the database at ``path`` (None: kept in memory).
-
-    In memory too where ``pread`` is missing (Windows): the file is read with it.
-    """
-    if str(path) in (":memory:", "") or not hasattr(os, "pread"):
-        return None
-    return Path(path).with_suffix(".vectors")
-
 
 def _kind_names(kinds: Iterable[object] | None) -> frozenset[str] | None:
     return None if kinds is None else frozenset(str(getattr(k, "value", k)) for k in kinds)
-
-
-def _memory_type(value: str | None) -> MemoryType | None:
-    try:
-        return MemoryType(value) if value else None
-    except ValueError:
-        return None
 
 
 def _filters(q: SearchQuery) -> tuple[str, list[Any]]:
@@ -649,27 +537,3 @@ def _filters(q: SearchQuery) -> tuple[str, list[Any]]:
         clauses.append("substr(d.date, 1, 10) <= ?")
         params.append(q.until.isoformat())
     return "".join(f" AND {c}" for c in clauses), params
-
-
-# --- the catalog of a project ----------------------------------------------------------
-
-
-def open_index_db(path: Path) -> sqlite3.Connection:
-    """Connect, and make sure the file is an index of this schema version (else DatabaseError)."""
-    conn = _connect(path)
-    try:
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        if version != SCHEMA_VERSION:
-            has_tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-            if has_tables:
-                raise sqlite3.DatabaseError(f"catalog schema {version}, expected {SCHEMA_VERSION}")
-            # One transaction: a process killed while creating the catalog (a server
-            # stopped as it starts) leaves no tables without their version.
-            conn.executescript(
-                f"BEGIN IMMEDIATE;\n{_SCHEMA}\nPRAGMA user_version = {SCHEMA_VERSION};\nCOMMIT;"
-            )
-        conn.execute("SELECT 1 FROM docs LIMIT 1").fetchone()  # readable, without a count
-    except sqlite3.DatabaseError:
-        conn.close()
-        raise
-    return conn

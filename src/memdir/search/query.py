@@ -25,7 +25,7 @@ import re2
 
 from memdir.errors import MemdirError
 from memdir.search.catalog import Catalog, Hit, RankingOptions, SearchQuery
-from memdir.search.embeddings import Embedder
+from memdir.search.vectors.embeddings import Embedder
 from memdir.storage.fs import read_bytes_nofollow
 from memdir.storage.paths import Layout
 

@@ -35,7 +35,8 @@ from memdir.search.changes import (
     file_size,
     source_changed,
 )
-from memdir.search.engine import CATALOG_NAME, TextIndex, open_index_db
+from memdir.search.engine import TextIndex
+from memdir.search.schema import CATALOG_NAME, open_index_db
 from memdir.storage.failures import ensure_room, is_damage, storage_error, translated
 from memdir.storage.fs import file_lock, remove_database
 from memdir.storage.journal import journal_lock
@@ -190,7 +191,7 @@ class IndexKeeper(ChangeFinder):
         """Embed the documents that have no vector yet, when this catalog has an embedder.
 
         Outside the indexing transaction and batch by batch (see
-        :mod:`memdir.search.vectors`): an interrupted pass keeps what it did. A
+        :mod:`memdir.search.vectors.vector_table`): an interrupted pass keeps what it did. A
         catalog opened without an embedder (recall's, another process's) indexes
         text only, so a hybrid search finds documents nothing changed since, but
         never embedded.

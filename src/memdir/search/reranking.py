@@ -41,7 +41,8 @@ if TYPE_CHECKING:
     from collections.abc import Collection, Mapping, Sequence
     from typing import Any, Literal
 
-    from memdir.search.vector_index import Product, VectorIndex
+    from memdir.search.vectors.scoring import Product
+    from memdir.search.vectors.vector_index import VectorIndex
 
     Filter = tuple[str, list[Any]]  # an SQL filter on ``d`` (the docs table), its parameters
 
@@ -121,7 +122,7 @@ def fuse_dense(
 
     ``known`` holds the cosines of BM25's candidates, ``nearest`` the ``candidates``
     nearest of the other documents the filters keep, best first (the vector index's
-    :meth:`~memdir.search.vector_index.VectorIndex.dense`, or :func:`exact_dense`).
+    :meth:`~memdir.search.vectors.vector_index.VectorIndex.dense`, or :func:`exact_dense`).
 
     ``"linear"``: BM25 scaled to its best hit plus ``dense_weight`` times the
     cosine; ``"rrf"``: reciprocal-rank fusion of both rankings (the nearest
@@ -130,7 +131,7 @@ def fuse_dense(
     """
     if not known and not nearest:
         return scores  # no vector under the filters: BM25 as it is
-    from memdir.search.embeddings import rrf
+    from memdir.search.vectors.embeddings import rrf
 
     # BM25's candidates, and the nearest of the rest that reach the floor: the stages
     # after the fusion then look at a few hundred documents, not every one.
@@ -170,7 +171,7 @@ def exact_dense(
     ).fetchall()
     if not rows:
         return {}, []
-    from memdir.search.embeddings import cosine_scores
+    from memdir.search.vectors.embeddings import cosine_scores
 
     dense = cosine_scores(vector, rows)
     known = {rowid: dense[rowid] for rowid in scores if rowid in dense}
@@ -200,7 +201,7 @@ def dense_candidates(
     it cannot answer (a full disk, its lock held too long).
     """
     if index is not None:
-        from memdir.search.vector_index import Unavailable
+        from memdir.search.vectors.scoring import Unavailable
 
         rest_sql, rest_params = rest
 
@@ -235,7 +236,7 @@ def nearest_rows(
 ) -> list[tuple[int, float]]:
     """The ``k`` rowids of ``kinds`` nearest ``vector``, none of ``skip``: best first."""
     if index is not None:
-        from memdir.search.vector_index import Unavailable
+        from memdir.search.vectors.scoring import Unavailable
 
         try:
             return index.nearest(conn, model, vector, k, kinds=kinds, skip=skip)

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from memdir.errors import SecretDetected, SyncError
@@ -46,11 +46,11 @@ from memdir.sync.tree import REMOTE, SYNCED_REF, PrivateTree, screen_tip
 from memdir.team import recovery
 from memdir.team.checks import Problem, display_name, scan_blobs
 from memdir.team.conflicts import PendingConflict, pending_conflicts
-from memdir.team.git import NETWORK_TIMEOUT, display_url
+from memdir.team.git import NETWORK_TIMEOUT, PushPlan, display_url, push_until_landed
 from memdir.team.index_repair import reconcile_index
 from memdir.team.merge import merge_whole, record_incoming
 from memdir.team.outgoing import outgoing_problems
-from memdir.team.reports import ConflictCopy
+from memdir.team.reports import SyncedFiles, SyncTally
 from memdir.team.status import compare_with_remote
 from memdir.team.sync_record import read_record, recorded
 
@@ -72,25 +72,20 @@ MAX_ATTEMPTS = 5
 _RETRY = "memdir sync"
 _RETRY_INIT = "memdir sync init REMOTE"
 _VERBS = {"A": "added", "D": "deleted"}
+_PUSH = PushPlan(remote=REMOTE, retry=_RETRY, others="another machine keeps")
 
 
 @dataclass(frozen=True, kw_only=True)
-class PrivateSyncReport:
+class PrivateSyncReport(SyncedFiles):
     """What one private sync did; paths are relative to the memory folder.
 
-    ``committed``: local changes committed now; ``pulled``/``deleted``: what
-    the remote added or changed / deleted; ``conflicts``: memories changed on
-    both sides (the remote's version in the file, this machine's in the copy);
-    ``pushed``: whether commits were sent; ``retries``: pushes refused because
-    another machine pushed first; ``recovered``: what a killed sync had left.
+    The files as in :class:`~memdir.team.reports.SyncedFiles` (a conflict: a
+    memory changed on both sides, the remote's version in the file, this
+    machine's in the copy); ``pushed``: whether commits were sent; ``retries``:
+    pushes refused because another machine pushed first; ``recovered``: what a
+    killed sync had left.
     """
 
-    remote: str
-    branch: str
-    committed: tuple[str, ...] = ()
-    pulled: tuple[str, ...] = ()
-    deleted: tuple[str, ...] = ()
-    conflicts: tuple[ConflictCopy, ...] = ()
     pushed: bool = False
     retries: int = 0
     recovered: str = ""
@@ -132,13 +127,7 @@ class PrivateStatus:
 
 
 @dataclass(kw_only=True)
-class _Progress:
-    committed: list[str] = field(default_factory=list)
-    pulled: list[str] = field(default_factory=list)
-    deleted: list[str] = field(default_factory=list)
-    conflicts: list[ConflictCopy] = field(default_factory=list)
-    pushed: bool = False
-    retries: int = 0
+class _Progress(SyncTally):
     recovered: str = ""
 
     def report(self, url: str, branch: str) -> PrivateSyncReport:
@@ -275,31 +264,23 @@ def _run(
     before_push: Callable[[int], None] | None = None,
 ) -> None:
     """Commit, fetch, then merge and push until a push lands (see the module's steps)."""
-    with tree.store_lock():
-        tree.prepare()
-        progress.committed += _commit_local(tree, allow_secrets)
-        if tree.git.rev("HEAD") is None:
-            tree.git.commit("memdir: start private memory", allow_empty=True)
-    tree.git.fetch(REMOTE, url, retry=_RETRY)
-    for attempt in range(max_attempts):
+
+    def ready(attempt: int) -> bool:
         with tree.store_lock():
             progress.committed += _commit_local(tree, allow_secrets)  # written while we fetched
             _integrate(tree, branch, progress)
         _check_outgoing(tree, allow_secrets)
         if before_push is not None:
             before_push(attempt)
-        outcome = tree.git.push(REMOTE, url, branch, retry=_RETRY)
-        if outcome != "raced":
-            progress.pushed = outcome == "pushed"
-            tree.mark_synced(tree.git.rev(f"refs/remotes/{REMOTE}/{branch}"))
-            return
-        progress.retries += 1
-    raise SyncError(
-        f"the push to {display_url(url)} was rejected {max_attempts} times: "
-        "another machine keeps pushing",
-        path=tree.root,
-        hint="run `memdir sync` again; your changes are committed locally",
-    )
+        return True
+
+    with tree.store_lock():
+        tree.prepare()
+        progress.committed += _commit_local(tree, allow_secrets)
+        if tree.git.rev("HEAD") is None:
+            tree.git.commit("memdir: start private memory", allow_empty=True)
+    tree.git.fetch(REMOTE, url, retry=_RETRY)
+    push_until_landed(tree, url, branch, progress, ready, _PUSH, attempts=max_attempts)
 
 
 def _commit_local(tree: PrivateTree, allow_secrets: bool) -> list[str]:

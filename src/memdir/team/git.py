@@ -42,14 +42,17 @@ import shlex
 import signal
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO, TYPE_CHECKING, Literal, Protocol
 
 from memdir.errors import SyncError
 from memdir.storage.fs import atomic_write, ensure_dir
 from memdir.team.checks import Problem, display_name, name_problems, scan_blob
+
+if TYPE_CHECKING:
+    from memdir.team.reports import SyncTally
 
 __all__ = [
     "HOOK_MARKER",
@@ -58,12 +61,15 @@ __all__ = [
     "GitFailed",
     "GitResult",
     "PushOutcome",
+    "PushPlan",
+    "SyncedTree",
     "display_url",
     "failure_detail",
     "git_message",
     "install_pre_commit_hook",
     "last_line",
     "main",
+    "push_until_landed",
     "scan_staged",
     "unreachable",
 ]
@@ -481,6 +487,68 @@ def unreachable(url: str, stderr: str, root: Path, retry: str) -> SyncError:
         path=root,
         hint=f"check the network, the URL and your access to it (ssh key or credential "
         f"helper), then run `{retry}` again; local memories and commits are kept",
+    )
+
+
+class SyncedTree(Protocol):
+    """What a sync's push loop needs of the work tree it syncs (team or private)."""
+
+    @property
+    def root(self) -> Path: ...
+
+    @property
+    def git(self) -> Git: ...
+
+    def mark_synced(self, tip: str | None) -> None: ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class PushPlan:
+    """How one kind of sync pushes: to ``remote``, and its words when every push was beaten:
+    who else keeps pushing (``others``: ``"others keep"``), the command to try again (``retry``)."""
+
+    remote: str
+    retry: str
+    others: str
+
+
+def push_until_landed(
+    tree: SyncedTree,
+    url: str,
+    branch: str,
+    tally: SyncTally,
+    ready: Callable[[int], bool],
+    plan: PushPlan,
+    *,
+    attempts: int,
+) -> None:
+    """A sync's last steps, ``attempts`` times at most: get ready, then push until one lands.
+
+    ``ready(attempt)`` commits what was written meanwhile, takes in what was
+    fetched and checks what would leave; False from it ends the loop with
+    nothing pushed. A push another machine beat (git fetched what beat it) is
+    counted in ``tally.retries`` and the loop goes round again; one that
+    landed, or had nothing to send, hands the remote's tip as this clone now
+    tracks it to ``tree.mark_synced``. When every push was beaten, SyncError.
+    """
+    for attempt in range(attempts):
+        if not ready(attempt):
+            return
+        outcome = tree.git.push(plan.remote, url, branch, retry=plan.retry)
+        if outcome != "raced":
+            tally.pushed = outcome == "pushed"
+            tree.mark_synced(tree.git.rev(f"refs/remotes/{plan.remote}/{branch}"))
+            return
+        tally.retries += 1
+    raise _push_rejected(url, attempts, others=plan.others, root=tree.root, retry=plan.retry)
+
+
+def _push_rejected(url: str, attempts: int, *, others: str, root: Path, retry: str) -> SyncError:
+    """The error for a sync whose every push was beaten by ``others`` pushing first."""
+    return SyncError(
+        f"the push to {display_url(url)} was rejected {attempts} times: {others} pushing",
+        path=root,
+        hint=f"run `{retry}` again; your changes are committed locally",
     )
 
 

@@ -21,6 +21,8 @@ __all__ = [
     "RefusedEntry",
     "RewriteReport",
     "SyncReport",
+    "SyncTally",
+    "SyncedFiles",
     "TeamStatus",
 ]
 
@@ -57,19 +59,12 @@ class RefusedEntry:
 
 
 @dataclass(frozen=True, kw_only=True)
-class SyncReport:
-    """What one sync did. Paths are relative to the team folder.
+class SyncedFiles:
+    """The files one sync moved, team or private (its report's first fields, in order).
 
     ``committed``: local changes (added, modified, deleted) committed now;
     ``pulled``: files the remote added or changed; ``deleted``: files the
-    remote deleted; ``pushed``: whether commits were sent; ``retries``: how
-    many pushes were refused because someone else pushed first;
-    ``rewritten``: the remote's history was rewritten (a purge) and adopted,
-    nothing was pushed, local unpushed changes are in ``conflicts`` as copies;
-    ``recovered``: what was cleared first (a stale lock, a half-done merge);
-    ``skipped``: local files that are no memories, left out (display-safe names);
-    ``refused``: entries of the remote's tree not taken in that had no bytes to
-    quarantine (:mod:`memdir.team.remote_tree`; the rest are in ``quarantined``).
+    remote deleted; ``conflicts``: files both sides changed.
     """
 
     remote: str
@@ -78,6 +73,22 @@ class SyncReport:
     pulled: tuple[str, ...] = ()
     deleted: tuple[str, ...] = ()
     conflicts: tuple[ConflictCopy, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class SyncReport(SyncedFiles):
+    """What one sync did. Paths are relative to the team folder.
+
+    The files as in :class:`SyncedFiles`; ``pushed``: whether commits were
+    sent; ``retries``: how many pushes were refused because someone else pushed first;
+    ``rewritten``: the remote's history was rewritten (a purge) and adopted,
+    nothing was pushed, local unpushed changes are in ``conflicts`` as copies;
+    ``recovered``: what was cleared first (a stale lock, a half-done merge);
+    ``skipped``: local files that are no memories, left out (display-safe names);
+    ``refused``: entries of the remote's tree not taken in that had no bytes to
+    quarantine (:mod:`memdir.team.remote_tree`; the rest are in ``quarantined``).
+    """
+
     quarantined: tuple[QuarantinedFile, ...] = ()
     pushed: bool = False
     retries: int = 0
@@ -134,16 +145,22 @@ class TeamStatus:
 
 
 @dataclass(kw_only=True)
-class Progress:
-    """What a sync has done so far (the mutable side of :class:`SyncReport`)."""
+class SyncTally:
+    """What a sync, team or private, has done so far to the files and with its pushes."""
 
     committed: list[str] = field(default_factory=list)
     pulled: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     conflicts: list[ConflictCopy] = field(default_factory=list)
-    quarantined: list[QuarantinedFile] = field(default_factory=list)
     pushed: bool = False
     retries: int = 0
+
+
+@dataclass(kw_only=True)
+class Progress(SyncTally):
+    """What a team sync has done so far (the mutable side of :class:`SyncReport`)."""
+
+    quarantined: list[QuarantinedFile] = field(default_factory=list)
     first: bool = False  # the first sync of `team init`: unrelated histories merge
     rewritten: bool = False
     recovered: list[str] = field(default_factory=list)

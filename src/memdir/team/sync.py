@@ -63,7 +63,13 @@ from memdir.storage.sidecar import SIDECAR_DIR
 from memdir.sync.tree import refuse_private_remote
 from memdir.team import recovery
 from memdir.team.conflicts import CONFLICTS_DIR
-from memdir.team.git import NETWORK_TIMEOUT, display_url, install_pre_commit_hook
+from memdir.team.git import (
+    NETWORK_TIMEOUT,
+    PushPlan,
+    display_url,
+    install_pre_commit_hook,
+    push_until_landed,
+)
 from memdir.team.incoming import integrate
 from memdir.team.local_commits import commit_local, rewrite
 from memdir.team.messages import RETRY_SYNC, refusal
@@ -104,6 +110,7 @@ __all__ = [
 DEFAULT_BRANCH = "main"
 MAX_ATTEMPTS = 5
 _RETRY_INIT = "memdir team init --remote URL"
+_PUSH = PushPlan(remote=REMOTE, retry=RETRY_SYNC, others="others keep")
 _TEMP_FILES = ".*.tmp"  # memdir.storage.fs.atomic_write's temp names: .<name>.<random>.tmp
 
 
@@ -228,6 +235,20 @@ def _run(
     start: bool = False,
 ) -> None:
     """Steps 1 to 5 (see above): commit, fetch, then merge and push until a push lands."""
+
+    def ready(attempt: int) -> bool:
+        with team.team_lock():
+            progress.committed += commit_local(team, progress)  # written while we fetched
+            integrate(team, branch, progress)
+        if progress.rewritten:
+            return False  # the user reviews the copies first; nothing old goes back
+        problems = outgoing_problems(team.git, REMOTE)
+        if problems:
+            raise refusal(team.root, problems, committed=True)
+        if before_push is not None:
+            before_push(attempt)
+        return True
+
     url = team.git.config(f"remote.{REMOTE}.url") or REMOTE
     memdir = team.memdir
     with team.team_lock():
@@ -242,25 +263,4 @@ def _run(
         if start and team.git.rev("HEAD") is None:
             team.git.commit("memdir: start team memory", allow_empty=True)
     team.git.fetch(REMOTE, url, retry=RETRY_SYNC)
-    for attempt in range(max_attempts):
-        with team.team_lock():
-            progress.committed += commit_local(team, progress)  # written while we fetched
-            integrate(team, branch, progress)
-        if progress.rewritten:
-            return  # the user reviews the copies first; nothing old goes back
-        problems = outgoing_problems(team.git, REMOTE)
-        if problems:
-            raise refusal(team.root, problems, committed=True)
-        if before_push is not None:
-            before_push(attempt)
-        outcome = team.git.push(REMOTE, url, branch, retry=RETRY_SYNC)
-        if outcome != "raced":
-            progress.pushed = outcome == "pushed"
-            team.mark_synced(team.git.rev(f"refs/remotes/{REMOTE}/{branch}"))
-            return
-        progress.retries += 1
-    raise SyncError(
-        f"the push to {display_url(url)} was rejected {max_attempts} times: others keep pushing",
-        path=team.root,
-        hint="run `memdir team sync` again; your changes are committed locally",
-    )
+    push_until_landed(team, url, branch, progress, ready, _PUSH, attempts=max_attempts)

@@ -113,7 +113,6 @@ def memories(request: Request) -> Response:
         keep=keep,
         ages=AGES,
         routes=ROUTES,
-        types=[t.value for t in MemoryType],
     )
 
 
@@ -184,7 +183,6 @@ def _memory_context(
             record_checks(mem.layout.state_dir, [(ref, memory.name, problems)], now=time.time())
         values["drift"] = drift
         values["frontmatter"] = _frontmatter(memory)
-        values["types"] = [t.value for t in MemoryType]
     return values
 
 
@@ -315,7 +313,7 @@ def delete(request: Request, form: FormData) -> Response:
 
 def _new_values(**given: str) -> dict[str, Any]:
     fields = {"name": "", "description": "", "type": "feedback", "scope": "private", "body": ""}
-    return {"given": {**fields, **given}, "types": [t.value for t in MemoryType]}
+    return {"given": {**fields, **given}}
 
 
 def new_form(request: Request) -> Response:

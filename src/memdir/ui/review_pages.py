@@ -119,7 +119,6 @@ def _edit_page(
         now=now,
         given=shown,
         conflict=conflict,
-        types=[t.value for t in MemoryType],
     )
 
 

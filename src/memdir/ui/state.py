@@ -37,7 +37,7 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from memdir.api import Memdir
 from memdir.errors import MemdirError, UnsafePath
-from memdir.model import Scope
+from memdir.model import MemoryType, Scope
 from memdir.recall.drift import DriftChecker
 from memdir.search.catalog import Catalog
 from memdir.storage.fs import confined, refuse_hidden
@@ -101,7 +101,9 @@ class UiState:
             trim_blocks=True,
             lstrip_blocks=True,
         )
-        env.globals.update(csrf=csrf_token(self.token), memory_url=memory_url)
+        # ``types``: the kinds a form or filter offers, for every page alike.
+        types = [t.value for t in MemoryType]
+        env.globals.update(csrf=csrf_token(self.token), memory_url=memory_url, types=types)
         env.filters["when"] = _when
         env.filters["inline"] = render_inline
         env.filters["number"] = lambda n: f"{n:,}"

@@ -39,7 +39,7 @@ from memdir.errors import MemdirError
 from memdir.history.project import ProjectMemory
 from memdir.history.undo import require_history
 from memdir.llm.base import Provider
-from memdir.recall.doctor import Notice
+from memdir.recall.doctor_notices import Notice
 
 __all__ = [
     "Proposal",

@@ -3,7 +3,7 @@
 A hybrid search read every vector out of SQLite and kept every cosine in a dict
 (4,000 memories: 90 ms a query, against 10 ms of BM25). :class:`VectorIndex` keeps
 the vectors of one model beside the catalog, normalised, in one file
-(:mod:`memdir.search.vector_file`); a query is one matrix-vector product per page
+(:mod:`memdir.search.vectors.vector_file`); a query is one matrix-vector product per page
 of the kinds it asks for, then ``argpartition`` for the nearest, as exact as the
 scan it replaced (the tests hold it to that).
 
@@ -26,7 +26,7 @@ the two cores, 123 ms against 166 and 85 lexical). The index is brought up to da
 before the thread starts, in the search's thread, which alone uses the connection.
 
 Derived and rebuildable like the rest of the catalog. Triggers on its ``vectors``
-table log each changed rowid (:mod:`memdir.search.vectors`), and the file's header
+table log each changed rowid (:mod:`memdir.search.vectors.vector_table`), and the file's header
 says which catalog (its token), model key and log entry it matches. A search
 compares those first (one small query); when the catalog is ahead, under the file's
 lock, the rows the log names since are made over (their slots set to -1, their
@@ -42,26 +42,34 @@ One index per file per process, shared by its threads' catalogs
 (:func:`open_index`); each holds in memory the rowids of every page and the
 vectors of the pages it searched (a recall, which asks for memories, reads the
 memory pages alone). A catalog in memory (``":memory:"``) keeps its index in memory.
-The module is imported after :func:`~memdir.search.embeddings.load_numpy` (one BLAS
+The module is imported after :func:`~memdir.search.vectors.embeddings.load_numpy` (one BLAS
 thread; see there).
 """
 
 from __future__ import annotations
 
 import contextlib
-import itertools
 import os
 import sqlite3
 import threading
-import zlib
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
-import numpy.typing as npt
 
 from memdir.errors import LockTimeout, MemdirError
-from memdir.search.vector_file import (
+from memdir.search.vectors.page_edits import Row, appended, dim_of, reused, without_rows
+from memdir.search.vectors.scoring import (
+    Keep,
+    Product,
+    Scores,
+    Unavailable,
+    View,
+    among,
+    best,
+    score,
+)
+from memdir.search.vectors.vector_file import (
     HEADER,
     MIN_CAPACITY,
     PAGE_ROWS,
@@ -74,51 +82,23 @@ from memdir.search.vector_file import (
     write_changes,
     write_file,
 )
-from memdir.search.vectors import LogState, changed_since, ensure_token, log_state, prune_log
-from memdir.search.vectors import vector_rows as catalog_rows
+from memdir.search.vectors.vector_table import (
+    LogState,
+    changed_since,
+    ensure_token,
+    log_state,
+    prune_log,
+)
+from memdir.search.vectors.vector_table import vector_rows as catalog_rows
 from memdir.storage.derived import is_misplaced, set_aside
 from memdir.storage.failures import ensure_room
 from memdir.storage.fs import file_lock
-from memdir.utils.records import field, record, replace
+from memdir.utils.records import replace
 
-__all__ = [
-    "Keep",
-    "Product",
-    "Scores",
-    "Unavailable",
-    "VectorIndex",
-    "View",
-    "close_index",
-    "open_index",
-    "score",
-]
+__all__ = ["VectorIndex", "close_index", "open_index"]
 
-Keep = Callable[[Sequence[int]], Collection[int]]
-"""Which of these rowids pass the filters the index cannot apply (scope, type, dates)."""
-Scores = tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]
-Row = tuple[int, str, bytes]  # a catalog row: rowid, kind, vector blob
-# The pages of some kinds, their rowids end to end, the positions of removed rows.
-Layout = tuple[tuple[Page, ...], npt.NDArray[np.int64], npt.NDArray[np.intp]]
 LOCK_WAIT = 5.0  # seconds a search waits for another process bringing the file up to date
 RESERVE = 256 << 10  # free bytes the index never takes, as the catalog (refresh.RESERVE)
-
-
-class Unavailable(MemdirError):
-    """The vector index cannot answer now; the exact scan of the vectors table does."""
-
-
-@record
-class View:
-    """The index as of one catalog state: what a search reads, never changed once made."""
-
-    token: str
-    seq: int
-    model: str
-    dim: int
-    pages: tuple[Page, ...]
-    source: Path | None  # the file the pages' vectors are read from (None: in memory)
-    inode: int | None  # which file of that name (another process may replace it)
-    layouts: dict[frozenset[str] | None, Layout] = field(default_factory=dict)  # by kinds
 
 
 class VectorIndex:
@@ -158,8 +138,8 @@ class VectorIndex:
         ids, scores = self._scores(conn, model, vector, kinds)
         left_out = np.fromiter(skip, dtype=np.int64)
         if len(left_out):
-            scores[_among(ids, left_out)] = -np.inf
-        return _best(ids, scores, k, keep)
+            scores[among(ids, left_out)] = -np.inf
+        return best(ids, scores, k, keep)
 
     def dense(
         self,
@@ -181,11 +161,11 @@ class VectorIndex:
         awaited instead of made here.
         """
         ids, scores = self._scores(conn, model, vector, kinds, started)
-        hit = _among(ids, np.fromiter(known, dtype=np.int64, count=len(known)))
+        hit = among(ids, np.fromiter(known, dtype=np.int64, count=len(known)))
         hit &= scores > -np.inf
         cosines = dict(zip(ids[hit].tolist(), scores[hit].tolist(), strict=True))
         scores[hit] = -np.inf  # the rest's best are asked for
-        return cosines, _best(ids, scores, k, keep)
+        return cosines, best(ids, scores, k, keep)
 
     def start(
         self,
@@ -302,7 +282,7 @@ class VectorIndex:
             return None
         prior = self._view
         if prior is not None and prior.inode == inode:
-            pages = _reused(pages, prior.pages)
+            pages = reused(pages, prior.pages)
         return View(
             token=header.token,
             seq=header.seq,
@@ -318,8 +298,8 @@ class VectorIndex:
     ) -> list[Page] | None:
         """``base``'s pages with ``changes`` made over; None when a rebuild is due."""
         changed = np.asarray(changes, dtype=np.int64)
-        pages = [_without_rows(page, changed) for page in base.pages]
-        pages = _appended(
+        pages = [without_rows(page, changed) for page in base.pages]
+        pages = appended(
             pages, rows, base.dim, self.page_rows, (base.source, base.inode), grow=True
         )
         dead = sum(page.used - page.live for page in pages)
@@ -328,7 +308,7 @@ class VectorIndex:
         return pages
 
     def _stored(self, base: View, pages: list[Page], state: LogState) -> View:
-        dim = _dim_of(pages, base.dim)
+        dim = dim_of(pages, base.dim)
         assert state.token is not None
         view = View(
             token=state.token,
@@ -352,13 +332,13 @@ class VectorIndex:
 
     def _rebuilt(self, conn: sqlite3.Connection, model: str, state: LogState) -> View:
         rows = catalog_rows(conn, model)
-        pages = _appended([], rows, 0, self.page_rows, (None, None), grow=False)
+        pages = appended([], rows, 0, self.page_rows, (None, None), grow=False)
         assert state.token is not None
         view = View(
             token=state.token,
             seq=state.seq,
             model=model,
-            dim=_dim_of(pages, 0),
+            dim=dim_of(pages, 0),
             pages=tuple(pages),
             source=None,
             inode=None,
@@ -372,153 +352,6 @@ class VectorIndex:
         return replace(view, source=self.path, inode=inode)
 
 
-# --- pages --------------------------------------------------------------------------
-
-
-def _without_rows(page: Page, changed: npt.NDArray[np.int64]) -> Page:
-    """``page`` with the slots of ``changed`` rowids set to -1 (itself if it holds none)."""
-    hit = np.isin(page.rowids, changed)
-    if not hit.any():
-        return page
-    rowids = page.rowids.copy()
-    rowids[hit] = -1
-    return Page(
-        offset=page.offset,
-        kind=page.kind,
-        capacity=page.capacity,
-        rowids=rowids,
-        vec_crc=page.vec_crc,
-        vectors=page.loaded,
-    )
-
-
-def _appended(
-    pages: list[Page],
-    rows: Iterable[Row],
-    dim: int,
-    page_rows: int,
-    source: tuple[Path | None, int | None],
-    *,
-    grow: bool,
-) -> list[Page]:
-    """``pages`` with ``rows`` (rowid, kind, blob) added: to each kind's last page, then new ones.
-
-    A new page holds the rows placed in it, to the next power of two; with ``grow``
-    (rows added to an index, more to come) at least as many as its kind has, so a
-    kind's pages double until they reach the page size. A blob of another length
-    than the index's vectors cannot be compared: left out.
-    """
-    pages = list(pages)
-    for kind, group in itertools.groupby(rows, key=lambda row: row[1]):
-        for chunk in _chunks(group, page_rows):
-            if not dim:
-                dim = len(chunk[0][2]) // 4
-            fitting = [(rowid, blob) for rowid, _, blob in chunk if len(blob) == dim * 4]
-            if fitting and dim:
-                pages = _added(pages, kind, fitting, dim, (page_rows, grow), source)
-    return pages
-
-
-def _chunks(rows: Iterable[Row], size: int) -> Iterator[list[Row]]:
-    it = iter(rows)
-    while chunk := list(itertools.islice(it, size)):
-        yield chunk
-
-
-def _added(
-    pages: list[Page],
-    kind: str,
-    rows: list[tuple[int, bytes]],
-    dim: int,
-    sizing: tuple[int, bool],
-    source: tuple[Path | None, int | None],
-) -> list[Page]:
-    """``pages`` with ``rows`` of ``kind`` placed: the kind's last page first, then new pages
-    (``sizing``: the page size, and whether a new page grows with its kind)."""
-    page_rows, grow = sizing
-    vectors = np.frombuffer(b"".join(blob for _, blob in rows), dtype="<f4").reshape(-1, dim)
-    vectors = (vectors / (np.linalg.norm(vectors, axis=1, keepdims=True) + 1e-12)).astype(
-        np.float32
-    )
-    rowids = np.fromiter((rowid for rowid, _ in rows), dtype=np.int64, count=len(rows))
-    last = max((i for i, p in enumerate(pages) if p.kind == kind), default=None)
-    if last is not None and pages[last].used < pages[last].capacity:
-        page = pages[last]
-        room = page.capacity - page.used
-        pages[last] = _grown(page, vectors[:room], rowids[:room], page.vectors(*source, dim))
-        vectors, rowids = vectors[room:], rowids[room:]
-    held = sum(p.used for p in pages if p.kind == kind)
-    end = HEADER + sum(page_size(p.capacity, dim) for p in pages)
-    while len(rowids):
-        wanted = held + len(rowids) if grow else len(rowids)
-        capacity = min(page_rows, max(MIN_CAPACITY, _power_of_two(wanted)))
-        part, vectors = vectors[:capacity], vectors[capacity:]
-        ids, rowids = rowids[:capacity], rowids[capacity:]
-        data = np.ascontiguousarray(part, dtype="<f4")
-        pages.append(
-            Page(
-                offset=end,
-                kind=kind,
-                capacity=capacity,
-                rowids=ids,
-                vec_crc=zlib.crc32(data.tobytes()),
-                vectors=data,
-            )
-        )
-        held += len(ids)
-        end += page_size(capacity, dim)
-    return pages
-
-
-def _grown(
-    page: Page,
-    vectors: npt.NDArray[np.float32],
-    rowids: npt.NDArray[np.int64],
-    before: npt.NDArray[np.float32],
-) -> Page:
-    """``page`` with rows added past its used ones (its checksum carried on, not redone)."""
-    data = np.ascontiguousarray(vectors, dtype="<f4")
-    return Page(
-        offset=page.offset,
-        kind=page.kind,
-        capacity=page.capacity,
-        rowids=np.concatenate([page.rowids, rowids]),
-        vec_crc=zlib.crc32(data.tobytes(), page.vec_crc),
-        vectors=np.concatenate([before, data]),
-    )
-
-
-def _power_of_two(n: int) -> int:
-    return 1 << max(n - 1, 0).bit_length()
-
-
-def _reused(pages: list[Page], prior: Sequence[Page]) -> list[Page]:
-    """``pages`` read again, keeping the vectors this process already read of each."""
-    known = {(p.offset, p.used, p.vec_crc): p.loaded for p in prior if p.loaded is not None}
-    out = []
-    for page in pages:
-        vectors = known.get((page.offset, page.used, page.vec_crc))
-        if vectors is not None:
-            page = Page(
-                offset=page.offset,
-                kind=page.kind,
-                capacity=page.capacity,
-                rowids=page.rowids,
-                vec_crc=page.vec_crc,
-                vectors=vectors,
-            )
-        out.append(page)
-    return out
-
-
-def _dim_of(pages: Sequence[Page], known: int) -> int:
-    """The vectors' dimension: ``known``, or that of the first page made in memory."""
-    if known:
-        return known
-    loaded = [page.loaded for page in pages if page.loaded is not None]
-    return int(loaded[0].shape[1]) if loaded else 0
-
-
 def _header(view: View, page_rows: int) -> FileHeader:
     kinds = tuple(dict.fromkeys(page.kind for page in view.pages))
     return FileHeader(
@@ -529,123 +362,6 @@ def _header(view: View, page_rows: int) -> FileHeader:
         model=view.model,
         kinds=kinds,
     )
-
-
-# --- scoring ------------------------------------------------------------------------
-
-
-class Product:
-    """:func:`score` of one query, under way in a thread of its own (:meth:`VectorIndex.start`).
-
-    A thread a query, not a pool: starting one costs about 0.1 ms against the
-    product's 2 to 25 ms, a process forked meanwhile inherits no pool whose
-    threads it lacks, and nothing is left to shut down (``concurrent.futures``
-    alone takes 25 ms to import, before every prompt's recall).
-    """
-
-    def __init__(self, view: View, vector: Sequence[float], kinds: Collection[str] | None) -> None:
-        self.view = view
-        self.vector = vector
-        self.kinds = kinds
-        self._scores: Scores | None = None
-        self._error: Exception | None = None
-        self._thread = threading.Thread(target=self._run, name="memdir-vectors", daemon=True)
-        self._thread.start()
-
-    def _run(self) -> None:
-        try:
-            self._scores = score(self.view, self.vector, self.kinds)
-        except Exception as exc:  # raised in the thread that asks for the result
-            self._error = exc
-
-    def result(self) -> Scores:
-        """The rowids and cosines, as :func:`score` returns them (its errors raised here)."""
-        self._thread.join()
-        if self._error is not None:
-            raise self._error
-        assert self._scores is not None
-        return self._scores
-
-
-def score(view: View, vector: Sequence[float], kinds: Collection[str] | None) -> Scores:
-    """The rowids of the pages of ``kinds`` end to end, and each one's cosine with
-    ``vector``; a removed row's is minus infinity.
-
-    :class:`Damaged` or :class:`Replaced` when a page read now does not check out or
-    its file was written anew.
-    """
-    query = np.asarray(vector, dtype=np.float32)
-    query = query / np.float32(float(np.linalg.norm(query)) + 1e-12)
-    if view.dim and len(query) != view.dim:
-        raise Unavailable(f"a query of {len(query)} dimensions against vectors of {view.dim}")
-    pages, ids, dead = _layout(view, kinds)
-    scores = np.empty(len(ids), dtype=np.float32)
-    at = 0
-    for page in pages:  # into one array: no copy of each page's scores
-        np.dot(
-            page.vectors(view.source, view.inode, view.dim), query, out=scores[at : at + page.used]
-        )
-        at += page.used
-    scores[dead] = -np.inf
-    return ids, scores
-
-
-def _layout(view: View, kinds: Collection[str] | None) -> Layout:
-    """The pages of ``kinds``, their rowids end to end and where removed rows are (made once
-    per view and kinds: a search repeats none of it)."""
-    key = None if kinds is None else frozenset(kinds)
-    layout = view.layouts.get(key)
-    if layout is None:
-        pages = tuple(p for p in view.pages if p.live and (kinds is None or p.kind in kinds))
-        ids = np.concatenate([p.rowids for p in pages]) if pages else np.empty(0, np.int64)
-        layout = view.layouts[key] = (pages, ids, np.flatnonzero(ids < 0))
-    return layout
-
-
-def _among(ids: npt.NDArray[np.int64], wanted: npt.NDArray[np.int64]) -> npt.NDArray[np.bool_]:
-    """Which of ``ids`` (rowids; -1: a removed row, never wanted) are in ``wanted`` (rowids).
-
-    Looked up in a table by rowid while the rowids stay near the rows' count: over
-    100,000 rows 0.15 ms, where ``np.isin`` took 1.4 ms (one run).
-    """
-    top = int(ids.max(initial=-1))
-    if top > 4 * len(ids) + 65536:  # rowids far apart: a table would be mostly empty
-        return np.isin(ids, wanted)
-    table = np.zeros(top + 2, dtype=np.bool_)  # its last slot, where -1 looks, stays False
-    table[wanted[(wanted >= 0) & (wanted <= top)]] = True
-    return table[ids]
-
-
-def _best(
-    ids: npt.NDArray[np.int64], scores: npt.NDArray[np.float32], k: int, keep: Keep | None
-) -> list[tuple[int, float]]:
-    """The ``k`` best rows that ``keep`` passes, best first, ties broken by rowid."""
-    total = int(np.count_nonzero(scores > -np.inf))  # rows left out score minus infinity
-    want = min(total, k if keep is None else 2 * k)
-    while True:
-        order = _top(ids, scores, want)
-        found = list(zip(ids[order].tolist(), scores[order].tolist(), strict=True))
-        if keep is not None:
-            passed = set(keep([rowid for rowid, _ in found]))
-            found = [pair for pair in found if pair[0] in passed]
-        if keep is None or len(found) >= k or want >= total:
-            return found[:k]
-        want = min(total, want * 4)
-
-
-def _top(
-    ids: npt.NDArray[np.int64], scores: npt.NDArray[np.float32], m: int
-) -> npt.NDArray[np.intp]:
-    """Positions of the ``m`` best scores, best first; equal scores by rowid (as a sort would)."""
-    if m <= 0:
-        return np.empty(0, dtype=np.intp)
-    if m < len(scores):
-        cut = scores[np.argpartition(-scores, m - 1)[:m]].min()
-        chosen = np.flatnonzero(scores >= cut)  # every tie at the cut, so the order is exact
-    else:
-        chosen = np.flatnonzero(scores > -np.inf)
-    order = chosen[np.lexsort((ids[chosen], -scores[chosen]))]
-    return order[:m]
 
 
 @contextlib.contextmanager

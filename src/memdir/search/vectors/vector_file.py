@@ -25,7 +25,7 @@ the file is the one (the inode) it read those from. Read with ``pread``, never
 mapped: a mapped file cut short kills the process that reads past its end (SIGBUS).
 
 Whatever does not check out (magic, a size, a CRC, a file cut short) raises
-:class:`Damaged`; :mod:`memdir.search.vector_index` then writes the file anew from
+:class:`Damaged`; :mod:`memdir.search.vectors.vector_index` then writes the file anew from
 the catalog's ``vectors`` table.
 """
 

@@ -9,7 +9,7 @@ has a vector the search ranks by BM25 alone (a vector for only some documents
 would favour those). :meth:`memdir.api.Memdir.embed` runs the pass to its end.
 
 The table's changes are logged for the vector index beside the catalog
-(:mod:`memdir.search.vector_index`): triggers (:data:`VECTOR_TABLES`, part of the
+(:mod:`memdir.search.vectors.vector_index`): triggers (:data:`VECTOR_TABLES`, part of the
 catalog's schema) append each changed rowid to ``vector_log``, and
 ``vector_state`` holds the catalog's token (made anew when the table is emptied,
 :func:`empty_vectors`) and how far the log was pruned. :func:`log_state`,
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from contextlib import AbstractContextManager
     from typing import Any
 
-    from memdir.search.embeddings import Embedder
+    from memdir.search.vectors.embeddings import Embedder
 
 __all__ = [
     "VECTOR_TABLES",
@@ -126,7 +126,7 @@ def embed_missing(
     reaches it (one batch at least; none with a budget of 0, which only counts);
     ``progress(done, total)`` is called per batch.
     """
-    from memdir.search.embeddings import pack_vector
+    from memdir.search.vectors.embeddings import pack_vector
 
     if budget is not None and budget <= 0:  # another pass is at it: count, embed nothing
         return EmbedPass(embedded=0, remaining=missing_vectors(conn, model))
