@@ -56,6 +56,9 @@ __all__ = [
 
 FAST_COMMANDS = ("pre-tool-use", "user-prompt-submit", "session-start")
 _SCOPES = ("private", "team")
+# The tools whose calls may write a memory file (:data:`memdir.hooks.memory_writes.WRITE_TOOLS`,
+# named here so that other calls load nothing more).
+_WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit"})
 
 
 def read_payload(text: str) -> dict[str, Any]:
@@ -194,6 +197,11 @@ def _judged(
         return ""
     reading.append(places[1])
     calls = tool_calls(dialect, tool_name, tool_input, payload.get("cwd"))
+    held = _memory_write_held(payload, env, calls, places[0])
+    if held is not None:
+        from memdir.hooks.permission import permission_json
+
+        return permission_json(dialect, "deny", held)
     touched = [path for _, given in calls for path in _touched(given, payload.get("cwd"))]
     header, tokens = current_header(*places, touched, ask=lambda: _watch_tokens(places[0], env))
     if header is not None:
@@ -223,6 +231,28 @@ def _judged(
         fired = [(r.ref, r.rule.summary, r.rule.action) for r in decision.fired]
         record_firings(os.path.dirname(places[1]), tool_name, fired)
     return pre_tool_use_output(decision, dialect, event)
+
+
+def _memory_write_held(
+    payload: Mapping[str, Any],
+    env: Mapping[str, str],
+    calls: Sequence[tuple[str, Mapping[str, Any]]],
+    roots: Sequence[RuleRoot],
+) -> str | None:
+    """Why an agent's file write into memory must not run (None: it may, or it is none).
+
+    Judged before the call, as the agent's change (:mod:`memdir.hooks.memory_writes`).
+    """
+    from memdir.hooks.dialects import AFTER_TOOL
+
+    if payload.get("hook_event_name") == AFTER_TOOL or not any(
+        name in _WRITE_TOOLS for name, _ in calls
+    ):
+        return None
+    from memdir.hooks.memory_writes import held_write, memory_calls
+
+    found = memory_calls(calls, roots, payload.get("cwd"))
+    return held_write(payload, env, found) if found else None
 
 
 def _unsure_holds(cache_file: str) -> str | None:
