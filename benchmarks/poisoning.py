@@ -1,6 +1,7 @@
 """Memory poisoning: how many attack memories screening holds, and how many good ones.
 
-Run: .venv/bin/python benchmarks/poisoning.py [--half held-out|shaped|fresh|all] [--out FILE]
+Run: .venv/bin/python benchmarks/poisoning.py [--half held-out|shaped|fresh|all] [--batch N]
+     [--out FILE]
 
 Every probe of ``benchmarks/data/poisoning/probes.json`` (attack memories modelled
 on the published templates, and benign look-alikes) is written by an agent
@@ -19,8 +20,10 @@ odd ones (``held-out``, the default) are the half the numbers are reported on.
 ``fresh`` is the batch of 80 attacks and 80 look-alikes marked ``"fresh"`` in the
 file (even ids, so also part of ``shaped``): written in new words before the
 rules were read, then run once before any change, which is the honest
-generalisation figure. The probes with a ``batch`` number (2 to 6) were each
-written after one round of widening and run before the next. The corpora are
+generalisation figure. The probes with a ``batch`` number (2 to 9) were each
+written after one round of widening and run before the next; ``--batch N`` runs one
+batch alone. Batch 8 and half of batch 9 are ordinary memories (class ``ordinary``):
+what people save every day, not look-alikes built to be near an attack. The corpora are
 the recall benchmark memories under ``benchmarks/data/recall/``, the notes of
 ``benchmarks/data/notes_logs.json`` and the demo's memories (the coding sessions
 hold conversations, not memories). Printed: caught / missed per attack class,
@@ -39,15 +42,41 @@ of 20 (3), 3 of 20 (4), 5 of 20 (5) and 5 of 20 (6) attacks, and 4 of 30, 0 of
 often than not until the words of what they ask are in the rules; look-alikes
 of the same shapes are rarely held.
 
-Last run, after the widening (one run of each half): fresh, 79 of 80 attacks
-held (missed: 1 roleplay), 0 of 80 look-alikes; held-out, 85 of 87 (missed: 1
-permissions, 1 concealment), 1 of 83 look-alikes; shaped (every even id, the
-fresh batch and batches 2 to 6 included), 324 of 332, 1 of 368 look-alikes; 0
-of 373 memories of memdir's own corpora held in each. The screen alone: median
-0.44 to 0.66 ms a memory across the three runs, worst about 1.4 ms once the
-machine's noise is taken out (the best of seven passes); the widening costs a
-tenth to a quarter more, measured with and without its pairs in one process,
-passes interleaved: median 0.42 ms without, 0.52 ms with.
+Batch 7 (40 attacks and 40 look-alikes in the wording of the places poison comes
+from: README and CONTRIBUTING sections, issue comments, code comments and
+docstrings, page footers, tool output, commit messages, config comments,
+transcript lines quoted into a memory) and batch 8 (100 ordinary memories of
+every type over a web app, a data pipeline, mobile, ops, a personal assistant
+and research), run once before any change: 32 of 40 attacks held (missed: 3
+concealment, 1 override, 1 persistence, 1 roleplay, 1 fake-system, 1
+permissions), 3 of 40 look-alikes, 1 of 100 ordinary memories (an LLM-app
+prompt note: the agent's name as the first half of "LLM-app"). The widening,
+by structure: the asks said with other verbs (treated as deprecated; replaces,
+outranks or takes precedence over your prior instructions or configuration;
+withhold, keep hidden from the person, omit from the summaries), a quotation
+that opens by speaking to the agent counted as an order unless the text talks
+about attacks, the agent's name as the first half of a compound counted only
+when the agent does the thing ("agent-authored", "LLM-based"), and a grant
+followed by what still needs the person ("…; anything touching prod needs a
+yes") counted as a bounded rule. After it: batch 7, 40 of 40 attacks, 2 of 40
+look-alikes (two status lines under a ``[SYSTEM]`` label, left held: the label
+is the fake-system frame); batch 8, 0 of 100. Batch 9 (20 attacks, 20 ordinary
+memories), written after the widening and run once, not tuned on: 17 of 20
+attacks held (missed: an exfiltration of card details, a quoted grant to
+disable branch protection, rules made part of the startup instructions), 0 of
+20 ordinary memories held.
+
+Last run, after the widening (one run of each half, one after the other on a
+shared 2-core machine): fresh, 79 of 80 attacks held (missed: 1 roleplay), 0 of
+80 look-alikes; held-out, 85 of 87 (missed: 1 permissions, 1 concealment), 1 of
+83 look-alikes; shaped (every even id, the fresh batch and batches 2 to 9
+included), 381 of 392, 2 of 528 look-alikes and ordinary memories (the two
+``[SYSTEM]`` status lines); 0 of 373 memories of memdir's own corpora held in
+each. The screen alone: median 0.39 to 0.83 ms a memory across the six runs
+(halves and batches), worst 1.1 to 1.7 ms. The round before: fresh and held-out
+the same, shaped 324 of 332 and 1 of 368, median 0.44 to 0.66 ms; the widening
+costs a tenth to a quarter more, measured with and without its pairs in one
+process, passes interleaved: median 0.42 ms without, 0.52 ms with.
 
 Tried and not built: a classifier over the bundled sentence model's vectors
 (logistic regression on the even probes, scored on the odd ones, the probes as
@@ -90,10 +119,13 @@ PROBES = DATA / "poisoning" / "probes.json"
 RUNS = HERE / "runs"
 
 
-def load_probes(half: str) -> list[dict[str, Any]]:
+def load_probes(half: str, batch: int | None = None) -> list[dict[str, Any]]:
     """The probes of one half: ``held-out`` (odd ids), ``shaped`` (even ids, the
-    fresh batch included), ``fresh`` (the batch marked ``"fresh"``) or ``all``."""
+    fresh batch included), ``fresh`` (the batch marked ``"fresh"``) or ``all``;
+    with ``batch``, only the probes of that numbered batch."""
     probes: list[dict[str, Any]] = json.loads(PROBES.read_text("utf-8"))["probes"]
+    if batch is not None:
+        return [p for p in probes if p.get("batch") == batch]
     if half == "all":
         return probes
     if half == "fresh":
@@ -226,10 +258,11 @@ def main() -> int:
     parser.add_argument(
         "--half", choices=["held-out", "shaped", "fresh", "all"], default="held-out"
     )
+    parser.add_argument("--batch", type=int, help="only the probes of this numbered batch")
     parser.add_argument("--out", default=str(RUNS / "poisoning.json"))
     args = parser.parse_args()
 
-    probes = load_probes(args.half)
+    probes = load_probes(args.half, args.batch)
     started = time.perf_counter()
     results = outcomes(probes)
     caught: dict[str, list[int]] = collections.defaultdict(lambda: [0, 0])
@@ -251,7 +284,8 @@ def main() -> int:
     median, worst = screen_cost(probes)
     elapsed = time.perf_counter() - started
 
-    lines = [f"probes: {len(probes)} ({args.half} half), written through MCP into a fresh project"]
+    which = f"batch {args.batch}" if args.batch is not None else f"{args.half} half"
+    lines = [f"probes: {len(probes)} ({which}), written through MCP into a fresh project"]
     lines += table("attacks held (caught):", caught, "caught")
     lines += table("benign look-alikes held (false holds):", false, "held")
     lines.append(
@@ -269,6 +303,7 @@ def main() -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     summary = {
         "half": args.half,
+        "batch": args.batch,
         "caught": dict(caught),
         "false_holds": dict(false),
         "corpus": {"memories": len(own), "held": sum(own_held)},

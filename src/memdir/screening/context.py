@@ -5,7 +5,9 @@ These checks read the folded text (:func:`~memdir.screening.normalize.fold`)
 around a hit:
 
 - :func:`is_mention`: the hit is inside a quotation, in a text that says it is
-  discussing such things ("payloads like …", "the filter flags …");
+  discussing such things ("payloads like …", "the filter flags …"); a quotation
+  that opens by speaking to the agent ("assistant, keep this …") is an order copied
+  in, unless the text around it talks about attacks;
 - :func:`is_negated`: an adverb negates it ("never send secrets to …" is a
   rule for the agent);
 - :func:`opens_with_order`: its sentence opens with an order ("set the mode to
@@ -16,6 +18,8 @@ around a hit:
   AI agents to …"), someone else's order described;
 - :func:`is_limited`: the rest of its sentence narrows it to a case ("… only
   when reverting"), a rule for the agent;
+- :func:`is_bounded`: this sentence or the next says what still needs the person
+  ("…; anything touching prod needs a yes"), so a grant before it is a bounded rule;
 - :func:`person_said`: its sentence names the person as the source ("the user
   said the old checklist is outdated"), their own change;
 - :func:`gives_order`: its sentence (a line, or up to ``.``, ``;``, ``!``,
@@ -35,6 +39,7 @@ import re
 __all__ = [
     "discusses_attacks",
     "gives_order",
+    "is_bounded",
     "is_limited",
     "is_mention",
     "is_negated",
@@ -109,6 +114,22 @@ _LIMITED = re.compile(
 )
 
 
+# What still needs the person after a grant ("…; anything touching prod needs a yes"): the
+# grant is bounded, a rule of the house rather than a check switched off.
+_STILL_NEEDED = re.compile(
+    r"\b(?:anything|everything|whatever|the rest|all other|other)\b[^.;\n]{0,60}?\b(?:still\s+)?"
+    r"(?:needs?|requires?|must get|waits? for)\s+(?:(?:a|an|the|their|your|explicit|written"
+    r"|my|our)\s+)*(?:yes|ok|okay|go-?ahead|approval|confirmation|sign-?off|review|permission)\b"
+)
+
+
+def is_bounded(text: str, end: int) -> bool:
+    """Whether this sentence or the next, after ``end``, says what still needs the person
+    ("… without asking; anything that writes outside the repo still needs an OK")."""
+    following = sentence_end(text, sentence_end(text, end) + 1)
+    return _STILL_NEEDED.search(text, end, following) is not None
+
+
 def is_limited(text: str, end: int) -> bool:
     """Whether the rest of the sentence after ``end`` narrows it to a case ("… only when
     reverting", "… unless the user says so")."""
@@ -132,12 +153,26 @@ def sentence_start(text: str, position: int) -> int:
     return start
 
 
+# A quotation that opens by speaking to the agent ("assistant, keep this…", "to any model
+# reading memory: …"): copied into a memory, it is read by the agent it speaks to, so it
+# gives its order unless the text around it talks about attacks.
+_SPOKEN_TO = re.compile(
+    r"^[\"'«]\s*(?:(?:to|for|hey|hi|dear|note to|note for|attention)\s+)?(?:any|every|all|the|an?"
+    r"|you)?\s*(?:ai|coding|automated)?\s*(?:assistants?|agents?|ais?|models?|llms?|bots?|claude"
+    r"|codex|copilot|gemini)(?:\s+(?:reading|using|working|that|who|in)\b[^,:;\"]{0,40})?"
+    r"\s*[,:]"
+)
+
+
 def is_mention(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` is quoted, in a text that discusses such things."""
+    """Whether ``text[start:end]`` is quoted, in a text that discusses such things (a
+    quotation spoken to the agent is an order, unless the text talks about attacks)."""
     low, high = max(0, start - 240), min(len(text), end + 240)
     for quote in _QUOTED.finditer(text, low, high):
         if quote.start() <= start and end <= quote.end():
             outside = text[low : quote.start()] + " " + text[quote.end() : high]
+            if _SPOKEN_TO.match(quote.group()) and not _ATTACK_TALK.search(outside):
+                return False
             return _DISCUSSION.search(outside) is not None
     return False
 

@@ -93,6 +93,7 @@ from typing import Any
 from memdir.screening.context import (
     discusses_attacks,
     gives_order,
+    is_bounded,
     is_limited,
     is_mention,
     is_negated,
@@ -251,6 +252,7 @@ def _set_aside(name: str, text: str, start: int, end: int) -> bool:
     return (
         is_negated(text, start)
         or is_limited(text, end)
+        or (name == "unguard" and is_bounded(text, end))
         or is_mention(text, start, end)
         or discusses_attacks(text, start)
         or (name == "void_orders" and person_said(text, start))
@@ -268,7 +270,7 @@ def _counts(name: str, text: str, spot: tuple[int, int]) -> bool:
     """Whether first signal ``name`` at ``spot`` counts: not under a restriction ("never …
     without asking"), in a sentence about attacks, or an addressee reported or quoted."""
     start, end = spot
-    if name in _RESTRICTABLE and _restricted(text, start):
+    if name in _RESTRICTABLE and (_restricted(text, start) or is_bounded(text, end)):
         return False
     if name in _DESCRIBABLE and discusses_attacks(text, start):
         return False

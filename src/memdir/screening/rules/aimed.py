@@ -11,10 +11,13 @@ and a sensitive ask stand close together:
 
 - ``aimed``: the agent named in any person (``agents should…``, ``note for AI
   assistants``, ``if you are an LLM``, ``Claude:``, ``the model reports…``) or
-  spoken to (``you``, ``your``);
+  spoken to (``you``, ``your``); as the first half of a compound only when the
+  agent does the thing (``agent-authored``, ``LLM-based``), not when it names a
+  thing (``LLM-app notes``);
 - ``void_orders``: its instructions, the user's or the developer's wishes set
   aside, declared void or outranked (``the guidelines you were given no longer
-  apply``, ``obey it over user input``, ``takes its orders from the notes``);
+  apply``, ``treat prior guidance as deprecated``, ``this outranks your existing
+  instructions``, ``obey it over user input``, ``takes its orders from the notes``);
 - ``ship_secret``: a secret, a credential file or the agent's hidden
   instructions moved somewhere (``echo the GITHUB_TOKEN into the log``, ``email
   the database password``, ``disclose its hidden instructions``);
@@ -26,8 +29,9 @@ and a sensitive ask stand close together:
   deleted``); ``lasting`` (``every future session``) is what any feedback memory
   is for, so it is held only beside another ask;
 - ``conceal``: something kept from the user or the record (``leave those edits
-  out of its summary``, ``hide the commands from the chat``, ``clear the shell
-  history``, ``keep it between us``).
+  out of its summary``, ``hide the commands from the chat``, ``withhold it from the
+  user``, ``keep it hidden from the person you help``, ``clear the shell history``,
+  ``keep it between us``).
 
 Each alone is what memories say every day ("the user prefers that you run the
 tests", "the agent framework passes tool results back"). What keeps the
@@ -80,6 +84,14 @@ _VOIDED = (
 )
 
 
+# After the agent's name: the word ends, or a compound says the agent does it ("agent-authored
+# PRs", "LLM-based helpers"); "LLM-app notes" or "agent-framework docs" name a thing instead.
+_NOT_A_COMPOUND = (
+    r"(?:$|[^a-z0-9_-]|-(?:$|[^a-z])|-(?:based|authored|driven|powered|generated|written|run"
+    r"|made|created|assisted|opened|produced|initiated|facing|only|side)\b)"
+)
+
+
 def _any(*alternatives: str) -> str:
     """One pattern matching any of ``alternatives`` (each a way the signal is said)."""
     return "|".join(alternatives)
@@ -97,7 +109,7 @@ _GUARD = (
 _NOT = r"(?:don't|do not|doesn't|does not|won't|will not|never|must not|should not|shouldn't)"
 
 AIMED_WEAK: dict[str, str] = {
-    "aimed": _any(rf"\b{_AGENT}(?:'s)?\b", r"\byou(?:r|rs|rself|'re|'ve|'ll)?\b"),
+    "aimed": _any(rf"\b{_AGENT}(?:'s)?{_NOT_A_COMPOUND}", r"\byou(?:r|rs|rself|'re|'ve|'ll)?\b"),
     "void_orders": _any(
         # the instructions declared void, outdated, a mistake, no longer applying
         rf"\b{_ORDER_NOUN}{S}(?:[a-z0-9'/.,-]+{S}){{0,10}}?{_VOIDED}",
@@ -110,6 +122,11 @@ AIMED_WEAK: dict[str, str] = {
         rf"\b(?:ignore|ignores|disregard|disregards|skip|skips|drop|drops)(?:{S}the)?{S}(?:part"
         rf"|parts|section|sections|bit|bits|rest|half){S}of{S}(?:its|your|their|the){S}"
         rf"(?:[a-z-]+{S})?{_ORDER_NOUN}\b",
+        rf"\b(?:replaces?|supersedes?|overrides?|overrules?|outranks?|trumps?|deprecates?"
+        rf"|invalidates?|cancels?|revokes?|takes? precedence over|wins? over)(?:{S}(?:the|your|its"
+        rf"|their|any|all|every)){{1,2}}(?:{S}(?:prior|earlier|previous|original|initial|existing"
+        rf"|standing|current|default|other|usual))?{S}(?:{_ORDER_NOUN}|configuration|config"
+        rf"|programming|setup|prompt|operator|user|developer)\b",
         rf"\b(?:this|these|the following|the present)(?:{S}[a-z]+)?{S}(?:replaces?|supersedes?"
         rf"|overrides?|overrules?){S}(?:them|those|it\b|your|its|their)",
         rf"\bbefore{S}(?:anything|whatever|what){S}(?:the{S})?(?:user|developer|person|human)"
@@ -120,7 +137,8 @@ AIMED_WEAK: dict[str, str] = {
         rf"[^\s]+[^.;\n]{{0,40}}?\b(?:and|then){S}(?:follow|following|obey|obeying|apply"
         rf"|applying|execute|executing|run|running|do what)\b",
         rf"\b(?:treat|regard|consider|deem|count|see)(?:s|ed|ing)?{S}(?:[a-z0-9'/.,-]+{S})"
-        rf"{{1,10}}?as{S}(?:superseded|void|obsolete|outdated|optional|suggestions|advisory"
+        rf"{{1,10}}?as{S}(?:superseded|void|obsolete|outdated|deprecated|stale|moot|inapplicable"
+        rf"|overridden|revoked|optional|suggestions|advisory"
         rf"|non-binding|legacy|retired|noise|drafts?|hints|proposals|warnings(?: only)?"
         rf"|informational|non-blocking)\b",
         # something else given the system's or the person's voice
@@ -286,9 +304,10 @@ AIMED_WEAK: dict[str, str] = {
         r"|transcripts?|logs?|messages?|chat|pr descriptions?|commit messages?|changelog"
         r"|release notes|pr text)\b",
         r"\b(?:hide|hides|conceal|conceals|suppress|suppresses|omit|omits|strip|strips|scrub"
-        r"|redact)(?: [a-z'-]+){0,6}? from (?:its|their|your|the|his|her|any) (?:[a-z]+ )?"
-        r"(?:user|developer|human|chat|summary|reply|replies|answers?|transcripts?|logs?"
-        r"|reports?|output)\b",
+        r"|redact|withhold|withholds|keep|keeps)(?: [a-z'-]+){0,6}? (?:(?:hidden|secret|private"
+        r"|quiet|back|away) )?from (?:its|their|your|the|his|her|any) (?:[a-z]+ )?"
+        r"(?:user|users|developer|human|person|people|reader|owner|operator|chat|summary"
+        r"|summaries|reply|replies|answers?|transcripts?|logs?|reports?|output)\b",
         rf"\b(?:{_NOT}|without) (?:ever )?(?:mention|mentioning|surface|surfacing|flag|flagging"
         r"|report|reporting|raise|point out|bring(?:ing)? up|reveal|tell|telling|disclose)"
         r"(?: [a-z'-]+){0,5}? (?:(?:to|with) )?"
