@@ -178,12 +178,6 @@ def test_gemini_and_codex_writes_meet_the_same_gate(mem: Memdir) -> None:
     assert len(mem.review()) == 2
 
 
-def test_the_hook_looks_for_the_same_write_tools_the_judge_knows() -> None:
-    from memdir.hooks import entry, memory_writes
-
-    assert entry._WRITE_TOOLS == memory_writes.WRITE_TOOLS
-
-
 def test_a_codex_patch_that_changes_a_memory_is_refused_not_kept_half_known(mem: Memdir) -> None:
     mem.write(name="Package manager", description="Which one", type="project", body=CLEAN)
     [record] = mem.list()

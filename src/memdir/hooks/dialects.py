@@ -63,6 +63,7 @@ __all__ = [
     "dialect_for",
     "own_prompt",
     "patch_files",
+    "resolved_path",
     "tool_calls",
 ]
 
@@ -207,6 +208,18 @@ def _mcp_name(dialect: Dialect, tool_name: str) -> str | None:
         return None
     server, _, tool = tool_name[len(prefix) :].partition("_")
     return f"mcp__{server}__{tool}" if server and tool else None
+
+
+def resolved_path(value: object, cwd: object) -> str | None:
+    """The file a tool call names in ``value``, resolved (links, ``..``); a relative
+    name is taken from ``cwd`` when that is absolute. None: no usable name."""
+    if not isinstance(value, str) or not value or "\0" in value:
+        return None
+    if not os.path.isabs(value):
+        if not isinstance(cwd, str) or not os.path.isabs(cwd):
+            return None
+        value = os.path.join(cwd, value)
+    return os.path.realpath(value)
 
 
 def _with_absolute_path(tool_input: Mapping[str, Any], base: str | None) -> Mapping[str, Any]:

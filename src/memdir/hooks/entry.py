@@ -56,9 +56,6 @@ __all__ = [
 
 FAST_COMMANDS = ("pre-tool-use", "user-prompt-submit", "session-start")
 _SCOPES = ("private", "team")
-# The tools whose calls may write a memory file (:data:`memdir.hooks.memory_writes.WRITE_TOOLS`,
-# named here so that other calls load nothing more).
-_WRITE_TOOLS = frozenset({"Write", "Edit", "MultiEdit"})
 
 
 def read_payload(text: str) -> dict[str, Any]:
@@ -244,13 +241,12 @@ def _memory_write_held(
     Judged before the call, as the agent's change (:mod:`memdir.hooks.memory_writes`).
     """
     from memdir.hooks.dialects import AFTER_TOOL
+    from memdir.hooks.memory_writes import WRITE_TOOLS, held_write, memory_calls
 
     if payload.get("hook_event_name") == AFTER_TOOL or not any(
-        name in _WRITE_TOOLS for name, _ in calls
+        name in WRITE_TOOLS for name, _ in calls
     ):
         return None
-    from memdir.hooks.memory_writes import held_write, memory_calls
-
     found = memory_calls(calls, roots, payload.get("cwd"))
     return held_write(payload, env, found) if found else None
 
@@ -336,18 +332,10 @@ _PATH_FIELDS = ("file_path", "notebook_path", "path")
 
 def _touched(tool_input: Mapping[str, Any], cwd: object) -> list[str]:
     """The resolved paths a tool call names as the file it writes, if any."""
-    base = cwd if isinstance(cwd, str) and os.path.isabs(cwd) else None
-    touched = []
-    for field in _PATH_FIELDS:
-        value = tool_input.get(field)
-        if not isinstance(value, str) or not value or "\0" in value:
-            continue
-        if not os.path.isabs(value):
-            if base is None:
-                continue
-            value = os.path.join(base, value)
-        touched.append(os.path.realpath(value))
-    return touched
+    from memdir.hooks.dialects import resolved_path
+
+    found = (resolved_path(tool_input.get(field), cwd) for field in _PATH_FIELDS)
+    return [path for path in found if path is not None]
 
 
 def user_prompt_output(context: str, event: str = "UserPromptSubmit") -> str:

@@ -69,11 +69,13 @@ def memory_calls(
     ``roots`` are (scope, folder, names excluded from it: another scope's folder
     inside it); a path is resolved (links, ``..``) before it is compared.
     """
+    from memdir.hooks.dialects import resolved_path
+
     found = []
     for tool, given in calls:
         if tool not in WRITE_TOOLS:
             continue
-        path = _resolved(given.get("file_path"), cwd)
+        path = resolved_path(given.get("file_path"), cwd)
         if path is None:
             continue
         for scope, root, excluded in roots:
@@ -84,16 +86,6 @@ def memory_calls(
                 )
                 break
     return found
-
-
-def _resolved(value: object, cwd: object) -> str | None:
-    if not isinstance(value, str) or not value or "\0" in value:
-        return None
-    if not os.path.isabs(value):
-        if not isinstance(cwd, str) or not os.path.isabs(cwd):
-            return None
-        value = os.path.join(cwd, value)
-    return os.path.realpath(value)
 
 
 def _inside(path: str, root: str) -> str | None:
