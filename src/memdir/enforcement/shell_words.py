@@ -77,7 +77,15 @@ if TYPE_CHECKING:
     # (words, brace groups: (index, words), input: here-documents and strings, piped)
     Command = tuple[list[str], list[tuple[int, list[str]]], list[str] | None, bool]
 
-__all__ = ["MAX_CHARS", "MAX_DEPTH", "SHELLS", "Redirection", "command_index", "split_commands"]
+__all__ = [
+    "MAX_CHARS",
+    "MAX_DEPTH",
+    "SHELLS",
+    "Redirection",
+    "command_index",
+    "commands_with_input",
+    "split_commands",
+]
 
 MAX_CHARS = 100_000  # a longer command line is not read (about 0.2 s of dense syntax): ask
 MAX_DEPTH = 8  # nested substitutions and shell bodies read; deeper ones are not trusted
@@ -103,6 +111,7 @@ class _Line:
         self.variables = variables
         self.depth = depth
         self.commands: list[list[str]] = []
+        self.inputs: list[str | None] = []  # each command's input, when known
         self.complete = True
         self.words: list[str] = []
         self.word: list[str] = []
@@ -189,6 +198,7 @@ class _Line:
         """Record a command, remember its assignments, read the shell code it runs;
         returns what it prints, when known."""
         self.commands.append(words)
+        self.inputs.append(stdin)
         chain = command_chain(words)
         at = min(chain[-1], len(words))
         if at == len(words) or words[at] in _DECLARE:
@@ -241,6 +251,7 @@ class _Line:
 
     def merge(self, line: _Line) -> None:
         self.commands += line.commands
+        self.inputs += line.inputs
         self.complete = self.complete and line.complete
 
     # -- the scanner ------------------------------------------------------------------
@@ -669,3 +680,14 @@ def split_commands(text: str) -> tuple[list[list[str]], bool]:
     line = _Line(text, {"IFS": " \t\n"}, 0)
     line.run(None)
     return line.commands, line.complete
+
+
+def commands_with_input(text: str) -> tuple[list[tuple[list[str], str | None]], bool]:
+    """:func:`split_commands`, each command with its input when known: its
+    here-documents and -strings, or what a known command before it printed into
+    its pipe (``echo x | tee f``)."""
+    if len(text) > MAX_CHARS:
+        return [], False
+    line = _Line(text, {"IFS": " \t\n"}, 0)
+    line.run(None)
+    return list(zip(line.commands, line.inputs, strict=True)), line.complete

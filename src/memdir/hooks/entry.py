@@ -198,7 +198,10 @@ def _judged(
     if held is not None:
         from memdir.hooks.permission import permission_json
 
-        return permission_json(dialect, "deny", held)
+        action, reason = held
+        return (
+            _asked(dialect, reason) if action == "ask" else permission_json(dialect, "deny", reason)
+        )
     touched = [path for _, given in calls for path in _touched(given, payload.get("cwd"))]
     header, tokens = current_header(*places, touched, ask=lambda: _watch_tokens(places[0], env))
     if header is not None:
@@ -235,20 +238,34 @@ def _memory_write_held(
     env: Mapping[str, str],
     calls: Sequence[tuple[str, Mapping[str, Any]]],
     roots: Sequence[RuleRoot],
-) -> str | None:
-    """Why an agent's file write into memory must not run (None: it may, or it is none).
+) -> tuple[str, str] | None:
+    """The answer (``deny`` or ``ask``, and why) to an agent's write into memory that
+    must not simply run; None: it may, or it is none.
 
-    Judged before the call, as the agent's change (:mod:`memdir.hooks.memory_writes`).
+    Judged before the call, as the agent's change: a file tool's write
+    (:mod:`memdir.hooks.memory_writes`) or a shell command's
+    (:mod:`memdir.hooks.shell_writes`).
     """
     from memdir.hooks.dialects import AFTER_TOOL
     from memdir.hooks.memory_writes import WRITE_TOOLS, held_write, memory_calls
 
-    if payload.get("hook_event_name") == AFTER_TOOL or not any(
-        name in WRITE_TOOLS for name, _ in calls
-    ):
+    if payload.get("hook_event_name") == AFTER_TOOL:
         return None
-    found = memory_calls(calls, roots, payload.get("cwd"))
-    return held_write(payload, env, found) if found else None
+    cwd = payload.get("cwd")
+    found = memory_calls(calls, roots, cwd) if any(n in WRITE_TOOLS for n, _ in calls) else []
+    for name, given in calls:
+        if name == "Bash":  # a shell call, in every host's dialect
+            from memdir.hooks.shell_writes import shell_memory_calls, shell_text
+
+            command = shell_text(given.get("command"), roots, cwd)
+            if command is None:
+                continue
+            writes, answer = shell_memory_calls(command, roots, cwd, env.get("HOME"))
+            if answer is not None:
+                return answer
+            found += writes
+    reason = held_write(payload, env, found) if found else None
+    return None if reason is None else ("deny", reason)
 
 
 def _unsure_holds(cache_file: str) -> str | None:

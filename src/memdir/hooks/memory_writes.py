@@ -22,9 +22,8 @@ and the scope's review mode.
   the call is denied with the finding; otherwise it goes on.
 
 Calls that write elsewhere cost a name check and a path comparison
-(:func:`memory_calls`). A write through the shell is not seen here: the rules
-and the store's screening of what agents save through memdir's own tools are
-the other doors.
+(:func:`memory_calls`). A write through the shell is read by
+:mod:`memdir.hooks.shell_writes`, and what it can judge meets the same gate here.
 """
 
 from __future__ import annotations
@@ -36,7 +35,14 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
     from typing import Any
 
-__all__ = ["WRITE_TOOLS", "MemoryCall", "after_call", "held_write", "memory_calls"]
+__all__ = [
+    "WRITE_TOOLS",
+    "MemoryCall",
+    "after_call",
+    "held_write",
+    "memory_calls",
+    "memory_place",
+]
 
 # The host tools (Claude Code's names; the dialects map Codex's and Gemini's to them)
 # that write a file's text.
@@ -76,16 +82,25 @@ def memory_calls(
         if tool not in WRITE_TOOLS:
             continue
         path = resolved_path(given.get("file_path"), cwd)
-        if path is None:
-            continue
-        for scope, root, excluded in roots:
-            rel = _inside(path, os.path.realpath(root))
-            if rel is not None and rel.split("/", 1)[0] not in excluded:
-                found.append(
-                    MemoryCall(tool=tool, tool_input=given, scope=scope, path=path, rel=rel)
-                )
-                break
+        place = None if path is None else memory_place(path, roots)
+        if path is not None and place is not None:
+            scope, rel = place
+            found.append(MemoryCall(tool=tool, tool_input=given, scope=scope, path=path, rel=rel))
     return found
+
+
+def memory_place(
+    path: str, roots: Sequence[tuple[str, str, frozenset[str]]]
+) -> tuple[str, str] | None:
+    """(scope, file relative to the scope's folder) of the resolved ``path``, when it
+    lies in one of ``roots``: the innermost (the team folder inside the private one).
+    What a root leaves out of its rules (the daily logs) is still memory here."""
+    best: tuple[str, str] | None = None
+    for scope, root, _ in roots:
+        rel = _inside(path, os.path.realpath(root))
+        if rel is not None and (best is None or len(rel) < len(best[1])):
+            best = (scope, rel)
+    return best
 
 
 def _inside(path: str, root: str) -> str | None:

@@ -1,0 +1,376 @@
+"""An agent's shell command that writes into memory, judged before it runs.
+
+The file tools are not the only door into a memory folder: an agent's shell
+writes there too (``echo … >> logs/…/2026-12-06.md``, ``cat > memory/x.md``,
+``tee``, ``cp``, ``sed -i``), and memdir's own CLI, run from that shell, speaks
+for the user (``memdir add`` is never screened, ``memdir review approve``
+applies what waits for the user). The PreToolUse hook reads the command the
+way the rule gate does (:func:`memdir.enforcement.shell_words.split_commands`:
+quotes, variables, substitutions and ``bash -c`` bodies resolved) and finds
+each place it writes under a memory folder:
+
+- an output redirection (``>``, ``>>``, ``>|``, ``&>``, ``2>``) of a command
+  whose output is known (a plain ``echo`` or ``printf``): the file's text after
+  the command meets the same gate as a ``Write`` of that text
+  (:func:`memdir.hooks.memory_writes.held_write`): screened, held for review,
+  refused in a read-only scope;
+- any other write whose text cannot be known before the command runs (a
+  redirection of another command's output, ``tee``, ``cp``/``mv``/``install``/
+  ``ln``/``rsync`` into memory from outside it, ``dd of=``, ``sed -i``/
+  ``perl -i``, ``curl -o``, ``wget -O``, ``patch``): refused, the agent pointed
+  to its file tools, where the text is judged;
+- memdir's CLI commands (``memdir``, the plugin's ``memdir-plugin``) that change
+  memory as the user would, or decide for them (``add``, ``edit``, ``log``,
+  ``pin``, ``unpin``, ``restore``, ``undo``, ``unforget``, ``redact``,
+  ``review approve``/``reject``): asked about, so that the user confirms them
+  (a skill the user started runs them for them; where the host's hooks cannot
+  ask, refused, the agent told to ask the user). Reading commands (``list``, ``show``, ``search``,
+  ``recall``, ``review``'s list, ``doctor``) and deleting ones (``rm``,
+  ``forget``: nothing new enters memory) go on.
+
+Paths are resolved as the shell would at that point of the line: ``~`` and
+``$HOME`` from the hook's environment, a relative path from the working
+folder a ``cd`` or ``pushd`` earlier on the line left. A command that names no
+memory folder (by its project folder's name, or run from inside one) costs a
+substring test. Not seen: what a program writes by its own code (``python -c``,
+a script), ``git`` bringing files in, a path reached through a link whose name
+the command does not spell.
+"""
+
+from __future__ import annotations
+
+import os
+
+from memdir.hooks.memory_writes import MemoryCall, memory_place
+
+TYPE_CHECKING = False  # not typing's: the pre-tool-use hook loads this module for Bash
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from memdir.enforcement.rule_cache import RuleRoot
+
+__all__ = ["mentions_memory", "shell_memory_calls", "shell_text"]
+
+# memdir's commands that change memory as its user would, or decide for them.
+_PERSON_COMMANDS = frozenset(
+    {"add", "edit", "log", "pin", "unpin", "restore", "undo", "unforget", "redact"}
+)
+_REVIEW_DECISIONS = frozenset({"approve", "reject"})
+_MEMDIR_NAMES = frozenset({"memdir", "memdir-plugin"})  # the plugin's command for the shell
+_MEMDIR_VALUED = frozenset({"--profile", "--project"})  # the group's options with a value
+_COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp"})
+_IN_PLACE = frozenset({"sed", "perl", "ruby"})
+_PRINTERS = frozenset({"echo", "printf"})
+_ECHO_OPTIONS = frozenset({"-n", "-e", "-E", "-ne", "-en"})
+_CHANGE_DIRECTORY = frozenset({"cd", "pushd"})
+
+
+def mentions_memory(command: str, roots: Sequence[RuleRoot], cwd: object) -> bool:
+    """Whether ``command`` may write into a memory folder: it holds the name of a
+    folder's parent (the project's folder in memdir's home) or memdir's own, or runs
+    from inside a memory folder."""
+    if "memdir" in command:
+        return True
+    if isinstance(cwd, str) and memory_place(os.path.join(os.path.realpath(cwd), "x"), roots):
+        return True
+    for _, root, _ in roots:
+        for form in {root, os.path.realpath(root)}:
+            parent = os.path.basename(os.path.dirname(form))
+            if parent and parent in command:
+                return True
+    return False
+
+
+def shell_text(command: object, roots: Sequence[RuleRoot], cwd: object) -> str | None:
+    """A shell call's command line, when it may name a memory folder (None: it names
+    none, or is not text). A command given as words (an argument list) is joined as
+    the shell would read it."""
+    if isinstance(command, list) and all(isinstance(word, str) for word in command):
+        import shlex
+
+        command = shlex.join(command)
+    if not isinstance(command, str) or not mentions_memory(command, roots, cwd):
+        return None
+    return command
+
+
+def shell_memory_calls(
+    command: str, roots: Sequence[RuleRoot], cwd: object, home: str | None
+) -> tuple[list[MemoryCall], tuple[str, str] | None]:
+    """The writes into memory ``command`` makes whose text is known, each as the
+    ``Write`` of the file's text after it; and the answer to give instead of judging
+    them, or None: ``("deny", reason)`` for a write whose text is not known,
+    ``("ask", reason)`` for memdir's command that acts as the user (they confirm it:
+    a skill they started may run it for them)."""
+    from memdir.enforcement.shell_words import commands_with_input
+
+    commands, _ = commands_with_input(command)
+    reader = _Reader(roots, cwd if isinstance(cwd, str) and os.path.isabs(cwd) else None, home)
+    for words, given in commands:
+        answer = reader.read(words, given)
+        if answer is not None:
+            return [], answer
+    return reader.calls, None
+
+
+class _Reader:
+    """One command line's simple commands, in order: where each writes into memory."""
+
+    def __init__(self, roots: Sequence[RuleRoot], cwd: str | None, home: str | None) -> None:
+        self.roots = roots
+        self.cwd = cwd
+        self.home = home
+        self.texts: dict[str, str] = {}  # a file's text after the writes read so far
+        self.calls: list[MemoryCall] = []
+
+    def read(self, words: list[str], given: str | None) -> tuple[str, str] | None:
+        """Judge one simple command (``given``: its input, when known): None, or the
+        answer for the command line (``ask`` or ``deny``, and why)."""
+        from memdir.enforcement.shell_words import Redirection, command_index
+
+        at = command_index(words)
+        args = [w for w in words[at + 1 :] if not isinstance(w, Redirection)]
+        name = os.path.basename(words[at]) if at < len(words) else ""
+        if name in _CHANGE_DIRECTORY:
+            self.change_directory(args)
+            return None
+        verb = _for_the_person(name, args)
+        if verb is not None:
+            return "ask", _persons_reason(verb)
+        printed = _printed(name, args, given)
+        for word in words:
+            written = _output_target(word) if isinstance(word, Redirection) else None
+            if written is not None:
+                target, append, output = written
+                reason = self.written(target, append, printed if output else None)
+                if reason is not None:
+                    return "deny", reason
+        reason = self.teed(args, _known(given)) if name == "tee" else self.copied(name, args)
+        return None if reason is None else ("deny", reason)
+
+    def copied(self, name: str, args: list[str]) -> str | None:
+        for target in _targets(name, args, self.inside):
+            place = self.place(target)
+            if place is not None:
+                return _unknown_text(place[1])
+        return None
+
+    def teed(self, args: list[str], given: str | None) -> str | None:
+        append = any(a in ("-a", "--append") for a in args)
+        for target in (a for a in args if not a.startswith("-")):
+            reason = self.written(target, append, given)
+            if reason is not None:
+                return reason
+        return None
+
+    def change_directory(self, args: list[str]) -> None:
+        given = [a for a in args if not a.startswith("-") or a == "-"]
+        if not given:
+            self.cwd = self.home
+        elif given[0] != "-":
+            self.cwd = self.resolved(given[0])
+
+    def written(self, target: str, append: bool, text: str | None) -> str | None:
+        """Judge ``text`` written to ``target`` (None: not known): None, or the reason
+        to refuse the command line."""
+        place = self.place(target)
+        if place is None:
+            return None
+        path, rel, scope = place
+        if text is None:
+            return _unknown_text(rel)
+        if os.path.isdir(path):  # the shell refuses it on its own
+            return None
+        before = self.texts.get(path, _current(path)) if append else ""
+        self.texts[path] = before + text
+        tool_input = {"file_path": path, "content": before + text}
+        call = MemoryCall(tool="Write", tool_input=tool_input, scope=scope, path=path, rel=rel)
+        self.calls.append(call)
+        return None
+
+    def inside(self, word: str) -> bool:
+        return self.place(word) is not None
+
+    def place(self, word: str) -> tuple[str, str, str] | None:
+        """(resolved path, file relative to its scope's folder, scope) of ``word``, when
+        it names a file under a memory folder, or is one of those folders."""
+        path = self.resolved(word)
+        if path is None:
+            return None
+        found = memory_place(path, self.roots)
+        if found is None and os.path.isdir(path):  # a copy into the folder itself
+            found = memory_place(os.path.join(path, "x"), self.roots)
+            if found is not None:
+                found = (found[0], os.path.dirname(found[1]) or "the memory folder")
+        return None if found is None else (path, found[1], found[0])
+
+    def resolved(self, word: str) -> str | None:
+        if not word or "\0" in word:
+            return None
+        value = _home_expanded(word, self.home)
+        if not os.path.isabs(value):
+            if self.cwd is None:
+                return None
+            value = os.path.join(self.cwd, value)
+        return os.path.realpath(value)
+
+
+def _for_the_person(name: str, args: list[str]) -> str | None:
+    """The memdir command (``add``, ``review approve``) that ``name`` and ``args`` run
+    when it acts as the user, or None."""
+    if name.startswith("python") and args[:2] == ["-m", "memdir"]:
+        args = args[2:]
+    elif name.startswith("python") and args and os.path.basename(args[0]) in _MEMDIR_NAMES:
+        args = args[1:]
+    elif name not in _MEMDIR_NAMES:
+        return None
+    words = _positional(args)
+    if not words:
+        return None
+    verb = words[0]
+    if verb == "review" and len(words) > 1 and words[1] in _REVIEW_DECISIONS:
+        return f"review {words[1]}"
+    return verb if verb in _PERSON_COMMANDS else None
+
+
+def _persons_reason(verb: str) -> str:
+    return (
+        f"`memdir {verb}` changes memory as the user, without screening or review: run it "
+        "only when the user asked for it. To save what you learned, write the memory's "
+        "file with your file tools instead (it is screened, and may wait for the user's "
+        "review)."
+    )
+
+
+def _positional(args: list[str]) -> list[str]:
+    """memdir's words that are not its group's options (``--project DIR`` skipped)."""
+    found: list[str] = []
+    skip = False
+    for word in args:
+        if skip:
+            skip = False
+        elif word in _MEMDIR_VALUED:
+            skip = True
+        elif not word.startswith("-"):
+            found.append(word)
+    return found
+
+
+def _output_target(word: str) -> tuple[str, bool, bool] | None:
+    """(target, appends, gets the command's output) of a redirection that writes a
+    file, or None (input, a copy of another descriptor). What another descriptor
+    (``2>``) writes is not the output, so not known."""
+    op = word.lstrip("0123456789")
+    output = word[: len(word) - len(op)] in ("", "1")
+    for prefix, append in ((">>", True), (">|", False), ("&>>", True), ("&>", False)):
+        if op.startswith(prefix):
+            return op[len(prefix) :], append, output
+    if op.startswith(">&"):  # ``>&2`` copies a descriptor; ``>&file`` is ``&>file``
+        target = op[2:]
+        if not target or target.isdigit() or target == "-":
+            return None
+        return target, False, output
+    if op.startswith(">"):
+        return op[1:], False, output
+    return None
+
+
+def _printed(name: str, args: list[str], given: str | None) -> str | None:
+    """What a plain ``echo`` or ``printf`` prints (echo's newline included), or ``cat``
+    of its known input; None: not known."""
+    from memdir.enforcement.shell_forms import known_output
+
+    if name == "cat":
+        return _known(given) if all(a == "-" for a in args) else None
+    if name not in _PRINTERS:
+        return None
+    text = known_output([name, *args], 0, None)
+    options = args[: next((i for i, a in enumerate(args) if a not in _ECHO_OPTIONS), len(args))]
+    newline = name == "echo" and not any("n" in option for option in options)
+    return _known(text + "\n" if newline and text is not None else text)
+
+
+def _known(text: str | None) -> str | None:
+    """``text``, unless what the shell writes may differ from it: a substitution or
+    variable the reader could not resolve stays in it as written, and runs."""
+    if text is None or "`" in text or "$(" in text:
+        return None
+    at = text.find("$")
+    while at >= 0:
+        if text[at + 1 : at + 2].isalpha() or text[at + 1 : at + 2] in ("{", "_"):
+            return None
+        at = text.find("$", at + 1)
+    return text
+
+
+def _targets(name: str, args: list[str], inside: Callable[[str], bool]) -> list[str]:
+    """The files a command other than a redirection writes, whose text is not known."""
+    if name == "dd":
+        return [a[3:] for a in args if a.startswith("of=")]
+    if name in _COPIERS:
+        return _copy_target(args, inside)
+    if name in _IN_PLACE and any(_in_place_flag(a) for a in args):
+        return [a for a in args if not a.startswith("-")]
+    if name in ("curl", "wget"):
+        flags = ("-o", "--output") if name == "curl" else ("-O", "--output-document")
+        return [args[i + 1] for i, a in enumerate(args[:-1]) if a in flags] + [
+            a.split("=", 1)[1] for a in args if a.startswith(flags[1] + "=")
+        ]
+    if name == "patch":
+        return [a for a in args if not a.startswith("-")][:1]
+    return []
+
+
+def _copy_target(args: list[str], inside: Callable[[str], bool]) -> list[str]:
+    """Where a copy or move lands, when something comes into memory from outside it."""
+    target: str | None = None
+    rest: list[str] = []
+    skip = False
+    for i, word in enumerate(args):
+        if skip:
+            skip = False
+        elif word in ("-t", "--target-directory"):
+            target = args[i + 1] if i + 1 < len(args) else None
+            skip = True
+        elif word.startswith("--target-directory="):
+            target = word.split("=", 1)[1]
+        elif not word.startswith("-"):
+            rest.append(word)
+    if target is None:
+        if len(rest) < 2:
+            return []
+        target, rest = rest[-1], rest[:-1]
+    if all(inside(source) for source in rest):  # a move or copy within memory
+        return []
+    return [target]
+
+
+def _in_place_flag(word: str) -> bool:
+    if word.startswith("--"):
+        return word == "--in-place" or word.startswith("--in-place=")
+    return word.startswith("-") and "i" in word[1:]
+
+
+def _home_expanded(word: str, home: str | None) -> str:
+    if home is None:
+        return word
+    for prefix in ("~/", "$HOME/", "${HOME}/"):
+        if word.startswith(prefix):
+            return os.path.join(home, word[len(prefix) :])
+    return home if word in ("~", "$HOME", "${HOME}") else word
+
+
+def _unknown_text(rel: str) -> str:
+    return (
+        f"memdir did not let this command write {rel}: what a shell command writes into "
+        "memory cannot be judged before it runs. Write the file with your file tools "
+        "instead (its text is screened, and may wait for the user's review)."
+    )
+
+
+def _current(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            return handle.read()
+    except OSError:
+        return ""
