@@ -164,6 +164,15 @@ def test_memdirs_own_commands_that_act_as_the_user_are_asked_about(
     assert codex is not None and codex[0] == "deny" and "cannot ask" in codex[1]
 
 
+def test_a_command_naming_memory_that_cannot_be_read_whole_is_refused(mem: Memdir) -> None:
+    target = mem.layout.memory_dir / "x.md"
+    padding = "x" * 100_001
+    got = shell(mem, f"echo {padding} > /dev/null; echo {shlex.quote(POISON)} > {target}")
+    assert got is not None and got[0] == "deny" and "read whole" in got[1]
+    got = shell(mem, f"echo 'unclosed > {target}")
+    assert got is not None and got[0] == "deny"
+
+
 def test_home_and_tilde_are_read_as_the_shell_reads_them(mem: Memdir) -> None:
     folder = mem.layout.memory_dir
     home = folder.parent.parent

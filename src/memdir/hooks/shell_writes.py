@@ -28,6 +28,9 @@ each place it writes under a memory folder:
   ``recall``, ``review``'s list, ``doctor``) and deleting ones (``rm``,
   ``forget``: nothing new enters memory) go on.
 
+A command that names memory but cannot be read whole (past the reader's length
+or depth, or a quote left open) is refused: what it writes is not known.
+
 Paths are resolved as the shell would at that point of the line: ``~`` and
 ``$HOME`` from the hook's environment, a relative path from the working
 folder a ``cd`` or ``pushd`` earlier on the line left. A command that names no
@@ -104,7 +107,9 @@ def shell_memory_calls(
     a skill they started may run it for them)."""
     from memdir.enforcement.shell_words import commands_with_input
 
-    commands, _ = commands_with_input(command)
+    commands, complete = commands_with_input(command)
+    if not complete:  # too long, too deep, or left open: what it writes is not known
+        return [], ("deny", _UNREAD)
     reader = _Reader(roots, cwd if isinstance(cwd, str) and os.path.isabs(cwd) else None, home)
     for words, given in commands:
         answer = reader.read(words, given)
@@ -358,6 +363,13 @@ def _home_expanded(word: str, home: str | None) -> str:
         if word.startswith(prefix):
             return os.path.join(home, word[len(prefix) :])
     return home if word in ("~", "$HOME", "${HOME}") else word
+
+
+_UNREAD = (
+    "memdir did not let this command run: it names a memory folder, and it could not be "
+    "read whole (too long, nested too deep, or a quote or here-document left open). Write "
+    "memory with your file tools, or split the command."
+)
 
 
 def _unknown_text(rel: str) -> str:
