@@ -36,8 +36,10 @@ Paths are resolved as the shell would at that point of the line: ``~`` and
 folder a ``cd`` or ``pushd`` earlier on the line left. A command that names no
 memory folder (by its project folder's name, or run from inside one) costs a
 substring test. Not seen: what a program writes by its own code (``python -c``,
-a script), ``git`` bringing files in, a path reached through a link whose name
-the command does not spell.
+a script), ``git`` bringing files in, a path the shell computes (a glob, a
+command's output) or reaches through a link whose name the command does not
+spell. The hook is a gate for an agent that follows its instructions, and a
+check on text it was handed; the screening of every other door stays.
 """
 
 from __future__ import annotations
