@@ -173,6 +173,16 @@ def test_a_command_naming_memory_that_cannot_be_read_whole_is_refused(mem: Memdi
     assert got is not None and got[0] == "deny"
 
 
+def test_a_shell_calls_own_folder_is_where_its_relative_paths_land(mem: Memdir) -> None:
+    gemini = {**os.environ, HOST_VARIABLE: "gemini"}
+    folder = str(mem.layout.memory_dir)
+    call = {"command": f"echo {shlex.quote(POISON)} > notes.md", "dir_path": folder}
+    got = decision(answer(mem, "run_shell_command", call, gemini))
+    assert got is not None and got[0] == "deny"
+    elsewhere = {**call, "dir_path": str(mem.layout.project_root)}
+    assert decision(answer(mem, "run_shell_command", elsewhere, gemini)) is None
+
+
 def test_home_and_tilde_are_read_as_the_shell_reads_them(mem: Memdir) -> None:
     folder = mem.layout.memory_dir
     home = folder.parent.parent

@@ -255,12 +255,13 @@ def _memory_write_held(
     found = memory_calls(calls, roots, cwd) if any(n in WRITE_TOOLS for n, _ in calls) else []
     for name, given in calls:
         if name == "Bash":  # a shell call, in every host's dialect
-            from memdir.hooks.shell_writes import shell_memory_calls, shell_text
+            from memdir.hooks.shell_writes import shell_cwd, shell_memory_calls, shell_text
 
-            command = shell_text(given.get("command"), roots, cwd)
+            where = shell_cwd(given, cwd)
+            command = shell_text(given.get("command"), roots, where)
             if command is None:
                 continue
-            writes, answer = shell_memory_calls(command, roots, cwd, env.get("HOME"))
+            writes, answer = shell_memory_calls(command, roots, where, env.get("HOME"))
             if answer is not None:
                 return answer
             found += writes

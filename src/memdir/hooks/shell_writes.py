@@ -50,11 +50,12 @@ from memdir.hooks.memory_writes import MemoryCall, memory_place
 
 TYPE_CHECKING = False  # not typing's: the pre-tool-use hook loads this module for Bash
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
+    from typing import Any
 
     from memdir.enforcement.rule_cache import RuleRoot
 
-__all__ = ["mentions_memory", "shell_memory_calls", "shell_text"]
+__all__ = ["mentions_memory", "shell_cwd", "shell_memory_calls", "shell_text"]
 
 # memdir's commands that change memory as its user would, or decide for them.
 _PERSON_COMMANDS = frozenset(
@@ -68,6 +69,7 @@ _IN_PLACE = frozenset({"sed", "perl", "ruby"})
 _PRINTERS = frozenset({"echo", "printf"})
 _ECHO_OPTIONS = frozenset({"-n", "-e", "-E", "-ne", "-en"})
 _CHANGE_DIRECTORY = frozenset({"cd", "pushd"})
+_WORKDIR_FIELDS = ("dir_path", "workdir")  # a shell call's own folder (Gemini, Codex)
 
 
 def mentions_memory(command: str, roots: Sequence[RuleRoot], cwd: object) -> bool:
@@ -84,6 +86,16 @@ def mentions_memory(command: str, roots: Sequence[RuleRoot], cwd: object) -> boo
             if parent and parent in command:
                 return True
     return False
+
+
+def shell_cwd(tool_input: Mapping[str, Any], cwd: object) -> object:
+    """The folder a shell call runs in: the session's, or the one the call names
+    (Gemini CLI's ``dir_path``, Codex's ``workdir``), taken from the session's."""
+    for field in _WORKDIR_FIELDS:
+        named = tool_input.get(field)
+        if isinstance(named, str) and named and isinstance(cwd, str) and os.path.isabs(cwd):
+            return os.path.normpath(os.path.join(cwd, named))
+    return cwd
 
 
 def shell_text(command: object, roots: Sequence[RuleRoot], cwd: object) -> str | None:
