@@ -21,7 +21,11 @@ steps that touch the folder under the private store's lock:
    keeps the remote's version in its file and this machine's as a conflict
    copy in ``.conflicts/`` (never committed), an edit beats a delete,
    ``MEMORY.md`` and the daily logs take the union of both sides' lines;
-   what arrived is recorded in the history (a deletion included);
+   a memory that arrived and that screening flags (an instruction aimed at
+   the agent: another machine's agent may have saved it past any gate) or
+   that a tombstone here forgot is held for review and the file put back
+   (:mod:`memdir.team.pulled`); what else arrived is recorded in the history
+   (a deletion included);
 4. check what the push would send (:func:`memdir.team.outgoing.outgoing_problems`,
    secrets in every unpushed blob, name and message) unless ``allow_secrets``,
    and that no team file is in it; push, never forced; when another machine
@@ -50,6 +54,7 @@ from memdir.team.git import NETWORK_TIMEOUT, PushPlan, display_url, push_until_l
 from memdir.team.index_repair import reconcile_index
 from memdir.team.merge import merge_whole, record_incoming
 from memdir.team.outgoing import outgoing_problems
+from memdir.team.pulled import hold_flagged
 from memdir.team.reports import SyncedFiles, SyncTally
 from memdir.team.status import compare_with_remote
 from memdir.team.sync_record import read_record, recorded
@@ -332,6 +337,8 @@ def _integrate(tree: PrivateTree, branch: str, progress: _Progress) -> None:
         )
         after = tree.git.rev("HEAD") or tip
         changes = tree.git.changed(before, after)
+        held = _hold_flagged(tree, before, changes)
+        changes = [c for c in changes if c[1] not in held]
         for status, path in changes:
             if posixpath.basename(path) != INDEX_NAME:
                 (progress.deleted if status == "D" else progress.pulled).append(path)
@@ -342,6 +349,26 @@ def _integrate(tree: PrivateTree, branch: str, progress: _Progress) -> None:
         tree.git.run("add", "--", INDEX_NAME)
         if tree.git.staged():
             tree.git.commit("memdir: repair the private index")
+
+
+def _hold_flagged(
+    tree: PrivateTree, before: str | None, changes: list[tuple[str, str]]
+) -> dict[str, str]:
+    """Hold each memory the merge brought that screening or a tombstone flags
+    (:mod:`memdir.team.pulled`); with history off its text is kept as a conflict copy."""
+
+    def keep_aside(path: str, data: bytes, reason: str) -> None:
+        tree.conflict_copy(path, data, f"held for review: {reason}")
+
+    return hold_flagged(
+        tree,
+        tree.memdir,
+        Scope.PRIVATE,
+        before,
+        changes,
+        is_memory=_is_memory,
+        keep_aside=keep_aside,
+    )
 
 
 def _check_outgoing(tree: PrivateTree, allow_secrets: bool) -> None:

@@ -49,21 +49,18 @@ import posixpath
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from memdir.errors import MemdirError
-from memdir.history.provenance import provenance
-from memdir.history.review import screened
 from memdir.history.tombstones import FORGOTTEN_NAME
-from memdir.model import Memory, Scope
-from memdir.storage.codec import parse_memory
+from memdir.model import Scope
 from memdir.storage.fs import atomic_write, safe_join
-from memdir.storage.memory_index import INDEX_NAME, remove_entry
+from memdir.storage.memory_index import INDEX_NAME
 from memdir.storage.sidecar import SIDECAR_DIR
 from memdir.team import recovery
 from memdir.team.checks import is_memory_name
 from memdir.team.conflicts import CONFLICTS_DIR
 from memdir.team.index_repair import reconcile_index
-from memdir.team.merge import memory_name, merge_whole, record_incoming
+from memdir.team.merge import merge_whole, record_incoming
 from memdir.team.messages import repair_message
+from memdir.team.pulled import hold_flagged
 from memdir.team.quarantine import mark_scanned, move_out, quarantine
 from memdir.team.remote_tree import screened_tip
 from memdir.team.reports import ConflictCopy, Progress
@@ -138,44 +135,21 @@ def integrate(tree: TeamTree, branch: str, progress: Progress) -> None:
 def _hold_screened(
     tree: TeamTree, before: str | None, changes: list[tuple[str, str]], progress: Progress
 ) -> dict[str, str]:
-    """Hold each memory that arrived and that screening flags; returns path -> reason.
+    """Hold each memory that arrived and that screening flags (:mod:`memdir.team.pulled`);
+    returns path -> reason. With history off it is quarantined."""
 
-    Its text becomes a pending version (quarantined, with history off) and the
-    file is put back as ``before`` had it (removed if new), with its index line,
-    in a commit of its own.
-    """
-    held: dict[str, str] = {}
-    for status, path in changes:
-        if status == "D" or posixpath.basename(path) == INDEX_NAME or not is_memory_name(path):
-            continue
-        if path == FORGOTTEN_NAME or path in held:
-            continue  # the team's tombstones: no memory
-        source = tree.root / path
-        if source.is_symlink() or not source.is_file():
-            continue
-        data = source.read_bytes()
-        memory = _pulled_memory(data, path)
-        reason = screened(memory) or tree.memdir.relearns(memory, scope=Scope.TEAM)
-        if reason is None:
-            continue
-        old = None if before is None or status == "A" else tree.git.blob(f"{before}:{path}")
-        _set_aside(tree, path, data, old, reason, progress)
-        held[path] = reason
-    if not held:
-        return held
-    team = tree.memdir.team
-    index = team.read_index()
-    kept = index
-    for path in held:
-        kept = remove_entry(kept, file=path)  # the teammate's line for it goes too
-    if kept != index:
-        atomic_write(team.index_path, kept)
-    reconcile_index(team)  # a file put back gets its own line again
-    if team.index_path.exists():
-        tree.git.run("add", "--", INDEX_NAME)
-    if tree.git.staged():
-        lines = "\n".join(f"{path}: {reason}" for path, reason in held.items())
-        tree.git.commit(f"memdir: hold {len(held)} pulled memory file(s) for review\n\n{lines}")
+    def keep_aside(path: str, data: bytes, reason: str) -> None:
+        progress.quarantined.append(move_out(tree, path, (f"held for review: {reason}",)))
+
+    held = hold_flagged(
+        tree,
+        tree.memdir,
+        Scope.TEAM,
+        before,
+        changes,
+        is_memory=is_memory_name,
+        keep_aside=keep_aside,
+    )
     progress.pulled[:] = [p for p in progress.pulled if p not in held]
     return held
 
@@ -183,15 +157,6 @@ def _hold_screened(
 def _is_tombstones(path: str) -> bool:
     """The team's tombstones: two clones' concurrent additions merge as both sides' lines."""
     return path == FORGOTTEN_NAME
-
-
-def _pulled_memory(data: bytes, path: str) -> Memory:
-    """A pulled memory file's bytes as the memory screening and tombstones judge."""
-    text = data.decode("utf-8", "replace")
-    try:
-        return parse_memory(text, path=path)
-    except MemdirError:  # not a memory as written: its text is read as a body
-        return Memory(name="", description="", type=None, body=text)
 
 
 def _kept_against_a_delete(
@@ -221,35 +186,6 @@ def _forgotten_conflict(conflict: ConflictCopy, held: dict[str, str]) -> Conflic
         conflict,
         reason=f"deleted by the remote, edited here: held for review, as it {reason}",
     )
-
-
-def _set_aside(
-    tree: TeamTree, path: str, data: bytes, old: bytes | None, reason: str, progress: Progress
-) -> None:
-    """Keep a pulled file's text for review and put back what the file held before."""
-    history = tree.memdir.history_db
-    if history is None:
-        progress.quarantined.append(move_out(tree, path, (f"held for review: {reason}",)))
-    else:
-        author = tree.git.run(
-            "log", "-1", "--format=%an <%ae>", "HEAD", "--", path, check=False
-        ).stdout.strip()
-        with provenance(route="sync", user=author or None):
-            history.record(
-                scope=Scope.TEAM,
-                file=path,
-                action="sync",
-                name=memory_name(data),
-                before=old,
-                after=data,
-                status="pending",
-                reason=reason,
-            )
-        if old is None:
-            tree.git.run("rm", "--quiet", "--cached", "--ignore-unmatch", "--", path)
-            (tree.root / path).unlink(missing_ok=True)
-    if old is not None:
-        tree.put(path, old)
 
 
 def _local_only_at_risk(tree: TeamTree, tip: str) -> dict[str, tuple[bytes, Path]]:
