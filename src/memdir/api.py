@@ -206,9 +206,15 @@ class Memdir(ModelVerbs, HistoryVerbs, ForgetVerbs):
         return build_manifest(self, query=query, limit=limit)
 
     def log(self, text: str, *, now: dt.datetime | None = None) -> Path:
-        """Append a timestamped entry to today's daily log; returns the log file."""
+        """Append a timestamped entry to today's daily log; returns the log file.
+
+        An agent's entry (MCP's log tool) is screened first and refused when flagged
+        (:func:`memdir.history.review.check_log_entry`)."""
+        from memdir.history.provenance import current
+        from memdir.history.review import check_log_entry
         from memdir.storage.dailylog import append_log
 
+        check_log_entry(self.settings, current(), text)
         with translated(self.layout.logs_dir):
             path = append_log(self.layout.logs_dir, text, now=now, lock_dir=self.layout.lock_dir)
         journal_or_warning(self.layout.state_dir / JOURNAL_NAME, [path])  # derived: never fails

@@ -49,6 +49,7 @@ __all__ = [
     "AGENT_ROUTES",
     "AWAITING_REVIEW",
     "MODES",
+    "check_log_entry",
     "hold_reason",
     "manual_reason",
     "review_mode",
@@ -86,6 +87,28 @@ def screened(memory: Memory | None) -> str | None:
 
     findings = screen_memory(memory)
     return reason_line(findings) if findings else None
+
+
+def check_log_entry(settings: Settings, origin: Provenance, text: str) -> None:
+    """Refuse an agent's daily-log entry that screening flags, or any in a private scope
+    that is read-only for agents. A log line cannot wait as a version, and a log is
+    what consolidation distils and search returns: it is screened as a memory is."""
+    if origin.route not in AGENT_ROUTES or origin.approved is not None:
+        return
+    if review_mode(settings, Scope.PRIVATE) == "read-only":
+        raise MemdirError(
+            "the private memory is read-only for agents: this entry was not logged",
+            hint="tell the user what you wanted to note",
+        )
+    from memdir.screening.findings import reason_line
+    from memdir.screening.screen import screen_text
+
+    findings = screen_text(text)
+    if findings:
+        raise MemdirError(
+            f"this entry was not logged: {reason_line(findings)}",
+            hint="note what happened in plain words; tell the user what you wanted to keep",
+        )
 
 
 def hold_reason(
