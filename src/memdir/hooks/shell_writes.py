@@ -380,9 +380,10 @@ def _home_expanded(word: str, home: str | None) -> str:
 
 
 _UNREAD = (
-    "memdir did not let this command run: it names a memory folder, and it could not be "
-    "read whole (too long, nested too deep, or a quote or here-document left open). Write "
-    "memory with your file tools, or split the command."
+    "memdir did not let this command run: it may write into memory (it names a memory "
+    "folder or memdir), and it could not be read whole (too long, nested too deep, or a "
+    "quote or here-document left open). Write memory with your file tools, or split the "
+    "command."
 )
 
 
