@@ -1,7 +1,7 @@
 """What the history costs a write, and on disk, at 1,000 and at 100,000 memories.
 
 For each size N (``--sizes 1000,100000``) the script writes N synthetic
-memories (``scale.generate``) into a fresh project, then opens it twice: with
+memories (``scale.prepare``) into a fresh project, then opens it twice: with
 history on (the default) and with ``history=False``. In one run, the sizes and
 the two settings taking turns (same machine load), it times (p50, ms):
 
@@ -41,20 +41,15 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from memdir.api import Memdir
 from memdir.model import Scope
-from scale import generate
+from scale import prepare
 
 GOAL_S = 1.0  # history, why and the page of a memory with 200,000 versions
 
 
 def open_pair(n: int, stack: contextlib.ExitStack) -> tuple[Memdir, Memdir]:
-    """A project of ``n`` memories opened with history on and off."""
-    tmp = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="memdir-history-")))
-    project = tmp / "project"
-    project.mkdir()
-    on = Memdir.open(project, home=tmp / "home")
-    generate(on.layout.memory_dir, n)
-    os.sync()
-    off = Memdir.open(project, home=tmp / "home", history=False)
+    """A project of ``n`` memories (``scale.prepare``) opened with history on and off."""
+    on = prepare(n, stack)
+    off = Memdir.open(on.layout.project_root, home=on.layout.home, history=False)
     for mem in (on, off):  # counts the files, opens the key table and the history once
         mem.write(name=f"warm {id(mem)}", description="d", type="project", body="warm")
     return on, off

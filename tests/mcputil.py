@@ -2,7 +2,8 @@
 
 :func:`call_tool` calls one tool on a fresh server over the in-memory transport;
 :func:`serving_http` runs the server over streamable HTTP, in a thread, for tests
-that need a real one, and ``INITIALIZE`` with ``HTTP_HEADERS`` opens a session on it.
+that need a real one, and doctor's ``INITIALIZE`` request with ``HTTP_HEADERS`` opens a
+session on it.
 """
 
 from __future__ import annotations
@@ -21,18 +22,8 @@ from mcp import Client
 from memdir.mcp.http import MCP_PATH, http_app
 from memdir.mcp.server import build_server
 
-# What a client sends first over streamable HTTP: MCP's initialize request, with the
-# headers the transport wants on every request (JSON in, JSON or an event stream out).
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "memdir-tests", "version": "0"},
-    },
-}
+# The headers streamable HTTP wants on every request (JSON in, JSON or an event stream
+# out); MCP's first request is the one doctor's probe sends (memdir.hosts.probes.INITIALIZE).
 HTTP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
 

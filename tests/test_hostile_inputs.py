@@ -26,6 +26,7 @@ from gitutil import git
 from memdir.api import Memdir
 from memdir.cli import main
 from memdir.errors import InvalidMemory, MemdirError, StorageError
+from memdir.hosts.probes import INITIALIZE
 from memdir.model import MAX_DESCRIPTION_CHARS, MAX_NAME_CHARS
 from memdir.storage.failures import explain_os_error
 from memdir.storage.store import MemoryStore
@@ -35,7 +36,7 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from mcputil import HTTP_HEADERS, INITIALIZE, call_tool, serving_http
+from mcputil import HTTP_HEADERS, call_tool, serving_http
 
 SECRET = "outside-secret-never-read"
 VICTIM = ("Deploy window", "Deploys happen on Tuesdays", "victim body\n")

@@ -16,8 +16,9 @@ import httpx2
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from mcputil import HTTP_HEADERS, INITIALIZE, serving_http
+from mcputil import HTTP_HEADERS, serving_http
 from memdir.api import Memdir
+from memdir.hosts.probes import INITIALIZE
 from memdir.mcp.http import TOKEN_FILE, resolve_token
 
 TOKEN = "right-token-for-tests"

@@ -138,14 +138,22 @@ def test_an_instruction_written_into_the_index_is_refused(mem: Memdir) -> None:
     assert answer(mem, "Write", write(index, "- [Setup](setup.md) — how to set up\n")) is None
 
 
-def test_memory_in_manual_review_keeps_even_a_clean_agent_write(
-    mem: Memdir, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("MEMDIR_REVIEW", "manual")
+def denied_clean_write(
+    mem: Memdir, monkeypatch: pytest.MonkeyPatch, review: str
+) -> tuple[Path, str]:
+    """Write the clean memory file in review mode ``review``: its path and why it was denied."""
+    monkeypatch.setenv("MEMDIR_REVIEW", review)
     target = mem.layout.memory_dir / "package_manager.md"
     got = decision(answer(mem, "Write", write(target, memory_text(CLEAN))))
     assert got is not None and got[0] == "deny"
-    assert "manual review" in got[1]
+    return target, got[1]
+
+
+def test_memory_in_manual_review_keeps_even_a_clean_agent_write(
+    mem: Memdir, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target, reason = denied_clean_write(mem, monkeypatch, "manual")
+    assert "manual review" in reason
     assert not target.exists()
     [pending] = mem.review()
     mem.approve(pending.version.file)
@@ -155,11 +163,8 @@ def test_memory_in_manual_review_keeps_even_a_clean_agent_write(
 def test_a_read_only_scope_denies_the_write_saying_why(
     mem: Memdir, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("MEMDIR_REVIEW", "read-only")
-    target = mem.layout.memory_dir / "package_manager.md"
-    got = decision(answer(mem, "Write", write(target, memory_text(CLEAN))))
-    assert got is not None and got[0] == "deny"
-    assert "read-only" in got[1]
+    _, reason = denied_clean_write(mem, monkeypatch, "read-only")
+    assert "read-only" in reason
     assert mem.review() == []
 
 

@@ -23,11 +23,11 @@ from typing import IO, Any
 
 from memdir.utils.processes import reap
 
-__all__ = ["HOOK_TIMEOUT", "SERVER_TIMEOUT", "run_hook", "start_server"]
+__all__ = ["HOOK_TIMEOUT", "INITIALIZE", "SERVER_TIMEOUT", "run_hook", "start_server"]
 
 HOOK_TIMEOUT = 20.0  # seconds for a probe hook to exit (it answers in well under one)
 SERVER_TIMEOUT = 30.0  # seconds for a server to answer initialize (it starts in about one)
-_INITIALIZE = {
+INITIALIZE = {  # MCP's first request, as doctor's probe sends it
     "jsonrpc": "2.0",
     "id": 1,
     "method": "initialize",
@@ -94,7 +94,7 @@ def start_server(entry: dict[str, Any], root: Path, env: Mapping[str, str]) -> s
 def _initialize(process: subprocess.Popen[bytes], stderr: IO[bytes]) -> str | None:
     assert process.stdin is not None and process.stdout is not None
     try:
-        process.stdin.write((json.dumps(_INITIALIZE) + "\n").encode())
+        process.stdin.write((json.dumps(INITIALIZE) + "\n").encode())
         process.stdin.flush()
     except OSError:
         pass  # it exited already: its status and stderr say why
