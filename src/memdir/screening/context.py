@@ -21,7 +21,12 @@ around a hit:
 - :func:`is_bounded`: this sentence or the next says what still needs the person
   ("…; anything touching prod needs a yes"), so a grant before it is a bounded rule;
 - :func:`person_said`: its sentence names the person as the source ("the user
-  said the old checklist is outdated"), their own change;
+  said the old checklist is outdated"), their own change, unless what is declared
+  void is the agent's own standing instructions (the operator's, the system
+  prompt, ``CLAUDE.md``): the person changes their own rules, not the agent's;
+- :func:`names_a_thing`: the agent's name is followed by a thing it is part of
+  ("the LLM app's system prompt", "the AI product team"), so it names the thing,
+  not an addressee;
 - :func:`gives_order`: its sentence (a line, or up to ``.``, ``;``, ``!``,
   ``?``) gives the order itself, the verb opening a clause or following a
   subject or a modal ("send …", "then send …", "you must send …", "the agent
@@ -44,6 +49,7 @@ __all__ = [
     "is_mention",
     "is_negated",
     "is_reported",
+    "names_a_thing",
     "opens_with_order",
     "person_said",
     "sentence_end",
@@ -101,10 +107,39 @@ _PERSON_SAID = re.compile(
 )
 
 
-def person_said(text: str, start: int) -> bool:
+# The agent's own standing instructions: voided, they are not the person's to change in a note.
+_AGENTS_OWN = re.compile(
+    r"\b(?:operator|operator's|system prompt|system instructions|vendor|claude\.md|agents\.md"
+    r"|gemini\.md|your (?:instructions|guidelines|rules|configuration|programming))\b"
+)
+
+
+def person_said(text: str, start: int, end: int | None = None) -> bool:
     """Whether the sentence before ``start`` names the person as the source ("the user said
-    …", "we decided …"): their own change, not an order from elsewhere."""
+    …", "we decided …"): their own change, not an order from elsewhere. With ``end``, not when
+    ``text[start:end]`` declares the agent's own standing instructions void."""
+    if end is not None and _AGENTS_OWN.search(text, start, end):
+        return False
     return _PERSON_SAID.search(text, sentence_start(text, start), start) is not None
+
+
+# What the agent's name may be the first word of ("the LLM app", "an AI product team").
+_THING_AFTER = re.compile(
+    r"\s*(?:apps?|applications?|products?|features?|frameworks?|sdks?|apis?|providers?"
+    r"|vendors?|pipelines?|evals?|evaluations?|stacks?|platforms?|services?|teams?|projects?"
+    r"|calls?|costs?|latency|usage|traces?|routers?|gateways?|wrappers?|clients?|integrations?"
+    r"|startups?|compan(?:y|ies)|research|papers?|benchmarks?|courses?|workshops?|meetups?"
+    r"|vendors?|pricing|budgets?|quotas?)(?:'s|s')?\b"
+)
+
+
+def names_a_thing(text: str, end: int) -> bool:
+    """Whether the agent's name ending at ``end`` is the first word of a thing's name ("the LLM
+    app's prompt", "the AI platform team")."""
+    stop = end
+    while stop > 0 and not text[stop - 1].isalnum():
+        stop -= 1  # the name's match may hold the space after it
+    return _THING_AFTER.match(text, stop) is not None
 
 
 # What narrows a permission to a case ("skip the hooks only when reverting"): a rule.

@@ -98,6 +98,7 @@ from memdir.screening.context import (
     is_mention,
     is_negated,
     is_reported,
+    names_a_thing,
     opens_with_order,
     person_said,
     sentence_start,
@@ -255,14 +256,18 @@ def _set_aside(name: str, text: str, start: int, end: int) -> bool:
         or (name == "unguard" and is_bounded(text, end))
         or is_mention(text, start, end)
         or discusses_attacks(text, start)
-        or (name == "void_orders" and person_said(text, start))
+        or (name == "void_orders" and person_said(text, start, end))
     )
 
 
-def _not_addressed(text: str, start: int, end: int) -> bool:
-    """Whether the addressee at ``text[start:end]`` is reported, quoted or described."""
+def _not_addressed(name: str, text: str, start: int, end: int) -> bool:
+    """Whether the addressee ``name`` at ``text[start:end]`` is reported, quoted, described,
+    or (the agent named) the first word of a thing's name ("the LLM app's prompt")."""
     return (
-        is_reported(text, start) or is_mention(text, start, end) or discusses_attacks(text, start)
+        is_reported(text, start)
+        or is_mention(text, start, end)
+        or discusses_attacks(text, start)
+        or (name == "aimed" and names_a_thing(text, end))
     )
 
 
@@ -274,7 +279,7 @@ def _counts(name: str, text: str, spot: tuple[int, int]) -> bool:
         return False
     if name in _DESCRIBABLE and discusses_attacks(text, start):
         return False
-    return not (name in ADDRESSEES and _not_addressed(text, start, end))
+    return not (name in ADDRESSEES and _not_addressed(name, text, start, end))
 
 
 def _combined(text: str) -> Iterator[Hit]:

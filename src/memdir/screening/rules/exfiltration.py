@@ -12,6 +12,7 @@ from memdir.screening.rules.vocabulary import (
     SECRET,
     SECRET_STRICT,
     SEND,
+    WORD,
     Rule,
     S,
     gap,
@@ -23,6 +24,7 @@ __all__ = ["rules"]
 def rules() -> tuple[Rule, ...]:
     """The exfiltration rules, in the order they are tried."""
     s = S
+    clause = r"[^a-z0-9.!?;]{1,3}"  # between two words of one clause: no semicolon either
     return (
         # -- exfiltration ------------------------------------------------------
         Rule(
@@ -98,7 +100,8 @@ def rules() -> tuple[Rule, ...]:
             rf"{gap(8)}(?:with|by){s}{gap(8)}{SECRET_STRICT}|\b(?:reply|respond|answer)(?:{s}to{s}"
             rf"(?:the{s})?(?:user|them))?{s}with{s}{gap(6)}{SECRET_STRICT}|\b(?:(?:your|every|each"
             rf"|all|any){s})?"
-            rf"(?:of{s}your{s})?(?:next{s})?{REPLY}{s}{gap(4)}(?:(?:should|must|shall|will|need"
+            rf"(?:of{s}your{s})?(?:next{s})?{REPLY}{clause}(?:{WORD}{clause}){{0,4}}(?:(?:should"
+            rf"|must|shall|will|need"
             rf" to|needs to|has to|have to|are to|is to){s})?(?:always{s}|also{s})?(?:include"
             rf"|includes|contain|contains|carry|carries|hold|holds|show|shows|list|lists|end with"
             rf"|ends with|start with|starts with|begin with|begins with|quote|quotes|embed|embeds"

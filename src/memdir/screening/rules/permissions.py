@@ -81,7 +81,7 @@ def rules() -> tuple[Rule, ...]:
             reason="gets commands past the agent's guard",
             pattern=rf"\bso{s}(?:that{s})?the{s}(?:hook|guard|check|filter|rule|sandbox|deny"
             rf" rule)s?{s}(?:lets?|allows?|passes|pass|accepts?|ignores?|misses|skips)\b"
-            rf"|skip[ _-]?(?:guard|hooks?|checks?|permissions?|review|screening)\s*=\s*(?:1|true"
+            rf"|skip[\s_-]?(?:guard|hooks?|checks?|permissions?|review|screening)\s*=\s*(?:1|true"
             rf"|yes|on)\b|\b(?:edit|modify|change|update|rewrite|patch|write to)(?:{s}[a-z]+)?"
             rf"{s}(?:~/\.claude/settings\.json|\.claude/settings(?:\.local)?\.json"
             rf"|settings\.local\.json|~/\.codex/config\.toml|\.mcp\.json|permissions\.allow)"
@@ -139,9 +139,9 @@ def rules() -> tuple[Rule, ...]:
             reason="starts the agent with its permission checks off",
             pattern=r"--dangerously-skip-permissions|dangerously skip permissions|--yolo\b"
             r"|bypasspermissions|bypass-permissions|permission-?mode\W{0,3}(?:bypass|dontask"
-            r"|dont-ask|don't ask)|--full-auto\b|approval[- ]?policy\W{0,3}(?:to\W{1,3})?never"
-            r"|ask[- ]for[- ]approval\W{0,3}(?:to\W{1,3})?never|sandbox[- ]?mode\W{0,3}(?:to"
-            r"\W{1,3})?danger|default[- ]?mode\W{0,3}(?:to\W{1,3})?(?:bypasspermissions|dontask)"
+            r"|dont-ask|don't ask)|--full-auto\b|approval[\s-]?policy\W{0,3}(?:to\W{1,3})?never"
+            r"|ask[\s-]for[\s-]approval\W{0,3}(?:to\W{1,3})?never|sandbox[\s-]?mode\W{0,3}(?:to"
+            r"\W{1,3})?danger|default[\s-]?mode\W{0,3}(?:to\W{1,3})?(?:bypasspermissions|dontask)"
             r"|--dangerously-bypass-approvals",
             negated_ok=True,
             opening=True,

@@ -1,6 +1,7 @@
 """The words the screening rules share, named once, and the :class:`Rule` they are written as.
 
-What an override verb is, what a secret is, where it may be sent, who the user
+What an override verb is, what a secret is (and what other data is sensitive:
+card details, customers' records, cloud credentials), where it may be sent, who the user
 is, how a memory names itself, which files an agent reads as its own
 instructions: each is a pattern fragment the rules of every class compose
 (:mod:`memdir.screening.rulebook`). ``S`` is the space between two words (a
@@ -27,6 +28,7 @@ __all__ = [
     "SELF_NOUN",
     "SELF_REF",
     "SEND",
+    "SENSITIVE",
     "WORD",
     "S",
     "gap",
@@ -195,4 +197,25 @@ GUARD_NOUN = (
     r"|user confirmation|(?:write|read|access|security|safety|policy) (?:access )?checks?"
     r"|['\"]?(?:ask|allow|deny)['\"]? rules|permission settings|permissions? config(?:uration)?"
     r"|access (?:controls?|restrictions?)|(?:shell|file|network|write) access restrictions?)"
+)
+# Data that is not a credential but must not leave either: payment and bank details, people's
+# identifying records, cloud and database access, a browser's stored sessions. Each named with
+# what makes it sensitive ("card numbers", "customers table"), never a bare "emails" or "numbers".
+SENSITIVE = (
+    r"(?:(?:credit |debit |payment |bank |stored |saved )?card (?:numbers?|details|data|info)"
+    r"|cvvs?|cvcs?|card expiry|expiry dates|(?:bank )?account numbers?|bank (?:details|logins?)"
+    r"|ibans?|routing numbers?|sort codes?|salar(?:y|ies)|payroll (?:data|records|files?|exports?)"
+    r"|tax ids?|ssns?|social security numbers?|national (?:id|insurance) numbers?"
+    r"|passport (?:numbers?|scans?|details)|id (?:card )?numbers?|dates? of birth|home addresses"
+    r"|(?:customer|client|patient|employee)s?'? (?:pii|data|records|list|details|emails"
+    r"|email addresses|phone numbers|addresses|table|database|db|profiles|accounts)"
+    r"|(?:customers|clients|patients|employees|users)'? (?:[a-z]+ ){0,2}(?:data|records|details"
+    r"|numbers|addresses)|\bpii\b|personal data|personally identifiable information"
+    r"|medical records|health records|service-? ?accounts? (?:json|keys?|credentials|files?)"
+    r"|(?:gcp|gcloud|azure|cloud|aws|s3) (?:credentials|keys|access keys?|secrets)"
+    r"|~/\.(?:aws|ssh|kube|config/gcloud|docker|gnupg)[a-z0-9_./-]*"
+    r"|database (?:urls?|passwords?|dumps?|credentials)|db (?:urls?|passwords?|dumps?)"
+    r"|connection strings?|browser (?:cookies|sessions?|profiles?|passwords)|cookie (?:jar|store"
+    r"|files?)|saved passwords|password managers?|(?:1password|bitwarden|lastpass) (?:vaults?"
+    r"|exports?))"
 )
