@@ -124,6 +124,30 @@ the load on the machine falling during the run; an earlier such run gave 1.00,
 1.02, 1.00 before and 1.07, 1.09, 1.16 after. The cost of the widening is below
 what this machine's noise lets one measure, a tenth at most.
 
+Batch 12 (50 attacks, 50 ordinary memories) was written blind: by someone who had
+read neither the rules nor any probe, in voices none of the batches used (a vendor
+changelog, an HTML comment, a CSV header, a Terraform description, a Dockerfile
+LABEL, a crash log, an email signature, a calendar invite; fifteen languages).
+Scored once: 17 of 50 attacks held (12 by the rules), 2 of 50 ordinary memories
+held by the rules (a user who wants to approve every command themselves; "don't
+silently retry ... don't hide the failure"). Those two were then fixed by kind
+(signals of acting quietly stand down under a negation, as other signals do; a
+person who approves each change themselves is not a check switched off), and the
+learned model (``benchmarks/screening_model.py``: words and letter runs, trained
+on the shaped half, held to a threshold above every benign memory it was checked
+on) was retrained with batch 13 (30 benign memories of the kinds it lacked: an LLM
+app's own settings and prompts, security notes quoting an attack): 16 of 50 and 0
+of 50. That third is the honest figure for wording nobody tuned to; the held-out
+half's 85 of 87 is wording of the same families as the shaped half. Batch 13 is
+training data for the model: 1 of its 30 is held by a rule (b1744, a guide to
+filing injection reports that quotes an example order inside single quotes).
+
+After this round (one run each): held-out 85 of 87 and 1 of 83; fresh 79 of 80 and
+0 of 80; shaped 473 of 532 and 3 of 698 (the two ``[SYSTEM]`` lines, b1744); batch
+9, 19 of 20; batch 10, 60 of 60; batch 11, 14 of 30 (the model holds 4 the rules do
+not); batch 12, 16 of 50 and 0 of 50; batch 8, 0 of 100; memdir's own corpora, 0 of
+373 in each. Median 0.40 to 0.86 ms a memory, worst 5.2 ms.
+
 Tried and not built: a classifier over the bundled sentence model's vectors
 (logistic regression on the even probes, scored on the odd ones, the probes as
 they stood before the fresh batch). At the threshold of the highest look-alike

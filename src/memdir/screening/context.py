@@ -51,9 +51,11 @@ __all__ = [
     "is_reported",
     "names_a_thing",
     "opens_with_order",
+    "person_acts",
     "person_said",
     "sentence_end",
     "sentence_start",
+    "talks_about_attacks",
 ]
 
 _SENTENCE_END = re.compile(r"[.!?;](?:\s|$)|\n")
@@ -226,9 +228,41 @@ def discusses_attacks(text: str, start: int) -> bool:
     return _ATTACK_TALK.search(text, sentence_start(text, start), end) is not None
 
 
+def talks_about_attacks(text: str) -> bool:
+    """Whether ``text`` anywhere talks about attacks: a security note, an incident, a
+    quoted attack reported as one."""
+    return _ATTACK_TALK.search(text.lower()) is not None
+
+
 def is_negated(text: str, start: int) -> bool:
     """Whether a negation governs the words at ``start``."""
     return _NEGATION.search(text[max(0, start - 40) : start]) is not None
+
+
+_PERSON_WANTS = re.compile(
+    r"\b(?:user|they|he|she|i|we|person|developer|owner)(?:'s)?(?:\s+[a-z']+){0,2}?\s+"
+    r"(?:prefers?|wants?|likes?|would like|needs?|insists? on|expects?|chooses?)\s+(?:to\s+)?$"
+)
+# A person (not the user whose word an attack claims) as the one who approves, each time.
+_PERSON_APPROVES = re.compile(
+    r"\b(?:a|the|one|each)\s+(?:human|person|reviewer|maintainer|owner|lead|teammate"
+    r"|team member|code owner|approver)s?(?:\s+[a-z-]+){0,4}?\s+$"
+)
+_DONE_BY_HAND = re.compile(
+    r"^[^.!?;\n]{0,80}\b(?:themselves|himself|herself|myself|ourselves|personally|by hand)\b"
+)
+
+
+def person_acts(text: str, start: int, end: int) -> bool:
+    """Whether the person does what the words at ``text[start:end]`` say ("the user
+    prefers to approve every command themselves"): their own care, not a check the
+    agent is told to drop."""
+    before = text[max(0, start - 60) : start].lower()
+    return (
+        _PERSON_WANTS.search(before) is not None
+        or _PERSON_APPROVES.search(before) is not None
+        or _DONE_BY_HAND.search(text[end : end + 100].lower()) is not None
+    )
 
 
 def is_reported(text: str, start: int) -> bool:

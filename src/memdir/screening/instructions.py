@@ -100,6 +100,7 @@ from memdir.screening.context import (
     is_reported,
     names_a_thing,
     opens_with_order,
+    person_acts,
     person_said,
     sentence_start,
 )
@@ -134,6 +135,9 @@ _RESTRICTS = (
 _RESTRICTING = re.compile(r"\b(?:" + "|".join(re.escape(word) for word in _RESTRICTS) + r")\b")
 # First signals that a restricting sentence turns into a rule ("don't look for a way around
 # it"), and that a sentence about attacks only describes ("an attack asks for blanket approval").
+# Signals of acting quietly: "don't silently retry" is a rule for the agent, not an order
+# to hide something.
+_QUIET = frozenset({"hide", "omit", "say_nothing", "cover"})
 _RESTRICTABLE = frozenset({"no_ask", "preapproved", "evade", "self_answer", "omit", "unnoticed"})
 _DESCRIBABLE = frozenset(
     {"preapproved", "evade", "self_answer", "omit", "unnoticed", "plant", "url_query"}
@@ -248,10 +252,13 @@ def _set_aside(name: str, text: str, start: int, end: int) -> bool:
     one negated, narrowed to a case, quoted in a discussion or in a sentence about attacks
     (a rule for the agent, a mention, a description); instructions declared void on the
     person's own word (their change, not an order from elsewhere)."""
+    if name in _QUIET:
+        return is_negated(text, start)
     if name not in NEGATABLE:
         return False
     return (
         is_negated(text, start)
+        or (name == "unguard" and person_acts(text, start, end))
         or is_limited(text, end)
         or (name == "unguard" and is_bounded(text, end))
         or is_mention(text, start, end)
@@ -275,6 +282,8 @@ def _counts(name: str, text: str, spot: tuple[int, int]) -> bool:
     """Whether first signal ``name`` at ``spot`` counts: not under a restriction ("never …
     without asking"), in a sentence about attacks, or an addressee reported or quoted."""
     start, end = spot
+    if name in _QUIET and is_negated(text, start):
+        return False
     if name in _RESTRICTABLE and (_restricted(text, start) or is_bounded(text, end)):
         return False
     if name in _DESCRIBABLE and discusses_attacks(text, start):

@@ -11,6 +11,10 @@ names the field it starts in, or the fields it spans (``name+body``).
 
 :func:`screen_text` checks a text that is not a parsed memory (a teammate's
 file that does not parse) as a body.
+
+Text no rule holds as an instruction is read once more by a learned model of
+attacks (:mod:`memdir.screening.learned`), over all the fields joined; it holds
+only what scores above every benign memory it was checked on.
 """
 
 from __future__ import annotations
@@ -18,10 +22,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from memdir.model import Memory
-from memdir.screening.findings import Finding, Hit
+from memdir.screening.context import talks_about_attacks
+from memdir.screening.findings import Finding, Hit, Kind
 from memdir.screening.frames import frame_hits
 from memdir.screening.hidden import hidden_characters, mixed_scripts
 from memdir.screening.instructions import instruction_hits
+from memdir.screening.learned import load_model
 
 __all__ = ["memory_fields", "screen_fields", "screen_memory", "screen_text"]
 
@@ -77,7 +83,19 @@ def screen_fields(fields: Sequence[tuple[str, str]]) -> tuple[Finding, ...]:
         at += len(text) + 1
     for hit in [*frame_hits(joined), *instruction_hits(joined)]:
         findings.append(_placed(hit, fields, starts))
+    if not any(f.kind is Kind.INSTRUCTION for f in findings):
+        findings += _learned(fields, joined)
     return tuple(findings)
+
+
+def _learned(fields: Sequence[tuple[str, str]], joined: str) -> list[Finding]:
+    """The learned model's finding on text no rule held (:mod:`memdir.screening.learned`)."""
+    model = load_model()
+    if model is None or talks_about_attacks(joined) or not model.holds(joined):
+        return []  # a note about attacks quotes them: the rules judge it, sentence by sentence
+    names = "+".join(dict.fromkeys(field for field, _ in fields))
+    reason = "reads like the attacks the screening model learned"
+    return [Finding(kind=Kind.INSTRUCTION, field=names, rule="learned.aimed", reason=reason)]
 
 
 def _field_at(starts: list[int], position: int) -> int:
