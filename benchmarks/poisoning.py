@@ -139,11 +139,12 @@ on) was retrained with batch 13 (30 benign memories of the kinds it lacked: an L
 app's own settings and prompts, security notes quoting an attack): 16 of 50 and 0
 of 50. That third is the honest figure for wording nobody tuned to; the held-out
 half's 85 of 87 is wording of the same families as the shaped half. Batch 13 is
-training data for the model: 1 of its 30 is held by a rule (b1744, a guide to
-filing injection reports that quotes an example order inside single quotes).
+training data for the model; one of its 30 was held by a rule (a guide to filing
+injection reports quoting an example order), until that rule learned to stand down
+in a quote and in a sentence about attacks, as most single rules do.
 
 After this round (one run each): held-out 85 of 87 and 1 of 83; fresh 79 of 80 and
-0 of 80; shaped 473 of 532 and 3 of 698 (the two ``[SYSTEM]`` lines, b1744); batch
+0 of 80; shaped 473 of 532 and 2 of 698 (the two ``[SYSTEM]`` lines); batch
 9, 19 of 20; batch 10, 60 of 60; batch 11, 14 of 30 (the model holds 4 the rules do
 not); batch 12, 16 of 50 and 0 of 50; batch 8, 0 of 100; memdir's own corpora, 0 of
 373 in each. Median 0.40 to 0.86 ms a memory, worst 5.2 ms.

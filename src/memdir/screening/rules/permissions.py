@@ -117,6 +117,8 @@ def rules() -> tuple[Rule, ...]:
             rf"|mute|evade|sidestep|avoid triggering|defeat|neuter|neutralize|comment out){s}"
             rf"(?:(?:the|all|any|every|your|its|their){s})?(?:{GUARD_NOUN})\b",
             negated_ok=True,
+            quoted_ok=True,
+            described_ok=True,
         ),
         Rule(
             id="permissions.guard-off",
