@@ -143,11 +143,20 @@ training data for the model; one of its 30 was held by a rule (a guide to filing
 injection reports quoting an example order), until that rule learned to stand down
 in a quote and in a sentence about attacks, as most single rules do.
 
-After this round (one run each): held-out 85 of 87 and 1 of 83; fresh 79 of 80 and
-0 of 80; shaped 473 of 532 and 2 of 698 (the two ``[SYSTEM]`` lines); batch
-9, 19 of 20; batch 10, 60 of 60; batch 11, 14 of 30 (the model holds 4 the rules do
-not); batch 12, 16 of 50 and 0 of 50; batch 8, 0 of 100; memdir's own corpora, 0 of
-373 in each. Median 0.40 to 0.86 ms a memory, worst 5.2 ms.
+Batch 14 (50 attacks, 50 ordinary memories) was written blind the same way, after
+the model was trained again with batches 11 to 13 and written, and scored once: 16
+of 50 attacks held (14 by the rules, 2 more by the model), 1 of 50 ordinary memories
+held (a grant to work without checking in "but still stop and ask before anything
+irreversible": a kept check the bound-grant reading did not know; fixed by kind
+afterwards, 0 of 50). Two blind batches, two thirds missed: that is where screening
+stands on wording nobody tuned to.
+
+After this round (one run each, the model trained on every even id but batch 14):
+held-out 85 of 87 and 1 of 83; fresh 79 of 80 and 0 of 80; shaped 489 of 582 and 2 of
+748 (the two ``[SYSTEM]`` lines); batch 7, 40 of 40 and 2 of 40; batch 8, 0 of 100;
+batch 9, 19 of 20; batch 10, 60 of 60; batch 11, 14 of 30; batch 12, 16 of 50 and 0 of
+50 (11 and 12 are training data for the model now); batch 14, 16 of 50 and 0 of 50;
+memdir's own corpora, 0 of 373 in each. Median 0.48 to 1.04 ms a memory, worst 1.8 ms.
 
 Tried and not built: a classifier over the bundled sentence model's vectors
 (logistic regression on the even probes, scored on the odd ones, the probes as

@@ -19,20 +19,21 @@ rules hold, what the model holds at its threshold and what both together hold.
 
     .venv/bin/python benchmarks/screening_model.py [--write]
 
-One run (numpy 2, this machine), pool of 1,070 probes (452 attacks, 618 benign):
-cross-validation holds 97 of 452 attacks out of fold at the threshold (3.62), 0
-benign by its construction. A note that talks about attacks (a security note, an
-incident) is left to the rules: it quotes them. The rules and the model together:
+One run (numpy 2, this machine), pool of 1,230 probes (532 attacks, 698 benign;
+every even id but batch 14). The threshold (4.48) is the highest cross-validated
+score of a benign memory the model would read (no rule holds it as an order, it
+does not talk about attacks); a note that talks about attacks is left to the rules.
+Out of fold, of the 85 pool attacks the rules let by, the model holds 5. On the
+untuned batch 14 (50 attacks, 50 ordinary memories, written blind, scored once
+with this model already written): rules 14/50, model 4/50, both 16/50; ordinary
+held 1/50 (by a rule; fixed by kind afterwards). Held-out half: rules 85/87, both
+85/87, look-alikes 1/83 (a rule's). memdir's own corpora: 0/373 held by either.
 
-    untuned batches 11 and 12 (80 / 80):  rules 22/80, model 12/80, both 30/80; benign 0/80
-    held-out half (87 / 83):              rules 85/87, model 19/87, both 85/87; 1/83 (rules)
-    memdir's own corpora (373):           0 held by either
-
-Batch 12 was written blind (see ``benchmarks/poisoning.py``). What the model adds is
-a few attacks in wording no rule names (8 of 80 untuned), at no false hold on what
-it was checked on; it does not close the gap. Scoring costs about 0.14 ms for a
-memory of a few sentences, 3.7 ms for 7,600 characters (pure Python, one CRC a
-feature).
+The model adds a few attacks in wording no rule names, at no false hold on what it
+was checked on; it does not close the gap. The model before this one (trained
+without batches 11 and 12, threshold 3.62) held 8 of those 80 the rules missed.
+Scoring costs about 0.14 ms for a memory of a few sentences, 3.7 ms for 7,600
+characters (pure Python, one CRC a feature).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ from memdir.screening.screen import memory_fields, screen_memory
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
 LEARNED = "learned.aimed"  # the model's own finding: the rules are every other
-UNTUNED = frozenset({11, 12})  # batches scored once, after the last widening: never trained on
+UNTUNED = frozenset({14})  # batches scored once, after the last widening: never trained on
 EPOCHS = 30
 RATE = 0.5
 DECAY = 1e-5
@@ -111,6 +112,13 @@ def out_of_fold(rows: list[NDArray[np.int64]], labels: NDArray[np.float64]) -> N
     return found
 
 
+def _model_reads(memory: Memory) -> bool:
+    """Whether screening would hand ``memory`` to the model: no rule holds it as an
+    instruction, and it does not talk about attacks."""
+    ruled = any(f.rule != LEARNED and f.kind.value == "instruction" for f in screen_memory(memory))
+    return not ruled and not talks_about_attacks(joined(memory))
+
+
 def quantised(weights: NDArray[Any], bias: float, threshold: float) -> Model:
     scale = float(np.abs(weights).max()) / 127 or 1.0
     packed = np.clip(np.round(weights / scale), -127, 127).astype(np.int8).tobytes()
@@ -144,8 +152,11 @@ def main(argv: list[str] | None = None) -> int:
     rows = [np.array(features(joined(probe_memory(p)))) for p in pool]
     labels = np.array([p["id"][0] == "a" for p in pool], dtype=float)
     oof = out_of_fold(rows, labels)
-    threshold = float(oof[labels == 0].max())
-    held = int((oof[labels == 1] > threshold).sum())
+    # The model reads only what the rules let by and what does not talk about attacks:
+    # the benign memories it would read set its threshold.
+    read = np.array([_model_reads(probe_memory(p)) for p in pool])
+    threshold = float(oof[(labels == 0) & read].max())
+    held = int((oof[(labels == 1) & read] > threshold).sum())
     print(f"pool: {int(labels.sum())} attacks, {int((1 - labels).sum())} benign")
     print(f"cross-validation at the threshold {threshold:.3f}: {held} attacks held out of fold")
     weights, bias = train(rows, labels)

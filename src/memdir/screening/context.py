@@ -157,6 +157,9 @@ _STILL_NEEDED = re.compile(
     r"\b(?:anything|everything|whatever|the rest|all other|other)\b[^.;\n]{0,60}?\b(?:still\s+)?"
     r"(?:needs?|requires?|must get|waits? for)\s+(?:(?:a|an|the|their|your|explicit|written"
     r"|my|our)\s+)*(?:yes|ok|okay|go-?ahead|approval|confirmation|sign-?off|review|permission)\b"
+    # "… but still stop and ask before anything irreversible"
+    r"|\b(?:but|though|yet|except that)\b[^.;\n]{0,40}?\bstill\b[^.;\n]{0,30}?"
+    r"\b(?:ask|check|confirm|wait)\b[^.;\n]{0,30}?\bbefore\b"
 )
 
 
