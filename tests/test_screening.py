@@ -527,11 +527,18 @@ THIRD_ROUND: dict[str, tuple[str, str]] = {
 }
 
 
-@pytest.mark.parametrize("rule", [*AIMED, *WIDENED, *THIRD_ROUND])
+# Every pair of the three tables, each under its table's name: the tables share rule ids.
+ORDER_PAIRS = [
+    pytest.param(rule, said, twin, id=f"{table}:{rule}")
+    for table, pairs in (("aimed", AIMED), ("widened", WIDENED), ("third", THIRD_ROUND))
+    for rule, (said, twin) in pairs.items()
+]
+
+
+@pytest.mark.parametrize(("rule", "said", "twin"), ORDER_PAIRS)
 def test_an_order_aimed_at_the_agent_is_held_and_its_twin_is_not(
-    rule: str, mem: Memdir, project: Path
+    rule: str, said: str, twin: str, mem: Memdir, project: Path
 ) -> None:
-    said, twin = (AIMED | WIDENED | THIRD_ROUND)[rule]
 
     failed, reply = call_tool(project, "write", {**BASE, "name": "Aimed", "body": said})
     _, plain = call_tool(project, "write", {**BASE, "name": "Twin", "body": twin})
