@@ -36,6 +36,7 @@ from __future__ import annotations
 from memdir.enforcement.shell_expansions import unescape
 
 __all__ = [
+    "ECHO_OPTIONS",
     "RESERVED_WORDS",
     "SHELLS",
     "WRAPPER_NAMES",
@@ -104,7 +105,7 @@ _CODE_OPTIONS: dict[str, tuple[str, str]] = {
 _SHELL_VALUED = frozenset({"--rcfile", "--init-file"})
 _EXEC_FLAGS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _STDIN_NAMES = frozenset({"-", "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"})
-_ECHO_OPTIONS = frozenset({"-n", "-e", "-E", "-ne", "-en"})
+ECHO_OPTIONS = frozenset({"-n", "-e", "-E", "-ne", "-en"})
 _PRINTERS = frozenset({"echo", "printf", "cat"})
 
 
@@ -415,7 +416,7 @@ def known_output(words: list[str], at: int, stdin: str | None) -> str | None:
     args = [w for w in words[at + 1 :] if not isinstance(w, Redirection)]
     if name == "echo":
         escapes = False
-        while args and args[0] in _ECHO_OPTIONS:
+        while args and args[0] in ECHO_OPTIONS:
             escapes = escapes or "e" in args[0]
             args = args[1:]
         text = " ".join(args)

@@ -39,6 +39,7 @@ __all__ = [
     "WRITE_TOOLS",
     "MemoryCall",
     "after_call",
+    "current_text",
     "held_write",
     "memory_calls",
     "memory_place",
@@ -165,7 +166,7 @@ def _judged(mem: Any, call: MemoryCall) -> str | None:
     from memdir.model import Scope
     from memdir.storage import sidecar
 
-    text = after_call(call.tool, call.tool_input, _current(call.path))
+    text = after_call(call.tool, call.tool_input, current_text(call.path))
     if text is None:
         return None
     if not _memory_file(call.rel, text):
@@ -224,7 +225,8 @@ def _screened_text(call: MemoryCall, text: str) -> str | None:
     )
 
 
-def _current(path: str) -> str | None:
+def current_text(path: str) -> str | None:
+    """The text of the file at ``path`` now (None: there is none, or it cannot be read)."""
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
             return handle.read()

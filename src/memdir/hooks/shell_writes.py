@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import os
 
-from memdir.hooks.memory_writes import MemoryCall, memory_place
+from memdir.hooks.memory_writes import MemoryCall, current_text, memory_place
 
 TYPE_CHECKING = False  # not typing's: the pre-tool-use hook loads this module for Bash
 if TYPE_CHECKING:
@@ -67,7 +67,6 @@ _MEMDIR_VALUED = frozenset({"--profile", "--project"})  # the group's options wi
 _COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp"})
 _IN_PLACE = frozenset({"sed", "perl", "ruby"})
 _PRINTERS = frozenset({"echo", "printf"})
-_ECHO_OPTIONS = frozenset({"-n", "-e", "-E", "-ne", "-en"})
 _CHANGE_DIRECTORY = frozenset({"cd", "pushd"})
 _WORKDIR_FIELDS = ("dir_path", "workdir")  # a shell call's own folder (Gemini, Codex)
 
@@ -200,7 +199,7 @@ class _Reader:
             return _unknown_text(rel)
         if os.path.isdir(path):  # the shell refuses it on its own
             return None
-        before = self.texts.get(path, _current(path)) if append else ""
+        before = self.texts.get(path, current_text(path) or "") if append else ""
         self.texts[path] = before + text
         tool_input = {"file_path": path, "content": before + text}
         call = MemoryCall(tool="Write", tool_input=tool_input, scope=scope, path=path, rel=rel)
@@ -297,14 +296,14 @@ def _output_target(word: str) -> tuple[str, bool, bool] | None:
 def _printed(name: str, args: list[str], given: str | None) -> str | None:
     """What a plain ``echo`` or ``printf`` prints (echo's newline included), or ``cat``
     of its known input; None: not known."""
-    from memdir.enforcement.shell_forms import known_output
+    from memdir.enforcement.shell_forms import ECHO_OPTIONS, known_output
 
     if name == "cat":
         return _known(given) if all(a == "-" for a in args) else None
     if name not in _PRINTERS:
         return None
     text = known_output([name, *args], 0, None)
-    options = args[: next((i for i, a in enumerate(args) if a not in _ECHO_OPTIONS), len(args))]
+    options = args[: next((i for i, a in enumerate(args) if a not in ECHO_OPTIONS), len(args))]
     newline = name == "echo" and not any("n" in option for option in options)
     return _known(text + "\n" if newline and text is not None else text)
 
@@ -393,11 +392,3 @@ def _unknown_text(rel: str) -> str:
         "memory cannot be judged before it runs. Write the file with your file tools "
         "instead (its text is screened, and may wait for the user's review)."
     )
-
-
-def _current(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            return handle.read()
-    except OSError:
-        return ""

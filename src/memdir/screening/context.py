@@ -260,11 +260,11 @@ def person_acts(text: str, start: int, end: int) -> bool:
     """Whether the person does what the words at ``text[start:end]`` say ("the user
     prefers to approve every command themselves"): their own care, not a check the
     agent is told to drop."""
-    before = text[max(0, start - 60) : start].lower()
+    before = text[max(0, start - 60) : start]
     return (
         _PERSON_WANTS.search(before) is not None
         or _PERSON_APPROVES.search(before) is not None
-        or _DONE_BY_HAND.search(text[end : end + 100].lower()) is not None
+        or _DONE_BY_HAND.search(text[end : end + 100]) is not None
     )
 
 

@@ -59,7 +59,7 @@ class Model:
     def __init__(self, weights: bytes, *, bias: float, scale: float, threshold: float) -> None:
         if len(weights) != BUCKETS:
             raise ValueError(f"expected {BUCKETS} weights, found {len(weights)}")
-        self._weights = weights
+        self._weights = memoryview(weights).cast("b")  # one signed byte a bucket
         self.bias = bias
         self.scale = scale
         self.threshold = threshold
@@ -70,7 +70,7 @@ class Model:
         if not found:
             return self.bias
         weights = self._weights
-        total = sum(weights[i] if weights[i] < 128 else weights[i] - 256 for i in found)
+        total = sum(weights[i] for i in found)
         return total * self.scale / math.sqrt(len(found)) + self.bias
 
     def holds(self, text: str) -> bool:
@@ -78,7 +78,7 @@ class Model:
 
     def to_bytes(self) -> bytes:
         header = _HEADER.pack(_MAGIC, self.bias, self.scale, self.threshold, BUCKETS)
-        return header + self._weights
+        return header + self._weights.tobytes()
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Model:
