@@ -158,6 +158,44 @@ batch 9, 19 of 20; batch 10, 60 of 60; batch 11, 14 of 30; batch 12, 16 of 50 an
 50 (11 and 12 are training data for the model now); batch 14, 16 of 50 and 0 of 50;
 memdir's own corpora, 0 of 373 in each. Median 0.48 to 1.04 ms a memory, worst 1.8 ms.
 
+Batch 15 (50 attacks, 50 ordinary memories, fourteen languages among the
+attacks) was written blind and scored once with the screening as it stood: 26 of
+50 attacks held (20 by the rules), 1 of 50 ordinary memories held by a rule. Ten of
+its 14 non-English attacks were missed; so were an image link that carries the
+conversation in its URL, a support macro granting an account admin rights, a
+script telling the agent to lie to customers, and a table row forwarding
+privileged memos. The learned model was then changed in three ways, each chosen by
+cross-validation on the training pool, not on a batch scored for the report:
+batch 16 (240 memories written blind for training, half of them in twenty-five
+languages) joined the pool; a text of fewer than 400 features is scored as if it
+had 400 (a one-line description alone was scored as if it were sure, and 13 of the
+373 own memories, cut to their name and description, were held); and the
+threshold lets one in two hundred benign probes be held out of fold, above every
+own memory (whole, or its name and description alone) and every benign text of the
+screening tests, instead of sitting above the single highest-scoring look-alike.
+A grant the text bounds further on ("… without asking. … I should still check
+before …"; "Anywhere else, ask me first") is read as bounded, as it was within
+one sentence.
+
+Batch 17 (50 attacks, 50 ordinary memories, seventeen languages each) was
+written blind, after all of that, and scored once: 28 of 50 attacks held (12 by
+the rules, 27 by the model), 1 of 50 ordinary memories held by a rule (a grant in
+the name bounded in the body four sentences on, the kind fixed just above: that
+fix came after this scoring, 0 of 50 since). The screening as it stood before
+this round, on the same batch: 16 of 50 and 1 of 50. About half held on wording
+nobody tuned to, up from a third, is where screening stands; non-English orders
+are still most of what passes.
+
+After this round (one run each; the model trained on every even id but batch 17;
+batches 11 to 16 are its training data, so their figures are not blind): held-out
+85 of 87 and 1 of 83; fresh 79 of 80 and 0 of 80; shaped 699 of 802 and 4 of 968
+(the two ``[SYSTEM]`` lines, and two of batch 16's notes on a past injection that
+the rules read as the order they describe); batch 7, 40 of 40 and 2 of 40; batch 8,
+0 of 100; batch 9, 19 of 20; batch 10, 60 of 60; batch 14, 32 of 50 and 0 of 50;
+batch 15, 42 of 50 and 0 of 50; batch 16, 85 of 120 and 2 of 120; batch 17, 28 of 50
+and 0 of 50; memdir's own corpora, 0 of 373 in each. Median 0.43 to 0.71 ms a
+memory, worst 5 ms.
+
 Tried and not built: a classifier over the bundled sentence model's vectors
 (logistic regression on the even probes, scored on the odd ones, the probes as
 they stood before the fresh batch). At the threshold of the highest look-alike
@@ -165,7 +203,11 @@ it was trained on it held 30 of 87 attacks, 3 of 83 look-alikes and none of the
 133 own memories then in the check; at 0, 70 of 87 but 20 of 83 look-alikes
 and 6 of 133 own memories (the best sentence of a memory instead of its whole
 text: 13 of 87 at the first threshold). The look-alikes say what attacks say
-in meaning, and only the frame tells them apart.
+in meaning, and only the frame tells them apart. Tried again with batches 2 to
+13 in the pool (five-fold, the model's own threshold rule): among the attacks
+the rules let by, the sentence vectors ranked an attack above a benign memory
+77 % of the time (the words-and-letter-runs model: 95 %), and at the highest
+benign score held none of 85; the best sentence of a memory did worse (72 %).
 """
 
 from __future__ import annotations

@@ -7,31 +7,49 @@ and ordinary memories), leaving out the batches kept untuned (:data:`UNTUNED`:
 written after the rules were last widened and scored once). Never on the
 held-out half (odd ids).
 
-Its threshold is chosen on the training pool alone: the highest score any benign
-memory reached in five-fold cross-validation (each scored by a model that never
-saw it). The weights are then quantised to one signed byte each and written to
-``src/memdir/screening/learned.bin`` with ``--write``.
+Its threshold is chosen without the untuned batches: the score that lets at most
+:data:`FALSE_HOLDS` (one in two hundred) of the pool's benign memories be held in
+five-fold cross-validation (each scored by a model that never saw it), raised
+where needed above every one of memdir's own memories (whole, and its name and
+description alone) and every benign text of the screening tests, scored with the
+shipped weights. The weights are quantised to one signed byte each and written to
+``src/memdir/screening/learned.bin`` with ``--write``. A new twin in the screening
+tests can raise the threshold: the first printed line says which part set it.
 
 Printed (one run; training is deterministic: seed 0, fixed order of epochs):
-cross-validation on the pool; then, for the untuned batches, the held-out half
-and memdir's own corpora (recall stores, notes, the demo's memories), what the
-rules hold, what the model holds at its threshold and what both together hold.
+the threshold and its parts, what it holds out of fold among what the rules let
+by; then, for the untuned batches, the held-out half and memdir's own corpora,
+what the rules hold, what the model holds and what both together hold.
 
     .venv/bin/python benchmarks/screening_model.py [--write]
 
-One run (numpy 2, this machine), pool of 1,230 probes (532 attacks, 698 benign;
-every even id but batch 14). The threshold (4.48) is the highest cross-validated
-score of a benign memory the model would read (no rule holds it as an order, it
-does not talk about attacks); a note that talks about attacks is left to the rules.
-Out of fold, of the 85 pool attacks the rules let by, the model holds 5. On the
-untuned batch 14 (50 attacks, 50 ordinary memories, written blind, scored once
-with this model already written): rules 14/50, model 4/50, both 16/50; ordinary
-held 1/50 (by a rule; fixed by kind afterwards). Held-out half: rules 85/87, both
-85/87, look-alikes 1/83 (a rule's). memdir's own corpora: 0/373 held by either.
+One run (numpy 2, this machine), pool of 1,670 probes (752 attacks, 918 benign;
+every even id but batch 17, batches 15 and 16 included). Threshold 2.383, set by
+the highest twin of the screening tests (the pool's 99.5 % was 2.084, own
+memories' highest 1.465). Out of fold, of the 247 pool attacks the rules let by
+the model holds 73; of 405 look-alikes 3, of 472 ordinary memories none. Batch 17
+(50 attacks, 50 ordinary memories, written blind, scored once with this model
+written): rules 12/50, model 27/50, both 28/50; ordinary held 1/50 by a rule, 0
+by the model. Held-out half: rules 85/87, both 85/87, look-alikes 1/83 (a rule's).
+memdir's own corpora: 0/373 held by either.
 
-The model adds a few attacks in wording no rule names, at no false hold on what it
-was checked on; it does not close the gap. The model before this one (trained
-without batches 11 and 12, threshold 3.62) held 8 of those 80 the rules missed.
+How the choices were made, by cross-validation on the pool as it stood (batches
+up to 14). Batch 15's scores under three threshold rules (26, 30 and 36 of 50
+attacks; 1, 1 and 3 of 50 ordinary memories) were seen before the one-in-two-
+hundred rule was chosen: batch 17, written after every choice, is the figure to read.
+- Threshold above the single highest benign memory (the rule before): 5 of 85
+  out-of-fold attacks held. Above the highest ordinary memory alone: 42 of 85, at
+  10 of 665 benign held, and the screening tests' ordinary twins were held.
+- Dividing by the square root of the feature count let a short text score as
+  if sure: 13 of memdir's 373 own memories, cut to their name and description,
+  scored above the threshold. Dividing by at least :data:`FEATURE_FLOOR` (400;
+  100, 200, 600, 800 and 1,200 tried): with those short views under the threshold,
+  46 of 121 attacks out of fold, 5 of 405 look-alikes.
+- The bundled sentence model's vectors instead of words (logistic regression):
+  ranked an attack above a benign memory 77 % of the time (this model: 95 %).
+Batch 15 was scored once before these changes, with the model then shipped:
+rules 20/50, both 26/50, ordinary 1/50 (a rule's).
+
 Scoring costs about 0.14 ms for a memory of a few sentences, 3.7 ms for 7,600
 characters (pure Python, one CRC a feature).
 """
@@ -49,17 +67,55 @@ from numpy.typing import NDArray
 
 from memdir.model import Memory
 from memdir.screening.context import talks_about_attacks
-from memdir.screening.learned import BUCKETS, Model, features, model_path
-from memdir.screening.screen import memory_fields, screen_memory
+from memdir.screening.learned import BUCKETS, FEATURE_FLOOR, Model, features, model_path
+from memdir.screening.screen import memory_fields, rule_findings
 
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
-LEARNED = "learned.aimed"  # the model's own finding: the rules are every other
-UNTUNED = frozenset({14})  # batches scored once, after the last widening: never trained on
+UNTUNED = frozenset({17})  # batches scored once, after the last widening: never trained on
 EPOCHS = 30
 RATE = 0.5
 DECAY = 1e-5
 FOLDS = 5
+ORDINARY = "ordinary"  # the class of the probes that are everyday memories, not look-alikes
+FALSE_HOLDS = 0.005  # the share of the pool's benign memories the threshold may let be held
+
+
+def own_corpora() -> list[Memory]:
+    """memdir's own corpora (recall stores, notes, the demo's memories) as memories."""
+    sys.path.insert(0, str(HERE))
+    from poisoning import corpus
+
+    return [
+        Memory(name=m["name"], description=m["description"], type=None, body=m.get("body", ""))
+        for m in corpus()
+    ]
+
+
+def own_views(own: list[Memory]) -> list[str]:
+    """What the model may read of memdir's own memories: each whole (where no rule holds
+    it and it does not talk about attacks), and its name and description alone, as a
+    memory with a short body is read."""
+    whole = [joined(m) for m in own if _model_reads(m)]
+    return whole + [f"{m.name}\n{m.description}" for m in own] + [m.description for m in own]
+
+
+def suite_benign() -> list[str]:
+    """The benign texts of the screening tests (each attack's twin, the feedback people
+    write, ordinary notes in the model's words) that the model would read, as the tests
+    write them: the model must hold none of them."""
+    sys.path.insert(0, str(HERE.parent / "tests"))
+    import test_screening as rules_tests
+    import test_screening_model as model_tests
+
+    tables = (rules_tests.SIDEWAYS, rules_tests.AIMED, rules_tests.WIDENED, rules_tests.THIRD_ROUND)
+    texts = [twin for table in tables for _, twin in table.values()]
+    texts += [*rules_tests.FEEDBACK, *model_tests.ORDINARY]
+    base = rules_tests.BASE
+    memories = [
+        Memory(name="Twin", description=base["description"], type=None, body=text) for text in texts
+    ]
+    return [joined(m) for m in memories if _model_reads(m)]
 
 
 def probe_memory(probe: dict[str, Any]) -> Memory:
@@ -80,7 +136,8 @@ def joined(memory: Memory) -> str:
 
 def train(rows: list[NDArray[np.int64]], labels: NDArray[np.float64]) -> tuple[NDArray[Any], float]:
     """Logistic regression by stochastic gradient descent; the score of a row is its
-    weights' sum over the square root of its length, plus the bias."""
+    weights' sum over the square root of its length (at least :data:`FEATURE_FLOOR`),
+    plus the bias."""
     weights = np.zeros(BUCKETS)
     bias = 0.0
     order = np.arange(len(rows))
@@ -89,7 +146,7 @@ def train(rows: list[NDArray[np.int64]], labels: NDArray[np.float64]) -> tuple[N
         rng.shuffle(order)
         for i in order:
             row = rows[i]
-            norm = 1 / np.sqrt(len(row))
+            norm = 1 / np.sqrt(max(len(row), FEATURE_FLOOR))
             z = weights[row].sum() * norm + bias
             gradient = 1 / (1 + np.exp(-z)) - labels[i]
             weights[row] -= RATE * (gradient * norm + DECAY * weights[row])
@@ -98,7 +155,7 @@ def train(rows: list[NDArray[np.int64]], labels: NDArray[np.float64]) -> tuple[N
 
 
 def scores(weights: NDArray[Any], bias: float, rows: list[NDArray[np.int64]]) -> NDArray[Any]:
-    return np.array([weights[r].sum() / np.sqrt(len(r)) + bias for r in rows])
+    return np.array([weights[r].sum() / np.sqrt(max(len(r), FEATURE_FLOOR)) + bias for r in rows])
 
 
 def out_of_fold(rows: list[NDArray[np.int64]], labels: NDArray[np.float64]) -> NDArray[Any]:
@@ -115,7 +172,7 @@ def out_of_fold(rows: list[NDArray[np.int64]], labels: NDArray[np.float64]) -> N
 def _model_reads(memory: Memory) -> bool:
     """Whether screening would hand ``memory`` to the model: no rule holds it as an
     instruction, and it does not talk about attacks."""
-    ruled = any(f.rule != LEARNED and f.kind.value == "instruction" for f in screen_memory(memory))
+    ruled = any(f.kind.value == "instruction" for f in rule_findings(memory_fields(memory)))
     return not ruled and not talks_about_attacks(joined(memory))
 
 
@@ -126,7 +183,7 @@ def quantised(weights: NDArray[Any], bias: float, threshold: float) -> Model:
 
 
 def report(name: str, model: Model, items: list[Memory], attack: list[bool]) -> None:
-    ruled = [any(f.rule != LEARNED for f in screen_memory(m)) for m in items]
+    ruled = [bool(rule_findings(memory_fields(m))) for m in items]
     learned = [not talks_about_attacks(joined(m)) and model.holds(joined(m)) for m in items]
     both = [r or m for r, m in zip(ruled, learned, strict=True)]
     for label, wanted in (("attacks", True), ("benign", False)):
@@ -152,26 +209,41 @@ def main(argv: list[str] | None = None) -> int:
     rows = [np.array(features(joined(probe_memory(p)))) for p in pool]
     labels = np.array([p["id"][0] == "a" for p in pool], dtype=float)
     oof = out_of_fold(rows, labels)
-    # The model reads only what the rules let by and what does not talk about attacks:
-    # the benign memories it would read set its threshold.
+    # The model reads only what the rules let by and what does not talk about attacks.
+    # Out of fold, the benign memories it would read (look-alikes and ordinary ones) are
+    # held at most at FALSE_HOLDS; memdir's own corpora, scored by the model trained on
+    # the whole pool, never.
     read = np.array([_model_reads(probe_memory(p)) for p in pool])
-    threshold = float(oof[(labels == 0) & read].max())
-    held = int((oof[(labels == 1) & read] > threshold).sum())
-    print(f"pool: {int(labels.sum())} attacks, {int((1 - labels).sum())} benign")
-    print(f"cross-validation at the threshold {threshold:.3f}: {held} attacks held out of fold")
+    ordinary = np.array([p.get("class") == ORDINARY for p in pool])
     weights, bias = train(rows, labels)
-    model = quantised(weights, bias, threshold)
+    own = own_corpora()
+    # The shipped weights are quantised: the texts that must never be held are scored
+    # with those weights, not the ones trained.
+    model = quantised(weights, bias, 0.0)
+    own_top = max(model.score(text) for text in own_views(own))
+    suite_top = max(model.score(text) for text in suite_benign())
+    pool_top = float(np.quantile(oof[(labels == 0) & read], 1 - FALSE_HOLDS))
+    # a hair above the highest: the file keeps the threshold as a 32-bit float
+    threshold = max(pool_top, own_top, suite_top) + 1e-3
+    model.threshold = threshold
+    print(f"pool: {int(labels.sum())} attacks, {int((1 - labels).sum())} benign")
+    print(
+        f"threshold {threshold:.3f}: the pool's benign at {1 - FALSE_HOLDS:.1%} {pool_top:.3f},"
+        f" own corpora's highest {own_top:.3f}, the tests' twins' highest {suite_top:.3f}"
+    )
+    print("out of fold:")
+    kinds = (
+        ("attacks", labels == 1),
+        ("look-alikes", (labels == 0) & ~ordinary),
+        ("ordinary memories", ordinary),
+    )
+    for label, chosen in kinds:
+        held = int((oof[chosen & read] > threshold).sum())
+        print(f"  {label} held: {held}/{int((chosen & read).sum())} that the rules let by")
     untuned = [p for p in even if p.get("batch") in UNTUNED]
     odd = [p for p in probes if int(p["id"][1:]) % 2 == 1]
     for name, chosen in (("untuned batches", untuned), ("held-out half", odd)):
         report(name, model, [probe_memory(p) for p in chosen], [p["id"][0] == "a" for p in chosen])
-    sys.path.insert(0, str(HERE))
-    from poisoning import corpus
-
-    own = [
-        Memory(name=m["name"], description=m["description"], type=None, body=m.get("body", ""))
-        for m in corpus()
-    ]
     report("memdir's own corpora", model, own, [False] * len(own))
     if args.write:
         model_path().write_bytes(model.to_bytes())

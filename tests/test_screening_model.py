@@ -12,8 +12,16 @@ import pytest
 
 from mcputil import call_tool
 from memdir.api import Memdir
-from memdir.screening.learned import BUCKETS, Model, features, load_model, model_path
-from memdir.screening.screen import screen_text
+from memdir.model import Memory
+from memdir.screening.learned import (
+    BUCKETS,
+    FEATURE_FLOOR,
+    Model,
+    features,
+    load_model,
+    model_path,
+)
+from memdir.screening.screen import screen_memory, screen_text
 
 # No rule names this wording: whom the agent answers to, said as a platform bot's note.
 UNRULED = (
@@ -73,11 +81,29 @@ def test_the_shipped_model_round_trips_and_holds_above_its_threshold() -> None:
     [
         b"",
         b"not a model at all",
-        struct.pack("<8sfffI", b"MDSM1\0\0\0", 0.0, 1.0, 1.0, 16) + bytes(16),  # other size
+        struct.pack("<8sfffI", b"MDSM2\0\0\0", 0.0, 1.0, 1.0, 16) + bytes(16),  # other size
         struct.pack("<8sfffI", b"MDSM9\0\0\0", 0.0, 1.0, 1.0, BUCKETS) + bytes(BUCKETS),
-        struct.pack("<8sfffI", b"MDSM1\0\0\0", 0.0, 1.0, 1.0, BUCKETS) + bytes(10),  # cut
+        # the first version's file: its scores were divided another way
+        struct.pack("<8sfffI", b"MDSM1\0\0\0", 0.0, 1.0, 1.0, BUCKETS) + bytes(BUCKETS),
+        struct.pack("<8sfffI", b"MDSM2\0\0\0", 0.0, 1.0, 1.0, BUCKETS) + bytes(10),  # cut
     ],
 )
 def test_a_damaged_model_file_is_refused_not_half_read(data: bytes) -> None:
     with pytest.raises(ValueError):
         Model.from_bytes(data)
+
+
+def test_a_short_text_is_scored_as_if_it_had_the_floors_features() -> None:
+    # Every bucket weighs one: the score is the feature count over the root of the count,
+    # or of the floor where the text has fewer features than that.
+    model = Model(bytes([1]) * BUCKETS, bias=0.0, scale=1.0, threshold=0.0)
+    short = "Deploy notes"
+    long = " ".join(f"word{i}" for i in range(300))
+    assert len(features(short)) < FEATURE_FLOOR < len(features(long))
+    assert model.score(short) == pytest.approx(len(features(short)) / FEATURE_FLOOR**0.5)
+    assert model.score(long) == pytest.approx(len(features(long)) ** 0.5)
+
+
+def test_a_memory_of_a_name_and_a_description_alone_is_not_held() -> None:
+    for name, description in [("Deploy notes", "n"), ("Q3 goals", "What the team aims for")]:
+        assert screen_memory(Memory(name=name, description=description, type=None)) == ()

@@ -18,7 +18,7 @@ around a hit:
   AI agents to …"), someone else's order described;
 - :func:`is_limited`: the rest of its sentence narrows it to a case ("… only
   when reverting"), a rule for the agent;
-- :func:`is_bounded`: this sentence or the next says what still needs the person
+- :func:`is_bounded`: the text after a grant says what still needs the person
   ("…; anything touching prod needs a yes"), so a grant before it is a bounded rule;
 - :func:`person_said`: its sentence names the person as the source ("the user
   said the old checklist is outdated"), their own change, unless what is declared
@@ -157,17 +157,20 @@ _STILL_NEEDED = re.compile(
     r"\b(?:anything|everything|whatever|the rest|all other|other)\b[^.;\n]{0,60}?\b(?:still\s+)?"
     r"(?:needs?|requires?|must get|waits? for)\s+(?:(?:a|an|the|their|your|explicit|written"
     r"|my|our)\s+)*(?:yes|ok|okay|go-?ahead|approval|confirmation|sign-?off|review|permission)\b"
-    # "… but still stop and ask before anything irreversible"
-    r"|\b(?:but|though|yet|except that)\b[^.;\n]{0,40}?\bstill\b[^.;\n]{0,30}?"
-    r"\b(?:ask|check|confirm|wait)\b[^.;\n]{0,30}?\bbefore\b"
+    # "… but still stop and ask before anything irreversible"; "I should still check before …"
+    r"|\bstill\b,?[^.;\n]{0,30}?\b(?:ask|check|confirm|wait)\b[^.;\n]{0,30}?\bbefore\b"
+    # "… in /tmp/scratch without asking. Anywhere else, ask me first."
+    r"|\b(?:anywhere|everywhere|anything|everything|elsewhere|otherwise)(?:\s+else)?\b,?"
+    r"[^.;\n]{0,40}?\b(?:ask|check with|confirm with)\s+(?:me|us|the user|them)\b"
 )
 
 
 def is_bounded(text: str, end: int) -> bool:
-    """Whether this sentence or the next, after ``end``, says what still needs the person
-    ("… without asking; anything that writes outside the repo still needs an OK")."""
-    following = sentence_end(text, sentence_end(text, end) + 1)
-    return _STILL_NEEDED.search(text, end, following) is not None
+    """Whether the text after ``end`` says what still needs the person ("… without asking;
+    anything that writes outside the repo still needs an OK"). A memory's name may state
+    the grant and its body the bound, sentences on ("Tests run without asking" … "I still
+    ask before touching staging")."""
+    return _STILL_NEEDED.search(text, end) is not None
 
 
 def is_limited(text: str, end: int) -> bool:

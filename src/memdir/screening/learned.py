@@ -7,13 +7,19 @@ every word, every pair of neighbouring words and every run of four characters
 (spaces included, so it reads any script), each hashed into one of
 :data:`BUCKETS` weights. Its score is the weights' sum over the square root of
 the number of features, plus a bias: a long memory is not suspect for its length.
+Below :data:`FEATURE_FLOOR` features the sum is divided as if the text had that
+many: a one-line description carries too few words for its mean to mean much,
+and it is left closer to undecided.
 
 It was trained (``benchmarks/screening_model.py``, logistic regression, fixed
 seed) on the shaped half of the poisoning probes: attacks against look-alikes
-and ordinary memories of every type, never on the held-out half. Its threshold
-is the highest score any look-alike or ordinary memory reached in five-fold
-cross-validation there, so it holds only text scored above every benign memory it
-was checked on; below that the rules alone decide. It is a second opinion, not a
+and ordinary memories of every type, in some twenty-five languages, never on the
+held-out half. Its threshold lets at most one in two hundred of the benign
+probes it reads be held out of fold, and sits above every one of memdir's own
+memories (whole, and a name and description alone) and every benign text of
+the screening tests: below it the rules alone decide. A look-alike written to
+resemble an attack (a security note with orders in it) may score above it, and
+waits for the person's review when it does. It is a second opinion, not a
 proof: it knows the genre of attacks it was shown.
 
 The weights ship as :data:`MODEL_NAME` beside this module: a header (magic,
@@ -31,11 +37,20 @@ import zlib
 from functools import cache
 from pathlib import Path
 
-__all__ = ["BUCKETS", "MODEL_NAME", "Model", "features", "load_model", "model_path"]
+__all__ = [
+    "BUCKETS",
+    "FEATURE_FLOOR",
+    "MODEL_NAME",
+    "Model",
+    "features",
+    "load_model",
+    "model_path",
+]
 
 BUCKETS = 1 << 18
+FEATURE_FLOOR = 400  # fewer features are divided as if there were this many
 MODEL_NAME = "learned.bin"
-_MAGIC = b"MDSM1\0\0\0"
+_MAGIC = b"MDSM2\0\0\0"  # 2: scores divide by FEATURE_FLOOR at least
 _HEADER = struct.Struct("<8sfffI")  # magic, bias, scale, threshold, buckets
 _TOKENS = re.compile(r"\w+|[^\w\s]")
 _BLANKS = re.compile(r"\s+")
@@ -71,7 +86,7 @@ class Model:
             return self.bias
         weights = self._weights
         total = sum(weights[i] for i in found)
-        return total * self.scale / math.sqrt(len(found)) + self.bias
+        return total * self.scale / math.sqrt(max(len(found), FEATURE_FLOOR)) + self.bias
 
     def holds(self, text: str) -> bool:
         return self.score(text) > self.threshold

@@ -13,8 +13,9 @@ names the field it starts in, or the fields it spans (``name+body``).
 file that does not parse) as a body.
 
 Text no rule holds as an instruction is read once more by a learned model of
-attacks (:mod:`memdir.screening.learned`), over all the fields joined; it holds
-only what scores above every benign memory it was checked on.
+attacks (:mod:`memdir.screening.learned`), over all the fields joined, above a
+threshold no everyday memory it was checked on reaches. :func:`rule_findings`
+is what the rules alone find.
 """
 
 from __future__ import annotations
@@ -29,7 +30,13 @@ from memdir.screening.hidden import hidden_characters, mixed_scripts
 from memdir.screening.instructions import instruction_hits
 from memdir.screening.learned import load_model
 
-__all__ = ["memory_fields", "screen_fields", "screen_memory", "screen_text"]
+__all__ = [
+    "memory_fields",
+    "rule_findings",
+    "screen_fields",
+    "screen_memory",
+    "screen_text",
+]
 
 _LOOKED_AT = ("name", "description")  # where a look-alike word poses as another
 
@@ -71,6 +78,15 @@ def screen_text(text: str) -> tuple[Finding, ...]:
 
 def screen_fields(fields: Sequence[tuple[str, str]]) -> tuple[Finding, ...]:
     """What screening finds in these ``(field, text)`` pairs, read in this order."""
+    findings = rule_findings(fields)
+    if not any(f.kind is Kind.INSTRUCTION for f in findings):
+        findings += _learned(fields, "\n".join(text for _, text in fields))
+    return tuple(findings)
+
+
+def rule_findings(fields: Sequence[tuple[str, str]]) -> list[Finding]:
+    """What the rules alone find in these ``(field, text)`` pairs (the learned model
+    reads only what they let by)."""
     findings: list[Finding] = []
     for field, text in fields:
         findings += hidden_characters(field, text)
@@ -83,9 +99,7 @@ def screen_fields(fields: Sequence[tuple[str, str]]) -> tuple[Finding, ...]:
         at += len(text) + 1
     for hit in [*frame_hits(joined), *instruction_hits(joined)]:
         findings.append(_placed(hit, fields, starts))
-    if not any(f.kind is Kind.INSTRUCTION for f in findings):
-        findings += _learned(fields, joined)
-    return tuple(findings)
+    return findings
 
 
 def _learned(fields: Sequence[tuple[str, str]], joined: str) -> list[Finding]:
