@@ -14,10 +14,14 @@ import anyio
 import httpx2
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import given
+from hypothesis import strategies as st
 
 from memdir.api import Memdir
 from memdir.cli import main
 from memdir.enforcement.rule_firings import record_firings
+from memdir.enforcement.shell_targets import changed_files
+from memdir.enforcement.shell_words import split_commands
 from memdir.history.used import last_uses, memory_touches, session_use
 from memdir.history.used_log import log_path, note_start, read_events
 from memdir.hooks.payload import HookInput
@@ -207,6 +211,181 @@ def test_sessions_appending_at_once_lose_no_line(mem: Memdir) -> None:
     assert [worker.wait(timeout=120) for worker in workers] == [0, 0, 0, 0]
     refs = [e["refs"][0] for e in read_events(log_path(mem.layout, "s-busy"))]
     assert sorted(refs) == sorted(f"w{n}-{i}.md" for n in range(4) for i in range(40))
+
+
+# -- what the agent's shell wrote into memory -------------------------------------------------
+
+
+def _bash_transcript(tmp_path: Path, *commands: str) -> Path:
+    """A Claude Code transcript whose assistant runs each of ``commands`` with Bash."""
+    lines = []
+    for number, command in enumerate(commands):
+        arguments = {"command": command, "description": "memory"}
+        content = [
+            {"type": "tool_use", "id": f"toolu_sh{number}", "name": "Bash", "input": arguments}
+        ]
+        message = {"role": "assistant", "type": "message", "content": content}
+        event = {"type": "assistant", "timestamp": f"2026-12-06T10:00:{number:02}.000Z"}
+        lines.append(json.dumps({**event, "uuid": f"a{number}", "message": message}))
+    path = tmp_path / "shell.jsonl"
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def _shell_touches(mem: Memdir, tmp_path: Path, command: str) -> list[tuple[str, str]]:
+    """(event, ref) of each memory file ``command`` (``{m}``: the memory folder) touches."""
+    layout = mem.layout
+    line = command.format(m=layout.memory_dir, project=layout.project_root)
+    touches, _ = memory_touches(_bash_transcript(tmp_path, line), layout)
+    assert all(t["tool"] == "Bash" and t["call"] == "toolu_sh0" for t in touches)
+    return [(t["event"], t["ref"]) for t in touches]
+
+
+@pytest.mark.parametrize(
+    ("command", "written"),
+    [
+        ("cat > {m}/new_fact.md <<'EOF'\n---\nname: New fact\n---\nBody.\nEOF", ["new_fact.md"]),
+        ('echo "- [New fact](new_fact.md) — hook" >> {m}/MEMORY.md', ["MEMORY.md"]),
+        ("printf -- '- more\\n' | tee -a {m}/team/release_freeze.md", ["team/release_freeze.md"]),
+        ("echo x &> {m}/x.md", ["x.md"]),
+        ("echo x 1> {m}/x.md", ["x.md"]),
+        ("echo x >| {m}/x.md", ["x.md"]),
+        ("bash -c 'echo x > {m}/x.md'", ["x.md"]),
+        ("cp /tmp/draft.md {m}/deploy_policy.md", ["deploy_policy.md"]),
+        ("cp /tmp/draft.md {m}/", ["draft.md"]),
+        ("cp /tmp/draft.md {m}/team", ["team/draft.md"]),
+        ("cp -t {m} /tmp/a.md /tmp/b.md", ["a.md", "b.md"]),
+        ("install -m 644 /tmp/draft.md {m}/draft.md", ["draft.md"]),
+        ("ln /tmp/draft.md {m}/draft.md", ["draft.md"]),
+        ("mv {m}/old_name.md {m}/new_name.md", ["new_name.md", "old_name.md"]),
+        ("cd {m} && mv old_name.md team/old_name.md", ["team/old_name.md", "old_name.md"]),
+        ("mv {m}/stale.md /tmp/", ["stale.md"]),  # gone from memory
+        ("sed -i 's/Thursday/Friday/' {m}/team/release_freeze.md", ["team/release_freeze.md"]),
+        ("perl -pi -e 's/canary/staging/' {m}/deploy_policy.md", ["deploy_policy.md"]),
+        ("rm -f {m}/deploy_policy.md", ["deploy_policy.md"]),
+        ("truncate -s 0 {m}/deploy_policy.md", ["deploy_policy.md"]),
+        ("touch {m}/deploy_policy.md", ["deploy_policy.md"]),
+        ("unlink {m}/deploy_policy.md", ["deploy_policy.md"]),
+        ("shred -u -n 1 {m}/deploy_policy.md", ["deploy_policy.md"]),
+        ("dd if=/tmp/draft.md of={m}/draft.md", ["draft.md"]),
+        ("curl -sSo {m}/draft.md https://example.invalid/draft", ["draft.md"]),
+        ("wget -O {m}/draft.md https://example.invalid/draft", ["draft.md"]),
+        ("cd {m} && ln -s /tmp/draft.md", ["draft.md"]),
+        ("sudo tee {m}/x.md < /tmp/x.txt", ["x.md"]),
+        ('cd {m} && echo "- [X](x.md) — x" >> MEMORY.md', ["MEMORY.md"]),
+        ("cd {m}/team; rm stale.md", ["team/stale.md"]),
+        ("cd {project} && cd {m} && echo x > x.md && echo y >> x.md", ["x.md"]),
+    ],
+)
+def test_a_shell_command_that_changes_a_memory_file_is_logged_as_its_write(
+    mem: Memdir, tmp_path: Path, command: str, written: list[str]
+) -> None:
+    assert _shell_touches(mem, tmp_path, command) == [("write", ref) for ref in written]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo x > /tmp/notes.md",
+        "echo x > notes.md",  # the project's folder, not memory's
+        "cd /tmp && echo x > x.md",
+        "cp /tmp/a.md /tmp/b.md",
+        "rm /tmp/x.md README.md",
+        "sed -i 's/a/b/' docs/guide.md",
+        "mv {m}.md /tmp/x.md",  # a name that only starts like the memory folder
+        "printf -- '- did x\\n' | tee -a {m}/logs/2026/12/2026-12-06.md",  # a daily log
+        "echo x > {m}/.staging/x.md",  # the store's own hidden folder
+        "rm {m}/*.md",  # a glob names no one file
+        "sed 's/a/b/' {m}/deploy_policy.md",  # not in place: prints
+        'echo "see {m}/deploy_policy.md"',
+        "cp /tmp/notes.txt {m}/",  # no memory file arrives
+    ],
+)
+def test_a_shell_command_that_changes_no_memory_file_logs_nothing(
+    mem: Memdir, tmp_path: Path, command: str
+) -> None:
+    assert _shell_touches(mem, tmp_path, command) == []
+
+
+@pytest.mark.parametrize(
+    ("command", "touched"),
+    [
+        ("cat {m}/deploy_policy.md", [("read", "deploy_policy.md")]),
+        ("head -n 5 {m}/MEMORY.md 2>&1 > /dev/null", [("read", "MEMORY.md")]),
+        ("cat {m}/deploy_policy.md > /tmp/copy.md", [("read", "deploy_policy.md")]),
+        ("cp {m}/deploy_policy.md /tmp/", []),  # a copy out of memory changes none
+        ("cd {m}/team && tail stale.md", [("read", "team/stale.md")]),
+        (
+            "cat {m}/a.md >> {m}/b.md",
+            [("read", "a.md"), ("write", "b.md")],
+        ),
+    ],
+)
+def test_a_shell_read_of_memory_stays_a_read(
+    mem: Memdir, tmp_path: Path, command: str, touched: list[tuple[str, str]]
+) -> None:
+    assert _shell_touches(mem, tmp_path, command) == touched
+
+
+_SHELL_TOKENS = (
+    "cp", "mv", "ln", "install", "rm", "unlink", "tee", "touch", "truncate", "sed", "perl", "dd",
+    "curl", "wget", "sudo", "cd", "-i", "-a", "-t", "-T", "-s", "-e", "-pi", "-o", "-O", "--",
+    "&&", "|", ";", ">", ">>", "2>", "&>", ">&2", "a.md", "d/", "d/b.md", "of=c.md", "s/x/y/",
+    "'q r.md'",
+)  # fmt: skip
+
+
+@given(st.lists(st.sampled_from(_SHELL_TOKENS), max_size=10))
+def test_every_file_a_shell_command_changes_is_one_its_words_name(tokens: list[str]) -> None:
+    # Named whole (an operand, a redirection's or ``of=``'s target), or a source's name
+    # inside the folder a copy lands in.
+    for words in split_commands(" ".join(tokens))[0]:
+        targets = {w.lstrip("0123456789").lstrip("&>|") for w in words}
+        whole = targets | {w.removeprefix("of=") for w in words}
+        for path in changed_files(words, lambda word: not word.endswith(".md")):
+            folder, _, name = path.rpartition("/")
+            into = folder in whole or folder + "/" in whole or folder == "."
+            assert path in whole or (
+                into and any(w.rstrip("/").rpartition("/")[2] == name for w in words)
+            )
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["echo x > ~/memory/x.md", "echo x > $HOME/memory/x.md", "cd && rm memory/x.md"],
+)
+def test_a_shell_write_under_the_home_folder_is_found_as_the_shell_finds_it(
+    mem: Memdir, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, command: str
+) -> None:
+    monkeypatch.setenv("HOME", str(mem.layout.memory_dir.parent))
+    assert _shell_touches(mem, tmp_path, command) == [("write", "x.md")]
+
+
+def test_memdir_used_shows_a_memory_the_agent_s_shell_wrote_under_written(
+    mem: Memdir, project: Path, tmp_path: Path
+) -> None:
+    _memories(mem)
+    folder = mem.layout.memory_dir
+    commands = [
+        f"cd {folder} && cat > staging_first.md <<'EOF'\n---\nname: Staging first\n"
+        "description: Deploy to staging before the canary\ntype: feedback\n---\n"
+        "Staging first.\nEOF",
+        f'echo "- [Staging first](staging_first.md) — staging before canary" >> {folder}/MEMORY.md',
+        f"sed -i 's/Thursday/Friday/' {folder}/team/release_freeze.md",
+    ]
+    for command in commands:  # what the agent's shell did, done by a real shell
+        subprocess.run(["bash", "-c", command], check=True, timeout=30)
+    assert "Staging first" in (folder / "staging_first.md").read_text(encoding="utf-8")
+    assert "Friday" in (folder / "team" / "release_freeze.md").read_text(encoding="utf-8")
+    transcript = _bash_transcript(tmp_path, *commands)
+    args = ["used", "--session", "s-sh", "--transcript", str(transcript)]
+    shown = cli(*args, "--project", str(project), "--json")
+    assert shown.exit_code == 0, shown.output
+    data = json.loads(shown.output)
+    assert data["written"] == ["staging_first.md", "MEMORY.md", "team/release_freeze.md"]
+    assert data["read"] == []
+    text = cli(*args, "--project", str(project)).output
+    assert "write    Bash staging_first.md" in text
 
 
 # -- unused memories go to review -------------------------------------------------------------

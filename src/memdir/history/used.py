@@ -5,10 +5,15 @@ agent then did with memory is in its transcript: :func:`sync_transcript`
 reads the session's transcript (the one its session start named, else
 Claude Code's file for the session, else one given) and appends a ``read``
 or ``write`` event for each tool call that read or changed a memory file
-(``Read``, ``Edit``, ``Write``, ``MultiEdit``, ``NotebookEdit``, and a Bash
-``cat``/``head``/``tail``/``less``/``more``/``bat``/``nl`` of one), resolved
+(``Read``, ``Edit``, ``Write``, ``MultiEdit``, ``NotebookEdit``; a Bash
+``cat``/``head``/``tail``/``less``/``more``/``bat``/``nl`` of one; a Bash
+command that writes, copies, moves, edits in place or removes one: a
+redirection into it, ``tee``, ``cp``/``mv``/``install``/``ln``, ``sed -i``,
+``rm``, ``touch``, ... read by :mod:`memdir.enforcement.shell_targets`, a
+relative path after a ``cd`` on the line from the folder it went to), resolved
 to the memory's ref (``file.md``, ``team/file.md``); each call once, however
-often the log is looked at. A transcript unchanged since it was last read is
+often the log is looked at. A daily log is not a memory: its reads and writes
+are not logged. A transcript unchanged since it was last read is
 not read again, and a grown one only from where the last look stopped.
 
 Rule firings are logged without a session
@@ -31,11 +36,12 @@ import datetime as dt
 import json
 import os
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from memdir.enforcement.rule_firings import read_firings
+from memdir.enforcement.shell_targets import changed_files
 from memdir.enforcement.shell_words import Redirection, command_index, split_commands
 from memdir.errors import MemdirError
 from memdir.history.used_log import log_path, read_events, session_logs, update_log
@@ -63,6 +69,8 @@ _PATH_FIELDS = ("file_path", "notebook_path", "path")
 # Shell commands whose arguments are files they print.
 _SHELL_READERS = frozenset({"cat", "head", "tail", "less", "more", "bat", "nl", "tac"})
 _SHELL_TOOLS = frozenset({"Bash"})
+_CHANGE_DIRECTORY = frozenset({"cd", "pushd"})
+_GLOB = frozenset("*?[")  # a word holding one is expanded by the shell, to files unknown
 # A firing this long after the span's last event still belongs to it (the hook answers
 # before the tool runs, and the transcript line follows the call).
 _SPAN_MARGIN = 5.0
@@ -206,13 +214,59 @@ def _call_paths(call: ToolCall) -> Iterator[tuple[str, str]]:
                 return
     elif call.name in _SHELL_TOOLS and isinstance(call.input.get("command"), str):
         command = call.input["command"]
-        if ".md" not in command:  # names no memory file: not worth reading as shell
-            return
-        commands, _ = split_commands(command)
-        for words in commands:
-            at = command_index(words)
-            if at < len(words) and words[at].rsplit("/", 1)[-1] in _SHELL_READERS:
-                yield from (("read", w) for w in map(_operand, words[at + 1 :]) if w)
+        # A command naming no ``.md`` file reads or changes no memory file (a copy into a
+        # memory folder names its source, which keeps its name there): not read as shell.
+        if ".md" in command:
+            yield from _shell_paths(command)
+
+
+def _shell_paths(command: str) -> Iterator[tuple[str, str]]:
+    """(``read`` or ``write``, a path) for each file a shell command line prints or
+    changes (:func:`~memdir.enforcement.shell_targets.changed_files`); a relative path
+    after a ``cd`` on the line is taken from the folder it went to."""
+    commands, _ = split_commands(command)
+    cwd = ""  # the session's own folder: a relative path is left relative
+    for words in commands:
+        at = command_index(words)
+        name = words[at].rsplit("/", 1)[-1] if at < len(words) else ""
+        if name in _CHANGE_DIRECTORY:
+            cwd = _changed_directory(cwd, words[at + 1 :])
+            continue
+        if not any(".md" in word for word in words):
+            continue  # a memory file it reads or changes is named here, or a copy's source
+        if name in _SHELL_READERS:
+            read = (w for w in map(_operand, words[at + 1 :]) if w)
+            yield from (("read", path) for path in _placed(cwd, read))
+        yield from (("write", path) for path in _placed(cwd, changed_files(words, _folder)))
+
+
+def _changed_directory(cwd: str, args: list[str]) -> str:
+    """The folder a ``cd``/``pushd`` goes to from ``cwd`` (``cd -``: unknown, left)."""
+    given = [a for a in args if not isinstance(a, Redirection) and (a == "-" or a[:1] != "-")]
+    if not given:
+        return os.path.expanduser("~")
+    return cwd if given[0] == "-" else _joined(cwd, given[0])
+
+
+def _placed(cwd: str, words: Iterable[str]) -> Iterator[str]:
+    """``words`` as paths from ``cwd``; a word a glob would expand names no one file."""
+    return (_joined(cwd, word) for word in words if not _GLOB.intersection(word))
+
+
+def _joined(cwd: str, word: str) -> str:
+    """``word`` as a path: ``~`` and ``$HOME`` expanded, a relative one taken from ``cwd``."""
+    for home in ("$HOME", "${HOME}"):
+        if word == home or word.startswith(home + "/"):
+            word = "~" + word[len(home) :]
+    word = os.path.expanduser(word)
+    return word if not cwd or os.path.isabs(word) else os.path.join(cwd, word)
+
+
+def _folder(word: str) -> bool:
+    """Whether a copy's destination, named alone, is taken for a folder: one not named
+    ``.md`` is no memory file, so it brings one into memory only as the folder the copy
+    lands in (under the source's name)."""
+    return not word.endswith(".md")
 
 
 def _operand(word: str) -> str:
@@ -254,9 +308,11 @@ def memory_touches(
 def _touches(call: ToolCall, when: float, roots: _Roots) -> list[dict[str, Any]]:
     """The ``read``/``write`` events of one tool call: one per memory file it names."""
     found = []
+    seen: set[tuple[str, str]] = set()  # a shell line may write one file twice
     for kind, named in _call_paths(call):
         ref = roots.ref(named)
-        if ref is not None:
+        if ref is not None and (kind, ref) not in seen:
+            seen.add((kind, ref))
             found.append({"t": when, "event": kind, "ref": ref, "tool": call.name, "call": call.id})
     return found
 
