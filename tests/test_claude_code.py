@@ -319,12 +319,15 @@ def test_a_rule_written_into_a_memory_in_place_mid_session_blocks_the_next_call(
     note = next(mem.layout.memory_dir.glob("ledger_note_7*.md"))
     rule = "type: feedback\nenforce:\n- tool: Bash\n  match: npm install\n  action: deny\n"
     # The model rewrites the memory in place (same file, no folder changes): what an
-    # editor's save does, the case a folder's mtime cannot show.
-    rewrite = (
-        f'{sys.executable} -c "import sys; p = sys.argv[1]; t = open(p).read()'
-        f".replace('type: project', {rule!r}); f = open(p, 'r+'); f.write(t); f.truncate()\""
-        f" {note}"
+    # editor's save does, the case a folder's mtime cannot show. A script that names the
+    # file itself: the shell gate refuses a program handed a memory file on its command line.
+    script = box.project.parent / "rewrite.py"
+    script.write_text(
+        f"p = {str(note)!r}\nt = open(p).read().replace('type: project', {rule!r})\n"
+        "f = open(p, 'r+')\nf.write(t)\nf.truncate()\n",
+        encoding="utf-8",
     )
+    rewrite = f"{sys.executable} {script}"
     harmless = [
         Turn(tool="Bash", tool_input={"command": f"echo {n} >> calls.txt"}) for n in range(3)
     ]

@@ -164,6 +164,64 @@ def test_memdirs_own_commands_that_act_as_the_user_are_asked_about(
     assert codex is not None and codex[0] == "deny" and "cannot ask" in codex[1]
 
 
+@pytest.mark.parametrize(
+    ("command", "why"),
+    [
+        ("python3 -c \"open('{file}', 'a').write('x')\"", "in its code"),
+        ("python3 - <<'EOF'\nopen('{file}', 'w').write('x')\nEOF\n", "in its code"),
+        ("node -e \"require('fs').writeFileSync('{folder}/x.md', 'x')\"", "in its code"),
+        ("perl -e 'open(F, \">>{file}\")'", "in its code"),
+        ("awk -F , '{{print > \"{file}\"}}' /etc/hostname", "in its code"),
+        (
+            "python3 -c \"import pathlib; (pathlib.Path.home() / '{rel}/x.md').write_text('')\"",
+            "in its code",
+        ),
+        ("cd {folder} && python3 tidy.py", "inside a memory folder"),
+        ("python3.12 tools/fix_frontmatter.py {file}", "handed a memory file"),
+    ],
+)
+def test_a_program_that_may_write_memory_by_its_own_code_is_refused(
+    mem: Memdir, command: str, why: str
+) -> None:
+    folder = mem.layout.memory_dir
+    home = folder.parent.parent
+    rel = folder.relative_to(home)
+    filled = command.format(folder=folder, file=folder / "package_manager.md", rel=rel)
+    got = shell(mem, filled, {**os.environ, "HOME": str(home)})
+    assert got is not None and got[0] == "deny", filled
+    assert why in got[1] and "file tools" in got[1]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git -C {folder} pull",
+        "cd {folder} && git reset --hard HEAD~1",
+        "git -C {folder} -c core.autocrlf=false checkout -- .",
+        "git --work-tree={folder} stash pop",
+        "cd /tmp && git clone /srv/notes.git {folder}/team",
+    ],
+)
+def test_git_changing_a_memory_folders_files_is_refused(mem: Memdir, command: str) -> None:
+    got = shell(mem, command.format(folder=mem.layout.memory_dir))
+    assert got is not None and got[0] == "deny"
+    assert "memdir team sync" in got[1] and "memdir sync" in got[1]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git -C {folder} status",
+        "cd {folder} && git log --oneline -5",
+        "git -C {folder} diff HEAD~1",
+        "cat {folder}/MEMORY.md | python3 -c 'import sys; print(len(sys.stdin.read()))'",
+        "cd {folder} && wc -l MEMORY.md && cd /tmp && python3 -c 'print(1)'",
+    ],
+)
+def test_programs_that_only_read_memory_go_on(mem: Memdir, command: str) -> None:
+    assert shell(mem, command.format(folder=mem.layout.memory_dir)) is None
+
+
 def test_a_command_naming_memory_that_cannot_be_read_whole_is_refused(mem: Memdir) -> None:
     target = mem.layout.memory_dir / "x.md"
     padding = "x" * 100_001

@@ -26,7 +26,13 @@ each place it writes under a memory folder:
   (a skill the user started runs them for them; where the host's hooks cannot
   ask, refused, the agent told to ask the user). Reading commands (``list``, ``show``, ``search``,
   ``recall``, ``review``'s list, ``doctor``) and deleting ones (``rm``,
-  ``forget``: nothing new enters memory) go on.
+  ``forget``: nothing new enters memory) go on;
+- a program that may write into memory by its own code: an interpreter
+  (``python``, ``node``, ``perl``, ``ruby``, ``awk``, ...) whose inline code or
+  known input names a memory folder, that is handed a memory file, or that runs
+  inside a memory folder; ``git`` changing the files of a memory folder
+  (``pull``, ``checkout``, ``reset``, ``stash``, a clone into it), whose
+  arrivals only memdir's syncs screen: refused.
 
 A command that names memory but cannot be read whole (past the reader's length
 or depth, or a quote left open) is refused: what it writes is not known.
@@ -35,11 +41,11 @@ Paths are resolved as the shell would at that point of the line: ``~`` and
 ``$HOME`` from the hook's environment, a relative path from the working
 folder a ``cd`` or ``pushd`` earlier on the line left. A command that names no
 memory folder (by its project folder's name, or run from inside one) costs a
-substring test. Not seen: what a program writes by its own code (``python -c``,
-a script), ``git`` bringing files in, a path the shell computes (a glob, a
-command's output) or reaches through a link whose name the command does not
-spell. The hook is a gate for an agent that follows its instructions, and a
-check on text it was handed; the screening of every other door stays.
+substring test. Not seen: a compiled program or a script that finds a memory
+folder on its own, a path the shell computes (a glob, a command's output) or
+reaches through a link whose name the command does not spell. The hook is a
+gate for an agent that follows its instructions, and a check on text it was
+handed; the screening of every other door stays.
 """
 
 from __future__ import annotations
@@ -64,11 +70,49 @@ _PERSON_COMMANDS = frozenset(
 _REVIEW_DECISIONS = frozenset({"approve", "reject"})
 _MEMDIR_NAMES = frozenset({"memdir", "memdir-plugin"})  # the plugin's command for the shell
 _MEMDIR_VALUED = frozenset({"--profile", "--project"})  # the group's options with a value
+_AWK_VALUED = frozenset({"-F", "-v", "-f"})
 _COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp"})
 _IN_PLACE = frozenset({"sed", "perl", "ruby"})
 _PRINTERS = frozenset({"echo", "printf"})
 _CHANGE_DIRECTORY = frozenset({"cd", "pushd"})
 _WORKDIR_FIELDS = ("dir_path", "workdir")  # a shell call's own folder (Gemini, Codex)
+# Interpreters and the options that give them code to run on the command line.
+_CODE_OPTIONS = {
+    "python": ("-c",),
+    "node": ("-e", "-p", "--eval", "--print"),
+    "nodejs": ("-e", "-p", "--eval", "--print"),
+    "bun": ("-e", "-p", "--eval", "--print"),
+    "deno": (),
+    "perl": ("-e", "-E"),
+    "ruby": ("-e",),
+    "php": ("-r",),
+    "lua": ("-e",),
+    "awk": (),
+    "Rscript": ("-e",),
+}
+# git's commands that change the files of the tree they run in, and its global options
+# whose value is the next word.
+_GIT_CHANGES = frozenset(
+    {
+        "am",
+        "apply",
+        "checkout",
+        "checkout-index",
+        "cherry-pick",
+        "merge",
+        "pull",
+        "read-tree",
+        "rebase",
+        "reset",
+        "restore",
+        "revert",
+        "stash",
+        "submodule",
+        "switch",
+        "worktree",
+    }
+)
+_GIT_VALUED = frozenset({"-c", "--git-dir", "--namespace", "--exec-path", "--config-env"})
 
 
 def mentions_memory(command: str, roots: Sequence[RuleRoot], cwd: object) -> bool:
@@ -155,6 +199,9 @@ class _Reader:
         verb = _for_the_person(name, args)
         if verb is not None:
             return "ask", _persons_reason(verb)
+        program = self.git(args) if name == "git" else self.program(name, args, given)
+        if program is not None:
+            return "deny", program
         printed = _printed(name, args, given)
         for word in words:
             written = _output_target(word) if isinstance(word, Redirection) else None
@@ -165,6 +212,62 @@ class _Reader:
                     return "deny", reason
         reason = self.teed(args, _known(given)) if name == "tee" else self.copied(name, args)
         return None if reason is None else ("deny", reason)
+
+    def program(self, name: str, args: list[str], given: str | None) -> str | None:
+        """Why an interpreter may write into memory by its own code (None: it may not):
+        it runs inside a memory folder, or its inline code names one."""
+        code = _inline_code(name, args, given)
+        if code is None:
+            return None
+        if self.cwd is not None and self.inside(os.path.join(self.cwd, "x")):
+            return _program_reason(name, "runs inside a memory folder")
+        if code and any(form in code for form in self.root_forms()):
+            return _program_reason(name, "names a memory folder in its code")
+        if any(self.place(word) is not None for word in args if not word.startswith("-")):
+            return _program_reason(name, "is handed a memory file")
+        return None
+
+    def git(self, args: list[str]) -> str | None:
+        """Why a git command changes files in a memory folder (None: it does not):
+        what it checks out, merges or applies there is not screened."""
+        folder, command = self.cwd, ""
+        skip = False
+        for at, word in enumerate(args):
+            if skip:
+                skip = False
+            elif word == "-C" and at + 1 < len(args):  # each -C from the one before
+                folder = _within(folder, _home_expanded(args[at + 1], self.home))
+                skip = True
+            elif word.startswith("--work-tree="):
+                folder = _within(folder, _home_expanded(word.split("=", 1)[1], self.home))
+            elif word in _GIT_VALUED:
+                skip = True
+            elif not word.startswith("-"):
+                command = word
+                rest = args[at + 1 :]
+                break
+        else:
+            return None
+        if command == "clone":  # the new clone lands where its last operand says
+            operands = [w for w in rest if not w.startswith("-")]
+            into = operands[-1] if len(operands) > 1 else None
+            if into is not None and self.place(into) is not None:
+                return _GIT_REASON
+            return None
+        if command not in _GIT_CHANGES or folder is None:
+            return None
+        return _GIT_REASON if self.inside(os.path.join(folder, "x")) else None
+
+    def root_forms(self) -> set[str]:
+        """How code may spell a memory folder: its path, resolved or not, and the part
+        of it under the home folder (``~/…``, ``Path.home() / "…"``)."""
+        forms: set[str] = set()
+        for _, root, _ in self.roots:
+            for form in (root, os.path.realpath(root)):
+                forms.add(form)
+                if self.home and form.startswith(self.home.rstrip("/") + "/"):
+                    forms.add(form[len(self.home.rstrip("/")) + 1 :])
+        return forms
 
     def copied(self, name: str, args: list[str]) -> str | None:
         for target in _targets(name, args, self.inside):
@@ -233,6 +336,56 @@ class _Reader:
         return os.path.realpath(value)
 
 
+def _inline_code(name: str, args: list[str], given: str | None) -> str | None:
+    """The code an interpreter runs from its words or its known input ("": a script
+    file, or input not known), or None: ``name`` is no interpreter."""
+    kind = _interpreter(name)
+    if kind is None:
+        return None
+    options = _CODE_OPTIONS[kind]
+    for at, word in enumerate(args):
+        if word in options and at + 1 < len(args):
+            return args[at + 1]
+        for option in options:  # ``-c'…'`` and ``--eval=…``
+            if option.startswith("--") and word.startswith(option + "="):
+                return word[len(option) + 1 :]
+            if not option.startswith("--") and word.startswith(option) and len(word) > 2:
+                return word[2:]
+    if kind == "awk":  # the program is the first operand, unless a file gives it
+        operands = _positional(args, _AWK_VALUED)
+        return operands[0] if operands and "-f" not in args else ""
+    if kind == "deno" and args[:1] == ["eval"]:
+        return " ".join(args[1:])
+    scripts = [w for w in args if not w.startswith("-")]
+    if not scripts or scripts[0] == "-":  # the code is its input
+        return given or ""
+    return ""
+
+
+def _within(folder: str | None, word: str) -> str | None:
+    """``word`` as a folder from ``folder`` (None: not known)."""
+    if os.path.isabs(word):
+        return os.path.realpath(word)
+    return None if folder is None else os.path.realpath(os.path.join(folder, word))
+
+
+def _interpreter(name: str) -> str | None:
+    """Which interpreter ``name`` runs (``python3.12`` is python), or None."""
+    if name.startswith("python") and (name[6:] == "" or name[6:].replace(".", "").isdigit()):
+        return "python"
+    if name in ("gawk", "mawk", "nawk"):
+        return "awk"
+    return name if name in _CODE_OPTIONS else None
+
+
+def _program_reason(name: str, why: str) -> str:
+    return (
+        f"memdir did not let this command run: {name} {why}, and what a program writes "
+        "by its own code cannot be judged before it runs. Write memory with your file "
+        "tools instead (its text is screened, and may wait for the user's review)."
+    )
+
+
 def _for_the_person(name: str, args: list[str]) -> str | None:
     """The memdir command (``add``, ``review approve``) that ``name`` and ``args`` run
     when it acts as the user, or None."""
@@ -242,7 +395,7 @@ def _for_the_person(name: str, args: list[str]) -> str | None:
         args = args[1:]
     elif name not in _MEMDIR_NAMES:
         return None
-    words = _positional(args)
+    words = _positional(args, _MEMDIR_VALUED)
     if not words:
         return None
     verb = words[0]
@@ -260,14 +413,15 @@ def _persons_reason(verb: str) -> str:
     )
 
 
-def _positional(args: list[str]) -> list[str]:
-    """memdir's words that are not its group's options (``--project DIR`` skipped)."""
+def _positional(args: list[str], valued: frozenset[str]) -> list[str]:
+    """The words of ``args`` that are not options, nor the values of ``valued`` ones
+    (memdir's ``--project DIR``, awk's ``-F ,``)."""
     found: list[str] = []
     skip = False
     for word in args:
         if skip:
             skip = False
-        elif word in _MEMDIR_VALUED:
+        elif word in valued:
             skip = True
         elif not word.startswith("-"):
             found.append(word)
@@ -377,6 +531,13 @@ def _home_expanded(word: str, home: str | None) -> str:
             return os.path.join(home, word[len(prefix) :])
     return home if word in ("~", "$HOME", "${HOME}") else word
 
+
+_GIT_REASON = (
+    "memdir did not let this git command run: it changes files in a memory folder, and "
+    "what git checks out, merges or applies there is not screened. Team memory arrives "
+    "through `memdir team sync` and private memory through `memdir sync`, which screen "
+    "it; to save a memory, write its file with your file tools."
+)
 
 _UNREAD = (
     "memdir did not let this command run: it may write into memory (it names a memory "
