@@ -41,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from memdir.api import Memdir
 from memdir.model import Scope
+from memdir.storage.store_apply import FileChange
 from scale import prepare
 
 GOAL_S = 1.0  # history, why and the page of a memory with 200,000 versions
@@ -77,7 +78,14 @@ def record_alone(mem: Memdir, rounds: int) -> float:
         after = f"---\nname: x\n---\nversion {i + 1} of a memory body\n".encode() * 8
         begin = time.perf_counter()
         history.record(
-            scope=Scope.PRIVATE, file="x.md", action="update", name="x", before=before, after=after
+            FileChange(
+                scope=Scope.PRIVATE,
+                file="x.md",
+                action="update",
+                name="x",
+                before=before,
+                after=after,
+            )
         )
         times.append((time.perf_counter() - begin) * 1000)
     return statistics.median(times)
@@ -94,10 +102,10 @@ def fill_versions(mem: Memdir, count: int) -> str:
         for i in range(count):
             text = f"---\nname: Busy\ndescription: changed very often\ntype: project\n---\nv{i}\n"
             after = text.encode()
-            history.record(
+            history.record(FileChange(
                 scope=Scope.PRIVATE, file=file, action="update", name="Busy", before=previous,
                 after=after,
-            )  # fmt: skip
+            ))  # fmt: skip
             previous = after
     mem.write(name="Busy", description="changed very often", type="project", body="last")
     return file

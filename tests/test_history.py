@@ -21,6 +21,7 @@ from memdir.cli import main
 from memdir.errors import Conflict, InvalidMemory, MemdirError
 from memdir.history.versions import blob_hash
 from memdir.model import Scope
+from memdir.storage.store_apply import FileChange
 from memdir.testing import ScriptedProvider, tool_use
 from proposalutil import rewrite_ci, write_ci_memories
 
@@ -347,10 +348,10 @@ def many_versions(mem: Memdir, count: int) -> str:
     with history._transaction():  # one transaction: each record joins it
         for i in range(count):
             after = f"---\nname: Busy\ndescription: often\ntype: project\n---\nv{i}\n".encode()
-            history.record(
+            history.record(FileChange(
                 scope=Scope.PRIVATE, file=first.record.file, action="update", name="Busy",
                 before=previous, after=after,
-            )  # fmt: skip
+            ))  # fmt: skip
             previous = after
     return first.record.file
 

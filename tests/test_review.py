@@ -20,6 +20,7 @@ from memdir.errors import ConfigError, Conflict
 from memdir.history.versions import History
 from memdir.hosts.memory_tool import MemoryToolBackend
 from memdir.model import Scope
+from memdir.storage.store_apply import FileChange
 
 NOTE: dict[str, Any] = {
     "name": "Invoices round half up",
@@ -204,10 +205,10 @@ def test_a_history_written_before_statuses_and_reasons_gains_the_columns(mem: Me
 
     history = History(path)
     [kept] = history.versions()
-    version = history.record(
+    version = history.record(FileChange(
         scope=Scope.PRIVATE, file="b.md", action="create", before=None, after=b"x",
         status="pending", reason="screened: why",
-    )  # fmt: skip
+    ))  # fmt: skip
 
     assert (kept.file, kept.status, kept.reason) == ("a.md", None, None)
     assert [(v.id, v.reason) for v in history.pending()] == [(version, "screened: why")]

@@ -64,22 +64,8 @@ class Memdir(ModelVerbs, HistoryVerbs, ForgetVerbs):
     :mod:`memdir.facade`).
     """
 
-    def __init__(
-        self,
-        *,
-        layout: Layout,
-        settings: Settings,
-        env: Mapping[str, str] | None = None,
-        team_guard: WriteGuard | None = None,
-        private_guard: WriteGuard | None = None,
-    ) -> None:
-        super().__init__(
-            layout=layout,
-            settings=settings,
-            env=env,
-            team_guard=team_guard,
-            private_guard=private_guard,
-        )
+    def _after_init(self) -> None:
+        super()._after_init()
         self._drift_checker: DriftChecker | None = None
         # One open catalog per thread (SQLite connections stay in their thread).
         self._catalogs: dict[int, Catalog] = {}

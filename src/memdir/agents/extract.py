@@ -484,15 +484,16 @@ class MemoryExtractor(TurnJob[ExtractionReport]):
 
     def extract(self, turns: Sequence[Turn]) -> ExtractionReport:
         """Run one extraction now; never raises for model, provider or memory errors."""
-        with self._run_lock:
-            try:
-                report = self._extract(list(turns))
-            except (MemdirError, OSError) as exc:
-                log.warning("memory extraction failed: %s", exc)
-                report = ExtractionReport(error=str(exc))
-            self.history.append(report)
+        report = self._kept(lambda: self._extract_or_error(list(turns)))
         log.info("%s", report.message)
         return report
+
+    def _extract_or_error(self, turns: list[Turn]) -> ExtractionReport:
+        try:
+            return self._extract(turns)
+        except (MemdirError, OSError) as exc:
+            log.warning("memory extraction failed: %s", exc)
+            return ExtractionReport(error=str(exc))
 
     def _extract(self, turns: list[Turn]) -> ExtractionReport:
         fresh = turns_since(turns, self.cursor())

@@ -388,9 +388,9 @@ class TurnJob(Generic[R]):
     """The owner of one session job's runs over the conversation's turns.
 
     ``run`` is the job's one run; :meth:`submit` hands it to a :class:`SerialRunner`
-    named ``name`` and :meth:`drain` waits for it. A subclass holds ``_run_lock``
-    around each run, so a direct call never overlaps a background one, and keeps
-    each result in ``history``.
+    named ``name`` and :meth:`drain` waits for it. A subclass makes each run through
+    :meth:`_kept`, so a direct call never overlaps a background one and each result
+    is kept in ``history``.
     """
 
     def __init__(self, run: Callable[[Sequence[Turn]], R], *, name: str) -> None:
@@ -405,3 +405,10 @@ class TurnJob(Generic[R]):
     def drain(self, timeout: float | None = None) -> bool:
         """Wait for background runs to finish."""
         return self.runner.drain(timeout)
+
+    def _kept(self, run: Callable[[], R]) -> R:
+        """``run()`` under the run lock (one run at a time), its result kept in ``history``."""
+        with self._run_lock:
+            result = run()
+            self.history.append(result)
+            return result

@@ -44,6 +44,7 @@ __all__ = [
     "emit",
     "install_hint",
     "json_option",
+    "named_memory_options",
     "open_memdir",
     "package_hint",
     "profile_option_value",
@@ -194,6 +195,11 @@ def scope_project_json_options(help: str | None = None) -> Callable[[F], F]:
         return scope_option(help=help)(project_option(json_option(func)))
 
     return decorate
+
+
+def named_memory_options(func: F) -> F:
+    """``NAME``, then ``--scope``, ``--project`` and ``--json``: a command on one memory."""
+    return click.argument("name")(scope_project_json_options()(func))
 
 
 def server_options(

@@ -21,6 +21,7 @@ from memdir.cli._common import (
     VERSION_ID,
     emit,
     json_option,
+    named_memory_options,
     open_memdir,
     project_option,
     reaching,
@@ -345,8 +346,7 @@ def redact(name: str, version: int, scope: str | None, project: Path, as_json: b
 
 
 @click.command()
-@click.argument("name")
-@scope_project_json_options()
+@named_memory_options
 def why(name: str, scope: str | None, project: Path, as_json: bool) -> None:
     """Why memdir holds a memory: where it came from, the turns behind it, its history."""
     mem = open_memdir(project)

@@ -28,6 +28,7 @@ from memdir.cli._common import (
     Unreadable,
     emit,
     json_option,
+    named_memory_options,
     open_memdir,
     project_option,
     read_stdin_text,
@@ -253,8 +254,7 @@ def _say_unreadable(broken: Unreadable) -> None:
 
 
 @click.command()
-@click.argument("name")
-@scope_project_json_options()
+@named_memory_options
 def show(name: str, scope: str | None, project: Path, as_json: bool) -> None:
     """Print a memory (by file name or name); a file whose frontmatter is broken is printed
     as it is, with the parse error on stderr."""
@@ -443,8 +443,7 @@ def _edit_copy(folder: Path, file: str, text: str) -> Path:
 
 
 @click.command()
-@click.argument("name")
-@scope_project_json_options()
+@named_memory_options
 def rm(name: str, scope: str | None, project: Path, as_json: bool) -> None:
     """Delete a memory (moved to the trash and kept in the history: `memdir restore NAME`);
     a file whose frontmatter is broken is removed the same way, by its file name."""

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from memdir.cli._common import emit, open_memdir, reaching, record_dict, scope_project_json_options
+from memdir.cli._common import emit, named_memory_options, open_memdir, reaching, record_dict
 from memdir.errors import MemdirError
 from memdir.kinds import memory_ref
 
@@ -26,8 +26,7 @@ __all__ = ["COMMANDS", "pin", "unpin"]
 
 
 @click.command()
-@click.argument("name")
-@scope_project_json_options()
+@named_memory_options
 def pin(name: str, scope: str | None, project: Path, as_json: bool) -> None:
     """Pin a memory: its index line loads at every session start, first."""
     mem = open_memdir(project)
@@ -37,8 +36,7 @@ def pin(name: str, scope: str | None, project: Path, as_json: bool) -> None:
 
 
 @click.command()
-@click.argument("name")
-@scope_project_json_options()
+@named_memory_options
 def unpin(name: str, scope: str | None, project: Path, as_json: bool) -> None:
     """Unpin a memory: its index line competes for the session start's room again."""
     mem = open_memdir(project)

@@ -21,11 +21,11 @@ import click
 from memdir.cli._common import (
     emit,
     json_option,
+    named_memory_options,
     open_memdir,
     project_option,
     reaching,
     record_dict,
-    scope_project_json_options,
     to_jsonable,
 )
 from memdir.errors import MemoryNotFound
@@ -115,8 +115,7 @@ def _each(verb: str, versions: list[Version]) -> None:
 
 
 @click.command()
-@click.argument("name")
-@scope_project_json_options()
+@named_memory_options
 def verify(name: str, scope: str | None, project: Path, as_json: bool) -> None:
     """Re-validate a memory: check it against the code now and stamp it verified."""
     from memdir.recall.expiry import verify as verify_memory

@@ -3,7 +3,7 @@
 :class:`SearchVerbs` keeps one open catalog per thread (SQLite connections stay in
 their thread) and one embedding model per facade, loaded at the first search that
 embeds; the ranking itself is :mod:`memdir.search`. The attributes it reads are set
-by :class:`memdir.api.Memdir`'s constructor.
+when :class:`memdir.api.Memdir` is made (its ``_after_init``).
 """
 
 from __future__ import annotations

@@ -79,6 +79,11 @@ class ProjectMemory:
             guard=private_guard,
         )
         self.team = self._store(Scope.TEAM, root=layout.team_dir, guard=team_guard)
+        self._after_init()
+
+    def _after_init(self) -> None:
+        """The constructor's last step: a subclass sets up its own state here (the
+        facade's caches), so the constructor's keywords are declared once."""
 
     def _store(
         self, scope: Scope, *, root: Path, guard: WriteGuard | None, excluded: tuple[str, ...] = ()

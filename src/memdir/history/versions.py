@@ -55,6 +55,8 @@ from memdir.utils.records import record
 if TYPE_CHECKING:
     import sqlite3
 
+    from memdir.storage.store_apply import FileChange
+
 __all__ = [
     "APPROVED",
     "APPROVING",
@@ -198,10 +200,7 @@ class History(Retention):
                 self._insert(
                     conn,
                     change=intent.made,
-                    scope=r.scope,
-                    file=r.file,
-                    old_file=r.old_file,
-                    name=r.name,
+                    target=r,
                     action="undo",
                     origin=origin,
                     user=origin.user,
@@ -233,54 +232,35 @@ class History(Retention):
             conn.execute("UPDATE versions SET status = ? WHERE id = ?", (status, version_id))
             conn.execute("DELETE FROM intents WHERE kind = ? AND target = ?", (APPROVE, version_id))
 
-    def record(
-        self,
-        *,
-        scope: Scope,
-        file: str,
-        action: str,
-        before: bytes | None,
-        after: bytes | None,
-        name: str | None = None,
-        old_file: str | None = None,
-        meta_before: bytes | None = None,
-        meta_after: bytes | None = None,
-        hunk: IndexHunk | None = None,
-        origin: Provenance | None = None,
-        status: str | None = None,
-        reason: str | None = None,
-    ) -> int:
+    def record(self, file_change: FileChange) -> int:
         """Keep one change to one file (called under the scope's lock); returns its id.
 
-        ``status`` ``"pending"`` keeps a change that is not applied (review), and
-        ``reason`` why it is held.
+        A ``"pending"`` status keeps a change that is not applied (review), and its
+        ``reason`` why it is held. Who made it is the current provenance.
         """
-        origin = origin or current_provenance()
-        action = origin.action or action
+        origin = current_provenance()
+        action = origin.action or file_change.action
         user, host = origin.user, origin.host
-        if (scope is Scope.TEAM or origin.approved) and user is None and host is None:
+        if (file_change.scope is Scope.TEAM or origin.approved) and user is None and host is None:
             user, host = local_identity()
         with self._transaction() as conn:
             version = self._insert(
                 conn,
                 change=_open_change.get() or self._new_change(conn, action),
-                scope=scope,
-                file=file,
-                old_file=old_file,
-                name=name,
+                target=file_change,
                 action=action,
                 origin=origin,
                 user=user,
                 host=host,
                 hashes=(
-                    self.put_blob(conn, before),
-                    self.put_blob(conn, after),
-                    self.put_blob(conn, meta_before),
-                    self.put_blob(conn, meta_after),
+                    self.put_blob(conn, file_change.before),
+                    self.put_blob(conn, file_change.after),
+                    self.put_blob(conn, file_change.meta_before),
+                    self.put_blob(conn, file_change.meta_after),
                 ),
-                hunk=hunk,
-                status=status,
-                reason=reason,
+                hunk=file_change.hunk,
+                status=file_change.status,
+                reason=file_change.reason,
             )
         if not self._prune_checked:
             self._prune_checked = True
@@ -292,10 +272,7 @@ class History(Retention):
         conn: sqlite3.Connection,
         *,
         change: int,
-        scope: Scope,
-        file: str,
-        old_file: str | None,
-        name: str | None,
+        target: FileChange | Reversal,
         action: str,
         origin: Provenance,
         user: str | None,
@@ -305,7 +282,8 @@ class History(Retention):
         status: str | None = None,
         reason: str | None = None,
     ) -> int:
-        """One version row; ``hashes``: the blobs before and after, the sidecar's likewise."""
+        """One version row for ``target``'s file (its scope, file, old file and name);
+        ``hashes``: the blobs before and after, the sidecar's likewise."""
         cur = conn.execute(
             "INSERT INTO versions (change, time, scope, file, old_file, name, name_key, "
             "action, route, client, session, turns, transcript, user, host, before, after, "
@@ -314,11 +292,11 @@ class History(Retention):
             (
                 change,
                 time.time(),
-                scope.value,
-                file,
-                old_file,
-                name,
-                name_key(name),
+                target.scope.value,
+                target.file,
+                target.old_file,
+                target.name,
+                name_key(target.name),
                 action,
                 origin.route,
                 origin.client,

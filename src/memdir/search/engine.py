@@ -493,23 +493,7 @@ class TextIndex:
     def _bm25(
         self, wanted: list[str], where: str, params: list[Any], limit: int, gather: bool
     ) -> dict[int, float]:
-        opts = self.options
-        return bm25(
-            self.conn,
-            wanted,
-            where,
-            params,
-            limit=limit,
-            gather=gather,
-            weights=opts.weights,
-            context_share=opts.context_share,
-            scan_limit=opts.scan_limit,
-            window_share=opts.window_share,
-            length_b=opts.length_b,
-            window_fields=opts.window_fields,
-            window_text_b=opts.window_text_b,
-            fts5_idf=opts.idf == "fts5",
-        )
+        return bm25(self.conn, wanted, where, params, limit=limit, gather=gather, opts=self.options)
 
 
 def _kind_names(kinds: Iterable[object] | None) -> frozenset[str] | None:

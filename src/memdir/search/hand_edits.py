@@ -22,6 +22,7 @@ from memdir.history.versions import HISTORY_NAME, History, blob_hash
 from memdir.model import Scope
 from memdir.storage.fs import file_lock, read_bytes_nofollow
 from memdir.storage.paths import Layout
+from memdir.storage.store_apply import FileChange
 
 __all__ = ["record_hand_edits"]
 
@@ -63,12 +64,14 @@ def _record(history: History, scope: Scope, rel: str, path: Path) -> int:
         return 0
     with provenance(route="hand-edit", action="hand-edit"):
         history.record(
-            scope=scope,
-            file=rel,
-            action="hand-edit",
-            name=latest.name,
-            before=history.blob(latest.after),
-            after=data,
+            FileChange(
+                scope=scope,
+                file=rel,
+                action="hand-edit",
+                name=latest.name,
+                before=history.blob(latest.after),
+                after=data,
+            )
         )
     return 1
 

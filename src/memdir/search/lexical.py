@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from typing import Any
 
+    from memdir.search.ranking_options import RankingOptions
+
 OWN_COLUMNS = ("name", "description", "body", "dates")  # the columns of ``fts``
 CONTEXT_COLUMNS = ("body", "context", "dates")  # the columns of ``ctx``
 
@@ -50,31 +52,25 @@ def bm25(
     *,
     limit: int,
     gather: bool,
-    weights: Mapping[str, float],
-    context_share: float,
-    scan_limit: int,
-    window_share: float = 0.0,
-    length_b: float = FTS5_B,
-    window_fields: bool = False,
-    fts5_idf: bool = False,
-    window_text_b: float = FTS5_B,
+    opts: RankingOptions,
 ) -> dict[int, float]:
     """The best documents' BM25 scores for the terms ``wanted``, by document rowid.
 
     ``where``/``params`` filter the documents (``AND d.…`` clauses over ``docs d``);
-    ``gather``: the filter's rows are listed first (see :func:`broad`).
-    ``window_share``: a turn's context score also gains that share of how much
-    better the context row of an adjacent turn scores (its window holds this turn).
-    ``length_b``: the own row's BM25 length normalisation; ``window_fields``: the
-    window scored as BM25F (each column by its own length); ``fts5_idf``: FTS5's
-    idf, zero for a term in more than half the rows (see :mod:`.length_norm`);
-    ``window_text_b``: with ``window_fields``, the ``b`` of a turn's own text in its window.
+    ``gather``: the filter's rows are listed first (see :func:`broad`). Of ``opts``:
+    the field ``weights``, ``context_share``, ``scan_limit``, ``window_share`` (a
+    turn's context score also gains that share of how much better the context row of
+    an adjacent turn scores: its window holds this turn), ``length_b`` (the own row's
+    BM25 length normalisation), ``window_fields`` (the window scored as BM25F, each
+    column by its own length) with ``window_text_b`` (the ``b`` of a turn's own text
+    in its window), and ``idf`` (``"fts5"``: FTS5's, zero for a term in more than
+    half the rows; see :mod:`.length_norm`).
     """
     if not wanted:
         return {}
     match = textproc.fts_query(wanted)
     # FTS5 cannot skip documents while scoring: bm25() runs for every match.
-    scan = max(scan_limit, limit)
+    scan = max(opts.scan_limit, limit)
     floor = _scan_floor(conn, match, where, params, scan, gather)
     rare: list[str] = []
     if floor and len(wanted) > 1:
@@ -82,12 +78,12 @@ def bm25(
         rare = [term for term in wanted if _matches_fewer(conn, term, scan)]
         if len(rare) == len(wanted):  # no more than len(wanted) * scan matches
             floor, rare = 0, []
-    score = _Scorer(conn, where, params, gather, weights, context_share, limit)
-    score.lend = window_share
-    score.length_b = length_b
-    score.window_fields = window_fields
-    score.window_text_b = window_text_b
-    score.idfs = _idfs(conn, wanted, fts5=fts5_idf)
+    score = _Scorer(conn, where, params, gather, opts.weights, opts.context_share, limit)
+    score.lend = opts.window_share
+    score.length_b = opts.length_b
+    score.window_fields = opts.window_fields
+    score.window_text_b = opts.window_text_b
+    score.idfs = _idfs(conn, wanted, fts5=opts.idf == "fts5")
     scores = score(match, floor)
     if rare:
         # The older matches of the rare terms, scored for every query term alike.

@@ -55,6 +55,7 @@ __all__ = [
     "STAGING_DIR",
     "AppliedStore",
     "ChangeLog",
+    "FileChange",
     "ReviewGate",
     "WriteResult",
     "content_version",
@@ -70,30 +71,38 @@ delete or a rename) and answers why the change waits for a person (``None``: it
 applies now); it raises a :class:`~memdir.errors.MemdirError` to refuse it."""
 
 
+@record
+class FileChange:
+    """One change to one file, as a store hands it to its :class:`ChangeLog`.
+
+    ``before``/``after`` are the file's bytes (``None``: it did not exist), the
+    ``meta_*`` those of a note's sidecar, ``hunk`` the index lines the change
+    touched; ``status`` ``"pending"`` keeps a change that is held for review and
+    not applied, and ``reason`` says why it is held.
+    """
+
+    scope: Scope
+    file: str
+    action: str
+    before: bytes | None
+    after: bytes | None
+    name: str | None = None
+    old_file: str | None = None
+    meta_before: bytes | None = None
+    meta_after: bytes | None = None
+    hunk: IndexHunk | None = None
+    status: str | None = None
+    reason: str | None = None
+
+
 class ChangeLog(Protocol):
     """Where a store keeps every change it makes: :class:`memdir.history.versions.History`.
 
-    The store calls it under the scope's lock, once per file a change touched;
-    ``status`` ``"pending"`` keeps a change that is held for review and not
-    applied, and ``reason`` says why it is held. It returns the version's id.
+    The store calls it under the scope's lock, once per file a change touched. It
+    returns the version's id.
     """
 
-    def record(
-        self,
-        *,
-        scope: Scope,
-        file: str,
-        action: str,
-        before: bytes | None,
-        after: bytes | None,
-        name: str | None = None,
-        old_file: str | None = None,
-        meta_before: bytes | None = None,
-        meta_after: bytes | None = None,
-        hunk: IndexHunk | None = None,
-        status: str | None = None,
-        reason: str | None = None,
-    ) -> int: ...
+    def record(self, file_change: FileChange) -> int: ...
 
 
 @record
@@ -345,16 +354,18 @@ class AppliedStore(IndexedStore):
         assert self.history is not None
         payload = staged.text.encode("utf-8")
         version = self.history.record(
-            scope=self.scope,
-            file=staged.rel,
-            action=staged.action or ("create" if staged.current is None else "update"),
-            name=staged.memory.name,
-            before=staged.current,
-            after=payload,
-            meta_before=_meta_bytes(staged.path) if staged.note else None,
-            meta_after=_note_meta(staged.memory) if staged.note else None,
-            status="pending",
-            reason=reason,
+            FileChange(
+                scope=self.scope,
+                file=staged.rel,
+                action=staged.action or ("create" if staged.current is None else "update"),
+                name=staged.memory.name,
+                before=staged.current,
+                after=payload,
+                meta_before=_meta_bytes(staged.path) if staged.note else None,
+                meta_after=_note_meta(staged.memory) if staged.note else None,
+                status="pending",
+                reason=reason,
+            )
         )
         record = staged.record or MemoryRecord(
             scope=self.scope,
@@ -396,16 +407,18 @@ class AppliedStore(IndexedStore):
         try:
             assert self.history is not None
             self.history.record(
-                scope=self.scope,
-                file=rel,
-                action=action,
-                name=name,
-                before=before,
-                after=after,
-                old_file=old_file,
-                meta_before=meta_before,
-                meta_after=meta_after,
-                hunk=watch.hunk(),
+                FileChange(
+                    scope=self.scope,
+                    file=rel,
+                    action=action,
+                    name=name,
+                    before=before,
+                    after=after,
+                    old_file=old_file,
+                    meta_before=meta_before,
+                    meta_after=meta_after,
+                    hunk=watch.hunk(),
+                )
             )
         finally:
             watch.close()
@@ -459,5 +472,11 @@ class AppliedStore(IndexedStore):
             if self.history is not None:  # the whole text: a repair rewrites it anyway
                 after = text.encode("utf-8")
                 self.history.record(
-                    scope=self.scope, file=INDEX_NAME, action="index", before=before, after=after
+                    FileChange(
+                        scope=self.scope,
+                        file=INDEX_NAME,
+                        action="index",
+                        before=before,
+                        after=after,
+                    )
                 )

@@ -20,7 +20,13 @@ from memdir.storage.failures import translated
 from memdir.storage.fs import ensure_dir, file_stamp, read_bytes_nofollow, safe_join
 from memdir.storage.memory_index import remove_entry
 from memdir.storage.rollback import IndexSwap, InstallUndo
-from memdir.storage.store_apply import STAGING_DIR, AppliedStore, _meta_bytes, content_version
+from memdir.storage.store_apply import (
+    STAGING_DIR,
+    AppliedStore,
+    FileChange,
+    _meta_bytes,
+    content_version,
+)
 
 __all__ = ["MovingStore"]
 
@@ -112,15 +118,17 @@ class MovingStore(AppliedStore):
         """Under the lock: keep a deletion as a pending version."""
         assert self.history is not None
         return self.history.record(
-            scope=self.scope,
-            file=rel,
-            action="delete",
-            name=name,
-            before=read_bytes_nofollow(path),
-            after=None,
-            meta_before=_meta_bytes(path),
-            status="pending",
-            reason=reason,
+            FileChange(
+                scope=self.scope,
+                file=rel,
+                action="delete",
+                name=name,
+                before=read_bytes_nofollow(path),
+                after=None,
+                meta_before=_meta_bytes(path),
+                status="pending",
+                reason=reason,
+            )
         )
 
     def rename(self, ref: str, new_file: str) -> MemoryRecord:
@@ -142,15 +150,17 @@ class MovingStore(AppliedStore):
                 assert self.history is not None
                 text = read_bytes_nofollow(old_path)
                 self.history.record(
-                    scope=self.scope,
-                    file=new_rel,
-                    old_file=record.file,
-                    action="rename",
-                    name=record.memory.name,
-                    before=text,
-                    after=text,
-                    status="pending",
-                    reason=hold,
+                    FileChange(
+                        scope=self.scope,
+                        file=new_rel,
+                        old_file=record.file,
+                        action="rename",
+                        name=record.memory.name,
+                        before=text,
+                        after=text,
+                        status="pending",
+                        reason=hold,
+                    )
                 )
                 return record
             before = self._folder_mtimes(record.file, new_rel)

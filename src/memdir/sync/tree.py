@@ -24,7 +24,6 @@ own attribute files or a ``team/`` folder stop the sync, nothing checked out.
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import re
 from contextlib import AbstractContextManager
@@ -32,12 +31,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memdir.errors import SyncError
-from memdir.storage.fs import atomic_write, ensure_dir, file_lock, safe_join
+from memdir.storage.fs import file_lock
 from memdir.storage.store_apply import STAGING_DIR
 from memdir.team.checks import display_name
-from memdir.team.conflicts import CONFLICTS_DIR, add_copy
+from memdir.team.conflicts import CONFLICTS_DIR
 from memdir.team.git import Git, display_url
-from memdir.team.work_tree import commit_identity, host
+from memdir.team.work_tree import REMOTE, WorkTree
 
 if TYPE_CHECKING:
     from memdir.history.project import ProjectMemory
@@ -51,7 +50,6 @@ __all__ = [
     "screen_tip",
 ]
 
-REMOTE = "origin"
 # The remote's commit this clone last merged or pushed (in the repository: durable).
 SYNCED_REF = "refs/memdir/private-synced"
 _RECORD = "memdir-private-sync.json"
@@ -60,39 +58,22 @@ _REFUSED_NAMES = frozenset({".git", ".gitattributes", ".gitmodules", "..", "."})
 _SCP_LIKE = re.compile(r"^[^/:]+@?[^/:]*:(?!//)")
 
 
-class PrivateTree:
+class PrivateTree(WorkTree):
     """The private memory folder as a git work tree, and what a sync's steps share."""
 
+    synced_ref = SYNCED_REF
+
     def __init__(self, memdir: ProjectMemory, timeout: float) -> None:
-        self.memdir = memdir
-        self._root = memdir.layout.memory_dir
-        ensure_dir(self._root)
-        probe = Git(self._root, network_timeout=timeout)
-        configured = probe.config("user.name") and probe.config("user.email")
-        identity = None if configured else commit_identity(memdir, timeout)
-        self._git = Git(self._root, network_timeout=timeout, identity=identity)
-
-    @property
-    def root(self) -> Path:
-        return self._root
-
-    @property
-    def git(self) -> Git:
-        return self._git
+        super().__init__(memdir, memdir.layout.memory_dir, timeout)
 
     @property
     def initialized(self) -> bool:
-        return (self._root / ".git").is_dir()
-
-    @property
-    def rescue_dir(self) -> Path:
-        """Where files with conflict markers an interrupted merge left are saved."""
-        return self.memdir.layout.project_dir / ".rescued"
+        return (self.root / ".git").is_dir()
 
     @property
     def record_path(self) -> Path:
         """The last syncs' outcome, kept with the repository (durable, not derived)."""
-        return self._root / ".git" / _RECORD
+        return self.root / ".git" / _RECORD
 
     def store_lock(self) -> AbstractContextManager[None]:
         """The private store's own lock: no store write interleaves with a step."""
@@ -111,17 +92,10 @@ class PrivateTree:
         if url is None:
             raise SyncError(
                 "private memory is not set up for sync",
-                path=self._root,
+                path=self.root,
                 hint="run `memdir sync init REMOTE` first (a git remote only you use)",
             )
         return url, self.git.current_branch()
-
-    def create(self, remote: str, branch: str) -> None:
-        """Make the folder a repository of ``remote`` on ``branch`` (no commit yet)."""
-        # No template: nothing from the user's init.templateDir (hooks) comes along.
-        self.git.run("init", "--quiet", "--template=", f"--initial-branch={branch}")
-        self.git.ignore_attributes()
-        self.git.run("remote", "add", REMOTE, remote)
 
     def adopt(self, remote: str) -> None:
         """For a folder already set up: refuse a different remote than the one it has."""
@@ -131,14 +105,14 @@ class PrivateTree:
         elif not same_remote(current, remote):
             raise SyncError(
                 f"private memory already syncs with {display_url(current)}",
-                path=self._root,
-                hint=f"to switch remotes run `git -C {self._root} remote set-url {REMOTE} URL`",
+                path=self.root,
+                hint=f"to switch remotes run `git -C {self.root} remote set-url {REMOTE} URL`",
             )
 
     def prepare(self) -> None:
         """What each sync sets first: neutral attributes and this clone's excludes."""
         self.git.ignore_attributes()
-        team = self.memdir.layout.team_dir.relative_to(self._root).as_posix()
+        team = self.memdir.layout.team_dir.relative_to(self.root).as_posix()
         self.git.exclude(f"/{team}/", why="team memory syncs with the team's remote only")
         self.git.exclude(f"/{CONFLICTS_DIR}/", why="conflict copies, until settled")
         self.git.exclude(f"/{STAGING_DIR}/", why="a write's staged copy")
@@ -153,27 +127,10 @@ class PrivateTree:
             raise SyncError(
                 f"{display_url(remote)} is the team's remote: private memory "
                 "(your `user` memories among it) never goes to a team remote",
-                path=self._root,
+                path=self.root,
                 hint="create a repository only you can reach (a bare repository on your "
                 "own disk or server, a private hosted one) and run `memdir sync init URL`",
             )
-
-    # -- the remote this clone last synced with ----------------------------
-
-    def mark_synced(self, tip: str | None) -> None:
-        if tip is not None:
-            self.git.run("update-ref", SYNCED_REF, tip)
-
-    # -- writing into the folder (a MergeTree) ------------------------------
-
-    def put(self, rel: str, data: str | bytes) -> None:
-        """Write ``rel`` in the folder and stage it."""
-        atomic_write(safe_join(self._root, rel), data)
-        self.git.run("add", "--", rel)
-
-    def conflict_copy(self, rel: str, data: bytes, reason: str) -> str:
-        """Keep this clone's version of ``rel`` in ``.conflicts/`` (never committed)."""
-        return add_copy(self._root, rel, data, reason, host() or dt.date.today().isoformat())
 
 
 def screen_tip(tree: PrivateTree, tip: str) -> None:

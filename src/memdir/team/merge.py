@@ -27,6 +27,7 @@ from memdir.errors import MemdirError
 from memdir.history.provenance import provenance
 from memdir.storage.codec import parse_memory
 from memdir.storage.memory_index import INDEX_NAME
+from memdir.storage.store_apply import FileChange
 from memdir.team.git import Git, GitFailed, failure_detail, git_message
 from memdir.team.index_union import union_index
 from memdir.team.reports import ConflictCopy
@@ -160,12 +161,14 @@ def record_incoming(
             ).stdout.strip()
             with provenance(user=author or None):
                 history.record(
-                    scope=scope,
-                    file=path,
-                    action="sync",
-                    name=memory_name(new if new is not None else old),
-                    before=old,
-                    after=new,
+                    FileChange(
+                        scope=scope,
+                        file=path,
+                        action="sync",
+                        name=memory_name(new if new is not None else old),
+                        before=old,
+                        after=new,
+                    )
                 )
 
 

@@ -32,6 +32,7 @@ from memdir.model import Memory, Scope
 from memdir.storage.codec import parse_memory
 from memdir.storage.fs import atomic_write
 from memdir.storage.memory_index import INDEX_NAME, remove_entry
+from memdir.storage.store_apply import FileChange
 from memdir.team.index_repair import reconcile_index
 from memdir.team.merge import MergeTree, memory_name
 
@@ -102,14 +103,16 @@ def _set_aside(
         ).stdout.strip()
         with provenance(route="sync", user=author or None):
             history.record(
-                scope=scope,
-                file=path,
-                action="sync",
-                name=memory_name(data),
-                before=old,
-                after=data,
-                status="pending",
-                reason=reason,
+                FileChange(
+                    scope=scope,
+                    file=path,
+                    action="sync",
+                    name=memory_name(data),
+                    before=old,
+                    after=data,
+                    status="pending",
+                    reason=reason,
+                )
             )
     if old is None:
         tree.git.run("rm", "--quiet", "--cached", "--ignore-unmatch", "--", path)

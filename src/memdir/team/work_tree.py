@@ -3,7 +3,9 @@
 :class:`TeamTree` is what every step of a team sync is handed: the project's
 memory, the team folder, and a :class:`~memdir.team.git.Git` for it (with a
 fallback author when the user set none, so a commit never stops on a missing
-identity). It holds what the steps share and nothing of their own logic:
+identity). Its base, :class:`WorkTree`, is what it shares with private sync's
+tree (:mod:`memdir.sync.tree`). It holds what the steps share and nothing of
+their own logic:
 
 * the two locks: the team store's own (no store write interleaves with a
   step that touches the folder) and one sync at a time per team folder;
@@ -37,7 +39,7 @@ from memdir.team.reports import Progress
 if TYPE_CHECKING:
     from memdir.history.project import ProjectMemory
 
-__all__ = ["REMOTE", "TeamTree", "commit_identity", "host"]
+__all__ = ["REMOTE", "TeamTree", "WorkTree", "commit_identity", "host"]
 
 REMOTE = "origin"
 _FALLBACK_EMAIL = "memdir@localhost"
@@ -64,22 +66,53 @@ def commit_identity(memdir: ProjectMemory, timeout: float) -> tuple[str, str]:
     return f"{login} on {host() or 'unknown host'}", _FALLBACK_EMAIL
 
 
-class TeamTree:
-    """The team folder as a git work tree, and what the steps of a sync share."""
+class WorkTree:
+    """A memory folder as a git work tree of one remote: what a sync of it (team or
+    private) needs of git and the folder, whatever the remote."""
 
-    def __init__(self, memdir: ProjectMemory, timeout: float) -> None:
+    synced_ref = _SYNCED_REF  # the remote's commit this clone last merged or pushed
+
+    def __init__(self, memdir: ProjectMemory, root: Path, timeout: float) -> None:
         self.memdir = memdir
-        self.root = memdir.layout.team_dir
-        ensure_dir(self.root)
-        probe = Git(self.root, network_timeout=timeout)
+        self.root = root
+        ensure_dir(root)
+        probe = Git(root, network_timeout=timeout)
         configured = probe.config("user.name") and probe.config("user.email")
         identity = None if configured else commit_identity(memdir, timeout)
-        self.git = Git(self.root, network_timeout=timeout, identity=identity)
+        self.git = Git(root, network_timeout=timeout, identity=identity)
 
     @property
     def rescue_dir(self) -> Path:
         """Where files with conflict markers an interrupted merge left are saved."""
         return self.memdir.layout.project_dir / ".rescued"
+
+    def create(self, remote: str, branch: str) -> None:
+        """Make the folder a repository of ``remote`` on ``branch`` (no commit yet)."""
+        # No template: nothing from the user's init.templateDir (hooks) comes along.
+        self.git.run("init", "--quiet", "--template=", f"--initial-branch={branch}")
+        self.git.ignore_attributes()
+        self.git.run("remote", "add", REMOTE, remote)
+
+    def mark_synced(self, tip: str | None) -> None:
+        """Record ``tip`` as the remote commit this clone last merged or pushed."""
+        if tip is not None:
+            self.git.run("update-ref", self.synced_ref, tip)
+
+    def put(self, rel: str, data: str | bytes) -> None:
+        """Write ``rel`` in the folder and stage it."""
+        atomic_write(safe_join(self.root, rel), data)
+        self.git.run("add", "--", rel)
+
+    def conflict_copy(self, rel: str, data: bytes, reason: str) -> str:
+        """Keep this clone's version of ``rel`` in ``.conflicts/`` (never committed)."""
+        return add_copy(self.root, rel, data, reason, host() or dt.date.today().isoformat())
+
+
+class TeamTree(WorkTree):
+    """The team folder as a git work tree, and what the steps of a sync share."""
+
+    def __init__(self, memdir: ProjectMemory, timeout: float) -> None:
+        super().__init__(memdir, memdir.layout.team_dir, timeout)
 
     def team_lock(self) -> AbstractContextManager[None]:
         """The team store's own lock: no store write interleaves with a step."""
@@ -126,13 +159,6 @@ class TeamTree:
             )
         return True
 
-    def create(self, remote: str, branch: str) -> None:
-        """Make the folder a repository of ``remote`` on ``branch`` (no commit yet)."""
-        # No template: nothing from the user's init.templateDir (hooks) comes along.
-        self.git.run("init", "--quiet", "--template=", f"--initial-branch={branch}")
-        self.git.ignore_attributes()
-        self.git.run("remote", "add", REMOTE, remote)
-
     # -- what an interrupted sync left ------------------------------------
 
     def recover_first(self, progress: Progress) -> None:
@@ -160,26 +186,10 @@ class TeamTree:
         A clone that synced before this was recorded still has the
         remote-tracking ref's previous value in its reflog.
         """
-        synced = self.git.rev(_SYNCED_REF)
+        synced = self.git.rev(self.synced_ref)
         if synced is None:
             synced = self.git.rev(f"refs/remotes/{REMOTE}/{branch}@{{1}}")
         return synced
-
-    def mark_synced(self, tip: str | None) -> None:
-        """Record ``tip`` as the remote commit this clone last merged or pushed."""
-        if tip is not None:
-            self.git.run("update-ref", _SYNCED_REF, tip)
-
-    # -- writing into the folder ------------------------------------------
-
-    def put(self, rel: str, data: str | bytes) -> None:
-        """Write ``rel`` in the team folder and stage it."""
-        atomic_write(safe_join(self.root, rel), data)
-        self.git.run("add", "--", rel)
-
-    def conflict_copy(self, rel: str, data: bytes, reason: str) -> str:
-        """Keep this clone's version of ``rel`` in ``.conflicts/`` (never committed)."""
-        return add_copy(self.root, rel, data, reason, host() or dt.date.today().isoformat())
 
 
 def host() -> str:

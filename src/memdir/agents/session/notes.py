@@ -378,10 +378,7 @@ class SessionNotes(TurnJob[NotesUpdate]):
 
     def update(self, turns: Sequence[Turn]) -> NotesUpdate:
         """Run one update over the turns since the cursor (updates never overlap)."""
-        with self._run_lock:
-            result = self._update(list(turns))
-            self.history.append(result)
-            return result
+        return self._kept(lambda: self._update(list(turns)))
 
     def _update(self, turns: list[Turn]) -> NotesUpdate:
         notes, created = ensure_notes_file(self.path, self.template)
