@@ -107,6 +107,13 @@ def test_the_shell_forms_of_a_write_are_seen(mem: Memdir, command: str) -> None:
         'echo "$SOME_VARIABLE" >> {file}',
         "dd if=/dev/zero of={file} count=1",
         "echo fine 2>> {file}",  # what lands there is the error stream
+        "curl -sSo {file} http://127.0.0.1:9/x",  # the option in a cluster
+        "wget -qO {file} http://127.0.0.1:9/x",
+        "cp -t {folder} /etc/hostname",
+        "rsync -a -e ssh /etc/hostname {folder}/",
+        "install -m 644 /etc/hostname {file}",
+        "scp -P 2222 backup:/notes.md {file}",
+        "patch {file} /tmp/fix.diff",
     ],
 )
 def test_a_write_whose_text_is_not_known_is_refused(mem: Memdir, command: str) -> None:
@@ -128,6 +135,8 @@ def test_a_write_whose_text_is_not_known_is_refused(mem: Memdir, command: str) -
         "grep -rn pnpm {folder} 2>/dev/null > /tmp/found.txt",
         "ls -la {folder}",
         "mv {file} {folder}/renamed.md",  # within memory: no new text comes in
+        "cp {file} {folder}/copy.md",
+        "rm -f {file}",  # a deletion brings nothing in
         "memdir list",
         "memdir review",
         "memdir --project {folder} show package_manager",

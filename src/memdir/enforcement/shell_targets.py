@@ -7,13 +7,17 @@ commands; :func:`changed_files` reads one of them for the files it changes:
   ``2>``, ``>&file``: :func:`output_target`), whatever the command;
 - ``tee``'s operands; ``rm``, ``unlink``, ``shred``, ``truncate`` and
   ``touch``'s operands (a deletion changes a folder as much as a write);
-- a copy's destination (``cp``, ``mv``, ``install``, ``ln``): the file named,
+- a copy's destination (``cp``, ``mv``, ``install``, ``ln``, ``rsync``, ``scp``): the file named,
   or the source's name inside the folder named (``-t DIR``, several sources, a
   trailing ``/``, or a destination the caller knows to be a folder); ``mv``'s
   sources too, which are gone after it;
 - the files ``sed``, ``perl`` or ``ruby`` edit in place (``-i``, ``-i.bak``,
   ``--in-place``), their script skipped;
-- ``dd of=FILE``, ``curl -o FILE``, ``wget -O FILE``.
+- ``dd of=FILE``, ``curl -o FILE``, ``wget -O FILE``, the file ``patch`` names.
+
+:func:`copy_parts` and :func:`filled_files` give the parts apart, for the
+pre-tool-use hook: a copy within memory brings nothing new, a deletion is no
+write to judge, and a file filled from elsewhere has text nobody knows yet.
 
 Paths are returned as written (``~``, variables, a relative path: the
 caller resolves them, knowing where the command ran). Not seen: what a
@@ -31,7 +35,14 @@ TYPE_CHECKING = False  # no typing at run time (see above)
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["changed_files", "output_target"]
+__all__ = [
+    "COPIERS",
+    "changed_files",
+    "copy_parts",
+    "filled_files",
+    "output_target",
+    "redirected",
+]
 
 # Commands whose operands are the files they change, and their options whose value is
 # the next word.
@@ -49,7 +60,28 @@ _COPIERS: dict[str, frozenset[str]] = {
     "mv": _COPY_VALUED,
     "ln": _COPY_VALUED,
     "install": _COPY_VALUED | {"-m", "-o", "-g", "--mode", "--owner", "--group"},
+    "rsync": frozenset({"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "-T"}),
+    "scp": frozenset({"-P", "-i", "-o", "-F", "-c", "-l", "-S", "-J"}),
 }
+COPIERS = frozenset(_COPIERS)
+_PATCH_VALUED = frozenset(
+    {
+        "-i",
+        "--input",
+        "-o",
+        "--output",
+        "-d",
+        "--directory",
+        "-r",
+        "--reject-file",
+        "-z",
+        "-B",
+        "-Y",
+        "-F",
+        "-D",
+        "-V",
+    }
+)
 # In-place editors: the options that give the script (then every operand is a file),
 # and the other options whose value is the next word.
 _EDITORS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
@@ -58,21 +90,32 @@ _EDITORS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "ruby": (frozenset({"-e"}), frozenset({"-I", "-r", "-C", "-E", "-x"})),
 }
 _DOWNLOADERS = {"curl": ("-o", "--output"), "wget": ("-O", "--output-document")}
-_OUTPUTS = (">>", ">|", "&>>", "&>", ">")  # the longest operator first
+# Output operators, the longest first, and whether each appends.
+_OUTPUTS = ((">>", True), (">|", False), ("&>>", True), ("&>", False), (">", False))
 
 
 def output_target(word: str) -> str | None:
     """The file a redirection word writes (``>f``, ``2>>f``, ``&>f``, ``>&f``), or None:
     it reads, or copies a descriptor (``2>&1``, ``>&2``)."""
+    found = redirected(word)
+    return None if found is None else found[0]
+
+
+def redirected(word: str) -> tuple[str, bool, bool] | None:
+    """(the file, whether it is appended to, whether it gets the command's output) of a
+    redirection word that writes one, or None. What another descriptor (``2>``) writes
+    is not the command's output."""
     if not isinstance(word, Redirection):
         return None
     op = word.lstrip("0123456789")
+    output = word[: len(word) - len(op)] in ("", "1")
     if op.startswith(">&"):  # ``>&2`` copies a descriptor; ``>&file`` is ``&>file``
         target = op[2:]
-        return None if not target or target.isdigit() or target == "-" else target
-    for prefix in _OUTPUTS:
+        return None if not target or target.isdigit() or target == "-" else (target, False, output)
+    for prefix, append in _OUTPUTS:
         if op.startswith(prefix):
-            return op[len(prefix) :] or None
+            target = op[len(prefix) :]
+            return (target, append, output) if target else None
     return None
 
 
@@ -88,18 +131,32 @@ def changed_files(words: list[str], folder: Callable[[str], bool]) -> list[str]:
     if name in _CHANGERS:
         found += _operands(args, _CHANGERS[name])
     elif name in _COPIERS:
-        found += _copied(name, args, folder)
-    elif name in _EDITORS:
-        found += _edited(args, *_EDITORS[name])
-    elif name == "dd":
-        found += [a[3:] for a in args if a.startswith("of=") and len(a) > 3]
-    elif name in _DOWNLOADERS:
-        found += _option_values(args, *_DOWNLOADERS[name])
+        sources, landed = copy_parts(name, args, folder)
+        found += landed + (sources if name == "mv" else [])
+    else:
+        found += filled_files(name, args)
     return found
 
 
-def _copied(name: str, args: list[str], folder: Callable[[str], bool]) -> list[str]:
-    """Where a copy, move or link lands, and (a move's) the sources it takes away."""
+def filled_files(name: str, args: list[str]) -> list[str]:
+    """The files command ``name`` fills with text from elsewhere, as written: an
+    in-place edit's, ``dd of=``, a download's output, the file ``patch`` patches."""
+    if name in _EDITORS:
+        return _edited(args, *_EDITORS[name])
+    if name == "dd":
+        return [a[3:] for a in args if a.startswith("of=") and len(a) > 3]
+    if name in _DOWNLOADERS:
+        return _option_values(args, *_DOWNLOADERS[name])
+    if name == "patch":
+        return _operands(args, _PATCH_VALUED)[:1] + _option_values(args, "-o", "--output")
+    return []
+
+
+def copy_parts(
+    name: str, args: list[str], folder: Callable[[str], bool]
+) -> tuple[list[str], list[str]]:
+    """(the sources, where they land) of a copy, move or link (``name`` one of
+    :data:`COPIERS`); ``folder`` tells whether a destination named alone is a folder."""
     takes = _COPIERS[name]
     operands = _operands(args, takes)
     into = _option_values(args, "-t", "--target-directory")
@@ -110,7 +167,7 @@ def _copied(name: str, args: list[str], folder: Callable[[str], bool]) -> list[s
     elif len(operands) >= 2:
         sources, target = operands[:-1], operands[-1]
     else:
-        return []
+        return operands, []
     # ``-T``: the destination is the file itself, a folder of that name or not.
     whole = len(operands) > 1 and not into and ("-T" in args or "--no-target-directory" in args)
     inside = bool(into) or len(sources) > 1 or target.endswith("/") or folder(target)
@@ -118,7 +175,7 @@ def _copied(name: str, args: list[str], folder: Callable[[str], bool]) -> list[s
         landed = [target]
     else:
         landed = [_joined(target, source.rstrip("/").rsplit("/", 1)[-1]) for source in sources]
-    return landed + (sources if name == "mv" else [])
+    return sources, landed
 
 
 def _joined(folder: str, name: str) -> str:

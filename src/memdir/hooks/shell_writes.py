@@ -56,7 +56,7 @@ from memdir.hooks.memory_writes import MemoryCall, current_text, memory_place
 
 TYPE_CHECKING = False  # not typing's: the pre-tool-use hook loads this module for Bash
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping, Sequence
+    from collections.abc import Mapping, Sequence
     from typing import Any
 
     from memdir.enforcement.rule_cache import RuleRoot
@@ -71,8 +71,6 @@ _REVIEW_DECISIONS = frozenset({"approve", "reject"})
 _MEMDIR_NAMES = frozenset({"memdir", "memdir-plugin"})  # the plugin's command for the shell
 _MEMDIR_VALUED = frozenset({"--profile", "--project"})  # the group's options with a value
 _AWK_VALUED = frozenset({"-F", "-v", "-f"})
-_COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp"})
-_IN_PLACE = frozenset({"sed", "perl", "ruby"})
 _PRINTERS = frozenset({"echo", "printf"})
 _CHANGE_DIRECTORY = frozenset({"cd", "pushd"})
 _WORKDIR_FIELDS = ("dir_path", "workdir")  # a shell call's own folder (Gemini, Codex)
@@ -188,6 +186,7 @@ class _Reader:
     def read(self, words: list[str], given: str | None) -> tuple[str, str] | None:
         """Judge one simple command (``given``: its input, when known): None, or the
         answer for the command line (``ask`` or ``deny``, and why)."""
+        from memdir.enforcement.shell_targets import redirected
         from memdir.enforcement.shell_words import Redirection, command_index
 
         at = command_index(words)
@@ -204,7 +203,7 @@ class _Reader:
             return "deny", program
         printed = _printed(name, args, given)
         for word in words:
-            written = _output_target(word) if isinstance(word, Redirection) else None
+            written = redirected(word)
             if written is not None:
                 target, append, output = written
                 reason = self.written(target, append, printed if output else None)
@@ -270,11 +269,25 @@ class _Reader:
         return forms
 
     def copied(self, name: str, args: list[str]) -> str | None:
-        for target in _targets(name, args, self.inside):
+        """Why a copy into memory from outside it, or a file there filled from elsewhere,
+        is refused (None: neither)."""
+        from memdir.enforcement.shell_targets import COPIERS, copy_parts, filled_files
+
+        if name in COPIERS:
+            sources, landed = copy_parts(name, args, self.is_folder)
+            if all(self.inside(source) for source in sources):
+                landed = []  # a move or copy within memory: no new text comes in
+        else:
+            landed = filled_files(name, args)
+        for target in landed:
             place = self.place(target)
             if place is not None:
                 return _unknown_text(place[1])
         return None
+
+    def is_folder(self, word: str) -> bool:
+        path = self.resolved(word)
+        return path is not None and os.path.isdir(path)
 
     def teed(self, args: list[str], given: str | None) -> str | None:
         append = any(a in ("-a", "--append") for a in args)
@@ -428,25 +441,6 @@ def _positional(args: list[str], valued: frozenset[str]) -> list[str]:
     return found
 
 
-def _output_target(word: str) -> tuple[str, bool, bool] | None:
-    """(target, appends, gets the command's output) of a redirection that writes a
-    file, or None (input, a copy of another descriptor). What another descriptor
-    (``2>``) writes is not the output, so not known."""
-    op = word.lstrip("0123456789")
-    output = word[: len(word) - len(op)] in ("", "1")
-    for prefix, append in ((">>", True), (">|", False), ("&>>", True), ("&>", False)):
-        if op.startswith(prefix):
-            return op[len(prefix) :], append, output
-    if op.startswith(">&"):  # ``>&2`` copies a descriptor; ``>&file`` is ``&>file``
-        target = op[2:]
-        if not target or target.isdigit() or target == "-":
-            return None
-        return target, False, output
-    if op.startswith(">"):
-        return op[1:], False, output
-    return None
-
-
 def _printed(name: str, args: list[str], given: str | None) -> str | None:
     """What a plain ``echo`` or ``printf`` prints (echo's newline included), or ``cat``
     of its known input; None: not known."""
@@ -473,54 +467,6 @@ def _known(text: str | None) -> str | None:
             return None
         at = text.find("$", at + 1)
     return text
-
-
-def _targets(name: str, args: list[str], inside: Callable[[str], bool]) -> list[str]:
-    """The files a command other than a redirection writes, whose text is not known."""
-    if name == "dd":
-        return [a[3:] for a in args if a.startswith("of=")]
-    if name in _COPIERS:
-        return _copy_target(args, inside)
-    if name in _IN_PLACE and any(_in_place_flag(a) for a in args):
-        return [a for a in args if not a.startswith("-")]
-    if name in ("curl", "wget"):
-        flags = ("-o", "--output") if name == "curl" else ("-O", "--output-document")
-        return [args[i + 1] for i, a in enumerate(args[:-1]) if a in flags] + [
-            a.split("=", 1)[1] for a in args if a.startswith(flags[1] + "=")
-        ]
-    if name == "patch":
-        return [a for a in args if not a.startswith("-")][:1]
-    return []
-
-
-def _copy_target(args: list[str], inside: Callable[[str], bool]) -> list[str]:
-    """Where a copy or move lands, when something comes into memory from outside it."""
-    target: str | None = None
-    rest: list[str] = []
-    skip = False
-    for i, word in enumerate(args):
-        if skip:
-            skip = False
-        elif word in ("-t", "--target-directory"):
-            target = args[i + 1] if i + 1 < len(args) else None
-            skip = True
-        elif word.startswith("--target-directory="):
-            target = word.split("=", 1)[1]
-        elif not word.startswith("-"):
-            rest.append(word)
-    if target is None:
-        if len(rest) < 2:
-            return []
-        target, rest = rest[-1], rest[:-1]
-    if all(inside(source) for source in rest):  # a move or copy within memory
-        return []
-    return [target]
-
-
-def _in_place_flag(word: str) -> bool:
-    if word.startswith("--"):
-        return word == "--in-place" or word.startswith("--in-place=")
-    return word.startswith("-") and "i" in word[1:]
 
 
 def _home_expanded(word: str, home: str | None) -> str:
