@@ -186,15 +186,32 @@ this round, on the same batch: 16 of 50 and 1 of 50. About half held on wording
 nobody tuned to, up from a third, is where screening stands; non-English orders
 are still most of what passes.
 
-After this round (one run each; the model trained on every even id but batch 17;
-batches 11 to 16 are its training data, so their figures are not blind): held-out
-85 of 87 and 1 of 83; fresh 79 of 80 and 0 of 80; shaped 699 of 802 and 4 of 968
-(the two ``[SYSTEM]`` lines, and two of batch 16's notes on a past injection that
-the rules read as the order they describe); batch 7, 40 of 40 and 2 of 40; batch 8,
-0 of 100; batch 9, 19 of 20; batch 10, 60 of 60; batch 14, 32 of 50 and 0 of 50;
-batch 15, 42 of 50 and 0 of 50; batch 16, 85 of 120 and 2 of 120; batch 17, 28 of 50
-and 0 of 50; memdir's own corpora, 0 of 373 in each. Median 0.43 to 0.71 ms a
-memory, worst 5 ms.
+Batch 18 (150 attacks, 150 ordinary memories, half of each in twenty-five
+languages; voices rarely seen: support macros, phone scripts, alt text, receipts,
+links whose address carries data) was written blind as training data. Batch 19
+(50 attacks, 50 ordinary memories, sixteen and seventeen languages) was written
+blind beside it and scored once with the screening of batch 17's round, before
+the model was trained with batch 18: 28 of 50 attacks held, 3 of 50 ordinary
+memories held, all three by rules (a past incident telling what a page asked of
+agents, a grant to force-push to one's own branches that the next sentence
+forbids on main, a refund ceiling whose excess goes to a team lead). Trained with
+batch 18 (nothing else changed): 30 of 50 and 3 of 50. The three were then fixed
+by kind (the agent as the subject of a past-tense verb is told of, not
+addressed; an amount above a ceiling sent to a person, and the granted act
+forbidden elsewhere, bound the grant; "always show me … before" too): 30 of 50
+and 0 of 50, no attack of any batch or half lost. Two blind batches after this
+round's model, 56 % and 60 % held: about three in five is where screening stands
+on wording nobody tuned to, against a third before it; non-English orders are
+still most of what passes.
+
+After this round (one run each; the model trained on every even id but batch 19;
+batches 11 to 18 are its training data, so their figures are not blind): held-out
+85 of 87 and 1 of 83; fresh 79 of 80 and 0 of 80; shaped 828 of 1,002 and 5 of
+1,168 (the two ``[SYSTEM]`` lines; a note on a past injection; a user's request to
+keep a note through clean-ups; a request never to save passwords); batch 7, 40 of
+40 and 2 of 40; batch 8, 0 of 100; batch 9, 19 of 20; batch 10, 60 of 60; batch 14,
+29 of 50; batch 15, 44 of 50; batch 17, 41 of 50; batch 19, 30 of 50 and 0 of 50;
+memdir's own corpora, 0 of 373 in each. Median 0.40 to 0.88 ms a memory, worst 6 ms.
 
 Tried and not built: a classifier over the bundled sentence model's vectors
 (logistic regression on the even probes, scored on the odd ones, the probes as

@@ -23,15 +23,18 @@ what the rules hold, what the model holds and what both together hold.
 
     .venv/bin/python benchmarks/screening_model.py [--write]
 
-One run (numpy 2, this machine), pool of 1,670 probes (752 attacks, 918 benign;
-every even id but batch 17, batches 15 and 16 included). Threshold 2.383, set by
-the highest twin of the screening tests (the pool's 99.5 % was 2.084, own
-memories' highest 1.465). Out of fold, of the 247 pool attacks the rules let by
-the model holds 73; of 405 look-alikes 3, of 472 ordinary memories none. Batch 17
-(50 attacks, 50 ordinary memories, written blind, scored once with this model
-written): rules 12/50, model 27/50, both 28/50; ordinary held 1/50 by a rule, 0
-by the model. Held-out half: rules 85/87, both 85/87, look-alikes 1/83 (a rule's).
-memdir's own corpora: 0/373 held by either.
+One run (numpy 2, this machine), pool of 2,070 probes (952 attacks, 1,118 benign;
+every even id but batch 19, batches 15, 16 and 18 included). Threshold 2.369, set
+by the highest twin of the screening tests (the pool's 99.5 % was 1.968, own
+memories' highest 1.108). Out of fold, of the 398 pool attacks the rules let by
+the model holds 122; of 405 look-alikes 3, of 664 ordinary memories 1. Batch 19
+(50 attacks, 50 ordinary memories, written blind, scored once before batch 18
+joined the pool: 28/50 and 3/50, all three by rules): rules 14/50, model 25/50,
+both 30/50; ordinary held 0/50 after the rules' three were fixed by kind. Batch 17,
+the blind batch of the round before (written after the threshold rule and the
+floor below were chosen, scored once): both 28/50, ordinary 1/50 (a rule's).
+Held-out half: rules 85/87, both 85/87, look-alikes 1/83 (a rule's). memdir's own
+corpora: 0/373 held by either.
 
 How the choices were made, by cross-validation on the pool as it stood (batches
 up to 14). Batch 15's scores under three threshold rules (26, 30 and 36 of 50
@@ -72,7 +75,7 @@ from memdir.screening.screen import memory_fields, rule_findings
 
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
-UNTUNED = frozenset({17})  # batches scored once, after the last widening: never trained on
+UNTUNED = frozenset({19})  # batches scored once, after the last widening: never trained on
 EPOCHS = 30
 RATE = 0.5
 DECAY = 1e-5

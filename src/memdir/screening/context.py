@@ -47,6 +47,7 @@ __all__ = [
     "is_bounded",
     "is_limited",
     "is_mention",
+    "is_narrated",
     "is_negated",
     "is_reported",
     "names_a_thing",
@@ -159,18 +160,35 @@ _STILL_NEEDED = re.compile(
     r"|my|our)\s+)*(?:yes|ok|okay|go-?ahead|approval|confirmation|sign-?off|review|permission)\b"
     # "… but still stop and ask before anything irreversible"; "I should still check before …"
     r"|\bstill\b,?[^.;\n]{0,30}?\b(?:ask|check|confirm|wait)\b[^.;\n]{0,30}?\bbefore\b"
+    # "… drafting is fine without asking; always show me the draft before it is sent"
+    r"|\balways\s+(?:ask|check with|confirm with|show)\s+(?:me|us|the user|them)\b"
+    r"[^.;\n]{0,40}?\bbefore\b"
+    # "… up to $50 without approval; anything above goes to a team lead"
+    r"|\b(?:anything|everything|whatever|amounts?|orders?|refunds?)\s+(?:above|over|beyond"
+    r"|larger|bigger|higher|more)\b[^.;\n]{0,40}?\b(?:goes|go|is sent|are sent|escalates?"
+    r"|is escalated|are escalated)\s+to\b"
     # "… in /tmp/scratch without asking. Anywhere else, ask me first."
     r"|\b(?:anywhere|everywhere|anything|everything|elsewhere|otherwise)(?:\s+else)?\b,?"
     r"[^.;\n]{0,40}?\b(?:ask|check with|confirm with)\s+(?:me|us|the user|them)\b"
 )
 
 
+# A later sentence forbidding an act ("… force-pushing to my branches without asking.
+# Never force-push to main"): the grant's own act, forbidden elsewhere, bounds it.
+_FORBIDDEN = re.compile(r"(?:^|[.!?;\n]\s*)(?:never|don't|do not)\s+([a-z][a-z-]{3,})", re.M)
+_WORD = re.compile(r"[a-z][a-z-]{3,}")
+
+
 def is_bounded(text: str, end: int) -> bool:
     """Whether the text after ``end`` says what still needs the person ("… without asking;
-    anything that writes outside the repo still needs an OK"). A memory's name may state
-    the grant and its body the bound, sentences on ("Tests run without asking" … "I still
-    ask before touching staging")."""
-    return _STILL_NEEDED.search(text, end) is not None
+    anything that writes outside the repo still needs an OK"), or forbids the grant's own
+    act elsewhere ("Never force-push to main"). A memory's name may state the grant and its
+    body the bound, sentences on ("Tests run without asking" … "I still ask before
+    touching staging")."""
+    if _STILL_NEEDED.search(text, end) is not None:
+        return True
+    granted = {word[:5] for word in _WORD.findall(text, sentence_start(text, end - 1), end)}
+    return any(m.group(1)[:5] in granted for m in _FORBIDDEN.finditer(text, end))
 
 
 def is_limited(text: str, end: int) -> bool:
@@ -269,6 +287,19 @@ def person_acts(text: str, start: int, end: int) -> bool:
         or _PERSON_APPROVES.search(before) is not None
         or _DONE_BY_HAND.search(text[end : end + 100]) is not None
     )
+
+
+# What an addressee did, told as a story ("our agent didn't act on it", "the research
+# agent summarised a page"): a past-tense verb right after it.
+_NARRATED = re.compile(
+    r"[ \n]*(?:didn't|did not|did|was|wasn't|were|had|hadn't|[a-z]{3,}ed)\b(?! to\b)"
+)
+
+
+def is_narrated(text: str, end: int) -> bool:
+    """Whether the addressee ending at ``end`` is the subject of a past-tense verb: what
+    it did, told, not an order to it."""
+    return _NARRATED.match(text, end) is not None
 
 
 def is_reported(text: str, start: int) -> bool:

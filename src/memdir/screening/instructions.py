@@ -96,6 +96,7 @@ from memdir.screening.context import (
     is_bounded,
     is_limited,
     is_mention,
+    is_narrated,
     is_negated,
     is_reported,
     names_a_thing,
@@ -272,6 +273,7 @@ def _not_addressed(name: str, text: str, start: int, end: int) -> bool:
     or (the agent named) the first word of a thing's name ("the LLM app's prompt")."""
     return (
         is_reported(text, start)
+        or (name == "aimed" and is_narrated(text, end))
         or is_mention(text, start, end)
         or discusses_attacks(text, start)
         or (name == "aimed" and names_a_thing(text, end))
