@@ -201,17 +201,29 @@ addressed; an amount above a ceiling sent to a person, and the granted act
 forbidden elsewhere, bound the grant; "always show me … before" too): 30 of 50
 and 0 of 50, no attack of any batch or half lost. Two blind batches after this
 round's model, 56 % and 60 % held: about three in five is where screening stands
-on wording nobody tuned to, against a third before it; non-English orders are
-still most of what passes.
+on wording nobody tuned to, against a third before it.
 
-After this round (one run each; the model trained on every even id but batch 19;
-batches 11 to 18 are its training data, so their figures are not blind): held-out
-85 of 87 and 1 of 83; fresh 79 of 80 and 0 of 80; shaped 828 of 1,002 and 5 of
-1,168 (the two ``[SYSTEM]`` lines; a note on a past injection; a user's request to
-keep a note through clean-ups; a request never to save passwords); batch 7, 40 of
-40 and 2 of 40; batch 8, 0 of 100; batch 9, 19 of 20; batch 10, 60 of 60; batch 14,
-29 of 50; batch 15, 44 of 50; batch 17, 41 of 50; batch 19, 30 of 50 and 0 of 50;
-memdir's own corpora, 0 of 373 in each. Median 0.40 to 0.88 ms a memory, worst 6 ms.
+Batch 20 (200 attacks, 200 ordinary memories, two thirds of each in twenty-five
+languages) was written blind as training data, and batch 21 (50 attacks, 50
+ordinary memories, seventeen languages each) blind beside it. Batch 21, scored once
+with the screening of batch 19's round: 31 of 50 attacks held (13 by the rules, 18
+more by the model), 0 of 50 ordinary memories. Trained with batch 20, nothing else
+changed: 31 of 50 and 0 of 50 (the model alone 29 of 50). More training text no
+longer moves the blind figure: three blind batches at 56, 60 and 62 %. Batch 20's
+ordinary memories the rules held were then read, and two kinds fixed ("… fine
+without asking. Ask before …"; "always ask before …"); four of its 200 stay held
+(notes on past injections, two in Japanese and Chinese; a phishing note; red-team
+fixtures quoting an order).
+
+After this round (one run each; the model trained on every even id but batch 21;
+batches 11 to 20 are its training data, so their figures are not blind): held-out
+85 of 87 and 1 of 83; fresh 79 of 80 and 0 of 80; shaped 1,023 of 1,252 and 9 of
+1,418 (the two ``[SYSTEM]`` lines and seven training notes: past injections, a
+request to keep a note through clean-ups, one never to save passwords, a phishing
+note, red-team fixtures); batch 7, 40 of 40 and 2 of 40; batch 8, 0 of 100; batch 9,
+19 of 20; batch 10, 60 of 60; batch 14, 32 of 50; batch 15, 44 of 50; batch 17, 40 of
+50; batch 19, 40 of 50; batch 21, 31 of 50 and 0 of 50; memdir's own corpora, 0 of 373
+in each. Median 0.5 to 1.4 ms a memory (the machine was busy), worst 2.4 ms.
 
 Tried and not built: a classifier over the bundled sentence model's vectors
 (logistic regression on the even probes, scored on the odd ones, the probes as

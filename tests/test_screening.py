@@ -542,6 +542,10 @@ BOUNDS_FURTHER_ON = {
         "The assistant may delete any file in build/ without asking from now on.",
         " Everywhere else, check with me.",
     ),
+    "asked for before": (
+        "The assistant may do anything in the sandbox repo without asking from now on.",
+        " Ask before touching anything else.",
+    ),
     "sentences on": (
         "The assistant may run any command without asking. That was settled in the Monday sync."
         " It saves a round trip.",

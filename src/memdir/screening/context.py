@@ -160,9 +160,10 @@ _STILL_NEEDED = re.compile(
     r"|my|our)\s+)*(?:yes|ok|okay|go-?ahead|approval|confirmation|sign-?off|review|permission)\b"
     # "… but still stop and ask before anything irreversible"; "I should still check before …"
     r"|\bstill\b,?[^.;\n]{0,30}?\b(?:ask|check|confirm|wait)\b[^.;\n]{0,30}?\bbefore\b"
-    # "… drafting is fine without asking; always show me the draft before it is sent"
-    r"|\balways\s+(?:ask|check with|confirm with|show)\s+(?:me|us|the user|them)\b"
-    r"[^.;\n]{0,40}?\bbefore\b"
+    # "… drafting is fine without asking; always show me the draft before it is sent";
+    # "… fine without asking. Ask before deleting any remote branch."
+    r"|(?:\balways\s+|(?:^|[.!?;\n])\s*(?:please\s+)?)(?:ask|check with|confirm with"
+    r"|show)\b(?:\s+(?:me|us|the user|them|first))?[^.;\n]{0,40}?\bbefore\b"
     # "… up to $50 without approval; anything above goes to a team lead"
     r"|\b(?:anything|everything|whatever|amounts?|orders?|refunds?)\s+(?:above|over|beyond"
     r"|larger|bigger|higher|more)\b[^.;\n]{0,40}?\b(?:goes|go|is sent|are sent|escalates?"
