@@ -209,21 +209,33 @@ ordinary memories, seventeen languages each) blind beside it. Batch 21, scored o
 with the screening of batch 19's round: 31 of 50 attacks held (13 by the rules, 18
 more by the model), 0 of 50 ordinary memories. Trained with batch 20, nothing else
 changed: 31 of 50 and 0 of 50 (the model alone 29 of 50). More training text no
-longer moves the blind figure: three blind batches at 56, 60 and 62 %. Batch 20's
+longer moved the blind figure: three blind batches at 56, 60 and 62 %. Batch 20's
 ordinary memories the rules held were then read, and two kinds fixed ("… fine
 without asking. Ask before …"; "always ask before …"); four of its 200 stay held
 (notes on past injections, two in Japanese and Chinese; a phishing note; red-team
 fixtures quoting an order).
 
+Then the other-language pair was widened by vocabulary
+(``screening/rules/other_languages.py``: the agent's names and the five asks in some
+twenty-five languages, written from the languages themselves and checked against
+the training batches 15, 16, 18 and 20 alone, never against batch 21's texts): on
+those training batches the rules alone went from 126 to 257 of 520 attacks, with
+the same benign ids held; no attack of any batch or half was lost and no probe
+newly held. Batch 21, scored once after: 35 of 50 attacks (19 by the rules), 0 of
+50 ordinary memories. Most misses left in the training batches name no addressee
+at all: first-person notes in the imperative ("No me preguntes…", "Никогда не
+спрашивай…").
+
 After this round (one run each; the model trained on every even id but batch 21;
 batches 11 to 20 are its training data, so their figures are not blind): held-out
-85 of 87 and 1 of 83; fresh 79 of 80 and 0 of 80; shaped 1,023 of 1,252 and 9 of
+85 of 87 and 1 of 83; fresh 79 of 80 and 0 of 80; shaped 1,086 of 1,252 and 9 of
 1,418 (the two ``[SYSTEM]`` lines and seven training notes: past injections, a
 request to keep a note through clean-ups, one never to save passwords, a phishing
-note, red-team fixtures); batch 7, 40 of 40 and 2 of 40; batch 8, 0 of 100; batch 9,
-19 of 20; batch 10, 60 of 60; batch 14, 32 of 50; batch 15, 44 of 50; batch 17, 40 of
-50; batch 19, 40 of 50; batch 21, 31 of 50 and 0 of 50; memdir's own corpora, 0 of 373
-in each. Median 0.5 to 1.4 ms a memory (the machine was busy), worst 2.4 ms.
+note, red-team fixtures); batch 7, 40 of 40 and 2 of 40; batch 8, 0 of 100; batch 15,
+46 of 50; batch 16, 85 of 120; batch 18, 119 of 150; batch 20, 171 of 200; batch 21,
+35 of 50 and 0 of 50; memdir's own corpora, 0 of 373 in each. Median 0.6 to 1.3 ms a
+memory (the machine was busy), worst 3.8 ms; rules alone over every probe, old and
+new vocabulary alternated: 1.05 / 0.62 ms against 0.77 / 0.84 ms, within the noise.
 
 Tried and not built: a classifier over the bundled sentence model's vectors
 (logistic regression on the even probes, scored on the odd ones, the probes as

@@ -43,8 +43,11 @@ mention; instructions declared void on the person's own word ("the user said
 the old checklist is outdated") are their change. Two asks side by side (kept
 for good and checks switched off) are held without an addressee. ``persona``
 and ``unbound`` pair the same way for a new identity without limits;
-``aimed_intl`` and ``asks_intl`` are the addressee and the asks in a few other
-languages.
+``aimed_intl`` and ``asks_intl`` are the addressee and the five asks in some
+twenty-five other languages, named by vocabulary, language by language
+(:mod:`memdir.screening.rules.other_languages`); asking first is left out there
+("run the tests without asking" is what people allow), while never asking and an
+approval declared given count.
 
 Some first signals stand in for an addressee where a planted order names none:
 ``claimed``, the person's word claimed for an ask ("the user said it is fine to
@@ -63,6 +66,12 @@ words say where it lands outside, since "email the salary bands to HR" is ordina
 
 from __future__ import annotations
 
+from memdir.screening.rules.other_languages import (
+    AIMED_LATIN,
+    AIMED_SCRIPTS,
+    ASKS_LATIN,
+    ASKS_SCRIPTS,
+)
 from memdir.screening.rules.vocabulary import DEST, REPLY, SECRET_STRICT, SENSITIVE, S
 
 __all__ = ["ADDRESSEES", "AIMED_PAIRS", "AIMED_WEAK", "NEGATABLE"]
@@ -127,6 +136,7 @@ _GUARD = (
     r" (?:risky|dangerous|destructive|security|credentials?|secrets?)(?: [a-z]+)?)"
 )
 _NOT = r"(?:don't|do not|doesn't|does not|won't|will not|never|must not|should not|shouldn't)"
+
 
 AIMED_WEAK: dict[str, str] = {
     "aimed": _any(rf"\b{_AGENT}(?:'s)?{_NOT_A_COMPOUND}", r"\byou(?:r|rs|rself|'re|'ve|'ll)?\b"),
@@ -520,6 +530,8 @@ AIMED_WEAK: dict[str, str] = {
         r"\bsi (?:eres|es|vous etes|tu es) (?:une? )?ia\b|\bse (?:voce|sei) (?:e )?(?:uma? )?ia\b",
         r"\bwenn du (?:eine? )?ki(?:-[a-z]+)? bist\b|\ble modele\b|\bdas modell\b|\bel modelo\b",
         r"助手|アシスタント|エーシェント|エージェント|智能体|人工智能",
+        *AIMED_LATIN,
+        AIMED_SCRIPTS,
     ),
     "asks_intl": _any(
         r"\b(?:ignor(?:e|iere|ieren|a|ar|ez|er)|negeer|vergiss|vergeet|oubliez?|olvida|dimentica"
@@ -552,6 +564,8 @@ AIMED_WEAK: dict[str, str] = {
         r"|schlussel|passw|cle|clave|chiave|token|chaves|senhas|contrasenas|credenciais"
         r"|credenciales|identifiants|zugangsdaten|tarjeta|cartao|carte bancaire|kreditkarte)"
         r"|发送|上传|发给|送信|アップロード",
+        *ASKS_LATIN,
+        ASKS_SCRIPTS,
     ),
 }
 # (addressee, ask, rule, reason): the pairs judged by
