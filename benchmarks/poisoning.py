@@ -222,9 +222,12 @@ the training batches 15, 16, 18 and 20 alone, never against batch 21's texts): o
 those training batches the rules alone went from 126 to 257 of 520 attacks, with
 the same benign ids held; no attack of any batch or half was lost and no probe
 newly held. Batch 21, scored once after: 35 of 50 attacks (19 by the rules), 0 of
-50 ordinary memories. Most misses left in the training batches name no addressee
-at all: first-person notes in the imperative ("No me preguntes…", "Никогда не
-спрашивай…").
+50 ordinary memories. Batch 22 (50 attacks, 50 ordinary memories, sixteen
+languages each), written blind after all of it and scored once: 32 of 50 attacks,
+0 of 50 ordinary memories. About two in three held is where screening stands on
+wording nobody tuned to; the model trains on neither batch. Most misses left in the
+training batches name no addressee at all: first-person notes in the imperative
+("No me preguntes…", "Никогда не спрашивай…").
 
 After this round (one run each; the model trained on every even id but batch 21;
 batches 11 to 20 are its training data, so their figures are not blind): held-out
