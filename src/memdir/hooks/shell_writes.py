@@ -214,7 +214,8 @@ class _Reader:
 
     def program(self, name: str, args: list[str], given: str | None) -> str | None:
         """Why an interpreter may write into memory by its own code (None: it may not):
-        it runs inside a memory folder, or its inline code names one."""
+        it runs inside a memory folder, its inline code or input names one, or it is
+        handed a memory file."""
         code = _inline_code(name, args, given)
         if code is None:
             return None

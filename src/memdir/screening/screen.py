@@ -14,8 +14,8 @@ file that does not parse) as a body.
 
 Text no rule holds as an instruction is read once more by a learned model of
 attacks (:mod:`memdir.screening.learned`), over all the fields joined, above a
-threshold no everyday memory it was checked on reaches. :func:`rule_findings`
-is what the rules alone find.
+threshold that one benign probe in two hundred it was checked on reaches, and
+none of memdir's own memories. :func:`rule_findings` is what the rules alone find.
 """
 
 from __future__ import annotations
