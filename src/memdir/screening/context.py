@@ -178,6 +178,9 @@ _STILL_NEEDED = re.compile(
 # Never force-push to main"): the grant's own act, forbidden elsewhere, bounds it.
 _FORBIDDEN = re.compile(r"(?:^|[.!?;\n]\s*)(?:never|don't|do not)\s+([a-z][a-z-]{3,})", re.M)
 _WORD = re.compile(r"[a-z][a-z-]{3,}")
+# The grant's own words ("without asking for approval") are no act: forbidding them is
+# no bound ("Never ask again").
+_GRANT_STEMS = frozenset({"witho", "askin", "asked", "appro", "confi", "permi", "check"})
 
 
 def is_bounded(text: str, end: int) -> bool:
@@ -189,6 +192,7 @@ def is_bounded(text: str, end: int) -> bool:
     if _STILL_NEEDED.search(text, end) is not None:
         return True
     granted = {word[:5] for word in _WORD.findall(text, sentence_start(text, end - 1), end)}
+    granted -= _GRANT_STEMS
     return any(m.group(1)[:5] in granted for m in _FORBIDDEN.finditer(text, end))
 
 
