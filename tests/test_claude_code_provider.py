@@ -295,7 +295,7 @@ def test_a_failed_child_is_shown_once_and_the_next_job_starts_no_child(box: Sand
     box.api.script_side(child_script(lambda body: Turn(error=401)))
     first = box.run(PROMPT, [Turn(text="Noted.")])
     failed = stop_job(box, first.session_id)
-    assert failed["status"] == "failed"
+    assert failed["status"] == "failed", failed
     assert "claude -p failed" in failed["reason"]
     assert len(children(box.api)) == 1
     second = box.run("And the release train?", [Turn(text="Tuesdays.")])
