@@ -40,6 +40,7 @@ __all__ = [
     "changed_files",
     "copy_parts",
     "filled_files",
+    "operands",
     "output_target",
     "redirected",
 ]
@@ -129,7 +130,7 @@ def changed_files(words: list[str], folder: Callable[[str], bool]) -> list[str]:
         return found
     name, args = words[at].rsplit("/", 1)[-1], words[at + 1 :]
     if name in _CHANGERS:
-        found += _operands(args, _CHANGERS[name])
+        found += operands(args, _CHANGERS[name])
     elif name in _COPIERS:
         sources, landed = copy_parts(name, args, folder)
         found += landed + (sources if name == "mv" else [])
@@ -148,7 +149,7 @@ def filled_files(name: str, args: list[str]) -> list[str]:
     if name in _DOWNLOADERS:
         return _option_values(args, *_DOWNLOADERS[name])
     if name == "patch":
-        return _operands(args, _PATCH_VALUED)[:1] + _option_values(args, "-o", "--output")
+        return operands(args, _PATCH_VALUED)[:1] + _option_values(args, "-o", "--output")
     return []
 
 
@@ -158,18 +159,18 @@ def copy_parts(
     """(the sources, where they land) of a copy, move or link (``name`` one of
     :data:`COPIERS`); ``folder`` tells whether a destination named alone is a folder."""
     takes = _COPIERS[name]
-    operands = _operands(args, takes)
+    named = operands(args, takes)
     into = _option_values(args, "-t", "--target-directory")
     if into:
-        sources, target = operands, into[-1]
-    elif name == "ln" and len(operands) == 1:
-        sources, target = operands, "./"  # ``ln -s x``: a link named like x, here
-    elif len(operands) >= 2:
-        sources, target = operands[:-1], operands[-1]
+        sources, target = named, into[-1]
+    elif name == "ln" and len(named) == 1:
+        sources, target = named, "./"  # ``ln -s x``: a link named like x, here
+    elif len(named) >= 2:
+        sources, target = named[:-1], named[-1]
     else:
-        return operands, []
+        return named, []
     # ``-T``: the destination is the file itself, a folder of that name or not.
-    whole = len(operands) > 1 and not into and ("-T" in args or "--no-target-directory" in args)
+    whole = len(named) > 1 and not into and ("-T" in args or "--no-target-directory" in args)
     inside = bool(into) or len(sources) > 1 or target.endswith("/") or folder(target)
     if whole or not inside:
         landed = [target]
@@ -190,9 +191,9 @@ def _edited(args: list[str], scripts: frozenset[str], takes: frozenset[str]) -> 
     rest = [word for word in args if not _in_place(word, valued)]
     if len(rest) == len(args):
         return []
-    operands = _operands(rest, valued)
+    named = operands(rest, valued)
     given = any(_gives(word, scripts) for word in _options(rest))
-    return operands if given else operands[1:]  # the first operand is the script
+    return named if given else named[1:]  # the first operand is the script
 
 
 def _in_place(word: str, valued: frozenset[str]) -> bool:
@@ -228,7 +229,7 @@ def _options(args: list[str]) -> list[str]:
     return found
 
 
-def _operands(args: list[str], takes: frozenset[str]) -> list[str]:
+def operands(args: list[str], takes: frozenset[str]) -> list[str]:
     """The words of ``args`` that are neither options, their values, nor redirections
     (options may follow operands, as GNU tools read them, up to ``--``)."""
     found: list[str] = []

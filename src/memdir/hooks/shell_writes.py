@@ -353,6 +353,8 @@ class _Reader:
 def _inline_code(name: str, args: list[str], given: str | None) -> str | None:
     """The code an interpreter runs from its words or its known input ("": a script
     file, or input not known), or None: ``name`` is no interpreter."""
+    from memdir.enforcement.shell_targets import operands as shell_operands
+
     kind = _interpreter(name)
     if kind is None:
         return None
@@ -366,7 +368,7 @@ def _inline_code(name: str, args: list[str], given: str | None) -> str | None:
             if not option.startswith("--") and word.startswith(option) and len(word) > 2:
                 return word[2:]
     if kind == "awk":  # the program is the first operand, unless a file gives it
-        operands = _positional(args, _AWK_VALUED)
+        operands = shell_operands(args, _AWK_VALUED)
         return operands[0] if operands and "-f" not in args else ""
     if kind == "deno" and args[:1] == ["eval"]:
         return " ".join(args[1:])
@@ -403,13 +405,15 @@ def _program_reason(name: str, why: str) -> str:
 def _for_the_person(name: str, args: list[str]) -> str | None:
     """The memdir command (``add``, ``review approve``) that ``name`` and ``args`` run
     when it acts as the user, or None."""
+    from memdir.enforcement.shell_targets import operands as shell_operands
+
     if name.startswith("python") and args[:2] == ["-m", "memdir"]:
         args = args[2:]
     elif name.startswith("python") and args and os.path.basename(args[0]) in _MEMDIR_NAMES:
         args = args[1:]
     elif name not in _MEMDIR_NAMES:
         return None
-    words = _positional(args, _MEMDIR_VALUED)
+    words = shell_operands(args, _MEMDIR_VALUED)
     if not words:
         return None
     verb = words[0]
@@ -425,21 +429,6 @@ def _persons_reason(verb: str) -> str:
         "file with your file tools instead (it is screened, and may wait for the user's "
         "review)."
     )
-
-
-def _positional(args: list[str], valued: frozenset[str]) -> list[str]:
-    """The words of ``args`` that are not options, nor the values of ``valued`` ones
-    (memdir's ``--project DIR``, awk's ``-F ,``)."""
-    found: list[str] = []
-    skip = False
-    for word in args:
-        if skip:
-            skip = False
-        elif word in valued:
-            skip = True
-        elif not word.startswith("-"):
-            found.append(word)
-    return found
 
 
 def _printed(name: str, args: list[str], given: str | None) -> str | None:

@@ -158,9 +158,10 @@ def _compiled() -> tuple[list[tuple[Rule, Any]], dict[str, Any]]:
 
 def _folded(pattern: str) -> str:
     """The pattern as the text reads: its letters folded as the text's are (its other-language
-    words), and each space also a line break (fields and lines are joined by one)."""
+    words; a mark the text loses, such as a vowel sign or a dakuten, is dropped from it too),
+    and each space also a line break (fields and lines are joined by one)."""
     if not pattern.isascii():
-        pattern = "".join(c if c.isascii() else fold_char(c) or c for c in pattern)
+        pattern = "".join(c if c.isascii() else fold_char(c) for c in pattern)
     return pattern.replace(" ", "[ \n]")
 
 

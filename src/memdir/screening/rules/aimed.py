@@ -531,7 +531,7 @@ AIMED_WEAK: dict[str, str] = {
         r"\bwenn du (?:eine? )?ki(?:-[a-z]+)? bist\b|\ble modele\b|\bdas modell\b|\bel modelo\b",
         r"助手|アシスタント|エーシェント|エージェント|智能体|人工智能",
         *AIMED_LATIN,
-        AIMED_SCRIPTS,
+        *AIMED_SCRIPTS,
     ),
     "asks_intl": _any(
         r"\b(?:ignor(?:e|iere|ieren|a|ar|ez|er)|negeer|vergiss|vergeet|oubliez?|olvida|dimentica"
@@ -565,7 +565,7 @@ AIMED_WEAK: dict[str, str] = {
         r"|credenciales|identifiants|zugangsdaten|tarjeta|cartao|carte bancaire|kreditkarte)"
         r"|发送|上传|发给|送信|アップロード",
         *ASKS_LATIN,
-        ASKS_SCRIPTS,
+        *ASKS_SCRIPTS,
     ),
 }
 # (addressee, ask, rule, reason): the pairs judged by

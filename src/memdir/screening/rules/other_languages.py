@@ -10,24 +10,14 @@ or approval declared given, the note kept for good, something kept from the pers
 RE2's word boundaries are ASCII's: Cyrillic or Greek words fold partly into Latin
 letters, and other scripts have no ASCII word characters at all. So words in Latin
 letters are bounded (:data:`AIMED_LATIN`, :data:`ASKS_LATIN`), and words in other
-scripts are matched as stems, written in their own script and folded as the text
-is (:func:`native`; :data:`AIMED_SCRIPTS`, :data:`ASKS_SCRIPTS`). A word English
+scripts are matched as stems, written in their own script (:data:`AIMED_SCRIPTS`,
+:data:`ASKS_SCRIPTS`), which the screen folds as it folds the text. A word English
 shares ("agent", "model", "bot") names the agent only in a form English lacks.
 """
 
 from __future__ import annotations
 
-from memdir.screening.normalize import fold_char
-
-__all__ = ["AIMED_LATIN", "AIMED_SCRIPTS", "ASKS_LATIN", "ASKS_SCRIPTS", "native"]
-
-
-def native(*alternatives: str) -> str:
-    """One pattern of ``alternatives`` written in their own script, folded as the text is
-    (accents and other combining marks dropped, look-alike letters mapped), since a vowel
-    sign or a dakuten the text loses must not be left in the pattern."""
-    joined = "|".join(alternatives)
-    return "".join(c if c.isascii() else fold_char(c) for c in joined)
+__all__ = ["AIMED_LATIN", "AIMED_SCRIPTS", "ASKS_LATIN", "ASKS_SCRIPTS"]
 
 
 # Who is addressed, language by language: the assistant, the AI, an agent, a model, a bot. A
@@ -55,7 +45,7 @@ AIMED_LATIN = (
     r"|voce|voces|tuo|tua|tuoi|tue|jij|jouw|jullie|dig|din|ditt|dina|twoj[a-z]*|tobie|ciebie"
     r"|tvuj|tvoje|tvym|sen|senin|sana|siz|sizin|kamu|anda|wewe|yako|lako)\b",
 )
-AIMED_SCRIPTS = native(
+AIMED_SCRIPTS = (
     # Russian, Ukrainian
     "ассистент|асистент|помощник|помощнику|помічник|агент|модел|нейросет|нейромереж|чат-бот"
     "|бот |боту|(?:^|[^\\pL])(?:ии|ші)(?:[^\\pL]|$)|искусственн[^ ]* интеллект"
@@ -243,7 +233,7 @@ ASKS_LATIN = (
     r"|sende|senden|hochladen|ubertragen|weiterleiten|nahraj\w*|posli|odesli|wyslij|wgraj)\b",
 )
 # The same asks in the other scripts (no word boundaries: RE2's are ASCII's).
-ASKS_SCRIPTS = native(
+ASKS_SCRIPTS = (
     # Russian, Ukrainian
     "игнорир|не обращай внимани|заменя[^ ]* (?:задани|инструкц|указани|просьб)|важлив[^ ]* за"
     "|заздалегідь схвал|מאושר מראש|אושר מראש|גובר(?:ת|ות|ים)? על|تقدم على|مقدمة على|مسبقا"
