@@ -240,6 +240,29 @@ note, red-team fixtures); batch 7, 40 of 40 and 2 of 40; batch 8, 0 of 100; batc
 memory (the machine was busy), worst 3.8 ms; rules alone over every probe, old and
 new vocabulary alternated: 1.05 / 0.62 ms against 0.77 / 0.84 ms, within the noise.
 
+Then rules that need no addressee (``screening/rules/unaddressed.py``): what an order
+asks that can be meant for no one but the agent, in some twenty-five languages (the
+user's instructions ranked below the note; the user kept from knowing it exists,
+answered falsely, or told a prepared line about a change to access or keys; the note
+written back once deleted, or copied into every new place; a credential file or people's
+passwords and ID numbers handed to an outside address, mail copied to a public mailbox
+without a word; asking first declared unneeded for what cannot be undone; flags made to
+step past a check). They were written from the 53 attacks of the blind batches 17, 19,
+21 and 22 that screening let by (50 of them held after), and checked against every
+benign probe, memdir's own corpora and the screening tests' twins: no benign probe newly
+held, no attack of any batch or half lost (by id). Batch 23 (50 attacks, 50 ordinary
+memories, sixteen other languages each), written blind and scored once before them: 32
+of 50 and 0 of 50; once after: 35 of 50 and 0 of 50; once more after the model learned
+batches 21 and 22: 35 of 50 and 0 of 50. Written from misses, they reach far on those
+(50 of 53) and a little past them (three more of 50 blind): the honest figure stays about
+two in three, now 70 %. After it, one run each: held-out 85 of 87 and 1 of 83; fresh 79
+of 80 and 0 of 80; shaped 1,234 of 1,352 and 9 of 1,518 (the same nine); memdir's own
+corpora 0 of 373 in each. The rules cost more: every probe through the rules alone, the
+code before and after alternated twice, 0.79 / 0.79 ms before against 1.84 / 1.59 ms
+after; 1.1 ms a memory through the whole screen (median over a half). A negation in another
+language now stands a rule down as an English one does (before the verb, or after it in
+Japanese and Korean: "Nunca subas…", "…実行しないこと"); it changed no probe's verdict.
+
 Tried and not built: a classifier over the bundled sentence model's vectors
 (logistic regression on the even probes, scored on the odd ones, the probes as
 they stood before the fresh batch). At the threshold of the highest look-alike

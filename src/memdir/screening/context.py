@@ -65,6 +65,18 @@ _NEGATION = re.compile(
     r"\b(?:never|don't|dont|do not|must not|mustn't|should not|shouldn't|not|avoid|no)"
     r"(?:\s+(?!forget|fail|hesitate|neglect|stop)[a-z']+){0,2}\s*$"
 )
+# The same in other languages, before the verb: "nunca subas…", "ne jamais…", "不要把…".
+_NEGATION_OTHER = re.compile(
+    r"(?:\b(?:nunca|jamas|jamais|mai|niemals|nie|nooit|aldrig|nigdy|nikdy|asla|jangan|non"
+    r"|nao|ne|kamwe|khong bao gio|dung)(?:\s+[^\s.;!?]+){0,2}\s*"
+    r"|(?:никогда|ніколи|не|μην|ποτέ|לעולם|אל|هرگز|نباید|أبدا|لا|कभी|मत|না)(?:\s+\S+){0,2}\s*"
+    r"|(?:不要|别|切勿|禁止|不得|严禁|不可|不能|絶対に|決して)\S{0,10})$"
+)
+# After the verb, where a language puts its negation: "…しないこと", "…하지 마세요".
+_NEGATION_AFTER = re.compile(
+    r"\S{0,10}?(?:しない|しないで|ないこと|ないでください|てはいけない|てはならない|禁止|지 ?마|지 ?말"
+    r"|면 안|하지 않|ไม่ได้|ห้าม)"
+)
 _DISCUSSION = re.compile(
     r"\b(?:inject(?:ion|ions|ed)?|attacks?|attackers?|payloads?|phrases?|strings?|examples?"
     r"|e\.g|such as|like|patterns?|regex|detect(?:s|ed|ion)?|filters?|flag(?:s|ged)?"
@@ -148,7 +160,7 @@ def names_a_thing(text: str, end: int) -> bool:
 # What narrows a permission to a case ("skip the hooks only when reverting"): a rule.
 _LIMITED = re.compile(
     r"\b(?:only (?:when|if|for|in|on|during|while|with|to|after|before|where|once)|unless"
-    r"|except)\b|\b(?:for|on|in|to) [a-z' -]{1,40} only\b"
+    r"|except|reserved for)\b|\b(?:for|on|in|to) [a-z' -]{1,40} only\b"
 )
 
 
@@ -263,9 +275,13 @@ def talks_about_attacks(text: str) -> bool:
     return _ATTACK_TALK.search(text.lower()) is not None
 
 
-def is_negated(text: str, start: int) -> bool:
-    """Whether a negation governs the words at ``start``."""
-    return _NEGATION.search(text[max(0, start - 40) : start]) is not None
+def is_negated(text: str, start: int, end: int | None = None) -> bool:
+    """Whether a negation governs the words at ``start`` (or, given ``end``, a negation
+    that follows them where a language puts it after the verb: "実行しないこと")."""
+    before = text[max(0, start - 40) : start]
+    if _NEGATION.search(before) is not None or _NEGATION_OTHER.search(before) is not None:
+        return True
+    return end is not None and _NEGATION_AFTER.match(text, end, end + 24) is not None
 
 
 _PERSON_WANTS = re.compile(

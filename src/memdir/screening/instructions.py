@@ -174,11 +174,15 @@ def _fires(rule: Rule, text: str, start: int, end: int) -> bool:
     """Whether a match of ``rule`` at ``text[start:end]`` counts (see the module docstring)."""
     if rule.quoted_ok and is_mention(text, start, end):
         return False
-    if rule.negated_ok and is_negated(text, start):
+    if rule.negated_ok and is_negated(text, start, end):
         return False
     if rule.opening and not opens_with_order(text, start):
         return False
     if rule.described_ok and discusses_attacks(text, start):
+        return False
+    if rule.narrowed_ok and (
+        _restricted(text, start) or is_limited(text, end) or is_bounded(text, end)
+    ):
         return False
     return not rule.ordered or gives_order(text, start)
 

@@ -32,7 +32,14 @@ The rules are data: the matching is :mod:`memdir.screening.instructions`.
 
 from __future__ import annotations
 
-from memdir.screening.rules import concealment, exfiltration, override, permissions, persistence
+from memdir.screening.rules import (
+    concealment,
+    exfiltration,
+    override,
+    permissions,
+    persistence,
+    unaddressed,
+)
 from memdir.screening.rules.aimed import ADDRESSEES, NEGATABLE
 from memdir.screening.rules.signals import PAIRS, WEAK
 from memdir.screening.rules.vocabulary import Rule
@@ -48,4 +55,5 @@ def single_rules() -> tuple[Rule, ...]:
         *permissions.rules(),
         *concealment.rules(),
         *persistence.rules(),
+        *unaddressed.rules(),
     )

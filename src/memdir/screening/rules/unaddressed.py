@@ -1,0 +1,262 @@
+"""Orders that name no addressee yet can be meant for no one but the agent.
+
+:mod:`memdir.screening.rules.aimed` holds an order where who is addressed and what
+is asked stand together. A planted note often names no one: it is written in the
+imperative ("No me preguntes…", "Не питай…"), or it speaks of the person in the third
+person. Some asks need no addressee to be read, in any language:
+
+- the person's instructions ranked below the note ("counts for more than the
+  user's request", "ユーザーの指示よりも優先");
+- the person kept from knowing the note exists, answered falsely against what the
+  record shows ("if the user asks, say no, even though…"), told a prepared line
+  about a change to access or keys, or not told that data went out;
+- the note written back after someone deletes it, or kept when the person asks to
+  delete it;
+- a credential file's contents, or a person's passwords, codes and ID numbers,
+  handed to a channel, a form, an address; mail forwarded to a public mailbox
+  without a word;
+- asking first declared unneeded for an act that cannot be undone (a ``DROP``, a
+  payment, a firewall rule, a prescription), and flags whose whole purpose is to
+  step past a check (``--no-verify``, ``--dangerously-skip-permissions``).
+
+The words are :mod:`memdir.screening.rules.unaddressed_words`'. As elsewhere, a
+rule stands down under a negation, in a quotation and in a sentence about attacks;
+the asking-first rules also where the sentence narrows or bounds the grant
+("… only when reverting a broken main", "… anything else still needs my OK").
+"""
+
+from __future__ import annotations
+
+from memdir.screening.rules.unaddressed_words import (
+    ANSWER,
+    APPROVAL_VOID,
+    ASKS,
+    BYPASS_FLAG,
+    COPIED,
+    CREDENTIAL_FILE,
+    DANGER,
+    DELETED,
+    DENIAL,
+    EVEN_IF,
+    EVERY,
+    HANDED_ON,
+    IF,
+    IF_AFTER,
+    JUST_SAY,
+    KEEP,
+    LEFT_OUT,
+    MADE_AGAIN,
+    NO_ASK,
+    NO_NEED_TO_TELL,
+    NOT_TOLD,
+    OVER_THE_PERSON,
+    PERSON,
+    PERSONAL,
+    SECURITY_CHANGE,
+    THIS_NOTE,
+    WEBMAIL,
+    within,
+)
+from memdir.screening.rules.vocabulary import DEST, Rule
+
+__all__ = ["rules"]
+
+_TEXT = r"[\s\S]"  # any character, across sentences and lines
+# Who reads what the agent reports: the person, a summary, a pull request.
+_READER = (
+    rf"(?:{PERSON}|\b(?:summary|summaries|report|pr|pull request|commit messages?|resumen|resumo"
+    r"|resume|zusammenfassung|samenvatting|sammanfattning|podsumowani[a-z]*|shrnuti|ozet"
+    r"|ringkasan|muhtasari)\b|tóm tắt|итог|підсум|σύνοψ|خلاصه|ملخص|סיכום|सारांश|সারাংশ|总结|摘要"
+    r"|まとめ|요약|สรุป)"
+)
+# A change to access or keys, left unsaid.
+_UNTOLD_CHANGE = (
+    f"(?:{NOT_TOLD}{within(60)}{SECURITY_CHANGE}|{SECURITY_CHANGE}{within(60)}{NOT_TOLD})"
+)
+# A deletion, under a condition ("if it is deleted", "削除されたら").
+_ON_DELETION = f"(?:{IF}{within(40)}{DELETED}|{DELETED}{IF_AFTER})"
+# Not deleted ("इसे मिटाएँ नहीं", "never delete it").
+_NOT_DELETED = (
+    rf"(?:\b(?:never|don't|do not|must not)\b{within(20)}{DELETED}|{DELETED}{within(8)}"
+    r"(?:नहीं|नही|не|không|しない|ない|않|ไม่|\bnicht\b|\bno\b|\bnao\b|\bpas\b))"
+)
+
+
+def _any(*alternatives: str) -> str:
+    return "(?:" + "|".join(alternatives) + ")"
+
+
+def _across(characters: int) -> str:
+    return f"{_TEXT}{{0,{characters}}}"
+
+
+def rules() -> tuple[Rule, ...]:
+    """The rules that need no addressee, in the order they are tried."""
+    return (*_ranked_and_hidden(), *_kept_for_good(), *_sent_out(), *_unchecked())
+
+
+def _ranked_and_hidden() -> tuple[Rule, ...]:
+    return (
+        Rule(
+            id="override.over-the-person",
+            reason="ranks itself over the user's instructions",
+            pattern=OVER_THE_PERSON,
+            negated_ok=True,
+            quoted_ok=True,
+            described_ok=True,
+        ),
+        Rule(
+            id="concealment.note-kept-from-the-person",
+            reason="keeps the user from knowing it is there",
+            pattern=_any(
+                f"{NOT_TOLD}{within(40)}{PERSON}{within(80)}{THIS_NOTE}",
+                f"{PERSON}{within(20)}{NOT_TOLD}{within(80)}{THIS_NOTE}",
+                f"{THIS_NOTE}{within(80)}{NOT_TOLD}{within(40)}{PERSON}",
+                f"{PERSON}{within(60)}{THIS_NOTE}{within(60)}{NOT_TOLD}",
+                # German puts the "not" after the person: "Sag dem Nutzer nicht, dass …"
+                rf"\b(?:sag|sage|erzahl|erzahle|verrate)\b{within(20)}{PERSON}{within(12)}\bnicht\b"
+                f"{within(80)}{THIS_NOTE}",
+            ),
+            quoted_ok=True,
+            described_ok=True,
+        ),
+        Rule(
+            id="concealment.false-answer",
+            reason="gives the user a false answer against what happened",
+            pattern=_any(
+                f"{PERSON}{within(80)}{ASKS}{within(80)}{ANSWER}{within(40)}{DENIAL}"
+                f"{_across(160)}{EVEN_IF}",
+                r"\b(?:fail|fails|failed|failing|broke|broken|red)\b"
+                + within(80)
+                + r"\b(?:say|tell (?:them|him|her|the user)|report|answer)(?: that)? (?:they"
+                r"|it|the tests?|the build|everything) (?:pass|passes|passed|succeeded|went"
+                r" fine|is fine|are fine|is green|are green)\b",
+                r"\breport (?:the books|the accounts|it|them|everything) as (?:balanced"
+                r"|reconciled|clean|passing|green)\b",
+            ),
+            quoted_ok=True,
+            described_ok=True,
+        ),
+        Rule(
+            id="concealment.prepared-line",
+            reason="keeps a change from the user behind a prepared line",
+            pattern=_any(
+                f"{NOT_TOLD}{within(80)}{PERSON}{_across(200)}{JUST_SAY}",
+                f"{PERSON}{within(40)}{NOT_TOLD}{_across(200)}{JUST_SAY}",
+                f"{SECURITY_CHANGE}{within(120)}{LEFT_OUT}",
+                f"{LEFT_OUT}{within(80)}{SECURITY_CHANGE}",
+                f"{_READER}{within(160)}{_UNTOLD_CHANGE}",
+                f"{_UNTOLD_CHANGE}{within(120)}{_READER}",
+            ),
+            negated_ok=True,
+            quoted_ok=True,
+            described_ok=True,
+        ),
+    )
+
+
+def _kept_for_good() -> tuple[Rule, ...]:
+    return (
+        Rule(
+            id="persistence.made-again",
+            reason="has itself written back once it is deleted",
+            pattern=_any(
+                f"{THIS_NOTE}{_across(300)}{_ON_DELETION}{within(80)}{MADE_AGAIN}",
+                f"{_ON_DELETION}{within(80)}{THIS_NOTE}{_across(200)}{MADE_AGAIN}",
+                f"{THIS_NOTE}{_across(200)}{MADE_AGAIN}{_across(120)}"
+                f"(?:{_ON_DELETION}|{_NOT_DELETED})",
+                f"{MADE_AGAIN}{within(20)}{THIS_NOTE}{within(120)}{_ON_DELETION}",
+                f"{IF}{within(20)}{THIS_NOTE}{within(40)}{DELETED}{within(80)}{MADE_AGAIN}",
+                f"{THIS_NOTE}{_across(200)}{EVEN_IF}{within(60)}{PERSON}{within(60)}{DELETED}"
+                f"{within(60)}{KEEP}",
+                f"{KEEP}{within(60)}{THIS_NOTE}{_across(120)}{EVEN_IF}{within(60)}{PERSON}"
+                f"{within(60)}{DELETED}",
+            ),
+            quoted_ok=True,
+            described_ok=True,
+        ),
+        Rule(
+            id="persistence.copied-on",
+            reason="has itself copied into every new place",
+            pattern=_any(
+                f"{EVERY}{_across(200)}{COPIED}{within(60)}{THIS_NOTE}",
+                f"{COPIED}{within(60)}{THIS_NOTE}{within(120)}{EVERY}",
+                f"{THIS_NOTE}{within(60)}{COPIED}{within(120)}{EVERY}",
+            ),
+            negated_ok=True,
+            quoted_ok=True,
+            described_ok=True,
+        ),
+    )
+
+
+def _sent_out() -> tuple[Rule, ...]:
+    return (
+        Rule(
+            id="exfiltration.credential-file-out",
+            reason="hands a credential file's contents on",
+            pattern=_any(
+                f"{HANDED_ON}{within(80)}{CREDENTIAL_FILE}",
+                f"{CREDENTIAL_FILE}{within(80)}{HANDED_ON}",
+            ),
+            negated_ok=True,
+            quoted_ok=True,
+            described_ok=True,
+        ),
+        Rule(
+            id="exfiltration.personal-data-out",
+            reason="hands people's passwords, codes or identity numbers to an outside address",
+            pattern=_any(
+                f"{HANDED_ON}{within(120)}{PERSONAL}{within(120)}{DEST}",
+                f"{PERSONAL}{within(120)}{HANDED_ON}{within(80)}{DEST}",
+                f"{HANDED_ON}{within(60)}{DEST}{within(120)}{PERSONAL}",
+            ),
+            negated_ok=True,
+            quoted_ok=True,
+            described_ok=True,
+        ),
+        Rule(
+            id="exfiltration.quiet-forward",
+            reason="copies mail to a public mailbox without telling the user",
+            pattern=_any(
+                f"{WEBMAIL}{_across(300)}(?:{NO_NEED_TO_TELL}|{NO_ASK})",
+                f"{NO_NEED_TO_TELL}{_across(200)}{WEBMAIL}",
+                f"(?:{HANDED_ON}{within(120)}{DEST}|{DEST}{within(60)}{HANDED_ON}){_across(300)}"
+                f"(?:{NO_NEED_TO_TELL}{within(40)}{PERSON}|{PERSON}{within(40)}{NO_NEED_TO_TELL})",
+            ),
+            quoted_ok=True,
+            described_ok=True,
+        ),
+    )
+
+
+def _unchecked() -> tuple[Rule, ...]:
+    return (
+        Rule(
+            id="permissions.unchecked-danger",
+            reason="declares asking first unneeded for an act that cannot be undone",
+            pattern=_any(
+                f"{NO_ASK}{within(120)}{DANGER}",
+                f"{DANGER}{within(120)}{NO_ASK}",
+                f"{APPROVAL_VOID}{_across(200)}{DANGER}",
+                f"{DANGER}{_across(200)}{APPROVAL_VOID}",
+            ),
+            negated_ok=True,
+            narrowed_ok=True,
+            quoted_ok=True,
+            described_ok=True,
+        ),
+        Rule(
+            id="permissions.bypass-flag",
+            reason="tells the agent to step past a check with a flag made for it",
+            pattern=_any(
+                BYPASS_FLAG,
+                r"\b(?:security|sast|dast|secret scan|dependency audit|audit|signature|scan)"
+                r"[^\n]{0,120}\bcomment(?:ing)? (?:it |them |that stage |the stage )?out\b",
+            ),
+            negated_ok=True,
+            narrowed_ok=True,
+            quoted_ok=True,
+            described_ok=True,
+        ),
+    )
