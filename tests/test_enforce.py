@@ -17,7 +17,15 @@ from hypothesis import strategies as st
 from memdir.api import Memdir
 from memdir.cli import main
 from memdir.enforcement.enforced import cache_path, load_rules
-from memdir.enforcement.rules import Rule, fired_rules, pattern_problem, subjects, tool_matches
+from memdir.enforcement.pattern_scan import class_end
+from memdir.enforcement.rules import (
+    Rule,
+    fired_rules,
+    pattern_problem,
+    skip_class,
+    subjects,
+    tool_matches,
+)
 from memdir.errors import InvalidMemory
 from memdir.hooks.entry import pre_tool_use
 from memdir.hooks.pre_tool_use import decide, pre_tool_use_output
@@ -836,3 +844,25 @@ def test_a_command_holding_a_lone_surrogate_is_still_judged(mem: Memdir) -> None
     payload = json.loads('{"tool_name": "Bash", "tool_input": {"command": "npm install \\ud800"}}')
     got = answer(mem, {**bash("", mem), **payload})
     assert got is not None and got["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "end"),
+    [
+        ("[ab]c", 4),
+        ("[]a]b", 4),  # a ']' first is one of the class's characters
+        ("[^]a]b", 5),
+        (r"[\]]x", 4),
+        ("[[:alpha:]]x", 11),  # a POSIX class closes with its own ':]'
+        ("[[:digit:]_(]+", 13),
+    ],
+)
+def test_a_character_class_ends_where_re2_ends_it(pattern: str, end: int) -> None:
+    assert class_end(pattern, 0) == end
+    assert skip_class(pattern, 0) == end
+
+
+def test_a_character_class_that_never_closes_has_no_end() -> None:
+    assert class_end("[ab", 0) is None
+    assert class_end("[[:alpha", 0) is None
+    assert skip_class("[ab", 0) == len("[ab") + 1

@@ -48,6 +48,13 @@ def answer(
     return json.loads(text) if text else None
 
 
+def saved_memory(mem: Memdir) -> Path:
+    """The file of a clean "Package manager" memory, saved the user's way."""
+    mem.write(name="Package manager", description="Which one", type="project", body=CLEAN)
+    [record] = mem.list()
+    return mem.layout.memory_dir / record.file
+
+
 def decision(reply: dict[str, Any] | None) -> tuple[str, str] | None:
     if reply is None:
         return None
@@ -184,9 +191,7 @@ def test_gemini_and_codex_writes_meet_the_same_gate(mem: Memdir) -> None:
 
 
 def test_a_codex_patch_that_changes_a_memory_is_refused_not_kept_half_known(mem: Memdir) -> None:
-    mem.write(name="Package manager", description="Which one", type="project", body=CLEAN)
-    [record] = mem.list()
-    path = mem.layout.memory_dir / record.file
+    path = saved_memory(mem)
     before = path.read_text()
     rel = os.path.relpath(path, mem.layout.project_root)
     patch = f"*** Begin Patch\n*** Update File: {rel}\n@@\n+{POISON}\n*** End Patch\n"

@@ -20,11 +20,16 @@ from hypothesis import strategies as st
 from memdir.api import Memdir
 from memdir.hooks.dialects import HOST_VARIABLE
 from memdir.hooks.shell_writes import shell_memory_calls
-from test_memory_file_writes import CLEAN, POISON, answer, decision, memory_text
+from test_memory_file_writes import CLEAN, POISON, answer, decision, memory_text, saved_memory
 
 
 def shell(mem: Memdir, command: str, env: dict[str, str] | None = None) -> tuple[str, str] | None:
     return decision(answer(mem, "Bash", {"command": command}, env))
+
+
+def on_a_saved_memory(mem: Memdir, command: str, **more: str) -> str:
+    """``command`` with ``{folder}`` the memory folder and ``{file}`` a memory saved in it."""
+    return command.format(folder=mem.layout.memory_dir, file=saved_memory(mem), **more)
 
 
 def heredoc(target: Path, text: str, *, operator: str = ">") -> str:
@@ -117,10 +122,7 @@ def test_the_shell_forms_of_a_write_are_seen(mem: Memdir, command: str) -> None:
     ],
 )
 def test_a_write_whose_text_is_not_known_is_refused(mem: Memdir, command: str) -> None:
-    mem.write(name="Package manager", description="Which one", type="project", body=CLEAN)
-    [record] = mem.list()
-    path = mem.layout.memory_dir / record.file
-    filled = command.format(folder=mem.layout.memory_dir, file=path, printer="python3 -V")
+    filled = on_a_saved_memory(mem, command, printer="python3 -V")
     got = shell(mem, filled)
     assert got is not None and got[0] == "deny", filled
     assert "file tools" in got[1]
@@ -144,10 +146,7 @@ def test_a_write_whose_text_is_not_known_is_refused(mem: Memdir, command: str) -
     ],
 )
 def test_reading_and_moving_within_memory_go_on(mem: Memdir, command: str) -> None:
-    mem.write(name="Package manager", description="Which one", type="project", body=CLEAN)
-    [record] = mem.list()
-    path = mem.layout.memory_dir / record.file
-    assert shell(mem, command.format(folder=mem.layout.memory_dir, file=path)) is None
+    assert shell(mem, on_a_saved_memory(mem, command)) is None
 
 
 @pytest.mark.parametrize(

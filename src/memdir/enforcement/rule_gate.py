@@ -18,6 +18,7 @@ everything.
 
 from __future__ import annotations
 
+from memdir.enforcement.pattern_scan import class_end
 from memdir.enforcement.rule_subjects import bash_subjects, subjects, unchecked
 
 TYPE_CHECKING = False  # the pre-tool-use hook loads this module: no typing at run time
@@ -69,7 +70,7 @@ def _structure(pattern: str, i: int = 0) -> Iterator[tuple[int, str]]:
             i += 2
             continue
         if c == "[":
-            end = _class_end(pattern, i)
+            end = class_end(pattern, i)
             if end is None:
                 raise ValueError("a character class that never closes")
             i = end
@@ -99,30 +100,6 @@ def _split_alternatives(pattern: str) -> list[str] | None:
         return None
     parts.append(pattern[start:])
     return parts
-
-
-def _class_end(pattern: str, i: int) -> int | None:
-    """The index just past the character class opening at ``i``; None if it never closes."""
-    n = len(pattern)
-    i += 1
-    if i < n and pattern[i] == "^":
-        i += 1
-    if i < n and pattern[i] == "]":
-        i += 1  # a ']' first in the class is one of its characters
-    while i < n:
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-        elif c == "[" and pattern.startswith("[:", i):
-            close = pattern.find(":]", i + 2)
-            if close < 0:
-                return None
-            i = close + 2
-        elif c == "]":
-            return i + 1
-        else:
-            i += 1
-    return None
 
 
 def _group_end(pattern: str, i: int) -> int | None:
@@ -197,7 +174,7 @@ def _runs(alternative: str) -> list[str]:
             cut()
             i = end
         elif c == "[":
-            end = _class_end(alternative, i)
+            end = class_end(alternative, i)
             if end is None:
                 break
             cut()

@@ -53,6 +53,7 @@ from functools import lru_cache
 
 import re2
 
+from memdir.enforcement.pattern_scan import class_end
 from memdir.enforcement.rule_subjects import EDIT_TOOLS, bash_subjects, subjects, unchecked
 from memdir.enforcement.shell_words import Redirection, command_index
 from memdir.errors import InvalidMemory
@@ -184,15 +185,10 @@ def _nested_unbounded_repeat(pattern: str) -> bool:
 
 
 def skip_class(pattern: str, i: int) -> int:
-    """The index after the character class starting at ``pattern[i] == '['``."""
-    j = i + 1
-    if j < len(pattern) and pattern[j] == "^":
-        j += 1
-    if j < len(pattern) and pattern[j] == "]":
-        j += 1
-    while j < len(pattern) and pattern[j] != "]":
-        j += 2 if pattern[j] == "\\" else 1
-    return j + 1
+    """The index after the character class starting at ``pattern[i] == '['`` (past the
+    end of ``pattern`` when it never closes)."""
+    end = class_end(pattern, i)
+    return len(pattern) + 1 if end is None else end
 
 
 def _open_brace(pattern: str, i: int) -> bool:
