@@ -217,7 +217,7 @@ def test_ctrl_c_at_the_edit_again_prompt_exits_130_with_one_line(
     editor(tmp_path, monkeypatch, BREAK)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     child = subprocess.Popen(
-        [sys.executable, "-m", "memdir", "edit", "Fragile", "--project", str(project)],
+        [sys.executable, "-c", _AT_A_TERMINAL, "edit", "Fragile", "--project", str(project)],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -226,12 +226,16 @@ def test_ctrl_c_at_the_edit_again_prompt_exits_130_with_one_line(
     assert child.stderr is not None and child.stdin is not None
     said = _read_until(child.stderr.fileno(), b"edit again? [Y/n] ")
     child.send_signal(signal.SIGINT)
-    rest = child.stderr.read()
-    child.stdin.close()
-    assert child.wait(timeout=60) == 130
+    _, rest = child.communicate(timeout=60)
+    assert child.returncode == 130
     assert rest.decode().strip() == "memdir: interrupted"
     assert b"Traceback" not in said + rest and b"Aborted" not in rest
     assert Memdir.open(project).get("Fragile").version == before
-    if child.stdout is not None:
-        child.stdout.close()
-    child.stderr.close()
+
+
+# memdir as a terminal starts it: Ctrl-C raises KeyboardInterrupt. A process started in the
+# background of a non-interactive shell inherits SIGINT ignored, and so would the child.
+_AT_A_TERMINAL = (
+    "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+    "sys.argv[0] = 'memdir'; runpy.run_module('memdir', run_name='__main__')"
+)
