@@ -74,8 +74,8 @@ _NEGATION_OTHER = re.compile(
 )
 # After the verb, where a language puts its negation: "…しないこと", "…하지 마세요".
 _NEGATION_AFTER = re.compile(
-    r"\S{0,10}?(?:しない|しないで|ないこと|ないでください|てはいけない|てはならない|禁止|지 ?마|지 ?말"
-    r"|면 안|하지 않|ไม่ได้|ห้าม)"
+    r"\S{0,10}?(?:しない|しないで|ないこと|ないでください|てはいけない|てはならない|禁止"
+    r"|지 ?마|지 ?말|면 안|하지 않|ไม่ได้|ห้าม)"
 )
 _DISCUSSION = re.compile(
     r"\b(?:inject(?:ion|ions|ed)?|attacks?|attackers?|payloads?|phrases?|strings?|examples?"
