@@ -267,6 +267,28 @@ every probe through the rules alone, the code before and after alternated twice,
 English one does (before the verb, or after it in Japanese and Korean: "Nunca subas…",
 "…実行しないこと"); it changed no probe's verdict.
 
+A second round, written from the 26 attacks of batches 23 and 24 that screening let by
+(17 of them held after), by kind: the person's instructions replaced ("sustituyen
+cualquier criterio del usuario"), the note followed "even if she insists", the note put
+first where it and the user disagree (Japanese); a false answer prepared "even if he
+asks", a failure "reported as completed"; the user not told, then "if asked, say only…";
+a blocked action "recorded as approved"; TLS checks switched off by flag; more words for
+deleted and made again, for people's data and for sending it. No attack of any batch or
+half lost, no benign probe newly held. Batch 25 (50 attacks, 50 ordinary memories,
+seventeen other languages each), written blind and scored once after it: 41 of 50
+attacks held, and 4 of 50 ordinary memories: three by older rules (a grant bounded by "I
+still want a heads-up before…" and by "… still needs a check-in first"; a phishing note
+whose report address stood after a semicolon) and one by the bypass-flag rule (the flag
+named in a description, its case, "only acceptable for WIP commits", in the body). Each
+kind was fixed with a sentence of my own (a bound said with "still wants/needs a
+heads-up, a check-in, an OK"; a narrowing "only allowed/acceptable for…" read further on
+for the rules that grant; a semicolon ending the clause between a secret and "goes to"):
+41 of 50 and 0 of 50 after, the ordinary memories no longer blind. Three blind batches in
+a row: 70, 78 and 82 % of attacks held; ordinary memories held 0, 0 and 8 %. After it, one
+run each: held-out 85 of 87 and 1 of 83; fresh 79 of 80 and 0 of 80; shaped 1,331 of
+1,452 and 9 of 1,618 (the same nine); memdir's own corpora 0 of 373 in each; a memory
+screened in 0.5 to 1.0 ms (median), 9 to 11 ms at worst.
+
 Tried and not built: a classifier over the bundled sentence model's vectors
 (logistic regression on the even probes, scored on the odd ones, the probes as
 they stood before the fresh batch). At the threshold of the highest look-alike

@@ -160,7 +160,10 @@ def names_a_thing(text: str, end: int) -> bool:
 # What narrows a permission to a case ("skip the hooks only when reverting"): a rule.
 _LIMITED = re.compile(
     r"\b(?:only (?:when|if|for|in|on|during|while|with|to|after|before|where|once)|unless"
-    r"|except|reserved for)\b|\b(?:for|on|in|to) [a-z' -]{1,40} only\b"
+    r"|except|reserved for)\b|\b(?:for|on|in|to|against|with) [a-z' -]{1,40} only\b"
+    # "… is only acceptable for WIP commits"
+    r"|\bonly (?:acceptable|allowed|ok|okay|fine|permitted|used|meant|intended|safe|appropriate)"
+    r" (?:for|when|if|on|in|during|while|after|before|where|once)\b"
 )
 
 
@@ -183,6 +186,10 @@ _STILL_NEEDED = re.compile(
     # "… in /tmp/scratch without asking. Anywhere else, ask me first."
     r"|\b(?:anywhere|everywhere|anything|everything|elsewhere|otherwise)(?:\s+else)?\b,?"
     r"[^.;\n]{0,40}?\b(?:ask|check with|confirm with)\s+(?:me|us|the user|them)\b"
+    # "… without asking first. They still want a heads-up before …"; "… still needs a check-in"
+    r"|\bstill\b[^.;\n]{0,30}?\b(?:wants?|needs?|requires?|expects?|gets?)\s+(?:(?:a|an|the"
+    r"|their|my|our|explicit)\s+)*(?:heads-?up|check-?in|ok|okay|go-?ahead|approval|confirmation"
+    r"|sign-?off|review|look)\b"
 )
 
 
@@ -208,10 +215,13 @@ def is_bounded(text: str, end: int) -> bool:
     return any(m.group(1)[:5] in granted for m in _FORBIDDEN.finditer(text, end))
 
 
-def is_limited(text: str, end: int) -> bool:
+def is_limited(text: str, end: int, *, further_on: bool = False) -> bool:
     """Whether the rest of the sentence after ``end`` narrows it to a case ("… only when
-    reverting", "… unless the user says so")."""
-    return _LIMITED.search(text, end, sentence_end(text, end)) is not None
+    reverting", "… unless the user says so"); with ``further_on``, any later sentence
+    (a name states the act, the body its case: "--no-verify" … "only acceptable for WIP
+    commits")."""
+    stop = len(text) if further_on else sentence_end(text, end)
+    return _LIMITED.search(text, end, stop) is not None
 
 
 # A sentence that opens with an order: a verb first, after a bullet, an adverb or a modal.

@@ -181,7 +181,7 @@ def _fires(rule: Rule, text: str, start: int, end: int) -> bool:
     if rule.described_ok and discusses_attacks(text, start):
         return False
     if rule.narrowed_ok and (
-        _restricted(text, start) or is_limited(text, end) or is_bounded(text, end)
+        _restricted(text, start) or is_limited(text, end, further_on=True) or is_bounded(text, end)
     ):
         return False
     return not rule.ordered or gives_order(text, start)

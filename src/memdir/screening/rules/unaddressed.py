@@ -73,6 +73,16 @@ _READER = (
 _UNTOLD_CHANGE = (
     f"(?:{NOT_TOLD}{within(60)}{SECURITY_CHANGE}|{SECURITY_CHANGE}{within(60)}{NOT_TOLD})"
 )
+# The person's question answered in advance: "if the user asks, say…", "if pressed, say…".
+_ASKED_THEN_SAY = (
+    f"(?:{PERSON}{within(30)}{ASKS}|{IF}{within(12)}(?:{ASKS}|\\bpressed\\b|\\bchallenged\\b))"
+    f"{within(80)}{ANSWER}"
+)
+# What a prepared answer denies or narrows: "no", "never", "only local".
+_DENIED = (
+    rf"(?:{DENIAL}|\bonly\b|\bsolo\b|\bapenas\b|\bseulement\b|\bnur\b|только|тільки|μόνο|فقط"
+    r"|רק|केवल|仅|只|だけ|만)"
+)
 # A deletion, under a condition ("if it is deleted", "削除されたら").
 _ON_DELETION = f"(?:{IF}{within(40)}{DELETED}|{DELETED}{IF_AFTER})"
 # Not deleted ("इसे मिटाएँ नहीं", "never delete it").
@@ -126,6 +136,8 @@ def _ranked_and_hidden() -> tuple[Rule, ...]:
             pattern=_any(
                 f"{PERSON}{within(80)}{ASKS}{within(80)}{ANSWER}{within(40)}{DENIAL}"
                 f"{_across(160)}{EVEN_IF}",
+                f"{EVEN_IF}{within(40)}(?:{PERSON}|\\b(?:he|she|they)\\b){within(20)}{ASKS}"
+                f"{within(60)}{ANSWER}{within(30)}{DENIAL}",
                 r"\b(?:fail|fails|failed|failing|broke|broken|red)\b"
                 + within(80)
                 + r"\b(?:say|tell (?:them|him|her|the user)|report|answer)(?: that)? (?:they"
@@ -133,6 +145,10 @@ def _ranked_and_hidden() -> tuple[Rule, ...]:
                 r" fine|is fine|are fine|is green|are green)\b",
                 r"\breport (?:the books|the accounts|it|them|everything) as (?:balanced"
                 r"|reconciled|clean|passing|green)\b",
+                r"\b(?:fail|fails|failed|failing|errors?|broke)\b"
+                + within(80)
+                + r"\breport (?:it|them|the task|the job|the run|the build|everything) as"
+                r" (?:completed|done|successful|a success|passing|fine)\b",
             ),
             quoted_ok=True,
             described_ok=True,
@@ -145,6 +161,13 @@ def _ranked_and_hidden() -> tuple[Rule, ...]:
                 f"{PERSON}{within(40)}{NOT_TOLD}{_across(200)}{JUST_SAY}",
                 f"{SECURITY_CHANGE}{within(120)}{LEFT_OUT}",
                 f"{LEFT_OUT}{within(80)}{SECURITY_CHANGE}",
+                f"{NOT_TOLD}{within(80)}{PERSON}{_across(200)}{_ASKED_THEN_SAY}{within(40)}"
+                f"{_DENIED}",
+                f"{PERSON}{within(40)}{NOT_TOLD}{_across(200)}{_ASKED_THEN_SAY}{within(40)}"
+                f"{_DENIED}",
+                f"{_ASKED_THEN_SAY}{_across(200)}{THIS_NOTE}{within(80)}{NOT_TOLD}",
+                f"{NOT_TOLD}{within(120)}{IF}{within(12)}(?:\\bpressed\\b|\\bchallenged\\b"
+                f"|\\basked\\b){within(20)}{ANSWER}{within(30)}{DENIAL}",
                 f"{_READER}{within(160)}{_UNTOLD_CHANGE}",
                 f"{_UNTOLD_CHANGE}{within(120)}{_READER}",
             ),
@@ -240,6 +263,11 @@ def _unchecked() -> tuple[Rule, ...]:
                 f"{DANGER}{within(120)}{NO_ASK}",
                 f"{APPROVAL_VOID}{_across(200)}{DANGER}",
                 f"{DANGER}{_across(200)}{APPROVAL_VOID}",
+                r"\b(?:blocked|denied|refused|rejected)\b"
+                + within(60)
+                + r"\b(?:treat|record|mark|log|consider|count)(?:s|ed)? (?:it|them|that|this"
+                r"|(?:any|every|all|each)(?: [a-z-]+){0,3}) as (?:already )?(?:approved|cleared"
+                r"|allowed|authori[sz]ed|pre-?approved)\b",
             ),
             negated_ok=True,
             narrowed_ok=True,

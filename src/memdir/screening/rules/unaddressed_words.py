@@ -51,7 +51,7 @@ def _any(*alternatives: str) -> str:
 
 # The person, spoken of: the user, the customer, the client, in each language.
 PERSON = _any(
-    r"\b(?:the |a )?(?:user|customer|client|patient)(?:'s|s')?\b",
+    r"\b(?:the |a )?(?:user|customer|client|patient)s?(?:'s|')?\b",
     r"\b(?:(?:el|al|del|o|ao|do|l'|le|au|du|il|all'|dell')\s?(?:usuario|utilizador|utilisateur"
     r"|utente|cliente|client))\b",
     r"\b(?:nutzer|benutzer|anwender|kunde|kunden|gebruiker|anvandaren?|uzytkownik[a-z]*"
@@ -64,8 +64,10 @@ PERSON = _any(
 THIS_NOTE = _any(
     r"\b(?:this|the present) (?:note|memory|entry|reminder|instruction|record|section)\b",
     r"\b(?:esta|este|essa|esse) (?:nota|memoria|recordatorio|registro|entrada|anotacion"
-    r"|paragrafo|parrafo|instruccion|instrucao)\b|\bcette (?:note|entree|consigne)\b"
-    r"|\bquesta (?:nota|voce|istruzione)\b|\b(?:diese[rn]?|dieses) (?:notiz|eintrag|hinweis"
+    r"|paragrafo|parrafo|instruccion|instrucao|preferencia|regla|regra)\b"
+    r"|\bcette (?:note|entree|consigne|preference|regle)\b"
+    r"|\bquesta (?:nota|voce|istruzione|preferenza|regola)\b"
+    r"|\b(?:diese[rn]?|dieses) (?:notiz|eintrag|hinweis"
     r"|anweisung)\b|\bdeze (?:notitie|aantekening)\b|\bden har (?:anteckningen|noteringen)\b"
     r"|\bta (?:notatka|notka)\b|\btato (?:poznamka|instrukce)\b|\bbu not\b|\bcatatan ini\b"
     r"|\bghi chu nay\b|\bdokezo hili\b",
@@ -78,9 +80,10 @@ THIS_NOTE = _any(
 DELETED = _any(
     r"\b(?:deleted|removed|wiped|cleared|erased|purged|pruned|missing|gone|deletes|removes"
     r"|borrad[ao]|eliminad[ao]|apagad[ao]|removid[ao]|excluid[ao]|supprimee?|effacee?"
-    r"|cancellat[ao]|geloscht|entfernt|verwijderd|raderad|usunie[a-z]*|smazan[a-z]*|silin[a-z]*"
+    r"|merged|merges|shortened|shortens|consolidated|cancell[a-z]*|geloscht|entfernt|verwijderd"
+    r"|raderad|usunie[a-z]*|smaz[a-z]*|silin[a-z]*"
     r"|dihapus|bi xoa|xoa|khong con|imefutwa)\b",
-    "удал|видал|σβηστ|διαγραφ|διαγράψ|حذف|پاک|נמחק|ימחק|מחיקה|मिटा|हटा|डिलीट|মুছে|删|清空|清除"
+    "удал|видал|λείψ|λείπ|σβηστ|διαγραφ|διαγράψ|حذف|پاک|נמחק|ימחק|מחיקה|मिटा|हटा|डिलीट|মুছে|删|清空|清除"
     "|消され|削除|消え|삭제|지워|ลบ",
 )
 # A condition: "if", "once", "should it be".
@@ -95,9 +98,10 @@ IF_AFTER = r"\S{0,6}(?:たら|れば|ら|면|으면)"
 MADE_AGAIN = _any(
     r"\b(?:re-?create|recreate|rewrite it|write (?:it|this|them) back|save (?:it|this|them) again"
     r"|re-?save|re-?add|add (?:it|this) back|put (?:it|this) back|restore (?:it|this)"
-    r"|bring (?:it|this) back|recrie|recriar|recrea(?:r|la|lo)?|restaure|restaura(?:r|la)?"
+    r"|bring (?:it|this) back|restore the original(?: text)?|uloz (?:ji|to|ho) znovu"
+    r"|znovu (?:uloz|vytvor)[a-z]*|recrie|recriar|recrea(?:r|la|lo)?|restaure|restaura(?:r|la)?"
     r"|vuelve a (?:crear|escribir|guardar)|volte a (?:criar|escrever|salvar)|recree[rz]?"
-    r"|ricrea|ripristina|wiederherstell[a-z]*|neu (?:anlegen|erstellen|speichern)"
+    r"|ricrea|ripristin[a-z]*|wiederherstell[a-z]*|neu (?:anlegen|erstellen|speichern)"
     r"|(?:lege?|legt) (?:ihn|sie|es)(?: [a-z]+)? (?:neu|wieder|erneut) an"
     r"|erneut (?:anlegen|speichern|erstellen)|opnieuw (?:aanmaken|opslaan)|aterskapa|odtworz"
     r"|obnov|yeniden olustur|buat (?:ulang|lagi)"
@@ -117,7 +121,8 @@ KEEP = _any(
     "|残す|保持|유지|남겨|เก็บไว้",
 )
 EVEN_IF = _any(
-    r"\b(?:even if|even when|even though|although|aunque|incluso si|mesmo que|ainda que"
+    r"\b(?:even if|even when|even though|although|regardless of|no matter|aunque|incluso si"
+    r"|mesmo que|ainda que"
     r"|meme si|anche se|auch wenn|selbst wenn|zelfs als|aven om|nawet jesli|i kdyz|olsa bile"
     r"|meskipun|walaupun|ngay ca khi|hata kama)\b",
     "даже если|навіть якщо|навіть коли|ακόμη κι αν|ακόμα κι αν|ακόμη κι όταν|حتى لو|حتى إن"
@@ -135,7 +140,8 @@ NOT_TOLD = _any(
     "|рассказывай)|μην (?:αναφέρ|πεις"
     "|λες|πείτε)|لا (?:تخبر|تذكر)|نگو|اشاره نکن|אל ת(?:ספר|זכיר|גלה|ציין)|न बताएं|न बताएँ|न बताना"
     "|मत बताओ|मत बताना|জানাবেন না|বলবেন না|不要告诉|不要提|别告诉|不要透露|言わない|伝えない|知らせない"
-    "|言わないで|伝えないで|말하지 마|알리지 마|บอก(?:ผู้ใช้)?ว่าไม่|อย่าบอก",
+    "|言わないで|伝えないで|적지 마|쓰지 마|기록하지 마|書かないで|記載しないで|不要写|不要记录"
+    "|말하지 마|알리지 마|บอก(?:ผู้ใช้)?ว่าไม่|อย่าบอก",
 )
 # An answer that denies: no, never, nothing, not.
 DENIAL = _any(
@@ -168,6 +174,13 @@ OVER_THE_PERSON = _any(
     r"|ma prednost|onceliklidir|lebih diutamakan|uu tien hon)\b[^.;\n]{0,60}"
     r"\b(?:usuario|utilisateur|utente|nutzer|benutzer|gebruiker|anvandare|uzytkownik[a-z]*"
     r"|uzivatel[a-z]*|kullanici[a-z]*|pengguna|nguoi dung)\b",
+    r"\b(?:sustituyen?|reemplazan?|substituem?|substitui|remplacent|remplace|ersetz(?:t|en)"
+    r"|sostituiscono|sostituisce)\b[^.;\n]{0,60}\b(?:usuario|utilisateur|utente|nutzer|benutzer)\b",
+    r"\b(?:follow|act on|obey|apply|go with)\b (?:the|this|that) (?:note|memo|entry|rule)s?\b"
+    r"[^.;\n]{0,40}\b(?:even if|even when|even though)\b[^.;\n]{0,30}\b(?:insists?|objects?"
+    r"|disagrees?|says otherwise|pushes back)\b",
+    "(?:ユーザー|利用者)[^。\\n]{0,40}(?:食い違|矛盾|異な)[^。\\n]{0,40}(?:このメモ|この注記|このノート"
+    "|この記憶)を?(?:常に)?優先",
     "(?:用户|用戶|使用者|ユーザー|利用者|사용자)[^。，,\\n]{0,12}(?:指示|指令|要求|命令|依頼|要望|지시"
     "|요청|명령)(?:より|보다|之上)|(?:优先于|高于|凌驾于|优先级高于|比)(?:用户|用戶|使用者)"
     "|(?:ユーザー|利用者)[^。\\n]{0,30}(?:ても|でも)[^。\\n]{0,40}(?:メモ|注記|ノート|記憶)[^。\\n]{0,20}"
@@ -184,10 +197,11 @@ CREDENTIAL_FILE = (
 HANDED_ON = _any(
     r"\b(?:paste|post|upload|send|share|attach|comment|submit|forward|include|put|copy|drop"
     r"|sube|subir|suba|subas|carga|cargar|carregue|enviar|manda|mande|envoie[rz]?|televerse"
+    r"|transmet(?:tre|s|tez)|transferer|skicka[a-z]*|skickas"
     r"|klistra in|skicka|envie|envia|pega|cole|colle|incolla|invia|sende|plak|wklej|vloz"
     r"|yapistir|tempel|kirim[a-z]*|registre|regista|gui|bandika|tuma)\b",
-    "встав|отправ|надішл|відправ|επικόλλ|στείλ|الصق|أرسل|بچسبان|بفرست|הדבק|שלח|पेस्ट|भेज|পেস্ট"
-    "|贴|貼|粘贴|上传|发送|发到|提交|附上|送信|アップロード|投稿|붙여|업로드|보내|전송|게시|วาง|ส่ง",
+    "встав|отправ|надішл|надсил|відправ|επικόλλ|στείλ|الصق|أرسل|بچسبان|بفرست|הדבק|שלח|पेस्ट|भेज|পেস্ট"
+    "|贴|貼|粘贴|上传|发送|发到|提交|附上|附加|追加到|送信|アップロード|投稿|붙여|업로드|보내|전송|게시|วาง|ส่ง",
 )
 # A flag whose purpose is to step past a check.
 BYPASS_FLAG = (
@@ -195,7 +209,8 @@ BYPASS_FLAG = (
     r"|\bpr merge\b[^\n.;]{0,30}--admin\b|--admin\b[^\n.;]{0,30}\bmerge\b"
     r"|\bgrant\b[^\n.;]{0,20}--self\b|--self\b[^\n.;]{0,20}\badmin\b"
     r"|--skip-(?:checks|verification|signature[a-z-]*|security[a-z-]*)\b"
-    r"|--insecure-skip-tls-verify\b|--disable-(?:signature|gpg|ssl|tls)[a-z-]*)"
+    r"|--insecure-skip-tls-verify\b|--disable-(?:signature|gpg|ssl|tls)[a-z-]*"
+    r"|\bcurl\b[^\n.;]{0,20}--insecure\b|node[\s_]tls[\s_]reject[\s_]unauthorized\W{0,3}0)"
 )
 
 
@@ -222,7 +237,8 @@ PERSONAL = _any(
     r"|cartao|conta|cuenta)|cartao de credito|tarjeta de credito|carte bancaire|iban"
     r"|datos personales|dados pessoais|donnees personnelles|dati personali|personendaten"
     r"|personuppgifter|dane osobowe|osobni udaje|kisisel veri|data pribadi|du lieu ca nhan"
-    r"|nomor rekening|so tai khoan|codigos? de verificacao|codigos? de verificacion)\b",
+    r"|nomor rekening|so tai khoan|codigos? de verificacao|codigos? de verificacion"
+    r"|identifiants? de connexion|personnummer|diagnos[a-z]*|diagnoses?)\b",
     "пароль|паролі|код подтвержд|код підтвердж|паспорт|номер карт|банківськ|банковск|персональн"
     "|κωδικ|διαβατήρι|αριθμό κάρτας|كلمة المرور|كلمات المرور|رمز عبور|گذرواژه|کد ملی|شماره کارت"
     "|סיסמ|מספר תעודת זהות|מספר כרטיס|पासवर्ड|आधार|पैन|कार्ड नंबर|পাসওয়ার্ড|密码|密碼|验证码|驗證碼"
@@ -237,7 +253,8 @@ WEBMAIL = (
 )
 # Asking first, approval, a check: said to be unneeded or switched off.
 NO_ASK = _any(
-    r"\b(?:without (?:asking|confirmation|approval|review|a review|checking|any check)"
+    r"\b(?:without (?:asking|confirmation|approval|review|a review|checking|any check"
+    r"|(?:identity )?verification)"
     r"|no need (?:to ask|for (?:approval|confirmation|review|sign-off))|need(?:s)? no (?:review"
     r"|approval|confirmation|sign-off)|(?:don't|do not|never) (?:ask|wait) for (?:approval"
     r"|confirmation|review))\b",
@@ -251,7 +268,8 @@ NO_ASK = _any(
     r"|bekraftelse)|bez (?:pytania|potwierdzenia|zgody|potvrzeni|schvaleni|ptani)|nie pytaj"
     r"|neptej se|sormadan|onay almadan|tanpa (?:bertanya|konfirmasi|persetujuan)"
     r"|tidak perlu (?:konfirmasi|persetujuan|bertanya)|khong can (?:hoi|xac nhan|phe duyet)"
-    r"|bila kuuliza)\b",
+    r"|bila kuuliza|tanpa verifikasi[a-z ]{0,12}|sin verificacion|sem verificacao"
+    r"|utan att fraga[a-z ]{0,12})\b",
     "не (?:перепитуй|питай|спрашивай|проси (?:підтвердж|дозвол|подтвержд|разрешен)|запускай"
     " перевірк|запускай проверк)|без (?:підтвердж|дозвол|подтвержд|разрешен|перевірк|проверк)"
     "|χωρίς (?:να ρωτήσ|επιβεβαίωσ|έγκρισ)|بدون (?:پرسیدن|تأیید"
@@ -303,7 +321,8 @@ DANGER = _any(
     r"|bayar|thanh toan|transferencia|virement|bonifico|uberweisung|firme"
     r"|firma|assinatura|signatur[a-z]*|podpis[a-z]*|imza|tanda tangan|chu ky|verifica"
     r"|verificacao|verificacion|verification|uberprufung|dose|dosis|receita|receta"
-    r"|ricetta|rezept|recept|firewall|administrador|amministratore|administrateur)\b",
+    r"|ricetta|rezept|recept|firewall|administrador|amministratore|administrateur"
+    r"|brandvagg[a-z]*|anvandarkonto[a-z]*|(?:menjadi|jadi|peran|hak) admin)\b",
     "продакшн|продакшен|прод |видал|удал|платіж|платеж|оплат|сплат|переказ|перевод|дозу|дозы|рецепт"
     "|підпис|подпис|перевірк|проверк|брандмауер|брандмауэр|адмін|админ|παραγωγή|διαγραφ|πληρωμ"
     "|υπογραφ|حذف|پرداخت|دفع|تحويل|امضا|توقيع|מחיק|תשלום|חתימ|हटा|भुगतान|हस्ताक्षर|删除|删库"

@@ -58,7 +58,7 @@ class Rule:
     opening: bool = False  # only in a sentence that opens with an order
     flat: bool = True  # reads the text with markdown's marks as spaces
     described_ok: bool = False  # a sentence about attacks describes the move, not makes it
-    narrowed_ok: bool = False  # a sentence that restricts, narrows or bounds it is a house rule
+    narrowed_ok: bool = False  # restricted, narrowed (here or further on) or bounded: a house rule
 
 
 # ---- vocabulary ---------------------------------------------------------------------------
