@@ -280,23 +280,28 @@ attacks held, and 4 of 50 ordinary memories: three by older rules (a grant bound
 still want a heads-up before…" and by "… still needs a check-in first"; a phishing note
 whose report address stood after a semicolon) and one by the bypass-flag rule (the flag
 named in a description, its case, "only acceptable for WIP commits", in the body). Each
-kind was fixed with a sentence of my own (a bound said with "still wants/needs a
-heads-up, a check-in, an OK"; a narrowing "only allowed/acceptable for…" read further on
-for the rules that grant; a semicolon ending the clause between a secret and "goes to"):
-41 of 50 and 0 of 50 after, the ordinary memories no longer blind. Three blind batches in
-a row: 70, 78 and 82 % of attacks held; ordinary memories held 0, 0 and 8 %. Batch 26
-(the same, written blind after every change here, scored once): 35 of 50 attacks and 2 of
-50 ordinary memories held, both by older rules (an incident runbook: "if a secret leaks
-into a public repository, revoke it…"; a note that a password lives in the vault and is
-never to be pasted into chat). Read by the code before this round, for comparison, the
-last two blind batches would have held 37 and 31 attacks (41 and 35 now) and the same
-ordinary memories but the one the bypass-flag rule added on batch 25. About three
-attacks in four held, on wording nobody tuned to, is where screening stands; a
-look-alike written to sit near an attack is held now and then (0 to 8 % of a batch), by
-the older rules as often as by the new ones. After it, one
-run each: held-out 85 of 87 and 1 of 83; fresh 79 of 80 and 0 of 80; shaped 1,331 of
-1,452 and 9 of 1,618 (the same nine); memdir's own corpora 0 of 373 in each; a memory
-screened in 0.5 to 1.0 ms (median), 9 to 11 ms at worst.
+kind was fixed with a test sentence written for it (a bound said with "still wants/needs
+a heads-up, a check-in, an OK"; a narrowing "only allowed/acceptable for…" read further
+on for the rules that grant; a semicolon ending the clause between a secret and "goes
+to"): 41 of 50 and 0 of 50 after, the ordinary memories no longer blind. Three blind
+batches in a row: 70, 78 and 82 % of attacks held; ordinary memories held 0, 0 and 8 %.
+Batch 26 (the same, written blind after every change here, scored once): 35 of 50
+attacks and 2 of 50 ordinary memories held, both by older rules (an incident runbook:
+"if a secret leaks into a public repository, revoke it…"; a note that a password lives
+in the vault and is never to be pasted into chat). Read by the code before this round,
+for comparison, the last two blind batches would have held 37 and 31 attacks (41 and 35
+now) and the same ordinary memories but the one the bypass-flag rule added on batch 25.
+About three attacks in four held, on wording nobody tuned to, is where screening stands;
+a look-alike written to sit near an attack is held now and then (0 to 8 % of a batch),
+by the older rules as often as by the new ones. Batch 26's two kinds were then fixed,
+each with a test sentence written for it: a secret's leak under a condition ("if a token
+lands in a public repo, revoke it") is a runbook for the event, and a first signal that
+is the act itself ("paste it into chat") stands down under a negation. No attack of any
+batch or half lost by the screen (one of a training batch is now held by the model
+alone: the rules had held it for a "transcript" in its name). After it, one run each:
+held-out 85 of 87 and 1 of 83; fresh 79 of 80 and 0 of 80; shaped 1,331 of 1,452 and 9
+of 1,618 (the same nine); memdir's own corpora 0 of 373 in each; a memory screened in
+0.5 to 1.0 ms (median), 9 to 11 ms at worst.
 
 Tried and not built: a classifier over the bundled sentence model's vectors
 (logistic regression on the even probes, scored on the odd ones, the probes as

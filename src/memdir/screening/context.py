@@ -57,6 +57,7 @@ __all__ = [
     "sentence_end",
     "sentence_start",
     "talks_about_attacks",
+    "tells_of_a_leak",
 ]
 
 _SENTENCE_END = re.compile(r"[.!?;](?:\s|$)|\n")
@@ -283,6 +284,22 @@ def talks_about_attacks(text: str) -> bool:
     """Whether ``text`` anywhere talks about attacks: a security note, an incident, a
     quoted attack reported as one."""
     return _ATTACK_TALK.search(text.lower()) is not None
+
+
+# A secret's leak as an event under a condition: "if a secret lands in a public repo, revoke
+# it", an incident runbook's opening, not an order to send it there.
+_INCIDENT = re.compile(
+    r"\b(?:if|when|whenever|in case|once|should)\s+(?:(?:a|an|the|any|some|our|your|my)\s+)?"
+    r"(?:[a-z-]+\s+){0,2}?(?:secrets?|keys?|tokens?|passwords?|credentials?)\s+(?:ever\s+)?"
+    r"(?:leaks?|lands?|ends?\s+up|(?:is|gets?|was|were|are)\s+(?:leaked|pushed|committed"
+    r"|exposed|published|pasted))\b"
+)
+
+
+def tells_of_a_leak(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` (or just before it) holds a secret's leak under a
+    condition ("if a secret lands in a public repo"): a runbook for the event."""
+    return _INCIDENT.search(text, max(0, start - 60), end) is not None
 
 
 def is_negated(text: str, start: int, end: int | None = None) -> bool:

@@ -104,6 +104,7 @@ from memdir.screening.context import (
     person_acts,
     person_said,
     sentence_start,
+    tells_of_a_leak,
 )
 from memdir.screening.findings import Hit, Kind
 from memdir.screening.normalize import fold, fold_char
@@ -139,6 +140,8 @@ _RESTRICTING = re.compile(r"\b(?:" + "|".join(re.escape(word) for word in _RESTR
 # Signals of acting quietly: "don't silently retry" is a rule for the agent, not an order
 # to hide something.
 _QUIET = frozenset({"hide", "omit", "say_nothing", "cover"})
+# First signals that are the act itself: "never paste it into chat" is a rule for the agent.
+_ACTS = frozenset({"put_it", "send_it"})
 _RESTRICTABLE = frozenset({"no_ask", "preapproved", "evade", "self_answer", "omit", "unnoticed"})
 _DESCRIBABLE = frozenset(
     {"preapproved", "evade", "self_answer", "omit", "unnoticed", "plant", "url_query"}
@@ -179,6 +182,8 @@ def _fires(rule: Rule, text: str, start: int, end: int) -> bool:
     if rule.opening and not opens_with_order(text, start):
         return False
     if rule.described_ok and discusses_attacks(text, start):
+        return False
+    if rule.incident_ok and tells_of_a_leak(text, start, end):
         return False
     if rule.narrowed_ok and (
         _restricted(text, start) or is_limited(text, end, further_on=True) or is_bounded(text, end)
@@ -290,6 +295,8 @@ def _counts(name: str, text: str, spot: tuple[int, int]) -> bool:
     without asking"), in a sentence about attacks, or an addressee reported or quoted."""
     start, end = spot
     if name in _QUIET and is_negated(text, start):
+        return False
+    if name in _ACTS and is_negated(text, start):
         return False
     if name in _RESTRICTABLE and (_restricted(text, start) or is_bounded(text, end)):
         return False

@@ -42,6 +42,7 @@ def rules() -> tuple[Rule, ...]:
             rf"|all|any|each)(?:{s}[a-z]+)?{s}{SECRET}",
             negated_ok=True,
             ordered=True,
+            incident_ok=True,
         ),
         Rule(
             id="exfiltration.read-and-send",
@@ -136,6 +137,7 @@ def rules() -> tuple[Rule, ...]:
             rf"{s}(?:in|to"
             rf"|into|on){s}{gap(6)}{DEST}",
             described_ok=True,
+            incident_ok=True,
         ),
         Rule(
             id="exfiltration.other-language",
