@@ -129,6 +129,7 @@ def _ranked_and_hidden() -> tuple[Rule, ...]:
             ),
             quoted_ok=True,
             described_ok=True,
+            needs=(PERSON, THIS_NOTE),
         ),
         Rule(
             id="concealment.false-answer",
@@ -152,6 +153,7 @@ def _ranked_and_hidden() -> tuple[Rule, ...]:
             ),
             quoted_ok=True,
             described_ok=True,
+            needs=(_any(ANSWER, r"\b(?:report|tell)\b"),),
         ),
         Rule(
             id="concealment.prepared-line",
@@ -174,6 +176,7 @@ def _ranked_and_hidden() -> tuple[Rule, ...]:
             negated_ok=True,
             quoted_ok=True,
             described_ok=True,
+            needs=(_any(NOT_TOLD, LEFT_OUT),),
         ),
     )
 
@@ -197,6 +200,7 @@ def _kept_for_good() -> tuple[Rule, ...]:
             ),
             quoted_ok=True,
             described_ok=True,
+            needs=(THIS_NOTE, DELETED),
         ),
         Rule(
             id="persistence.copied-on",
@@ -209,6 +213,7 @@ def _kept_for_good() -> tuple[Rule, ...]:
             negated_ok=True,
             quoted_ok=True,
             described_ok=True,
+            needs=(COPIED, THIS_NOTE),
         ),
     )
 
@@ -237,6 +242,7 @@ def _sent_out() -> tuple[Rule, ...]:
             negated_ok=True,
             quoted_ok=True,
             described_ok=True,
+            needs=(PERSONAL, DEST),
         ),
         Rule(
             id="exfiltration.quiet-forward",
@@ -249,6 +255,7 @@ def _sent_out() -> tuple[Rule, ...]:
             ),
             quoted_ok=True,
             described_ok=True,
+            needs=(DEST, _any(NO_NEED_TO_TELL, NO_ASK)),
         ),
     )
 
@@ -273,6 +280,7 @@ def _unchecked() -> tuple[Rule, ...]:
             narrowed_ok=True,
             quoted_ok=True,
             described_ok=True,
+            needs=(_any(DANGER, r"\b(?:blocked|denied|refused|rejected)\b"),),
         ),
         Rule(
             id="permissions.bypass-flag",

@@ -60,6 +60,7 @@ class Rule:
     described_ok: bool = False  # a sentence about attacks describes the move, not makes it
     narrowed_ok: bool = False  # restricted, narrowed (here or further on) or bounded: a house rule
     incident_ok: bool = False  # a secret's leak under a condition is a runbook for the event
+    needs: tuple[str, ...] = ()  # patterns every match holds: tried first (instructions)
 
 
 # ---- vocabulary ---------------------------------------------------------------------------
