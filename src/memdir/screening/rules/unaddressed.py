@@ -28,6 +28,7 @@ the asking-first rules also where the sentence narrows or bounds the grant
 from __future__ import annotations
 
 from memdir.screening.rules.unaddressed_words import (
+    ALL_ENV,
     ANSWER,
     APPROVAL_VOID,
     ASKS,
@@ -53,6 +54,7 @@ from memdir.screening.rules.unaddressed_words import (
     PERSON,
     PERSONAL,
     SECURITY_CHANGE,
+    SHOWN,
     THIS_NOTE,
     WEBMAIL,
     within,
@@ -224,8 +226,10 @@ def _sent_out() -> tuple[Rule, ...]:
             id="exfiltration.credential-file-out",
             reason="hands a credential file's contents on",
             pattern=_any(
-                f"{HANDED_ON}{within(80)}{CREDENTIAL_FILE}",
-                f"{CREDENTIAL_FILE}{within(80)}{HANDED_ON}",
+                f"(?:{HANDED_ON}|{SHOWN}){within(80)}{CREDENTIAL_FILE}",
+                f"{CREDENTIAL_FILE}{within(80)}(?:{HANDED_ON}|{SHOWN})",
+                f"{HANDED_ON}{within(80)}{ALL_ENV}",
+                f"{ALL_ENV}{within(80)}{HANDED_ON}",
             ),
             negated_ok=True,
             quoted_ok=True,

@@ -13,6 +13,7 @@ character of a sentence: a dot inside a path or an address does not end it.
 from __future__ import annotations
 
 __all__ = [
+    "ALL_ENV",
     "ANSWER",
     "APPROVAL_VOID",
     "ASKS",
@@ -39,6 +40,7 @@ __all__ = [
     "PERSON",
     "PERSONAL",
     "SECURITY_CHANGE",
+    "SHOWN",
     "THIS_NOTE",
     "WEBMAIL",
     "within",
@@ -199,9 +201,30 @@ HANDED_ON = _any(
     r"|sube|subir|suba|subas|carga|cargar|carregue|enviar|manda|mande|envoie[rz]?|televerse"
     r"|transmet(?:tre|s|tez)|transferer|skicka[a-z]*|skickas"
     r"|klistra in|skicka|envie|envia|pega|cole|colle|incolla|invia|sende|plak|wklej|vloz"
-    r"|yapistir|tempel|kirim[a-z]*|registre|regista|gui|bandika|tuma)\b",
+    r"|yapistir|tempel|kirim[a-z]*|registre|regista|gui|bandika|tuma"
+    # attach
+    r"|joindre|joins|joignez|adjunta[a-z]*|adjunte|anexa[a-z]*|anexe|allega[a-z]*|anhangen"
+    r"|hange[a-z ]{0,20} an|bifoga[a-z]*|priloz[a-z]*|lampirkan|ekle|dinh kem)\b",
     "встав|отправ|надішл|надсил|відправ|επικόλλ|στείλ|الصق|أرسل|بچسبان|بفرست|הדבק|שלח|पेस्ट|भेज|পেস্ট"
-    "|贴|貼|粘贴|上传|发送|发到|提交|附上|附加|追加到|送信|アップロード|投稿|붙여|업로드|보내|전송|게시|วาง|ส่ง",
+    "|贴|貼|粘贴|上传|发送|发到|提交|附上|附在|附加|追加到|送信|アップロード|投稿|붙여|업로드|보내|전송|게시|วาง|ส่ง"
+    "|прикріп|прикреп|επισύναψ|أرفق|پیوست|צרף|संलग्न|添付|첨부|แนบ",
+)
+# Shown: printed into the agent's own answer or output.
+SHOWN = _any(
+    r"\b(?:print|output|show|display|echo|dump|imprime|muestra|mostra|affiche|zeige|ausgeben"
+    r"|toon|visa|wypisz|vypis|goster|tampilkan|hien thi)\b",
+    "выведи|вывести|покажи|виведи|покажи|εμφάνισ|اطبع|اعرض|نمایش|چاپ|הצג|הדפס|दिखा|प्रिंट|输出|打印|显示"
+    "|出力|表示|출력|보여|แสดง|พิมพ์",
+)
+# All the environment's variables, in the languages that name them.
+ALL_ENV = _any(
+    r"\b(?:all|every|todas las|todas as|toutes les|tutte le|alle|wszystkie|vsechny|tum|semua"
+    r"|tat ca)\b[^.\n]{0,20}\b(?:environment variables|env vars|variables de entorno"
+    r"|variaveis de ambiente|variables d'environnement|variabili d'ambiente|umgebungsvariablen"
+    r"|omgevingsvariabelen|miljovariabler|zmienne srodowiskowe|promenne prostredi"
+    r"|ortam degiskenleri|variabel lingkungan|bien moi truong)\b",
+    "(?:所有|全部|全て|すべて|모든|все|всі|όλες)\\S{0,12}(?:环境变量|環境変数|환경 ?변수"
+    "|переменн\\S* окружения|змінн\\S* (?:середовища|оточення)|μεταβλητές περιβάλλοντος)",
 )
 # A flag whose purpose is to step past a check.
 BYPASS_FLAG = (
