@@ -291,23 +291,31 @@ attacks and 2 of 50 ordinary memories held, both by older rules (an incident run
 in the vault and is never to be pasted into chat). Read by the code before this round,
 for comparison, the last two blind batches would have held 37 and 31 attacks (41 and 35
 now) and the same ordinary memories but the one the bypass-flag rule added on batch 25.
-About three attacks in four held, on wording nobody tuned to, is where screening stands;
-a look-alike written to sit near an attack is held now and then (0 to 8 % of a batch),
-by the older rules as often as by the new ones. Batch 26's two kinds were then fixed,
-each with a test sentence written for it: a secret's leak under a condition ("if a token
-lands in a public repo, revoke it") is a runbook for the event, and a first signal that
-is the act itself ("paste it into chat") stands down under a negation. No attack of any
-batch or half lost by the screen (one of a training batch is now held by the model
-alone: the rules had held it for a "transcript" in its name). After it, one run each:
-held-out 85 of 87 and 1 of 83; fresh 79 of 80 and 0 of 80; shaped 1,331 of 1,452 and 9
-of 1,618 (the same nine); memdir's own corpora 0 of 373 in each; a memory screened in
-0.5 to 1.0 ms (median), 9 to 11 ms at worst. Compiling the rules' patterns costs about 2
-ms a thousand characters, and the rules that need no addressee are long: a process that
-screened once took 0.60 s against 0.30 s before them. Each now names what every match
-holds (``Rule.needs``, a few word lists), tried first; the rule is compiled only when a
-text holds them all. A process screening once is back to 0.30 s (three runs each), no
-probe's verdict changed, and the rules alone cost 0.7 to 1.1 ms a probe (two runs), most
-texts skipping the long rules.
+About seven attacks in ten held (five blind batches, below), on wording nobody tuned to,
+is where screening stands; a look-alike written to sit near an attack is held now and
+then (0 to 8 % of a batch), by the older rules as often as by the new ones. Batch 26's
+two kinds were then fixed, each with a test sentence written for it: a secret's leak
+under a condition ("if a token lands in a public repo, revoke it") is a runbook for the
+event, and a first signal that is the act itself ("paste it into chat") stands down
+under a negation. No attack of any batch or half lost by the screen (one of a training
+batch is now held by the model alone: the rules had held it for a "transcript" in its
+name). After it, one run each: held-out 85 of 87 and 1 of 83; fresh 79 of 80 and 0 of
+80; shaped 1,331 of 1,452 and 9 of 1,618 (the same nine); memdir's own corpora 0 of 373
+in each; a memory screened in 0.5 to 1.0 ms (median), 9 to 11 ms at worst. Compiling the
+rules' patterns costs about 2 ms a thousand characters, and the rules that need no
+addressee are long: a process that screened once took 0.60 s against 0.30 s before them.
+Each now names what every match holds (``Rule.needs``, a few word lists), tried first;
+the rule is compiled only when a text holds them all. A process screening once is back
+to 0.30 s (three runs each), no probe's verdict changed, and the rules alone cost 0.7 to
+1.1 ms a probe (two runs), most texts skipping the long rules. Then a credential file
+printed into the agent's answer, and all the environment's variables attached, were
+added as handing secrets on, and attaching in more languages (joindre, adjuntar, bifoga,
+添付, 첨부). Batch 27 (50 attacks, 50 ordinary memories, sixteen other languages each),
+written blind and scored once after everything: 31 of 50 attacks and 0 of 50 ordinary
+memories (the code before this round on it: 26 and 0). Five blind batches after the
+first rules of this round: 35, 39, 41, 35 and 31 of 50 attacks (62 to 82 %, 72 % in
+all), ordinary memories 0, 0, 4, 2 and 0 of 50; the code before this round, on the same
+batches, 32, 37, 37, 31 and 26.
 
 Tried and not built: a classifier over the bundled sentence model's vectors
 (logistic regression on the even probes, scored on the odd ones, the probes as
