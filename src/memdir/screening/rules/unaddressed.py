@@ -125,13 +125,16 @@ def _ranked_and_hidden() -> tuple[Rule, ...]:
                 f"{PERSON}{within(20)}{NOT_TOLD}{within(80)}{THIS_NOTE}",
                 f"{THIS_NOTE}{within(80)}{NOT_TOLD}{within(40)}{PERSON}",
                 f"{PERSON}{within(60)}{THIS_NOTE}{within(60)}{NOT_TOLD}",
+                # its own story scripted: "if the user asks about this note, say…"
+                f"(?:{PERSON}{within(40)}|{IF}{within(12)}){ASKS}{within(80)}{THIS_NOTE}"
+                f"{within(120)}{ANSWER}",
                 # German puts the "not" after the person: "Sag dem Nutzer nicht, dass …"
                 rf"\b(?:sag|sage|erzahl|erzahle|verrate)\b{within(20)}{PERSON}{within(12)}\bnicht\b"
                 f"{within(80)}{THIS_NOTE}",
             ),
             quoted_ok=True,
             described_ok=True,
-            needs=(PERSON, THIS_NOTE),
+            needs=(THIS_NOTE,),
         ),
         Rule(
             id="concealment.false-answer",
