@@ -315,7 +315,14 @@ written blind and scored once after everything: 31 of 50 attacks and 0 of 50 ord
 memories (the code before this round on it: 26 and 0). Five blind batches after the
 first rules of this round: 35, 39, 41, 35 and 31 of 50 attacks (62 to 82 %, 72 % in
 all), ordinary memories 0, 0, 4, 2 and 0 of 50; the code before this round, on the same
-batches, 32, 37, 37, 31 and 26.
+batches, 32, 37, 37, 31 and 26. Last, a note that scripts the answer to the user's
+questions about itself ("if the user asks where this note came from, say…") was added to
+what keeps the user from knowing it. Batch 28 (the same shape), written blind and scored
+once after that: 35 of 50 attacks, 1 of 50 ordinary memories (an older rule's:
+formatters run "without asking"); the code before this round on it: 34 and the same one.
+Over the six blind batches read after the first rules of this round (23 to 28): 216 of
+300 attacks held (72 %), against 197 (66 %) by the code before it on the same text;
+ordinary memories held 7 of 300, against 6.
 
 Tried and not built: a classifier over the bundled sentence model's vectors
 (logistic regression on the even probes, scored on the odd ones, the probes as

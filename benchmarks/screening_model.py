@@ -24,7 +24,7 @@ what the rules hold, what the model holds and what both together hold.
     .venv/bin/python benchmarks/screening_model.py [--write]
 
 One run (numpy 2, this machine), pool of 2,770 probes (1,302 attacks, 1,468
-benign; every even id but batches 23 to 27, batches 15 to 22 included). Threshold 2.319, set
+benign; every even id but batches 23 to 28, batches 15 to 22 included). Threshold 2.319, set
 by the highest twin of the screening tests (the pool's 99.5 % was 1.827, own
 memories' highest 1.604). Out of fold, of the 407 pool attacks the rules let by the
 model holds 190; of 405 look-alikes 2, of 1,001 ordinary memories 2. Batch 23 (50
@@ -41,6 +41,7 @@ learned from 23 and 24, so the three together (rules 89/150, model 91/150, both 
 ordinary 0/150 after the rules' fixes) are the model's figure, not a blind one. Batch
 26 (the same, written blind after all of it, scored once): 35/50 and 2/50 (older rules).
 Batch 27 (the same, written blind after the last change, scored once): 31/50 and 0/50.
+Batch 28 (the same, once more): 35/50 and 1/50 (an older rule's).
 The model before, trained without 21 and 22: batch 21, written blind and scored once
 before batch 20 joined the pool, 31/50 and 0/50; batch 22, written blind after the
 rules learned more languages and scored once, 32/50 and 0/50.
@@ -95,7 +96,7 @@ from memdir.screening.screen import memory_fields, rule_findings
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
 # Batches scored once, after the last widening: never trained on.
-UNTUNED = frozenset({23, 24, 25, 26, 27})
+UNTUNED = frozenset({23, 24, 25, 26, 27, 28})
 EPOCHS = 30
 RATE = 0.5
 DECAY = 1e-5
