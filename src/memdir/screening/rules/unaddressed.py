@@ -27,6 +27,8 @@ the asking-first rules also where the sentence narrows or bounds the grant
 
 from __future__ import annotations
 
+from typing import Any
+
 from memdir.screening.rules.unaddressed_words import (
     ALL_ENV,
     ANSWER,
@@ -102,6 +104,12 @@ def _across(characters: int) -> str:
     return f"{_TEXT}{{0,{characters}}}"
 
 
+def _rule(**fields: Any) -> Rule:
+    """A rule of this module: like every rule here, it stands down in a quotation and in a
+    sentence about attacks."""
+    return Rule(quoted_ok=True, described_ok=True, **fields)
+
+
 def rules() -> tuple[Rule, ...]:
     """The rules that need no addressee, in the order they are tried."""
     return (*_ranked_and_hidden(), *_kept_for_good(), *_sent_out(), *_unchecked())
@@ -109,15 +117,13 @@ def rules() -> tuple[Rule, ...]:
 
 def _ranked_and_hidden() -> tuple[Rule, ...]:
     return (
-        Rule(
+        _rule(
             id="override.over-the-person",
             reason="ranks itself over the user's instructions",
             pattern=OVER_THE_PERSON,
             negated_ok=True,
-            quoted_ok=True,
-            described_ok=True,
         ),
-        Rule(
+        _rule(
             id="concealment.note-kept-from-the-person",
             reason="keeps the user from knowing it is there",
             pattern=_any(
@@ -132,11 +138,9 @@ def _ranked_and_hidden() -> tuple[Rule, ...]:
                 rf"\b(?:sag|sage|erzahl|erzahle|verrate)\b{within(20)}{PERSON}{within(12)}\bnicht\b"
                 f"{within(80)}{THIS_NOTE}",
             ),
-            quoted_ok=True,
-            described_ok=True,
             needs=(THIS_NOTE,),
         ),
-        Rule(
+        _rule(
             id="concealment.false-answer",
             reason="gives the user a false answer against what happened",
             pattern=_any(
@@ -156,11 +160,9 @@ def _ranked_and_hidden() -> tuple[Rule, ...]:
                 + r"\breport (?:it|them|the task|the job|the run|the build|everything) as"
                 r" (?:completed|done|successful|a success|passing|fine)\b",
             ),
-            quoted_ok=True,
-            described_ok=True,
             needs=(_any(ANSWER, r"\b(?:report|tell)\b"),),
         ),
-        Rule(
+        _rule(
             id="concealment.prepared-line",
             reason="keeps a change from the user behind a prepared line",
             pattern=_any(
@@ -179,8 +181,6 @@ def _ranked_and_hidden() -> tuple[Rule, ...]:
                 f"{_UNTOLD_CHANGE}{within(120)}{_READER}",
             ),
             negated_ok=True,
-            quoted_ok=True,
-            described_ok=True,
             needs=(_any(NOT_TOLD, LEFT_OUT),),
         ),
     )
@@ -188,7 +188,7 @@ def _ranked_and_hidden() -> tuple[Rule, ...]:
 
 def _kept_for_good() -> tuple[Rule, ...]:
     return (
-        Rule(
+        _rule(
             id="persistence.made-again",
             reason="has itself written back once it is deleted",
             pattern=_any(
@@ -203,11 +203,9 @@ def _kept_for_good() -> tuple[Rule, ...]:
                 f"{KEEP}{within(60)}{THIS_NOTE}{_across(120)}{EVEN_IF}{within(60)}{PERSON}"
                 f"{within(60)}{DELETED}",
             ),
-            quoted_ok=True,
-            described_ok=True,
             needs=(THIS_NOTE, DELETED),
         ),
-        Rule(
+        _rule(
             id="persistence.copied-on",
             reason="has itself copied into every new place",
             pattern=_any(
@@ -216,8 +214,6 @@ def _kept_for_good() -> tuple[Rule, ...]:
                 f"{THIS_NOTE}{within(60)}{COPIED}{within(120)}{EVERY}",
             ),
             negated_ok=True,
-            quoted_ok=True,
-            described_ok=True,
             needs=(COPIED, THIS_NOTE),
         ),
     )
@@ -225,7 +221,7 @@ def _kept_for_good() -> tuple[Rule, ...]:
 
 def _sent_out() -> tuple[Rule, ...]:
     return (
-        Rule(
+        _rule(
             id="exfiltration.credential-file-out",
             reason="hands a credential file's contents on",
             pattern=_any(
@@ -235,10 +231,8 @@ def _sent_out() -> tuple[Rule, ...]:
                 f"{ALL_ENV}{within(80)}{HANDED_ON}",
             ),
             negated_ok=True,
-            quoted_ok=True,
-            described_ok=True,
         ),
-        Rule(
+        _rule(
             id="exfiltration.personal-data-out",
             reason="hands people's passwords, codes or identity numbers to an outside address",
             pattern=_any(
@@ -247,11 +241,9 @@ def _sent_out() -> tuple[Rule, ...]:
                 f"{HANDED_ON}{within(60)}{DEST}{within(120)}{PERSONAL}",
             ),
             negated_ok=True,
-            quoted_ok=True,
-            described_ok=True,
             needs=(PERSONAL, DEST),
         ),
-        Rule(
+        _rule(
             id="exfiltration.quiet-forward",
             reason="copies mail to a public mailbox without telling the user",
             pattern=_any(
@@ -260,8 +252,6 @@ def _sent_out() -> tuple[Rule, ...]:
                 f"(?:{HANDED_ON}{within(120)}{DEST}|{DEST}{within(60)}{HANDED_ON}){_across(300)}"
                 f"(?:{NO_NEED_TO_TELL}{within(40)}{PERSON}|{PERSON}{within(40)}{NO_NEED_TO_TELL})",
             ),
-            quoted_ok=True,
-            described_ok=True,
             needs=(DEST, _any(NO_NEED_TO_TELL, NO_ASK)),
         ),
     )
@@ -269,7 +259,7 @@ def _sent_out() -> tuple[Rule, ...]:
 
 def _unchecked() -> tuple[Rule, ...]:
     return (
-        Rule(
+        _rule(
             id="permissions.unchecked-danger",
             reason="declares asking first unneeded for an act that cannot be undone",
             pattern=_any(
@@ -285,11 +275,9 @@ def _unchecked() -> tuple[Rule, ...]:
             ),
             negated_ok=True,
             narrowed_ok=True,
-            quoted_ok=True,
-            described_ok=True,
             needs=(_any(DANGER, r"\b(?:blocked|denied|refused|rejected)\b"),),
         ),
-        Rule(
+        _rule(
             id="permissions.bypass-flag",
             reason="tells the agent to step past a check with a flag made for it",
             pattern=_any(
@@ -299,7 +287,5 @@ def _unchecked() -> tuple[Rule, ...]:
             ),
             negated_ok=True,
             narrowed_ok=True,
-            quoted_ok=True,
-            described_ok=True,
         ),
     )
