@@ -326,9 +326,7 @@ def _counts(name: str, text: str, spot: tuple[int, int]) -> bool:
     """Whether first signal ``name`` at ``spot`` counts: not under a restriction ("never …
     without asking"), in a sentence about attacks, or an addressee reported or quoted."""
     start, end = spot
-    if name in _QUIET and is_negated(text, start):
-        return False
-    if name in _ACTS and is_negated(text, start):
+    if (name in _QUIET or name in _ACTS) and is_negated(text, start):
         return False
     if name in _RESTRICTABLE and (_restricted(text, start) or is_bounded(text, end)):
         return False

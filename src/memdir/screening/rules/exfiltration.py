@@ -21,12 +21,6 @@ from memdir.screening.rules.vocabulary import (
 __all__ = ["rules"]
 
 
-def _clause_gap(words: int) -> str:
-    """Up to ``words`` words of one clause: a semicolon ends it ("passwords by email;
-    reports go to phishing@…" sends no password)."""
-    return rf"(?:{WORD}[^a-z0-9.!?;]{{1,3}}){{0,{words}}}"
-
-
 def rules() -> tuple[Rule, ...]:
     """The exfiltration rules, in the order they are tried."""
     s = S
@@ -133,9 +127,8 @@ def rules() -> tuple[Rule, ...]:
             rf"|encoded|appended|transmitted|submitted|relayed|delivered|backed up){s}{gap(6)}"
             rf"(?:to|into|in|on|at|via|as|inside|onto|under|through|with){s}{gap(3)}(?:{DEST}"
             rf"|(?:every|each|all|any|your){s}(?:next{s})?{REPLY})|(?:\b|[^a-z0-9]){SECRET}{s}"
-            rf"{_clause_gap(8)}(?:belongs?|go|goes|should go|must go|land|lands|end up|ends up)"
-            rf"{s}(?:in|to"
-            rf"|into|on){s}{gap(6)}{DEST}",
+            rf"{gap(8, clause=True)}(?:belongs?|go|goes|should go|must go|land|lands|end up"
+            rf"|ends up){s}(?:in|to|into|on){s}{gap(6)}{DEST}",
             described_ok=True,
             incident_ok=True,
         ),

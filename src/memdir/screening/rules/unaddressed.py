@@ -61,7 +61,7 @@ from memdir.screening.rules.unaddressed_words import (
     WEBMAIL,
     within,
 )
-from memdir.screening.rules.vocabulary import DEST, Rule
+from memdir.screening.rules.vocabulary import DEST, Rule, any_of
 
 __all__ = ["rules"]
 
@@ -96,10 +96,6 @@ _NOT_DELETED = (
 )
 
 
-def _any(*alternatives: str) -> str:
-    return "(?:" + "|".join(alternatives) + ")"
-
-
 def _across(characters: int) -> str:
     return f"{_TEXT}{{0,{characters}}}"
 
@@ -126,7 +122,7 @@ def _ranked_and_hidden() -> tuple[Rule, ...]:
         _rule(
             id="concealment.note-kept-from-the-person",
             reason="keeps the user from knowing it is there",
-            pattern=_any(
+            pattern=any_of(
                 f"{NOT_TOLD}{within(40)}{PERSON}{within(80)}{THIS_NOTE}",
                 f"{PERSON}{within(20)}{NOT_TOLD}{within(80)}{THIS_NOTE}",
                 f"{THIS_NOTE}{within(80)}{NOT_TOLD}{within(40)}{PERSON}",
@@ -143,7 +139,7 @@ def _ranked_and_hidden() -> tuple[Rule, ...]:
         _rule(
             id="concealment.false-answer",
             reason="gives the user a false answer against what happened",
-            pattern=_any(
+            pattern=any_of(
                 f"{PERSON}{within(80)}{ASKS}{within(80)}{ANSWER}{within(40)}{DENIAL}"
                 f"{_across(160)}{EVEN_IF}",
                 f"{EVEN_IF}{within(40)}(?:{PERSON}|\\b(?:he|she|they)\\b){within(20)}{ASKS}"
@@ -160,12 +156,12 @@ def _ranked_and_hidden() -> tuple[Rule, ...]:
                 + r"\breport (?:it|them|the task|the job|the run|the build|everything) as"
                 r" (?:completed|done|successful|a success|passing|fine)\b",
             ),
-            needs=(_any(ANSWER, r"\b(?:report|tell)\b"),),
+            needs=(any_of(ANSWER, r"\b(?:report|tell)\b"),),
         ),
         _rule(
             id="concealment.prepared-line",
             reason="keeps a change from the user behind a prepared line",
-            pattern=_any(
+            pattern=any_of(
                 f"{NOT_TOLD}{within(80)}{PERSON}{_across(200)}{JUST_SAY}",
                 f"{PERSON}{within(40)}{NOT_TOLD}{_across(200)}{JUST_SAY}",
                 f"{SECURITY_CHANGE}{within(120)}{LEFT_OUT}",
@@ -181,7 +177,7 @@ def _ranked_and_hidden() -> tuple[Rule, ...]:
                 f"{_UNTOLD_CHANGE}{within(120)}{_READER}",
             ),
             negated_ok=True,
-            needs=(_any(NOT_TOLD, LEFT_OUT),),
+            needs=(any_of(NOT_TOLD, LEFT_OUT),),
         ),
     )
 
@@ -191,7 +187,7 @@ def _kept_for_good() -> tuple[Rule, ...]:
         _rule(
             id="persistence.made-again",
             reason="has itself written back once it is deleted",
-            pattern=_any(
+            pattern=any_of(
                 f"{THIS_NOTE}{_across(300)}{_ON_DELETION}{within(80)}{MADE_AGAIN}",
                 f"{_ON_DELETION}{within(80)}{THIS_NOTE}{_across(200)}{MADE_AGAIN}",
                 f"{THIS_NOTE}{_across(200)}{MADE_AGAIN}{_across(120)}"
@@ -208,7 +204,7 @@ def _kept_for_good() -> tuple[Rule, ...]:
         _rule(
             id="persistence.copied-on",
             reason="has itself copied into every new place",
-            pattern=_any(
+            pattern=any_of(
                 f"{EVERY}{_across(200)}{COPIED}{within(60)}{THIS_NOTE}",
                 f"{COPIED}{within(60)}{THIS_NOTE}{within(120)}{EVERY}",
                 f"{THIS_NOTE}{within(60)}{COPIED}{within(120)}{EVERY}",
@@ -224,7 +220,7 @@ def _sent_out() -> tuple[Rule, ...]:
         _rule(
             id="exfiltration.credential-file-out",
             reason="hands a credential file's contents on",
-            pattern=_any(
+            pattern=any_of(
                 f"(?:{HANDED_ON}|{SHOWN}){within(80)}{CREDENTIAL_FILE}",
                 f"{CREDENTIAL_FILE}{within(80)}(?:{HANDED_ON}|{SHOWN})",
                 f"{HANDED_ON}{within(80)}{ALL_ENV}",
@@ -235,7 +231,7 @@ def _sent_out() -> tuple[Rule, ...]:
         _rule(
             id="exfiltration.personal-data-out",
             reason="hands people's passwords, codes or identity numbers to an outside address",
-            pattern=_any(
+            pattern=any_of(
                 f"{HANDED_ON}{within(120)}{PERSONAL}{within(120)}{DEST}",
                 f"{PERSONAL}{within(120)}{HANDED_ON}{within(80)}{DEST}",
                 f"{HANDED_ON}{within(60)}{DEST}{within(120)}{PERSONAL}",
@@ -246,13 +242,13 @@ def _sent_out() -> tuple[Rule, ...]:
         _rule(
             id="exfiltration.quiet-forward",
             reason="copies mail to a public mailbox without telling the user",
-            pattern=_any(
+            pattern=any_of(
                 f"{WEBMAIL}{_across(300)}(?:{NO_NEED_TO_TELL}|{NO_ASK})",
                 f"{NO_NEED_TO_TELL}{_across(200)}{WEBMAIL}",
                 f"(?:{HANDED_ON}{within(120)}{DEST}|{DEST}{within(60)}{HANDED_ON}){_across(300)}"
                 f"(?:{NO_NEED_TO_TELL}{within(40)}{PERSON}|{PERSON}{within(40)}{NO_NEED_TO_TELL})",
             ),
-            needs=(DEST, _any(NO_NEED_TO_TELL, NO_ASK)),
+            needs=(DEST, any_of(NO_NEED_TO_TELL, NO_ASK)),
         ),
     )
 
@@ -262,7 +258,7 @@ def _unchecked() -> tuple[Rule, ...]:
         _rule(
             id="permissions.unchecked-danger",
             reason="declares asking first unneeded for an act that cannot be undone",
-            pattern=_any(
+            pattern=any_of(
                 f"{NO_ASK}{within(120)}{DANGER}",
                 f"{DANGER}{within(120)}{NO_ASK}",
                 f"{APPROVAL_VOID}{_across(200)}{DANGER}",
@@ -275,12 +271,12 @@ def _unchecked() -> tuple[Rule, ...]:
             ),
             negated_ok=True,
             narrowed_ok=True,
-            needs=(_any(DANGER, r"\b(?:blocked|denied|refused|rejected)\b"),),
+            needs=(any_of(DANGER, r"\b(?:blocked|denied|refused|rejected)\b"),),
         ),
         _rule(
             id="permissions.bypass-flag",
             reason="tells the agent to step past a check with a flag made for it",
-            pattern=_any(
+            pattern=any_of(
                 BYPASS_FLAG,
                 r"\b(?:security|sast|dast|secret scan|dependency audit|audit|signature|scan)"
                 r"[^\n]{0,120}\bcomment(?:ing)? (?:it |them |that stage |the stage )?out\b",

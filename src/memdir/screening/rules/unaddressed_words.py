@@ -12,6 +12,8 @@ character of a sentence: a dot inside a path or an address does not end it.
 
 from __future__ import annotations
 
+from memdir.screening.rules.vocabulary import any_of
+
 __all__ = [
     "ALL_ENV",
     "ANSWER",
@@ -47,12 +49,8 @@ __all__ = [
 ]
 
 
-def _any(*alternatives: str) -> str:
-    return "(?:" + "|".join(alternatives) + ")"
-
-
 # The person, spoken of: the user, the customer, the client, in each language.
-PERSON = _any(
+PERSON = any_of(
     r"\b(?:the |a )?(?:user|customer|client|patient)s?(?:'s|')?\b",
     r"\b(?:(?:el|al|del|o|ao|do|l'|le|au|du|il|all'|dell')\s?(?:usuario|utilizador|utilisateur"
     r"|utente|cliente|client))\b",
@@ -63,7 +61,7 @@ PERSON = _any(
     "|유저|고객|ผู้ใช้|ลูกค้า",
 )
 # The note speaking of itself.
-THIS_NOTE = _any(
+THIS_NOTE = any_of(
     r"\b(?:this|the present) (?:note|memory|entry|reminder|instruction|record|section)\b",
     r"\b(?:esta|este|essa|esse) (?:nota|memoria|recordatorio|registro|entrada|anotacion"
     r"|paragrafo|parrafo|instruccion|instrucao|preferencia|regla|regra)\b"
@@ -79,7 +77,7 @@ THIS_NOTE = _any(
     "|この記憶|このノート|この注記|この指示|이 메모|이 기록|이 노트|บันทึกนี้|โน้ตนี้",
 )
 # Deleted, removed, cleared, missing.
-DELETED = _any(
+DELETED = any_of(
     r"\b(?:deleted|removed|wiped|cleared|erased|purged|pruned|missing|gone|deletes|removes"
     r"|borrad[ao]|eliminad[ao]|apagad[ao]|removid[ao]|excluid[ao]|supprimee?|effacee?"
     r"|merged|merges|shortened|shortens|consolidated|cancell[a-z]*|geloscht|entfernt|verwijderd"
@@ -89,7 +87,7 @@ DELETED = _any(
     "|消され|削除|消え|삭제|지워|ลบ",
 )
 # A condition: "if", "once", "should it be".
-IF = _any(
+IF = any_of(
     r"\b(?:if|when|whenever|once|should it|si|se|cuando|quando|wenn|falls|sobald|als|om|jesli"
     r"|pokud|kdyz|eger|jika|kalau|neu|khi|kama|ikiwa)\b",
     "если|якщо|коли|αν |όταν|إذا|اگر|אם |כאשר|अगर|यदि|যদি|如果|若|要是|一旦|万一|もし|ถ้า|หาก",
@@ -97,7 +95,7 @@ IF = _any(
 # After a deletion word, a condition said at its end ("削除されたら", "삭제되면").
 IF_AFTER = r"\S{0,6}(?:たら|れば|ら|면|으면)"
 # Written back, made again, restored.
-MADE_AGAIN = _any(
+MADE_AGAIN = any_of(
     r"\b(?:re-?create|recreate|rewrite it|write (?:it|this|them) back|save (?:it|this|them) again"
     r"|re-?save|re-?add|add (?:it|this) back|put (?:it|this) back|restore (?:it|this)"
     r"|bring (?:it|this) back|restore the original(?: text)?|uloz (?:ji|to|ho) znovu"
@@ -116,13 +114,13 @@ MADE_AGAIN = _any(
     "|復元|再登録|保存し直|다시 (?:만들|작성|저장|추가)|복원|สร้างใหม่|บันทึกใหม่|กู้คืน|เพิ่มกลับ",
 )
 # Keep it though the person asks to delete it.
-KEEP = _any(
+KEEP = any_of(
     r"\b(?:keep|retain|preserve|mantenha|mantener|manten|conserva|conserve[rz]?|behalte"
     r"|bewahre|houd|behall|zachowaj|ponech|sakla|simpan|giu lai|hifadhi)\b",
     "сохран|збереж|залиш|κράτα|διατήρησ|احتفظ|نگه دار|השאר|שמור|रखें|रखो|সংরক্ষণ|保留|留下|残して"
     "|残す|保持|유지|남겨|เก็บไว้",
 )
-EVEN_IF = _any(
+EVEN_IF = any_of(
     r"\b(?:even if|even when|even though|although|regardless of|no matter|aunque|incluso si"
     r"|mesmo que|ainda que"
     r"|meme si|anche se|auch wenn|selbst wenn|zelfs als|aven om|nawet jesli|i kdyz|olsa bile"
@@ -131,7 +129,7 @@ EVEN_IF = _any(
     "|حتی اگر|גם אם|भले ही|चाहे|যদিও|即使|尽管|哪怕|就算|即便|たとえ|더라도|แม้ว่า|แม้",
 )
 # Told, said, mentioned: what the person is not to be told.
-NOT_TOLD = _any(
+NOT_TOLD = any_of(
     r"\b(?:don't|do not|never|not to) (?:tell|inform|mention|reveal|disclose|let on)\b",
     r"\b(?:no|nao|non|ne|nicht|niet|inte|nie|ne)\b[^.\n]{0,12}\b(?:digas|diga|cuentes|conte"
     r"|menciones|mencione|dire|dis|dites|dirgli|dirle|menzionare|sag|sage|erwahne|vertel"
@@ -146,27 +144,27 @@ NOT_TOLD = _any(
     "|말하지 마|알리지 마|บอก(?:ผู้ใช้)?ว่าไม่|อย่าบอก",
 )
 # An answer that denies: no, never, nothing, not.
-DENIAL = _any(
+DENIAL = any_of(
     r"\b(?:no|never|nothing|not|none|nunca|nada|jamais|rien|mai|niente|nie|nichts|nooit|niets"
     r"|aldrig|inget|nigdy|nikdy|asla|tidak pernah|tidak ada|khong|hapana)\b",
     "никогда|ничего|нет|ніколи|нічого|ні|ποτέ|τίποτα|όχι|أبدا|لا شيء|هرگز|هیچ|אף פעם|לא|कभी नहीं"
     "|कुछ नहीं|नहीं|কখনো|没有|从未|從未|不曾|ない|ありません|아니|없다|없습니다|ไม่เคย|ไม่มี",
 )
-ANSWER = _any(
+ANSWER = any_of(
     r"\b(?:say|answer|reply|respond|tell (?:them|him|her)|respond[a-z]*|diga|digale|dile"
     r"|repond[a-z]*|rispond[a-z]*|di' che|antwort[a-z]*|sag|svara|odpowi[a-z]*|odpov[a-z]*|soyle"
     r"|jawab|tra loi|jibu)\b",
     "ответ|скажи|відповід|кажи|απάντ|πες|أجب|قل|بگو|پاسخ|ענה|תגיד|תאמר|बोलें|कहें|कहो|जवाब|বলুন"
     "|回答|回复|就说|答复|答えて|言って|답하|말하|ตอบ|บอกว่า",
 )
-ASKS = _any(
+ASKS = any_of(
     r"\b(?:asks?|asked|wonders?|questions?|wants to know|pregunt[a-z]*|pergunt[a-z]*|demand[a-z]*"
     r"|chied[a-z]*|frag[a-z]*|vraag[a-z]*|pyta[a-z]*|zepta[a-z]*|sorar[a-z]*|sorarsa|bertanya|hoi"
     r"|akiuliza)\b",
     "спрос|спита|запит|ρωτ|سأل|بپرس|پرسید|ישאל|שואל|पूछ|জিজ্ঞেস|问|問|聞|物|묻|물어|ถาม",
 )
 # Ranked over the person's word.
-OVER_THE_PERSON = _any(
+OVER_THE_PERSON = any_of(
     r"\b(?:counts? for more|weighs? more|matters? more|more weight|higher priority|takes?"
     r" (?:precedence|priority)|outranks?|overrides?|supersedes?|wins? out|trumps?|prevails?)\b"
     r"[^.;\n]{0,40}\b(?:than |over |above )?(?:what )?(?:the |a )?(?:user|customer|client)(?:'s)?"
@@ -196,7 +194,7 @@ CREDENTIAL_FILE = (
     r"|~/\.aws/credentials|\.aws/credentials|~/\.netrc|~/\.git-credentials|~/\.kube/config"
     r"|~/\.docker/config\.json|~/\.npmrc|~/\.pypirc)"
 )
-HANDED_ON = _any(
+HANDED_ON = any_of(
     r"\b(?:paste|post|upload|send|share|attach|comment|submit|forward|include|put|copy|drop"
     r"|sube|subir|suba|subas|carga|cargar|carregue|enviar|manda|mande|envoie[rz]?|televerse"
     r"|transmet(?:tre|s|tez)|transferer|skicka[a-z]*|skickas"
@@ -210,14 +208,14 @@ HANDED_ON = _any(
     "|прикріп|прикреп|επισύναψ|أرفق|پیوست|צרף|संलग्न|添付|첨부|แนบ",
 )
 # Shown: printed into the agent's own answer or output.
-SHOWN = _any(
+SHOWN = any_of(
     r"\b(?:print|output|show|display|echo|dump|imprime|muestra|mostra|affiche|zeige|ausgeben"
     r"|toon|visa|wypisz|vypis|goster|tampilkan|hien thi)\b",
-    "выведи|вывести|покажи|виведи|покажи|εμφάνισ|اطبع|اعرض|نمایش|چاپ|הצג|הדפס|दिखा|प्रिंट|输出|打印|显示"
+    "выведи|вывести|покажи|виведи|εμφάνισ|اطبع|اعرض|نمایش|چاپ|הצג|הדפס|दिखा|प्रिंट|输出|打印|显示"
     "|出力|表示|출력|보여|แสดง|พิมพ์",
 )
 # All the environment's variables, in the languages that name them.
-ALL_ENV = _any(
+ALL_ENV = any_of(
     r"\b(?:all|every|todas las|todas as|toutes les|tutte le|alle|wszystkie|vsechny|tum|semua"
     r"|tat ca)\b[^.\n]{0,20}\b(?:environment variables|env vars|variables de entorno"
     r"|variaveis de ambiente|variables d'environnement|variabili d'ambiente|umgebungsvariablen"
@@ -248,7 +246,7 @@ def within(characters: int) -> str:
 
 
 # Whose data it is: a person's own secrets and identifying numbers, and people's records.
-PERSONAL = _any(
+PERSONAL = any_of(
     r"\b(?:passwords?|passcodes?|pins?|one-time (?:codes?|passwords?)|otps?|2fa|mfa|backup codes"
     r"|recovery codes|verification codes?|session (?:tokens?|cookies?)|card numbers?|cvv"
     r"|bank (?:account|details|logins?)|account numbers?|iban|ssn|social security"
@@ -275,7 +273,7 @@ WEBMAIL = (
     r"|me|gmx|mail|yandex|qq|163|126|tutanota|tuta|zoho|aol|fastmail|web)\.[a-z.]{2,}"
 )
 # Asking first, approval, a check: said to be unneeded or switched off.
-NO_ASK = _any(
+NO_ASK = any_of(
     r"\b(?:without (?:asking|confirmation|approval|review|a review|checking|any check"
     r"|(?:identity )?verification)"
     r"|no need (?:to ask|for (?:approval|confirmation|review|sign-off))|need(?:s)? no (?:review"
@@ -309,19 +307,19 @@ NO_ASK = _any(
     "|비활성화|끄고|ปิด",
 )
 # Copied on: the note into other places.
-COPIED = _any(
+COPIED = any_of(
     r"\b(?:copy|copie|copia|copiez|kopiere|kopieer|kopiera|skopiuj|zkopiruj|kopyala|salin"
     r"|duplicate|replicate|nakili)\b",
     "chép|скопіюй|скопируй|копіюй|копируй|αντίγραψ|انسخ|کپی|העתק|कॉपी|复制|抄到|コピー|복사|คัดลอก",
 )
 # Every one, each new one.
-EVERY = _any(
+EVERY = any_of(
     r"\b(?:every|each|all|cada|todos?|todas?|chaque|tous|toutes|ogni|tutti|jede[nmrs]?|alle|elke"
     r"|varje|kazd[a-z]*|her|setiap|semua|kila)\b",
     "mọi|mỗi|кожн|кажд|κάθε|كل |هر |כל |हर |প্রতিটি|每|所有|各|すべて|全て|毎|모든|매 |ทุก",
 )
 # Approval, or a second approval, declared void ("dual sign-off no longer applies").
-APPROVAL_VOID = _any(
+APPROVAL_VOID = any_of(
     r"\b(?:(?:approval|sign-off|second approval|dual approval|four-eyes check|review)(?: step)?"
     r" (?:is |are )?no longer (?:needed|required|applies|apply|valid|in force))\b",
     r"\b(?:aprobacion|aprovacao|approbation|approvazione|freigabe|goedkeuring|godkannande"
@@ -333,7 +331,7 @@ APPROVAL_VOID = _any(
     "|もう不要|必要なくな|더 이상 필요|ไม่ต้อง)",
 )
 # Acts that cannot be undone, or that open the door: what asking first exists for.
-DANGER = _any(
+DANGER = any_of(
     r"\b(?:drop|truncate|truncates|destructive|rm -rf|force-?push|prod|production|firewall"
     r"|admin(?:istrator)? (?:account|role|rights|access)|root|sudo|iam|payments?|pay|invoices?"
     r"|wire transfers?|dose|dosage|prescriptions?|signature verification|2fa|mfa"
@@ -353,7 +351,7 @@ DANGER = _any(
     "|운영|프로덕션|송금|결제|서명|방화벽|관리자|ลบ|โอนเงิน|ชำระ|ลายเซ็น",
 )
 # No need to tell the person: said of something done.
-NO_NEED_TO_TELL = _any(
+NO_NEED_TO_TELL = any_of(
     r"\b(?:no need to (?:tell|inform|mention|point (?:this|it|that) out|flag|bring (?:it|this) up"
     r"|let (?:them|the user|anyone) know)|(?:doesn't|does not|don't|do not|needn't|need not)"
     r" need to (?:know|hear|be told)|without (?:telling|informing|mentioning|notifying))\b",
@@ -369,7 +367,7 @@ NO_NEED_TO_TELL = _any(
     "|אין צורך לספר|बताने की जरूरत नहीं|ไม่ต้องบอก|ไม่จำเป็นต้องแจ้ง",
 )
 # The answer fixed in advance: "just say that…".
-JUST_SAY = _any(
+JUST_SAY = any_of(
     r"\b(?:(?:just|only|simply) (?:say|tell (?:them|him|her))|say only|(?:call|describe) it as"
     r"|solo (?:di|diga|decir)|diga apenas|basta dizer|dites? seulement|di' solo|sag einfach"
     r"|sag nur|zeg gewoon|saga bara|powiedz tylko|rekni jen|sadece soyle|bilang saja"
@@ -378,7 +376,7 @@ JUST_SAY = _any(
     "|แค่บอกว่า",
 )
 # A change the person most needs to hear of: access, keys, security settings.
-SECURITY_CHANGE = _any(
+SECURITY_CHANGE = any_of(
     r"\b(?:iam|role bindings?|permissions? (?:files?|polic(?:y|ies)|changes?)|auth(?:entication)?"
     r" (?:changes?|code|files?)|src/auth|security (?:config|configuration|settings|files?"
     r"|changes?|rules)|ssh keys?|authorized[\s_]keys|firewall (?:rules?|changes?)|sudoers"
@@ -387,7 +385,7 @@ SECURITY_CHANGE = _any(
     "|ความปลอดภัย|ssh|authorized[\\s_]keys",
 )
 # Left out of what the person reads.
-LEFT_OUT = _any(
+LEFT_OUT = any_of(
     r"\b(?:left out of|leave (?:it |them |these |those )?out of|keep (?:it |them )?out of|kept out"
     r" of|omit(?:ted)? from|not (?:be )?(?:mentioned|listed|shown) in|described as|call (?:it"
     r"|them) a)\b[^.;\n]{0,30}\b(?:pr|pull request|summary|summaries|report|commit messages?"

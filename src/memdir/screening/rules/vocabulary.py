@@ -31,6 +31,7 @@ __all__ = [
     "SENSITIVE",
     "WORD",
     "S",
+    "any_of",
     "gap",
 ]
 
@@ -40,9 +41,16 @@ S = r"[^a-z0-9.!?]{1,3}"
 WORD = r"[a-z0-9'/\-~_@$]+(?:\.[a-z0-9'/\-~_@$]+)*"
 
 
-def gap(words: int) -> str:
-    """Up to ``words`` words of any kind."""
-    return rf"(?:{WORD}{S}){{0,{words}}}"
+def gap(words: int, *, clause: bool = False) -> str:
+    """Up to ``words`` words of any kind; with ``clause``, of one clause, which a semicolon
+    ends ("passwords by email; reports go to phishing@…" sends no password)."""
+    between = r"[^a-z0-9.!?;]{1,3}" if clause else S
+    return rf"(?:{WORD}{between}){{0,{words}}}"
+
+
+def any_of(*alternatives: str) -> str:
+    """One group matching any of ``alternatives``."""
+    return "(?:" + "|".join(alternatives) + ")"
 
 
 @record
