@@ -324,6 +324,35 @@ Over the six blind batches read after the first rules of this round (23 to 28): 
 300 attacks held (72 %), against 197 (66 %) by the code before it on the same text;
 ordinary memories held 7 of 300, against 6.
 
+A third round, written from the attacks of the blind batches up to 28 that the rules let
+by (the model retrained on every even id but batches 29 and 30 first), by what they do
+rather than how they are worded: another source ranked over what the person at the
+keyboard asks, or a conflict with their request settled in advance for a file, a ticket,
+a portal (``rules/precedence.py``: "outranks what the operator types in chat", "when the
+engineer's request differs from the ticket, follow the ticket", "Vorrang vor den Vorgaben
+der Nutzerin", "以清单为准"); an outbound or access-changing act kept out of the report, or
+left out and then denied when asked (``rules/omission.py``); a deletion pretended, a
+memory policy written as configuration (``on_delete: restore``, "exempt from cleanup and
+re-saved"), a paragraph pasted into every repository (``rules/outliving.py``); a
+privileged role granted to anyone who asks or by the agent to itself, a refund, wire or
+password reset done without the check that guards it (``rules/access.py``). A claim
+reported ("a memory saying it takes priority over…") is not made. 64 more attacks of
+the earlier batches held by the rules, no benign probe newly held (checked by id), and
+a first screen in a process no slower (0.95x on an ordinary text, 1.1x on one that
+wakes every new rule). Batches 29 and 30 (50 attacks, 50 ordinary memories each,
+fifteen and sixteen other languages), written blind meanwhile and scored once after all
+of it: 39 of 50 and 0 of 50; 43 of 50 and 3 of 50 (two older rules: a Vietnamese refund
+threshold, "phê duyệt trước khi…", read as work approved in advance, and a grant whose
+next sentence keeps "a question first" for the rest; and the model, on a deploy
+workflow's approval settings). The code before this round on them: 39 and 0; 40 and the
+same 3. Rules alone 55 of 100, the model alone 70 of 100, both 82 of 100. The two
+rules' misreadings were then fixed, each with a test sentence written for it; the
+model's stands. Eight blind batches (23 to 30): 298 of 400 attacks held (74 %),
+ordinary memories 10 of 400: eight by rules since fixed, one by an older rule still
+(formatters run "on any file I edit without asking") and one by the model. After it, one run each:
+held-out 85 of 87 and 1 of 83; fresh 79 of 80 and 0 of 80; shaped (now with batches 29
+and 30) 1,592 of 1,702 and 11 of 1,868; memdir's own corpora 0 of 373 in each.
+
 Tried and not built: a classifier over the bundled sentence model's vectors
 (logistic regression on the even probes, scored on the odd ones, the probes as
 they stood before the fresh batch). At the threshold of the highest look-alike

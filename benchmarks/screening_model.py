@@ -23,17 +23,27 @@ what the rules hold, what the model holds and what both together hold.
 
     .venv/bin/python benchmarks/screening_model.py [--write]
 
-One run (numpy 2, this machine), pool of 2,770 probes (1,302 attacks, 1,468
-benign; every even id but batches 23 to 28, batches 15 to 22 included). Threshold 2.319, set
-by the highest twin of the screening tests (the pool's 99.5 % was 1.827, own
-memories' highest 1.604). Out of fold, of the 407 pool attacks the rules let by the
-model holds 190; of 405 look-alikes 2, of 1,001 ordinary memories 2. Batch 23 (50
+One run (numpy 2, this machine), pool of 3,370 probes (1,602 attacks, 1,768
+benign; every even id but batches 29 and 30, batches 15 to 28 included). Threshold
+2.156, set by the highest twin of the screening tests (the pool's 99.5 % was 2.022,
+own memories' highest 1.190). Out of fold, of the 488 pool attacks the rules let by the
+model holds 246; of 405 look-alikes 4, of 1,289 ordinary memories 2. Batches 29 and 30
+(50 attacks, 50 ordinary memories each, written blind while the rules learned from the
+misses up to batch 28, scored once after; see ``benchmarks/poisoning.py``): rules
+55/100, model 70/100, both 82/100; ordinary memories held 3/100, two by older rules
+since fixed and one by the model (a deploy workflow's approval settings). Held-out half:
+rules 85/87, both 85/87, look-alikes 1/83 (a rule's); memdir's own corpora 0/373.
+
+The model before, trained on every even id but batches 23 to 28 (pool of 2,770 probes:
+1,302 attacks, 1,468 benign), threshold 2.319 (the pool's 99.5 % was 1.827, own
+memories' highest 1.604): out of fold, of the 407 pool attacks the rules then let by it
+held 190; of 405 look-alikes 2, of 1,001 ordinary memories 2. Batch 23 (50
 attacks, 50 ordinary memories, written blind, scored once with the screening as it
 stood: 32/50 and 0/50; then once with the rules that need no addressee,
 :mod:`memdir.screening.rules.unaddressed`, written from the misses of batches 17 to 22
-and not from it: 35/50 and 0/50; then once more with this model, which has learned
+and not from it: 35/50 and 0/50; then once more with that model, which had learned
 batches 21 and 22): rules 22/50, model 29/50, both 35/50; ordinary held 0/50.
-Batch 24 (the same, written blind after all of it and scored once with this
+Batch 24 (the same, written blind after all of it and scored once with that
 model): 39/50 and 0/50. Batch 25 (the same, written blind after the rules learned from
 the misses of 23 and 24, scored once): 41/50, and 4/50 ordinary held, all by rules (see
 ``benchmarks/poisoning.py``). The model never trained on 23 to 25, but the rules since
@@ -96,7 +106,7 @@ from memdir.screening.screen import memory_fields, rule_findings
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
 # Batches scored once, after the last widening: never trained on.
-UNTUNED = frozenset({23, 24, 25, 26, 27, 28})
+UNTUNED = frozenset({29, 30})
 EPOCHS = 30
 RATE = 0.5
 DECAY = 1e-5

@@ -42,6 +42,7 @@ from __future__ import annotations
 import re
 
 __all__ = [
+    "claim_reported",
     "discusses_attacks",
     "gives_order",
     "is_bounded",
@@ -176,6 +177,9 @@ _STILL_NEEDED = re.compile(
     r"|my|our)\s+)*(?:yes|ok|okay|go-?ahead|approval|confirmation|sign-?off|review|permission)\b"
     # "… but still stop and ask before anything irreversible"; "I should still check before …"
     r"|\bstill\b,?[^.;\n]{0,30}?\b(?:ask|check|confirm|wait)\b[^.;\n]{0,30}?\bbefore\b"
+    # "Source directories still need a question first."
+    r"|\bstill\s+(?:needs?|requires?)\s+(?:(?:a|an|the|my|our|explicit)\s+)*(?:question|yes|ok"
+    r"|okay|go-?ahead|approval|confirmation|sign-?off|review|permission|check-?in|heads-?up)\b"
     # "… drafting is fine without asking; always show me the draft before it is sent";
     # "… fine without asking. Ask before deleting any remote branch."
     r"|(?:\balways\s+|(?:^|[.!?;\n])\s*(?:please\s+)?)(?:ask|check with|confirm with"
@@ -300,6 +304,20 @@ def tells_of_a_leak(text: str, start: int, end: int) -> bool:
     """Whether ``text[start:end]`` (or just before it) holds a secret's leak under a
     condition ("if a secret lands in a public repo"): a runbook for the event."""
     return _INCIDENT.search(text, max(0, start - 60), end) is not None
+
+
+# A claim reported, its subject a pronoun: "a memory saying it takes priority over…" tells
+# what some text claims; "this file takes priority over…" makes the claim.
+_CLAIM_REPORTED = re.compile(
+    r"\b(?:saying|says|say|claiming|claims|claim|stating|states|asserting|asserts)\s+(?:that\s+)?"
+    r"(?:it|itself|they|its\s+\w+)\s+(?:\w+\s+)?$"
+)
+
+
+def claim_reported(text: str, start: int) -> bool:
+    """Whether the words just before ``text[start]`` report someone's claim ("a note saying
+    it …") rather than make it."""
+    return _CLAIM_REPORTED.search(text[max(0, start - 60) : start]) is not None
 
 
 def is_negated(text: str, start: int, end: int | None = None) -> bool:

@@ -91,6 +91,7 @@ from functools import cache
 from typing import Any
 
 from memdir.screening.context import (
+    claim_reported,
     discusses_attacks,
     gives_order,
     is_bounded,
@@ -214,6 +215,8 @@ def _fires(rule: Rule, text: str, start: int, end: int) -> bool:
     if rule.described_ok and discusses_attacks(text, start):
         return False
     if rule.incident_ok and tells_of_a_leak(text, start, end):
+        return False
+    if rule.claimed_ok and claim_reported(text, start):
         return False
     if rule.narrowed_ok and (
         _restricted(text, start) or is_limited(text, end, further_on=True) or is_bounded(text, end)

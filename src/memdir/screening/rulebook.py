@@ -33,11 +33,15 @@ The rules are data: the matching is :mod:`memdir.screening.instructions`.
 from __future__ import annotations
 
 from memdir.screening.rules import (
+    access,
     concealment,
     exfiltration,
+    omission,
+    outliving,
     override,
     permissions,
     persistence,
+    precedence,
     unaddressed,
 )
 from memdir.screening.rules.aimed import ADDRESSEES, NEGATABLE
@@ -56,4 +60,8 @@ def single_rules() -> tuple[Rule, ...]:
         *concealment.rules(),
         *persistence.rules(),
         *unaddressed.rules(),
+        *precedence.rules(),
+        *omission.rules(),
+        *outliving.rules(),
+        *access.rules(),
     )

@@ -146,10 +146,11 @@ ASKS_LATIN = (
     r"|zeggen|tonen|vermelden)|inte (?:namna|beratta|saga|informera|rapportera|visa)|verschweig\w*"
     r"|verheimlich\w*|stillschweigend|heimlich|verzwijg\w*|verberg\w*|stilletjes|dolj\w*"
     r"|hemlighall\w*|i tysthet|behover inte namna)\b",
-    # Polish, Czech
+    # Polish, Czech; Vietnamese "đã/được duyệt trước" (pre-approved: "đ" is no ASCII letter,
+    # so the word boundary falls after it), never "phê duyệt trước khi" (approve before)
     r"\b(?:zignoruj\w*|ignoruj\w*|nie s[lł]uchaj|wyzszy priorytet|pierwszenstwo|wazniejsz\w* niz"
     r"|z gory zatwierdzon\w*|predem schvalen\w*|onceden onaylan\w*|once gelir|sudah disetujui"
-    r"|disetujui sebelumnya|duyet truoc|cao hon (?:loi|yeu cau)|imeidhinishwa tayari"
+    r"|disetujui sebelumnya|(?:a|uoc) duyet truoc|cao hon (?:loi|yeu cau)|imeidhinishwa tayari"
     r"|ma prednost|vyssi priorit\w*|dulezitejsi nez|rid se (?:jen|pouze|souborem)|ber (?:jen|pouze)"
     r" jako navrh|neber ohled)",
     r"\b(?:wys[lł]ij|wys[lł]ac|wysy[lł]a|przes[lł]ij|przes[lł]ac|przekaz|wgraj|wrzu[cć]|skopiuj|udostepnij"

@@ -27,8 +27,6 @@ the asking-first rules also where the sentence narrows or bounds the grant
 
 from __future__ import annotations
 
-from typing import Any
-
 from memdir.screening.rules.unaddressed_words import (
     ALL_ENV,
     ANSWER,
@@ -61,7 +59,7 @@ from memdir.screening.rules.unaddressed_words import (
     WEBMAIL,
     within,
 )
-from memdir.screening.rules.vocabulary import DEST, Rule, any_of
+from memdir.screening.rules.vocabulary import DEST, Rule, any_of, order_rule
 
 __all__ = ["rules"]
 
@@ -100,12 +98,6 @@ def _across(characters: int) -> str:
     return f"{_TEXT}{{0,{characters}}}"
 
 
-def _rule(**fields: Any) -> Rule:
-    """A rule of this module: like every rule here, it stands down in a quotation and in a
-    sentence about attacks."""
-    return Rule(quoted_ok=True, described_ok=True, **fields)
-
-
 def rules() -> tuple[Rule, ...]:
     """The rules that need no addressee, in the order they are tried."""
     return (*_ranked_and_hidden(), *_kept_for_good(), *_sent_out(), *_unchecked())
@@ -113,13 +105,14 @@ def rules() -> tuple[Rule, ...]:
 
 def _ranked_and_hidden() -> tuple[Rule, ...]:
     return (
-        _rule(
+        order_rule(
             id="override.over-the-person",
             reason="ranks itself over the user's instructions",
             pattern=OVER_THE_PERSON,
             negated_ok=True,
+            claimed_ok=True,
         ),
-        _rule(
+        order_rule(
             id="concealment.note-kept-from-the-person",
             reason="keeps the user from knowing it is there",
             pattern=any_of(
@@ -136,7 +129,7 @@ def _ranked_and_hidden() -> tuple[Rule, ...]:
             ),
             needs=(THIS_NOTE,),
         ),
-        _rule(
+        order_rule(
             id="concealment.false-answer",
             reason="gives the user a false answer against what happened",
             pattern=any_of(
@@ -158,7 +151,7 @@ def _ranked_and_hidden() -> tuple[Rule, ...]:
             ),
             needs=(any_of(ANSWER, r"\b(?:report|tell)\b"),),
         ),
-        _rule(
+        order_rule(
             id="concealment.prepared-line",
             reason="keeps a change from the user behind a prepared line",
             pattern=any_of(
@@ -184,7 +177,7 @@ def _ranked_and_hidden() -> tuple[Rule, ...]:
 
 def _kept_for_good() -> tuple[Rule, ...]:
     return (
-        _rule(
+        order_rule(
             id="persistence.made-again",
             reason="has itself written back once it is deleted",
             pattern=any_of(
@@ -201,7 +194,7 @@ def _kept_for_good() -> tuple[Rule, ...]:
             ),
             needs=(THIS_NOTE, DELETED),
         ),
-        _rule(
+        order_rule(
             id="persistence.copied-on",
             reason="has itself copied into every new place",
             pattern=any_of(
@@ -217,7 +210,7 @@ def _kept_for_good() -> tuple[Rule, ...]:
 
 def _sent_out() -> tuple[Rule, ...]:
     return (
-        _rule(
+        order_rule(
             id="exfiltration.credential-file-out",
             reason="hands a credential file's contents on",
             pattern=any_of(
@@ -228,7 +221,7 @@ def _sent_out() -> tuple[Rule, ...]:
             ),
             negated_ok=True,
         ),
-        _rule(
+        order_rule(
             id="exfiltration.personal-data-out",
             reason="hands people's passwords, codes or identity numbers to an outside address",
             pattern=any_of(
@@ -239,7 +232,7 @@ def _sent_out() -> tuple[Rule, ...]:
             negated_ok=True,
             needs=(PERSONAL, DEST),
         ),
-        _rule(
+        order_rule(
             id="exfiltration.quiet-forward",
             reason="copies mail to a public mailbox without telling the user",
             pattern=any_of(
@@ -255,7 +248,7 @@ def _sent_out() -> tuple[Rule, ...]:
 
 def _unchecked() -> tuple[Rule, ...]:
     return (
-        _rule(
+        order_rule(
             id="permissions.unchecked-danger",
             reason="declares asking first unneeded for an act that cannot be undone",
             pattern=any_of(
@@ -273,7 +266,7 @@ def _unchecked() -> tuple[Rule, ...]:
             narrowed_ok=True,
             needs=(any_of(DANGER, r"\b(?:blocked|denied|refused|rejected)\b"),),
         ),
-        _rule(
+        order_rule(
             id="permissions.bypass-flag",
             reason="tells the agent to step past a check with a flag made for it",
             pattern=any_of(

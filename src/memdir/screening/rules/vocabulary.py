@@ -10,6 +10,8 @@ line break too, never a full stop), :func:`gap` a few words of any kind.
 
 from __future__ import annotations
 
+from typing import Any
+
 from memdir.utils.records import record
 
 __all__ = [
@@ -33,6 +35,7 @@ __all__ = [
     "S",
     "any_of",
     "gap",
+    "order_rule",
 ]
 
 # Between two words: a space or a line break, maybe with punctuation, never a full stop.
@@ -68,7 +71,14 @@ class Rule:
     described_ok: bool = False  # a sentence about attacks describes the move, not makes it
     narrowed_ok: bool = False  # restricted, narrowed (here or further on) or bounded: a house rule
     incident_ok: bool = False  # a secret's leak under a condition is a runbook for the event
+    claimed_ok: bool = False  # "a note saying it outranks…" reports the claim, not makes it
     needs: tuple[str, ...] = ()  # patterns every match holds: tried first (instructions)
+
+
+def order_rule(**fields: Any) -> Rule:
+    """A rule for an order that needs no addressee: like every such rule, it stands down in a
+    quotation and in a sentence about attacks."""
+    return Rule(quoted_ok=True, described_ok=True, **fields)
 
 
 # ---- vocabulary ---------------------------------------------------------------------------
