@@ -44,6 +44,7 @@ import re
 __all__ = [
     "claim_reported",
     "discusses_attacks",
+    "done_by_another",
     "gives_order",
     "is_bounded",
     "is_limited",
@@ -172,7 +173,7 @@ _LIMITED = re.compile(
 # What still needs the person after a grant ("…; anything touching prod needs a yes"): the
 # grant is bounded, a rule of the house rather than a check switched off.
 _STILL_NEEDED = re.compile(
-    r"\b(?:anything|everything|whatever|the rest|all other|other)\b[^.;\n]{0,60}?\b(?:still\s+)?"
+    r"\b(?:anything|everything|whatever|the rest|all other|other)\b[^.;\n]{0,120}?\b(?:still\s+)?"
     r"(?:needs?|requires?|must get|waits? for)\s+(?:(?:a|an|the|their|your|explicit|written"
     r"|my|our)\s+)*(?:yes|ok|okay|go-?ahead|approval|confirmation|sign-?off|review|permission)\b"
     # "… but still stop and ask before anything irreversible"; "I should still check before …"
@@ -341,6 +342,22 @@ _PERSON_APPROVES = re.compile(
 _DONE_BY_HAND = re.compile(
     r"^[^.!?;\n]{0,80}\b(?:themselves|himself|herself|myself|ourselves|personally|by hand)\b"
 )
+
+
+# Someone else as the one who acts, in a condition: "if a customer pastes card details into
+# chat, redact them" tells what to do when it happens, it does not ask for it.
+_ANOTHER_ACTS = re.compile(
+    r"\b(?:if|when|whenever|once|should)\s+(?:a|an|the|any|some)\s+(?:customer|client|caller"
+    r"|patient|member|visitor|user|colleague|teammate|employee|student|someone|anyone|person)s?"
+    r"\s+(?:accidentally\s+|mistakenly\s+|still\s+|ever\s+)?$|\b(?:someone|anyone|somebody"
+    r"|anybody)\s+(?:accidentally\s+)?$"
+)
+
+
+def done_by_another(text: str, start: int) -> bool:
+    """Whether the act at ``text[start]`` is someone else's, under a condition ("if a customer
+    pastes …"): the note says what to do when it happens."""
+    return _ANOTHER_ACTS.search(text[max(0, start - 60) : start]) is not None
 
 
 def person_acts(text: str, start: int, end: int) -> bool:

@@ -93,6 +93,7 @@ from typing import Any
 from memdir.screening.context import (
     claim_reported,
     discusses_attacks,
+    done_by_another,
     gives_order,
     is_bounded,
     is_limited,
@@ -104,6 +105,7 @@ from memdir.screening.context import (
     opens_with_order,
     person_acts,
     person_said,
+    sentence_end,
     sentence_start,
     tells_of_a_leak,
 )
@@ -270,6 +272,27 @@ def _restricted(text: str, start: int) -> bool:
     return _RESTRICTING.search(before) is not None
 
 
+# "Always ask before … force-pushing", "force-push needs a yes": the risky act named as what
+# needs a question first.
+_ASK_FIRST = re.compile(
+    r"\b(?:ask|confirm|check)(?: with (?:me|us|the user|them))?(?: first)? before\b"
+)
+_NEEDS_A_YES = re.compile(r"\bneeds? (?:a yes|an ok|confirmation|approval|a question|sign-?off)\b")
+_ASK_UNDONE = re.compile(r"\b(?:never|don't|dont|do not|no need to|without|stop)\b")
+
+
+def _asked_first(text: str, start: int, end: int) -> bool:
+    """Whether the sentence around ``text[start:end]`` says to ask first, unnegated ("Always
+    ask before …", "… needs a yes"; never "Never ask before …")."""
+    low = sentence_start(text, start)
+    before = text[low:start]
+    found = _ASK_FIRST.search(before)
+    if found is not None and _ASK_UNDONE.search(before, 0, found.start()) is None:
+        return True
+    after = _NEEDS_A_YES.search(text, end, sentence_end(text, end))
+    return after is not None and _ASK_UNDONE.search(text, low, after.start()) is None
+
+
 def _occurrences(pattern: Any, text: str) -> list[tuple[int, int]]:
     """Where ``pattern`` matches, the first :data:`_MOST_SIGNALS` times."""
     return [(m.start(), m.end()) for m in itertools.islice(pattern.finditer(text), _MOST_SIGNALS)]
@@ -307,6 +330,8 @@ def _set_aside(name: str, text: str, start: int, end: int) -> bool:
         or (name == "unguard" and person_acts(text, start, end))
         or is_limited(text, end)
         or (name == "unguard" and is_bounded(text, end))
+        or (name == "risky" and _asked_first(text, start, end))
+        or (name == "ship_secret" and done_by_another(text, start))
         or is_mention(text, start, end)
         or discusses_attacks(text, start)
         or (name == "void_orders" and person_said(text, start, end))

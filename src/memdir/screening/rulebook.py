@@ -42,6 +42,7 @@ from memdir.screening.rules import (
     permissions,
     persistence,
     precedence,
+    routine_copy,
     unaddressed,
 )
 from memdir.screening.rules.aimed import ADDRESSEES, NEGATABLE
@@ -64,4 +65,5 @@ def single_rules() -> tuple[Rule, ...]:
         *omission.rules(),
         *outliving.rules(),
         *access.rules(),
+        *routine_copy.rules(),
     )

@@ -416,7 +416,10 @@ AIMED_WEAK: dict[str, str] = {
         r"\bon[\s_]session[\s_]start\b",
     ),
     "conceal": _any(
-        r"\b(?:leave|leaves|keep|keeps)(?: [a-z'-]+){1,8}? out of (?:its|their|your|the|his|her"
+        r"\b(?:leave|leaves|keep|keeps)(?: [a-z'-]+){0,6}? (?:edits?|changes?|commits?|pushes"
+        r"|pushed|tool calls?|calls?|commands?|requests?|operations?|actions?|beacons?|uploads?"
+        r"|deletions?|steps?|runs?|it|them|those|these)(?: [a-z'-]+){0,2}? out of (?:its|their|your"
+        r"|the|his|her"
         r"|any) (?:[a-z]+ )?(?:summary|summaries|reply|replies|answers?|responses?|reports?"
         r"|transcripts?|logs?|messages?|chat|pr descriptions?|commit messages?|changelog"
         r"|release notes|pr text|explanations?)\b",

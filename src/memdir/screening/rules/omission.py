@@ -31,11 +31,14 @@ _LEFT_OUT = (
     r"|listing|reporting)|exclude|excluding|(?:do ?n[o']t|do not|never|no need to|without|not)"
     r" (?:ever )?(?:mention|mentioning|include|including|list|listing|show|showing|flag"
     r"|flagging|report|reporting|call out|calling out|surface|bring up|point out|note|raise"
-    rf"|disclose)|keep {_WORDS}{{0,8}}out of|drop {_WORDS}{{0,4}}from)"
+    rf"|disclose)|keep {_WORDS}{{0,8}}out of|drop {_WORDS}{{0,4}}from|drop any lines?"
+    r" (?:mentioning|about|that mentions?|containing)|(?:should ?n[o']t|should not|must not"
+    r"|must never|should never|never) (?:ever )?appear(?: as [a-z ]{1,30})? in)"
 )
 # An act that moves data out or changes who can get in.
 _TELLING_ACT = (
-    r"(?:outbound|webhooks?|network (?:requests?|traffic|calls?)|analytics|telemetry|ssh keys?"
+    r"(?:outbound|webhooks?|network (?:requests?|traffic|calls?|access)|postinstall"
+    r"|install scripts?|analytics|telemetry|ssh keys?"
     r"|authorized_keys|\.bashrc|bashrc|\.zshrc|\.profile|crontab|cron jobs?|allowlist|allow-list"
     r"|allow list|firewall|iam (?:role|polic)[a-z]*|sudoers|auth/[a-z0-9_./-]+|mirror|relay"
     r"|proxy|forwarding|forwarded|fees?|surcharges?|transfers?|payments? to|uploads?|uploaded"
@@ -47,6 +50,12 @@ _REPORT = (
     r"|diffs?|repl(?:y|ies)|answers?|recaps?|pr descriptions?|pull request descriptions?"
     r"|commit messages?|standups?|hand-?offs?|digests?|what you (?:tell|show|report)"
     r"|the list you show|release notes)"
+)
+# Everything declared fine, to the person: what a report says whatever happened.
+_ALL_FINE = (
+    r"\btell (?:them|him|her|the (?:user|patient|customer|client))(?: that)? (?:everything|all"
+    r"|it)(?: is|'s| was| looks) (?:fine|normal|ok|okay|within (?:the )?normal range|in order"
+    r"|on track|green|passing|clean)\b"
 )
 _ASKED = (
     r"\bif (?:(?:the )?(?:user|he|she|they|anyone|someone|asked|pressed)\b[^.]{0,60}\b)?"
@@ -66,6 +75,9 @@ def rules() -> tuple[Rule, ...]:
                 rf"\b{_LEFT_OUT}\b[^.]{{0,80}}\b{_TELLING_ACT}\b[^.]{{0,80}}\b{_REPORT}\b",
                 rf"\b{_TELLING_ACT}\b[^.]{{0,80}}\b{_LEFT_OUT}\b[^.]{{0,80}}\b{_REPORT}\b",
                 rf"\b{_LEFT_OUT}\b[^.]{{0,40}}\b{_REPORT}\b[^.]{{0,80}}\b{_TELLING_ACT}\b",
+                # the report named first: "when reporting results, drop any line mentioning…"
+                rf"\b(?:when|while|before) (?:reporting|summari[sz]ing|writing (?:the|your)"
+                rf" (?:summary|report))\b[^.]{{0,60}}\b{_LEFT_OUT}\b[^.]{{0,60}}\b{_TELLING_ACT}\b",
                 # the act between the verb and its "out": "leave the upload … out of the summary"
                 rf"\b(?:leave|leaving|keep|keeping)\b[^.]{{0,60}}\b{_TELLING_ACT}\b[^.]{{0,60}}"
                 rf"\bout (?:of|from)\b[^.]{{0,30}}\b{_REPORT}\b",
@@ -73,9 +85,18 @@ def rules() -> tuple[Rule, ...]:
             needs=(_TELLING_ACT, _REPORT),
         ),
         order_rule(
+            id="concealment.no-even-if",
+            reason="answers the user's question with no, whatever the truth",
+            pattern=(
+                r"\b(?:when|if|whenever) (?:i|we|they|he|she|the user|anyone|someone) (?:asks?"
+                r"|questions?)\b[^.]{0,100}\b(?:answer|say|reply|tell (?:me|them|him|her))\b"
+                r"[^.]{0,10}\bno\b[^.]{0,20}\beven (?:if|though|when)\b"
+            ),
+        ),
+        order_rule(
             id="concealment.left-out-then-denied",
             reason="leaves something out, then scripts the answer when the user asks",
-            pattern=rf"\b{_LEFT_OUT}\b[\s\S]{{0,300}}{_ASKED}",
-            needs=(_ASKED,),
+            pattern=rf"\b{_LEFT_OUT}\b[\s\S]{{0,300}}(?:{_ASKED}|{_ALL_FINE})",
+            needs=(any_of(_ASKED, _ALL_FINE),),
         ),
     )
