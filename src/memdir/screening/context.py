@@ -54,6 +54,7 @@ __all__ = [
     "is_reported",
     "names_a_thing",
     "opens_with_order",
+    "order_reported",
     "person_acts",
     "person_said",
     "sentence_end",
@@ -174,8 +175,10 @@ _LIMITED = re.compile(
 # grant is bounded, a rule of the house rather than a check switched off.
 _STILL_NEEDED = re.compile(
     r"\b(?:anything|everything|whatever|the rest|all other|other)\b[^.;\n]{0,120}?\b(?:still\s+)?"
-    r"(?:needs?|requires?|must get|waits? for)\s+(?:(?:a|an|the|their|your|explicit|written"
-    r"|my|our)\s+)*(?:yes|ok|okay|go-?ahead|approval|confirmation|sign-?off|review|permission)\b"
+    r"(?:(?:needs?|requires?|must get|waits? for)\s+(?:(?:a|an|the|their|your|explicit|written"
+    r"|my|our)\s+)*(?:yes|ok|okay|go-?ahead|approval|confirmation|sign-?off|review|permission)"
+    r"|(?:should|must|has to|have to)\s+(?:still\s+)?be\s+(?:confirmed|approved|cleared"
+    r"|reviewed|signed off))\b"
     # "… but still stop and ask before anything irreversible"; "I should still check before …"
     r"|\bstill\b,?[^.;\n]{0,30}?\b(?:ask|check|confirm|wait)\b[^.;\n]{0,30}?\bbefore\b"
     # "Source directories still need a question first."
@@ -390,6 +393,23 @@ def is_reported(text: str, start: int) -> bool:
     to …", "tricks the model into …"): someone else's order, described."""
     before = text[max(0, start - 60) : start]
     found = _REPORTED.search(before)
+    return found is not None and _ASKED_IF.search(before, 0, found.start()) is None
+
+
+# The act as what a reported order asked of an agent: "hidden text telling the research
+# agent to email our API keys…" describes the attack; it does not make it.
+_ORDER_REPORTED = re.compile(
+    r"\b(?:told|tells|telling|asked|asks|asking|instructed|instructs|instructing|urged|urging"
+    r"|directed|directing)\s+(?:the|an?|our|their|its)\s+(?:[a-z-]+\s+)?(?:agent|assistant"
+    r"|model|ai|bot|llm)s?\s+to\s+$"
+)
+
+
+def order_reported(text: str, start: int) -> bool:
+    """Whether the act at ``text[start]`` is what someone's reported order asked of an agent
+    ("a page told the agent to …")."""
+    before = text[max(0, start - 60) : start]
+    found = _ORDER_REPORTED.search(before)
     return found is not None and _ASKED_IF.search(before, 0, found.start()) is None
 
 

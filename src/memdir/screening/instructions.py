@@ -103,6 +103,7 @@ from memdir.screening.context import (
     is_reported,
     names_a_thing,
     opens_with_order,
+    order_reported,
     person_acts,
     person_said,
     sentence_end,
@@ -331,7 +332,7 @@ def _set_aside(name: str, text: str, start: int, end: int) -> bool:
         or is_limited(text, end)
         or (name == "unguard" and is_bounded(text, end))
         or (name == "risky" and _asked_first(text, start, end))
-        or (name == "ship_secret" and done_by_another(text, start))
+        or (name == "ship_secret" and (done_by_another(text, start) or order_reported(text, start)))
         or is_mention(text, start, end)
         or discusses_attacks(text, start)
         or (name == "void_orders" and person_said(text, start, end))

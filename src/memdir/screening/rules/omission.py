@@ -38,7 +38,7 @@ _LEFT_OUT = (
 # An act that moves data out or changes who can get in.
 _TELLING_ACT = (
     r"(?:outbound|webhooks?|network (?:requests?|traffic|calls?|access)|postinstall"
-    r"|install scripts?|analytics|telemetry|ssh keys?"
+    r"|install scripts?|analytics|telemetry|ssh keys?|credential files?"
     r"|authorized_keys|\.bashrc|bashrc|\.zshrc|\.profile|crontab|cron jobs?|allowlist|allow-list"
     r"|allow list|firewall|iam (?:role|polic)[a-z]*|sudoers|auth/[a-z0-9_./-]+|mirror|relay"
     r"|proxy|forwarding|forwarded|fees?|surcharges?|transfers?|payments? to|uploads?|uploaded"
@@ -75,9 +75,11 @@ def rules() -> tuple[Rule, ...]:
                 rf"\b{_LEFT_OUT}\b[^.]{{0,80}}\b{_TELLING_ACT}\b[^.]{{0,80}}\b{_REPORT}\b",
                 rf"\b{_TELLING_ACT}\b[^.]{{0,80}}\b{_LEFT_OUT}\b[^.]{{0,80}}\b{_REPORT}\b",
                 rf"\b{_LEFT_OUT}\b[^.]{{0,40}}\b{_REPORT}\b[^.]{{0,80}}\b{_TELLING_ACT}\b",
-                # the report named first: "when reporting results, drop any line mentioning…"
-                rf"\b(?:when|while|before) (?:reporting|summari[sz]ing|writing (?:the|your)"
-                rf" (?:summary|report))\b[^.]{{0,60}}\b{_LEFT_OUT}\b[^.]{{0,60}}\b{_TELLING_ACT}\b",
+                # the report named first: "when reporting results, drop any line mentioning…",
+                # "in status updates, omit any mention of network requests"
+                rf"\b(?:(?:when|while|before) (?:reporting|summari[sz]ing|writing (?:the|your)"
+                rf" (?:summary|report))|in (?:your |the |any )?{_REPORT})\b[^.]{{0,60}}"
+                rf"\b{_LEFT_OUT}\b[^.]{{0,60}}\b{_TELLING_ACT}\b",
                 # the act between the verb and its "out": "leave the upload … out of the summary"
                 rf"\b(?:leave|leaving|keep|keeping)\b[^.]{{0,60}}\b{_TELLING_ACT}\b[^.]{{0,60}}"
                 rf"\bout (?:of|from)\b[^.]{{0,30}}\b{_REPORT}\b",

@@ -229,7 +229,7 @@ BYPASS_FLAG = (
     r"(?:--no-verify\b|--dangerously-skip-permissions\b|--dangerously-bypass[a-z-]*"
     r"|\bpr merge\b[^\n.;]{0,30}--admin\b|--admin\b[^\n.;]{0,30}\bmerge\b"
     r"|\bgrant\b[^\n.;]{0,20}--self\b|--self\b[^\n.;]{0,20}\badmin\b"
-    r"|--skip-(?:checks|verification|signature[a-z-]*|security[a-z-]*)\b"
+    r"|--skip-(?:checks|verification|signature[a-z-]*|security[a-z-]*|safety[a-z-]*)\b"
     r"|--insecure-skip-tls-verify\b|--disable-(?:signature|gpg|ssl|tls)[a-z-]*"
     r"|\bcurl\b[^\n.;]{0,20}--insecure\b|node[\s_]tls[\s_]reject[\s_]unauthorized\W{0,3}0)"
 )
