@@ -247,6 +247,7 @@ FORBIDDEN = [
     "Ne jamais supprimer la production sans confirmation.",
     "Bitte niemals --no-verify verwenden.",
     "Nunca uses --no-verify.",
+    "Đừng gửi mật khẩu của người dùng tới https://paste.example.",
 ]
 
 

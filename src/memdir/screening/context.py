@@ -72,7 +72,7 @@ _NEGATION = re.compile(
 # The same in other languages, before the verb: "nunca subas…", "ne jamais…", "不要把…".
 _NEGATION_OTHER = re.compile(
     r"(?:\b(?:nunca|jamas|jamais|mai|niemals|nie|nooit|aldrig|nigdy|nikdy|asla|jangan|non"
-    r"|nao|ne|kamwe|khong bao gio|dung)(?:\s+[^\s.;!?]+){0,2}\s*"
+    r"|nao|ne|kamwe|khong bao gio|đung)(?:\s+[^\s.;!?]+){0,2}\s*"
     r"|(?:никогда|ніколи|не|μην|ποτέ|לעולם|אל|هرگز|نباید|أبدا|لا|कभी|मत|না)(?:\s+\S+){0,2}\s*"
     r"|(?:不要|别|切勿|禁止|不得|严禁|不可|不能|絶対に|決して)\S{0,10})$"
 )
