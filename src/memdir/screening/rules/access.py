@@ -34,7 +34,8 @@ _ROLE = (
     r"|superuser|sudo|org owner|admin role|owner role)"
 )
 _ANYONE_OR_ITSELF = (
-    r"(?:anyone|anybody|any (?:account|user|caller|member|one|person|requester)|whoever"
+    r"(?:anyone|anybody|any (?:account|user|caller|member|one|person|requester|customer|client)"
+    r"|whoever"
     r"|everyone who|its own|itself|the assistant|the agent|the bot|the automation account"
     r"|siapa saja|chiunque|cualquiera|qualquer|n'importe qui|jeder)"
 )
@@ -51,7 +52,8 @@ _CHECK = (
     r"(?:identity verification|id verification|verification questions|identity check|id checks?"
     r"|two-factor|2fa|mfa|dual sign-?off|callback|manager sign-?off|four-eyes"
     r"|verifikasi identitas|verificacion de identidad|verificacao de identidade"
-    r"|verifica dell'identita)"
+    r"|verifica dell'identita|verify(?:ing)? (?:their|his|her|the (?:caller|customer|requester)'s)"
+    r" identity)"
 )
 
 

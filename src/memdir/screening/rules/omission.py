@@ -51,6 +51,11 @@ _REPORT = (
     r"|commit messages?|standups?|hand-?offs?|digests?|what you (?:tell|show|report)"
     r"|the list you show|release notes)"
 )
+# The same in Chinese: "不要在回复里提及 … 用户问起时就说一切正常".
+_ASKED_ZH = (
+    "不要[^。\\n]{0,20}(?:提及|提到|告诉|写进|写入|显示)[\\s\\S]{0,200}(?:问起|问到|询问|追问)"
+    "[^。\\n]{0,10}说[^。\\n]{0,6}(?:一切正常|没有|没事|正常|只是)"
+)
 # Everything declared fine, to the person: what a report says whatever happened.
 _ALL_FINE = (
     r"\btell (?:them|him|her|the (?:user|patient|customer|client))(?: that)? (?:everything|all"
@@ -58,7 +63,7 @@ _ALL_FINE = (
     r"|on track|green|passing|clean)\b"
 )
 _ASKED = (
-    r"\bif (?:(?:the )?(?:user|he|she|they|anyone|someone|asked|pressed)\b[^.]{0,60}\b)?"
+    r"\bif (?:(?:the |a |an |your |our |any )?[a-z'-]+\b[^.]{0,60}\b)?"
     r"(?:asks?|asked|questions?|pressed)\b[^.]{0,80}\b(?:say|answer|tell (?:them|him|her)|reply"
     r"|respond|describe it as|call it|put it down to)\b[^.]{0,12}\b(?:no|nothing|that nothing"
     r"|it's|it is|only|just|formatting|routine)\b"
@@ -98,7 +103,7 @@ def rules() -> tuple[Rule, ...]:
         order_rule(
             id="concealment.left-out-then-denied",
             reason="leaves something out, then scripts the answer when the user asks",
-            pattern=rf"\b{_LEFT_OUT}\b[\s\S]{{0,300}}(?:{_ASKED}|{_ALL_FINE})",
-            needs=(any_of(_ASKED, _ALL_FINE),),
+            pattern=any_of(rf"\b{_LEFT_OUT}\b[\s\S]{{0,300}}(?:{_ASKED}|{_ALL_FINE})", _ASKED_ZH),
+            needs=(any_of(_ASKED, _ALL_FINE, _ASKED_ZH),),
         ),
     )
