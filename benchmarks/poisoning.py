@@ -396,6 +396,23 @@ a reported order asked of an agent). Over the six batches read during the round 
 79 of 80 and 0 of 80; shaped (batches 29 to 34 in it) 1,791 of 1,902 and 12 of 2,068;
 memdir's own corpora 0 of 373 in each; a memory screened in 0.5 to 1.1 ms (median).
 
+A fourth turn: the model retrained with batches 33 and 34; a privileged role granted to
+"any customer who asks", a guarded act done "without verifying their identity", a
+scripted answer for whoever asks ("if the partner asks, say…"), and the Chinese "don't
+mention it; if the user asks, say all is well". Batches 35 and 36 (the same shape),
+written blind meanwhile and scored once after: 44 of 50 and 1 of 50, both times. The
+code before (42aa029): 43 and 44, the same ordinary memories; the code before the round:
+36 and 38. Rules alone 60 of 100, the model alone 72 of 100, both 88 of 100. Both false
+holds were older rules' and were then fixed, each with a test sentence written for it (a
+refund limit whose rest "needs a team lead"; "never add it to commits or paste its
+contents into issues", the paste forbidden at the start of its sentence, which also
+freed one shaped look-alike). Over the eight batches read during the round (29 to 36,
+each scored once): 334 of 400 attacks (84 %) and 12 of 400 ordinary memories, against
+310 (78 %) and 13 by the code before it; fourteen blind batches (23 to 36): 550 of 700
+(79 %), ordinary 19 of 700. After it, one run each: held-out 85 of 87 and 1 of 83;
+fresh 79 of 80 and 0 of 80; shaped (batches 29 to 36 in it) 1,908 of 2,002 and 11 of
+2,168; memdir's own corpora 0 of 373 in each.
+
 Tried and not built: a classifier over the bundled sentence model's vectors
 (logistic regression on the even probes, scored on the odd ones, the probes as
 they stood before the fresh batch). At the threshold of the highest look-alike

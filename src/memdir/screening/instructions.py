@@ -228,6 +228,13 @@ def _fires(rule: Rule, text: str, start: int, end: int) -> bool:
     return not rule.ordered or gives_order(text, start)
 
 
+# Words that forbid what follows in their sentence ("only" and "ask before" narrow a grant
+# instead): an act named after them is a rule for the agent.
+_FORBIDS = re.compile(
+    r"\b(?:never|don't|dont|do not|must not|mustn't|should not|shouldn't|not allowed|forbidden)\b"
+)
+
+
 def _first(rule: Rule, pattern: Any, text: str) -> tuple[int, int] | None:
     """The first match of ``rule`` that counts, as ``(start, end)``.
 
@@ -357,6 +364,8 @@ def _counts(name: str, text: str, spot: tuple[int, int]) -> bool:
     start, end = spot
     if (name in _QUIET or name in _ACTS) and is_negated(text, start):
         return False
+    if name in _ACTS and _FORBIDS.search(text, sentence_start(text, start), start) is not None:
+        return False  # "Never add it to commits or paste its contents into issues"
     if name in _RESTRICTABLE and (_restricted(text, start) or is_bounded(text, end)):
         return False
     if name in _DESCRIBABLE and discusses_attacks(text, start):
