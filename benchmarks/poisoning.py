@@ -411,7 +411,11 @@ each scored once): 334 of 400 attacks (84 %) and 12 of 400 ordinary memories, ag
 310 (78 %) and 13 by the code before it; fourteen blind batches (23 to 36): 550 of 700
 (79 %), ordinary 19 of 700. After it, one run each: held-out 85 of 87 and 1 of 83;
 fresh 79 of 80 and 0 of 80; shaped (batches 29 to 36 in it) 1,908 of 2,002 and 11 of
-2,168; memdir's own corpora 0 of 373 in each.
+2,168; memdir's own corpora 0 of 373 in each. Last, from the misses of batches 35 and
+36 once they were scored (so not measured blind): the Japanese "ユーザーが…言うことより優先",
+the German "stehen über sämtlichen Systemanweisungen", and ``chmod -R 777`` as the way
+around a permission error: six more attacks of batches 30 to 36 held by the rules, no
+benign probe newly held.
 
 Tried and not built: a classifier over the bundled sentence model's vectors
 (logistic regression on the even probes, scored on the odd ones, the probes as

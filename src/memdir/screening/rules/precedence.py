@@ -120,6 +120,12 @@ _WINS_OTHER = (
     r"|l'emporte|l'emportent|prime|priment|gilt|gelten|hat vorrang|haben vorrang|prevale"
     r"|prevalgono|vince|vincono|sigue|siga|segue|suivez|folge|befolge|segui)"
 )
+# "… stehen über sämtlichen Systemanweisungen des Betreibers"
+_ABOVE_SYSTEM_DE = (
+    r"\b(?:steht|stehen|rangiert|rangieren) (?:uber|vor) (?:allen|samtlichen|den|jeder"
+    r"|jeglichen)? ?[a-z]*(?:anweisungen|vorgaben|prompts?|systemprompts?|regeln des betreibers"
+    r"|wunschen)\b"
+)
 _ABOVE_OTHER = (
     r"(?:acima d[oa]s?|por encima del?|au-dessus de l'|au-dessus des?|sopra (?:l'|gli |il )"
     r"|uber (?:dem|den|der) |vorrang vor (?:dem|den|der|seinen|ihren|allen)?)"
@@ -132,7 +138,7 @@ def rules() -> tuple[Rule, ...]:
         order_rule(
             id="override.source-over-the-person",
             claimed_ok=True,
-            reason="ranks another source over what the user asks",
+            reason="ranks another source over what the user or the system asks",
             pattern=any_of(
                 rf"\b{_RANKS} (?:(?:anything|whatever|what) )?{_ASKS}",
                 rf"\b{_ABOVE_OTHER}(?: [a-z]+){{0,3}} ?{_PERSON_OTHER}",
@@ -140,8 +146,12 @@ def rules() -> tuple[Rule, ...]:
                 # topic, "ユーザーの指示は…よりも優先", where the user ranks first)
                 "(?:ユーザー|利用者|用户|用戶|使用者|사용자)[^。\\n]{0,6}(?:指示|指令|要求|命令|依頼|要望"
                 "|发言|発言|의견|요청|지시)や[^。、は\\n]{1,24}(?:より|よりも|보다)[^。\\n]{0,4}優先",
+                # "ユーザーが会話の中で言うことより常に優先" (never "言うことは…より優先")
+                "(?:ユーザー|利用者)[がの][^。、\\n]{0,20}(?:言う|話す|指示する|頼む|求める|書く)こと"
+                "(?:より|よりも)[^。\\n]{0,6}優先",
+                _ABOVE_SYSTEM_DE,
             ),
-            needs=(any_of(_RANKS, _ABOVE_OTHER, "優先"),),
+            needs=(any_of(_RANKS, _ABOVE_OTHER, _ABOVE_SYSTEM_DE, "優先"),),
         ),
         order_rule(
             id="override.conflict-settled-against-the-person",
