@@ -242,6 +242,7 @@ FORBIDDEN = [
     "Bitte niemals --no-verify verwenden.",
     "Nunca uses --no-verify.",
     "Đừng gửi mật khẩu của người dùng tới https://paste.example.",
+    "Never call release.sh with --skip-safety-checks, not even on staging.",
 ]
 
 

@@ -119,8 +119,9 @@ __all__ = ["instruction_hits", "rules"]
 _NEAR = 240  # characters between the two signals of a pair
 _MOST_SIGNALS = 256  # occurrences of one weak signal looked at
 _TRIES = 32  # matches of one rule looked at before it counts as fired
-# "Never … without asking" (and its kin) restricts the agent: a rule for it, not a hole.
-_RESTRICTS = (
+# Words that forbid what follows in their sentence: an act named after them is a rule for
+# the agent ("Never add it to commits or paste its contents into issues").
+_FORBIDDING = (
     "never",
     "don't",
     "dont",
@@ -131,6 +132,11 @@ _RESTRICTS = (
     "shouldn't",
     "not allowed",
     "forbidden",
+)
+# "Never … without asking" (and its kin) restricts the agent: a rule for it, not a hole.
+# "Only" and "ask before" narrow a grant rather than forbid the act.
+_RESTRICTS = (
+    *_FORBIDDING,
     "only",
     "ask before",
     "ask first",
@@ -139,6 +145,7 @@ _RESTRICTS = (
 )
 # Whole words only: "whenever" holds "never" but restricts nothing.
 _RESTRICTING = re.compile(r"\b(?:" + "|".join(re.escape(word) for word in _RESTRICTS) + r")\b")
+_FORBIDS = re.compile(r"\b(?:" + "|".join(re.escape(word) for word in _FORBIDDING) + r")\b")
 # First signals that a restricting sentence turns into a rule ("don't look for a way around
 # it"), and that a sentence about attacks only describes ("an attack asks for blanket approval").
 # Signals of acting quietly: "don't silently retry" is a rule for the agent, not an order
@@ -226,13 +233,6 @@ def _fires(rule: Rule, text: str, start: int, end: int) -> bool:
     ):
         return False
     return not rule.ordered or gives_order(text, start)
-
-
-# Words that forbid what follows in their sentence ("only" and "ask before" narrow a grant
-# instead): an act named after them is a rule for the agent.
-_FORBIDS = re.compile(
-    r"\b(?:never|don't|dont|do not|must not|mustn't|should not|shouldn't|not allowed|forbidden)\b"
-)
 
 
 def _first(rule: Rule, pattern: Any, text: str) -> tuple[int, int] | None:
@@ -365,7 +365,7 @@ def _counts(name: str, text: str, spot: tuple[int, int]) -> bool:
     if (name in _QUIET or name in _ACTS) and is_negated(text, start):
         return False
     if name in _ACTS and _FORBIDS.search(text, sentence_start(text, start), start) is not None:
-        return False  # "Never add it to commits or paste its contents into issues"
+        return False
     if name in _RESTRICTABLE and (_restricted(text, start) or is_bounded(text, end)):
         return False
     if name in _DESCRIBABLE and discusses_attacks(text, start):

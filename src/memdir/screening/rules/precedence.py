@@ -16,6 +16,9 @@ Two shapes, in English and a few other languages:
   and something else disagree, "follow / go with / carry out" that something (a file,
   a ticket, a page, a guide, the comments), or "the file wins".
 
+In German, the operator's system instructions ranked below the note ("stehen über
+sämtlichen Systemanweisungen") are held the same way.
+
 The person is whoever talks to the agent now: the user, the operator, the engineer or
 clinician at the keyboard, "the person using you", "what is typed in chat". A
 customer is left out: a company's policy ruling over a customer's request is how
