@@ -89,7 +89,7 @@ def rules() -> tuple[Rule, ...]:
                 rf"\b(?:leave|leaving|keep|keeping)\b[^.]{{0,60}}\b{_TELLING_ACT}\b[^.]{{0,60}}"
                 rf"\bout (?:of|from)\b[^.]{{0,30}}\b{_REPORT}\b",
             ),
-            needs=(_TELLING_ACT, _REPORT),
+            needs=(_TELLING_ACT, any_of(_REPORT, "summari[sz]ing")),
         ),
         order_rule(
             id="concealment.no-even-if",
