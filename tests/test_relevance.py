@@ -92,6 +92,20 @@ def test_a_word_every_memory_holds_is_no_evidence_on_its_own(mem: Memdir) -> Non
     assert len(recalled(mem, "billing invoice rule")) == 5
 
 
+def test_the_day_the_memories_were_written_does_not_drown_a_number_in_one_of_them(
+    mem: Memdir,
+) -> None:
+    # Every memory is indexed with its date's words, today's day of the month among them;
+    # a prompt naming that number still means the one memory whose name holds it.
+    day = dt.date.today().day
+    numbers = [day, *[n for n in range(40, 60) if n != day][:11]]
+    for n in numbers:
+        description = f"Billing ledger note {n}: how payments batch {n} retries at night"
+        memory = Memory(name=f"ledger-note-{n}", description=description, type=MemoryType.PROJECT)
+        mem.store(Scope.PRIVATE).write(memory, stamp=False)
+    assert recalled(mem, f"what does ledger note {day} say?") == [f"ledger-note-{day}"]
+
+
 def test_a_number_unique_to_one_memory_recalls_it_among_many_alike(mem: Memdir) -> None:
     for n in range(12):
         description = f"Billing ledger note {n}: how payments batch {n} retries at night"

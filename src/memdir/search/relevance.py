@@ -43,6 +43,8 @@ half: see that script.
 
 from __future__ import annotations
 
+import datetime as dt
+import functools
 import math
 import re
 import sqlite3
@@ -242,6 +244,11 @@ def _statistics(
     if where:
         sql = f"SELECT count(*) FROM docs d WHERE 1 {where}"
         total = int(conn.execute(sql, params).fetchone()[0])
+    # A term a date's words hold ("7", "december", "monday") is in every document of that
+    # day's dates column, which the floor never reads: it is counted in the columns it
+    # does read, or a prompt about "note 7" finds every note common on the 7th.
+    dated = [t for t in wanted if _may_be_a_date(t)]
+    counts = {}
     if 2 * total >= everything:
         # The filter keeps most documents (memories of both scopes, say): the FTS
         # vocabulary's document frequencies, scaled to the share kept, stand for
@@ -249,13 +256,33 @@ def _statistics(
         # per match (30 ms for three common words at 10,000 memories).
         found = dict(rows_in(conn, "SELECT term, doc FROM vocab WHERE term IN ({in})", wanted))
         share = total / everything if everything else 1.0
-        return total, {t: _scaled(int(found.get(t, 0)), share) for t in wanted}
-    counts = {}
+        counts = {t: _scaled(int(found.get(t, 0)), share) for t in wanted if t not in dated}
     sql = f"SELECT count(*) FROM fts JOIN docs d ON d.rowid = fts.rowid WHERE fts MATCH ? {where}"
     for term in wanted:
+        if term in counts:
+            continue
         match = textproc.fts_query([term])
+        if term in dated:
+            match = f"{{name description body}} : {match}"
         counts[term] = int(conn.execute(sql, [match, *params]).fetchone()[0])
     return total, counts
+
+
+@functools.cache
+def _date_names() -> frozenset[str]:
+    """The terms of month and weekday names, as a document's date words write them."""
+    days = [dt.date(2001, 1, day) for day in range(1, 8)]  # Monday to Sunday
+    months = [dt.date(2001, month, 1) for month in range(1, 13)]
+    words = [f"{d:%A}" for d in days] + [f"{m:%B}" for m in months]
+    return frozenset(textproc.terms(" ".join(words)))
+
+
+def _may_be_a_date(term: str) -> bool:
+    """Whether ``term`` can stand in a date's words: a day of the month, a year, a month's
+    or a weekday's name."""
+    if term.isdigit():
+        return int(term) <= 31 or len(term) == 4
+    return term in _date_names()
 
 
 def _scaled(df: int, share: float) -> int:
