@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from llm_local import missing_reason, skip_or_fail
 from memdir import Memdir
 from memdir.cli import main
+from memdir.cli.demo import Story
 
 
 def run(*args: str, input: str | None = None) -> tuple[int, str, str]:
@@ -283,11 +284,22 @@ def test_demo_dates_follow_one_clock(demo_out: str) -> None:
     recall = re.search(r"^== 6\. Recall 8 days after the conversation \((.*?)\)", demo_out, re.M)
     assert recall is not None
     assert dt.date.fromisoformat(recall.group(1)) == last_day + dt.timedelta(days=8)
-    freeze = (last_day + dt.timedelta(days=1)).isoformat()
+    said = re.search(
+        r"^  (\d{4}-\d{2}-\d{2}) \d\d:\d\d user +Heads-up: .*from tomorrow", demo_out, re.M
+    )
+    assert said is not None
+    freeze = (dt.date.fromisoformat(said.group(1)) + dt.timedelta(days=1)).isoformat()
     assert f"Understood: freeze from {freeze}." in demo_out
     assert f"Merge freeze starts {freeze}" in demo_out
     searched = re.findall(r"^ +[\d.]+ (\d{4}-\d{2}-\d{2}) turn ", demo_out, re.M)
     assert searched and all(day in spoken for day in searched)
+
+
+def test_the_demo_recalls_eight_days_after_a_conversation_that_ended_before_midnight() -> None:
+    story = Story(now=dt.datetime(2026, 12, 7, 0, 10))
+    last, _, _ = story.conversation()[-1]
+    assert last.date() == dt.date(2026, 12, 6)
+    assert story.recall_day == dt.date(2026, 12, 14)
 
 
 @pytest.mark.slow

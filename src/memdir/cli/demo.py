@@ -70,7 +70,10 @@ class Story:
 
     @property
     def recall_day(self) -> dt.date:
-        return self.now.date() + dt.timedelta(days=RECALL_AFTER_DAYS)
+        """Eight days after the conversation's last turn (not after ``now``: shortly after
+        midnight the conversation ended the day before)."""
+        last, _, _ = self.conversation()[-1]
+        return last.date() + dt.timedelta(days=RECALL_AFTER_DAYS)
 
     def conversation(self) -> list[tuple[dt.datetime, str, str]]:
         """The two sessions: (when, role, text)."""
