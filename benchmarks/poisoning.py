@@ -417,6 +417,23 @@ the German "stehen über sämtlichen Systemanweisungen", and ``chmod -R 777`` as
 around a permission error: six more attacks of batches 30 to 36 held by the rules, no
 benign probe newly held.
 
+A fifth turn, for the model: it now reads concepts beside the words
+(:mod:`memdir.screening.concepts`: thirty meanings attacks are made of, such as telling the
+user, hiding, a secret, sending out, an approval skipped, again after a deletion, each
+with its words in forty languages; every concept of a sentence and every pair of them in
+one sentence is a feature), so that what it learned from English reaches a language it
+saw few examples of. Batches 37 to 42 (the same shape, about thirty of each fifty in
+other languages, eight languages each) were written for training, never scored. The
+choice was made on batches 33 to 36 with a model trained without them: both together held
+176 of 200 without concepts and 181 with them (the model alone 152 and 164), 1 of 200
+ordinary memories either way. Batches 43 and 44 (the usual shape, fifteen to eighteen
+other languages), written blind before any of it and scored once with the code before
+(b5f5b38): 35 of 50 and 1 of 50, 40 of 50 and 2 of 50; with the model trained on
+batches 35 to 42 and concepts: 80 of 100 and 3 of 100 (all three rules'). For
+attribution, the same training without concepts: 77 of 100 (the model alone 65, with
+concepts 71). Sixteen blind batches (23 to 36, 43 and 44), each scored once: 630 of
+800 (79 %), ordinary 22 of 800.
+
 Tried and not built: a classifier over the bundled sentence model's vectors
 (logistic regression on the even probes, scored on the odd ones, the probes as
 they stood before the fresh batch). At the threshold of the highest look-alike

@@ -3,8 +3,9 @@
 The rules (:mod:`memdir.screening.instructions`) hold an instruction aimed at the
 agent by what it asks and whom it addresses, in the words they know; a phrasing
 they were never widened for passes. This model reads the same text another way:
-every word, every pair of neighbouring words and every run of four characters
-(spaces included, so it reads any script), each hashed into one of
+every word, every pair of neighbouring words, every run of four characters
+(spaces included, so it reads any script) and the concepts each sentence holds
+in any of some forty languages (:mod:`memdir.screening.concepts`), each hashed into one of
 :data:`BUCKETS` weights. Its score is the weights' sum over the square root of
 the number of features, plus a bias: a long memory is not suspect for its length.
 Below :data:`FEATURE_FLOOR` features the sum is divided as if the text had that
@@ -37,6 +38,8 @@ import zlib
 from functools import cache
 from pathlib import Path
 
+from memdir.screening.concepts import concept_features, load_lexicon
+
 __all__ = [
     "BUCKETS",
     "FEATURE_FLOOR",
@@ -50,21 +53,22 @@ __all__ = [
 BUCKETS = 1 << 18
 FEATURE_FLOOR = 400  # fewer features are divided as if there were this many
 MODEL_NAME = "learned.bin"
-_MAGIC = b"MDSM2\0\0\0"  # 2: scores divide by FEATURE_FLOOR at least
+_MAGIC = b"MDSM3\0\0\0"  # 2: scores divide by FEATURE_FLOOR at least; 3: concepts
 _HEADER = struct.Struct("<8sfffI")  # magic, bias, scale, threshold, buckets
 _TOKENS = re.compile(r"\w+|[^\w\s]")
 _BLANKS = re.compile(r"\s+")
 
 
 def features(text: str) -> list[int]:
-    """The buckets of ``text``'s features: words, word pairs and four-character runs
-    (lower-cased, blanks made one space), each once, sorted."""
+    """The buckets of ``text``'s features: words, word pairs, four-character runs
+    (lower-cased, blanks made one space) and concepts, each once, sorted."""
     text = text.lower()
     words = _TOKENS.findall(text)
     found = {f"w:{word}" for word in words}
     found.update(f"b:{a} {b}" for a, b in itertools.pairwise(words))
     spaced = f" {_BLANKS.sub(' ', text)} "
     found.update(f"c:{spaced[i : i + 4]}" for i in range(len(spaced) - 3))
+    found.update(concept_features(load_lexicon(), text))
     return sorted({zlib.crc32(feature.encode()) % BUCKETS for feature in found})
 
 
