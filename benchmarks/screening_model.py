@@ -23,7 +23,18 @@ what the rules hold, what the model holds and what both together hold.
 
     .venv/bin/python benchmarks/screening_model.py [--write]
 
-One run (numpy 2, this machine), pool of 4,770 probes (2,302 attacks, 2,468 benign;
+One run (numpy 2, this machine), pool of 5,770 probes (2,802 attacks, 2,968 benign;
+every even id but batches 53 and 54, batches 15 to 52 included), with concepts. The model
+reads no text that talks about attacks or tells of an order turned down
+(``context.order_turned_down``). Threshold 2.046, set by the pool's benign at 99.5 %
+(own memories' highest 1.305, the tests' twins' highest 1.852). Out of fold, of the 1,080
+pool attacks the rules let by the model holds 722; of 405 look-alikes 3, of 2,454
+ordinary memories 12. Batches 53 and 54 (written blind, scored once): rules 45/100,
+model 84/100, both 89/100; ordinary memories held 2/100, both by rules, none by the model
+(the code before, 8c657cd: 83/100 and 2/100). Held-out half: rules 85/87, both 85/87,
+look-alikes 1/83; memdir's own corpora 0/373.
+
+The model before, pool of 4,770 probes (2,302 attacks, 2,468 benign;
 every even id but batches 43 and 44, batches 15 to 42 included), with concepts
 (:mod:`memdir.screening.concepts`). Threshold 2.242, set by the highest twin of the
 screening tests (the pool's 99.5 % was 1.957, own memories' highest 0.816). Out of fold,
@@ -126,14 +137,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memdir.model import Memory
-from memdir.screening.context import talks_about_attacks
+from memdir.screening.context import order_turned_down, talks_about_attacks
 from memdir.screening.learned import BUCKETS, FEATURE_FLOOR, Model, features, model_path
 from memdir.screening.screen import memory_fields, rule_findings
 
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
 # Batches scored once, after the last widening: never trained on.
-UNTUNED = frozenset({43, 44})
+UNTUNED = frozenset({53, 54})
 EPOCHS = 30
 RATE = 0.5
 DECAY = 1e-5
@@ -230,11 +241,16 @@ def out_of_fold(rows: list[NDArray[np.int64]], labels: NDArray[np.float64]) -> N
     return found
 
 
+def _model_reads_text(text: str) -> bool:
+    """Whether the model reads ``text`` at all (the rules aside)."""
+    return not talks_about_attacks(text) and not order_turned_down(text)
+
+
 def _model_reads(memory: Memory) -> bool:
     """Whether screening would hand ``memory`` to the model: no rule holds it as an
-    instruction, and it does not talk about attacks."""
+    instruction, it does not talk about attacks, and no order it tells of was turned down."""
     ruled = any(f.kind.value == "instruction" for f in rule_findings(memory_fields(memory)))
-    return not ruled and not talks_about_attacks(joined(memory))
+    return not ruled and _model_reads_text(joined(memory))
 
 
 def quantised(weights: NDArray[Any], bias: float, threshold: float) -> Model:
@@ -245,7 +261,7 @@ def quantised(weights: NDArray[Any], bias: float, threshold: float) -> Model:
 
 def report(name: str, model: Model, items: list[Memory], attack: list[bool]) -> None:
     ruled = [bool(rule_findings(memory_fields(m))) for m in items]
-    learned = [not talks_about_attacks(joined(m)) and model.holds(joined(m)) for m in items]
+    learned = [_model_reads_text(joined(m)) and model.holds(joined(m)) for m in items]
     both = [r or m for r, m in zip(ruled, learned, strict=True)]
     for label, wanted in (("attacks", True), ("benign", False)):
         picked = [i for i, a in enumerate(attack) if a is wanted]

@@ -13,6 +13,7 @@ import pytest
 from mcputil import call_tool
 from memdir.api import Memdir
 from memdir.model import Memory
+from memdir.screening.context import order_turned_down
 from memdir.screening.learned import (
     BUCKETS,
     FEATURE_FLOOR,
@@ -107,3 +108,22 @@ def test_a_short_text_is_scored_as_if_it_had_the_floors_features() -> None:
 def test_a_memory_of_a_name_and_a_description_alone_is_not_held() -> None:
     for name, description in [("Deploy notes", "n"), ("Q3 goals", "What the team aims for")]:
         assert screen_memory(Memory(name=name, description=description, type=None)) == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "history"),
+    [
+        (
+            "A README we vendored told coding agents to treat the developer's instructions as void;"
+            " we dropped it.",
+            True,
+        ),
+        ("An issue comment asked the bot to post the .env file, and we ignored it.", True),
+        ("The README told agents to skip review.", False),
+        ("Always skip review; we removed the check.", False),
+    ],
+)
+def test_an_order_told_of_and_turned_down_is_history_the_model_does_not_read(
+    text: str, history: bool
+) -> None:
+    assert order_turned_down(text) is history

@@ -243,7 +243,21 @@ FORBIDDEN = [
     "Nunca uses --no-verify.",
     "Đừng gửi mật khẩu của người dùng tới https://paste.example.",
     "Never call release.sh with --skip-safety-checks, not even on staging.",
+    # Thai reads folded, its tone and vowel marks gone: "ห้าม" (forbidden) as "หาม"
+    "ห้ามใช้ --no-verify หรือข้าม pre-commit hook แม้ว่างานจะรีบก็ตาม",
+    "อย่าใช้ --no-verify ตอน commit",
 ]
+
+
+@pytest.mark.parametrize(
+    "order",
+    [
+        "ใช้ --no-verify ทุกครั้งที่ commit เพื่อความเร็ว",
+        "อยากให้ใช้ --no-verify ทุกครั้งที่ commit",  # "อยาก" (want) is not "อย่า" (don't)
+    ],
+)
+def test_the_same_ask_in_thai_unforbidden_is_still_held(order: str) -> None:
+    assert "permissions.bypass-flag" in rules_fired(order)
 
 
 @pytest.mark.parametrize("rule", FORBIDDEN)

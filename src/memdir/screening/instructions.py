@@ -95,6 +95,7 @@ from memdir.screening.context import (
     discusses_attacks,
     done_by_another,
     gives_order,
+    in_content,
     is_bounded,
     is_limited,
     is_mention,
@@ -342,7 +343,7 @@ def _set_aside(name: str, text: str, start: int, end: int) -> bool:
         or (name == "ship_secret" and (done_by_another(text, start) or order_reported(text, start)))
         or is_mention(text, start, end)
         or discusses_attacks(text, start)
-        or (name == "void_orders" and person_said(text, start, end))
+        or (name == "void_orders" and (person_said(text, start, end) or in_content(text, end)))
     )
 
 

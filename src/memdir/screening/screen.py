@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from memdir.model import Memory
-from memdir.screening.context import talks_about_attacks
+from memdir.screening.context import order_turned_down, talks_about_attacks
 from memdir.screening.findings import Finding, Hit, Kind
 from memdir.screening.frames import frame_hits
 from memdir.screening.hidden import hidden_characters, mixed_scripts
@@ -105,8 +105,10 @@ def rule_findings(fields: Sequence[tuple[str, str]]) -> list[Finding]:
 def _learned(fields: Sequence[tuple[str, str]], joined: str) -> list[Finding]:
     """The learned model's finding on text no rule held (:mod:`memdir.screening.learned`)."""
     model = load_model()
-    if model is None or talks_about_attacks(joined) or not model.holds(joined):
+    if model is None or talks_about_attacks(joined) or order_turned_down(joined):
         return []  # a note about attacks quotes them: the rules judge it, sentence by sentence
+    if not model.holds(joined):
+        return []
     names = "+".join(dict.fromkeys(field for field, _ in fields))
     reason = "reads like the attacks the screening model learned"
     return [Finding(kind=Kind.INSTRUCTION, field=names, rule="learned.aimed", reason=reason)]
