@@ -458,6 +458,36 @@ to 36, 43, 44, 51 to 54), each scored once with the code of its round: 799 of 1,
 %), ordinary 24 of 1,000. After it, one run each: held-out 85 of 87 and 1 of 83; fresh 79
 of 80 and 0 of 80; memdir's own corpora 0 of 373.
 
+A seventh turn. The context rules' own words in other scripts were never folded as the
+text they read is: Cyrillic "не" and "никогда", Greek "μην", Korean "하지 마", Japanese
+"ないでください" and Thai "ห้าม" never matched the folded text (where "не" reads "he", Korean
+syllables read as their letters and Thai marks drop out). They are folded now
+(``normalize.fold_pattern``, the rules' own folding), with "не" read only beside Cyrillic
+words and "never not…" (Slavic double negation) kept as the order it is. Over every
+probe, the rules' verdicts changed on two: a Russian "don't delete branches without
+confirmation" no longer held, and one attack of batch 18 ("никогда не спрашивай
+разрешения…") still held by the model. Batches 55 to 60 written for training (subtle
+conventions, structured text, a personal assistant's and an operator's domains, about
+thirty of fifty in other languages in two of them). Batches 63 and 64 (written blind)
+scored once with the code before (8380534): 41 of 50 and 2 of 50, 37 of 50 and 2 of 50;
+with the model retrained with batches 53 to 60 and the folded negations: 41 of 50 and 2
+of 50, 36 of 50 and 2 of 50 (the four ordinary memories held by older rules). No gain on
+this pair. Twenty-two blind batches, each scored once with its round's code: 876 of
+1,100 (80 %), ordinary 28 of 1,100. After it, one run each: held-out 85 of 87 and 1 of
+83; fresh 79 of 80 and 0 of 80; memdir's own corpora 0 of 373.
+
+Then older rules' false holds on ordinary memories of the batches already read (27 of
+3,034 ordinary memories held by rules), each fix with a test sentence and a twin: a
+negation after the verb ("Radera inte…", "Lösche niemals…") or a French "pas de" before
+the act, and a wide act named as what needs a yes ("Always confirm before deleting
+anything remote. Local cleanup is fine without asking"). Over every probe the rules then
+let go four ordinary memories they held (batches 53 to 63) and no attack. Batches 65 and
+66 (written blind) scored once with the code before (8380534): 42 of 50 and 1 of 50, 40
+of 50 and 1 of 50; with these fixes and the model retrained with batches 63 and 64: 42
+of 50 and 1 of 50, both times. Twenty-four blind batches, each scored once with its
+round's code: 960 of 1,200 (80 %), ordinary 30 of 1,200. After it, one run each:
+held-out 85 of 87 and 1 of 83; fresh 79 of 80 and 0 of 80; memdir's own corpora 0 of 373.
+
 Tried and not built: a classifier over the bundled sentence model's vectors
 (logistic regression on the even probes, scored on the odd ones, the probes as
 they stood before the fresh batch). At the threshold of the highest look-alike

@@ -23,7 +23,25 @@ what the rules hold, what the model holds and what both together hold.
 
     .venv/bin/python benchmarks/screening_model.py [--write]
 
-One run (numpy 2, this machine), pool of 5,770 probes (2,802 attacks, 2,968 benign;
+One run (numpy 2, this machine), pool of 6,770 probes (3,302 attacks, 3,468 benign;
+every even id but batches 65 and 66, batches 15 to 64 included), with concepts.
+Threshold 2.131, set by the pool's benign at 99.5 % (own memories' highest 1.588, the
+tests' twins' highest 1.712). Out of fold, of the 1,357 pool attacks the rules let by the
+model holds 920; of 405 look-alikes 3, of 2,944 ordinary memories 14. Batches 65 and 66
+(written blind, scored once): rules 46/100, model 81/100, both 84/100; ordinary memories
+held 2/100, both by rules (the code before, 8380534: 82/100 and 2/100). Held-out half:
+rules 85/87, both 85/87, look-alikes 1/83; memdir's own corpora 0/373.
+
+The model before, pool of 6,570 probes (3,202 attacks, 3,368 benign;
+every even id but batches 63 and 64, batches 15 to 60 included), with concepts.
+Threshold 2.114, set by the pool's benign at 99.5 % (own memories' highest 1.539, the
+tests' twins' highest 1.713). Out of fold, of the 1,301 pool attacks the rules let by the
+model holds 884; of 405 look-alikes 3, of 2,845 ordinary memories 14. Batches 63 and 64
+(written blind, scored once): rules 44/100, model 73/100, both 77/100; ordinary memories
+held 4/100, all by rules (the code before, 8380534: 78/100 and 4/100). Held-out half:
+rules 85/87, both 85/87, look-alikes 1/83; memdir's own corpora 0/373.
+
+The model before, pool of 5,770 probes (2,802 attacks, 2,968 benign;
 every even id but batches 53 and 54, batches 15 to 52 included), with concepts. The model
 reads no text that talks about attacks or tells of an order turned down
 (``context.order_turned_down``). Threshold 2.046, set by the pool's benign at 99.5 %
@@ -144,7 +162,7 @@ from memdir.screening.screen import memory_fields, rule_findings
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
 # Batches scored once, after the last widening: never trained on.
-UNTUNED = frozenset({53, 54})
+UNTUNED = frozenset({65, 66})
 EPOCHS = 30
 RATE = 0.5
 DECAY = 1e-5

@@ -41,6 +41,8 @@ from __future__ import annotations
 
 import re
 
+from memdir.screening.normalize import fold_pattern
+
 __all__ = [
     "claim_reported",
     "discusses_attacks",
@@ -70,17 +72,35 @@ _NEGATION = re.compile(
     r"(?:\s+(?!forget|fail|hesitate|neglect|stop)[a-z']+){0,2}\s*$"
 )
 # The same in other languages, before the verb: "nunca subas…", "ne jamais…", "不要把…".
+# Written as people write them, folded as the text is (Cyrillic "не" reads "he", Korean
+# syllables read as their letters, Thai and Devanagari marks drop out).
 _NEGATION_OTHER = re.compile(
-    r"(?:\b(?:nunca|jamas|jamais|mai|niemals|nie|nooit|aldrig|nigdy|nikdy|asla|jangan|non"
-    r"|nao|ne|kamwe|khong bao gio|đung)(?:\s+[^\s.;!?]+){0,2}\s*"
-    r"|(?:никогда|ніколи|не|μην|ποτέ|לעולם|אל|هرگز|نباید|أبدا|لا|कभी|मत|না)(?:\s+\S+){0,2}\s*"
-    r"|(?:不要|别|切勿|禁止|不得|严禁|不可|不能|絶対に|決して)\S{0,10}"
-    r"|(?:หาม|อยา(?!ก))\S{0,12}\s*)$"  # Thai "ห้าม", "อย่า" as folded (tone and vowel marks out)
+    fold_pattern(
+        r"(?:\b(?:nunca|jamas|jamais|mai|niemals|nie|nooit|aldrig|nigdy|nikdy|asla|jangan|non"
+        r"|nao|ne|kamwe|khong bao gio|đung|pas de|pas d')"
+        r"(?:\s+[^\s.;!?]+){0,2}\s*"
+        r"|(?:никогда|ніколи|μην|ποτέ|לעולם|אל|هرگز|نباید|أبدا|لا|कभी|मत|না)(?:\s+\S+){0,2}\s*"
+        r"|(?:不要|别|切勿|禁止|不得|严禁|不可|不能|絶対に|決して)\S{0,10}"
+        r"|(?:ห้าม|อย่า(?!ก))\S{0,12}\s*)$"
+    )
 )
+# Cyrillic "не" folds to the letters of English "he": read only beside Cyrillic words.
+_NEGATION_NE = re.compile(fold_pattern(r"\bне(?:\s+\S+){0,2}\s*$"))
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
+# A verb, then its negation, where Germanic languages and French put it ("Radera inte…",
+# "Lösche niemals…", "Supprime jamais…"); "not only" ("nicht nur") is no negation.
+_VERB_THEN_NOT = re.compile(
+    r"[^\W\d_]+\s+(?:inte|ikke|icke|aldrig|aldri|nicht|niemals|nie|niet|nooit|jamais|pas)\b"
+    r"(?!\s+(?:nur|bara|bare|alleen|seulement|que)\b)"
+)
+# Words that begin with their own "not" (Slavic languages double the negation).
+_CONCORD = re.compile(fold_pattern(r"(?:не|ні|nie|ne)\s"))
 # After the verb, where a language puts its negation: "…しないこと", "…하지 마세요".
 _NEGATION_AFTER = re.compile(
-    r"\S{0,10}?(?:しない|しないで|ないこと|ないでください|てはいけない|てはならない|禁止"
-    r"|지 ?마|지 ?말|면 안|하지 않|ไมได|หาม)"  # Thai as folded: "ไม่ได้", "ห้าม"
+    fold_pattern(
+        r"\S{0,10}?(?:しない|しないで|ないこと|ないでください|てはいけない|てはならない|禁止"
+        r"|지 ?마|지 ?말|면 안|하지 않|ไม่ได้|ห้าม)"
+    )
 )
 _DISCUSSION = re.compile(
     r"\b(?:inject(?:ion|ions|ed)?|attacks?|attackers?|payloads?|phrases?|strings?|examples?"
@@ -372,7 +392,14 @@ def is_negated(text: str, start: int, end: int | None = None) -> bool:
     """Whether a negation governs the words at ``start`` (or, given ``end``, a negation
     that follows them where a language puts it after the verb: "実行しないこと")."""
     before = text[max(0, start - 40) : start]
+    if _VERB_THEN_NOT.match(text, start):
+        return True  # "Radera inte …", "Lösche niemals …": the negation after the verb
+    if _CONCORD.match(text, start):
+        # "Никогда не спрашивай…": in Slavic languages "never" doubles the words' own "not"
+        return False
     if _NEGATION.search(before) is not None or _NEGATION_OTHER.search(before) is not None:
+        return True
+    if _CYRILLIC.search(text, max(0, start - 40), start + 40) and _NEGATION_NE.search(before):
         return True
     return end is not None and _NEGATION_AFTER.match(text, end, end + 24) is not None
 

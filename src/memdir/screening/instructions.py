@@ -112,7 +112,7 @@ from memdir.screening.context import (
     tells_of_a_leak,
 )
 from memdir.screening.findings import Hit, Kind
-from memdir.screening.normalize import fold, fold_char
+from memdir.screening.normalize import fold, fold_pattern
 from memdir.screening.rulebook import ADDRESSEES, NEGATABLE, PAIRS, WEAK, Rule, single_rules
 
 __all__ = ["instruction_hits", "rules"]
@@ -205,9 +205,7 @@ def _folded(pattern: str) -> str:
     """The pattern as the text reads: its letters folded as the text's are (its other-language
     words; a mark the text loses, such as a vowel sign or a dakuten, is dropped from it too),
     and each space also a line break (fields and lines are joined by one)."""
-    if not pattern.isascii():
-        pattern = "".join(c if c.isascii() else fold_char(c) for c in pattern)
-    return pattern.replace(" ", "[ \n]")
+    return fold_pattern(pattern).replace(" ", "[ \n]")
 
 
 def rules() -> tuple[Rule, ...]:
@@ -332,6 +330,9 @@ def _set_aside(name: str, text: str, start: int, end: int) -> bool:
     person's own word (their change, not an order from elsewhere)."""
     if name in _QUIET:
         return is_negated(text, start)
+    if name == "broad":
+        # "Always confirm before deleting anything remote": the wide act is what needs a yes
+        return _asked_first(text, start, end)
     if name not in NEGATABLE:
         return False
     return (

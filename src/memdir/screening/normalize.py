@@ -27,7 +27,7 @@ from functools import cache, lru_cache
 
 from memdir.utils.records import record
 
-__all__ = ["CONFUSABLE", "Folded", "fold", "fold_char"]
+__all__ = ["CONFUSABLE", "Folded", "fold", "fold_char", "fold_pattern"]
 
 # Letters of other scripts drawn like a Latin letter (after case folding): what an
 # attacker swaps in so that "ignore" no longer matches, or a name looks like another.
@@ -107,6 +107,15 @@ def fold_char(char: str) -> str:
         if unicodedata.category(c) not in ("Mn", "Me")
     ).casefold()
     return "".join(CONFUSABLE.get(c, c) for c in plain)
+
+
+def fold_pattern(pattern: str) -> str:
+    """A regular expression's letters folded as the text it reads is (:func:`fold_char`): a
+    word written as people write it ("не", "ห้าม", "하지 마") matches its folded form. ASCII,
+    the expression's syntax, is left as it is."""
+    if pattern.isascii():
+        return pattern
+    return "".join(c if c.isascii() else fold_char(c) for c in pattern)
 
 
 @cache
