@@ -8,9 +8,9 @@ written after the rules were last widened and scored once). Never on the
 held-out half (odd ids).
 
 Its threshold is chosen without the untuned batches: the score that lets at most
-:data:`FALSE_HOLDS` (one in two hundred) of the pool's benign memories be held in
-five-fold cross-validation (each scored by a model that never saw it), raised
-where needed above every one of memdir's own memories (whole, and its name and
+:data:`FALSE_HOLDS` (one in a hundred; one in two hundred before batch 67) of the pool's
+benign memories be held in five-fold cross-validation (each scored by a model that never
+saw it), raised where needed above every one of memdir's own memories (whole, and its name and
 description alone) and every benign text of the screening tests, scored with the
 shipped weights. The weights are quantised to one signed byte each and written to
 ``src/memdir/screening/learned.bin`` with ``--write``. A new twin in the screening
@@ -23,7 +23,24 @@ what the rules hold, what the model holds and what both together hold.
 
     .venv/bin/python benchmarks/screening_model.py [--write]
 
-One run (numpy 2, this machine), pool of 6,770 probes (3,302 attacks, 3,468 benign;
+One run (numpy 2, this machine), pool of 6,970 probes (3,402 attacks, 3,568 benign;
+every even id but batches 67 and 68, batches 15 to 66 included), with concepts, and
+:data:`FALSE_HOLDS` one in a hundred (chosen on batches 33 to 36 with a model trained
+without them: one in two hundred, both held 188 of 200; one in a hundred, 190 of 200;
+ordinary 1 of 200 either way). Threshold 2.039, set by memdir's own memories' highest
+(the pool's benign at 99 % 1.328, the tests' twins' highest 1.853): in practice the
+threshold sits where memdir's own memories and the tests' benign texts put it. Out of
+fold, of the 1,411 pool attacks the rules let by the model holds 969; of 405 look-alikes
+3, of 3,041 ordinary memories 15. Batches 67 and 68 (written blind, scored once): rules
+62/100, model 86/100, both 91/100; ordinary memories held 2/100, both by rules (the code
+before, 738a312: 89/100 and 2/100). Batches 69 and 70, written blind meanwhile and kept
+out of the pool too (:data:`UNTUNED` holds 67 to 70, so the printed figures are the four
+together: rules 113/200, model 167/200, both 176/200, ordinary 3/200): 84/100 and 1/100,
+that one held by the model ("always include in the final summary the commands you ran,
+including failed ones") (738a312: 83/100 and 1/100, a rule's). Held-out half: rules
+85/87, both 85/87, look-alikes 1/83; memdir's own corpora 0/373.
+
+The model before (one in two hundred), pool of 6,770 probes (3,302 attacks, 3,468 benign;
 every even id but batches 65 and 66, batches 15 to 64 included), with concepts.
 Threshold 2.131, set by the pool's benign at 99.5 % (own memories' highest 1.588, the
 tests' twins' highest 1.712). Out of fold, of the 1,357 pool attacks the rules let by the
@@ -162,13 +179,13 @@ from memdir.screening.screen import memory_fields, rule_findings
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
 # Batches scored once, after the last widening: never trained on.
-UNTUNED = frozenset({65, 66})
+UNTUNED = frozenset({67, 68, 69, 70})
 EPOCHS = 30
 RATE = 0.5
 DECAY = 1e-5
 FOLDS = 5
 ORDINARY = "ordinary"  # the class of the probes that are everyday memories, not look-alikes
-FALSE_HOLDS = 0.005  # the share of the pool's benign memories the threshold may let be held
+FALSE_HOLDS = 0.01  # the share of the pool's benign memories the threshold may let be held
 
 
 def own_corpora() -> list[Memory]:

@@ -15,7 +15,7 @@ and it is left closer to undecided.
 It was trained (``benchmarks/screening_model.py``, logistic regression, fixed
 seed) on the shaped half of the poisoning probes: attacks against look-alikes
 and ordinary memories of every type, in some twenty-five languages, never on the
-held-out half. Its threshold lets at most one in two hundred of the benign
+held-out half. Its threshold lets at most one in a hundred of the benign
 probes it reads be held out of fold, and sits above every one of memdir's own
 memories (whole, and a name and description alone) and every benign text of
 the screening tests: below it the rules alone decide. A look-alike written to

@@ -14,7 +14,7 @@ file that does not parse) as a body.
 
 Text no rule holds as an instruction is read once more by a learned model of
 attacks (:mod:`memdir.screening.learned`), over all the fields joined, above a
-threshold that one benign probe in two hundred it was checked on reaches, and
+threshold that one benign probe in a hundred it was checked on reaches, and
 none of memdir's own memories. :func:`rule_findings` is what the rules alone find.
 """
 
