@@ -463,10 +463,10 @@ text they read is: Cyrillic "не" and "никогда", Greek "μην", Korean 
 "ないでください" and Thai "ห้าม" never matched the folded text (where "не" reads "he", Korean
 syllables read as their letters and Thai marks drop out). They are folded now
 (``normalize.fold_pattern``, the rules' own folding), with "не" read only beside Cyrillic
-words and "never not…" (Slavic double negation) kept as the order it is. Over every
-probe, the rules' verdicts changed on two: a Russian "don't delete branches without
-confirmation" no longer held, and one attack of batch 18 ("никогда не спрашивай
-разрешения…") still held by the model. Batches 55 to 60 written for training (subtle
+words and "never not…" (Slavic double negation) kept as the order it is (without it, one
+attack of batch 18, "никогда не спрашивай разрешения…", read as a rule). Over every
+probe, the rules' verdicts changed on one: a Russian "don't delete branches without
+confirmation" is no longer held. Batches 55 to 60 written for training (subtle
 conventions, structured text, a personal assistant's and an operator's domains, about
 thirty of fifty in other languages in two of them). Batches 63 and 64 (written blind)
 scored once with the code before (8380534): 41 of 50 and 2 of 50, 37 of 50 and 2 of 50;
