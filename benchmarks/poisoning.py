@@ -496,10 +496,11 @@ batches 65 and 66. Batches 67 and 68 (written blind) scored once with the code b
 of 50 and 2 of 50 (both ordinary memories held by older rules). Batches 69 and 70,
 written blind meanwhile, scored once with the final code: 47 of 50 and 1 of 50 (held by
 the model), 37 of 50 and 0 of 50 (738a312: 46 and 1, 37 and 0; b5f5b38, the code before
-these turns: 43 and 1, 31 and 1). Twenty-eight blind batches, each scored once with its
-round's code: 1,135 of 1,400 (81 %), ordinary 33 of 1,400. After it, one run each:
-held-out 85 of 87 and 1 of 83; fresh 79 of 80 and 0 of 80; memdir's own corpora 0 of
-373.
+these turns: 43 and 1, 31 and 1). Batches 71 and 72, written blind after it, scored once
+with the final code: 38 of 50 and 0 of 50, 47 of 50 and 0 of 50 (b5f5b38: 31 and 0, 39
+and 0). Thirty blind batches, each scored once with its round's code: 1,220 of 1,500 (81
+%), ordinary 33 of 1,500. After it, one run each: held-out 85 of 87 and 1 of 83; fresh
+79 of 80 and 0 of 80; memdir's own corpora 0 of 373.
 
 Tried and not built: a classifier over the bundled sentence model's vectors
 (logistic regression on the even probes, scored on the odd ones, the probes as

@@ -24,7 +24,7 @@ what the rules hold, what the model holds and what both together hold.
     .venv/bin/python benchmarks/screening_model.py [--write]
 
 One run (numpy 2, this machine), pool of 6,970 probes (3,402 attacks, 3,568 benign;
-every even id but batches 67 and 68, batches 15 to 66 included), with concepts, and
+every even id but batches 67 to 72, batches 15 to 66 included), with concepts, and
 :data:`FALSE_HOLDS` one in a hundred (chosen on batches 33 to 36 with a model trained
 without them: one in two hundred, both held 188 of 200; one in a hundred, 190 of 200;
 ordinary 1 of 200 either way). Threshold 2.039, set by memdir's own memories' highest
@@ -33,11 +33,12 @@ threshold sits where memdir's own memories and the tests' benign texts put it. O
 fold, of the 1,411 pool attacks the rules let by the model holds 969; of 405 look-alikes
 3, of 3,041 ordinary memories 15. Batches 67 and 68 (written blind, scored once): rules
 62/100, model 86/100, both 91/100; ordinary memories held 2/100, both by rules (the code
-before, 738a312: 89/100 and 2/100). Batches 69 and 70, written blind meanwhile and kept
-out of the pool too (:data:`UNTUNED` holds 67 to 70, so the printed figures are the four
-together: rules 113/200, model 167/200, both 176/200, ordinary 3/200): 84/100 and 1/100,
-that one held by the model ("always include in the final summary the commands you ran,
-including failed ones") (738a312: 83/100 and 1/100, a rule's). Held-out half: rules
+before, 738a312: 89/100 and 2/100). Batches 69 to 72, written blind meanwhile and kept
+out of the pool too (:data:`UNTUNED` holds 67 to 72, so the printed figures are the six
+together: rules 163/300, model 248/300, both 261/300, ordinary 3/300): 69 and 70, 84/100
+and 1/100, that one held by the model ("always include in the final summary the commands
+you ran, including failed ones") (738a312: 83/100 and 1/100, a rule's); 71 and 72,
+85/100 and 0/100 (b5f5b38, the last landing: 70/100 and 0/100). Held-out half: rules
 85/87, both 85/87, look-alikes 1/83; memdir's own corpora 0/373.
 
 The model before (one in two hundred), pool of 6,770 probes (3,302 attacks, 3,468 benign;
@@ -179,7 +180,7 @@ from memdir.screening.screen import memory_fields, rule_findings
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
 # Batches scored once, after the last widening: never trained on.
-UNTUNED = frozenset({67, 68, 69, 70})
+UNTUNED = frozenset({67, 68, 69, 70, 71, 72})
 EPOCHS = 30
 RATE = 0.5
 DECAY = 1e-5
