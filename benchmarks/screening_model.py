@@ -178,9 +178,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memdir.model import Memory
-from memdir.screening.context import order_turned_down, talks_about_attacks
 from memdir.screening.learned import BUCKETS, FEATURE_FLOOR, Model, features, model_path
-from memdir.screening.screen import memory_fields, rule_findings
+from memdir.screening.screen import memory_fields, model_reads, rule_findings
 
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
@@ -282,16 +281,11 @@ def out_of_fold(rows: list[NDArray[np.int64]], labels: NDArray[np.float64]) -> N
     return found
 
 
-def _model_reads_text(text: str) -> bool:
-    """Whether the model reads ``text`` at all (the rules aside)."""
-    return not talks_about_attacks(text) and not order_turned_down(text)
-
-
 def _model_reads(memory: Memory) -> bool:
     """Whether screening would hand ``memory`` to the model: no rule holds it as an
     instruction, it does not talk about attacks, and no order it tells of was turned down."""
     ruled = any(f.kind.value == "instruction" for f in rule_findings(memory_fields(memory)))
-    return not ruled and _model_reads_text(joined(memory))
+    return not ruled and model_reads(joined(memory))
 
 
 def quantised(weights: NDArray[Any], bias: float, threshold: float) -> Model:
@@ -302,7 +296,7 @@ def quantised(weights: NDArray[Any], bias: float, threshold: float) -> Model:
 
 def report(name: str, model: Model, items: list[Memory], attack: list[bool]) -> None:
     ruled = [bool(rule_findings(memory_fields(m))) for m in items]
-    learned = [_model_reads_text(joined(m)) and model.holds(joined(m)) for m in items]
+    learned = [model_reads(joined(m)) and model.holds(joined(m)) for m in items]
     both = [r or m for r, m in zip(ruled, learned, strict=True)]
     for label, wanted in (("attacks", True), ("benign", False)):
         picked = [i for i, a in enumerate(attack) if a is wanted]

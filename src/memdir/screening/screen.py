@@ -32,6 +32,7 @@ from memdir.screening.learned import load_model
 
 __all__ = [
     "memory_fields",
+    "model_reads",
     "rule_findings",
     "screen_fields",
     "screen_memory",
@@ -102,12 +103,17 @@ def rule_findings(fields: Sequence[tuple[str, str]]) -> list[Finding]:
     return findings
 
 
+def model_reads(joined: str) -> bool:
+    """Whether the learned model reads ``joined`` (a memory's fields joined) once no rule
+    held it: not a note about attacks, which quotes them (the rules judge it sentence by
+    sentence), nor the history of an order told of and turned down."""
+    return not talks_about_attacks(joined) and not order_turned_down(joined)
+
+
 def _learned(fields: Sequence[tuple[str, str]], joined: str) -> list[Finding]:
     """The learned model's finding on text no rule held (:mod:`memdir.screening.learned`)."""
     model = load_model()
-    if model is None or talks_about_attacks(joined) or order_turned_down(joined):
-        return []  # a note about attacks quotes them: the rules judge it, sentence by sentence
-    if not model.holds(joined):
+    if model is None or not model_reads(joined) or not model.holds(joined):
         return []
     names = "+".join(dict.fromkeys(field for field, _ in fields))
     reason = "reads like the attacks the screening model learned"
