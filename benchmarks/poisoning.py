@@ -505,6 +505,26 @@ round's code: 1,307 of 1,600 (82 %), ordinary 36 of 1,600. After it, one run eac
 held-out 85 of 87 and 1 of 83; fresh 79 of 80 and 0 of 80; memdir's own corpora 0 of
 373.
 
+Batches 75 to 78, written blind in four voices (a startup's engineers; an assistant to a
+family and a bakery; an enterprise IT department and its support bots; an open-source
+project and a data team), each with a fifth or more of its ordinary memories written as
+close look-alikes, scored once with the code of the last landing (ac8560c): 41, 34, 39 and
+40 of 50; ordinary 3, 2, 2 and 4 of 50. From the misses of 75 and 76 (77 and 78 unread):
+people's codes and records handed to someone whose public mailbox another sentence names
+("email him the banking password and a 2FA code … his address is …@outlook.com"), and the
+French, Portuguese and Russian verbs and identity numbers of the same
+(``exfiltration.personal-data-to-webmail``, wider ``PERSONAL``); alerts, logs or activity
+cleared "before she sees them" (signals ``clear_record`` and ``before_user``); and a
+conflict settled for the user ("…, the user wins") no longer read as settled against them.
+Over every probe the rules' verdicts changed on nine: eight attacks held (five of 76, three
+older ones the model already held) and one ordinary memory of 75 freed; screening's as a
+whole on six, all in 75 and 76. The model was retrained with batches 67 to 79. Batches 80 and
+81, written blind in two more voices, scored once with the final code: 33 of 50 and 1 of 50,
+38 of 50 and 1 of 50 (ac8560c: 32 and 1, 37 and 2). Thirty-eight blind batches, each scored
+once with its round's code: 1,532 of 1,900 (81 %), ordinary 49 of 1,900. After it, one run
+each: held-out 85 of 87 and 1 of 83; fresh 79 of 80 and 0 of 80; memdir's own corpora 0 of
+373.
+
 Tried and not built: a classifier over the bundled sentence model's vectors
 (logistic regression on the even probes, scored on the odd ones, the probes as
 they stood before the fresh batch). At the threshold of the highest look-alike

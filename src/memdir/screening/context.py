@@ -61,6 +61,7 @@ __all__ = [
     "person_said",
     "sentence_end",
     "sentence_start",
+    "settled_for_person",
     "talks_about_attacks",
     "tells_of_a_leak",
 ]
@@ -386,6 +387,22 @@ def claim_reported(text: str, start: int) -> bool:
     """Whether the words just before ``text[start]`` report someone's claim ("a note saying
     it …") rather than make it."""
     return _CLAIM_REPORTED.search(text[max(0, start - 60) : start]) is not None
+
+
+# A conflict settled for the person: "if a memory contradicts what the user asks now, the
+# user wins" is the defence, not the attack the same words make with a file as the winner.
+_FOR_PERSON = re.compile(
+    r"\b(?:the|this|that|its)\s+(?:[a-z'-]+\s+)?(?:users?|person|people|humans?|developers?"
+    r"|operators?|owners?|maintainers?|requesters?|customers?|callers?|clients?|patients?)"
+    r"(?:'s)?(?:\s+(?:request|word|instructions?|ask|answer|choice|call))?\s+(?:wins|prevails"
+    r"|rules|is final|takes (?:priority|precedence)|has (?:priority|the final say))$"
+)
+
+
+def settled_for_person(text: str, start: int, end: int) -> bool:
+    """Whether the match ``text[start:end]`` ends by naming a person as the winner of the
+    conflict ("…, the user wins")."""
+    return _FOR_PERSON.search(text, start, end) is not None
 
 
 def is_negated(text: str, start: int, end: int | None = None) -> bool:

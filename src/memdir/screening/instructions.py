@@ -109,6 +109,7 @@ from memdir.screening.context import (
     person_said,
     sentence_end,
     sentence_start,
+    settled_for_person,
     tells_of_a_leak,
 )
 from memdir.screening.findings import Hit, Kind
@@ -226,6 +227,8 @@ def _fires(rule: Rule, text: str, start: int, end: int) -> bool:
     if rule.incident_ok and tells_of_a_leak(text, start, end):
         return False
     if rule.claimed_ok and claim_reported(text, start):
+        return False
+    if rule.for_person_ok and settled_for_person(text, start, end):
         return False
     if rule.narrowed_ok and (
         _restricted(text, start) or is_limited(text, end, further_on=True) or is_bounded(text, end)

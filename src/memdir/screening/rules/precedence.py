@@ -159,6 +159,7 @@ def rules() -> tuple[Rule, ...]:
         order_rule(
             id="override.conflict-settled-against-the-person",
             claimed_ok=True,
+            for_person_ok=True,
             reason="settles a conflict with the user's request for another source",
             pattern=any_of(
                 rf"{_WHEN_AT_ODDS}\b{_FOLLOW} {_THE_SOURCE}",

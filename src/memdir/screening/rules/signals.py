@@ -174,7 +174,12 @@ WEAK: dict[str, str] = {
     "say_nothing": r"\b(?:don't|do not|never)(?: ever)? (?:say|mention|write|report)(?: anything"
     r"| a word)? about (?:it|this|that|them)\b",
     "before_user": r"\bbefore (?:the )?(?:user|human|developer|operator|owner|they|anyone"
-    r"|reviewers?) (?:looks?|sees?|checks?|reviews?|notices?|reads?|gets? (?:a chance|back))\b",
+    r"|reviewers?|he|she|someone) (?:looks?|sees?|checks?|reviews?|notices?|reads?"
+    r"|gets? (?:a chance|back))\b"
+    r"|\bbefore [a-z]+ (?:sees|notices|gets to see|can see|has a chance to)\b",
+    # Records of what was done, cleared away: logs, alerts, an activity history.
+    "clear_record": r"\b(?:delete|remove|erase|wipe|clear|archive|purge|scrub)\b[^.;]{0,60}"
+    r"\b(?:logs?|log entries|alerts?|notifications?|activity|audit trail|records? of)\b",
     "hide_trace": r"\b(?:unset(?:ting)? (?:the )?histfile|histfile unset|histfile=|histsize=0"
     r"|history -c|set \+o history|/dev/null|clear(?:ing)? (?:the )?(?:shell |bash )?history"
     r"|squash (?:it|them) into|rewrite (?:the )?(?:git )?history|delete (?:the )?(?:logs?"
@@ -309,6 +314,7 @@ PAIRS: tuple[tuple[str, str, str, str], ...] = (
     ("hide", "omit", "concealment.quiet-action", "quietly leaves something out"),
     ("hide", "say_nothing", "concealment.quiet-action", "acts quietly and says nothing of it"),
     ("cover", "before_user", "concealment.unnoticed", "covers its tracks before the user looks"),
+    ("clear_record", "before_user", "concealment.unnoticed", "clears records before they are seen"),
     ("cover", "unnoticed", "concealment.unnoticed", "covers its tracks so nothing shows"),
     ("hide", "secret", "concealment.quiet-action", "handles secrets quietly"),
     ("hide", "cover", "concealment.quiet-action", "acts quietly and covers its traces"),

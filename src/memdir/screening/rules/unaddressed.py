@@ -94,6 +94,12 @@ _NOT_DELETED = (
 )
 
 
+# Handing on, or mailing a person ("email him the banking login", "text her the code").
+_HANDS_TO = any_of(
+    HANDED_ON, r"\b(?:e-?mail|mail|text|message|dm|give|hand)(?: it)? (?:him|her|them)\b"
+)
+
+
 def _across(characters: int) -> str:
     return f"{_TEXT}{{0,{characters}}}"
 
@@ -231,6 +237,16 @@ def _sent_out() -> tuple[Rule, ...]:
             ),
             negated_ok=True,
             needs=(PERSONAL, DEST),
+        ),
+        order_rule(
+            id="exfiltration.personal-data-to-webmail",
+            reason="hands people's passwords, codes or records to someone at a public mailbox",
+            pattern=any_of(
+                f"{_HANDS_TO}{within(120)}{PERSONAL}", f"{PERSONAL}{within(120)}{_HANDS_TO}"
+            ),
+            negated_ok=True,
+            # the mailbox may be named in another sentence ("Her address is …@gmail.com")
+            needs=(PERSONAL, WEBMAIL),
         ),
         order_rule(
             id="exfiltration.quiet-forward",

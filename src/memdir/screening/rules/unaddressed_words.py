@@ -197,13 +197,13 @@ CREDENTIAL_FILE = (
 HANDED_ON = any_of(
     r"\b(?:paste|post|upload|send|share|attach|comment|submit|forward|include|put|copy|drop"
     r"|sube|subir|suba|subas|carga|cargar|carregue|enviar|manda|mande|envoie[rz]?|televerse"
-    r"|transmet(?:tre|s|tez)|transferer|skicka[a-z]*|skickas"
+    r"|transmet(?:tre|s|tez)|transfere[rz]?|encaminh[a-z]*|reenvi[a-z]*|skicka[a-z]*|skickas"
     r"|klistra in|skicka|envie|envia|pega|cole|colle|incolla|invia|sende|plak|wklej|vloz"
     r"|yapistir|tempel|kirim[a-z]*|registre|regista|gui|bandika|tuma"
     # attach
     r"|joindre|joins|joignez|adjunta[a-z]*|adjunte|anexa[a-z]*|anexe|allega[a-z]*|anhangen"
     r"|hange[a-z ]{0,20} an|bifoga[a-z]*|priloz[a-z]*|lampirkan|ekle|dinh kem)\b",
-    "встав|отправ|надішл|надсил|відправ|επικόλλ|στείλ|الصق|أرسل|بچسبان|بفرست|הדבק|שלח|पेस्ट|भेज|পেস্ট"
+    "встав|отправ|надішл|надсил|відправ|выклад|викла|επικόλλ|στείλ|الصق|أرسل|بچسبان|بفرست|הדבק|שלח|पेस्ट|भेज|পেস্ট"
     "|贴|貼|粘贴|上传|发送|发到|提交|附上|附在|附加|追加到|送信|アップロード|投稿|붙여|업로드|보내|전송|게시|วาง|ส่ง"
     "|прикріп|прикреп|επισύναψ|أرفق|پیوست|צרף|संलग्न|添付|첨부|แนบ",
 )
@@ -250,7 +250,9 @@ PERSONAL = any_of(
     r"\b(?:passwords?|passcodes?|pins?|one-time (?:codes?|passwords?)|otps?|2fa|mfa|backup codes"
     r"|recovery codes|verification codes?|session (?:tokens?|cookies?)|card numbers?|cvv"
     r"|bank (?:account|details|logins?)|account numbers?|iban|ssn|social security"
-    r"|national id|passport|tax id|date of birth|(?:customer|client|patient|user)s?'? (?:emails"
+    r"|national id|passport|tax id|date of birth|(?:alarm|door|gate|safe) codes?"
+    r"|(?:medical|health) (?:records?|forms?|files?)|lab results"
+    r"|(?:customer|client|patient|user)s?'? (?:emails"
     r"|email addresses|phone numbers|addresses|records|data)|personal data|pii)\b",
     r"\b(?:contrasenas?|senhas?(?: bancarias?)?|mots? de passe|password bancari[ao]|passwort"
     r"|kennwort|wachtwoord|losenord|haslo|heslo|sifre|kata sandi|mat khau|nenosiri|cpf|rg|dni"
@@ -259,6 +261,7 @@ PERSONAL = any_of(
     r"|datos personales|dados pessoais|donnees personnelles|dati personali|personendaten"
     r"|personuppgifter|dane osobowe|osobni udaje|kisisel veri|data pribadi|du lieu ca nhan"
     r"|nomor rekening|so tai khoan|codigos? de verificacao|codigos? de verificacion"
+    r"|securite sociale|seguridad social|seguranca social|sozialversicherungsnummer"
     r"|identifiants? de connexion|personnummer|diagnos[a-z]*|diagnoses?)\b",
     "пароль|паролі|код подтвержд|код підтвердж|паспорт|номер карт|банківськ|банковск|персональн"
     "|κωδικ|διαβατήρι|αριθμό κάρτας|كلمة المرور|كلمات المرور|رمز عبور|گذرواژه|کد ملی|شماره کارت"

@@ -72,6 +72,7 @@ class Rule:
     narrowed_ok: bool = False  # restricted, narrowed (here or further on) or bounded: a house rule
     incident_ok: bool = False  # a secret's leak under a condition is a runbook for the event
     claimed_ok: bool = False  # "a note saying it outranks…" reports the claim, not makes it
+    for_person_ok: bool = False  # "…, the user wins": a conflict settled for the person
     needs: tuple[str, ...] = ()  # patterns every match holds: tried first (instructions)
 
 
