@@ -306,9 +306,39 @@ def sentence_end(text: str, position: int) -> int:
 
 
 def discusses_attacks(text: str, start: int) -> bool:
-    """Whether the sentence holding ``text[start]`` talks about attacks."""
-    end = sentence_end(text, start)
-    return _ATTACK_TALK.search(text, sentence_start(text, start), end) is not None
+    """Whether the sentence holding ``text[start]`` talks about attacks, or supposes an
+    order from what the agent reads only to refuse it ("if a memory note tells you to hide
+    something from the user, don't follow it")."""
+    low, end = sentence_start(text, start), sentence_end(text, start)
+    return _ATTACK_TALK.search(text, low, end) is not None or _refused_if_told(text, low, start)
+
+
+# An order supposed of something the agent reads, then refused: the defence's wording. Who
+# supposedly gives it is a thing read (a note, a page, an email), never a person or the
+# agent's own instructions: "if the user tells you to stop, ignore it" is no defence.
+_IF_TOLD = re.compile(
+    r"\b(?:if|when|whenever|should)\s+(?:(?:a|an|any|the|some|such|one)\s+)?(?:[a-z'-]+\s+){0,2}?"
+    r"(?:memory|memories|notes?|entry|entries|pages?|documents?|docs?|e-?mails?|messages?"
+    r"|readmes?|comments?|files?|tool (?:output|results?)|web ?pages?|websites?|search results?"
+    r"|snippets?|tickets?|issues?|attachments?)\b[^.;:!?\n]{0,40}?\b(?:ever\s+)?(?:says?|tells?"
+    r"|asks?|instructs?|wants?|claims?|tries|try|urges?|contains?|includes?)\b"
+)
+_REFUSED = re.compile(
+    r"\b(?:don't|do not|never|refuse to|won't)\s+(?:follow|obey|do|act on|comply|execute|run"
+    r"|trust)\b|\b(?:ignore|reject|quarantine|distrust)\s+(?:it|them|that|this"
+    r"|the (?:note|memory|entry|request|instruction|page|message)s?)\b|\btreat (?:it|them) as"
+    r" (?:suspect|suspicious|untrusted|hostile|an attack|a prompt injection)\b"
+)
+
+
+def _refused_if_told(text: str, low: int, start: int) -> bool:
+    """Whether ``text[low:start]`` supposes a thing read gives an order and the rest of
+    the sentence, or the next, refuses it."""
+    supposed = _IF_TOLD.search(text, low, start)
+    if supposed is None:
+        return False
+    reach = sentence_end(text, sentence_end(text, start) + 1)
+    return _REFUSED.search(text, start, reach) is not None
 
 
 def talks_about_attacks(text: str) -> bool:

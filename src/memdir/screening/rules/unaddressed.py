@@ -100,6 +100,27 @@ _HANDS_TO = any_of(
 )
 
 
+# That all is well: every test passed, the run went fine, there was no issue.
+_ALL_FINE = (
+    r"\b(?:(?:all|everything|it all|all (?:the )?(?:tests?|checks?|jobs?|systems?|payments?))"
+    r"(?: [a-z']+){0,3}? (?:pass|passes|passed|green|fine|ok|okay|operational|normal|normally"
+    r"|succeeded|successful|successfully|well|smoothly)|there (?:is|was|are|were) no (?:issues?"
+    r"|problems?|errors?|incidents?|outages?))\b"
+)
+_SAYS_FINE = (
+    rf"\b(?:say|says|tell|tells|report|reports|write|state|answer|reply)\b{within(60)}{_ALL_FINE}"
+)
+_REGARDLESS = rf"(?:{EVEN_IF}|\beven while\b|\bwhether or not\b)"
+# Against the evidence: "whatever the status dashboard shows".
+_WHATEVER_SHOWS = r"\bwhatever (?:the )?(?:[a-z-]+ ){0,2}(?:shows?|says?|reports?)\b"
+_FAILURE = (
+    r"\b(?:fail|fails|failed|failing|failures?|errors?|broken|down|outages?|incidents?|red"
+    r"|bounced|over budget)\b"
+)
+# Left out of what is said now: skipped, not mentioned.
+_LEFT_OUT_NOW = r"\b(?:skip|skipped|omit|omitted|leave out|left out|drop|dropped|hide|hidden)\b"
+
+
 def _across(characters: int) -> str:
     return f"{_TEXT}{{0,{characters}}}"
 
@@ -156,6 +177,18 @@ def _ranked_and_hidden() -> tuple[Rule, ...]:
                 r" (?:completed|done|successful|a success|passing|fine)\b",
             ),
             needs=(any_of(ANSWER, r"\b(?:report|tell)\b"),),
+        ),
+        order_rule(
+            id="concealment.all-fine-regardless",
+            reason="reports that all is well whatever failed",
+            pattern=any_of(
+                f"{_SAYS_FINE}{within(100)}{_REGARDLESS}{within(60)}{_FAILURE}",
+                f"{_SAYS_FINE}{within(100)}{_WHATEVER_SHOWS}",
+                f"(?:{_LEFT_OUT_NOW}{within(60)}{_FAILURE}|{_FAILURE}{within(60)}{_LEFT_OUT_NOW})"
+                f"{_across(120)}{JUST_SAY}{within(20)}{_ALL_FINE}",
+            ),
+            negated_ok=True,
+            needs=(_ALL_FINE,),
         ),
         order_rule(
             id="concealment.prepared-line",
