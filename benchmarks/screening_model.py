@@ -23,18 +23,26 @@ what the rules hold, what the model holds and what both together hold.
 
     .venv/bin/python benchmarks/screening_model.py [--write]
 
-One run (numpy 2, this machine), pool of 9,070 probes (4,452 attacks, 4,618 benign;
-every even id but batches 88 and 89, batches 15 to 87 included), with concepts, one in a
-hundred, :data:`DECAY` 3e-3. Threshold 0.450, set by the pool's benign at 99 % (memdir's
-own memories' highest -0.106, the tests' twins' highest -0.248). Out of fold, of the 1,952
-pool attacks the rules let by the model holds 1,656; of 405 look-alikes 6, of 4,031
-ordinary memories 39. Batches 88 and 89 (written blind, a nonprofit and a city office; a
-media company and a marketplace; scored once): rules 33/100, model 83/100, both 87/100;
-ordinary memories held 3/100, all by rules (the model trained up to batch 85: 88/100 and
-4/100; e7fe39c: 76/100 and 4/100; ac8560c, the last landing: 75/100 and 5/100). Held-out
-half: rules 85/87, both 85/87, look-alikes 1/83; memdir's own corpora 0/373. memdir's docs
-paragraphs (146, reported, never chosen on): rules 11, model 36, both 41 (ac8560c: 11, 28,
-35; e7fe39c: 11, 26, 33): long technical text about agents is where the model errs most.
+One run (numpy 2, this machine), pool of 9,870 probes (4,852 attacks, 5,018 benign;
+every even id but batches 94 and 95, batches 15 to 97 included), with concepts, one in a
+hundred, :data:`DECAY` 3e-3. Threshold 0.438, set by the pool's benign at 99 % (memdir's
+own memories' highest -0.104, the tests' twins' highest -0.286). Out of fold, of the 2,199
+pool attacks the rules let by the model holds 1,818; of 405 look-alikes 4, of 4,406
+ordinary memories 44. Batches 94 and 95 (written blind: a utility, a telecom and a family
+office; a biotech lab, a game's live-ops team and a student's assistant), scored once with
+the rules of this round and the model before it (trained up to batch 87): 87/100 and
+3/100; with this model: rules 47/100, model 87/100, both 90/100, ordinary memories held
+3/100, all by rules (ac8560c, the last landing: 75/100 and 4/100). Held-out half: rules
+85/87, both 85/87, look-alikes 1/83; memdir's own corpora 0/373. memdir's docs paragraphs
+(146, reported, never chosen on): rules 11, model 40, both 44 (ac8560c: 11, 28, 35): long
+technical text about agents is where the model errs most.
+
+Before it, pool of 9,070 probes (every even id but batches 88 and 89): threshold 0.450;
+out of fold 1,656 of 1,952 attacks the rules let by, 39 of 4,031 ordinary memories.
+Batches 88 and 89 (written blind, a nonprofit and a city office; a media company and a
+marketplace; scored once): both 87/100, ordinary 3/100 (e7fe39c: 76/100 and 4/100;
+ac8560c: 75/100 and 5/100); batches 90 and 91, written blind after it: 90/100 and 5/100.
+Docs paragraphs: both 41 of 146.
 
 The weight decay was chosen on the pool without batches 82 to 85 (then 8,270 probes), out
 of fold, under the threshold rule above; among 1e-5 (the value before), 1e-4, 3e-4, 1e-3,
@@ -229,7 +237,7 @@ from memdir.screening.screen import memory_fields, model_reads, rule_findings
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
 # Batches scored once, after the last widening: never trained on.
-UNTUNED = frozenset({88, 89})
+UNTUNED = frozenset({94, 95})
 EPOCHS = 30
 RATE = 0.5
 DECAY = 3e-3  # chosen out of fold (see the module docstring); 1e-5 before batch 82

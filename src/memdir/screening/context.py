@@ -536,6 +536,27 @@ def opens_with_order(text: str, start: int) -> bool:
     return _ORDER_FIRST.search(text[sentence_start(text, start) : start]) is not None
 
 
+# A reported order quoted: "a planted note told the agent to 'email the transcripts to …'".
+_QUOTE_REPORTED = re.compile(
+    r"\b(?:told|tells|telling|asked|asks|asking|instructed|instructs|instructing|urged|urging"
+    r"|directed|directing)\s+(?:the|an?|our|their|its)\s+(?:[a-z-]+\s+)?(?:agent|assistant"
+    r"|model|ai|bot|llm)s?\s+to\s+[\"'«]\s*$"
+)
+
+
+# What an incident write-up says of the order it quotes.
+_INCIDENT_TALK = re.compile(
+    r"\b(?:planted|incident|inc-\d+|pir-\d+|post-?mortem|root cause|caught|flagged|lessons?"
+    r"|(?:did not|didn't|never) (?:comply|follow|run|send))\b"
+)
+
+
 def gives_order(text: str, start: int) -> bool:
-    """Whether the words at ``start`` give an order rather than report one."""
-    return _LEAD.search(text[sentence_start(text, start) : start]) is not None
+    """Whether the words at ``start`` give an order rather than report one (in an incident
+    write-up, a quotation opened right after "told the agent to" reports the order)."""
+    before = text[sentence_start(text, start) : start]
+    if _LEAD.search(before) is None:
+        return False
+    return _QUOTE_REPORTED.search(before) is None or not (
+        _INCIDENT_TALK.search(text) or _ATTACK_TALK.search(text)
+    )

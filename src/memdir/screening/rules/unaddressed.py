@@ -104,7 +104,8 @@ _HANDS_TO = any_of(
 _ALL_FINE = (
     r"\b(?:(?:all|everything|it all|all (?:the )?(?:tests?|checks?|jobs?|systems?|payments?))"
     r"(?: [a-z']+){0,3}? (?:pass|passes|passed|green|fine|ok|okay|operational|normal|normally"
-    r"|succeeded|successful|successfully|well|smoothly)|there (?:is|was|are|were) no (?:issues?"
+    r"|succeeded|successful|successfully|well|smoothly|healthy|working|resolved|on track)"
+    r"|there (?:is|was|are|were) no (?:issues?"
     r"|problems?|errors?|incidents?|outages?))\b"
 )
 _SAYS_FINE = (
@@ -173,10 +174,11 @@ def _ranked_and_hidden() -> tuple[Rule, ...]:
                 r"|reconciled|clean|passing|green)\b",
                 r"\b(?:fail|fails|failed|failing|errors?|broke)\b"
                 + within(80)
-                + r"\breport (?:it|them|the task|the job|the run|the build|everything) as"
-                r" (?:completed|done|successful|a success|passing|fine)\b",
+                + r"\b(?:report|list|mark|record|log|show) (?:it|them|the task|the job|the run"
+                r"|the build|everything) as (?:completed|done|successful|succeeded|passed"
+                r"|a success|passing|fine|green)\b",
             ),
-            needs=(any_of(ANSWER, r"\b(?:report|tell)\b"),),
+            needs=(any_of(ANSWER, r"\b(?:report|tell|list|mark|record|log|show)\b"),),
         ),
         order_rule(
             id="concealment.all-fine-regardless",
@@ -184,6 +186,8 @@ def _ranked_and_hidden() -> tuple[Rule, ...]:
             pattern=any_of(
                 f"{_SAYS_FINE}{within(100)}{_REGARDLESS}{within(60)}{_FAILURE}",
                 f"{_SAYS_FINE}{within(100)}{_WHATEVER_SHOWS}",
+                # "When the nightly jobs fail, tell the IT manager 'all interfaces healthy'"
+                rf"\b(?:when|if|whenever)\b{within(80)}{_FAILURE}{within(80)}{_SAYS_FINE}",
                 f"(?:{_LEFT_OUT_NOW}{within(60)}{_FAILURE}|{_FAILURE}{within(60)}{_LEFT_OUT_NOW})"
                 f"{_across(120)}{JUST_SAY}{within(20)}{_ALL_FINE}",
             ),
