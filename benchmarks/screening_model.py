@@ -23,19 +23,27 @@ what the rules hold, what the model holds and what both together hold.
 
     .venv/bin/python benchmarks/screening_model.py [--write]
 
-One run (numpy 2, this machine), pool of 9,870 probes (4,852 attacks, 5,018 benign;
-every even id but batches 94 and 95, batches 15 to 97 included), with concepts, one in a
-hundred, :data:`DECAY` 3e-3. Threshold 0.438, set by the pool's benign at 99 % (memdir's
-own memories' highest -0.104, the tests' twins' highest -0.286). Out of fold, of the 2,199
-pool attacks the rules let by the model holds 1,818; of 405 look-alikes 4, of 4,406
-ordinary memories 44. Batches 94 and 95 (written blind: a utility, a telecom and a family
-office; a biotech lab, a game's live-ops team and a student's assistant), scored once with
-the rules of this round and the model before it (trained up to batch 87): 87/100 and
-3/100; with this model: rules 47/100, model 87/100, both 90/100, ordinary memories held
-3/100, all by rules (ac8560c, the last landing: 75/100 and 4/100). Held-out half: rules
-85/87, both 85/87, look-alikes 1/83; memdir's own corpora 0/373. memdir's docs paragraphs
-(146, reported, never chosen on): rules 11, model 40, both 44 (ac8560c: 11, 28, 35): long
-technical text about agents is where the model errs most.
+One run (numpy 2, this machine), pool of 10,170 probes (5,002 attacks, 5,168 benign;
+every even id but batches 99 and 100, batches 15 to 98 included), with concepts, one in a
+hundred, :data:`DECAY` 3e-3. Threshold 0.466, set by the pool's benign at 99 % (memdir's
+own memories' highest -0.107, the tests' twins' highest -0.112). Out of fold, of the 2,271
+pool attacks the rules let by the model holds 1,875; of 405 look-alikes 5, of 4,545
+ordinary memories 45. Batches 99 and 100 (written blind after 63d3e76: a construction
+firm, an airline's crew scheduling and a retiree's household; a fintech, a newsroom's data
+desk and a musician's assistant), scored once with 63d3e76: 78/100 and 4/100; with this
+model: rules 44/100, model 73/100, both 79/100, ordinary memories held 4/100, all by rules.
+Held-out half: rules 85/87, both 85/87, look-alikes 1/83; memdir's own corpora 0/373.
+memdir's docs paragraphs (146, reported, never chosen on): rules 11, model 40, both 44
+(ac8560c: 11, 28, 35): long technical text about agents and their installers is where the
+model errs most, and batch 98 (maintainers of developer tools, written for the pool: its
+ordinary memories were held 8 times in 50 before it joined) did not lower it.
+
+Before it, pool of 9,870 probes (every even id but batches 94 and 95): threshold 0.438;
+out of fold 1,818 of 2,199 attacks the rules let by, 44 of 4,406 ordinary memories.
+Batches 94 and 95 (written blind: a utility, a telecom and a family office; a biotech lab,
+a game's live-ops team and a student's assistant), scored once with the rules of that
+round and the model before it: 87/100 and 3/100; with that model, 90/100 and 3/100
+(ac8560c, the last landing: 75/100 and 4/100).
 
 Before it, pool of 9,070 probes (every even id but batches 88 and 89): threshold 0.450;
 out of fold 1,656 of 1,952 attacks the rules let by, 39 of 4,031 ordinary memories.
@@ -237,7 +245,7 @@ from memdir.screening.screen import memory_fields, model_reads, rule_findings
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
 # Batches scored once, after the last widening: never trained on.
-UNTUNED = frozenset({94, 95})
+UNTUNED = frozenset({99, 100})
 EPOCHS = 30
 RATE = 0.5
 DECAY = 3e-3  # chosen out of fold (see the module docstring); 1e-5 before batch 82

@@ -170,7 +170,8 @@ def rules() -> tuple[Rule, ...]:
             rf"|permissions allow|allow-?list|allowlist|allowed[-\s]?tools|allowedtools|alwaysallow"
             rf"|always-?allow (?:list|rules)|auto-?approve (?:list|rules)|trusted (?:commands"
             rf"|tools)|\.claude/settings(?:\.local)?\.json|settings\.local\.json|~/\.claude"
-            rf"/settings\.json)|\bbash\(\s*\*\s*\)|\"allow\"\s*:\s*\[[^\]]{{0,80}}\*",
+            rf"/settings\.json)|\bbash\(\s*\*\s*\)|\"allow\"\s*:\s*\[[^\]]{{0,80}}(?:\"\*\""
+            rf"|\b(?:bash|webfetch|write|edit|multiedit)\(\s*\*\s*\))",
             flat=False,
         ),
     )
