@@ -516,11 +516,12 @@ def is_reported(text: str, start: int) -> bool:
 
 # The act as what a reported order asked of an agent: "hidden text telling the research
 # agent to email our API keys…" describes the attack; it does not make it.
-_ORDER_REPORTED = re.compile(
+_ORDERED_TO = (
     r"\b(?:told|tells|telling|asked|asks|asking|instructed|instructs|instructing|urged|urging"
     r"|directed|directing)\s+(?:the|an?|our|their|its)\s+(?:[a-z-]+\s+)?(?:agent|assistant"
-    r"|model|ai|bot|llm)s?\s+to\s+$"
+    r"|model|ai|bot|llm)s?\s+to\s+"
 )
+_ORDER_REPORTED = re.compile(_ORDERED_TO + "$")
 
 
 def order_reported(text: str, start: int) -> bool:
@@ -537,11 +538,7 @@ def opens_with_order(text: str, start: int) -> bool:
 
 
 # A reported order quoted: "a planted note told the agent to 'email the transcripts to …'".
-_QUOTE_REPORTED = re.compile(
-    r"\b(?:told|tells|telling|asked|asks|asking|instructed|instructs|instructing|urged|urging"
-    r"|directed|directing)\s+(?:the|an?|our|their|its)\s+(?:[a-z-]+\s+)?(?:agent|assistant"
-    r"|model|ai|bot|llm)s?\s+to\s+[\"'«]\s*$"
-)
+_QUOTE_REPORTED = re.compile(_ORDERED_TO + r"[\"'«]\s*$")
 
 
 # What an incident write-up says of the order it quotes.
