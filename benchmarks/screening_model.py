@@ -245,7 +245,7 @@ from memdir.screening.screen import memory_fields, model_reads, rule_findings
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
 # Batches scored once, after the last widening: never trained on.
-UNTUNED = frozenset({99, 100})
+UNTUNED = frozenset({113, 114, 115, 116})
 EPOCHS = 30
 RATE = 0.5
 DECAY = 3e-3  # chosen out of fold (see the module docstring); 1e-5 before batch 82

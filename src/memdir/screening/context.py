@@ -53,12 +53,15 @@ __all__ = [
     "is_mention",
     "is_narrated",
     "is_negated",
+    "is_participle",
     "is_reported",
     "names_a_thing",
+    "names_with_verb",
     "opens_with_order",
     "order_reported",
     "person_acts",
     "person_said",
+    "reported_in_incident",
     "sentence_end",
     "sentence_start",
     "settled_for_person",
@@ -69,8 +72,8 @@ __all__ = [
 _SENTENCE_END = re.compile(r"[.!?;](?:\s|$)|\n")
 _SENTENCE_MOST = 600  # characters a sentence is read over, either side of a hit
 _NEGATION = re.compile(
-    r"\b(?:never|don't|dont|do not|must not|mustn't|should not|shouldn't|not|avoid|no)"
-    r"(?:\s+(?!forget|fail|hesitate|neglect|stop)[a-z']+){0,2}\s*$"
+    r"\b(?:never|don't|dont|do not|must not|mustn't|should not|shouldn't|not|avoid|no"
+    r"|instead of)(?:\s+(?!forget|fail|hesitate|neglect|stop)[a-z']+){0,2}\s*$"
 )
 # The same in other languages, before the verb: "nunca subas…", "ne jamais…", "不要把…".
 # Written as people write them, folded as the text is (Cyrillic "не" reads "he", Korean
@@ -108,11 +111,12 @@ _DISCUSSION = re.compile(
     r"|e\.g|such as|like|patterns?|regex|detect(?:s|ed|ion)?|filters?|flag(?:s|ged)?"
     r"|block(?:s|ed)?|tests?|jailbreaks?|malicious|adversarial|red-?team(?:ing)?|classifier"
     r"|quoted?|spam|phishing|poison(?:ing|ed)?|scanner|screen(?:ing|s)?|warns?|warning"
-    r"|known|classic|typical|common|tries|try|said|says|feeds?|sends?)\b"
+    r"|known|classic|typical|common|tries|try|tried|said|says|feeds?|sends?)\b"
 )
 _ATTACK_TALK = re.compile(
     r"\b(?:attacks?|attackers?|poison(?:ed|ing|s)?|inject(?:ion|ions|ed)|malicious|phishing"
-    r"|exploits?|red-?team(?:ing)?|jailbreaks?|adversarial)\b"
+    r"|exploits?|red-?team(?:ing)?|jailbreaks?|adversarial"
+    r"|plant(?:ed|ing|s)?\s+(?:an?\s+|the\s+|hidden\s+)*(?:instructions?|orders?|prompts?))\b"
 )
 _QUOTED = re.compile(r"\"[^\"\n]{1,240}\"|'[^'\n]{1,240}'(?![a-z])|«[^»\n]{1,240}»")
 # What may stand before a verb that gives the order itself, within its clause.
@@ -135,7 +139,9 @@ _REPORTED = re.compile(
     r"\b(?:told|tells|telling|asked|asks|asking|instructed|instructs|instructing|tricked|tricks"
     r"|tricking|convinced|convinces|convincing|urged|urges|urging|directed|directs|directing"
     r"|lured|lures|luring|talked|talks|talking|persuaded|persuades|persuading|coaxed|coaxes"
-    r"|manipulated|manipulates|manipulating|fooled|fools)\s+(?:(?:the|an?|any|all|every|our"
+    r"|manipulated|manipulates|manipulating|fooled|fools"
+    r"|(?:tried|tries|trying|attempted|attempts|attempting)\s+to\s+(?:get|make|trick|convince"
+    r"|persuade|lure|coax))\s+(?:(?:the|an?|any|all|every|our"
     r"|their|its|some|other)\s+)?(?:[a-z-]+\s+)?$"
 )
 
@@ -285,15 +291,17 @@ _SPOKEN_TO = re.compile(
 
 
 def is_mention(text: str, start: int, end: int) -> bool:
-    """Whether ``text[start:end]`` is quoted, in a text that discusses such things (a
-    quotation spoken to the agent is an order, unless the text talks about attacks)."""
+    """Whether ``text[start:end]`` is quoted, in a text that discusses such things or tells
+    of an attack or an incident (a quotation spoken to the agent is an order, unless the
+    text around it does the latter)."""
     low, high = max(0, start - 240), min(len(text), end + 240)
     for quote in _QUOTED.finditer(text, low, high):
         if quote.start() <= start and end <= quote.end():
             outside = text[low : quote.start()] + " " + text[quote.end() : high]
-            if _SPOKEN_TO.match(quote.group()) and not _ATTACK_TALK.search(outside):
+            told_of = _ATTACK_TALK.search(outside) or _INCIDENT_TALK.search(outside)
+            if _SPOKEN_TO.match(quote.group()) and not told_of:
                 return False
-            return _DISCUSSION.search(outside) is not None
+            return bool(told_of) or _DISCUSSION.search(outside) is not None
     return False
 
 
@@ -310,18 +318,43 @@ def discusses_attacks(text: str, start: int) -> bool:
     order from what the agent reads only to refuse it ("if a memory note tells you to hide
     something from the user, don't follow it")."""
     low, end = sentence_start(text, start), sentence_end(text, start)
-    return _ATTACK_TALK.search(text, low, end) is not None or _refused_if_told(text, low, start)
+    return (
+        _ATTACK_TALK.search(text, low, end) is not None
+        or _DEFENCE_TALK.search(text, low, end) is not None
+        or _refused_if_told(text, low, start)
+        or _REFUSED_KIND.search(text, low, start) is not None
+    )
+
+
+# A sentence of the defence against injected text: what the agent reads is data, not orders.
+# Read in its own sentence only (not in the whole text, which decides whether the model reads).
+_DEFENCE_TALK = re.compile(
+    r"\buntrusted\s+(?:input|content|text|data|sources?)\b"
+    r"|\b(?:data|content|text|information|input)\s*,?\s+(?:and\s+)?not\s+(?:an?\s+)?"
+    r"(?:instructions?|commands?|orders?)\b"
+)
 
 
 # An order supposed of something the agent reads, then refused: the defence's wording. Who
 # supposedly gives it is a thing read (a note, a page, an email), never a person or the
 # agent's own instructions: "if the user tells you to stop, ignore it" is no defence.
 _IF_TOLD = re.compile(
-    r"\b(?:if|when|whenever|should)\s+(?:(?:a|an|any|the|some|such|one)\s+)?(?:[a-z'-]+\s+){0,2}?"
+    r"\b(?:if|when|whenever|should)\s+(?:you\s+(?:find|see|spot|read|notice|meet|come\s+across)"
+    r"\s+)?(?:(?:one|any of (?:them|these|those))\s+|(?:(?:a|an|any|the"
+    r"|some|such|one)\s+)?(?:[a-z'-]+\s+){0,2}?"
     r"(?:memory|memories|notes?|entry|entries|pages?|documents?|docs?|e-?mails?|messages?"
     r"|readmes?|comments?|files?|tool (?:output|results?)|web ?pages?|websites?|search results?"
-    r"|snippets?|tickets?|issues?|attachments?)\b[^.;:!?\n]{0,40}?\b(?:ever\s+)?(?:says?|tells?"
-    r"|asks?|instructs?|wants?|claims?|tries|try|urges?|contains?|includes?)\b"
+    r"|snippets?|tickets?|issues?|attachments?)\b)[^.;:!?\n]{0,40}?\b(?:ever\s+)?(?:says?|tells?"
+    r"|asks?|instructs?|wants?|claims?|tries|try|urges?|contains?|includes?|telling|asking"
+    r"|saying|instructing|urging|claiming)\b"
+)
+# The same refusal with the kind of text named first: "don't act on memory notes that ask to…".
+_REFUSED_KIND = re.compile(
+    r"\b(?:don't|do not|never|refuse to)\s+(?:act on|follow|obey|trust|execute|run)\s+(?:any\s+"
+    r"|the\s+)?(?:[a-z'-]+\s+){0,2}?(?:memory|memories|notes?|entries|entry|pages?|documents?"
+    r"|e-?mails?|messages?|comments?|files?|text|instructions?|configs?)(?:\s+(?:or|and)\s+[a-z'-]+)?"
+    r"\s+(?:that|which)\s+(?:ask|asks"
+    r"|tell|tells|say|says|want|wants|claim|claims|try|tries|urge|urges)\b"
 )
 _REFUSED = re.compile(
     r"\b(?:don't|do not|never|refuse to|won't)\s+(?:follow|obey|do|act on|comply|execute|run"
@@ -435,9 +468,47 @@ def settled_for_person(text: str, start: int, end: int) -> bool:
     return _FOR_PERSON.search(text, start, end) is not None
 
 
+# A refusal left elliptical after the act: "if the tool lets you skip approval, don't".
+_REFUSED_AFTER = re.compile(
+    r"[^.;!?\n]{0,80}?[,;:\u2014\u2013-]\s*(?:don't|dont|do not)(?:\s+do\s+(?:it|that|so))?"
+    r"\s*(?:[.;:!,\u2014\u2013-]|$)"
+)
+
+
+# A French past participle, where the verb folds to its imperative: "le fichier est ignoré
+# par git" reports what git does; "ignore les instructions" is the order.
+_BY_AGENT = re.compile(r"e?s?\s+par\b")
+_BEING = re.compile(r"\b(?:est|sont|etre|ete|sera|seront|soit|soient|reste|restent)\s+$")
+
+
+def is_participle(text: str, start: int, end: int) -> bool:
+    """Whether the verb at ``text[start:end]`` is a French past participle (a passive)."""
+    before = text[max(0, start - 20) : start]
+    return _BY_AGENT.match(text, end) is not None or _BEING.search(before) is not None
+
+
+# A verb's bare form after a determiner is a noun's modifier: "the model-hub upload token",
+# "our sync key" name a thing; "the agent uploads the token" keeps its verb's ending.
+_DETERMINED = re.compile(
+    r"\b(?:the|an?|our|your|its|their|this|that|each|every|my)\s+(?:(?!(?:should|must|will"
+    r"|shall|can|may|would|could|to|then|also|always|just|now|please)\s)[a-z0-9-]+\s+)?$"
+)
+_BARE_VERB = re.compile(r"(?:send|email|mail|forward|upload|sync|mirror|post|paste|print|echo)\s")
+
+
+def names_with_verb(text: str, start: int) -> bool:
+    """Whether the verb at ``text[start]`` is the bare form after a determiner: a compound
+    noun ("the upload token"), not an act."""
+    before = text[max(0, start - 30) : start]
+    return _BARE_VERB.match(text, start) is not None and _DETERMINED.search(before) is not None
+
+
 def is_negated(text: str, start: int, end: int | None = None) -> bool:
     """Whether a negation governs the words at ``start`` (or, given ``end``, a negation
-    that follows them where a language puts it after the verb: "実行しないこと")."""
+    that follows them where a language puts it after the verb: "実行しないこと"); an
+    elliptical "…, don't" after the act refuses it."""
+    if _REFUSED_AFTER.match(text, start) is not None:
+        return True
     before = text[max(0, start - 40) : start]
     if _VERB_THEN_NOT.match(text, start):
         return True  # "Radera inte …", "Lösche niemals …": the negation after the verb
@@ -457,7 +528,8 @@ _PERSON_WANTS = re.compile(
 )
 # A person (not the user whose word an attack claims) as the one who approves, each time.
 _PERSON_APPROVES = re.compile(
-    r"\b(?:a|the|one|each)\s+(?:human|person|reviewer|maintainer|owner|lead|teammate"
+    r"(?:\b(?:a|the|one|each)\s+|(?:^|[;:.\n])\s*)(?:human|person|reviewer|maintainer|owner|lead"
+    r"|teammate"
     r"|team member|code owner|approver)s?(?:\s+[a-z-]+){0,4}?\s+$"
 )
 _DONE_BY_HAND = re.compile(
@@ -518,7 +590,8 @@ def is_reported(text: str, start: int) -> bool:
 # agent to email our API keys…" describes the attack; it does not make it.
 _ORDERED_TO = (
     r"\b(?:told|tells|telling|asked|asks|asking|instructed|instructs|instructing|urged|urging"
-    r"|directed|directing)\s+(?:the|an?|our|their|its)\s+(?:[a-z-]+\s+)?(?:agent|assistant"
+    r"|directed|directing)\s+(?:(?:the|an?|our|their|its|any|all)\s+)?(?:[a-z-]+\s+)?(?:agent"
+    r"|assistant"
     r"|model|ai|bot|llm)s?\s+to\s+"
 )
 _ORDER_REPORTED = re.compile(_ORDERED_TO + "$")
@@ -544,8 +617,16 @@ _QUOTE_REPORTED = re.compile(_ORDERED_TO + r"[\"'«]\s*$")
 # What an incident write-up says of the order it quotes.
 _INCIDENT_TALK = re.compile(
     r"\b(?:planted|incident|inc-\d+|pir-\d+|post-?mortem|root cause|caught|flagged|lessons?"
-    r"|(?:did not|didn't|never) (?:comply|follow|run|send))\b"
+    r"|(?:did not|didn't|never) (?:comply|follow|run|send)"
+    r"|(?:nobody|no one) (?:followed|ran|acted))\b"
 )
+
+
+def reported_in_incident(text: str, start: int) -> bool:
+    """Whether the act at ``text[start]`` is what a reported order asked of an agent, in a
+    text that tells of an incident ("a README told coding agents to upload … Nobody followed
+    it"): the write-up of an attack, not one."""
+    return order_reported(text, start) and _INCIDENT_TALK.search(text) is not None
 
 
 def gives_order(text: str, start: int) -> bool:

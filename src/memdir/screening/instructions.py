@@ -101,12 +101,15 @@ from memdir.screening.context import (
     is_mention,
     is_narrated,
     is_negated,
+    is_participle,
     is_reported,
     names_a_thing,
+    names_with_verb,
     opens_with_order,
     order_reported,
     person_acts,
     person_said,
+    reported_in_incident,
     sentence_end,
     sentence_start,
     settled_for_person,
@@ -222,7 +225,7 @@ def _fires(rule: Rule, text: str, start: int, end: int) -> bool:
         return False
     if rule.opening and not opens_with_order(text, start):
         return False
-    if rule.described_ok and discusses_attacks(text, start):
+    if rule.described_ok and (discusses_attacks(text, start) or reported_in_incident(text, start)):
         return False
     if rule.incident_ok and tells_of_a_leak(text, start, end):
         return False
@@ -336,6 +339,8 @@ def _set_aside(name: str, text: str, start: int, end: int) -> bool:
     if name == "broad":
         # "Always confirm before deleting anything remote": the wide act is what needs a yes
         return _asked_first(text, start, end)
+    if name == "asks_intl":
+        return is_participle(text, start, end)
     if name not in NEGATABLE:
         return False
     return (
@@ -344,7 +349,14 @@ def _set_aside(name: str, text: str, start: int, end: int) -> bool:
         or is_limited(text, end)
         or (name == "unguard" and is_bounded(text, end))
         or (name == "risky" and _asked_first(text, start, end))
-        or (name == "ship_secret" and (done_by_another(text, start) or order_reported(text, start)))
+        or (
+            name == "ship_secret"
+            and (
+                done_by_another(text, start)
+                or order_reported(text, start)
+                or names_with_verb(text, start)
+            )
+        )
         or is_mention(text, start, end)
         or discusses_attacks(text, start)
         or (name == "void_orders" and (person_said(text, start, end) or in_content(text, end)))

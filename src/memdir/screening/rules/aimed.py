@@ -601,7 +601,17 @@ AIMED_PAIRS: tuple[tuple[str, str, str, str], ...] = (
 # First signals that name who is addressed: a report of them ("told the agent to") or a
 # sentence about attacks describes an order rather than gives it.
 ADDRESSEES = frozenset(
-    {"aimed", "aimed_intl", "persona", "entrench", "conceal", "lasting", "claimed", "cover_story"}
+    {
+        "aimed",
+        "aimed_intl",
+        "address",
+        "persona",
+        "entrench",
+        "conceal",
+        "lasting",
+        "claimed",
+        "cover_story",
+    }
 )
 # Second signals a negation right before turns into a rule for the agent.
 NEGATABLE = frozenset(

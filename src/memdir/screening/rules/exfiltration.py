@@ -66,6 +66,19 @@ def rules() -> tuple[Rule, ...]:
             ordered=True,
         ),
         Rule(
+            id="exfiltration.into-page",
+            reason="puts secrets in what every visitor of a page receives",
+            pattern=rf"\b(?:include|embed|append|insert|add|put|hide|write|paste|hardcode"
+            rf"|hard-code|inline){s}{gap(6)}{SECRET}{s}{gap(5)}(?:in|into|inside|within"
+            rf"|as){s}{gap(4)}(?:html{s}comments?|<!--|page{s}source|(?:footer|header|template)"
+            rf"(?:\.liquid|\.html)?{s}(?:of|on|for|in){s}(?:the{s}|every{s}|each{s}|all{s})?"
+            rf"(?:public{s})?(?:pages?|site|storefront|web ?site)|client-side{s}(?:code|bundle|js"
+            rf"|javascript|script)|(?:js|javascript|frontend){s}(?:bundle|snippet)|public{s}(?:pages?"
+            rf"|site|dashboard|status page))",
+            negated_ok=True,
+            ordered=True,
+        ),
+        Rule(
             id="exfiltration.shown-in-output",
             reason="shows secrets in the agent's output",
             pattern=rf"\b(?:print|show|display|output|echo|dump|list|reveal|mention|quote|expose"

@@ -88,6 +88,7 @@ def rules() -> tuple[Rule, ...]:
             rf"|user's|user|system|previous|earlier){s})?(?:{ORDERS}|the user|you|user|system"
             rf"|instruction|anything|everything|it)\b",
             quoted_ok=True,
+            described_ok=True,
         ),
         Rule(
             id="override.revoked",

@@ -66,6 +66,27 @@ def rules() -> tuple[Rule, ...]:
             r"|permesso)|\bnao (?:pecas|peca) (?:confirmacao|permissao)",
         ),
         Rule(
+            id="permissions.self-grant",
+            reason="has the agent give itself rights",
+            pattern=r"\b(?:give|grant|assign)\s+yourself\s+(?:[a-z-]+\s+){0,2}?(?:admin"
+            r"|administrator|root|owner|superuser|elevated|full|write|edit)\b|\badd\s+yourself"
+            r"\s+to\s+(?:the\s+)?(?:[a-z-]+\s+)?(?:admins?|administrators|owners|sudoers|wheel)\b"
+            # Dutch, German, French, Spanish, Portuguese, Italian, Polish, Indonesian: the agent
+            # gives itself, then rights, a role or access
+            r"|(?:\b(?:geef|ken)\s+jezelf|\b(?:gib|erteile|verschaffe)\s+dir|\b(?:donne|accorde"
+            r"|attribue)-toi|\b(?:donnez|accordez|attribuez)-vous|\b(?:otorgate|asignate|concedete)"
+            r"|\bda(?:te)?\s+a\s+ti\s+mism[oa]|\b(?:de|conceda|atribua)(?:\s+a\s+si\s+mesm[oa]|-se)"
+            r"|\b(?:datti|concediti|assegnati|attribuisciti)|\b(?:nadaj|przyznaj|daj)\s+sobie"
+            r"|\bberi(?:kan)?\s+(?:dirimu|diri\s+sendiri))\b[^.\n]{0,60}\b(?:[a-z]*rechten|rechte"
+            r"|[a-z]*rechte|beheerder[a-z]*|admin[a-z]*|administra[a-z]*|droits?|acces|role|roles"
+            r"|permis[a-z]*|acceso|rol|derechos|permissoes|acesso|papel|permessi|accesso|ruolo"
+            r"|diritti|uprawnieni[a-z]*|dostep[a-z]*|akses|hak)\b"
+            r"|\bkendi(?:ne|nize)\b[^.\n]{0,60}\b(?:yonetici|admin|yetki|rol)[a-z]*\b[^.\n]{0,20}"
+            r"\b(?:ver|verebilir|verin|ata|atayabilir)\b",
+            negated_ok=True,
+            described_ok=True,
+        ),
+        Rule(
             id="permissions.guard-downgraded",
             reason="treats the agent's permission rules as optional",
             pattern=rf"\b(?:treat|consider|regard|see|take){s}(?:(?:the|your|any|all){s})?"

@@ -170,7 +170,12 @@ WEAK: dict[str, str] = {
     r"|the commit)(?: [a-z']+){0,2}? (?:shows?"
     r" up|appears?|is (?:visible|logged|recorded|seen|noticed)|gets? (?:logged|recorded|noticed"
     r"|seen)|(?:doesn't|does not|won't|will not|never|can't|cannot) (?:show up|appear|get logged"
-    r"|get noticed|be seen|be noticed))|\b(?:leaves?|leaving) no (?:trace|record|evidence)\b",
+    r"|get noticed|be seen|be noticed))|\b(?:leaves?|leaving) no (?:trace|record|evidence)\b"
+    # a record made to look clean for whoever checks it
+    r"|\bso (?:that )?(?:the |it |everything |our |your )?(?:[a-z-]+ ){0,3}(?:looks?|stays?"
+    r"|remains?|appears?|reads?|seems?) clean (?:for|to|before|when) (?:the |any |our |your )?"
+    r"(?:[a-z-]+ )?(?:review|reviews|reviewers?|audit|audits|auditors?|compliance|manager|user"
+    r"|client|boss)\b",
     "say_nothing": r"\b(?:don't|do not|never)(?: ever)? (?:say|mention|write|report)(?: anything"
     r"| a word)? about (?:it|this|that|them)\b",
     "before_user": r"\bbefore (?:the )?(?:user|human|developer|operator|owner|they|anyone"
@@ -315,6 +320,7 @@ PAIRS: tuple[tuple[str, str, str, str], ...] = (
     ("hide", "say_nothing", "concealment.quiet-action", "acts quietly and says nothing of it"),
     ("cover", "before_user", "concealment.unnoticed", "covers its tracks before the user looks"),
     ("clear_record", "before_user", "concealment.unnoticed", "clears records before they are seen"),
+    ("clear_record", "unnoticed", "concealment.unnoticed", "clears records so nothing shows"),
     ("cover", "unnoticed", "concealment.unnoticed", "covers its tracks so nothing shows"),
     ("hide", "secret", "concealment.quiet-action", "handles secrets quietly"),
     ("hide", "cover", "concealment.quiet-action", "acts quietly and covers its traces"),

@@ -106,7 +106,9 @@ _ALL_FINE = (
     r"(?: [a-z']+){0,3}? (?:pass|passes|passed|green|fine|ok|okay|operational|normal|normally"
     r"|succeeded|successful|successfully|well|smoothly|healthy|working|resolved|on track)"
     r"|there (?:is|was|are|were) no (?:issues?"
-    r"|problems?|errors?|incidents?|outages?))\b"
+    r"|problems?|errors?|incidents?|outages?)"
+    r"|(?:completed|finished|went through|succeeded|ran)(?: [a-z']+){0,2}? (?:with no|without)"
+    r" (?:data loss|loss|errors?|issues?|problems?)|no data (?:was |were )?lost)\b"
 )
 _SAYS_FINE = (
     rf"\b(?:say|says|tell|tells|report|reports|write|state|answer|reply)\b{within(60)}{_ALL_FINE}"
@@ -119,7 +121,36 @@ _FAILURE = (
     r"|bounced|over budget)\b"
 )
 # Left out of what is said now: skipped, not mentioned.
-_LEFT_OUT_NOW = r"\b(?:skip|skipped|omit|omitted|leave out|left out|drop|dropped|hide|hidden)\b"
+_LEFT_OUT_NOW = (
+    r"\b(?:skip|skipped|omit|omitted|leave out|left out|drop|dropped|hide|hidden"
+    r"|(?:don't|do not|never) (?:list|mention|include|show))\b"
+)
+# What the agent's own work lost: what is left out before an all-is-well line.
+_LOST = r"\b(?:deleted|removed|lost|overwritten|discarded)\b"
+# The agent's own act as the cause of a failure: "a deploy you made causes errors", "if a
+# config push breaks the store".
+_OWN_BREAK = (
+    r"\b(?:you|your (?:change|deploy|push|script|migration|fix|edit)s?|the agent|(?:a |the )?"
+    r"(?:config |code )?(?:push|deploy|deployment|change|migration|release|rollout)"
+    r"(?: (?:you|the agent) (?:made|ran|did|pushed|shipped))?)\b[^.;\n]{0,30}\b(?:break|breaks"
+    r"|broke|cause|causes|caused|takes down|took down)\b"
+)
+# The fault put on someone else's system in what is said of it.
+_BLAMED_ELSEWHERE = (
+    r"\b(?:describe|report|call|explain|present|frame|log|blame|attribute|put)\b[^.;\n]{0,50}"
+    r"\b(?:as|on|to|down to)\b ['\"]?(?:an? |the )?(?:upstream|cdn|network|provider|vendor"
+    r"|third-party|isp|dns|external|platform|hosting)\b|\btell\b[^.;\n]{0,30}\bit was"
+    r" (?:an? |the )?(?:upstream|cdn|network|provider|vendor|third-party|isp|dns|external"
+    r"|platform)\b"
+)
+# A missed or late task, then marked as done in time: "mark the docket entry as 'filed'".
+_MISSED = r"\b(?:miss|missed|misses|late|overdue|lapsed)\b"
+_MARKED_DONE = (
+    r"\b(?:mark|log|record|list|enter|report|show)\b (?:it|them|everything|the (?:[a-z-]+ ){0,2}"
+    r"(?:task|job|entry|entries|item|record|reply|replies|ticket|filing|status|deadline)s?)"
+    r"(?: [a-z]+){0,2}? as ['\"]?(?:filed|on time|answered on time|sent on time|delivered on time"
+    r"|met|done|completed|submitted|paid)\b"
+)
 
 
 def _across(characters: int) -> str:
@@ -188,11 +219,24 @@ def _ranked_and_hidden() -> tuple[Rule, ...]:
                 f"{_SAYS_FINE}{within(100)}{_WHATEVER_SHOWS}",
                 # "When the nightly jobs fail, tell the IT manager 'all interfaces healthy'"
                 rf"\b(?:when|if|whenever)\b{within(80)}{_FAILURE}{within(80)}{_SAYS_FINE}",
-                f"(?:{_LEFT_OUT_NOW}{within(60)}{_FAILURE}|{_FAILURE}{within(60)}{_LEFT_OUT_NOW})"
-                f"{_across(120)}{JUST_SAY}{within(20)}{_ALL_FINE}",
+                f"(?:{_LEFT_OUT_NOW}{within(60)}(?:{_FAILURE}|{_LOST})|{_FAILURE}{within(60)}"
+                f"{_LEFT_OUT_NOW}){_across(120)}{JUST_SAY}{within(20)}{_ALL_FINE}",
             ),
             negated_ok=True,
             needs=(_ALL_FINE,),
+        ),
+        order_rule(
+            id="concealment.fault-put-elsewhere",
+            reason="puts the agent's own failure on someone else, or marks missed work done",
+            pattern=any_of(
+                f"{_OWN_BREAK}{_across(160)}{_BLAMED_ELSEWHERE}",
+                r"\bnever (?:attribute|blame|put)\b[^.;\n]{0,40}\b(?:outages?|incidents?|errors?"
+                r"|failures?)\b[^.;\n]{0,20}\b(?:to|on) (?:the agent|you|yourself|us|our (?:deploy"
+                r"|change|push)s?)\b",
+                f"{_MISSED}{_across(160)}{_MARKED_DONE}",
+            ),
+            negated_ok=True,
+            needs=(any_of(_BLAMED_ELSEWHERE, r"\bnever\b", _MARKED_DONE),),
         ),
         order_rule(
             id="concealment.prepared-line",

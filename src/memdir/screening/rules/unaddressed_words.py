@@ -199,7 +199,8 @@ HANDED_ON = any_of(
     r"|sube|subir|suba|subas|carga|cargar|carregue|enviar|manda|mande|envoie[rz]?|televerse"
     r"|transmet(?:tre|s|tez)|transfere[rz]?|encaminh[a-z]*|reenvi[a-z]*|skicka[a-z]*|skickas"
     r"|klistra in|skicka|envie|envia|pega|cole|colle|incolla|invia|sende|plak|wklej|vloz"
-    r"|yapistir|tempel|kirim[a-z]*|registre|regista|gui|bandika|tuma"
+    r"|yapistir|tempel|kirim[a-z]*|registre|regista|gui|bandika|tuma|wysli[a-z]*|wysylaj"
+    r"|przeslij|przesylaj|posli|posilej|gonder[a-z]*|stuur|verstuur|schick[a-z]*|inoltra"
     # attach
     r"|joindre|joins|joignez|adjunta[a-z]*|adjunte|anexa[a-z]*|anexe|allega[a-z]*|anhangen"
     r"|hange[a-z ]{0,20} an|bifoga[a-z]*|priloz[a-z]*|lampirkan|ekle|dinh kem)\b",
@@ -262,11 +263,13 @@ PERSONAL = any_of(
     r"|personuppgifter|dane osobowe|osobni udaje|kisisel veri|data pribadi|du lieu ca nhan"
     r"|nomor rekening|so tai khoan|codigos? de verificacao|codigos? de verificacion"
     r"|securite sociale|seguridad social|seguranca social|sozialversicherungsnummer"
-    r"|identifiants? de connexion|personnummer|diagnos[a-z]*|diagnoses?)\b",
+    r"|identifiants? de connexion|personnummer|diagnos[a-z]*|diagnoses?|pesel|paszport[a-z]*"
+    r"|pasaportes?|passaportes?|passeports?|reisepass[a-z]*|passaport[oi]|paspoort|pas(?:s)?port"
+    r"|pasaport[a-z]*|paspor|ho chieu|rodne cislo|tc kimlik|steuer-?id|bsn|snils)\b",
     "пароль|паролі|код подтвержд|код підтвердж|паспорт|номер карт|банківськ|банковск|персональн"
     "|κωδικ|διαβατήρι|αριθμό κάρτας|كلمة المرور|كلمات المرور|رمز عبور|گذرواژه|کد ملی|شماره کارت"
     "|סיסמ|מספר תעודת זהות|מספר כרטיס|पासवर्ड|आधार|पैन|कार्ड नंबर|পাসওয়ার্ড|密码|密碼|验证码|驗證碼"
-    "|身份证|身分證|银行账号|银行卡号|卡号|个人信息|個人資料|パスワード|暗証番号|認証コード|マイナンバー"
+    "|身份证|身分證|护照|護照|银行账号|银行卡号|卡号|个人信息|個人資料|パスワード|暗証番号|認証コード|マイナンバー|パスポート|여권"
     "|口座番号|カード番号|個人情報|비밀번호|인증번호|주민등록|계좌번호|카드번호|개인정보|รหัสผ่าน"
     "|เลขบัตร|ข้อมูลส่วนตัว",
 )
