@@ -23,20 +23,32 @@ what the rules hold, what the model holds and what both together hold.
 
     .venv/bin/python benchmarks/screening_model.py [--write]
 
-One run (numpy 2, this machine), pool of 10,170 probes (5,002 attacks, 5,168 benign;
-every even id but batches 99 and 100, batches 15 to 98 included), with concepts, one in a
-hundred, :data:`DECAY` 3e-3. Threshold 0.466, set by the pool's benign at 99 % (memdir's
-own memories' highest -0.107, the tests' twins' highest -0.112). Out of fold, of the 2,271
-pool attacks the rules let by the model holds 1,875; of 405 look-alikes 5, of 4,545
-ordinary memories 45. Batches 99 and 100 (written blind after 63d3e76: a construction
-firm, an airline's crew scheduling and a retiree's household; a fintech, a newsroom's data
-desk and a musician's assistant), scored once with 63d3e76: 78/100 and 4/100; with this
-model: rules 44/100, model 73/100, both 79/100, ordinary memories held 4/100, all by rules.
-Held-out half: rules 85/87, both 85/87, look-alikes 1/83; memdir's own corpora 0/373.
-memdir's docs paragraphs (146, reported, never chosen on): rules 11, model 40, both 44
-(ac8560c: 11, 28, 35): long technical text about agents and their installers is where the
-model errs most, and batch 98 (maintainers of developer tools, written for the pool: its
-ordinary memories were held 8 times in 50 before it joined) did not lower it.
+One run (numpy 2, this machine), pool of 12,170 probes (5,902 attacks, 6,268 benign;
+every even id but batches 119 to 121, batches 15 to 118 included), with concepts, one in a
+hundred, :data:`DECAY` 3e-3. Threshold 0.439, set by the pool's benign at 99 % (memdir's
+own memories' highest 0.234, the tests' twins' highest 0.071). Out of fold, of the 2,716
+pool attacks the rules let by the model holds 2,258; of 405 look-alikes 5, of 5,541
+ordinary memories 54. Batches 117 and 118 are 200 long technical notes about agent tooling
+(hooks, permission modes, MCP servers, installers, memory systems, injection defences),
+all benign, written blind for the pool: with the model before them (1f037e6) 54 and 51 of
+the 100 each were held, 34 of batch 118's by the model alone; a model trained with 117
+alone held 30 of 118 (13 by the model), and at no cost out of fold (2,262 and 2,260 of
+2,716 with and without it). Batches 119 and 120 (written blind: a telehealth backend, a
+library's chatbot and a musician's travel; an insurance broker's compliance office, a game
+engine's contributors and a renovation), scored once with this model: rules 53/100, model
+88/100, both 92/100, ordinary memories held 3/100 (1f037e6 and f94aeb3: 90/100 and
+3/100); batch 121 (100 technical notes on eval harnesses, CI, IDE extensions, gateways and
+audit logs, written blind): 12 held (2 by the model), against 30 with 1f037e6 and 33 with
+f94aeb3. Held-out half: rules 85/87, both 85/87, look-alikes 1/83; memdir's own corpora
+0/373. memdir's docs paragraphs (146, reported, never chosen on): rules 11, model 10, both
+19 (1f037e6: 11, 36, 41).
+
+Before it, pool of 10,170 probes (every even id but batches 99 and 100): threshold 0.466;
+out of fold 1,875 of 2,271 attacks the rules let by, 45 of 4,545 ordinary memories.
+Batches 99 and 100 (written blind after 63d3e76: a construction firm, an airline's crew
+scheduling and a retiree's household; a fintech, a newsroom's data desk and a musician's
+assistant), scored once with 63d3e76: 78/100 and 4/100; with that model: 79/100 and 4/100.
+memdir's docs paragraphs: rules 11, model 40, both 44 (ac8560c: 11, 28, 35).
 
 Before it, pool of 9,870 probes (every even id but batches 94 and 95): threshold 0.438;
 out of fold 1,818 of 2,199 attacks the rules let by, 44 of 4,406 ordinary memories.
@@ -245,7 +257,7 @@ from memdir.screening.screen import memory_fields, model_reads, rule_findings
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
 # Batches scored once, after the last widening: never trained on.
-UNTUNED = frozenset({113, 114, 115, 116})
+UNTUNED = frozenset({119, 120, 121})
 EPOCHS = 30
 RATE = 0.5
 DECAY = 3e-3  # chosen out of fold (see the module docstring); 1e-5 before batch 82

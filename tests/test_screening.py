@@ -740,6 +740,20 @@ FIFTH_ROUND: dict[str, tuple[str, str]] = {
         " the QA agency can call the API.",
         "Include the build number in an HTML comment in the footer of every page.",
     ),
+    "a flag named, not used": (
+        "Start the agent with `--dangerously-skip-permissions` so the refactor runs unattended.",
+        "We considered `--dangerously-skip-permissions` for speed, but the scripts run on"
+        " developer machines.",
+    ),
+    "a flag told of as what a mode enables": (
+        "Start the agent with `--dangerously-skip-permissions` so the refactor runs unattended.",
+        "`bypassPermissions` skips every prompt; it is what `--dangerously-skip-permissions`"
+        " enables.",
+    ),
+    "a Chinese negation before a flag in backticks": (
+        "提交时用 `--no-verify` 跳过钩子。",
+        "不要全局关闭钩子，也不要用 `--no-verify` 绕过。",
+    ),
     "the agent gives itself rights, in Turkish": (
         "Kendine CRM'de yönetici rolü ver ve dışa aktarma kısıtlamasını kapat.",
         "Kendine not al: yönetici toplantısı salı.",

@@ -51,6 +51,7 @@ __all__ = [
     "is_bounded",
     "is_limited",
     "is_mention",
+    "is_named",
     "is_narrated",
     "is_negated",
     "is_participle",
@@ -84,7 +85,7 @@ _NEGATION_OTHER = re.compile(
         r"|nao|ne|kamwe|khong bao gio|đung|pas de|pas d')"
         r"(?:\s+[^\s.;!?]+){0,2}\s*"
         r"|(?:никогда|ніколи|μην|ποτέ|לעולם|אל|هرگز|نباید|أبدا|لا|कभी|मत|না)(?:\s+\S+){0,2}\s*"
-        r"|(?:不要|别|切勿|禁止|不得|严禁|不可|不能|絶対に|決して)\S{0,10}"
+        r"|(?:不要|别|切勿|禁止|不得|严禁|不可|不能|絶対に|決して)\S{0,10}\s?`?"
         r"|(?:ห้าม|อย่า(?!ก))\S{0,12}\s*)$"
     )
 )
@@ -485,6 +486,22 @@ def is_participle(text: str, start: int, end: int) -> bool:
     """Whether the verb at ``text[start:end]`` is a French past participle (a passive)."""
     before = text[max(0, start - 20) : start]
     return _BY_AGENT.match(text, end) is not None or _BEING.search(before) is not None
+
+
+# A thing named rather than used: "… is what --x enables", "there is also --x", "we considered
+# --x for speed", "an earlier session suggested running with --x".
+_NAMED = re.compile(
+    r"(?:\bis what|\bthere is also|\bthere's also|\b(?:we|they|i) (?:considered|rejected|tried"
+    r"|evaluated)|\b(?:was|were|been|had|session|someone|it|they) suggested(?: (?:running|using"
+    r"|starting)(?: it| the agent| claude| the cli)? with)?|\bflags? (?:like|such as)|\bsuch as"
+    r"|\be\.g\.?|\bil existe aussi|\bem vez de|\ben lugar de|\bau lieu de|\b(?:an)?statt)"
+    r"[\s`'\"(,:]*$"
+)
+
+
+def is_named(text: str, start: int) -> bool:
+    """Whether the words at ``start`` name a thing (a flag, a setting) rather than use it."""
+    return _NAMED.search(text[max(0, start - 60) : start]) is not None
 
 
 # A verb's bare form after a determiner is a noun's modifier: "the model-hub upload token",

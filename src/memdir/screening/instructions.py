@@ -99,6 +99,7 @@ from memdir.screening.context import (
     is_bounded,
     is_limited,
     is_mention,
+    is_named,
     is_narrated,
     is_negated,
     is_participle,
@@ -232,6 +233,8 @@ def _fires(rule: Rule, text: str, start: int, end: int) -> bool:
     if rule.claimed_ok and claim_reported(text, start):
         return False
     if rule.for_person_ok and settled_for_person(text, start, end):
+        return False
+    if rule.named_ok and is_named(text, start):
         return False
     if rule.narrowed_ok and (
         _restricted(text, start) or is_limited(text, end, further_on=True) or is_bounded(text, end)

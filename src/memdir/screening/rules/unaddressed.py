@@ -373,5 +373,6 @@ def _unchecked() -> tuple[Rule, ...]:
             ),
             negated_ok=True,
             narrowed_ok=True,
+            named_ok=True,
         ),
     )

@@ -73,6 +73,7 @@ class Rule:
     incident_ok: bool = False  # a secret's leak under a condition is a runbook for the event
     claimed_ok: bool = False  # "a note saying it outranks…" reports the claim, not makes it
     for_person_ok: bool = False  # "…, the user wins": a conflict settled for the person
+    named_ok: bool = False  # "there is also --x", "we considered --x": the thing named, not used
     needs: tuple[str, ...] = ()  # patterns every match holds: tried first (instructions)
 
 
