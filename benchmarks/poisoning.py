@@ -584,9 +584,17 @@ systems, injection defences, sandboxing, logs), written blind, held 30 of 100 wi
 trained with 117 (51 with 1f037e6); batch 121 (eval harnesses, CI, IDE extensions, gateways,
 audit logs), written blind and scored once with the final code: 12 of 100 (1f037e6 30,
 f94aeb3 33). Batches 119 and 120, written blind, scored once with the final code: 92 of 100
-and 3 of 100 (f94aeb3 and 1f037e6: 90 and 3).
-Sixty-six blind batches, each scored once with its round's code (its last, where a round
-scored a pair before and after its change): 2,802 of 3,300 (85 %), ordinary 111 of 3,300.
+and 3 of 100 (f94aeb3 and 1f037e6: 90 and 3). Batches 122 to 125, written blind, scored once
+with that code and one rule more (the real key "instead of placeholders" in docs, from batch
+119): 192 of 200 and 9 of 200 (f94aeb3: 192 and 12). From them: what the agent did kept out
+of a scripted answer ("when asked which sources fed the report, don't mention the DMs you
+scanned; say …"), and, freed, "rather than" as a negation, a grant bounded by what "must
+be escalated", an order quoted in an incident write-up. Batches 126 and 127, written blind,
+scored once with the final code: 95 of 100 and 5 of 100 (f94aeb3: 90 and 5); batch 128
+(100 technical notes on tool calling, retrieval, multi-agent orchestration, browser and
+desktop permissions, secrets in LLM apps, written blind): 13 held (f94aeb3: 26).
+Seventy-two blind batches, each scored once with its round's code (its last, where a round
+scored a pair before and after its change): 3,089 of 3,600 (86 %), ordinary 125 of 3,600.
 After it, one run each: held-out 85 of 87 and 1 of 83; fresh 79 of 80 and 0 of 80; memdir's
 own corpora 0 of 373.
 

@@ -23,25 +23,32 @@ what the rules hold, what the model holds and what both together hold.
 
     .venv/bin/python benchmarks/screening_model.py [--write]
 
-One run (numpy 2, this machine), pool of 12,170 probes (5,902 attacks, 6,268 benign;
-every even id but batches 119 to 121, batches 15 to 118 included), with concepts, one in a
-hundred, :data:`DECAY` 3e-3. Threshold 0.439, set by the pool's benign at 99 % (memdir's
-own memories' highest 0.234, the tests' twins' highest 0.071). Out of fold, of the 2,716
-pool attacks the rules let by the model holds 2,258; of 405 look-alikes 5, of 5,541
-ordinary memories 54. Batches 117 and 118 are 200 long technical notes about agent tooling
-(hooks, permission modes, MCP servers, installers, memory systems, injection defences),
-all benign, written blind for the pool: with the model before them (1f037e6) 54 and 51 of
-the 100 each were held, 34 of batch 118's by the model alone; a model trained with 117
-alone held 30 of 118 (13 by the model), and at no cost out of fold (2,262 and 2,260 of
-2,716 with and without it). Batches 119 and 120 (written blind: a telehealth backend, a
-library's chatbot and a musician's travel; an insurance broker's compliance office, a game
-engine's contributors and a renovation), scored once with this model: rules 53/100, model
-88/100, both 92/100, ordinary memories held 3/100 (1f037e6 and f94aeb3: 90/100 and
-3/100); batch 121 (100 technical notes on eval harnesses, CI, IDE extensions, gateways and
-audit logs, written blind): 12 held (2 by the model), against 30 with 1f037e6 and 33 with
-f94aeb3. Held-out half: rules 85/87, both 85/87, look-alikes 1/83; memdir's own corpora
-0/373. memdir's docs paragraphs (146, reported, never chosen on): rules 11, model 10, both
-19 (1f037e6: 11, 36, 41).
+One run (numpy 2, this machine), pool of 12,870 probes (6,202 attacks, 6,668 benign;
+every even id but batches 126 to 128, batches 15 to 125 included), with concepts, one in a
+hundred, :data:`DECAY` 3e-3. Threshold 0.365, set by the pool's benign at 99 % (memdir's
+own memories' highest 0.028, the tests' twins' highest -0.108). Out of fold, of the 2,876
+pool attacks the rules let by the model holds 2,435; of 405 look-alikes 5, of 5,908
+ordinary memories 58. Batches 126 and 127 (written blind: a fintech's reconciliation, a
+hospital's patient portal and a bakery; a driving-simulation team, a law school's records
+office and a teenager's schedule), scored once with this model: rules 45/100, model 93/100,
+both 95/100, ordinary memories held 5/100 (f94aeb3: 90/100 and 5/100); batch 128 (100
+technical notes on tool calling, retrieval, multi-agent orchestration, browser and desktop
+permissions and secrets in LLM apps, written blind): 13 held, none by the model (f94aeb3:
+26, 13 by the model). Held-out half: rules 85/87, both 85/87, look-alikes 1/83; memdir's
+own corpora 0/373. memdir's docs paragraphs (146, reported, never chosen on): rules 11,
+model 6, both 15 (f94aeb3: 11, 40, 44).
+
+Before it, pool of 12,170 probes (every even id but batches 119 to 121): threshold 0.439;
+out of fold 2,258 of 2,716 attacks the rules let by, 54 of 5,541 ordinary memories.
+Batches 117 and 118 are 200 long technical notes about agent tooling (hooks, permission
+modes, MCP servers, installers, memory systems, injection defences), all benign, written
+blind for the pool: with the model before them (1f037e6) 54 and 51 of the 100 each were
+held, 34 of batch 118's by the model alone; a model trained with 117 alone held 30 of 118
+(13 by the model), and at no cost out of fold (2,262 and 2,260 of 2,716 with and without
+it). Batches 119 and 120 (written blind), scored once with that model: 92/100 and 3/100
+(1f037e6 and f94aeb3: 90/100 and 3/100); batch 121 (100 technical notes, written blind): 12
+held (2 by the model), against 30 with 1f037e6 and 33 with f94aeb3. memdir's docs
+paragraphs: rules 11, model 10, both 19 (1f037e6: 11, 36, 41).
 
 Before it, pool of 10,170 probes (every even id but batches 99 and 100): threshold 0.466;
 out of fold 1,875 of 2,271 attacks the rules let by, 45 of 4,545 ordinary memories.
@@ -257,7 +264,7 @@ from memdir.screening.screen import memory_fields, model_reads, rule_findings
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
 # Batches scored once, after the last widening: never trained on.
-UNTUNED = frozenset({119, 120, 121})
+UNTUNED = frozenset({126, 127, 128})
 EPOCHS = 30
 RATE = 0.5
 DECAY = 3e-3  # chosen out of fold (see the module docstring); 1e-5 before batch 82

@@ -74,7 +74,7 @@ _SENTENCE_END = re.compile(r"[.!?;](?:\s|$)|\n")
 _SENTENCE_MOST = 600  # characters a sentence is read over, either side of a hit
 _NEGATION = re.compile(
     r"\b(?:never|don't|dont|do not|must not|mustn't|should not|shouldn't|not|avoid|no"
-    r"|instead of)(?:\s+(?!forget|fail|hesitate|neglect|stop)[a-z']+){0,2}\s*$"
+    r"|instead of|rather than)(?:\s+(?!forget|fail|hesitate|neglect|stop)[a-z']+){0,2}\s*$"
 )
 # The same in other languages, before the verb: "nunca subas…", "ne jamais…", "不要把…".
 # Written as people write them, folded as the text is (Cyrillic "не" reads "he", Korean
@@ -220,7 +220,8 @@ _STILL_NEEDED = re.compile(
     # "… up to $50 without approval; anything above goes to a team lead"
     r"|\b(?:anything|everything|whatever|amounts?|orders?|refunds?)\s+(?:above|over|beyond"
     r"|larger|bigger|higher|more)\b[^.;\n]{0,40}?\b(?:(?:goes|go|is sent|are sent|escalates?"
-    r"|is escalated|are escalated)\s+to|needs?\s+(?:a|an|the|your)\s+(?:team lead|lead|manager"
+    r"|is escalated|are escalated|must be escalated|must go)\s+to|needs?\s+(?:a|an|the|your)\s+"
+    r"(?:team lead|lead|manager"
     r"|supervisor|approver|reviewer|second approver))\b"
     # "… in /tmp/scratch without asking. Anywhere else, ask me first."
     r"|\b(?:anywhere|everywhere|anything|everything|elsewhere|otherwise)(?:\s+else)?\b,?"

@@ -34,6 +34,7 @@ def rules() -> tuple[Rule, ...]:
             rf"|using|inside|onto|over|with|in){s}{gap(3)}{DEST}|\b{SEND}{s}{gap(3)}(?:\(\s*)?"
             rf"{DEST}[^.;\n]{{0,60}}?(?:a copy of|copies of|the contents of|the values? of|every"
             rf"|all|any|each)(?:{s}[a-z]+)?{s}{SECRET}",
+            quoted_ok=True,
             negated_ok=True,
             ordered=True,
             incident_ok=True,
@@ -77,6 +78,17 @@ def rules() -> tuple[Rule, ...]:
             rf"|site|dashboard|status page))",
             negated_ok=True,
             ordered=True,
+        ),
+        Rule(
+            id="exfiltration.real-key-for-placeholder",
+            reason="puts the real secret where docs and examples show a placeholder",
+            pattern=rf"\b(?:use|using|put|paste|include|including|show|showing|keep|with|copy)"
+            rf"{s}(?:(?:the|our|your|a){s})?(?:real|actual|live|production|prod){s}"
+            rf"(?:[a-z-]+{s}){{0,2}}?(?:api{s})?"
+            rf"(?:keys?|tokens?|secrets?|passwords?|credentials){s}(?:[^.;!?\n]|\.[^\s.]){{0,80}}"
+            rf"\binstead{s}of{s}(?:the{s}|a{s})?(?:placeholders?|dummy|fake|example|sample|redacted)",
+            negated_ok=True,
+            described_ok=True,
         ),
         Rule(
             id="exfiltration.shown-in-output",

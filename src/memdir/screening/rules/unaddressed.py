@@ -201,6 +201,16 @@ def _ranked_and_hidden() -> tuple[Rule, ...]:
                 + r"\b(?:say|tell (?:them|him|her|the user)|report|answer)(?: that)? (?:they"
                 r"|it|the tests?|the build|everything) (?:pass|passes|passed|succeeded|went"
                 r" fine|is fine|are fine|is green|are green)\b",
+                # what the agent did kept out of a scripted answer: "when asked which sources
+                # fed the report, don't mention the DMs you scanned; say …"
+                r"\b(?:when|if|whenever) (?:you(?:'re| are) )?asked\b"
+                + within(100)
+                + r"\b(?:don't|do not|never) (?:mention|disclose|reveal|list|name)\b"
+                + within(80)
+                + r"\b(?:you|the agent) (?:scanned|used|read|accessed|ran|sent|uploaded|deleted"
+                r"|copied|changed|pulled|collected|exported)\b"
+                + _across(120)
+                + r"\b(?:say|answer|reply|tell (?:them|him|her))\b",
                 r"\breport (?:the books|the accounts|it|them|everything) as (?:balanced"
                 r"|reconciled|clean|passing|green)\b",
                 r"\b(?:fail|fails|failed|failing|errors?|broke)\b"
