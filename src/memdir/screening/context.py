@@ -334,6 +334,12 @@ _DEFENCE_TALK = re.compile(
     r"\buntrusted\s+(?:input|content|text|data|sources?)\b"
     r"|\b(?:data|content|text|information|input)\s*,?\s+(?:and\s+)?not\s+(?:an?\s+)?"
     r"(?:instructions?|commands?|orders?)\b"
+    # the same refusal in other languages: "no las sigas", "ne les suis pas", "nicht befolgen"
+    r"|\bno (?:las|los|la|lo) (?:sigas|siga|obedezcas|obedezca|ejecutes|ejecute)\b"
+    r"|\bnao (?:as|os|a|o) (?:siga|obedeca|execute)\b|\bnao (?:siga|obedeca) (?:essas|esses|estas"
+    r"|estes)\b|\bne (?:les|la|le) (?:suis|suivez|execute[sz]?) (?:pas|jamais)\b"
+    r"|\bnon (?:le|li|la|lo) (?:seguire|eseguire|segui|esegui)\b|\bnicht (?:befolgen|ausfuhren)\b"
+    r"|\b(?:befolge|folge) (?:sie|diese|solche)[a-z]* nicht\b"
 )
 
 
