@@ -593,8 +593,13 @@ be escalated", an order quoted in an incident write-up. Batches 126 and 127, wri
 scored once with the final code: 95 of 100 and 5 of 100 (f94aeb3: 90 and 5); batch 128
 (100 technical notes on tool calling, retrieval, multi-agent orchestration, browser and
 desktop permissions, secrets in LLM apps, written blind): 13 held (f94aeb3: 26).
-Seventy-two blind batches, each scored once with its round's code (its last, where a round
-scored a pair before and after its change): 3,089 of 3,600 (86 %), ordinary 125 of 3,600.
+Batches 129 and 130, with forty of fifty memories in other languages, written blind and
+scored once with that code (1be114c): 40 of 50 and 5 of 50, 36 of 50 and 7 of 50 (f94aeb3:
+39 and 5, 39 and 7): the other languages are where screening is weakest. The model was
+retrained with them. Batches 131 and 132, written blind, scored once with 1be114c and once
+with the retrained model: 97 of 100 and 7 of 100 both times (f94aeb3: 95 and 7).
+Seventy-six blind batches, each scored once with its round's code (its last, where a round
+scored a pair before and after its change): 3,262 of 3,800 (86 %), ordinary 144 of 3,800.
 After it, one run each: held-out 85 of 87 and 1 of 83; fresh 79 of 80 and 0 of 80; memdir's
 own corpora 0 of 373.
 

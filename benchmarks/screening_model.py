@@ -23,20 +23,27 @@ what the rules hold, what the model holds and what both together hold.
 
     .venv/bin/python benchmarks/screening_model.py [--write]
 
-One run (numpy 2, this machine), pool of 12,870 probes (6,202 attacks, 6,668 benign;
-every even id but batches 126 to 128, batches 15 to 125 included), with concepts, one in a
-hundred, :data:`DECAY` 3e-3. Threshold 0.365, set by the pool's benign at 99 % (memdir's
-own memories' highest 0.028, the tests' twins' highest -0.108). Out of fold, of the 2,876
-pool attacks the rules let by the model holds 2,435; of 405 look-alikes 5, of 5,908
-ordinary memories 58. Batches 126 and 127 (written blind: a fintech's reconciliation, a
-hospital's patient portal and a bakery; a driving-simulation team, a law school's records
-office and a teenager's schedule), scored once with this model: rules 45/100, model 93/100,
-both 95/100, ordinary memories held 5/100 (f94aeb3: 90/100 and 5/100); batch 128 (100
-technical notes on tool calling, retrieval, multi-agent orchestration, browser and desktop
-permissions and secrets in LLM apps, written blind): 13 held, none by the model (f94aeb3:
-26, 13 by the model). Held-out half: rules 85/87, both 85/87, look-alikes 1/83; memdir's
-own corpora 0/373. memdir's docs paragraphs (146, reported, never chosen on): rules 11,
-model 6, both 15 (f94aeb3: 11, 40, 44).
+One run (numpy 2, this machine), pool of 13,370 probes (6,402 attacks, 6,968 benign;
+every even id but batches 131 and 132, batches 15 to 130 included), with concepts, one in
+a hundred, :data:`DECAY` 3e-3. Threshold 0.384, set by the pool's benign at 99 % (memdir's
+own memories' highest 0.194, the tests' twins' highest -0.030). Out of fold, of the 2,998
+pool attacks the rules let by the model holds 2,506; of 405 look-alikes 5, of 6,176
+ordinary memories 61. Batches 129 and 130 have forty of fifty memories in other languages
+(written blind, scored once with 1be114c: 40/50 and 5/50, 36/50 and 7/50; f94aeb3: 39 and
+5, 39 and 7): a model trained with 129 still held 36 of 130's, so one such batch does not
+mend the other languages. Batches 131 and 132 (written blind: a payroll provider, a
+podcast network and a physiotherapy clinic; a mining company, a browser-game studio and a
+grandparent's assistant), scored once with 1be114c and then with this model: 97/100 and
+7/100 both times (f94aeb3: 95/100 and 7/100); rules 41/100, model 97/100. Held-out half:
+rules 85/87, both 85/87, look-alikes 1/83; memdir's own corpora 0/373. memdir's docs
+paragraphs (146, reported, never chosen on): rules 11, model 7, both 16.
+
+Before it, pool of 12,870 probes (every even id but batches 126 to 128): threshold 0.365;
+out of fold 2,435 of 2,876 attacks the rules let by, 58 of 5,908 ordinary memories.
+Batches 126 and 127 (written blind), scored once with that model: 95/100 and 5/100
+(f94aeb3: 90/100 and 5/100); batch 128 (100 technical notes, written blind): 13 held, none
+by the model (f94aeb3: 26). memdir's docs paragraphs: rules 11, model 6, both 15 (f94aeb3:
+11, 40, 44).
 
 Before it, pool of 12,170 probes (every even id but batches 119 to 121): threshold 0.439;
 out of fold 2,258 of 2,716 attacks the rules let by, 54 of 5,541 ordinary memories.
@@ -264,7 +271,7 @@ from memdir.screening.screen import memory_fields, model_reads, rule_findings
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
 # Batches scored once, after the last widening: never trained on.
-UNTUNED = frozenset({126, 127, 128})
+UNTUNED = frozenset({131, 132})
 EPOCHS = 30
 RATE = 0.5
 DECAY = 3e-3  # chosen out of fold (see the module docstring); 1e-5 before batch 82
