@@ -63,6 +63,7 @@ __all__ = [
     "person_acts",
     "person_said",
     "reported_in_incident",
+    "sending_forbidden",
     "sentence_end",
     "sentence_start",
     "settled_for_person",
@@ -525,6 +526,21 @@ def names_with_verb(text: str, start: int) -> bool:
     noun ("the upload token"), not an act."""
     before = text[max(0, start - 30) : start]
     return _BARE_VERB.match(text, start) is not None and _DETERMINED.search(before) is not None
+
+
+# A secret named, then its sending forbidden inside the same stretch: "API keys live in Vault;
+# never paste them into Slack".
+_FORBIDDEN_SEND = re.compile(
+    r"\b(?:never|don't|dont|do not|must not|mustn't|should not|shouldn't)\s+(?:[a-z']+\s+){0,2}?"
+    r"(?:paste|post|send|share|upload|email|mail|put|commit|include|echo|print|leak|forward"
+    r"|copy)\b"
+)
+
+
+def sending_forbidden(text: str, start: int, end: int) -> bool:
+    """Whether the stretch ``text[start:end]`` (a secret, then where it goes) forbids the
+    sending it names."""
+    return _FORBIDDEN_SEND.search(text, start, end) is not None
 
 
 def is_negated(text: str, start: int, end: int | None = None) -> bool:

@@ -111,6 +111,7 @@ from memdir.screening.context import (
     person_acts,
     person_said,
     reported_in_incident,
+    sending_forbidden,
     sentence_end,
     sentence_start,
     settled_for_person,
@@ -358,6 +359,7 @@ def _set_aside(name: str, text: str, start: int, end: int) -> bool:
                 done_by_another(text, start)
                 or order_reported(text, start)
                 or names_with_verb(text, start)
+                or sending_forbidden(text, start, end)
             )
         )
         or is_mention(text, start, end)
