@@ -73,9 +73,11 @@ __all__ = [
 
 _SENTENCE_END = re.compile(r"[.!?;](?:\s|$)|\n")
 _SENTENCE_MOST = 600  # characters a sentence is read over, either side of a hit
+# The words that forbid the act after them, read by the negation and by a sending forbidden.
+_FORBIDDING = r"never|don't|dont|do not|must not|mustn't|should not|shouldn't"
 _NEGATION = re.compile(
-    r"\b(?:never|don't|dont|do not|must not|mustn't|should not|shouldn't|not|avoid|no"
-    r"|instead of|rather than)(?:\s+(?!forget|fail|hesitate|neglect|stop)[a-z']+){0,2}\s*$"
+    rf"\b(?:{_FORBIDDING}|not|avoid|no|instead of|rather than)"
+    r"(?:\s+(?!forget|fail|hesitate|neglect|stop)[a-z']+){0,2}\s*$"
 )
 # The same in other languages, before the verb: "nunca subas…", "ne jamais…", "不要把…".
 # Written as people write them, folded as the text is (Cyrillic "не" reads "he", Korean
@@ -301,10 +303,10 @@ def is_mention(text: str, start: int, end: int) -> bool:
     for quote in _QUOTED.finditer(text, low, high):
         if quote.start() <= start and end <= quote.end():
             outside = text[low : quote.start()] + " " + text[quote.end() : high]
-            told_of = _ATTACK_TALK.search(outside) or _INCIDENT_TALK.search(outside)
+            told_of = _tells_of_attack(outside)
             if _SPOKEN_TO.match(quote.group()) and not told_of:
                 return False
-            return bool(told_of) or _DISCUSSION.search(outside) is not None
+            return told_of or _DISCUSSION.search(outside) is not None
     return False
 
 
@@ -531,9 +533,8 @@ def names_with_verb(text: str, start: int) -> bool:
 # A secret named, then its sending forbidden inside the same stretch: "API keys live in Vault;
 # never paste them into Slack".
 _FORBIDDEN_SEND = re.compile(
-    r"\b(?:never|don't|dont|do not|must not|mustn't|should not|shouldn't)\s+(?:[a-z']+\s+){0,2}?"
-    r"(?:paste|post|send|share|upload|email|mail|put|commit|include|echo|print|leak|forward"
-    r"|copy)\b"
+    rf"\b(?:{_FORBIDDING})\s+(?:[a-z']+\s+){{0,2}}?(?:paste|post|send|share|upload|email|mail"
+    r"|put|commit|include|echo|print|leak|forward|copy)\b"
 )
 
 
@@ -662,6 +663,11 @@ _INCIDENT_TALK = re.compile(
 )
 
 
+def _tells_of_attack(text: str) -> bool:
+    """Whether ``text`` tells of an attack or of an incident (what a write-up says)."""
+    return _ATTACK_TALK.search(text) is not None or _INCIDENT_TALK.search(text) is not None
+
+
 def reported_in_incident(text: str, start: int) -> bool:
     """Whether the act at ``text[start]`` is what a reported order asked of an agent, in a
     text that tells of an incident ("a README told coding agents to upload … Nobody followed
@@ -675,6 +681,4 @@ def gives_order(text: str, start: int) -> bool:
     before = text[sentence_start(text, start) : start]
     if _LEAD.search(before) is None:
         return False
-    return _QUOTE_REPORTED.search(before) is None or not (
-        _INCIDENT_TALK.search(text) or _ATTACK_TALK.search(text)
-    )
+    return _QUOTE_REPORTED.search(before) is None or not _tells_of_attack(text)
