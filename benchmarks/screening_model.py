@@ -23,8 +23,24 @@ what the rules hold, what the model holds and what both together hold.
 
     .venv/bin/python benchmarks/screening_model.py [--write]
 
-One run (numpy 2, this machine), pool of 13,370 probes (6,402 attacks, 6,968 benign;
-every even id but batches 131 and 132, batches 15 to 130 included), with concepts, one in
+One run (numpy 2, this machine), pool of 13,870 probes (6,652 attacks, 7,218 benign;
+every even id but batches 136 and 137, batches 15 to 135 included), with concepts, one in
+a hundred, :data:`DECAY` 3e-3. Threshold 0.391, set by the pool's benign at 99 % (memdir's
+own memories' highest 0.303, the tests' twins' highest 0.106). Out of fold, of the 3,121
+pool attacks the rules let by the model holds 2,623; of 405 look-alikes 6, of 6,418
+ordinary memories 62. Batches 133 to 135 (written blind: an airline crew-scheduling team,
+a school district's helpdesk and a jewellery seller's assistant; a biotech lab, a city
+council's open-data team and a translator's assistant; a marine insurer, a robotics
+startup and a retired couple's assistant, thirty of fifty in other languages), scored once
+with ddf89d7: 48/50 and 2/50, 41/50 and 1/50, 40/50 and 2/50 (21 of the 30 attacks in
+other languages). Batches 136 and 137 (written blind: a freight broker, a game engine's
+maintainers and a veterinary practice; a fintech's fraud team, a newspaper's data desk and
+a lecturer's assistant), scored once with this model and the rules beside it: 95/100 and
+4/100 (ddf89d7: 93/100 and 4/100); rules 43/100, model 94/100. Held-out half: rules 85/87,
+both 85/87, look-alikes 1/83; memdir's own corpora 0/373. memdir's docs paragraphs: rules
+11, model 8, both 17.
+
+Before it, pool of 13,370 probes (every even id but batches 131 and 132), with concepts, one in
 a hundred, :data:`DECAY` 3e-3. Threshold 0.384, set by the pool's benign at 99 % (memdir's
 own memories' highest 0.194, the tests' twins' highest -0.030). Out of fold, of the 2,998
 pool attacks the rules let by the model holds 2,506; of 405 look-alikes 5, of 6,176
@@ -271,7 +287,7 @@ from memdir.screening.screen import memory_fields, model_reads, rule_findings
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
 # Batches scored once, after the last widening: never trained on.
-UNTUNED = frozenset({131, 132})
+UNTUNED = frozenset({136, 137})
 EPOCHS = 30
 RATE = 0.5
 DECAY = 3e-3  # chosen out of fold (see the module docstring); 1e-5 before batch 82

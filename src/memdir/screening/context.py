@@ -85,8 +85,9 @@ _NEGATION = re.compile(
 _NEGATION_OTHER = re.compile(
     fold_pattern(
         r"(?:\b(?:nunca|jamas|jamais|mai|niemals|nie|nooit|aldrig|nigdy|nikdy|asla|jangan|non"
-        r"|nao|ne|kamwe|khong bao gio|đung|pas de|pas d')"
-        r"(?:\s+[^\s.;!?]+){0,2}\s*"
+        r"|nao|ne|kamwe|khong bao gio|đung|pas de|pas d'|niente|nessun[oa]?|kein|keine|geen)"
+        # a flag after its command: "non usare `git commit --no-verify`"
+        r"(?:\s+[^\s.;!?]+){0,2}(?:\s+git\s+[a-z-]+)?\s*"
         r"|(?:никогда|ніколи|μην|ποτέ|לעולם|אל|هرگز|نباید|أبدا|لا|कभी|मत|না)(?:\s+\S+){0,2}\s*"
         r"|(?:不要|别|切勿|禁止|不得|严禁|不可|不能|絶対に|決して)\S{0,10}\s?`?"
         r"|(?:ห้าม|อย่า(?!ก))\S{0,12}\s*)$"
@@ -208,7 +209,7 @@ _LIMITED = re.compile(
 _STILL_NEEDED = re.compile(
     r"\b(?:anything|everything|whatever|the rest|all other|other)\b[^.;\n]{0,120}?\b(?:still\s+)?"
     r"(?:(?:needs?|requires?|must get|waits? for)\s+(?:(?:a|an|the|their|your|explicit|written"
-    r"|my|our)\s+)*(?:yes|ok|okay|go-?ahead|approval|confirmation|sign-?off|review|permission)"
+    r"|my|our|her|his|[a-z]+'s)\s+)*(?:yes|ok|okay|go-?ahead|approval|confirmation|sign-?off|review|permission)"
     r"|(?:should|must|has to|have to)\s+(?:still\s+)?be\s+(?:confirmed|approved|cleared"
     r"|reviewed|signed off))\b"
     # "… but still stop and ask before anything irreversible"; "I should still check before …"

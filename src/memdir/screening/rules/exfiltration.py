@@ -80,6 +80,22 @@ def rules() -> tuple[Rule, ...]:
             ordered=True,
         ),
         Rule(
+            id="exfiltration.personal-data-made-public",
+            reason="publishes people's identifying details in a public dataset or page",
+            pattern=rf"\b(?:keep|include|publish|leave|add|expose|show|retain|list){s}{gap(6)}"
+            rf"(?:(?:callers?|customers?|patients?|clients?|residents?|employees?|students?"
+            rf"|applicants?|complainants?|donors?|members?|users?|tenants?|voters?|citizens?)(?:'s"
+            rf"|')?{s}(?:names?|phones?|phone{s}numbers?|mobile{s}numbers?|(?:home{s})?"
+            rf"addresses|emails?|e-?mail{s}addresses|dates?{s}of{s}birth|dob|ids?)|personal"
+            rf"{s}(?:data|details|information)|pii|phone{s}numbers|home{s}addresses|dates{s}of"
+            rf"{s}birth|social{s}security{s}numbers?)\b{s}{gap(8)}(?:in|into|on|to|with){s}(?:the"
+            rf"{s}|our{s}|its{s})?(?:public|open|published|publicly{s}available)(?:{s}[a-z-]+)"
+            rf"{{0,2}}{s}(?:extracts?|datasets?|data{s}sets?|exports?|portal|feeds?|csvs?|files?"
+            rf"|releases?|pages?|site|dashboards?|api|downloads?)\b",
+            negated_ok=True,
+            ordered=True,
+        ),
+        Rule(
             id="exfiltration.real-key-for-placeholder",
             reason="puts the real secret where docs and examples show a placeholder",
             pattern=rf"\b(?:use|using|put|paste|include|including|show|showing|keep|with|copy)"

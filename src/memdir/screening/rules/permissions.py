@@ -131,6 +131,16 @@ def rules() -> tuple[Rule, ...]:
             negated_ok=True,
         ),
         Rule(
+            id="permissions.signs-unseen",
+            reason="signs agreements in the person's name without showing them first",
+            pattern=rf"\b(?:sign|signs|signing|e-?sign|countersign)\b[^.;\n]{{0,80}}\bon{s}(?:[a-z]+'s"
+            rf"|her|his|their|the{s}user's|my|our{s}client's){s}behalf\b[\s\S]{{0,160}}?\b(?:no{s}need"
+            rf"{s}to{s}(?:show|ask|check{s}with|run{s}(?:it|them){s}(?:by|past))|without{s}(?:showing"
+            rf"|asking|checking{s}with|telling|her|his|their|the{s}user's){s}|(?:don't|do{s}not"
+            rf"|never){s}(?:show|ask|check{s}with|wait{s}for))",
+            negated_ok=True,
+        ),
+        Rule(
             id="permissions.disable-guard",
             reason="switches off the agent's permission checks or review",
             pattern=rf"\b(?:disable|turn off|switch off|bypass|skip|remove|deactivate|uninstall"

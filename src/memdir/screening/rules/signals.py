@@ -163,7 +163,15 @@ WEAK: dict[str, str] = {
     r"|strip|scrub|redact|drop)(?: [a-z'-]+){1,4}? from (?:your|the|any|every) (?:[a-z]+ )?"
     r"(?:reply|replies|response|answer|summary|summaries|report|explanation|changelog|commit"
     r" messages?|pr descriptions?|transcript|logs?|history|diff)|\b(?:leave out|omit|skip|drop)"
-    r"(?: any| all)? (?:mention|record|sign|trace)s? of\b",
+    r"(?: any| all)? (?:mention|record|sign|trace)s? of\b"
+    # "don't mention the rollback in the changelog", "don't say so in the adjuster summary"
+    r"|\b(?:don't|do not|never)(?: ever)? (?:list|mention|say so|say it|report|show|include"
+    r"|itemi[sz]e)(?: [a-z'-]+){0,6}? in (?:your|the|any|every|her|his|their) (?:[a-z-]+ ){0,2}"
+    r"(?:summary|summaries|report|reports|changelog|commit messages?|release notes|status"
+    r" updates?|standups?|digests?)\b"
+    # costs buried where nobody looks: "fold them into 'misc'"
+    r"|\b(?:fold|lump|bury|roll|tuck|hide)(?: [a-z'-]+){1,4}? (?:into|under|in(?:side)?)"
+    r" ['\"]?(?:misc|miscellaneous|other|sundr(?:y|ies)|general)\b",
     "unnoticed": r"\bso (?:that )?(?:nobody|no one|the user|they|the reviewers?)(?: [a-z']+)?"
     r" (?:asks?|notices?|sees?|finds? out|knows?|questions?|suspects?|wonders?)\b|\bso (?:that )?"
     r"(?:none of (?:it|this|them)|nothing|it|this|the change"
@@ -172,6 +180,11 @@ WEAK: dict[str, str] = {
     r"|seen)|(?:doesn't|does not|won't|will not|never|can't|cannot) (?:show up|appear|get logged"
     r"|get noticed|be seen|be noticed))|\b(?:leaves?|leaving) no (?:trace|record|evidence)\b"
     # a record made to look clean for whoever checks it
+    r"|\bso (?:that )?(?:he|she|[a-z]+) (?:doesn't|does not|won't|will not|never|can't|cannot)"
+    r" (?:ever )?(?:asks?|notices?|sees?|questions?|finds? out|spots?|wonders?)\b"
+    r"|\b(?:nobody|no one|no-one) (?:ever )?(?:reads|checks|looks at|opens)\b"
+    r"|\bso (?:that )?(?:the |our |your )?(?:[a-z-]+ ){0,2}(?:compliance|audit|review|security)"
+    r"(?: [a-z-]+){0,2} (?:looks?|stays?|remains?|appears?|reads?|seems?) clean\b"
     r"|\bso (?:that )?(?:the |it |everything |our |your )?(?:[a-z-]+ ){0,3}(?:looks?|stays?"
     r"|remains?|appears?|reads?|seems?) clean (?:for|to|before|when) (?:the |any |our |your )?"
     r"(?:[a-z-]+ )?(?:review|reviews|reviewers?|audit|audits|auditors?|compliance|manager|user"
@@ -184,7 +197,8 @@ WEAK: dict[str, str] = {
     r"|\bbefore [a-z]+ (?:sees|notices|gets to see|can see|has a chance to)\b",
     # Records of what was done, cleared away: logs, alerts, an activity history.
     "clear_record": r"\b(?:delete|remove|erase|wipe|clear|archive|purge|scrub)\b[^.;]{0,60}"
-    r"\b(?:logs?|log entries|alerts?|notifications?|activity|audit trail|records? of)\b",
+    r"\b(?:logs?|log entries|alerts?|notifications?|activity|audit trail|records? of"
+    r"|audit_log|[a-z]+_log)\b",
     "hide_trace": r"\b(?:unset(?:ting)? (?:the )?histfile|histfile unset|histfile=|histsize=0"
     r"|history -c|set \+o history|/dev/null|clear(?:ing)? (?:the )?(?:shell |bash )?history"
     r"|squash (?:it|them) into|rewrite (?:the )?(?:git )?history|delete (?:the )?(?:logs?"

@@ -219,7 +219,8 @@ GUARD_NOUN = (
     r"|screening (?:feature|step|check)|human review|human approval|user approval"
     r"|user confirmation|(?:write|read|access|security|safety|policy) (?:access )?checks?"
     r"|['\"]?(?:ask|allow|deny)['\"]? rules|permission settings|permissions? config(?:uration)?"
-    r"|access (?:controls?|restrictions?)|(?:shell|file|network|write) access restrictions?)"
+    r"|access (?:controls?|restrictions?)|(?:shell|file|network|write) access restrictions?"
+    r"|pii(?:_| )masking|data(?:_| )masking|row(?:-| )level security)"
 )
 # Data that is not a credential but must not leave either: payment and bank details, people's
 # identifying records, cloud and database access, a browser's stored sessions. Each named with
