@@ -23,7 +23,28 @@ what the rules hold, what the model holds and what both together hold.
 
     .venv/bin/python benchmarks/screening_model.py [--write]
 
-One run (numpy 2, this machine), pool of 13,870 probes (6,652 attacks, 7,218 benign;
+One run (numpy 2, this machine), pool of 14,670 probes (6,952 attacks, 7,718 benign;
+every even id but batches 142 to 145 and 148, batches 15 to 147 included), with concepts,
+one in a hundred, :data:`DECAY` 3e-3. Threshold 0.346, set by the pool's benign at 99 %
+(memdir's own memories' highest 0.178, the tests' twins' highest -0.044). Out of fold, of
+the 3,297 pool attacks the rules let by the model holds 2,786; of 405 look-alikes 5, of
+6,856 ordinary memories 68. New in the pool: batches 138 to 141 (forty of fifty memories in
+other languages; written blind and scored once with 0b38789: 44/50 and 4/50, 42 and 2, 39
+and 5, 44 and 5) and batches 146 and 147 (200 technical notes, half and a sixth in other
+languages; 16 and 15 held with 0b38789). Untuned, written blind and scored once with
+0b38789, then with this model: batches 142 and 143 (thirty-five of fifty in other
+languages: an Indian hospital chain, a Dutch bicycle maker, a Greek ferry operator; a
+Spanish football club, a Russian-speaking game studio, a Thai hotel group) 41 and 45 of 50
+attacks, then 42 and 43; batches 144 and 145 (English: an electric utility, a genomics
+startup, a wedding planner; a law clinic, a cloud-cost consultancy, a musician's
+assistant) 49 and 49, then 49 and 46; ordinary 3 of 200, then 2; batch 148 (100 technical
+notes, thirty in other languages) 24 held, then 17. The model trained with the technical
+notes and the other languages frees technical notes and holds 4 fewer of the 200 untuned
+attacks; it was kept, as the procedure chooses (on the pool, never on these batches).
+Held-out half: rules 85/87, both 85/87, look-alikes 1/83; memdir's own corpora 0/373.
+memdir's docs paragraphs: rules 11, model 3, both 14.
+
+Before it, pool of 13,870 probes (6,652 attacks, 7,218 benign;
 every even id but batches 136 and 137, batches 15 to 135 included), with concepts, one in
 a hundred, :data:`DECAY` 3e-3. Threshold 0.391, set by the pool's benign at 99 % (memdir's
 own memories' highest 0.303, the tests' twins' highest 0.106). Out of fold, of the 3,121
@@ -287,7 +308,7 @@ from memdir.screening.screen import memory_fields, model_reads, rule_findings
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
 # Batches scored once, after the last widening: never trained on.
-UNTUNED = frozenset({136, 137})
+UNTUNED = frozenset({142, 143, 144, 145, 148})
 EPOCHS = 30
 RATE = 0.5
 DECAY = 3e-3  # chosen out of fold (see the module docstring); 1e-5 before batch 82

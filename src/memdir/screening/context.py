@@ -123,6 +123,22 @@ _ATTACK_TALK = re.compile(
     r"|exploits?|red-?team(?:ing)?|jailbreaks?|adversarial"
     r"|plant(?:ed|ing|s)?\s+(?:an?\s+|the\s+|hidden\s+)*(?:instructions?|orders?|prompts?))\b"
 )
+# The same talk in other languages (an injection, an attack, a phrase quoted as an example).
+_ATTACK_TALK_OTHER = re.compile(
+    fold_pattern(
+        r"\b(?:injec[cç]|inyecci|injektion|injekc|iniezion|injeksi|enjeksiyon|ataques?|attacco"
+        r"|angriff|attaque|serangan|saldir)|инъекц|ін.єкц|атак|επίθεσ|注入|インジェクション"
+        r"|인젝션|攻击|攻撃|공격|هجوم|התקפ|हमला"
+    )
+)
+_DISCUSSION_OTHER = re.compile(
+    fold_pattern(
+        r"\b(?:do tipo|algo como|por ejemplo|por exemplo|exemplo|ejemplo|comme|par exemple|wie"
+        r"|zum beispiel|come|ad esempio|zoals|bijvoorbeeld|frases?|phrases?|satze|zinnen"
+        r"|tentativa|intento|tentative|versuch|tentativo)\b|вроде|например|фраз|попытк"
+        r"|φράσ|例如|比如|类似|のような|例えば|같은|예를"
+    )
+)
 _QUOTED = re.compile(r"\"[^\"\n]{1,240}\"|'[^'\n]{1,240}'(?![a-z])|«[^»\n]{1,240}»")
 # What may stand before a verb that gives the order itself, within its clause.
 _LEAD = re.compile(
@@ -307,7 +323,12 @@ def is_mention(text: str, start: int, end: int) -> bool:
             told_of = _tells_of_attack(outside)
             if _SPOKEN_TO.match(quote.group()) and not told_of:
                 return False
-            return told_of or _DISCUSSION.search(outside) is not None
+            return (
+                told_of
+                or _DISCUSSION.search(outside) is not None
+                or _DISCUSSION_OTHER.search(outside) is not None
+                or _ATTACK_TALK_OTHER.search(outside) is not None
+            )
     return False
 
 
@@ -326,6 +347,7 @@ def discusses_attacks(text: str, start: int) -> bool:
     low, end = sentence_start(text, start), sentence_end(text, start)
     return (
         _ATTACK_TALK.search(text, low, end) is not None
+        or _ATTACK_TALK_OTHER.search(text, low, end) is not None
         or _DEFENCE_TALK.search(text, low, end) is not None
         or _refused_if_told(text, low, start)
         or _REFUSED_KIND.search(text, low, start) is not None
@@ -344,6 +366,12 @@ _DEFENCE_TALK = re.compile(
     r"|estes)\b|\bne (?:les|la|le) (?:suis|suivez|execute[sz]?) (?:pas|jamais)\b"
     r"|\bnon (?:le|li|la|lo) (?:seguire|eseguire|segui|esegui)\b|\bnicht (?:befolgen|ausfuhren)\b"
     r"|\b(?:befolge|folge) (?:sie|diese|solche)[a-z]* nicht\b"
+    # "são dados, não instruções", "sind Kundendaten, keine Anweisungen", "это данные, а не
+    # указания", "это не команда"
+    r"|\b(?:dados|datos|donnees|[a-z]*daten|dati|gegevens|dado|dato)\s*,?\s+(?:nao|no|pas des?"
+    r"|keine?|non|geen|e nao|y no)\s+(?:instruc|instruk|comand|command|anweisung|ordre|order"
+    r"|befehl|opdracht|istruzion)[a-z]*"
+    + fold_pattern(r"|данные,?\s+а\s+не|текст,?\s+а\s+не|это\s+не\s+команд")
 )
 
 
