@@ -208,6 +208,24 @@ def test_a_deny_rule_never_fails_open_whatever_the_damage(project: Project) -> N
     damaged()
 
 
+@pytest.mark.parametrize("key", ["roots", "excluded"])
+def test_a_resealed_memo_whose_folders_are_an_empty_mapping_does_not_fail_open(
+    project: Project, key: str
+) -> None:
+    # Sealed whole, as memdir seals it: the checksum holds, only the shape is wrong. An
+    # empty mapping where a list belongs iterates as "no folders" or "nothing excluded".
+    head, _, rest = project.saved["memo"].partition(b"\n")
+    data = unsealed(head)
+    assert data is not None
+    if key == "roots":
+        data["answer"]["roots"] = {}
+    else:
+        data["answer"]["roots"] = [[*root[:2], {}] for root in data["answer"]["roots"]]
+    project.damage("memo", sealed(json.dumps(data)).encode() + b"\n" + rest)
+    assert project.answer("npm install left-pad") == "deny"
+    assert project.answer("yarn add left-pad") in ("deny", "ask")
+
+
 def test_a_damaged_held_list_asks_about_a_team_rule_that_fires_and_names_the_file(
     project: Project,
 ) -> None:

@@ -423,6 +423,13 @@ def test_session_start_loads_no_installed_package(mem: Memdir, project: Path) ->
     assert started["out"] == session_start_output(payload, env=os.environ) + "\n"
 
 
+def test_a_hook_whose_cut_would_save_nothing_is_left_whole() -> None:
+    line = "- [](_.md) — ;;;;;;;;;;;a;"  # cut at its floor, the ellipsis costs what it saves
+    assert shorten_hooks(line, 0) == line
+    longer = line + "b" * 40
+    assert len(shorten_hooks(longer, 0)) < len(longer)
+
+
 @given(
     st.lists(
         st.text(st.sampled_from("ab ]([)—-…\\<>.md😀é"), max_size=60)

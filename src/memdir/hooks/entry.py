@@ -133,11 +133,16 @@ def _places(answer: Mapping[str, Any]) -> tuple[list[RuleRoot], str] | None:
         if enabled is False:
             return None
         raise TypeError("the remembered switch is neither true nor false")
+    remembered = answer["roots"]
+    if not isinstance(remembered, list):  # an empty dict would iterate as "no rules"
+        raise TypeError("the remembered folders are not a list")
     roots: list[RuleRoot] = []
-    for scope, root, excluded in answer["roots"]:
+    for scope, root, excluded in remembered:
         if scope not in _SCOPES:
             raise ValueError(f"not a scope: {scope!r}")
-        if not isinstance(root, str) or not all(isinstance(e, str) for e in excluded):
+        if not isinstance(root, str) or not isinstance(excluded, list):
+            raise TypeError("a remembered folder is not text")
+        if not all(isinstance(e, str) for e in excluded):
             raise TypeError("a remembered folder is not text")
         roots.append((scope, root, frozenset(excluded)))
     cache = answer["cache"]

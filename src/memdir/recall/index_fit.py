@@ -255,7 +255,9 @@ def shorten_hooks(raw: str, cap: int) -> str:
         space = cut.rfind(" ")
         if space > 0:
             cut = cut[:space]
-        lines[position] = f"{link}{dash}{cut.rstrip(' ,;:—-')}…"
+        shortened = f"{link}{dash}{cut.rstrip(' ,;:—-')}…"
+        if len(shortened) < len(line):  # an ellipsis that saves nothing is left out
+            lines[position] = shortened
     return "\n".join(lines)
 
 
