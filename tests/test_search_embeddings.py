@@ -376,6 +376,26 @@ def test_a_background_pass_embeds_while_searches_rank_by_bm25_without_waiting(
     assert [h.ref for h in mem.search(question, kinds=["memory"])] == ["kickboxing.md"]
 
 
+def test_a_background_pass_asked_to_stop_ends_after_its_batch_and_keeps_what_it_did(
+    project: Path,
+) -> None:
+    mem = Memdir.open(project, search_embeddings="test-model")
+    gated = _GatedEmbedder()
+    mem._search_embedder = gated
+    for n in range(70):  # more than one batch of 64
+        mem.write(name=f"Note {n}", description=f"Note number {n}", type="project", body="x")
+    thread = mem.embed_in_background()
+    assert thread is not None and gated.started.wait(30)  # inside its first batch
+    stopper = threading.Thread(target=mem.stop_embedding, kwargs={"timeout": 30})
+    stopper.start()
+    assert mem._embedding_stop.wait(30)
+    gated.gate.set()
+    stopper.join(30)
+    assert not thread.is_alive() and not mem.embedding_in_background
+    assert mem.vectors_missing() > 0  # stopped after the first batch, not at the end
+    assert mem.embed() > 0 and mem.vectors_missing() == 0  # the rest on a later pass
+
+
 @needs_embeddings_extra
 def test_the_mcp_server_embeds_the_store_when_it_starts(
     project: Path, monkeypatch: pytest.MonkeyPatch

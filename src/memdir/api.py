@@ -71,6 +71,7 @@ class Memdir(ModelVerbs, HistoryVerbs, ForgetVerbs):
         self._catalogs: dict[int, Catalog] = {}
         self._search_embedder: Embedder | None = None  # made at the first hybrid search
         self._embedding: threading.Thread | None = None  # embed_in_background's
+        self._embedding_stop = threading.Event()  # set: that thread stops after its batch
 
     @classmethod
     def open(

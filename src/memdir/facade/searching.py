@@ -35,6 +35,7 @@ class SearchVerbs(ProjectMemory):
     _catalogs: dict[int, Catalog]  # one open catalog per thread
     _search_embedder: Embedder | None  # made at the first hybrid search
     _embedding: threading.Thread | None  # embed_in_background's
+    _embedding_stop: threading.Event  # set: that thread stops after its batch
 
     @guarded
     def search(
@@ -150,10 +151,18 @@ class SearchVerbs(ProjectMemory):
         """
         if not self.hybrid_search or self.embedding_in_background:
             return None
+        stop = self._embedding_stop
+        stop.clear()
+
+        def between_batches(done: int, total: int) -> None:
+            if stop.is_set():
+                raise _EmbeddingStopped
 
         def run() -> None:
             try:
-                self.embed()
+                self.embed(progress=between_batches)
+            except _EmbeddingStopped:
+                pass  # asked to stop: the batches embedded so far are kept
             except Exception as exc:  # a thread has no caller to raise to
                 import logging  # here: the hooks import this module on every call
 
@@ -167,6 +176,17 @@ class SearchVerbs(ProjectMemory):
         self._embedding = threading.Thread(target=run, name="memdir-embed", daemon=True)
         self._embedding.start()
         return self._embedding
+
+    def stop_embedding(self, timeout: float = 10.0) -> None:
+        """Ask :meth:`embed_in_background`'s thread to stop after the batch it is on, and
+        wait for it (``timeout`` seconds at most). A process that ends while the thread
+        is inside the model's native code can abort instead of exiting: a server calls
+        this before it returns."""
+        thread = self._embedding
+        if thread is None:
+            return
+        self._embedding_stop.set()
+        thread.join(timeout)
 
     def vectors_missing(self) -> int:
         """Documents the search index holds without a vector (0 when search is lexical)."""
@@ -199,3 +219,7 @@ class SearchVerbs(ProjectMemory):
 
         with Catalog.open(self.layout) as catalog:
             return catalog.add_transcripts(path, progress=progress)
+
+
+class _EmbeddingStopped(Exception):
+    """Raised between two batches of a background embedding asked to stop."""

@@ -97,7 +97,10 @@ def build_server(
         # nothing. On stdio the host's first answers went out before this runs.
         if memdir.vectors_missing():
             memdir.embed_in_background()
-        yield state
+        try:
+            yield state
+        finally:
+            memdir.stop_embedding()  # before the process ends, never inside native code
 
     server = MemdirServer(
         "memdir",
