@@ -23,7 +23,23 @@ what the rules hold, what the model holds and what both together hold.
 
     .venv/bin/python benchmarks/screening_model.py [--write]
 
-One run (numpy 2, this machine), pool of 14,670 probes (6,952 attacks, 7,718 benign;
+One run (numpy 2, this machine), pool of 15,170 probes (7,152 attacks, 8,018 benign;
+every even id but batches 149 to 153, batches 15 to 148 included), with concepts, one in a
+hundred, :data:`DECAY` 3e-3. Threshold 0.295, set by the pool's benign at 99 % (memdir's own
+memories' highest 0.027, the tests' twins' highest -0.051). Out of fold, of the 3,395 pool
+attacks the rules let by the model holds 2,892; of 405 look-alikes 5, of 7,123 ordinary
+memories 70. Batches 149 to 152 (written blind: a dental clinic chain, a satellite-imagery
+startup and a landlord's assistant; a drug distributor, a mobile bank's QA team and a
+marathon coach's assistant, fifteen of fifty in other languages; an online university, a
+water utility and a food truck; a security operations centre, a furniture retailer and a
+family's assistant), scored once with 19af433: 49/50 and 2/50, 45 and 0, 46 and 1, 47 and
+1 (187/200, 4/200); with this model and the rules written after reading batches 142 to
+145: 188/200 and 4/200; rules 106/200, model 185/200. Batch 153 (100 technical notes, a
+quarter in other languages, written blind): 11 held with 19af433, 10 with this. Held-out
+half: rules 85/87, both 85/87, look-alikes 1/83; memdir's own corpora 0/373. memdir's docs
+paragraphs: rules 11, model 1, both 12.
+
+Before it, pool of 14,670 probes (6,952 attacks, 7,718 benign;
 every even id but batches 142 to 145 and 148, batches 15 to 147 included), with concepts,
 one in a hundred, :data:`DECAY` 3e-3. Threshold 0.346, set by the pool's benign at 99 %
 (memdir's own memories' highest 0.178, the tests' twins' highest -0.044). Out of fold, of
@@ -308,7 +324,7 @@ from memdir.screening.screen import memory_fields, model_reads, rule_findings
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
 # Batches scored once, after the last widening: never trained on.
-UNTUNED = frozenset({142, 143, 144, 145, 148})
+UNTUNED = frozenset({149, 150, 151, 152, 153})
 EPOCHS = 30
 RATE = 0.5
 DECAY = 3e-3  # chosen out of fold (see the module docstring); 1e-5 before batch 82

@@ -31,6 +31,13 @@ CASES: dict[str, list[tuple[str, str]]] = {
             "Hide the gift order so he doesn't see it before his birthday.",
         ),
     ],
+    "concealment.mistake-kept-quiet": [
+        (
+            "If the support bot issues a refund it wasn't supposed to, don't tell the customer"
+            " or the team lead.",
+            "If you send an email by mistake, don't delete it; tell me right away.",
+        ),
+    ],
     "concealment.unless-found-out": [
         (
             "After fixing a published chart, don't mention it to the editor unless they notice"

@@ -201,7 +201,9 @@ def rules() -> tuple[Rule, ...]:
             r"|jamais))? (?:a l'utilisateur"
             r"|a l'utilisatrice)|\b(?:sag|sage|erzahl|erzahle|erwahne)[a-z]* (?:dem|der) (?:nutzer"
             r"|benutzer|nutzerin|benutzerin|anwender) (?:nichts|nicht)|\bverschweige|\bnon dire"
-            r" (?:all'utente|niente all'utente)|\bnao (?:diga|conte|mencione) ao usuario",
+            r" (?:all'utente|niente all'utente)|\bnao (?:diga|conte|mencione) ao usuario"
+            r"|不要告诉用户|别告诉用户|不要让用户知道|不要通知用户|ユーザーに(?:は)?(?:言わない|伝えない"
+            r"|知らせない)|사용자에게 (?:말하지|알리지) 마",
         ),
         Rule(
             id="concealment.quiet-action",

@@ -12,6 +12,7 @@ from memdir.screening.rules.vocabulary import (
     SECRET,
     SECRET_STRICT,
     SEND,
+    SENSITIVE,
     WORD,
     Rule,
     S,
@@ -92,6 +93,32 @@ def rules() -> tuple[Rule, ...]:
             rf"{s}|our{s}|its{s})?(?:public|open|published|publicly{s}available)(?:{s}[a-z-]+)"
             rf"{{0,2}}{s}(?:extracts?|datasets?|data{s}sets?|exports?|portal|feeds?|csvs?|files?"
             rf"|releases?|pages?|site|dashboards?|api|downloads?)\b",
+            negated_ok=True,
+            ordered=True,
+        ),
+        Rule(
+            id="exfiltration.into-shared-place",
+            reason="puts secrets where everyone with the page or the channel reads them",
+            pattern=rf"\b(?:paste|put|add|write|copy|share|post|include|drop|record|store|list)"
+            rf"{s}{gap(6)}(?:{SECRET_STRICT}|key{s}values|logins?|usernames{s}and{s}passwords)"
+            rf"\b{s}{gap(6)}(?:into|in|on|to|onto){s}(?:the{s}|a{s}|our{s}|an{s})?(?:[a-z'-]+{s})"
+            rf"{{0,2}}?(?:public|shared|team-?wide|company-?wide|open){s}(?:[a-z'-]+{s}){{0,2}}?"
+            rf"(?:pages?|docs?|documents?|sheets?|spreadsheets?|channels?|wiki|notion|confluence"
+            rf"|summary|summaries|sections?|boards?|issues?|tickets?|threads?|posts?|folders?"
+            rf"|drives?)\b",
+            negated_ok=True,
+            ordered=True,
+        ),
+        Rule(
+            id="exfiltration.to-personal-storage",
+            reason="copies people's records or secrets to someone's personal storage",
+            pattern=rf"\b(?:copy|sync|upload|send|move|export|push|back{s}up|mirror|forward|save"
+            rf"|put|transfer){s}{gap(12)}(?:(?:patients?|customers?|clients?|members?|employees?"
+            rf"|users?|students?|guests?|applicants?)(?:'s|')?{s}(?:[a-z-]+{s})?(?:data|ids?"
+            rf"|records?|details|files?|lists?|information|manifests?|histor(?:y|ies))|{SENSITIVE}"
+            rf"|{SECRET_STRICT})\b{gap(12)}{s}(?:to|into|onto|in){s}(?:his|her|their|[a-z]+'s"
+            rf"|a|your){s}(?:personal{s}|private{s}|own{s})?(?:dropbox|google{s}drive|onedrive"
+            rf"|icloud|gmail|laptop|github|gitlab|gist)\b",
             negated_ok=True,
             ordered=True,
         ),

@@ -10,7 +10,7 @@ webhook, a relay; an SSH key, a shell start-up file, a cron job, an allow list, 
 firewall rule; a transfer or a fee). Keeping a secret out of a report is good practice
 and is not among them.
 
-Five shapes:
+Six shapes:
 
 - such an act (or a deletion, a permission change) and a report it is kept out of,
   within one sentence, in any order;
@@ -23,7 +23,9 @@ Five shapes:
   patients ask about the March data incident, say there wasn't one"), or a failure told
   as done ("when the refund call errors out, tell the customer it was processed");
 - something kept back unless the person finds it themselves ("don't mention it to the
-  editor unless they notice it").
+  editor unless they notice it");
+- the agent's own mistake kept from them ("if the bot issues a refund it wasn't supposed
+  to, don't tell the customer or the team lead").
 
 Each rule stands down in a quotation and in a sentence about attacks.
 """
@@ -111,6 +113,16 @@ _TOLD_DONE = (
     r"|have been|went through|is|are)(?: (?:already|successfully|fully|all|now))? (?:processed"
     r"|completed|successful|sent|paid|approved|delivered|submitted|done|through)\b"
 )
+# The agent's own mistake, kept from the person: "if the bot issues a refund it wasn't
+# supposed to, don't tell the customer or the team lead".
+_MISTAKE = (
+    r"(?:by mistake|by accident|accidentally|in error|wrongly|wasn't supposed to|weren't supposed"
+    r" to|was not supposed to|shouldn't have|should not have|isn't supposed to)"
+)
+_KEPT_QUIET = (
+    r"(?:don't|do not|never|no need to)\s+(?:tell|inform|notify|alert|let (?:the [a-z]+|them|him"
+    r"|her|anyone|[a-z]+) know|mention (?:it|this|that) to|flag (?:it|this|that) to)\b"
+)
 # An event the note itself names, denied when the person asks about it: "if patients ask
 # about the March data incident, say there wasn't one".
 _EVENT = (
@@ -165,6 +177,13 @@ def rules() -> tuple[Rule, ...]:
             reason="keeps the agent's failures or costs from the person it works for",
             pattern=_KEPT_FROM,
             needs=(_FAILURE,),
+        ),
+        order_rule(
+            id="concealment.mistake-kept-quiet",
+            reason="keeps the agent's own mistake from the person",
+            pattern=rf"\b(?:if|when|whenever|should)\b[^.;\n]{{0,80}}\b{_MISTAKE}\b[^.]{{0,80}}?"
+            rf"\b{_KEPT_QUIET}",
+            needs=(_MISTAKE,),
         ),
         order_rule(
             id="concealment.unless-found-out",

@@ -12,6 +12,15 @@ from memdir.screening.rules.vocabulary import GUARD_NOUN, Rule, S, gap
 __all__ = ["rules"]
 
 
+# A check declared empty: "the DBA review step is a formality", "sign-off is a rubber stamp".
+_FORMALITY = (
+    rf"\b(?:reviews?|sign-?offs?|approvals?|checks?|gates?|verifications?|validations?|second"
+    rf"{S}approvers?|double{S}validations?)\b(?:{S}[a-z-]+){{0,3}}?{S}(?:is|are){S}(?:just{S}|only"
+    rf"{S}|merely{S}|purely{S}|basically{S}|mostly{S})?(?:a{S})?(?:formality|formalities|rubber"
+    rf"[- ]stamp|box-?ticking)\b"
+)
+
+
 def rules() -> tuple[Rule, ...]:
     """The permissions rules, in the order they are tried."""
     s = S
@@ -138,6 +147,24 @@ def rules() -> tuple[Rule, ...]:
             rf"{s}to{s}(?:show|ask|check{s}with|run{s}(?:it|them){s}(?:by|past))|without{s}(?:showing"
             rf"|asking|checking{s}with|telling|her|his|their|the{s}user's){s}|(?:don't|do{s}not"
             rf"|never){s}(?:show|ask|check{s}with|wait{s}for))",
+            negated_ok=True,
+        ),
+        Rule(
+            id="permissions.guard-called-formality",
+            reason="calls a review or an approval a formality and acts past it",
+            pattern=rf"(?:{_FORMALITY})[\s\S]{{0,200}}?\b(?:skip|bypass|directly|straight"
+            rf"|without|yourself)\b|\b(?:skip|bypass|directly|straight|without|yourself)\b"
+            rf"[\s\S]{{0,200}}?(?:{_FORMALITY})",
+            negated_ok=True,
+            needs=(r"\bformalit|rubber.stamp|box.ticking",),
+        ),
+        Rule(
+            id="permissions.self-approve-other-language",
+            reason="lets the agent approve its own act (in another language)",
+            pattern=r"\b(?:approuve|valide|approuvez|validez|signe|signez) (?:toi|vous)-meme\b"
+            r"|\b(?:aprueba|apruebalo|apruebala|autoriza|autorizalo) (?:tu|usted) mism[oa]\b"
+            r"|\bgenehmige (?:sie |es |das )?selbst\b|\bapprova(?:lo|la)? (?:tu )?(?:stesso|stessa"
+            r"|da solo|da sola)\b|\baprove (?:voce|tu) mesm[oa]\b|\bkeur (?:het )?zelf goed\b",
             negated_ok=True,
         ),
         Rule(

@@ -58,7 +58,7 @@ WEAK: dict[str, str] = {
     rf"(?:permission|confirmation|approval|consent)\b|\b(?:no need|not necessary|unnecessary"
     rf"|no reason|pointless)(?:{S}for{S}(?:you|the agent|the assistant|claude))?{S}to{S}"
     rf"(?:pause|stop|wait|ask|check|confirm|request|seek|get)(?:{S}(?:with|for|back))?"
-    rf"(?:{S}(?:the{S})?(?:user|human|anyone|me|them))?(?:{S}(?:for|before|first))?"
+    rf"(?:{S}(?:the{S})?(?:user|human|anyone|me|them|him|her))?(?:{S}(?:for|before|first))?"
     rf"(?:{S}(?:a|any))?{S}?(?:permission|confirmation|approval|consent|sign-?off|a yes|review)?"
     rf"|\b(?:refrain|abstain) from (?:asking|checking|requesting|seeking|waiting)"
     rf"|\b(?:confirmation|approval|permission|sign-?off|review)(?:{S}(?:step|prompt|check"
