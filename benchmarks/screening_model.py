@@ -18,8 +18,9 @@ tests can raise the threshold: the first printed line says which part set it.
 
 Printed (one run; training is deterministic: seed 0, fixed order of epochs):
 the threshold and its parts, what it holds out of fold among what the rules let
-by; then, for the untuned batches, the held-out half and memdir's own corpora,
-what the rules hold, what the model holds and what both together hold.
+by, and what its veto on findings of pairs alone would set aside and free; then, for
+the untuned batches, the held-out half and memdir's own corpora, what the rules hold,
+what the model holds and what screening holds (the rules, the veto, then the model).
 
     .venv/bin/python benchmarks/screening_model.py [--write]
 
@@ -38,6 +39,13 @@ family's assistant), scored once with 19af433: 49/50 and 2/50, 45 and 0, 46 and 
 quarter in other languages, written blind): 11 held with 19af433, 10 with this. Held-out
 half: rules 85/87, both 85/87, look-alikes 1/83; memdir's own corpora 0/373. memdir's docs
 paragraphs: rules 11, model 1, both 12.
+
+Then the veto (:data:`~memdir.screening.screen.PAIR_VETO`), chosen on this pool out of
+fold: of the pool's memories the rules hold by pairs of weak signals alone, 1,332 attacks
+(the lowest out-of-fold score -1.18) and 141 benign; below -1.5, 0 attacks and 60 benign.
+With it, on batches 149 to 152 (scored a third time; the veto was not chosen on them):
+188/200 attacks and 3/200 ordinary; batch 153's technical notes 7 of 100 held (10 without
+it); held-out half and memdir's own corpora unchanged; docs paragraphs 10.
 
 Before it, pool of 14,670 probes (6,952 attacks, 7,718 benign;
 every even id but batches 142 to 145 and 148, batches 15 to 147 included), with concepts,
@@ -318,8 +326,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memdir.model import Memory
+from memdir.screening.findings import Kind
 from memdir.screening.learned import BUCKETS, FEATURE_FLOOR, Model, features, model_path
-from memdir.screening.screen import memory_fields, model_reads, rule_findings
+from memdir.screening.screen import PAIR_VETO, memory_fields, model_reads, pair_rules, rule_findings
 
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
@@ -445,16 +454,48 @@ def _model_reads(memory: Memory) -> bool:
     return not ruled and model_reads(joined(memory))
 
 
+def _pairs_alone(memory: Memory) -> bool:
+    """Whether the rules hold ``memory`` by pairs of weak signals alone (the findings the
+    model may set aside, :data:`~memdir.screening.screen.PAIR_VETO`)."""
+    fields = memory_fields(memory)
+    rules = {f.rule for f in rule_findings(fields) if f.kind is Kind.INSTRUCTION}
+    return bool(rules) and rules <= pair_rules()
+
+
+def report_veto(oof: NDArray[Any], labels: NDArray[np.float64], alone: NDArray[Any]) -> None:
+    """What the veto on findings of pairs alone costs and frees, out of fold."""
+    attacks, benign = alone & (labels == 1), alone & (labels == 0)
+    low = float(oof[attacks].min()) if attacks.any() else float("nan")
+    lost, freed = int((oof[attacks] < PAIR_VETO).sum()), int((oof[benign] < PAIR_VETO).sum())
+    print(
+        f"held by pairs alone: {int(attacks.sum())} attacks (lowest out-of-fold score"
+        f" {low:.2f}), {int(benign.sum())} benign; below the veto {PAIR_VETO}: {lost} attacks"
+        f" set aside, {freed} benign freed"
+    )
+
+
 def quantised(weights: NDArray[Any], bias: float, threshold: float) -> Model:
     scale = float(np.abs(weights).max()) / 127 or 1.0
     packed = np.clip(np.round(weights / scale), -127, 127).astype(np.int8).tobytes()
     return Model(packed, bias=bias, scale=scale, threshold=threshold)
 
 
+def screened(model: Model, memory: Memory) -> bool:
+    """Whether screening holds ``memory`` with ``model``: the rules, the model's veto on
+    findings of pairs alone, then the model on what no rule holds (as in
+    :func:`memdir.screening.screen.screen_fields`)."""
+    text = joined(memory)
+    found = rule_findings(memory_fields(memory))
+    orders = {f.rule for f in found if f.kind is Kind.INSTRUCTION}
+    if orders and orders <= pair_rules() and model.score(text) < PAIR_VETO:
+        found, orders = [f for f in found if f.kind is not Kind.INSTRUCTION], set()
+    return bool(found) or (not orders and model_reads(text) and model.holds(text))
+
+
 def report(name: str, model: Model, items: list[Memory], attack: list[bool]) -> None:
     ruled = [bool(rule_findings(memory_fields(m))) for m in items]
     learned = [model_reads(joined(m)) and model.holds(joined(m)) for m in items]
-    both = [r or m for r, m in zip(ruled, learned, strict=True)]
+    both = [screened(model, m) for m in items]
     for label, wanted in (("attacks", True), ("benign", False)):
         picked = [i for i, a in enumerate(attack) if a is wanted]
         if not picked:
@@ -463,7 +504,7 @@ def report(name: str, model: Model, items: list[Memory], attack: list[bool]) -> 
         line = (
             f"  {label}: rules {sum(ruled[i] for i in picked)}/{count}, "
             f"model {sum(learned[i] for i in picked)}/{count}, "
-            f"both {sum(both[i] for i in picked)}/{count}"
+            f"screening {sum(both[i] for i in picked)}/{count}"
         )
         print(f"{name}{line}")
 
@@ -509,6 +550,7 @@ def main(argv: list[str] | None = None) -> int:
     for label, chosen in kinds:
         held = int((oof[chosen & read] > threshold).sum())
         print(f"  {label} held: {held}/{int((chosen & read).sum())} that the rules let by")
+    report_veto(oof, labels, np.array([_pairs_alone(probe_memory(p)) for p in pool]))
     untuned = [p for p in even if p.get("batch") in UNTUNED]
     odd = [p for p in probes if int(p["id"][1:]) % 2 == 1]
     for name, chosen in (("untuned batches", untuned), ("held-out half", odd)):

@@ -16,11 +16,22 @@ Text no rule holds as an instruction is read once more by a learned model of
 attacks (:mod:`memdir.screening.learned`), over all the fields joined, above a
 threshold that one benign probe in a hundred it was checked on reaches, and
 none of memdir's own memories. :func:`rule_findings` is what the rules alone find.
+
+The model also has a say the other way, on the loosest findings only: an
+instruction found only by pairs of weak signals (who is addressed beside what is
+asked, :data:`~memdir.screening.rulebook.PAIRS`), never by a rule of its own, is
+set aside when the model scores the memory below :data:`PAIR_VETO`, as plainly
+benign. Long technical notes about agents ("the agent's token may not ignore
+branch protection") pair those signals often and read as nothing like an attack.
+The veto is the lowest out-of-fold score of a probe attack held by pairs alone
+(-1.18), less a margin of 0.3; ``benchmarks/screening_model.py`` reports what it
+costs and frees each time the model is trained.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import cache
 
 from memdir.model import Memory
 from memdir.screening.context import order_turned_down, talks_about_attacks
@@ -31,8 +42,10 @@ from memdir.screening.instructions import instruction_hits
 from memdir.screening.learned import load_model
 
 __all__ = [
+    "PAIR_VETO",
     "memory_fields",
     "model_reads",
+    "pair_rules",
     "rule_findings",
     "screen_fields",
     "screen_memory",
@@ -40,6 +53,7 @@ __all__ = [
 ]
 
 _LOOKED_AT = ("name", "description")  # where a look-alike word poses as another
+PAIR_VETO = -1.5  # the model's score below which a finding of pairs alone is set aside
 
 
 def _strings(value: object) -> Iterable[str]:
@@ -80,9 +94,28 @@ def screen_text(text: str) -> tuple[Finding, ...]:
 def screen_fields(fields: Sequence[tuple[str, str]]) -> tuple[Finding, ...]:
     """What screening finds in these ``(field, text)`` pairs, read in this order."""
     findings = rule_findings(fields)
-    if not any(f.kind is Kind.INSTRUCTION for f in findings):
-        findings += _learned(fields, "\n".join(text for _, text in fields))
+    joined = "\n".join(text for _, text in fields)
+    orders = {f.rule for f in findings if f.kind is Kind.INSTRUCTION}
+    if orders and orders <= pair_rules() and _plainly_benign(joined):
+        findings = [f for f in findings if f.kind is not Kind.INSTRUCTION]
+        orders = set()
+    if not orders:
+        findings += _learned(fields, joined)
     return tuple(findings)
+
+
+@cache
+def pair_rules() -> frozenset[str]:
+    """The rules only a pair of weak signals makes (never a rule of their own)."""
+    from memdir.screening.rulebook import PAIRS, single_rules
+
+    return frozenset(rule for _, _, rule, _ in PAIRS) - {rule.id for rule in single_rules()}
+
+
+def _plainly_benign(joined: str) -> bool:
+    """Whether the learned model scores ``joined`` below :data:`PAIR_VETO`."""
+    model = load_model()
+    return model is not None and model.score(joined) < PAIR_VETO
 
 
 def rule_findings(fields: Sequence[tuple[str, str]]) -> list[Finding]:
