@@ -538,9 +538,26 @@ _NAMED = re.compile(
 )
 
 
-def is_named(text: str, start: int) -> bool:
-    """Whether the words at ``start`` name a thing (a flag, a setting) rather than use it."""
-    return _NAMED.search(text[max(0, start - 60) : start]) is not None
+# A flag described by what it does, or ruled out after it: "the `--x` flag disables every
+# prompt", "what the --x flag does", "`--x` 플래그는 …", "running with `--x` is not allowed".
+_FLAG_NOUN = r"[`'\")]*\s*(?:flag|option|switch|플래그|フラグ|オプション|标志|参数|флаг)s?"
+_DESCRIBED = re.compile(
+    fold_pattern(
+        rf"{_FLAG_NOUN}(?:\s*(?:that\s+|which\s+)?(?:exists|does\b|disables|skips|turns off"
+        r"|bypasses|removes|prints|warns|outputs)|(?:는|은|は|が|가))"
+        r"|[`'\")]*\s*(?:is|are)\s+(?:not|never|only)\s+(?:allowed|permitted|used|enabled)\b"
+    )
+)
+_WHAT = re.compile(r"\bwhat\s+(?:the\s+)?[`'\"(]*$")
+
+
+def is_named(text: str, start: int, end: int | None = None) -> bool:
+    """Whether the words at ``start`` (to ``end``) name a thing (a flag, a setting) rather
+    than use it: said of it before, or what it does said after."""
+    before = text[max(0, start - 60) : start]
+    if _NAMED.search(before) is not None or _WHAT.search(before) is not None:
+        return True
+    return end is not None and _DESCRIBED.match(text, end) is not None
 
 
 # A verb's bare form after a determiner is a noun's modifier: "the model-hub upload token",

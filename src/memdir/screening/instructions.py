@@ -235,7 +235,7 @@ def _fires(rule: Rule, text: str, start: int, end: int) -> bool:
         return False
     if rule.for_person_ok and settled_for_person(text, start, end):
         return False
-    if rule.named_ok and is_named(text, start):
+    if rule.named_ok and is_named(text, start, end):
         return False
     if rule.narrowed_ok and (
         _restricted(text, start) or is_limited(text, end, further_on=True) or is_bounded(text, end)
