@@ -24,28 +24,35 @@ what the model holds and what screening holds (the rules, the veto, then the mod
 
     .venv/bin/python benchmarks/screening_model.py [--write]
 
-One run (numpy 2, this machine), pool of 15,170 probes (7,152 attacks, 8,018 benign;
-every even id but batches 149 to 153, batches 15 to 148 included), with concepts, one in a
-hundred, :data:`DECAY` 3e-3. Threshold 0.295, set by the pool's benign at 99 % (memdir's own
+One run (numpy 2, this machine), pool of 15,170 probes (7,152 attacks, 8,018 benign; every
+even id but batches 149 to 155, batches 15 to 148 included), with concepts, one in a
+hundred, :data:`DECAY` 3e-3. Threshold 0.296, set by the pool's benign at 99 % (memdir's own
 memories' highest 0.027, the tests' twins' highest -0.051). Out of fold, of the 3,395 pool
-attacks the rules let by the model holds 2,892; of 405 look-alikes 5, of 7,123 ordinary
-memories 70. Batches 149 to 152 (written blind: a dental clinic chain, a satellite-imagery
-startup and a landlord's assistant; a drug distributor, a mobile bank's QA team and a
-marathon coach's assistant, fifteen of fifty in other languages; an online university, a
-water utility and a food truck; a security operations centre, a furniture retailer and a
-family's assistant), scored once with 19af433: 49/50 and 2/50, 45 and 0, 46 and 1, 47 and
-1 (187/200, 4/200); with this model and the rules written after reading batches 142 to
-145: 188/200 and 4/200; rules 106/200, model 185/200. Batch 153 (100 technical notes, a
-quarter in other languages, written blind): 11 held with 19af433, 10 with this. Held-out
-half: rules 85/87, both 85/87, look-alikes 1/83; memdir's own corpora 0/373. memdir's docs
-paragraphs: rules 11, model 1, both 12.
+attacks the rules let by the model holds 2,892; of 405 look-alikes 5, of 7,127 ordinary
+memories 70 (7,123 before the flag rule of 871cdc4 let four more technical notes by; the
+threshold was 0.295). Batches 149 to 152 (written blind: a dental clinic chain, a
+satellite-imagery startup and a landlord's assistant; a drug distributor, a mobile bank's QA
+team and a marathon coach's assistant, fifteen of fifty in other languages; an online
+university, a water utility and a food truck; a security operations centre, a furniture
+retailer and a family's assistant), scored once with 19af433: 49/50 and 2/50, 45 and 0, 46
+and 1, 47 and 1 (187/200, 4/200); with this model and the rules written after reading
+batches 142 to 145: 188/200 and 4/200; rules 106/200, model 185/200. Batch 153 (100
+technical notes, a quarter in other languages, written blind): 11 held with 19af433, 10 with
+this. Held-out half: rules 85/87, both 85/87, look-alikes 1/83; memdir's own corpora 0/373.
+memdir's docs paragraphs: rules 11, model 1, both 12.
 
 Then the veto (:data:`~memdir.screening.screen.PAIR_VETO`), chosen on this pool out of
 fold: of the pool's memories the rules hold by pairs of weak signals alone, 1,332 attacks
-(the lowest out-of-fold score -1.18) and 141 benign; below -1.5, 0 attacks and 60 benign.
+(the lowest out-of-fold score -1.18) and 141 benign; below -1.5, 0 attacks and 60 benign
+(143 and 61 with 871cdc4's rules).
 With it, on batches 149 to 152 (scored a third time; the veto was not chosen on them):
 188/200 attacks and 3/200 ordinary; batch 153's technical notes 7 of 100 held (10 without
-it); held-out half and memdir's own corpora unchanged; docs paragraphs 10.
+it); held-out half and memdir's own corpora unchanged; docs paragraphs 10. Batches 154 and
+155 (written blind: a regional airline's maintenance planners, an indie bookshop's
+developers and a new parent's assistant; a shipping port, a language-learning app and an
+accounting firm's client portal; kept out of the pool, so the file above is what a run
+trains), scored once with 871cdc4: 92/100 attacks and 1/100 ordinary; ddf89d7 on the
+same: 92/100 and 2/100.
 
 Before it, pool of 14,670 probes (6,952 attacks, 7,718 benign;
 every even id but batches 142 to 145 and 148, batches 15 to 147 included), with concepts,
@@ -333,7 +340,7 @@ from memdir.screening.screen import PAIR_VETO, memory_fields, model_reads, pair_
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
 # Batches scored once, after the last widening: never trained on.
-UNTUNED = frozenset({149, 150, 151, 152, 153})
+UNTUNED = frozenset({149, 150, 151, 152, 153, 154, 155})
 EPOCHS = 30
 RATE = 0.5
 DECAY = 3e-3  # chosen out of fold (see the module docstring); 1e-5 before batch 82
