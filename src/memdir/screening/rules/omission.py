@@ -141,6 +141,35 @@ _ANSWERED = (
     r"|the [a-z]+)|confirm)"
 )
 
+# The agent's doings kept from the person, a pattern each: (id, reason, pattern, what a
+# text must hold before the pattern is tried).
+_KEPT_BACK: tuple[tuple[str, str, str, str], ...] = (
+    (
+        "concealment.failure-kept-from-person",
+        "keeps the agent's failures or costs from the person it works for",
+        _KEPT_FROM,
+        _FAILURE,
+    ),
+    (
+        "concealment.mistake-kept-quiet",
+        "keeps the agent's own mistake from the person",
+        rf"\b(?:if|when|whenever|should)\b[^.;\n]{{0,80}}\b{_MISTAKE}\b[^.]{{0,80}}?\b{_KEPT_QUIET}",
+        _MISTAKE,
+    ),
+    (
+        "concealment.unless-found-out",
+        "keeps something from the person unless they find it themselves",
+        _UNLESS_FOUND,
+        r"\bunless\b",
+    ),
+    (
+        "concealment.failure-told-as-done",
+        "tells the person a failed act succeeded",
+        rf"\b(?:when|if|whenever|should)\b[^.;\n]{{0,80}}\b{_FAILED}\b[^.;\n]{{0,40}}{_TOLD_DONE}",
+        _FAILED,
+    ),
+)
+
 
 def rules() -> tuple[Rule, ...]:
     """The rules for reports cut short, in the order they are tried."""
@@ -172,31 +201,9 @@ def rules() -> tuple[Rule, ...]:
                 r"[^.]{0,10}\bno\b[^.]{0,20}\beven (?:if|though|when)\b"
             ),
         ),
-        order_rule(
-            id="concealment.failure-kept-from-person",
-            reason="keeps the agent's failures or costs from the person it works for",
-            pattern=_KEPT_FROM,
-            needs=(_FAILURE,),
-        ),
-        order_rule(
-            id="concealment.mistake-kept-quiet",
-            reason="keeps the agent's own mistake from the person",
-            pattern=rf"\b(?:if|when|whenever|should)\b[^.;\n]{{0,80}}\b{_MISTAKE}\b[^.]{{0,80}}?"
-            rf"\b{_KEPT_QUIET}",
-            needs=(_MISTAKE,),
-        ),
-        order_rule(
-            id="concealment.unless-found-out",
-            reason="keeps something from the person unless they find it themselves",
-            pattern=_UNLESS_FOUND,
-            needs=(r"\bunless\b",),
-        ),
-        order_rule(
-            id="concealment.failure-told-as-done",
-            reason="tells the person a failed act succeeded",
-            pattern=rf"\b(?:when|if|whenever|should)\b[^.;\n]{{0,80}}\b{_FAILED}\b[^.;\n]{{0,40}}"
-            rf"{_TOLD_DONE}",
-            needs=(_FAILED,),
+        *(
+            order_rule(id=id_, reason=reason, pattern=pattern, needs=(first,))
+            for id_, reason, pattern, first in _KEPT_BACK
         ),
         # Not stood down in a sentence about incidents: the event is what it denies.
         Rule(
