@@ -333,9 +333,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memdir.model import Memory
-from memdir.screening.findings import Kind
 from memdir.screening.learned import BUCKETS, FEATURE_FLOOR, Model, features, model_path
-from memdir.screening.screen import PAIR_VETO, memory_fields, model_reads, pair_rules, rule_findings
+from memdir.screening.screen import (
+    PAIR_VETO,
+    memory_fields,
+    model_reads,
+    pairs_alone,
+    rule_findings,
+    screen_fields,
+)
 
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
@@ -464,9 +470,7 @@ def _model_reads(memory: Memory) -> bool:
 def _pairs_alone(memory: Memory) -> bool:
     """Whether the rules hold ``memory`` by pairs of weak signals alone (the findings the
     model may set aside, :data:`~memdir.screening.screen.PAIR_VETO`)."""
-    fields = memory_fields(memory)
-    rules = {f.rule for f in rule_findings(fields) if f.kind is Kind.INSTRUCTION}
-    return bool(rules) and rules <= pair_rules()
+    return pairs_alone(rule_findings(memory_fields(memory)))
 
 
 def report_veto(oof: NDArray[Any], labels: NDArray[np.float64], alone: NDArray[Any]) -> None:
@@ -487,22 +491,10 @@ def quantised(weights: NDArray[Any], bias: float, threshold: float) -> Model:
     return Model(packed, bias=bias, scale=scale, threshold=threshold)
 
 
-def screened(model: Model, memory: Memory) -> bool:
-    """Whether screening holds ``memory`` with ``model``: the rules, the model's veto on
-    findings of pairs alone, then the model on what no rule holds (as in
-    :func:`memdir.screening.screen.screen_fields`)."""
-    text = joined(memory)
-    found = rule_findings(memory_fields(memory))
-    orders = {f.rule for f in found if f.kind is Kind.INSTRUCTION}
-    if orders and orders <= pair_rules() and model.score(text) < PAIR_VETO:
-        found, orders = [f for f in found if f.kind is not Kind.INSTRUCTION], set()
-    return bool(found) or (not orders and model_reads(text) and model.holds(text))
-
-
 def report(name: str, model: Model, items: list[Memory], attack: list[bool]) -> None:
     ruled = [bool(rule_findings(memory_fields(m))) for m in items]
     learned = [model_reads(joined(m)) and model.holds(joined(m)) for m in items]
-    both = [screened(model, m) for m in items]
+    both = [bool(screen_fields(memory_fields(m), model=model)) for m in items]
     for label, wanted in (("attacks", True), ("benign", False)):
         picked = [i for i, a in enumerate(attack) if a is wanted]
         if not picked:

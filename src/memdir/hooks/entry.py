@@ -140,9 +140,8 @@ def _places(answer: Mapping[str, Any]) -> tuple[list[RuleRoot], str] | None:
     for scope, root, excluded in remembered:
         if scope not in _SCOPES:
             raise ValueError(f"not a scope: {scope!r}")
-        if not isinstance(root, str) or not isinstance(excluded, list):
-            raise TypeError("a remembered folder is not text")
-        if not all(isinstance(e, str) for e in excluded):
+        texts = isinstance(excluded, list) and all(isinstance(e, str) for e in excluded)
+        if not isinstance(root, str) or not texts:
             raise TypeError("a remembered folder is not text")
         roots.append((scope, root, frozenset(excluded)))
     cache = answer["cache"]

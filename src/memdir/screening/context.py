@@ -111,33 +111,34 @@ _NEGATION_AFTER = re.compile(
         r"|지 ?마|지 ?말|면 안|하지 않|ไม่ได้|ห้าม)"
     )
 )
+# Talk of an attack in other languages (an injection, an attack).
+_ATTACK_WORDS_OTHER = fold_pattern(
+    r"\b(?:injec[cç]|inyecci|injektion|injekc|iniezion|injeksi|enjeksiyon|ataques?|attacco"
+    r"|angriff|attaque|serangan|saldir)|инъекц|ін.єкц|атак|επίθεσ|注入|インジェクション"
+    r"|인젝션|攻击|攻撃|공격|هجوم|התקפ|हमला"
+)
+_ATTACK_TALK_OTHER = re.compile(_ATTACK_WORDS_OTHER)
+# Words of a text that discusses what it quotes: in English, then a phrase quoted as an
+# example in other languages, then their talk of an attack.
 _DISCUSSION = re.compile(
     r"\b(?:inject(?:ion|ions|ed)?|attacks?|attackers?|payloads?|phrases?|strings?|examples?"
     r"|e\.g|such as|like|patterns?|regex|detect(?:s|ed|ion)?|filters?|flag(?:s|ged)?"
     r"|block(?:s|ed)?|tests?|jailbreaks?|malicious|adversarial|red-?team(?:ing)?|classifier"
     r"|quoted?|spam|phishing|poison(?:ing|ed)?|scanner|screen(?:ing|s)?|warns?|warning"
-    r"|known|classic|typical|common|tries|try|tried|said|says|feeds?|sends?)\b"
-)
-_ATTACK_TALK = re.compile(
-    r"\b(?:attacks?|attackers?|poison(?:ed|ing|s)?|inject(?:ion|ions|ed)|malicious|phishing"
-    r"|exploits?|red-?team(?:ing)?|jailbreaks?|adversarial"
-    r"|plant(?:ed|ing|s)?\s+(?:an?\s+|the\s+|hidden\s+)*(?:instructions?|orders?|prompts?))\b"
-)
-# The same talk in other languages (an injection, an attack, a phrase quoted as an example).
-_ATTACK_TALK_OTHER = re.compile(
-    fold_pattern(
-        r"\b(?:injec[cç]|inyecci|injektion|injekc|iniezion|injeksi|enjeksiyon|ataques?|attacco"
-        r"|angriff|attaque|serangan|saldir)|инъекц|ін.єкц|атак|επίθεσ|注入|インジェクション"
-        r"|인젝션|攻击|攻撃|공격|هجوم|התקפ|हमला"
-    )
-)
-_DISCUSSION_OTHER = re.compile(
-    fold_pattern(
+    r"|known|classic|typical|common|tries|try|tried|said|says|feeds?|sends?)\b|"
+    + fold_pattern(
         r"\b(?:do tipo|algo como|por ejemplo|por exemplo|exemplo|ejemplo|comme|par exemple|wie"
         r"|zum beispiel|come|ad esempio|zoals|bijvoorbeeld|frases?|phrases?|satze|zinnen"
         r"|tentativa|intento|tentative|versuch|tentativo)\b|вроде|например|фраз|попытк"
         r"|φράσ|例如|比如|类似|のような|例えば|같은|예를"
     )
+    + "|"
+    + _ATTACK_WORDS_OTHER
+)
+_ATTACK_TALK = re.compile(
+    r"\b(?:attacks?|attackers?|poison(?:ed|ing|s)?|inject(?:ion|ions|ed)|malicious|phishing"
+    r"|exploits?|red-?team(?:ing)?|jailbreaks?|adversarial"
+    r"|plant(?:ed|ing|s)?\s+(?:an?\s+|the\s+|hidden\s+)*(?:instructions?|orders?|prompts?))\b"
 )
 _QUOTED = re.compile(r"\"[^\"\n]{1,240}\"|'[^'\n]{1,240}'(?![a-z])|«[^»\n]{1,240}»")
 # What may stand before a verb that gives the order itself, within its clause.
@@ -323,12 +324,7 @@ def is_mention(text: str, start: int, end: int) -> bool:
             told_of = _tells_of_attack(outside)
             if _SPOKEN_TO.match(quote.group()) and not told_of:
                 return False
-            return (
-                told_of
-                or _DISCUSSION.search(outside) is not None
-                or _DISCUSSION_OTHER.search(outside) is not None
-                or _ATTACK_TALK_OTHER.search(outside) is not None
-            )
+            return told_of or _DISCUSSION.search(outside) is not None
     return False
 
 

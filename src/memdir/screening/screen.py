@@ -39,13 +39,15 @@ from memdir.screening.findings import Finding, Hit, Kind
 from memdir.screening.frames import frame_hits
 from memdir.screening.hidden import hidden_characters, mixed_scripts
 from memdir.screening.instructions import instruction_hits
-from memdir.screening.learned import load_model
+from memdir.screening.learned import Model, load_model
+from memdir.screening.rulebook import PAIRS, single_rules
 
 __all__ = [
     "PAIR_VETO",
     "memory_fields",
     "model_reads",
     "pair_rules",
+    "pairs_alone",
     "rule_findings",
     "screen_fields",
     "screen_memory",
@@ -91,31 +93,38 @@ def screen_text(text: str) -> tuple[Finding, ...]:
     return screen_fields([("body", text)])
 
 
-def screen_fields(fields: Sequence[tuple[str, str]]) -> tuple[Finding, ...]:
-    """What screening finds in these ``(field, text)`` pairs, read in this order."""
+def screen_fields(
+    fields: Sequence[tuple[str, str]], *, model: Model | None = None
+) -> tuple[Finding, ...]:
+    """What screening finds in these ``(field, text)`` pairs, read in this order, with
+    ``model`` as the learned model (None: the shipped one, when it is installed)."""
     findings = rule_findings(fields)
+    model = load_model() if model is None else model
+    if model is None:
+        return tuple(findings)
     joined = "\n".join(text for _, text in fields)
-    orders = {f.rule for f in findings if f.kind is Kind.INSTRUCTION}
-    if orders and orders <= pair_rules() and _plainly_benign(joined):
-        findings = [f for f in findings if f.kind is not Kind.INSTRUCTION]
-        orders = set()
-    if not orders:
-        findings += _learned(fields, joined)
-    return tuple(findings)
+    if not any(f.kind is Kind.INSTRUCTION for f in findings):
+        return tuple(findings + _learned(fields, joined, model))
+    if not pairs_alone(findings):
+        return tuple(findings)
+    score = model.score(joined)
+    if score >= PAIR_VETO:  # not plainly benign: the pairs' findings stand
+        return tuple(findings)
+    kept = [f for f in findings if f.kind is not Kind.INSTRUCTION]
+    return tuple(kept + _learned(fields, joined, model, score))
 
 
 @cache
 def pair_rules() -> frozenset[str]:
     """The rules only a pair of weak signals makes (never a rule of their own)."""
-    from memdir.screening.rulebook import PAIRS, single_rules
-
     return frozenset(rule for _, _, rule, _ in PAIRS) - {rule.id for rule in single_rules()}
 
 
-def _plainly_benign(joined: str) -> bool:
-    """Whether the learned model scores ``joined`` below :data:`PAIR_VETO`."""
-    model = load_model()
-    return model is not None and model.score(joined) < PAIR_VETO
+def pairs_alone(findings: Sequence[Finding]) -> bool:
+    """Whether ``findings`` hold instructions, and pairs of weak signals made them all (the
+    findings the model may set aside, :data:`PAIR_VETO`)."""
+    orders = {f.rule for f in findings if f.kind is Kind.INSTRUCTION}
+    return bool(orders) and orders <= pair_rules()
 
 
 def rule_findings(fields: Sequence[tuple[str, str]]) -> list[Finding]:
@@ -143,10 +152,14 @@ def model_reads(joined: str) -> bool:
     return not talks_about_attacks(joined) and not order_turned_down(joined)
 
 
-def _learned(fields: Sequence[tuple[str, str]], joined: str) -> list[Finding]:
-    """The learned model's finding on text no rule held (:mod:`memdir.screening.learned`)."""
-    model = load_model()
-    if model is None or not model_reads(joined) or not model.holds(joined):
+def _learned(
+    fields: Sequence[tuple[str, str]], joined: str, model: Model, score: float | None = None
+) -> list[Finding]:
+    """The learned model's finding on text no rule held (:mod:`memdir.screening.learned`);
+    ``score`` is the model's score of ``joined`` when it was worked out already."""
+    if not model_reads(joined):
+        return []
+    if (model.score(joined) if score is None else score) <= model.threshold:  # Model.holds
         return []
     names = "+".join(dict.fromkeys(field for field, _ in fields))
     reason = "reads like the attacks the screening model learned"

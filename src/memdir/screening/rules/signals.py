@@ -198,7 +198,7 @@ WEAK: dict[str, str] = {
     # Records of what was done, cleared away: logs, alerts, an activity history.
     "clear_record": r"\b(?:delete|remove|erase|wipe|clear|archive|purge|scrub)\b[^.;]{0,60}"
     r"\b(?:logs?|log entries|alerts?|notifications?|activity|audit trail|records? of"
-    r"|audit_log|[a-z]+_log)\b",
+    r"|[a-z]+_log)\b",
     "hide_trace": r"\b(?:unset(?:ting)? (?:the )?histfile|histfile unset|histfile=|histsize=0"
     r"|history -c|set \+o history|/dev/null|clear(?:ing)? (?:the )?(?:shell |bash )?history"
     r"|squash (?:it|them) into|rewrite (?:the )?(?:git )?history|delete (?:the )?(?:logs?"
