@@ -176,6 +176,30 @@ class Change:
     undone_by: int | None
 
 
+def _prepare(conn: sqlite3.Connection) -> None:
+    """Set a new connection's pragmas and make or bring up to date the tables."""
+    conn.execute("PRAGMA journal_mode = WAL")
+    # WAL with NORMAL: a commit is durable once the WAL is checkpointed; a
+    # power cut can lose the last versions, never corrupt the table.
+    conn.execute("PRAGMA synchronous = NORMAL")
+    # Checkpointed every 512 KiB and cut back to that size: the WAL's
+    # default 4 MiB (kept at its largest) is a lot of a small disk.
+    conn.execute("PRAGMA wal_autocheckpoint = 128")
+    conn.execute(f"PRAGMA journal_size_limit = {128 * 4096}")
+    # A redacted text must not stay in a freed page (the default of some builds).
+    conn.execute("PRAGMA secure_delete = ON")
+    conn.executescript(_SCHEMA)
+    have = {
+        (table, row[1])
+        for table in ("versions", "intents")
+        for row in conn.execute(f"PRAGMA table_info({table})")
+    }
+    for table, column, kind in _ADDED_COLUMNS:
+        if (table, column) not in have:  # a history written by an earlier memdir
+            conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+    conn.executescript(_INDEXES)
+
+
 class HistoryTable:
     """The connection to one history file, its transactions and its blobs."""
 
@@ -188,29 +212,11 @@ class HistoryTable:
             return opened[1]
         import sqlite3
 
+        from memdir.utils.sqlite_open import open_database
+
         ensure_dir(self.path.parent)
         try:
-            conn = sqlite3.connect(self.path, timeout=60.0, isolation_level=None)
-            conn.execute("PRAGMA journal_mode = WAL")
-            # WAL with NORMAL: a commit is durable once the WAL is checkpointed; a
-            # power cut can lose the last versions, never corrupt the table.
-            conn.execute("PRAGMA synchronous = NORMAL")
-            # Checkpointed every 512 KiB and cut back to that size: the WAL's
-            # default 4 MiB (kept at its largest) is a lot of a small disk.
-            conn.execute("PRAGMA wal_autocheckpoint = 128")
-            conn.execute(f"PRAGMA journal_size_limit = {128 * 4096}")
-            # A redacted text must not stay in a freed page (the default of some builds).
-            conn.execute("PRAGMA secure_delete = ON")
-            conn.executescript(_SCHEMA)
-            have = {
-                (table, row[1])
-                for table in ("versions", "intents")
-                for row in conn.execute(f"PRAGMA table_info({table})")
-            }
-            for table, column, kind in _ADDED_COLUMNS:
-                if (table, column) not in have:  # a history written by an earlier memdir
-                    conn.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
-            conn.executescript(_INDEXES)
+            conn = open_database(self.path, timeout=60.0, setup=_prepare)
         except sqlite3.DatabaseError as exc:
             raise MemdirError(
                 f"the memory history cannot be opened: {exc}",

@@ -18,6 +18,7 @@ import sqlite3
 from pathlib import Path
 
 from memdir.search.vectors.vector_table import VECTOR_TABLES
+from memdir.utils.sqlite_open import open_database
 
 __all__ = [
     "CATALOG_NAME",
@@ -78,19 +79,17 @@ _SCHEMA = _SCHEMA.format(fts=_FTS, ctx=_CTX, vectors=";\n".join(VECTOR_TABLES))
 
 def connect(path: Path | str) -> sqlite3.Connection:
     """A connection to the database at ``path`` (``":memory:"``: one in memory), autocommit."""
-    conn = sqlite3.connect(str(path), timeout=30.0, isolation_level=None)
-    try:
-        conn.execute("PRAGMA busy_timeout = 30000")
-        if str(path) != ":memory:":
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            # A large transaction (a build) grows the WAL: it is cut back to this
-            # size when it is next reset, instead of keeping that disk space.
-            conn.execute(f"PRAGMA journal_size_limit = {_WAL_LIMIT}")
-    except sqlite3.DatabaseError:
-        conn.close()
-        raise
-    return conn
+    if str(path) == ":memory:":
+        return sqlite3.connect(":memory:", isolation_level=None)
+    return open_database(path, timeout=30.0, setup=_prepare)
+
+
+def _prepare(conn: sqlite3.Connection) -> None:
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    # A large transaction (a build) grows the WAL: it is cut back to this
+    # size when it is next reset, instead of keeping that disk space.
+    conn.execute(f"PRAGMA journal_size_limit = {_WAL_LIMIT}")
 
 
 _WAL_LIMIT = 1 << 20

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from memdir.storage.fs import remove_database
 from memdir.storage.memory_index import parse_entries, title_key
+from memdir.utils.sqlite_open import open_database
 
 __all__ = ["KeyTable", "open_table"]
 
@@ -74,19 +75,17 @@ def open_table(db: Path) -> KeyTable | None:
 
 
 def _connect(db: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(db, timeout=10, isolation_level=None)
-    try:
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")  # derived state: no fsync per write
-        # Every write adds a few pages to the WAL: checkpointed every 256 KiB and cut
-        # back to that size, so a small disk is not spent on a 4 MiB WAL of a cache.
-        conn.execute("PRAGMA wal_autocheckpoint = 64")
-        conn.execute(f"PRAGMA journal_size_limit = {64 * 4096}")
-        conn.executescript(_SCHEMA)
-    except BaseException:
-        conn.close()
-        raise
-    return conn
+    return open_database(db, timeout=10, setup=_prepare)
+
+
+def _prepare(conn: sqlite3.Connection) -> None:
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")  # derived state: no fsync per write
+    # Every write adds a few pages to the WAL: checkpointed every 256 KiB and cut
+    # back to that size, so a small disk is not spent on a 4 MiB WAL of a cache.
+    conn.execute("PRAGMA wal_autocheckpoint = 64")
+    conn.execute(f"PRAGMA journal_size_limit = {64 * 4096}")
+    conn.executescript(_SCHEMA)
 
 
 class KeyTable:
