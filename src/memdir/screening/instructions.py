@@ -118,7 +118,7 @@ from memdir.screening.context import (
     tells_of_a_leak,
 )
 from memdir.screening.findings import Hit, Kind
-from memdir.screening.normalize import fold, fold_pattern
+from memdir.screening.normalize import fold, fold_pattern, lines_as_spaces
 from memdir.screening.rulebook import ADDRESSEES, NEGATABLE, PAIRS, WEAK, Rule, single_rules
 
 __all__ = ["instruction_hits", "rules"]
@@ -211,7 +211,7 @@ def _folded(pattern: str) -> str:
     """The pattern as the text reads: its letters folded as the text's are (its other-language
     words; a mark the text loses, such as a vowel sign or a dakuten, is dropped from it too),
     and each space also a line break (fields and lines are joined by one)."""
-    return fold_pattern(pattern).replace(" ", "[ \n]")
+    return lines_as_spaces(fold_pattern(pattern))
 
 
 def rules() -> tuple[Rule, ...]:

@@ -27,7 +27,7 @@ from functools import cache, lru_cache
 
 from memdir.utils.records import record
 
-__all__ = ["CONFUSABLE", "Folded", "fold", "fold_char", "fold_pattern"]
+__all__ = ["CONFUSABLE", "Folded", "fold", "fold_char", "fold_pattern", "lines_as_spaces"]
 
 # Letters of other scripts drawn like a Latin letter (after case folding): what an
 # attacker swaps in so that "ignore" no longer matches, or a name looks like another.
@@ -116,6 +116,43 @@ def fold_pattern(pattern: str) -> str:
     if pattern.isascii():
         return pattern
     return "".join(c if c.isascii() else fold_char(c) for c in pattern)
+
+
+def lines_as_spaces(pattern: str) -> str:
+    """``pattern`` with each space (plain or escaped) also matching a line break: ``[ \\n]``
+    outside a character class, a line break added inside one (``[a-z ]`` is ``[a-z \\n]``)."""
+    out: list[str] = []
+    in_class = False
+    i = 0
+    while i < len(pattern):
+        char = pattern[i]
+        if char == "\\" and i + 1 < len(pattern):
+            pair = pattern[i : i + 2]
+            i += 2
+            if pair == "\\ ":
+                out.append(" \n" if in_class else "[ \n]")
+            else:
+                out.append(pair)
+            continue
+        i += 1
+        if in_class:
+            if char == "]":
+                in_class = False
+            out.append(" \n" if char == " " else char)
+            continue
+        if char == "[":
+            in_class = True
+            out.append(char)
+            # A "]" first in a class (after any "^") is one of its characters.
+            if pattern.startswith("^", i):
+                out.append("^")
+                i += 1
+            if pattern.startswith("]", i):
+                out.append("]")
+                i += 1
+            continue
+        out.append("[ \n]" if char == " " else char)
+    return "".join(out)
 
 
 @cache
