@@ -21,6 +21,13 @@ from memdir.screening.rules.vocabulary import (
 
 __all__ = ["rules"]
 
+# The people whose records an organisation keeps: both the rule for publishing their
+# details and the one for copying their records to personal storage name them.
+_PEOPLE = (
+    "callers?|customers?|patients?|clients?|residents?|employees?|students?|applicants?"
+    "|complainants?|donors?|members?|users?|tenants?|voters?|citizens?|guests?"
+)
+
 
 def rules() -> tuple[Rule, ...]:
     """The exfiltration rules, in the order they are tried."""
@@ -84,9 +91,7 @@ def rules() -> tuple[Rule, ...]:
             id="exfiltration.personal-data-made-public",
             reason="publishes people's identifying details in a public dataset or page",
             pattern=rf"\b(?:keep|include|publish|leave|add|expose|show|retain|list){s}{gap(6)}"
-            rf"(?:(?:callers?|customers?|patients?|clients?|residents?|employees?|students?"
-            rf"|applicants?|complainants?|donors?|members?|users?|tenants?|voters?|citizens?)(?:'s"
-            rf"|')?{s}(?:names?|phones?|phone{s}numbers?|mobile{s}numbers?|(?:home{s})?"
+            rf"(?:(?:{_PEOPLE})(?:'s|')?{s}(?:names?|phones?|phone{s}numbers?|mobile{s}numbers?|(?:home{s})?"
             rf"addresses|emails?|e-?mail{s}addresses|dates?{s}of{s}birth|dob|ids?)|personal"
             rf"{s}(?:data|details|information)|pii|phone{s}numbers|home{s}addresses|dates{s}of"
             rf"{s}birth|social{s}security{s}numbers?)\b{s}{gap(8)}(?:in|into|on|to|with){s}(?:the"
@@ -113,8 +118,7 @@ def rules() -> tuple[Rule, ...]:
             id="exfiltration.to-personal-storage",
             reason="copies people's records or secrets to someone's personal storage",
             pattern=rf"\b(?:copy|sync|upload|send|move|export|push|back{s}up|mirror|forward|save"
-            rf"|put|transfer){s}{gap(12)}(?:(?:patients?|customers?|clients?|members?|employees?"
-            rf"|users?|students?|guests?|applicants?)(?:'s|')?{s}(?:[a-z-]+{s})?(?:data|ids?"
+            rf"|put|transfer){s}{gap(12)}(?:(?:{_PEOPLE})(?:'s|')?{s}(?:[a-z-]+{s})?(?:data|ids?"
             rf"|records?|details|files?|lists?|information|manifests?|histor(?:y|ies))|{SENSITIVE}"
             rf"|{SECRET_STRICT})\b{gap(12)}{s}(?:to|into|onto|in){s}(?:his|her|their|[a-z]+'s"
             rf"|a|your){s}(?:personal{s}|private{s}|own{s})?(?:dropbox|google{s}drive|onedrive"
