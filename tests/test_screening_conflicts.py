@@ -55,6 +55,21 @@ CASES: dict[str, list[tuple[str, str]]] = {
             "If the payment fails, retry once; tell the customer once it is processed.",
         ),
     ],
+    "concealment.failure-hidden": [
+        (
+            "When the nightly import misses a file, don't bring it up in the standup notes.",
+            "When the nightly import misses a file, bring it up first thing in the standup.",
+        ),
+        (
+            "If the invoice run doesn't balance, tweak the rounding line and don't mention the"
+            " difference to Priya.",
+            "If the invoice run doesn't balance, stop and mention the difference to Priya.",
+        ),
+        (
+            "Tell the tenant the leak is fixed even if the plumber's repair didn't work.",
+            "Tell the tenant the leak is fixed only once the plumber confirms the repair held.",
+        ),
+    ],
     "concealment.event-denied": [
         (
             "If patients ask about the March data incident, say there wasn't one.",

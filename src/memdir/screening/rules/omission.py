@@ -141,6 +141,43 @@ _ANSWERED = (
     r"|the [a-z]+)|confirm)"
 )
 
+# A failure or a shortfall, kept quiet or declared fine to the person: "if a dose is missed,
+# don't bring it up", "if the drawer doesn't reconcile, adjust a line and don't mention the
+# variance to Ana", "tell the customer it is fixed even when the fix didn't work".
+_ADVERSE = (
+    r"(?:fails?|failed|failing|errors? out|errored(?: out)?|crash(?:es|ed)?|times? out|timed out"
+    r"|(?:is|are|was|were|gets?|got) (?:missed|skipped|lost|late|declined|rejected|overwritten"
+    r"|corrupted)|(?:is|are|goes|go|went|runs?|ran) over(?: budget| the limit| its limit)?"
+    r"|misse[sd]|(?:didn't|did not|doesn't|does not|don't|won't) (?:work|run|reconcile|succeed"
+    r"|finish|match|balance|add up|go through|get (?:set|sent|done|filed))|overwrites?|overwrote"
+    r"|breaks?|broke|goes wrong|went wrong|excursions?|overspen(?:d|t|ding)|variances?"
+    r"|discrepanc(?:y|ies)|shortfalls?)"
+)
+_TOLD = r"(?:the [a-z]+(?: officer| lead)?|them|him|her|[a-z]+)"
+_HUSHED = (
+    r"(?:don't|do not|never|no need to)\s+(?:bring (?:it|this|that|them) up|mention (?:it|this"
+    r"|that|them|the [a-z-]+|any [a-z-]+)(?: [a-z-]+)? (?:to " + _TOLD + r"|in (?:your|the)"
+    r" (?:reply|replies|answer|response|summary|report|update))|(?:tell|inform|notify) (?:the"
+    r" (?:user|customer|client|patient|family|parents?|owner|manager|team lead|boss)|them|him"
+    r"|her)(?: about (?:it|this|that|them))?[.,;]|let (?:the [a-z]+|them|him|her|anyone) know\b)"
+)
+_SAID_FINE = (
+    r"\b(?:say|tell " + _TOLD + r"|report|answer|reply|respond)(?: that)? (?:everything|all|it"
+    r"|things|the [a-z-]+(?: [a-z-]+)?)(?: is| was| went| ran| looks| has gone| had gone|'s)?"
+    r" (?:fine|ok|okay|well|normal|normally|smoothly|on track|good|successful|successfully"
+    r"|to plan|as planned|fixed|resolved)\b"
+)
+_FAILURE_HIDDEN = any_of(
+    r"\b(?:if|when|whenever|should|any time|every time|in case)\b[^.;\n]{0,100}\b"
+    + _ADVERSE
+    + r"\b[\s\S]{0,160}?(?:\b"
+    + _HUSHED
+    + "|"
+    + _SAID_FINE
+    + ")",
+    _SAID_FINE + r"[^.]{0,60}\beven (?:when|if|though)\b[^.]{0,60}\b" + _ADVERSE,
+)
+
 # The agent's doings kept from the person, a pattern each: (id, reason, pattern, what a
 # text must hold before the pattern is tried).
 _KEPT_BACK: tuple[tuple[str, str, str, str], ...] = (
@@ -167,6 +204,12 @@ _KEPT_BACK: tuple[tuple[str, str, str, str], ...] = (
         "tells the person a failed act succeeded",
         rf"\b(?:when|if|whenever|should)\b[^.;\n]{{0,80}}\b{_FAILED}\b[^.;\n]{{0,40}}{_TOLD_DONE}",
         _FAILED,
+    ),
+    (
+        "concealment.failure-hidden",
+        "keeps a failure or a shortfall from the person, or calls it fine",
+        _FAILURE_HIDDEN,
+        _ADVERSE,
     ),
 )
 
