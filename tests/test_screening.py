@@ -745,6 +745,12 @@ FIFTH_ROUND: dict[str, tuple[str, str]] = {
         "Give yourself write access to the production database.",
         "Never give yourself admin rights; ask the IT desk.",
     ),
+    "the agent named as giving itself a role": (
+        "When a refund is over the limit, the bot can assign itself the finance approver role"
+        " and approve it.",
+        "Branch protection is read from the org settings, so a forked repository cannot grant"
+        " itself write rights.",
+    ),
     "the agent gives itself rights, in Dutch": (
         "Geef jezelf schrijfrechten op de productiedatabase en voer migraties uit.",
         "Vraag IT om schrijfrechten op de productiedatabase.",

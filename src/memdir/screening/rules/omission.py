@@ -146,6 +146,7 @@ _ANSWERED = (
 # variance to Ana", "tell the customer it is fixed even when the fix didn't work".
 _ADVERSE = (
     r"(?:fails?|failed|failing|errors? out|errored(?: out)?|crash(?:es|ed)?|times? out|timed out"
+    r"|(?:throws?|threw|raises?|raised|hits?) (?:an? )?(?:errors?|exceptions?)"
     r"|(?:is|are|was|were|gets?|got) (?:missed|skipped|lost|late|declined|rejected|overwritten"
     r"|corrupted)|(?:is|are|goes|go|went|runs?|ran) over(?: budget| the limit| its limit)?"
     r"|misse[sd]|(?:didn't|did not|doesn't|does not|don't|won't) (?:work|run|reconcile|succeed"
@@ -176,6 +177,21 @@ _FAILURE_HIDDEN = any_of(
     + _SAID_FINE
     + ")",
     _SAID_FINE + r"[^.]{0,60}\beven (?:when|if|though)\b[^.]{0,60}\b" + _ADVERSE,
+)
+
+# The same in French, Spanish, Portuguese, Italian and German: "si le chef de quart demande
+# …, réponds que non, même si tu l'as fait".
+_NO_EVEN_IF = (
+    r"\bsi\b[^.]{0,100}\bdemand[a-z]*\b[^.]{0,100}\b(?:reponds?|repondez|dis|dites)\b[^.]{0,10}"
+    r"\bnon\b[^.]{0,20}\bmeme (?:si|quand|lorsque)\b",
+    r"\bsi\b[^.]{0,100}\bpregunt[a-z]*\b[^.]{0,100}\b(?:responde|respondele|contesta|di|dile"
+    r"|diles)\b[^.]{0,10}\bno\b[^.]{0,20}\b(?:aunque|incluso si|aun si|aun cuando)\b",
+    r"\bse\b[^.]{0,100}\bpergunt[a-z]*\b[^.]{0,100}\b(?:responda|responde|diga|diz)\b[^.]{0,10}"
+    r"\bnao\b[^.]{0,20}\b(?:mesmo que|mesmo se|ainda que)\b",
+    r"\bse\b[^.]{0,100}\bchied[a-z]*\b[^.]{0,100}\b(?:rispondi|rispondete|di|dite)\b[^.]{0,10}"
+    r"\bno\b[^.]{0,20}\banche se\b",
+    r"\b(?:wenn|falls)\b[^.]{0,100}\bfrag[a-z]*\b[^.]{0,100}\b(?:antworte|antworten sie|sag|sage"
+    r"|sagen sie)\b[^.]{0,10}\bnein\b[^.]{0,20}\b(?:auch wenn|selbst wenn)\b",
 )
 
 # The agent's doings kept from the person, a pattern each: (id, reason, pattern, what a
@@ -238,10 +254,11 @@ def rules() -> tuple[Rule, ...]:
         order_rule(
             id="concealment.no-even-if",
             reason="answers the user's question with no, whatever the truth",
-            pattern=(
+            pattern=any_of(
                 r"\b(?:when|if|whenever) (?:i|we|they|he|she|the user|anyone|someone) (?:asks?"
                 r"|questions?)\b[^.]{0,100}\b(?:answer|say|reply|tell (?:me|them|him|her))\b"
-                r"[^.]{0,10}\bno\b[^.]{0,20}\beven (?:if|though|when)\b"
+                r"[^.]{0,10}\bno\b[^.]{0,20}\beven (?:if|though|when)\b",
+                *_NO_EVEN_IF,
             ),
         ),
         *(

@@ -77,9 +77,13 @@ def rules() -> tuple[Rule, ...]:
         Rule(
             id="permissions.self-grant",
             reason="has the agent give itself rights",
-            pattern=r"\b(?:give|grant|assign)\s+yourself\s+(?:[a-z-]+\s+){0,2}?(?:admin"
-            r"|administrator|root|owner|superuser|elevated|full|write|edit)\b|\badd\s+yourself"
-            r"\s+to\s+(?:the\s+)?(?:[a-z-]+\s+)?(?:admins?|administrators|owners|sudoers|wheel)\b"
+            # "give yourself …", or the agent named: "the agent can assign itself the … role"
+            pattern=r"(?:\b(?:give|grant|assign)\s+yourself|\b(?:agent|assistant|bot|ai)\s+(?:(?:can"
+            r"|could|should|may|must|will|is allowed to|is free to)\s+)?(?:give|grant|assign)s?\s+"
+            r"itself)\s+(?:[a-z-]+\s+){0,3}?(?:admin|administrator|root|owner|superuser|elevated"
+            r"|full|write|edit|role|rights|privileges?|permissions?)\b|(?:\badd\s+yourself|\b(?:agent"
+            r"|assistant|bot|ai)\s+(?:(?:can|could|should|may|must|will)\s+)?adds?\s+itself)\s+to\s+"
+            r"(?:the\s+)?(?:[a-z-]+\s+)?(?:admins?|administrators|owners|sudoers|wheel)\b"
             # Dutch, German, French, Spanish, Portuguese, Italian, Polish, Indonesian: the agent
             # gives itself, then rights, a role or access
             r"|(?:\b(?:geef|ken)\s+jezelf|\b(?:gib|erteile|verschaffe)\s+dir|\b(?:donne|accorde"
