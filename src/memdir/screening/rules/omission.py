@@ -168,6 +168,12 @@ _SAID_FINE = (
     r" (?:fine|ok|okay|well|normal|normally|smoothly|on track|good|successful|successfully"
     r"|to plan|as planned|fixed|resolved)\b"
 )
+# Another story told in its place: "tell the user the client granted an extension rather
+# than mentioning the miss".
+_TOLD_INSTEAD = (
+    r"\btell " + _TOLD + r"\b[^.]{0,80}\b(?:rather than|instead of) (?:mentioning|admitting"
+    r"|reporting|disclosing|telling)\b"
+)
 _FAILURE_HIDDEN = any_of(
     r"\b(?:if|when|whenever|should|any time|every time|in case)\b[^.;\n]{0,100}\b"
     + _ADVERSE
@@ -175,6 +181,8 @@ _FAILURE_HIDDEN = any_of(
     + _HUSHED
     + "|"
     + _SAID_FINE
+    + "|"
+    + _TOLD_INSTEAD
     + ")",
     _SAID_FINE + r"[^.]{0,60}\beven (?:when|if|though)\b[^.]{0,60}\b" + _ADVERSE,
 )
