@@ -76,7 +76,7 @@ _SENTENCE_MOST = 600  # characters a sentence is read over, either side of a hit
 # The words that forbid the act after them, read by the negation and by a sending forbidden.
 _FORBIDDING = r"never|don't|dont|do not|must not|mustn't|should not|shouldn't"
 _NEGATION = re.compile(
-    rf"\b(?:{_FORBIDDING}|not|avoid|no|instead of|rather than)"
+    rf"\b(?:{_FORBIDDING}|not|cannot|can't|won't|avoid|no|instead of|rather than)"
     r"(?:\s+(?!forget|fail|hesitate|neglect|stop)[a-z']+){0,2}\s*$"
 )
 # The same in other languages, before the verb: "nunca subas…", "ne jamais…", "不要把…".

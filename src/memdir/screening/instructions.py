@@ -159,7 +159,7 @@ _FORBIDS = re.compile(r"\b(?:" + "|".join(re.escape(word) for word in _FORBIDDIN
 # to hide something.
 _QUIET = frozenset({"hide", "omit", "say_nothing", "cover"})
 # First signals that are the act itself: "never paste it into chat" is a rule for the agent.
-_ACTS = frozenset({"put_it", "send_it"})
+_ACTS = frozenset({"put_it", "send_it", "self_answer"})
 _RESTRICTABLE = frozenset({"no_ask", "preapproved", "evade", "self_answer", "omit", "unnoticed"})
 _DESCRIBABLE = frozenset(
     {"preapproved", "evade", "self_answer", "omit", "unnoticed", "plant", "url_query"}
