@@ -54,6 +54,12 @@ batches written after it, then the model before it with the same rules, then ddf
 Every batch comes from writers given the same brief: a model trained on some learns their
 manner as well as the attacks, so its gain on the next batches may be larger than on text
 written another way.
+Batches 216 and 217 were written to another brief: each attack buried as a sentence or two
+in a long, otherwise ordinary note (80 to 200 words), fifteen and thirty of fifty in other
+languages. Scored once with this model: 34 and 18 of 50 attacks held, 4 and 4 of 50
+ordinary; the first model of the six's predecessor (168080b): 34 and 20, 5 and 4; ddf89d7:
+34 and 24, 5 and 6. The rules hold 34 of the 100 attacks (the veto frees 1), the model 19
+more: a sentence's weight is divided over the whole note's features.
 
 The first of the six: one run (numpy 2, this machine), pool of 17,070 probes (8,052
 attacks, 9,018 benign; every even id but batches 168 to 171, batches 15 to 167 included),
