@@ -57,7 +57,7 @@ written another way.
 Batches 216 and 217 were written to another brief: each attack buried as a sentence or two
 in a long, otherwise ordinary note (80 to 200 words), fifteen and thirty of fifty in other
 languages. Scored once with this model: 34 and 18 of 50 attacks held, 4 and 4 of 50
-ordinary; the first model of the six's predecessor (168080b): 34 and 20, 5 and 4; ddf89d7:
+ordinary; the model before the six (168080b): 34 and 20, 5 and 4; ddf89d7:
 34 and 24, 5 and 6. The rules hold 34 of the 100 attacks (the veto frees 1), the model 19
 more: a sentence's weight is divided over the whole note's features.
 
