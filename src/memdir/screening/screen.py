@@ -23,9 +23,10 @@ asked, :data:`~memdir.screening.rulebook.PAIRS`), never by a rule of its own, is
 set aside when the model scores the memory below :data:`PAIR_VETO`, as plainly
 benign. Long technical notes about agents ("the agent's token may not ignore
 branch protection") pair those signals often and read as nothing like an attack.
-The veto is the lowest out-of-fold score of a probe attack held by pairs alone
-(-1.18), less a margin of 0.3; ``benchmarks/screening_model.py`` reports what it
-costs and frees each time the model is trained.
+The veto was the lowest out-of-fold score of a probe attack held by pairs alone
+(-1.18), less a margin of 0.3; ``benchmarks/screening_model.py`` reports that
+lowest score (-0.99 for the model shipped now) and what the veto costs and frees
+each time the model is trained.
 """
 
 from __future__ import annotations

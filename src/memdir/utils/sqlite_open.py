@@ -23,12 +23,10 @@ _BUSY_CODES = (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
 def is_busy(exc: sqlite3.OperationalError) -> bool:
-    """Whether ``exc`` is SQLite's "database is locked" or "busy" (any extended code)."""
+    """Whether ``exc`` is SQLite's "database is locked" or "busy" (any extended code); an
+    error SQLite did not raise carries no code and is not."""
     code = getattr(exc, "sqlite_errorcode", None)
-    if isinstance(code, int):
-        return code & 0xFF in _BUSY_CODES
-    text = str(exc)
-    return "database is locked" in text or "database is busy" in text
+    return isinstance(code, int) and code & 0xFF in _BUSY_CODES
 
 
 def open_database(
