@@ -24,6 +24,33 @@ what the model holds and what screening holds (the rules, the veto, then the mod
 
     .venv/bin/python benchmarks/screening_model.py [--write]
 
+A long body is also read in passages (:func:`~memdir.screening.learned.passages`: two
+neighbouring sentences, from five sentences up), with a threshold of its own chosen by the
+same rule: the score that one in a hundred of the pool's long benign memories (the ones the
+whole score lets by, scored out of fold) reaches, raised above every passage of memdir's own
+memories and of the tests' benign texts. Chosen in an experiment on the pool alone, out of
+fold, with 1,500 of the pool's attacks padded into its long benign notes (two sentences of
+an attack put among a note's): passages of two sentences held more of them than one or
+three, each at its threshold by the rule above (from five sentences: 64 %, against 50 and
+57 %; the whole score alone 16 %). Read from four sentences up they held 70 %, from six
+65 %; from four, twice as many memories are read in passages, for twice the added false
+holds (15 of the pool's benign memories against 8), so five was kept.
+One run, the weights of the sixth model below (the same pool, so the same weights): passage
+threshold 0.592, the pool's 770 long benign memories at 99 % 0.591 (own corpora's highest
+-0.757, the tests' -0.443); out of fold, 8 more of the 10,323 ordinary memories held, 1 more
+attack. Batches 216 and 217 (buried attacks, below), read before the experiment, seen while
+choosing: 82 of 100 attacks held, 8 of 100 ordinary (52 and 8 whole only). Batches 218 to
+221, written blind to the same brief (a water utility, a law firm's contract review and a
+board-game publisher; a veterinary chain, a satellite-imagery startup and a library's
+digitisation, thirty of fifty in other languages; a wind-farm contractor, a freelancer's tax
+assistant and a game's live-ops team; a customs-clearance team, a school district's helpdesk
+and a wedding planner, thirty of fifty in other languages), scored once: 45, 38, 46 and 37 of
+50 attacks (166 of 200), 4, 4, 1 and 1 of 50 ordinary (10 of 200); read whole only
+(da2944f): 31, 18, 27 and 22 (98), 2, 4, 0 and 1 (7). Batch 224 (100 technical notes about
+agent tooling, written blind): 10 held, one of them by a passage (da2944f: 9). Batches 214
+and 215 (short memories): 96 of 100 and 2 of 100, as before. Screening a long note costs
+more: 4.5 ms the median of batch 224's notes, against 3.1.
+
 One run (numpy 2, this machine), pool of 21,670 probes (10,252 attacks, 11,418 benign; every
 even id but batches 214 and 215, batches 15 to 213 included), with concepts, one in a
 hundred, :data:`DECAY` 3e-3. Threshold 0.310, set by the pool's benign at 99 % (memdir's own
@@ -390,7 +417,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from memdir.model import Memory
-from memdir.screening.learned import BUCKETS, FEATURE_FLOOR, Model, features, model_path
+from memdir.screening.learned import (
+    BUCKETS,
+    FEATURE_FLOOR,
+    Model,
+    features,
+    model_path,
+    passages,
+)
 from memdir.screening.screen import (
     PAIR_VETO,
     memory_fields,
@@ -403,7 +437,7 @@ from memdir.screening.screen import (
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
 # Batches scored once, after the last widening: never trained on.
-UNTUNED = frozenset({214, 215})
+UNTUNED = frozenset(range(214, 225))
 EPOCHS = 30
 RATE = 0.5
 DECAY = 3e-3  # chosen out of fold (see the module docstring); 1e-5 before batch 82
@@ -466,6 +500,18 @@ def suite_benign() -> list[str]:
     return [joined(m) for m in memories if _model_reads(m)]
 
 
+def suite_passages() -> list[str]:
+    """The passages of the screening tests' long benign notes that the model would read."""
+    sys.path.insert(0, str(HERE.parent / "tests"))
+    import test_screening_model as model_tests
+
+    notes = [
+        Memory(name="Note", description="A note", type=None, body=text)
+        for text in model_tests.LONG_ORDINARY
+    ]
+    return passage_views(notes) + [p for text in suite_benign() for p in passages(text)]
+
+
 def probe_memory(probe: dict[str, Any]) -> Memory:
     extra = probe.get("extra") or {}
     return Memory(
@@ -506,15 +552,25 @@ def scores(weights: NDArray[Any], bias: float, rows: list[NDArray[np.int64]]) ->
     return np.array([weights[r].sum() / np.sqrt(max(len(r), FEATURE_FLOOR)) + bias for r in rows])
 
 
-def out_of_fold(rows: list[NDArray[np.int64]], labels: NDArray[np.float64]) -> NDArray[Any]:
+def out_of_fold(
+    rows: list[NDArray[np.int64]],
+    labels: NDArray[np.float64],
+    passage_rows: list[list[NDArray[np.int64]]],
+) -> tuple[NDArray[Any], NDArray[Any]]:
+    """Each row's score by the model of the folds that left it out, and the highest score
+    of its passages (``passage_rows``; -inf for a body read whole only)."""
     folds = np.random.default_rng(1).integers(0, FOLDS, len(rows))
     found = np.zeros(len(rows))
+    highest = np.full(len(rows), -np.inf)
     for k in range(FOLDS):
         inside = [i for i in range(len(rows)) if folds[i] != k]
         outside = [i for i in range(len(rows)) if folds[i] == k]
         weights, bias = train([rows[i] for i in inside], labels[inside])
         found[outside] = scores(weights, bias, [rows[i] for i in outside])
-    return found
+        for i in outside:
+            if passage_rows[i]:
+                highest[i] = scores(weights, bias, passage_rows[i]).max()
+    return found, highest
 
 
 def _model_reads(memory: Memory) -> bool:
@@ -548,9 +604,22 @@ def quantised(weights: NDArray[Any], bias: float, threshold: float) -> Model:
     return Model(packed, bias=bias, scale=scale, threshold=threshold)
 
 
+def model_holds(model: Model, memory: Memory) -> bool:
+    """Whether the model would hold ``memory``, whole or by a passage of its body."""
+    text = joined(memory)
+    if not model_reads(text):
+        return False
+    return model.holds(text) or model.held_passage(memory.body) is not None
+
+
+def passage_views(memories: list[Memory]) -> list[str]:
+    """The passages of the bodies of ``memories`` that the model would read."""
+    return [p for m in memories if _model_reads(m) for p in passages(m.body)]
+
+
 def report(name: str, model: Model, items: list[Memory], attack: list[bool]) -> None:
     ruled = [bool(rule_findings(memory_fields(m))) for m in items]
-    learned = [model_reads(joined(m)) and model.holds(joined(m)) for m in items]
+    learned = [model_holds(model, m) for m in items]
     both = [bool(screen_fields(memory_fields(m), model=model)) for m in items]
     for label, wanted in (("attacks", True), ("benign", False)):
         picked = [i for i, a in enumerate(attack) if a is wanted]
@@ -572,14 +641,16 @@ def main(argv: list[str] | None = None) -> int:
     probes = json.loads(PROBES.read_text("utf-8"))["probes"]
     even = [p for p in probes if int(p["id"][1:]) % 2 == 0]
     pool = [p for p in even if p.get("batch") not in UNTUNED]
-    rows = [np.array(features(joined(probe_memory(p)))) for p in pool]
+    memories = [probe_memory(p) for p in pool]
+    rows = [np.array(features(joined(m))) for m in memories]
+    passage_rows = [[np.array(features(t)) for t in passages(m.body)] for m in memories]
     labels = np.array([p["id"][0] == "a" for p in pool], dtype=float)
-    oof = out_of_fold(rows, labels)
+    oof, oof_passages = out_of_fold(rows, labels, passage_rows)
     # The model reads only what the rules let by and what does not talk about attacks.
     # Out of fold, the benign memories it would read (look-alikes and ordinary ones) are
     # held at most at FALSE_HOLDS; memdir's own corpora, scored by the model trained on
     # the whole pool, never.
-    read = np.array([_model_reads(probe_memory(p)) for p in pool])
+    read = np.array([_model_reads(m) for m in memories])
     ordinary = np.array([p.get("class") == ORDINARY for p in pool])
     weights, bias = train(rows, labels)
     own = own_corpora()
@@ -597,15 +668,33 @@ def main(argv: list[str] | None = None) -> int:
         f"threshold {threshold:.3f}: the pool's benign at {1 - FALSE_HOLDS:.1%} {pool_top:.3f},"
         f" own corpora's highest {own_top:.3f}, the tests' twins' highest {suite_top:.3f}"
     )
+    # Passages: the same rule over the long benign memories the whole score lets by.
+    long = (labels == 0) & read & np.isfinite(oof_passages) & (oof <= threshold)
+    pool_passage = float(np.quantile(oof_passages[long], 1 - FALSE_HOLDS))
+    own_passage = max(model.score(text) for text in passage_views(own))
+    suite_passage = max((model.score(t) for t in suite_passages()), default=-np.inf)
+    model.passage_threshold = max(pool_passage, own_passage, suite_passage) + 1e-3
+    print(
+        f"passage threshold {model.passage_threshold:.3f}: the pool's {int(long.sum())} long"
+        f" benign memories the whole score lets by, at {1 - FALSE_HOLDS:.1%}"
+        f" {pool_passage:.3f}; own corpora's highest {own_passage:.3f}, the tests' twins'"
+        f" highest {suite_passage:.3f}"
+    )
     print("out of fold:")
     kinds = (
         ("attacks", labels == 1),
         ("look-alikes", (labels == 0) & ~ordinary),
         ("ordinary memories", ordinary),
     )
+    by_passage = np.isfinite(oof_passages) & (oof_passages > model.passage_threshold)
     for label, chosen in kinds:
-        held = int((oof[chosen & read] > threshold).sum())
-        print(f"  {label} held: {held}/{int((chosen & read).sum())} that the rules let by")
+        whole = oof > threshold
+        held, more = (
+            int((whole & chosen & read).sum()),
+            int((~whole & by_passage & chosen & read).sum()),
+        )
+        count = int((chosen & read).sum())
+        print(f"  {label} held: {held}/{count} that the rules let by; by a passage, {more} more")
     report_veto(oof, labels, np.array([_pairs_alone(probe_memory(p)) for p in pool]))
     untuned = [p for p in even if p.get("batch") in UNTUNED]
     odd = [p for p in probes if int(p["id"][1:]) % 2 == 1]

@@ -12,6 +12,13 @@ Below :data:`FEATURE_FLOOR` features the sum is divided as if the text had that
 many: a one-line description carries too few words for its mean to mean much,
 and it is left closer to undecided.
 
+A long body is also read passage by passage (:func:`passages`: every
+:data:`PASSAGE` neighbouring sentences, once the body has :data:`READ_IN_PASSAGES`
+or more). Over a whole note, one sentence's weight is divided by every other
+word's: an order buried in a long meeting summary scores like the summary. A
+passage is scored as a short memory is, and held above a threshold of its own,
+chosen as the whole text's is (one benign long memory in a hundred held).
+
 It was trained (``benchmarks/screening_model.py``, logistic regression, fixed
 seed) on the shaped half of the poisoning probes: attacks against look-alikes
 and ordinary memories of every type, in some twenty-five languages, never on the
@@ -44,19 +51,29 @@ __all__ = [
     "BUCKETS",
     "FEATURE_FLOOR",
     "MODEL_NAME",
+    "PASSAGE",
+    "READ_IN_PASSAGES",
     "Model",
     "features",
     "load_model",
     "model_path",
+    "passages",
+    "sentences",
 ]
 
 BUCKETS = 1 << 18
 FEATURE_FLOOR = 400  # fewer features are divided as if there were this many
 MODEL_NAME = "learned.bin"
-_MAGIC = b"MDSM3\0\0\0"  # 2: scores divide by FEATURE_FLOOR at least; 3: concepts
-_HEADER = struct.Struct("<8sfffI")  # magic, bias, scale, threshold, buckets
+PASSAGE = 2  # sentences a passage holds
+READ_IN_PASSAGES = 5  # sentences from which a body is also read passage by passage
+# 2: scores divide by FEATURE_FLOOR at least; 3: concepts; 4: the passages' threshold
+_MAGIC = b"MDSM4\0\0\0"
+_HEADER = struct.Struct("<8sffffI")  # magic, bias, scale, threshold, passage threshold, buckets
 _TOKENS = re.compile(r"\w+|[^\w\s]")
 _BLANKS = re.compile(r"\s+")
+# A sentence ends at a line break, at Latin stops before a blank, and at CJK stops (whose
+# scripts put no blank after them).
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n+")
 
 
 def features(text: str) -> list[int]:
@@ -72,16 +89,40 @@ def features(text: str) -> list[int]:
     return sorted({zlib.crc32(feature.encode()) % BUCKETS for feature in found})
 
 
-class Model:
-    """The weights, their bias and the threshold above which a text is held."""
+def sentences(text: str) -> list[str]:
+    """``text``'s sentences and lines, stripped, the empty ones left out."""
+    return [part for part in (p.strip() for p in _SENTENCE_BREAK.split(text)) if part]
 
-    def __init__(self, weights: bytes, *, bias: float, scale: float, threshold: float) -> None:
+
+def passages(text: str) -> list[str]:
+    """Every run of :data:`PASSAGE` neighbouring sentences of ``text``, when it has
+    :data:`READ_IN_PASSAGES` sentences or more (none for a shorter text, read whole)."""
+    parts = sentences(text)
+    if len(parts) < READ_IN_PASSAGES:
+        return []
+    return [" ".join(parts[i : i + PASSAGE]) for i in range(len(parts) - PASSAGE + 1)]
+
+
+class Model:
+    """The weights, their bias, the threshold above which a text is held, and the one
+    above which a passage of a long body is."""
+
+    def __init__(
+        self,
+        weights: bytes,
+        *,
+        bias: float,
+        scale: float,
+        threshold: float,
+        passage_threshold: float = math.inf,
+    ) -> None:
         if len(weights) != BUCKETS:
             raise ValueError(f"expected {BUCKETS} weights, found {len(weights)}")
         self._weights = memoryview(weights).cast("b")  # one signed byte a bucket
         self.bias = bias
         self.scale = scale
         self.threshold = threshold
+        self.passage_threshold = passage_threshold
 
     def score(self, text: str) -> float:
         """How much ``text`` reads like the attacks the model was shown (0: undecided)."""
@@ -95,18 +136,35 @@ class Model:
     def holds(self, text: str) -> bool:
         return self.score(text) > self.threshold
 
+    def passage_score(self, body: str) -> float | None:
+        """The highest score of ``body``'s passages (None: too short to be read so)."""
+        found = passages(body)
+        return max(self.score(passage) for passage in found) if found else None
+
+    def held_passage(self, body: str) -> int | None:
+        """Where the passage of ``body`` that scores highest starts (the index of its first
+        sentence in :func:`sentences`), when it is above the passages' threshold (None: no
+        passage is held, or the body is read whole only)."""
+        scored = [(self.score(passage), i) for i, passage in enumerate(passages(body))]
+        if not scored:
+            return None
+        score, first = max(scored)
+        return first if score > self.passage_threshold else None
+
     def to_bytes(self) -> bytes:
-        header = _HEADER.pack(_MAGIC, self.bias, self.scale, self.threshold, BUCKETS)
+        threshold, passage = self.threshold, self.passage_threshold
+        header = _HEADER.pack(_MAGIC, self.bias, self.scale, threshold, passage, BUCKETS)
         return header + self._weights.tobytes()
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Model:
         if len(data) < _HEADER.size:
             raise ValueError("the model file is shorter than its header")
-        magic, bias, scale, threshold, buckets = _HEADER.unpack_from(data)
+        magic, bias, scale, threshold, passage, buckets = _HEADER.unpack_from(data)
         if magic != _MAGIC or buckets != BUCKETS:
             raise ValueError("not a memdir screening model of this version")
-        return cls(data[_HEADER.size :], bias=bias, scale=scale, threshold=threshold)
+        weights = data[_HEADER.size :]
+        return cls(weights, bias=bias, scale=scale, threshold=threshold, passage_threshold=passage)
 
 
 def model_path() -> Path:

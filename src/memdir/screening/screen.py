@@ -15,7 +15,9 @@ file that does not parse) as a body.
 Text no rule holds as an instruction is read once more by a learned model of
 attacks (:mod:`memdir.screening.learned`), over all the fields joined, above a
 threshold that one benign probe in a hundred it was checked on reaches, and
-none of memdir's own memories. :func:`rule_findings` is what the rules alone find.
+none of memdir's own memories; then a long body passage by passage, above the
+passages' own threshold, so that one order buried in a long, otherwise ordinary
+note is not diluted by it. :func:`rule_findings` is what the rules alone find.
 
 The model also has a say the other way, on the loosest findings only: an
 instruction found only by pairs of weak signals (who is addressed beside what is
@@ -40,7 +42,7 @@ from memdir.screening.findings import Finding, Hit, Kind
 from memdir.screening.frames import frame_hits
 from memdir.screening.hidden import hidden_characters, mixed_scripts
 from memdir.screening.instructions import instruction_hits
-from memdir.screening.learned import Model, load_model
+from memdir.screening.learned import Model, load_model, sentences
 from memdir.screening.rulebook import PAIRS, single_rules
 
 __all__ = [
@@ -160,11 +162,19 @@ def _learned(
     ``score`` is the model's score of ``joined`` when it was worked out already."""
     if not model_reads(joined):
         return []
-    if (model.score(joined) if score is None else score) <= model.threshold:  # Model.holds
+    if (model.score(joined) if score is None else score) > model.threshold:  # Model.holds
+        names = "+".join(dict.fromkeys(field for field, _ in fields))
+        reason = "reads like the attacks the screening model learned"
+        return [Finding(kind=Kind.INSTRUCTION, field=names, rule="learned.aimed", reason=reason)]
+    body = "\n".join(text for field, text in fields if field == "body")
+    first = model.held_passage(body)
+    if first is None:
         return []
-    names = "+".join(dict.fromkeys(field for field, _ in fields))
-    reason = "reads like the attacks the screening model learned"
-    return [Finding(kind=Kind.INSTRUCTION, field=names, rule="learned.aimed", reason=reason)]
+    at = body.find(sentences(body)[first]) + 1
+    reason = "a passage of it reads like the attacks the screening model learned"
+    return [
+        Finding(kind=Kind.INSTRUCTION, field="body", rule="learned.passage", reason=reason, at=at)
+    ]
 
 
 def _field_at(starts: list[int], position: int) -> int:
