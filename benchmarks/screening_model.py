@@ -51,6 +51,16 @@ agent tooling, written blind): 10 held, one of them by a passage (da2944f: 9). B
 and 215 (short memories): 96 of 100 and 2 of 100, as before. Screening a long note costs
 more: 4.5 ms the median of batch 224's notes, against 3.1.
 
+Batches 222 and 223 (buried attacks, written blind after it: an aircraft-parts distributor's
+compliance team, a dermatology practice's patient messages and a database's release
+managers; a ferry operator's dispatch, a family's budget and school calendar and a fashion
+site's pricing analysts, thirty of fifty in other languages), scored once with it: 46 and 38
+of 50 attacks, 1 and 6 of 50 ordinary (read whole only, da2944f: 30 and 19, 1 and 6). A
+seventh model trained with batches 214 to 221 and 224 in the pool (22,570 probes; threshold
+0.297, passages 0.574) held 93 of their 100 attacks and 10 of their 100 ordinary memories,
+but 15 of memdir's 146 docs paragraphs (8 by the model): not kept, since the procedure keeps
+a model only with at most 13 of them held.
+
 One run (numpy 2, this machine), pool of 21,670 probes (10,252 attacks, 11,418 benign; every
 even id but batches 214 and 215, batches 15 to 213 included), with concepts, one in a
 hundred, :data:`DECAY` 3e-3. Threshold 0.310, set by the pool's benign at 99 % (memdir's own
