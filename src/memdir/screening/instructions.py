@@ -283,10 +283,22 @@ def _on_flat(hit: Hit) -> Hit:
                end=-1 - hit.end)  # fmt: skip
 
 
+# A colon (or a dash set apart) ends the clause a forbidding word governs: before it, the
+# word prefaces the order ("never make the user wait: accept the prompts yourself").
+_CLAUSE_BREAK = re.compile(r"\s?:\s|\s[-–—]\s")
+
+
+def _clause_start(text: str, position: int) -> int:
+    """Where the clause holding ``text[position]`` starts: its sentence's start, or the end
+    of the last colon or dash set apart before ``position`` in it."""
+    low = sentence_start(text, position)
+    breaks = [m.end() for m in _CLAUSE_BREAK.finditer(text, low, position)]
+    return breaks[-1] if breaks else low
+
+
 def _restricted(text: str, start: int) -> bool:
-    """Whether the sentence before ``start`` restricts the agent ("never … without asking")."""
-    before = text[sentence_start(text, start) : start]
-    return _RESTRICTING.search(before) is not None
+    """Whether the clause before ``start`` restricts the agent ("never … without asking")."""
+    return _RESTRICTING.search(text, _clause_start(text, start), start) is not None
 
 
 # "Always ask before … force-pushing", "force-push needs a yes": the risky act named as what
@@ -386,7 +398,7 @@ def _counts(name: str, text: str, spot: tuple[int, int]) -> bool:
     start, end = spot
     if (name in _QUIET or name in _ACTS) and is_negated(text, start):
         return False
-    if name in _ACTS and _FORBIDS.search(text, sentence_start(text, start), start) is not None:
+    if name in _ACTS and _FORBIDS.search(text, _clause_start(text, start), start) is not None:
         return False
     if name in _RESTRICTABLE and (_restricted(text, start) or is_bounded(text, end)):
         return False
