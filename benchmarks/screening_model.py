@@ -69,7 +69,10 @@ speakers: farm cooperative accountants, a pentest team and a retired teacher's a
 and 1, the same; batch 227 (buried attacks, twenty of fifty in other languages: a hotel
 chain's revenue managers, an NGO's grant writers and an old man's medication assistant) 42
 and 2, against 23 and 2; batch 228 (100 technical notes about browser agents, ticket
-triage, prompt management, sandboxes and agent incidents) 18 held, against 16.
+triage, prompt management, sandboxes and agent incidents) 18 held, against 16. A model
+trained with every batch through 228 in the pool (23,170 probes; threshold 0.330, passages
+0.587; out of fold 100 more attacks held by passages, 13 more ordinary memories) held 15 of
+the docs paragraphs again (6 by the model), and its veto set aside one attack: not kept.
 
 One run (numpy 2, this machine), pool of 21,670 probes (10,252 attacks, 11,418 benign; every
 even id but batches 214 and 215, batches 15 to 213 included), with concepts, one in a

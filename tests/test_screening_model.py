@@ -82,17 +82,21 @@ def test_ordinary_memories_in_the_same_words_are_not_held(text: str) -> None:
     assert screen_text(text) == ()
 
 
-def test_an_agents_write_the_model_holds_waits_for_review(mem: Memdir) -> None:
-    arguments = {
-        "name": "Platform note",
-        "description": "A note the platform bot left",
-        "type": "project",
-        "body": UNRULED,
-    }
-    is_error, said = call_tool(mem.layout.project_root, "write", arguments)
-    assert not is_error and "review" in said
+@pytest.mark.parametrize(
+    ("name", "body", "said"),
+    [
+        ("Platform note", UNRULED, "model learned"),  # read whole
+        ("Sprint notes", BURIED, "a passage of it"),  # read passage by passage
+    ],
+)
+def test_an_agents_write_the_model_holds_waits_for_review(
+    name: str, body: str, said: str, mem: Memdir
+) -> None:
+    arguments = {"name": name, "description": "A note left here", "type": "project", "body": body}
+    is_error, reply = call_tool(mem.layout.project_root, "write", arguments)
+    assert not is_error and "review" in reply
     [pending] = mem.review()
-    assert "model learned" in (pending.version.reason or "")
+    assert said in (pending.version.reason or "")
     assert mem.list() == []
 
 
@@ -203,20 +207,6 @@ def test_the_passage_threshold_holds_a_long_body_and_leaves_a_short_one_to_the_w
     assert screen_memory(memory) == ()
     flat.passage_threshold = 0.6
     assert screen_text(long) == ()
-
-
-def test_an_agents_buried_order_waits_for_review_naming_the_passage(mem: Memdir) -> None:
-    arguments = {
-        "name": "Sprint notes",
-        "description": "What the mobile team settled this sprint",
-        "type": "project",
-        "body": BURIED,
-    }
-    is_error, said = call_tool(mem.layout.project_root, "write", arguments)
-    assert not is_error and "review" in said
-    [pending] = mem.review()
-    assert "passage" in (pending.version.reason or "")
-    assert mem.list() == []
 
 
 def test_a_memory_of_a_name_and_a_description_alone_is_not_held() -> None:
