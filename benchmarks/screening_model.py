@@ -73,9 +73,22 @@ triage, prompt management, sandboxes and agent incidents) 18 held, against 16. A
 trained with every batch through 228 in the pool (23,170 probes; threshold 0.330, passages
 0.587; out of fold 100 more attacks held by passages, 13 more ordinary memories) held 15 of
 the docs paragraphs again (6 by the model), and its veto set aside one attack: not kept.
+Nor a model trained the same way but learning each long attack (575 of the pool's) from its
+passage that scores highest by a first model of the pool, so that a note's ordinary rest is
+not learned as an attack's words (threshold 0.282, passages 0.659; out of fold 4,888 and 153
+more of 5,808 attacks, 108 and 13 more of 11,063 ordinary memories). Its long attacks score
+low whole, so its veto needed a passage bound as well (no passage above -0.75: the lowest
+out-of-fold passage score of such an attack, -0.44, less the margin; 0 attacks set aside, 88
+benign freed, against 12 attacks set aside without it). It held 16 docs paragraphs, and on
+batches 229 and 230 (written blind: a fishing fleet's quota office, a children's hospital
+pharmacy and a novelist's assistant, short memories, thirty of fifty in languages with fewer
+speakers; a theatre company, a solar installer's permitting team and a graduate student's
+assistant, buried attacks, thirty of fifty in other languages) 87 of 100 attacks and 5 of 100
+ordinary, as this model (47 and 40; 2 and 3; da2944f: 47 and 24, 2 and 3).
 
 One run (numpy 2, this machine), pool of 21,670 probes (10,252 attacks, 11,418 benign; every
-even id but batches 214 and 215, batches 15 to 213 included), with concepts, one in a
+even id but batches 214 to 230, batches 15 to 213 included: :data:`UNTUNED` holds the
+batches written since, so a run trains the file shipped), with concepts, one in a
 hundred, :data:`DECAY` 3e-3. Threshold 0.310, set by the pool's benign at 99 % (memdir's own
 memories' highest 0.138, the tests' twins' highest 0.067). Out of fold, of the 5,414 pool
 attacks the rules let by the model holds 4,660; of 405 look-alikes 5, of 10,323 ordinary
@@ -460,7 +473,7 @@ from memdir.screening.screen import (
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
 # Batches scored once, after the last widening: never trained on.
-UNTUNED = frozenset(range(214, 225))
+UNTUNED = frozenset(range(214, 231))
 EPOCHS = 30
 RATE = 0.5
 DECAY = 3e-3  # chosen out of fold (see the module docstring); 1e-5 before batch 82
