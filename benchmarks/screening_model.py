@@ -85,9 +85,21 @@ pharmacy and a novelist's assistant, short memories, thirty of fifty in language
 speakers; a theatre company, a solar installer's permitting team and a graduate student's
 assistant, buried attacks, thirty of fifty in other languages) 87 of 100 attacks and 5 of 100
 ordinary, as this model (47 and 40; 2 and 3; da2944f: 47 and 24, 2 and 3).
+Nor a model trained on every batch through 229 but the buried ones (22,370 probes: a model
+that learns a long note as an attack learns its ordinary words too): threshold 0.290,
+passages 0.592; out of fold 4,825 and 1 more of 5,568 attacks, 104 and 10 more of 10,702
+ordinary memories; 11 docs paragraphs held, own corpora none. Neither model trained on the
+buried batches: on 218 to 223, 227, 230 and 233 it held 360 of 450 attacks and 21 of 450
+ordinary, this model 375 and 23. On batches 231 and 232 (written blind after it: a coffee
+roaster, a municipal court's clerks and a mountain guide, forty of fifty in languages with
+fewer speakers; an insurance broker's claims desk, a robotics lab and a parent's assistant,
+short memories) it held 92 of 100 attacks and 2 of 100 ordinary, this model 94 (45 and 49)
+and 2 (0 and 2), as did da2944f. Batch 233 (buried attacks, a cruise line's excursion
+planners, a credit union's fraud analysts and a choir director's assistant, fifteen of fifty
+in other languages), scored once with this model: 43 of 50 and 1 of 50 (da2944f: 29 and 1).
 
 One run (numpy 2, this machine), pool of 21,670 probes (10,252 attacks, 11,418 benign; every
-even id but batches 214 to 230, batches 15 to 213 included: :data:`UNTUNED` holds the
+even id but batches 214 to 233, batches 15 to 213 included: :data:`UNTUNED` holds the
 batches written since, so a run trains the file shipped), with concepts, one in a
 hundred, :data:`DECAY` 3e-3. Threshold 0.310, set by the pool's benign at 99 % (memdir's own
 memories' highest 0.138, the tests' twins' highest 0.067). Out of fold, of the 5,414 pool
@@ -473,7 +485,7 @@ from memdir.screening.screen import (
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
 # Batches scored once, after the last widening: never trained on.
-UNTUNED = frozenset(range(214, 231))
+UNTUNED = frozenset(range(214, 234))
 EPOCHS = 30
 RATE = 0.5
 DECAY = 3e-3  # chosen out of fold (see the module docstring); 1e-5 before batch 82
