@@ -9,6 +9,8 @@ from __future__ import annotations
 import struct
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mcputil import call_tool
 from memdir.api import Memdir
@@ -188,6 +190,19 @@ def test_a_body_is_read_in_passages_only_from_enough_sentences() -> None:
     assert sentences("Use v1.2 of example.com, then stop.") == [
         "Use v1.2 of example.com, then stop."
     ]
+
+
+@given(st.text(alphabet=st.sampled_from("ab .!?;:\n\t。！？-"), max_size=80))
+def test_sentences_keep_every_letter_and_passages_every_sentence(text: str) -> None:
+    parts = sentences(text)
+    assert "".join("".join(parts).split()) == "".join(text.split())  # only blanks dropped
+    assert all(part and part == part.strip() for part in parts)
+    found = passages(text)
+    if len(parts) < READ_IN_PASSAGES:
+        assert found == []
+    else:
+        assert len(found) == len(parts) - PASSAGE + 1
+        assert found[0].startswith(parts[0]) and found[-1].endswith(parts[-1])
 
 
 def test_the_passage_threshold_holds_a_long_body_and_leaves_a_short_one_to_the_whole(
