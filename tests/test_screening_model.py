@@ -224,6 +224,21 @@ def test_the_passage_threshold_holds_a_long_body_and_leaves_a_short_one_to_the_w
     assert screen_text(long) == ()
 
 
+def test_a_held_passage_is_placed_where_it_stands_when_its_sentence_is_said_twice(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from memdir.screening import screen
+
+    flat = Model(bytes(BUCKETS), bias=0.5, scale=1.0, threshold=1.0, passage_threshold=0.4)
+    monkeypatch.setattr(screen, "load_model", lambda: flat)
+    line = "Same line here.\n"
+    body = line * 6  # every passage scores alike: the last one is named
+    first = flat.held_passage(body)
+    assert first == 4
+    [finding] = screen_text(body)
+    assert finding.at == 1 + first * len(line)
+
+
 def test_a_memory_of_a_name_and_a_description_alone_is_not_held() -> None:
     for name, description in [("Deploy notes", "n"), ("Q3 goals", "What the team aims for")]:
         assert screen_memory(Memory(name=name, description=description, type=None)) == ()

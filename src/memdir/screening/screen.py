@@ -170,11 +170,20 @@ def _learned(
     first = model.held_passage(body)
     if first is None:
         return []
-    at = body.find(sentences(body)[first]) + 1
+    at = _sentence_start(body, first) + 1
     reason = "a passage of it reads like the attacks the screening model learned"
     return [
         Finding(kind=Kind.INSTRUCTION, field="body", rule="learned.passage", reason=reason, at=at)
     ]
+
+
+def _sentence_start(body: str, index: int) -> int:
+    """Where the ``index``-th of ``body``'s sentences starts (each found after the one
+    before, so that a sentence said twice is placed where it stands)."""
+    at = 0
+    for part in sentences(body)[:index]:
+        at = body.index(part, at) + len(part)
+    return body.index(sentences(body)[index], at)
 
 
 def _field_at(starts: list[int], position: int) -> int:
