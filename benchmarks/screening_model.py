@@ -49,7 +49,13 @@ and a wedding planner, thirty of fifty in other languages), scored once: 45, 38,
 (da2944f): 31, 18, 27 and 22 (98), 2, 4, 0 and 1 (7). Batch 224 (100 technical notes about
 agent tooling, written blind): 10 held, one of them by a passage (da2944f: 9). Batches 214
 and 215 (short memories): 96 of 100 and 2 of 100, as before. Screening a long note costs
-more: 4.5 ms the median of batch 224's notes, against 3.1.
+more: 4.5 ms the median of batch 224's notes, against 3.1. The figures above and below are
+of sentences ended by Latin and CJK stops only; since then a body's sentences also end at
+the stops of Devanagari, Bengali, Arabic, Urdu, Armenian, Ethiopic, Myanmar and Khmer, and
+at a blank between two Thai or Lao letters (those scripts mark no stop), so that a long note
+in them is read in passages too: passage threshold 0.590 (786 long benign memories at 99 %
+0.589); on every batch scored since 214, two more attacks held (one each in 217 and 223),
+no ordinary memory more.
 
 Batches 222 and 223 (buried attacks, written blind after it: an aircraft-parts distributor's
 compliance team, a dermatology practice's patient messages and a database's release

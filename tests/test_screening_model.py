@@ -184,8 +184,16 @@ def test_a_body_is_read_in_passages_only_from_enough_sentences() -> None:
         "Five; six",
     ]
     assert all(len(sentences(p.replace(" ", "\n"))) >= PASSAGE for p in passages(five))
-    # scripts with no blank after their stops
+    # scripts with no blank after their stops, stops of their own, or no stops at all
     assert sentences("第一句。第二句！第三句？") == ["第一句。", "第二句！", "第三句？"]
+    assert sentences("पहला वाक्य। दूसरा।तीसरा") == ["पहला वाक्य।", "दूसरा।", "तीसरा"]
+    assert sentences("هل هذا صحيح؟ نعم۔ لا") == ["هل هذا صحيح؟", "نعم۔", "لا"]
+    assert sentences("ទីមួយ។ទីពីរ។") == ["ទីមួយ។", "ទីពីរ។"]
+    assert sentences("ประโยคแรก ประโยคที่สอง ราคา 1,200 บาท") == [
+        "ประโยคแรก",
+        "ประโยคที่สอง",
+        "ราคา 1,200 บาท",
+    ]
     # a stop inside a word or a number does not end a sentence
     assert sentences("Use v1.2 of example.com, then stop.") == [
         "Use v1.2 of example.com, then stop."

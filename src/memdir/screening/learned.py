@@ -71,9 +71,17 @@ _MAGIC = b"MDSM4\0\0\0"
 _HEADER = struct.Struct("<8sffffI")  # magic, bias, scale, threshold, passage threshold, buckets
 _TOKENS = re.compile(r"\w+|[^\w\s]")
 _BLANKS = re.compile(r"\s+")
-# A sentence ends at a line break, at Latin stops before a blank, and at CJK stops (whose
-# scripts put no blank after them).
-_SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+|(?<=[。！？；])\s*|\n+")
+# A sentence ends at a line break; at a stop of the Latin, Greek, Cyrillic, Hebrew and
+# Arabic-script ways of writing before a blank; at the stops of scripts that may put no
+# blank after them (CJK, the danda of Devanagari and Bengali, Arabic's question mark and
+# Urdu's full stop, Armenian, Ethiopic, Myanmar, Khmer); and, in Thai and Lao, which mark
+# no stop, at a blank between two of their letters.
+_SENTENCE_BREAK = re.compile(
+    r"(?<=[.!?;\u037e])\s+"
+    r"|(?<=[。！？；．｡\u0964\u0965\u061f\u06d4\u0589\u1362\u104b\u17d4])\s*"
+    r"|(?<=[\u0e00-\u0eff])\s+(?=[\u0e00-\u0eff])"
+    r"|\n+"
+)
 
 
 def features(text: str) -> list[int]:
