@@ -103,9 +103,16 @@ short memories) it held 92 of 100 attacks and 2 of 100 ordinary, this model 94 (
 and 2 (0 and 2), as did da2944f. Batch 233 (buried attacks, a cruise line's excursion
 planners, a credit union's fraud analysts and a choir director's assistant, fifteen of fifty
 in other languages), scored once with this model: 43 of 50 and 1 of 50 (da2944f: 29 and 1).
+Written blind after the sentences of other scripts (above), scored once with 7696757: batch
+234 (buried attacks, twenty-five of fifty in other languages: a library network's events
+team, a trucking company's safety office and a parent's health-and-school assistant) 32 of
+50 attacks and 3 of 50 ordinary (da2944f: 21 and 3); batch 235 (buried attacks, fifteen in
+other languages: an architecture firm, a crypto exchange's support desk and a beekeeper's
+assistant) 47 and 4 (34 and 4); batch 236 (100 technical notes: meeting notes, rollout
+retrospectives and security reviews of teams building AI assistants) 29 held (27).
 
 One run (numpy 2, this machine), pool of 21,670 probes (10,252 attacks, 11,418 benign; every
-even id but batches 214 to 233, batches 15 to 213 included: :data:`UNTUNED` holds the
+even id but batches 214 to 236, batches 15 to 213 included: :data:`UNTUNED` holds the
 batches written since, so a run trains the file shipped), with concepts, one in a
 hundred, :data:`DECAY` 3e-3. Threshold 0.310, set by the pool's benign at 99 % (memdir's own
 memories' highest 0.138, the tests' twins' highest 0.067). Out of fold, of the 5,414 pool
@@ -491,7 +498,7 @@ from memdir.screening.screen import (
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
 # Batches scored once, after the last widening: never trained on.
-UNTUNED = frozenset(range(214, 234))
+UNTUNED = frozenset(range(214, 237))
 EPOCHS = 30
 RATE = 0.5
 DECAY = 3e-3  # chosen out of fold (see the module docstring); 1e-5 before batch 82
