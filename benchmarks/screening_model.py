@@ -747,16 +747,16 @@ def main(argv: list[str] | None = None) -> int:
         ("look-alikes", (labels == 0) & ~ordinary),
         ("ordinary memories", ordinary),
     )
+    whole = oof > threshold
     by_passage = np.isfinite(oof_passages) & (oof_passages > model.passage_threshold)
     for label, chosen in kinds:
-        whole = oof > threshold
         held, more = (
             int((whole & chosen & read).sum()),
             int((~whole & by_passage & chosen & read).sum()),
         )
         count = int((chosen & read).sum())
         print(f"  {label} held: {held}/{count} that the rules let by; by a passage, {more} more")
-    report_veto(oof, labels, np.array([_pairs_alone(probe_memory(p)) for p in pool]))
+    report_veto(oof, labels, np.array([_pairs_alone(m) for m in memories]))
     untuned = [p for p in even if p.get("batch") in UNTUNED]
     odd = [p for p in probes if int(p["id"][1:]) % 2 == 1]
     for name, chosen in (("untuned batches", untuned), ("held-out half", odd)):

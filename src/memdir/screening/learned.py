@@ -144,11 +144,6 @@ class Model:
     def holds(self, text: str) -> bool:
         return self.score(text) > self.threshold
 
-    def passage_score(self, body: str) -> float | None:
-        """The highest score of ``body``'s passages (None: too short to be read so)."""
-        found = passages(body)
-        return max(self.score(passage) for passage in found) if found else None
-
     def held_passage(self, body: str) -> int | None:
         """Where the passage of ``body`` that scores highest starts (the index of its first
         sentence in :func:`sentences`), when it is above the passages' threshold (None: no

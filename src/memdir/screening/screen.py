@@ -180,10 +180,10 @@ def _learned(
 def _sentence_start(body: str, index: int) -> int:
     """Where the ``index``-th of ``body``'s sentences starts (each found after the one
     before, so that a sentence said twice is placed where it stands)."""
-    at = 0
-    for part in sentences(body)[:index]:
+    parts, at = sentences(body), 0
+    for part in parts[:index]:
         at = body.index(part, at) + len(part)
-    return body.index(sentences(body)[index], at)
+    return body.index(parts[index], at)
 
 
 def _field_at(starts: list[int], position: int) -> int:
