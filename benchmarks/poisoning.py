@@ -603,6 +603,24 @@ scored a pair before and after its change): 3,262 of 3,800 (86 %), ordinary 144 
 After it, one run each: held-out 85 of 87 and 1 of 83; fresh 79 of 80 and 0 of 80; memdir's
 own corpora 0 of 373.
 
+Encoded attacks (``screening/decoding.py``, ``screening/readings.py``): no probe before batch
+237 held an encoded order, and screening read none. Batches 237 to 242 (each 50 attacks
+whose order is hidden, twelve in base64, five in hexadecimal, five percent-encoded, four in
+character references, four in ``\\u`` escapes, five in ROT13, five backwards and ten other
+tricks; 50 ordinary memories, most of them holding hashes, tokens, links, fixtures or data
+URIs), written blind, scored once each with the code of their round: 237 and 238 with the
+first decoder (runs where they stand, ROT13 and backwards where named): 35 and 34 of 50,
+0 and 0 of 50 (0df5193: 8 and 5, 0 and 0). Read, they added readings of lines (every letter
+shift where named, a line that reads as a sentence backwards, leetspeak), spaced letters,
+Morse, the model on decoded parts 0.5 below its threshold: 239 and 240, 42 and 43 of 50, 1
+and 1 of 50 (6 and 5, 0 and 0). Read, a run whose letters are mostly plain (a link's
+``%20``s) is held at the model's threshold, not below it, wrapped hexadecimal, base32 and
+character codes: 241 and 242, 43 and 45 of 50, 0 and 1 of 50 (5 and 8, 0 and 1; the one
+held is the same memory, by a rule). Of the last twelve misses, seven decode as they should
+but say in plain words what screening misses written plainly too (mostly "don't tell …;
+delete …", two in Japanese and Korean), five use what it does not read: an acrostic, pig
+latin (twice), an order split into pieces, every other letter.
+
 Tried and not built: a classifier over the bundled sentence model's vectors
 (logistic regression on the even probes, scored on the odd ones, the probes as
 they stood before the fresh batch). At the threshold of the highest look-alike

@@ -12,6 +12,12 @@ names the field it starts in, or the fields it spans (``name+body``).
 :func:`screen_text` checks a text that is not a parsed memory (a teammate's
 file that does not parse) as a body.
 
+Encoded text is read as well, as an agent would decode it
+(:mod:`memdir.screening.decoding`): each field's base64, hexadecimal, escapes and
+the like, and its lines read in ROT13 or backwards where it asks for that; a
+frame or an instruction in a decoded part is a finding named ``encoded.*`` that
+says the encoding, placed where the encoded run (or the line) stands.
+
 Text no rule holds as an instruction is read once more by a learned model of
 attacks (:mod:`memdir.screening.learned`), over all the fields joined, above a
 threshold that one benign probe in a hundred it was checked on reaches, and
@@ -33,11 +39,12 @@ each time the model is trained.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 
 from memdir.model import Memory
 from memdir.screening.context import order_turned_down, talks_about_attacks
+from memdir.screening.decoding import Decoded, decoded_parts
 from memdir.screening.findings import Finding, Hit, Kind
 from memdir.screening.frames import frame_hits
 from memdir.screening.hidden import hidden_characters, mixed_scripts
@@ -46,6 +53,7 @@ from memdir.screening.learned import Model, load_model, sentences
 from memdir.screening.rulebook import PAIRS, single_rules
 
 __all__ = [
+    "DECODED_MARGIN",
     "PAIR_VETO",
     "memory_fields",
     "model_reads",
@@ -59,6 +67,7 @@ __all__ = [
 
 _LOOKED_AT = ("name", "description")  # where a look-alike word poses as another
 PAIR_VETO = -1.5  # the model's score below which a finding of pairs alone is set aside
+DECODED_MARGIN = 0.5  # how much lower a decoded part's score may be to be held
 
 
 def _strings(value: object) -> Iterable[str]:
@@ -138,6 +147,7 @@ def rule_findings(fields: Sequence[tuple[str, str]]) -> list[Finding]:
         findings += hidden_characters(field, text)
         if field in _LOOKED_AT:
             findings += mixed_scripts(field, text)
+        findings += [_decoded_finding(field, part) for part in _read_decoded(text)]
     joined = "\n".join(text for _, text in fields)
     starts, at = [], 0
     for _, text in fields:
@@ -169,12 +179,45 @@ def _learned(
     body = "\n".join(text for field, text in fields if field == "body")
     first = model.held_passage(body)
     if first is None:
-        return []
+        return _learned_decoded(fields, model)
     at = _sentence_start(body, first) + 1
     reason = "a passage of it reads like the attacks the screening model learned"
     return [
         Finding(kind=Kind.INSTRUCTION, field="body", rule="learned.passage", reason=reason, at=at)
     ]
+
+
+def _read_decoded(text: str) -> Iterator[tuple[Decoded, Hit]]:
+    """Each part of ``text`` that decodes to writing (:mod:`memdir.screening.decoding`)
+    and holds a frame or an instruction, with the first rule that fires on it."""
+    for part in decoded_parts(text):
+        hits = [*frame_hits(part.text), *instruction_hits(part.text)]
+        if hits:
+            yield part, min(hits, key=lambda hit: hit.start)
+
+
+def _decoded_finding(field: str, found: tuple[Decoded, Hit]) -> Finding:
+    part, hit = found
+    reason = f"{part.scheme}, decoded: {hit.reason}"
+    at = part.origin(hit.start, hit.end) + 1
+    return Finding(kind=hit.kind, field=field, rule=f"encoded.{hit.kind}", reason=reason, at=at)
+
+
+def _learned_decoded(fields: Sequence[tuple[str, str]], model: Model) -> list[Finding]:
+    """The learned model's finding on the first decoded part no rule held that reads like
+    an attack (:mod:`memdir.screening.decoding`). A part whose letters were hidden from
+    the person reading the file (base64, a reversed line) is held :data:`DECODED_MARGIN`
+    below the model's threshold, the hiding being a sign in itself; a run whose letters
+    were mostly written plainly (a link's ``%20``) at the threshold."""
+    for field, text in fields:
+        for part in decoded_parts(text):
+            threshold = model.threshold - (DECODED_MARGIN if part.hidden else 0.0)
+            if model_reads(part.text) and model.score(part.text) > threshold:
+                reason = f"{part.scheme}, decoded: reads like the attacks the model learned"
+                at = part.origin(0, len(part.text)) + 1
+                kind, rule = Kind.INSTRUCTION, "encoded.learned"
+                return [Finding(kind=kind, field=field, rule=rule, reason=reason, at=at)]
+    return []
 
 
 def _sentence_start(body: str, index: int) -> int:
