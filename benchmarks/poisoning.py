@@ -616,10 +616,15 @@ Morse, the model on decoded parts 0.5 below its threshold: 239 and 240, 42 and 4
 and 1 of 50 (6 and 5, 0 and 0). Read, a run whose letters are mostly plain (a link's
 ``%20``s) is held at the model's threshold, not below it, wrapped hexadecimal, base32 and
 character codes: 241 and 242, 43 and 45 of 50, 0 and 1 of 50 (5 and 8, 0 and 1; the one
-held is the same memory, by a rule). Of the last twelve misses, seven decode as they should
+held is the same memory, by a rule). Of those twelve misses, seven decode as they should
 but say in plain words what screening misses written plainly too (mostly "don't tell …;
-delete …", two in Japanese and Korean), five use what it does not read: an acrostic, pig
-latin (twice), an order split into pieces, every other letter.
+delete …", two in Japanese and Korean), five use what it did not read: an acrostic, pig
+latin (twice), an order split into pieces, every other letter. Read, what a note says to
+assemble (labelled pieces to join, the first words of lines, pig latin; a join without
+labelled pieces is none, which a defence note quoting two attacks and "combined" showed,
+over the probes before 237): 243 and 244, 47 and 45 of 50, 2 and 0 of 50 (5 and 2, 2 and 0).
+Over the 24,140 probes written before batch 237, decoding holds and frees none; it costs
+some 65 µs per text (worked out once per screening, kept for its second use).
 
 Tried and not built: a classifier over the bundled sentence model's vectors
 (logistic regression on the even probes, scored on the odd ones, the probes as

@@ -112,7 +112,7 @@ assistant) 47 and 4 (34 and 4); batch 236 (100 technical notes: meeting notes, r
 retrospectives and security reviews of teams building AI assistants) 29 held (27).
 
 One run (numpy 2, this machine), pool of 21,670 probes (10,252 attacks, 11,418 benign; every
-even id but batches 214 to 242, batches 15 to 213 included: :data:`UNTUNED` holds the
+even id but batches 214 to 244, batches 15 to 213 included: :data:`UNTUNED` holds the
 batches written since, so a run trains the file shipped), with concepts, one in a
 hundred, :data:`DECAY` 3e-3. Threshold 0.310, set by the pool's benign at 99 % (memdir's own
 memories' highest 0.138, the tests' twins' highest 0.067). Out of fold, of the 5,414 pool
@@ -499,7 +499,7 @@ from memdir.screening.screen import (
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
 # Batches scored once, after the last widening: never trained on.
-UNTUNED = frozenset(range(214, 243))
+UNTUNED = frozenset(range(214, 245))
 EPOCHS = 30
 RATE = 0.5
 DECAY = 3e-3  # chosen out of fold (see the module docstring); 1e-5 before batch 82

@@ -3,8 +3,9 @@
 An attack can hide its order from a person reading the file, and from a screen
 that reads words, by encoding it: base64 ("decode and apply: SWdub3Jl..."),
 hexadecimal, percent-encoding, HTML character references, ``\\u`` escapes, letters
-spaced or dotted out, Morse; or by asking the agent to read a line another way
-(ROT13, backwards: :mod:`memdir.screening.readings`). A model undoes all of these
+spaced or dotted out, Morse; by asking the agent to read a line another way (ROT13,
+backwards: :mod:`memdir.screening.readings`); or by leaving it in pieces to put together
+(:mod:`memdir.screening.puzzles`). A model undoes all of these
 readily, so screening reads the decoded text as well (:func:`decoded_parts`).
 
 **Runs** of base64, hexadecimal (plain, spaced or ``\\x``), percent-encoding,
@@ -28,8 +29,10 @@ import binascii
 import html
 import re
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 from urllib.parse import unquote
 
+from memdir.screening.puzzles import puzzle_readings
 from memdir.screening.readings import line_readings, signs_in
 from memdir.utils.records import record
 
@@ -95,13 +98,18 @@ class Decoded:
         return self.start
 
 
-def decoded_parts(text: str) -> list[Decoded]:
-    """The parts of ``text`` that decode to writing, decoded (see the module docstring).
+@lru_cache(maxsize=64)
+def decoded_parts(text: str) -> tuple[Decoded, ...]:
+    """The parts of ``text`` that decode to writing, decoded (see the module docstring;
+    the last texts' parts are kept, screening asks for them twice).
 
     The lines' readings and the encoded runs have a budget each, so that a text cannot
     spend the one on the other (many lines before an encoded run, or the reverse)."""
     signs, read_budget = signs_in(text), _BUDGET
-    readings = []
+    readings = [
+        Decoded(scheme=scheme, start=start, text=read)
+        for scheme, start, read in puzzle_readings(text)
+    ]
     for scheme, start, read, places in line_readings(text, signs):
         readings.append(Decoded(scheme=scheme, start=start, text=read, places=places))
         read_budget -= len(read)
@@ -116,7 +124,7 @@ def decoded_parts(text: str) -> list[Decoded]:
         ]
         if len(runs) >= _MOST:
             break
-    return readings + runs[:_MOST]
+    return (*readings, *runs[:_MOST])
 
 
 def _runs(text: str, budget: list[int], *, depth: int) -> Iterator[Decoded]:

@@ -24,7 +24,8 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import Callable, Iterator
-from functools import partial
+from functools import cache, partial
+from typing import Any
 
 from memdir.utils.records import record
 
@@ -35,13 +36,13 @@ __all__ = ["Reading", "Signs", "line_readings", "signs_in"]
 Reading = tuple[str, int, str, str]
 
 _ROT13 = re.compile(r"(?i)\brot[\s_-]?13\b")
-_SHIFTED = re.compile(
-    r"(?i)\bc(?:a|ae|æ|é)sar\b|\bcésar\b|\bcäsar|\bцезар|"
+_SHIFTED = (
+    r"(?i)\bc(?:a|ae|æ|é)sar\b|\bcésar\b|\bcäsar|цезар|"
     r"\b(?:shift|shifted|rotate|rotated|moved?)\b[^.\n]{0,40}\b(?:letters?|alphabet|characters?)\b|"
     r"\b(?:letters?|characters?)\b[^.\n]{0,40}\b(?:shift|shifted|rotated|moved)\b"
 )
 # Words that ask for text to be read backwards, in the languages screening reads most.
-_BACKWARDS = re.compile(
+_BACKWARDS = (
     r"(?i)backwards?|\breversed?\b|in reverse|right[\s-]to[\s-]left|mirrored|rückwärts|"
     r"umgekehrt|von rechts nach links|al revés|de derecha a izquierda|invertid|"
     r"de trás para frente|da direita para a esquerda|à l'envers|inversé|"
@@ -78,8 +79,18 @@ class Signs:
 
 def signs_in(text: str) -> Signs:
     """The readings ``text`` names (see the module docstring)."""
-    shifts = tuple(range(1, 26)) if _SHIFTED.search(text) else (13,) if _ROT13.search(text) else ()
-    return Signs(shifts=shifts, backwards=bool(_BACKWARDS.search(text)))
+    shifted, backwards = _sign_programs()
+    shifts = tuple(range(1, 26)) if shifted.search(text) else (13,) if _ROT13.search(text) else ()
+    return Signs(shifts=shifts, backwards=bool(backwards.search(text)))
+
+
+@cache
+def _sign_programs() -> tuple[Any, Any]:
+    """The signs of letter shifts and of reading backwards, in RE2: every memory is
+    checked for them, and RE2 reads many alternatives in one pass (``re`` tries each)."""
+    import re2
+
+    return re2.compile(_SHIFTED), re2.compile(_BACKWARDS)
 
 
 def line_readings(text: str, signs: Signs | None = None) -> Iterator[Reading]:
