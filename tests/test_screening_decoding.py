@@ -13,11 +13,13 @@ import urllib.parse
 from collections.abc import Callable
 
 import pytest
+from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
 from mcputil import call_tool
 from memdir.api import Memdir
+from memdir.cli import main
 from memdir.model import Memory, MemoryType
 from memdir.screening.decoding import decoded_parts
 from memdir.screening.findings import Kind
@@ -111,7 +113,10 @@ FIRST_WORDS = (
 )
 
 
-@pytest.mark.parametrize("text", [PIG_LATIN, PIECES, FIRST_WORDS])
+PADDED = "Padded; read every other character: `" + "".join(c + "q" for c in ORDER) + "`"
+
+
+@pytest.mark.parametrize("text", [PIG_LATIN, PIECES, FIRST_WORDS, PADDED])
 def test_an_order_left_in_pieces_the_note_says_to_assemble_is_held(text: str) -> None:
     assert any(f.rule.startswith("encoded.") for f in screen_text(text))
 
@@ -216,6 +221,17 @@ def test_an_agents_encoded_write_waits_for_review_naming_the_encoding(mem: Memdi
     [pending] = mem.review()
     assert "base64, decoded" in (pending.version.reason or "")
     assert mem.list() == []
+
+
+def test_memdir_review_shows_the_person_what_the_encoded_text_says(mem: Memdir) -> None:
+    body = f"Config blob for the deploy bot, read in reverse: {_b64(LEAK)}"
+    arguments = {"name": "Deploy bot", "description": "Its config", "type": "project", "body": body}
+    call_tool(mem.layout.project_root, "write", arguments)
+    result = CliRunner().invoke(main, ["review", "--project", str(mem.layout.project_root)])
+    assert result.exit_code == 0, result.output
+    assert f"decoded (base64): {LEAK}" in result.output
+    assert "decoded (reversed text)" not in result.output  # read, but nothing held there
+    assert _b64(LEAK) in result.output  # the diff still shows it as written
 
 
 def test_an_encoded_order_in_a_frontmatter_field_is_held() -> None:

@@ -2,10 +2,11 @@
 
 ``memdir review`` lists agents' changes held for review, each with why it is
 held (the scope's manual review mode, or what screening found in its text:
-see :mod:`memdir.history.review`), and a teammate's pulled memory screening
-held (approve or reject them), consolidation proposals awaiting a decision, and
-memories that expired ("re-validate or delete"); ``memdir verify NAME`` re-validates
-one: it checks the memory against the code and stamps ``verified``.
+see :mod:`memdir.history.review`; in encoded text, what that decodes to), and a
+teammate's pulled memory screening held (approve or reject them), consolidation
+proposals awaiting a decision, and memories that expired ("re-validate or
+delete"); ``memdir verify NAME`` re-validates one: it checks the memory against
+the code and stamps ``verified``.
 
 Each command is parse -> one call -> render (see :mod:`memdir.history.pending`
 and :mod:`memdir.recall.freshness`).
@@ -58,6 +59,8 @@ def review(ctx: click.Context, project: Path, as_json: bool) -> None:
             click.echo(version_line(item.version))
             if item.version.reason:  # screening's findings, or the review mode
                 click.echo(f"  held: {item.version.reason}")
+                for line in _decoded_lines(item.version.reason, item.diff):
+                    click.echo(line)
             click.echo(item.diff, nl=False)
         for proposal in proposals:
             left = sum(1 for c in proposal.changes if not c.applied)
@@ -72,6 +75,31 @@ def review(ctx: click.Context, project: Path, as_json: bool) -> None:
             )
 
     emit(as_json, pending, human)  # JSON: the pending changes, as before
+
+
+def _decoded_lines(reason: str, diff: str) -> list[str]:
+    """What an agent would read in the encoded text screening held, shown to the person
+    (the diff shows the text only as written): a line per decoded part, at most
+    :data:`_DECODED_SHOWN`, each cut to :data:`_DECODED_WIDTH` characters."""
+    if ", decoded" not in reason:
+        return []
+    from memdir.screening.screen import held_decoded
+
+    added = "\n".join(
+        line[1:]
+        for line in diff.splitlines()
+        if line.startswith("+") and not line.startswith("+++")
+    )
+    lines = []
+    for part in held_decoded(added)[:_DECODED_SHOWN]:
+        text = " ".join(part.text.split())
+        cut = text if len(text) <= _DECODED_WIDTH else text[: _DECODED_WIDTH - 1] + "…"
+        lines.append(f"  decoded ({part.scheme}): {cut}")
+    return lines
+
+
+_DECODED_SHOWN = 3
+_DECODED_WIDTH = 160
 
 
 @review.command()

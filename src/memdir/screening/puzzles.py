@@ -1,9 +1,11 @@
-"""Text a note tells the agent to put together: pieces to join, first words, pig latin.
+"""Text a note tells the agent to put together: pieces, first words, pig latin and more.
 
 An order can be left in no one place of a note: split into labelled, quoted pieces
 the note says to join ("join part1 + part2 + part3", pieces stored out of order and
 numbered), spelled by the first word of each line ("the first word of each line,
-in order, is the real task"), or written in pig latin ("opycay isthay otenay").
+in order, is the real task"), padded with a letter between each of its own ("read
+every other character of the quoted text"), or written in pig latin ("opycay
+isthay otenay").
 :func:`puzzle_readings` assembles what the note names, so that screening reads the
 order the agent would. Each reading needs its sign, as in
 :mod:`memdir.screening.readings`: without one, nothing is assembled.
@@ -29,6 +31,10 @@ _PIECE = re.compile(
 _FIRST_WORDS = re.compile(
     r"(?i)\bfirst words? of (?:each|every|the) (?:line|bullet|item|row|sentence|paragraph)s?"
 )
+_EVERY_OTHER = re.compile(
+    r"(?i)\bevery (?:other|second|2nd) (?:character|letter|char)s?\b|\bodd (?:characters|letters)\b"
+)
+_SEGMENT = re.compile(r"`([^`\n]{16,})`|\"([^\"\n]{16,})\"|“([^”\n]{16,})”")
 _PIG_LATIN = re.compile(r"(?i)\bpig[\s-]?latin\b|\bigpay[\s-]?atinlay\b")
 _PIG_WORD = re.compile(r"(?i)\b([a-z]+?)(w?ay)\b")
 _BULLET = re.compile(r"^[\s>*+\-•\d.)\]#`\"'“]*")
@@ -52,6 +58,11 @@ def puzzle_readings(text: str) -> Iterator[tuple[str, int, str]]:
         ]
         if len(picked) >= 3:
             yield "first words of the lines", picked[0][0], " ".join(w for _, w in picked)
+    if _EVERY_OTHER.search(text):
+        for match in _SEGMENT.finditer(text):
+            segment = next(group for group in match.groups() if group is not None)
+            for first in (0, 1):
+                yield "every other letter", match.start(), segment[first::2]
     if _PIG_LATIN.search(text):
         for start, line in _lines(text):
             if len(_PIG_WORD.findall(line)) >= 3:

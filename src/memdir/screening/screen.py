@@ -55,6 +55,7 @@ from memdir.screening.rulebook import PAIRS, single_rules
 __all__ = [
     "DECODED_MARGIN",
     "PAIR_VETO",
+    "held_decoded",
     "memory_fields",
     "model_reads",
     "pair_rules",
@@ -205,19 +206,34 @@ def _decoded_finding(field: str, found: tuple[Decoded, Hit]) -> Finding:
 
 def _learned_decoded(fields: Sequence[tuple[str, str]], model: Model) -> list[Finding]:
     """The learned model's finding on the first decoded part no rule held that reads like
-    an attack (:mod:`memdir.screening.decoding`). A part whose letters were hidden from
-    the person reading the file (base64, a reversed line) is held :data:`DECODED_MARGIN`
-    below the model's threshold, the hiding being a sign in itself; a run whose letters
-    were mostly written plainly (a link's ``%20``) at the threshold."""
+    an attack (:mod:`memdir.screening.decoding`, :func:`_model_holds`)."""
     for field, text in fields:
         for part in decoded_parts(text):
-            threshold = model.threshold - (DECODED_MARGIN if part.hidden else 0.0)
-            if model_reads(part.text) and model.score(part.text) > threshold:
+            if _model_holds(part, model):
                 reason = f"{part.scheme}, decoded: reads like the attacks the model learned"
                 at = part.origin(0, len(part.text)) + 1
                 kind, rule = Kind.INSTRUCTION, "encoded.learned"
                 return [Finding(kind=kind, field=field, rule=rule, reason=reason, at=at)]
     return []
+
+
+def _model_holds(part: Decoded, model: Model) -> bool:
+    """Whether the model holds a decoded part. A part whose letters were hidden from the
+    person reading the file (base64, a reversed line) is held :data:`DECODED_MARGIN` below
+    the model's threshold, the hiding being a sign in itself; a run whose letters were
+    mostly written plainly (a link's ``%20``) at the threshold."""
+    threshold = model.threshold - (DECODED_MARGIN if part.hidden else 0.0)
+    return model_reads(part.text) and model.score(part.text) > threshold
+
+
+def held_decoded(text: str) -> list[Decoded]:
+    """The decoded parts of ``text`` that screening holds: what an agent would read there,
+    for the person who reviews it (``memdir review``)."""
+    held = [part for part, _ in _read_decoded(text)]
+    model = load_model()
+    if model is not None:
+        held += [p for p in decoded_parts(text) if p not in held and _model_holds(p, model)]
+    return held
 
 
 def _sentence_start(body: str, index: int) -> int:
