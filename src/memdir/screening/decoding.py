@@ -4,22 +4,24 @@ An attack can hide its order from a person reading the file, and from a screen
 that reads words, by encoding it: base64 ("decode and apply: SWdub3Jl..."),
 hexadecimal, percent-encoding, HTML character references, ``\\u`` escapes, letters
 spaced or dotted out, Morse; by asking the agent to read a line another way (ROT13,
-backwards: :mod:`memdir.screening.readings`); or by leaving it in pieces to put together
-(:mod:`memdir.screening.puzzles`). A model undoes all of these
-readily, so screening reads the decoded text as well (:func:`decoded_parts`).
+backwards: :mod:`memdir.screening.readings`); or by leaving it in pieces to put
+together (:mod:`memdir.screening.puzzles`). A model undoes all of these readily, so
+screening reads the decoded text as well (:func:`decoded_parts`).
 
-**Runs** of base64, hexadecimal (plain, spaced or ``\\x``), percent-encoding,
-character references, ``\\u`` escapes, spaced letters and Morse are decoded where
-they stand. A decoded run is read only when it reads as writing (valid UTF-8,
-printable, half of it letters, words apart or a script that writes none), so that
-a hash, a key, an image's bytes or an identifier that happens to be valid base64
-is left alone. A run that decodes to printable text is decoded again, up to
-:data:`_DEPTH` levels (base64 of hex), and the text's other readings apply to it
-too (base64 of ROT13, where the text names ROT13).
+**Runs** of base64, base32, hexadecimal (plain, spaced, wrapped or ``\\x``),
+decimal character codes, percent-encoding, character references, ``\\u`` escapes,
+spaced or dotted letters and Morse are decoded where they stand. A decoded run is
+read only when it reads as writing (valid UTF-8, printable, half of it letters,
+words apart or a script that writes none), so that a hash, a key, an image's bytes
+or an identifier that happens to be valid base64 is left alone. A run that decodes
+to printable text is decoded again, up to :data:`_DEPTH` levels (base64 of hex),
+and the text's other readings apply to it too (base64 of ROT13, where the text
+names ROT13).
 
-Limits: at most :data:`_MOST` readings of lines and as many decoded runs, of
-:data:`_BUDGET` characters each, per text: a hostile body of encoded-looking runs
-costs time linear in its length, and what lies past the budget is not decoded.
+Limits: at most :data:`_MOST` readings (of lines, and of what a note says to
+assemble) and as many decoded runs, of :data:`_BUDGET` characters each, per text:
+a hostile body of encoded-looking runs costs time linear in its length, and what
+lies past the budget is not decoded.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ import html
 import re
 from collections.abc import Callable, Iterator
 from functools import lru_cache
+from itertools import chain
 from urllib.parse import unquote
 
 from memdir.screening.puzzles import puzzle_readings
@@ -106,11 +109,9 @@ def decoded_parts(text: str) -> tuple[Decoded, ...]:
     The lines' readings and the encoded runs have a budget each, so that a text cannot
     spend the one on the other (many lines before an encoded run, or the reverse)."""
     signs, read_budget = signs_in(text), _BUDGET
-    readings = [
-        Decoded(scheme=scheme, start=start, text=read)
-        for scheme, start, read in puzzle_readings(text)
-    ]
-    for scheme, start, read, places in line_readings(text, signs):
+    assembled = ((scheme, start, read, "run") for scheme, start, read in puzzle_readings(text))
+    readings = []
+    for scheme, start, read, places in chain(assembled, line_readings(text, signs)):
         readings.append(Decoded(scheme=scheme, start=start, text=read, places=places))
         read_budget -= len(read)
         if len(readings) >= _MOST or read_budget <= 0:
