@@ -60,10 +60,14 @@ _HEX_ESCAPES = re.compile(r"(?:\\x[0-9A-Fa-f]{2}){6,}")
 # Percent-encoding, character references and \u escapes: escapes with a word or less
 # of plain text between them ("Ignore%20all%20earlier" encodes only the blanks; such a
 # run hides nothing from a person, see Decoded.hidden).
-_PERCENT = re.compile(r"(?<![^\s<>\"'])[^\s%<>\"']*(?:%[0-9A-Fa-f]{2}[^\s%<>\"']{0,24}){3,}")
-_REFERENCES = re.compile(r"(?:&#(?:[0-9]{1,7}|[xX][0-9A-Fa-f]{1,6});?[^&\n]{0,24}){4,}")
-_U_ESCAPES = re.compile(r"(?:\\u[0-9A-Fa-f]{4}[^\\\n]{0,24}|\\U[0-9A-Fa-f]{8}[^\\\n]{0,24}){4,}")
+_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_REFERENCE = re.compile(r"&#(?:[0-9]{1,7}|[xX][0-9A-Fa-f]{1,6});?")
 _U_ESCAPE = re.compile(r"\\u([0-9A-Fa-f]{4})|\\U([0-9A-Fa-f]{8})")
+_PERCENT = re.compile(
+    rf"(?<![^\s<>\"'])[^\s%<>\"']*(?:{_PERCENT_ESCAPE.pattern}[^\s%<>\"']{{0,24}}){{3,}}"
+)
+_REFERENCES = re.compile(rf"(?:{_REFERENCE.pattern}[^&\n]{{0,24}}){{4,}}")
+_U_ESCAPES = re.compile(rf"(?:(?:{_U_ESCAPE.pattern})[^\\\n]{{0,24}}){{4,}}")
 # Characters spaced out ("t e l l   t h e   u s e r", "o b e y / t h i s"): one blank
 # parts characters, two or more (or a lone slash) part words.
 _SPACED = re.compile(r"(?<!\S)\S(?:[ \t]{1,3}\S(?!\S)){7,}")
@@ -187,9 +191,14 @@ def _base32(run: str) -> bytes | None:
 
 def _codes(run: str) -> str | None:
     numbers = [int(number) for number in re.findall(r"\d+", run)]
-    if any(number > 0x10FFFF or 0xD800 <= number <= 0xDFFF for number in numbers):
+    if not all(map(_is_character, numbers)):
         return None
     return _printable("".join(map(chr, numbers)).encode("utf-8"))
+
+
+def _is_character(code: int) -> bool:
+    """Whether ``code`` is a Unicode scalar value (a surrogate half is not)."""
+    return code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF
 
 
 def _base64(run: str) -> bytes | None:
@@ -213,7 +222,7 @@ def _hex(run: str) -> bytes | None:
 def _unescape(run: str) -> str:
     def one(match: re.Match[str]) -> str:
         code = int(match.group(1) or match.group(2), 16)
-        return chr(code) if code <= 0x10FFFF and not 0xD800 <= code <= 0xDFFF else ""
+        return chr(code) if _is_character(code) else ""
 
     return _U_ESCAPE.sub(one, run)
 
@@ -277,7 +286,7 @@ _DECODERS: tuple[tuple[str, re.Pattern[str], Callable[[str], str | None]], ...] 
 )
 # The escapes of the schemes that may leave most of a run plain (see _hidden).
 _ESCAPES = {
-    "percent-encoding": re.compile(r"%[0-9A-Fa-f]{2}"),
-    "character references": re.compile(r"&#(?:[0-9]{1,7}|[xX][0-9A-Fa-f]{1,6});?"),
+    "percent-encoding": _PERCENT_ESCAPE,
+    "character references": _REFERENCE,
     "\\u escapes": _U_ESCAPE,
 }

@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from memdir.screening.readings import lines_at
+
 __all__ = ["puzzle_readings"]
 
 _JOIN = re.compile(
@@ -94,11 +96,7 @@ def _quoted(piece: re.Match[str]) -> str:
 
 
 def _lines(text: str) -> Iterator[tuple[int, str]]:
-    start = 0
-    for line in text.split("\n"):
-        if line.strip():
-            yield start, line
-        start += len(line) + 1
+    return ((start, line) for start, line in lines_at(text) if line.strip())
 
 
 def _unpig(match: re.Match[str]) -> str:

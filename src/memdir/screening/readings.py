@@ -21,7 +21,6 @@ it points into the line as written.
 
 from __future__ import annotations
 
-import codecs
 import re
 from collections.abc import Callable, Iterator
 from functools import cache, partial
@@ -29,7 +28,7 @@ from typing import Any
 
 from memdir.utils.records import record
 
-__all__ = ["Reading", "Signs", "line_readings", "signs_in"]
+__all__ = ["Reading", "Signs", "line_readings", "lines_at", "signs_in"]
 
 # (scheme, where the line starts, the line read that way, how its places map:
 # "same" for each character where it stood, "mirrored" for a reversed line)
@@ -98,10 +97,16 @@ def line_readings(text: str, signs: Signs | None = None) -> Iterator[Reading]:
     for, where that changes it: a decoded run is read as the text around it asks."""
     signs = signs_in(text) if signs is None else signs
     leet = len(_LEET_WORD.findall(text)) >= _LEET_WORDS
-    start = 0
-    for line in text.split("\n"):
+    for start, line in lines_at(text):
         if any(char.isalpha() for char in line):
             yield from _read(line, start, signs, leet=leet)
+
+
+def lines_at(text: str) -> Iterator[tuple[int, str]]:
+    """``(where it starts, the line)`` for each line of ``text``."""
+    start = 0
+    for line in text.split("\n"):
+        yield start, line
         start += len(line) + 1
 
 
@@ -135,15 +140,20 @@ def _shift_name(n: int) -> str:
 
 
 def _shift(text: str, *, n: int) -> str:
-    if n == 13:
-        return codecs.encode(text, "rot13")
-    table = str.maketrans(
-        _LOWER + _LOWER.upper(), _LOWER[n:] + _LOWER[:n] + (_LOWER[n:] + _LOWER[:n]).upper()
-    )
-    return text.translate(table)
+    return text.translate(_SHIFT_TABLES[n])
 
 
 _LOWER = "abcdefghijklmnopqrstuvwxyz"
+
+
+# Each Latin letter shifted by n (ROT13 at 13), made once: a text that names a Caesar
+# cipher has each of its lines read in all 25 shifts.
+def _shift_table(n: int) -> dict[int, int]:
+    shifted = _LOWER[n:] + _LOWER[:n]
+    return str.maketrans(_LOWER + _LOWER.upper(), shifted + shifted.upper())
+
+
+_SHIFT_TABLES = [_shift_table(n) for n in range(26)]
 
 
 def _unleet(line: str) -> str:

@@ -148,7 +148,7 @@ def rule_findings(fields: Sequence[tuple[str, str]]) -> list[Finding]:
         findings += hidden_characters(field, text)
         if field in _LOOKED_AT:
             findings += mixed_scripts(field, text)
-        findings += [_decoded_finding(field, part) for part in _read_decoded(text)]
+        findings += [_decoded_finding(field, part, hit) for part, hit in _read_decoded(text)]
     joined = "\n".join(text for _, text in fields)
     starts, at = [], 0
     for _, text in fields:
@@ -197,8 +197,7 @@ def _read_decoded(text: str) -> Iterator[tuple[Decoded, Hit]]:
             yield part, min(hits, key=lambda hit: hit.start)
 
 
-def _decoded_finding(field: str, found: tuple[Decoded, Hit]) -> Finding:
-    part, hit = found
+def _decoded_finding(field: str, part: Decoded, hit: Hit) -> Finding:
     reason = f"{part.scheme}, decoded: {hit.reason}"
     at = part.origin(hit.start, hit.end) + 1
     return Finding(kind=hit.kind, field=field, rule=f"encoded.{hit.kind}", reason=reason, at=at)
