@@ -1,14 +1,40 @@
-"""Reading a regular expression's text without compiling it: where a character class ends.
+"""Reading a regular expression's text without compiling it: its tokens, and where a
+character class ends.
 
 The rule gate reads a rule's pattern on every tool call before any regular-expression
 engine is loaded, and rule validation reads it when a rule is written; both need to
-step over a character class as RE2 reads it. Kept apart and free of imports so that
+step over an escape and a character class as RE2 reads them. Kept apart and free of imports so that
 the gate, which runs in the hook's own fresh process, stays light.
 """
 
 from __future__ import annotations
 
-__all__ = ["class_end"]
+TYPE_CHECKING = False  # the pre-tool-use hook loads this module: no typing at run time
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+__all__ = ["class_end", "tokens"]
+
+
+def tokens(pattern: str, i: int = 0) -> Iterator[tuple[int, int]]:
+    """Each token of ``pattern`` from ``i`` on, as ``(start, end)``: an escaped character
+    (two characters), a character class (to just past its close) or one character.
+
+    A class that never closes is the last token, and its end lies past the pattern's
+    (``len(pattern) + 1``), so that a caller can tell it from one that closes.
+    """
+    n = len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            end = i + 2
+        elif c == "[":
+            closed = class_end(pattern, i)
+            end = n + 1 if closed is None else closed
+        else:
+            end = i + 1
+        yield i, end
+        i = end
 
 
 def class_end(pattern: str, i: int) -> int | None:

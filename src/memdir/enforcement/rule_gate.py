@@ -18,7 +18,7 @@ everything.
 
 from __future__ import annotations
 
-from memdir.enforcement.pattern_scan import class_end
+from memdir.enforcement.pattern_scan import class_end, tokens
 from memdir.enforcement.rule_subjects import bash_subjects, subjects, unchecked
 
 TYPE_CHECKING = False  # the pre-tool-use hook loads this module: no typing at run time
@@ -64,20 +64,12 @@ def _structure(pattern: str, i: int = 0) -> Iterator[tuple[int, str]]:
     closes raises :class:`ValueError`.
     """
     n = len(pattern)
-    while i < n:
-        c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            end = class_end(pattern, i)
-            if end is None:
-                raise ValueError("a character class that never closes")
-            i = end
-            continue
+    for start, end in tokens(pattern, i):
+        c = pattern[start]
+        if c == "[" and end > n:
+            raise ValueError("a character class that never closes")
         if c in "()|":
-            yield i, c
-        i += 1
+            yield start, c
 
 
 def _split_alternatives(pattern: str) -> list[str] | None:

@@ -18,6 +18,7 @@ Like :mod:`memdir.enforcement.rules`, pure: it reads no files.
 
 from __future__ import annotations
 
+from memdir.enforcement.pattern_scan import tokens
 from memdir.enforcement.rule_gate import required_runs
 from memdir.enforcement.rules import FIELD, GLOB, Rule, parse_rules, pattern_problem, skip_class
 from memdir.enforcement.shell_forms import RESERVED_WORDS, WRAPPER_NAMES
@@ -213,22 +214,15 @@ def _split_pattern(pattern: str, operator: str) -> tuple[str, str]:
     """``pattern`` cut at its first top-level ``operator`` (each side trimmed of the
     blanks and wildcards that stood next to it), or ``("", "")``."""
     forms = _OPERATOR_FORMS[operator]
-    depth, i, n = 0, 0, len(pattern)
-    while i < n:
+    depth = 0
+    for i, _ in tokens(pattern):
         form = next((f for f in forms if pattern.startswith(f, i)), None) if not depth else None
         if form is not None:
             left, right = _trimmed(pattern[:i], end=True), _trimmed(pattern[i + len(form) :])
             usable = [side for side in (left, right) if side and pattern_problem(side) is None]
             return (left, right) if len(usable) == 2 else ("", "")
         c = pattern[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == "[":
-            i = skip_class(pattern, i)
-            continue
         depth += 1 if c == "(" else -1 if c == ")" else 0
-        i += 1
     return "", ""
 
 

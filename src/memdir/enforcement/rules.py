@@ -53,7 +53,7 @@ from functools import lru_cache
 
 import re2
 
-from memdir.enforcement.pattern_scan import class_end
+from memdir.enforcement.pattern_scan import class_end, tokens
 from memdir.enforcement.rule_subjects import EDIT_TOOLS, bash_subjects, subjects, unchecked
 from memdir.enforcement.shell_words import Redirection, command_index
 from memdir.errors import InvalidMemory
@@ -152,18 +152,8 @@ def _nested_unbounded_repeat(pattern: str) -> bool:
     """Whether a group that holds an unbounded repeat is itself repeated: ``(a+)+``."""
     stack: list[bool] = []  # per open group: does it contain an unbounded repeat?
     closed_unbounded = False  # the group that just closed held one
-    i, n = 0, len(pattern)
-    while i < n:
+    for i, _ in tokens(pattern):
         c = pattern[i]
-        unbounded_here = False
-        if c == "\\":
-            i += 2
-            closed_unbounded = False
-            continue
-        if c == "[":
-            i = skip_class(pattern, i)
-            closed_unbounded = False
-            continue
         if c == "(":
             stack.append(False)
         elif c == ")":
@@ -171,16 +161,13 @@ def _nested_unbounded_repeat(pattern: str) -> bool:
             closed_unbounded = inner
             if stack and inner:
                 stack[-1] = True
-            i += 1
             continue
         elif c in "*+" or (c == "{" and _open_brace(pattern, i)):
             if closed_unbounded:
                 return True
-            unbounded_here = True
-        if unbounded_here and stack:
-            stack[-1] = True
+            if stack:
+                stack[-1] = True
         closed_unbounded = False
-        i += 1
     return False
 
 
