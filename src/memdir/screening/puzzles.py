@@ -105,7 +105,9 @@ def _unpig(match: re.Match[str]) -> str:
     word ("th" of "isth", not "sth")."""
     stem, suffix = match.group(1), match.group(2)
     if suffix.lower() == "way" and stem[:1] in _VOWELS:
-        return stem
+        # "ithway" is "with" moved, "itway" is "it" with "way" added: the common words
+        # that begin with a "w" before a vowel are read as such
+        return "w" + stem if "w" + stem.lower() in _W_WORDS else stem
     stem = stem + suffix[:-2]  # a "w" before "ay" belongs to the word
     for size in (3, 2, 1):
         moved = stem[-size:]
@@ -115,6 +117,11 @@ def _unpig(match: re.Match[str]) -> str:
     return match.group()
 
 
+# Common words that begin with a "w" before a vowel, which pig latin writes as "ithway".
+_W_WORDS = frozenset(
+    "was we were will would with within without want wants wanted work works worked "
+    "wait warn watch way well went wipe wipes".split()
+)
 # Consonant runs that begin English words (a single consonant always does).
 _ONSETS = frozenset(
     "bl br ch cl cr dr dw fl fr gl gr kn ph pl pr qu sc sh sk sl sm sn sp st sw th tr tw wh "
