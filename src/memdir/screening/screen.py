@@ -170,9 +170,11 @@ def _learned(
     fields: Sequence[tuple[str, str]], joined: str, model: Model, score: float | None = None
 ) -> list[Finding]:
     """The learned model's finding on text no rule held (:mod:`memdir.screening.learned`);
-    ``score`` is the model's score of ``joined`` when it was worked out already."""
+    ``score`` is the model's score of ``joined`` when it was worked out already. A note
+    about attacks is not read whole, but what it hides in an encoding still is: a sample
+    of an attack kept for a lesson needs no hiding, and the rules read it there too."""
     if not model_reads(joined):
-        return []
+        return _learned_decoded(fields, model)
     if (model.score(joined) if score is None else score) > model.threshold:  # Model.holds
         names = "+".join(dict.fromkeys(field for field, _ in fields))
         reason = "reads like the attacks the screening model learned"
