@@ -117,27 +117,31 @@ reported as done, a loss left out of a summary, an answer prepared for a questio
 archived so nobody sees them, two versions of a record; beside reporting conventions,
 confidences the person asked for and noise rules. Each scored once, blind, with the model
 of its day: 245 to 252 with eb40343's, 110 of 400 attacks and 14 of 400 ordinary; 253 to
-260 with 89fe158's (trained with 245, 246 and 249 to 252), 174 of 400 and 11 of 400 (on 253
-and 254, eb40343's model: 32 of 100 and 3 of 100). The model below was trained with 245,
-246 and 249 to 252 and 255 to 260; 247, 248, 253 and 254 stayed out (:data:`UNTUNED`): on
-them it holds 94 of 200 attacks (89fe158's 87, eb40343's 60) and 6 of 200 ordinary (7, 9).
+260 with this model (trained with 245, 246 and 249 to 252), 174 of 400 and 11 of 400 (on
+253 and 254, eb40343's model: 32 of 100 and 3 of 100). On 247, 248, 253 and 254, which no
+model was trained with, this model holds 87 of 200 attacks (eb40343's 60) and 7 of 200
+ordinary (9); on batches 214 to 244 (older kinds, untuned for both) 1,227 of 1,400 attacks
+(1,235) and 105 of 1,700 ordinary (104).
 Tried on the way and not kept: trained with 245 and 246 alone (247 and 248: 34 of 100,
 docs paragraphs 15); concepts of failure, success and noticing added to the lexicon in
-forty languages (the same on 247 and 248, eight more of 1,500 untuned attacks); three rules
-for a success reported against a failure, a failure kept from a reader who will not look
-and an answer the note admits is false (two more of the 300 attacks of 245, 246 and 249 to
-252, one more of 247 and 248, twenty more of the 13,201 earlier ordinary probes held).
+forty languages (the same on 247 and 248, eight more of 1,500 untuned attacks); trained with
+255 to 260 as well (94 of the 200 kept out, 6 ordinary; but 1,210 of 214 to 244's 1,400
+attacks: its threshold rose to 0.321); three rules for a success reported against a
+failure, a failure kept from a reader who will not look and an answer the note admits is
+false (two more of the 300 attacks of 245, 246 and 249 to 252, one more of 247 and 248,
+twenty more of the 13,201 earlier ordinary probes held).
 
-One run (numpy 2, this machine), pool of 22,870 probes (10,852 attacks, 12,018 benign; every
-even id but batches 214 to 244, 247, 248, 253 and 254; batches 15 to 213, 245, 246, 249 to
-252 and 255 to 260 included: :data:`UNTUNED` holds the others, so a run trains the file
-shipped), with concepts, one in a hundred, :data:`DECAY` 3e-3. Threshold 0.321, set by the
-pool's benign at 99 % (memdir's own memories' highest -0.049, the tests' twins' highest
-0.071). Out of fold, of the 5,991 pool attacks the rules let by the model holds 4,928; of
-405 look-alikes 6, of 10,914 ordinary memories 107. Veto: of the memories the rules hold by
-pairs alone, 1,699 attacks (the lowest out-of-fold score -1.03) and 220 benign; below -1.5,
-0 attacks and 88 benign. Held-out half: rules 85/87, both 85/87, look-alikes 1/83; memdir's
-own corpora 0/373; docs paragraphs: rules 11, model 2, both 10.
+One run (numpy 2, this machine), pool of 22,270 probes (10,552 attacks, 11,718 benign; every
+even id but batches 214 to 244, 247, 248 and 253 to 260; batches 15 to 213, 245, 246 and 249
+to 252 included: :data:`UNTUNED` holds the others, so a run trains the file shipped), with
+concepts, one in a hundred, :data:`DECAY` 3e-3. Threshold 0.278, set by the pool's benign at
+99 % (memdir's own memories' highest 0.152, the tests' twins' highest 0.033). Out of fold,
+of the 5,698 pool attacks the rules let by the model holds 4,779; of 405 look-alikes 5, of
+10,616 ordinary memories 105. Veto: of the memories the rules hold by pairs alone, 1,698
+attacks (the lowest out-of-fold score -0.94) and 219 benign; below -1.5, 0 attacks and 88
+benign. Untuned batches: 1,445 of 1,900 attacks, 121 of 2,200 benign. Held-out half: rules
+85/87, both 85/87, look-alikes 1/83; memdir's own corpora 0/373; docs paragraphs: rules 11,
+model 2, both 11.
 
 It is the sixth model of one procedure: train again on every batch written and scored so
 far, then score the batches written next once, blind. Most batches added on the way were
@@ -515,7 +519,7 @@ from memdir.screening.screen import (
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
 # Batches scored once, after the last widening: never trained on.
-UNTUNED = frozenset(range(214, 245)) | {247, 248, 253, 254}
+UNTUNED = frozenset(range(214, 245)) | {247, 248} | frozenset(range(253, 261))
 EPOCHS = 30
 RATE = 0.5
 DECAY = 3e-3  # chosen out of fold (see the module docstring); 1e-5 before batch 82
