@@ -3,8 +3,8 @@ character class ends.
 
 The rule gate reads a rule's pattern on every tool call before any regular-expression
 engine is loaded, and rule validation reads it when a rule is written; both need to
-step over an escape and a character class as RE2 reads them. Kept apart and free of imports so that
-the gate, which runs in the hook's own fresh process, stays light.
+step over an escape and a character class as RE2 reads them. Kept apart and free of
+imports so that the gate, which runs in the hook's own fresh process, stays light.
 """
 
 from __future__ import annotations
