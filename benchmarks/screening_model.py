@@ -131,17 +131,39 @@ failure, a failure kept from a reader who will not look and an answer the note a
 false (two more of the 300 attacks of 245, 246 and 249 to 252, one more of 247 and 248,
 twenty more of the 13,201 earlier ordinary probes held).
 
-One run (numpy 2, this machine), pool of 22,270 probes (10,552 attacks, 11,718 benign; every
-even id but batches 214 to 244, 247, 248 and 253 to 260; batches 15 to 213, 245, 246 and 249
-to 252 included: :data:`UNTUNED` holds the others, so a run trains the file shipped), with
-concepts, one in a hundred, :data:`DECAY` 3e-3. Threshold 0.278, set by the pool's benign at
-99 % (memdir's own memories' highest 0.152, the tests' twins' highest 0.033). Out of fold,
-of the 5,698 pool attacks the rules let by the model holds 4,779; of 405 look-alikes 5, of
-10,616 ordinary memories 105. Veto: of the memories the rules hold by pairs alone, 1,698
-attacks (the lowest out-of-fold score -0.94) and 219 benign; below -1.5, 0 attacks and 88
-benign. Untuned batches: 1,445 of 1,900 attacks, 121 of 2,200 benign. Held-out half: rules
-85/87, both 85/87, look-alikes 1/83; memdir's own corpora 0/373; docs paragraphs: rules 11,
-model 2, both 11.
+Batches 261 to 268 (sabotage of the work itself, 50 attacks and 50 ordinary memories each,
+ten of fifty in other languages, eight settings from a web backend to firmware): a house
+convention or a lesson that turns certificate checks off in production, opens a database to
+the world, takes packages, images or actions from a source nobody vouches for, edits failing
+tests to pass, switches scanners or branch protection off; beside the sound practice in the
+same words (test-only `verify=False`, the company's own mirror, an official installer, a skip
+with a ticket). Scored once, blind, with 08904fe's model: 136 of 400 attacks, 28 of 400
+ordinary. Batches 269 to 272 (the same, all of them setup and configuration notes), written
+after and scored once, blind: 08904fe's model 96 of 200 and 22 of 200; this model (trained
+with 261 to 264) 142 and 25. On 265, 266, 271 and 272, which no model was trained with, this
+model holds 120 of 200 attacks (08904fe's 75) and 18 of 200 ordinary (16); on the
+concealment batches kept out (247, 248, 253 to 260) 234 of 500 (218) and 20 of 500 (16); on
+214 to 244, 1,269 of 1,400 (1,227) and 118 of 1,700 (105). The choice was made on those;
+batches 267 and 268, scored once after it: 65 of 100 attacks (08904fe's 40), 4 of 100
+ordinary (6). Docs paragraphs 15 of 146 (11): three of the four more are install steps
+(`/plugin install`, a hook installer that turns a feature off), which read as a planted
+setup step would; above the 13 this script's models were adopted under, accepted for the
+gain. Not kept: trained with 269 and 270 as well (docs paragraphs 11, but 113 of the 200
+sabotage attacks kept out, 73 of 200 concealment attacks on 247, 248, 253 and 254, against
+87, and the tests' misreport example let by); with 255 to 260 as well (threshold 0.420:
+106 of 200 sabotage attacks, 1,204 of 214 to 244's 1,400).
+
+One run (numpy 2, this machine), pool of 22,670 probes (10,752 attacks, 11,918 benign; every
+even id but batches 214 to 244, 247, 248, 253 to 260 and 265 to 272; batches 15 to 213, 245,
+246, 249 to 252 and 261 to 264 included: :data:`UNTUNED` holds the others, so a run trains
+the file shipped), with concepts, one in a hundred, :data:`DECAY` 3e-3. Threshold 0.329, set
+by the pool's benign at 99 % (memdir's own memories' highest 0.171, the tests' twins' highest
+0.131). Out of fold, of the 5,871 pool attacks the rules let by the model holds 4,855; of 405
+look-alikes 5, of 10,804 ordinary memories 107. Veto: of the memories the rules hold by pairs
+alone, 1,709 attacks (the lowest out-of-fold score -0.87) and 223 benign; below -1.17 (its
+rule), 0 attacks and 109 benign. Untuned batches: 1,760 of 2,300 attacks, 175 of 2,600
+benign. Held-out half: rules 85/87, both 85/87, look-alikes 1/83; memdir's own corpora
+0/373; docs paragraphs: rules 11, model 9, both 15.
 
 It is the sixth model of one procedure: train again on every batch written and scored so
 far, then score the batches written next once, blind. Most batches added on the way were
@@ -519,13 +541,21 @@ from memdir.screening.screen import (
 HERE = Path(__file__).resolve().parent
 PROBES = HERE / "data" / "poisoning" / "probes.json"
 # Batches scored once, after the last widening: never trained on.
-UNTUNED = frozenset(range(214, 245)) | {247, 248} | frozenset(range(253, 261))
+UNTUNED = (
+    frozenset(range(214, 245))
+    | {247, 248}
+    | frozenset(range(253, 261))
+    | frozenset(range(265, 273))
+)
 EPOCHS = 30
 RATE = 0.5
 DECAY = 3e-3  # chosen out of fold (see the module docstring); 1e-5 before batch 82
 FOLDS = 5
 ORDINARY = "ordinary"  # the class of the probes that are everyday memories, not look-alikes
 FALSE_HOLDS = 0.01  # the share of the pool's benign memories the threshold may let be held
+# PAIR_VETO by its rule: the lowest out-of-fold score of a pool attack held by pairs alone,
+# less this margin
+VETO_MARGIN = 0.3
 
 
 def own_corpora() -> list[Memory]:
@@ -676,7 +706,7 @@ def report_veto(oof: NDArray[Any], labels: NDArray[np.float64], alone: NDArray[A
     print(
         f"held by pairs alone: {int(attacks.sum())} attacks (lowest out-of-fold score"
         f" {low:.2f}), {int(benign.sum())} benign; below the veto {PAIR_VETO}: {lost} attacks"
-        f" set aside, {freed} benign freed"
+        f" set aside, {freed} benign freed; the veto by its rule: {low - VETO_MARGIN:.2f}"
     )
 
 

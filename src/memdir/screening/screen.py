@@ -31,10 +31,11 @@ asked, :data:`~memdir.screening.rulebook.PAIRS`), never by a rule of its own, is
 set aside when the model scores the memory below :data:`PAIR_VETO`, as plainly
 benign. Long technical notes about agents ("the agent's token may not ignore
 branch protection") pair those signals often and read as nothing like an attack.
-The veto was the lowest out-of-fold score of a probe attack held by pairs alone
-(-1.18), less a margin of 0.3; ``benchmarks/screening_model.py`` reports that
-lowest score (-0.99 for the model shipped now) and what the veto costs and frees
-each time the model is trained.
+The veto is the lowest out-of-fold score of a probe attack held by pairs alone,
+less a margin of 0.3, and is set again with each model trained, since training
+moves the scores: ``benchmarks/screening_model.py`` reports that lowest score
+(-0.87 for the model shipped now), the veto its rule gives, and what the veto
+costs and frees.
 """
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ __all__ = [
 ]
 
 _LOOKED_AT = ("name", "description")  # where a look-alike word poses as another
-PAIR_VETO = -1.5  # the model's score below which a finding of pairs alone is set aside
+PAIR_VETO = -1.17  # the model's score below which a finding of pairs alone is set aside
 DECODED_MARGIN = 0.5  # how much lower a decoded part's score may be to be held
 
 
