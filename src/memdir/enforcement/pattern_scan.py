@@ -13,7 +13,7 @@ TYPE_CHECKING = False  # the pre-tool-use hook loads this module: no typing at r
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-__all__ = ["class_end", "tokens"]
+__all__ = ["class_end", "skip_class", "tokens"]
 
 
 def tokens(pattern: str, i: int = 0) -> Iterator[tuple[int, int]]:
@@ -29,12 +29,18 @@ def tokens(pattern: str, i: int = 0) -> Iterator[tuple[int, int]]:
         if c == "\\":
             end = i + 2
         elif c == "[":
-            closed = class_end(pattern, i)
-            end = n + 1 if closed is None else closed
+            end = skip_class(pattern, i)
         else:
             end = i + 1
         yield i, end
         i = end
+
+
+def skip_class(pattern: str, i: int) -> int:
+    """The index after the character class starting at ``pattern[i] == '['`` (past the
+    end of ``pattern`` when it never closes)."""
+    end = class_end(pattern, i)
+    return len(pattern) + 1 if end is None else end
 
 
 def class_end(pattern: str, i: int) -> int | None:

@@ -18,9 +18,9 @@ Like :mod:`memdir.enforcement.rules`, pure: it reads no files.
 
 from __future__ import annotations
 
-from memdir.enforcement.pattern_scan import tokens
+from memdir.enforcement.pattern_scan import skip_class, tokens
 from memdir.enforcement.rule_gate import required_runs
-from memdir.enforcement.rules import FIELD, GLOB, Rule, parse_rules, pattern_problem, skip_class
+from memdir.enforcement.rules import FIELD, GLOB, Rule, parse_rules, pattern_problem
 from memdir.enforcement.shell_forms import RESERVED_WORDS, WRAPPER_NAMES
 from memdir.errors import InvalidMemory
 from memdir.kinds import MemoryType

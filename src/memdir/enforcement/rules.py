@@ -53,7 +53,7 @@ from functools import lru_cache
 
 import re2
 
-from memdir.enforcement.pattern_scan import class_end, tokens
+from memdir.enforcement.pattern_scan import skip_class, tokens
 from memdir.enforcement.rule_subjects import EDIT_TOOLS, bash_subjects, subjects, unchecked
 from memdir.enforcement.shell_words import Redirection, command_index
 from memdir.errors import InvalidMemory
@@ -169,13 +169,6 @@ def _nested_unbounded_repeat(pattern: str) -> bool:
                 stack[-1] = True
         closed_unbounded = False
     return False
-
-
-def skip_class(pattern: str, i: int) -> int:
-    """The index after the character class starting at ``pattern[i] == '['`` (past the
-    end of ``pattern`` when it never closes)."""
-    end = class_end(pattern, i)
-    return len(pattern) + 1 if end is None else end
 
 
 def _open_brace(pattern: str, i: int) -> bool:
