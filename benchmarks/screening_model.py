@@ -512,6 +512,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import sys
 from pathlib import Path
@@ -530,7 +531,6 @@ from memdir.screening.learned import (
     passages,
 )
 from memdir.screening.screen import (
-    PAIR_VETO,
     memory_fields,
     model_reads,
     pairs_alone,
@@ -553,8 +553,8 @@ DECAY = 3e-3  # chosen out of fold (see the module docstring); 1e-5 before batch
 FOLDS = 5
 ORDINARY = "ordinary"  # the class of the probes that are everyday memories, not look-alikes
 FALSE_HOLDS = 0.01  # the share of the pool's benign memories the threshold may let be held
-# PAIR_VETO by its rule: the lowest out-of-fold score of a pool attack held by pairs alone,
-# less this margin
+# The pairs' veto (Model.pair_veto) by its rule: the lowest out-of-fold score of a pool
+# attack held by pairs alone, less this margin
 VETO_MARGIN = 0.3
 
 
@@ -694,20 +694,27 @@ def _model_reads(memory: Memory) -> bool:
 
 def _pairs_alone(memory: Memory) -> bool:
     """Whether the rules hold ``memory`` by pairs of weak signals alone (the findings the
-    model may set aside, :data:`~memdir.screening.screen.PAIR_VETO`)."""
+    model's veto may set aside, :attr:`~memdir.screening.learned.Model.pair_veto`)."""
     return pairs_alone(rule_findings(memory_fields(memory)))
 
 
-def report_veto(oof: NDArray[Any], labels: NDArray[np.float64], alone: NDArray[Any]) -> None:
-    """What the veto on findings of pairs alone costs and frees, out of fold."""
+def chosen_veto(oof: NDArray[Any], labels: NDArray[np.float64], alone: NDArray[Any]) -> float:
+    """The veto on findings of pairs alone by its rule (:data:`VETO_MARGIN` below the lowest
+    out-of-fold score of a pool attack they hold; none when they hold none), rounded to
+    the hundredth, and what it costs and frees, out of fold."""
     attacks, benign = alone & (labels == 1), alone & (labels == 0)
-    low = float(oof[attacks].min()) if attacks.any() else float("nan")
-    lost, freed = int((oof[attacks] < PAIR_VETO).sum()), int((oof[benign] < PAIR_VETO).sum())
+    if not attacks.any():
+        print("held by pairs alone: no attack; no veto")
+        return -math.inf
+    low = float(oof[attacks].min())
+    veto = round(low - VETO_MARGIN, 2)
+    lost, freed = int((oof[attacks] < veto).sum()), int((oof[benign] < veto).sum())
     print(
         f"held by pairs alone: {int(attacks.sum())} attacks (lowest out-of-fold score"
-        f" {low:.2f}), {int(benign.sum())} benign; below the veto {PAIR_VETO}: {lost} attacks"
-        f" set aside, {freed} benign freed; the veto by its rule: {low - VETO_MARGIN:.2f}"
+        f" {low:.2f}), {int(benign.sum())} benign; the veto by its rule {veto:.2f}:"
+        f" {lost} attacks set aside, {freed} benign freed"
     )
+    return veto
 
 
 def quantised(weights: NDArray[Any], bias: float, threshold: float) -> Model:
@@ -807,7 +814,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         count = int((chosen & read).sum())
         print(f"  {label} held: {held}/{count} that the rules let by; by a passage, {more} more")
-    report_veto(oof, labels, np.array([_pairs_alone(m) for m in memories]))
+    model.pair_veto = chosen_veto(oof, labels, np.array([_pairs_alone(m) for m in memories]))
     untuned = [p for p in even if p.get("batch") in UNTUNED]
     odd = [p for p in probes if int(p["id"][1:]) % 2 == 1]
     for name, chosen in (("untuned batches", untuned), ("held-out half", odd)):

@@ -31,8 +31,11 @@ waits for the person's review when it does. It is a second opinion, not a
 proof: it knows the genre of attacks it was shown.
 
 The weights ship as :data:`MODEL_NAME` beside this module: a header (magic,
-bias, scale, threshold, bucket count) and one signed byte a bucket. They are
-read once, on the first screening.
+bias, scale, the whole text's threshold, the passages' threshold, the veto on
+findings of pairs of weak signals, bucket count) and one signed byte a bucket.
+They are read once, on the first screening. The veto
+(:func:`memdir.screening.screen.screen_fields`) travels with the weights because
+it is a score of theirs: the script that trains them sets it by its rule.
 """
 
 from __future__ import annotations
@@ -66,9 +69,11 @@ FEATURE_FLOOR = 400  # fewer features are divided as if there were this many
 MODEL_NAME = "learned.bin"
 PASSAGE = 2  # sentences a passage holds
 READ_IN_PASSAGES = 5  # sentences from which a body is also read passage by passage
-# 2: scores divide by FEATURE_FLOOR at least; 3: concepts; 4: the passages' threshold
-_MAGIC = b"MDSM4\0\0\0"
-_HEADER = struct.Struct("<8sffffI")  # magic, bias, scale, threshold, passage threshold, buckets
+# 2: scores divide by FEATURE_FLOOR at least; 3: concepts; 4: the passages' threshold;
+# 5: the pairs' veto
+_MAGIC = b"MDSM5\0\0\0"
+# magic, bias, scale, threshold, passage threshold, pairs' veto, buckets
+_HEADER = struct.Struct("<8sfffffI")
 _TOKENS = re.compile(r"\w+|[^\w\s]")
 _BLANKS = re.compile(r"\s+")
 # A sentence ends at a line break; at a stop of the Latin, Greek, Cyrillic, Hebrew and
@@ -112,8 +117,9 @@ def passages(text: str) -> list[str]:
 
 
 class Model:
-    """The weights, their bias, the threshold above which a text is held, and the one
-    above which a passage of a long body is."""
+    """The weights, their bias, the threshold above which a text is held, the one above
+    which a passage of a long body is, and the score below which a finding of pairs of
+    weak signals alone is set aside (``pair_veto``; minus infinity: never)."""
 
     def __init__(
         self,
@@ -123,6 +129,7 @@ class Model:
         scale: float,
         threshold: float,
         passage_threshold: float = math.inf,
+        pair_veto: float = -math.inf,
     ) -> None:
         if len(weights) != BUCKETS:
             raise ValueError(f"expected {BUCKETS} weights, found {len(weights)}")
@@ -131,6 +138,7 @@ class Model:
         self.scale = scale
         self.threshold = threshold
         self.passage_threshold = passage_threshold
+        self.pair_veto = pair_veto
 
     def score(self, text: str) -> float:
         """How much ``text`` reads like the attacks the model was shown (0: undecided)."""
@@ -155,19 +163,33 @@ class Model:
         return first if score > self.passage_threshold else None
 
     def to_bytes(self) -> bytes:
-        threshold, passage = self.threshold, self.passage_threshold
-        header = _HEADER.pack(_MAGIC, self.bias, self.scale, threshold, passage, BUCKETS)
+        header = _HEADER.pack(
+            _MAGIC,
+            self.bias,
+            self.scale,
+            self.threshold,
+            self.passage_threshold,
+            self.pair_veto,
+            BUCKETS,
+        )
         return header + self._weights.tobytes()
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Model:
         if len(data) < _HEADER.size:
             raise ValueError("the model file is shorter than its header")
-        magic, bias, scale, threshold, passage, buckets = _HEADER.unpack_from(data)
+        magic, bias, scale, threshold, passage, veto, buckets = _HEADER.unpack_from(data)
         if magic != _MAGIC or buckets != BUCKETS:
             raise ValueError("not a memdir screening model of this version")
         weights = data[_HEADER.size :]
-        return cls(weights, bias=bias, scale=scale, threshold=threshold, passage_threshold=passage)
+        return cls(
+            weights,
+            bias=bias,
+            scale=scale,
+            threshold=threshold,
+            passage_threshold=passage,
+            pair_veto=veto,
+        )
 
 
 def model_path() -> Path:

@@ -28,14 +28,15 @@ note is not diluted by it. :func:`rule_findings` is what the rules alone find.
 The model also has a say the other way, on the loosest findings only: an
 instruction found only by pairs of weak signals (who is addressed beside what is
 asked, :data:`~memdir.screening.rulebook.PAIRS`), never by a rule of its own, is
-set aside when the model scores the memory below :data:`PAIR_VETO`, as plainly
-benign. Long technical notes about agents ("the agent's token may not ignore
-branch protection") pair those signals often and read as nothing like an attack.
+set aside when the model scores the memory below its veto
+(:attr:`~memdir.screening.learned.Model.pair_veto`), as plainly benign. Long
+technical notes about agents ("the agent's token may not ignore branch
+protection") pair those signals often and read as nothing like an attack.
 The veto is the lowest out-of-fold score of a probe attack held by pairs alone,
-less a margin of 0.3, and is set again with each model trained, since training
-moves the scores: ``benchmarks/screening_model.py`` reports that lowest score
-(-0.87 for the model shipped now), the veto its rule gives, and what the veto
-costs and frees.
+less a margin of 0.3. Training moves the scores, so the script that trains a
+model (``benchmarks/screening_model.py``) sets the veto by this rule and writes
+it into the model's file beside the weights; it reports that lowest score and
+what the veto costs and frees.
 """
 
 from __future__ import annotations
@@ -55,7 +56,6 @@ from memdir.screening.rulebook import PAIRS, single_rules
 
 __all__ = [
     "DECODED_MARGIN",
-    "PAIR_VETO",
     "held_decoded",
     "memory_fields",
     "model_reads",
@@ -68,7 +68,6 @@ __all__ = [
 ]
 
 _LOOKED_AT = ("name", "description")  # where a look-alike word poses as another
-PAIR_VETO = -1.17  # the model's score below which a finding of pairs alone is set aside
 DECODED_MARGIN = 0.5  # how much lower a decoded part's score may be to be held
 
 
@@ -122,7 +121,7 @@ def screen_fields(
     if not pairs_alone(findings):
         return tuple(findings)
     score = model.score(joined)
-    if score >= PAIR_VETO:  # not plainly benign: the pairs' findings stand
+    if score >= model.pair_veto:  # not plainly benign: the pairs' findings stand
         return tuple(findings)
     kept = [f for f in findings if f.kind is not Kind.INSTRUCTION]
     return tuple(kept + _learned(fields, joined, model, score))
@@ -136,7 +135,7 @@ def pair_rules() -> frozenset[str]:
 
 def pairs_alone(findings: Sequence[Finding]) -> bool:
     """Whether ``findings`` hold instructions, and pairs of weak signals made them all (the
-    findings the model may set aside, :data:`PAIR_VETO`)."""
+    findings the model's veto may set aside, :attr:`.Model.pair_veto`)."""
     orders = {f.rule for f in findings if f.kind is Kind.INSTRUCTION}
     return bool(orders) and orders <= pair_rules()
 
