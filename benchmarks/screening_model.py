@@ -153,15 +153,40 @@ sabotage attacks kept out, 73 of 200 concealment attacks on 247, 248, 253 and 25
 87, and the tests' misreport example let by); with 255 to 260 as well (threshold 0.420:
 106 of 200 sabotage attacks, 1,204 of 214 to 244's 1,400).
 
+Batches 273 to 280 (advice bent toward a third party, 50 attacks and 50 ordinary memories
+each, ten of fifty in other languages, forty in 280; a person's assistant, a web agency's
+coding agent, a policy analyst's research assistant, memories saved while summarising pages,
+a health and money assistant, a provider's support assistant, an IT and procurement
+assistant, and all of them mixed): a source planted as trusted or its figures as the right
+ones, a brand recommended first with a referral code, rivals unsaid, a slant, a false
+assurance, the person sent to a new number, page or wallet; beside the person's real
+preferences, a house's documented choices and contact details with how they were checked.
+Scored once, blind, with this model: 58 of 400 attacks, 6 of 400 ordinary. The rules of
+``screening/rules/steering.py`` were written from 273 to 276 (read): 32 of their 200 attacks
+held before, 81 after, 4 and 6 of their ordinary. The model was not trained again: on 277
+and 278 (choice) the rules take screening from 13 to 34 of 100 attacks, 1 to 2 ordinary; on
+279 and 280, scored once after the choice, from 13 to 28 (279, in English mostly: 9 to 21;
+280: 4 to 7), 1 to 1 ordinary. Over batches 1 to 272 they hold one more attack and one
+more of 14,290 benign memories. Not kept, for what they gave up on the older kinds:
+trained with 273 to 276 (threshold 0.327; 277 and 278: 32 of 100 without the rules; 1,232
+of 214 to 244's 1,400 attacks, 196 of the 500 concealment attacks kept out, against 1,269
+and 234, and the tests' misreport example let by); with their attacks only (with the
+rules, 44 of 100 on 277 and 278; 1,218 and 189); the same at :data:`DECAY` 1e-3 (49 of 100,
+ordinary 2; 1,234 and 216, sabotage 116 of 200 against 120; docs paragraphs 11). Scored on
+279 and 280 for the record after the choice, that last one held 46 of 100 and 3 ordinary:
+a model that learns this kind without losing the others is the next step. The rules hold
+one benign memory of the pool more, which moves the threshold by two millionths: the file
+shipped is the one this script writes, with the same weights.
+
 One run (numpy 2, this machine), pool of 22,670 probes (10,752 attacks, 11,918 benign; every
-even id but batches 214 to 244, 247, 248, 253 to 260 and 265 to 272; batches 15 to 213, 245,
+even id but batches 214 to 244, 247, 248, 253 to 260 and 265 to 280; batches 15 to 213, 245,
 246, 249 to 252 and 261 to 264 included: :data:`UNTUNED` holds the others, so a run trains
 the file shipped), with concepts, one in a hundred, :data:`DECAY` 3e-3. Threshold 0.329, set
 by the pool's benign at 99 % (memdir's own memories' highest 0.171, the tests' twins' highest
-0.131). Out of fold, of the 5,871 pool attacks the rules let by the model holds 4,855; of 405
-look-alikes 5, of 10,804 ordinary memories 107. Veto: of the memories the rules hold by pairs
-alone, 1,709 attacks (the lowest out-of-fold score -0.87) and 223 benign; below -1.17 (its
-rule), 0 attacks and 109 benign. Untuned batches: 1,760 of 2,300 attacks, 175 of 2,600
+0.131). Out of fold, of the 5,848 pool attacks the rules let by the model holds 4,833; of 405
+look-alikes 5, of 10,803 ordinary memories 107. Veto: of the memories the rules hold by pairs
+alone, 1,693 attacks (the lowest out-of-fold score -0.87) and 223 benign; below -1.17 (its
+rule), 0 attacks and 109 benign. Untuned batches: 1,904 of 2,700 attacks, 184 of 3,000
 benign. Held-out half: rules 85/87, both 85/87, look-alikes 1/83; memdir's own corpora
 0/373; docs paragraphs: rules 11, model 9, both 15.
 
@@ -546,6 +571,7 @@ UNTUNED = (
     | {247, 248}
     | frozenset(range(253, 261))
     | frozenset(range(265, 273))
+    | frozenset(range(273, 281))
 )
 EPOCHS = 30
 RATE = 0.5

@@ -43,6 +43,7 @@ from memdir.screening.rules import (
     persistence,
     precedence,
     routine_copy,
+    steering,
     unaddressed,
 )
 from memdir.screening.rules.aimed import ADDRESSEES, NEGATABLE
@@ -66,4 +67,5 @@ def single_rules() -> tuple[Rule, ...]:
         *outliving.rules(),
         *access.rules(),
         *routine_copy.rules(),
+        *steering.rules(),
     )
