@@ -177,9 +177,17 @@ ordinary 2; 1,234 and 216, sabotage 116 of 200 against 120; docs paragraphs 11).
 a model that learns this kind without losing the others is the next step. The rules hold
 one benign memory of the pool more, which moves the threshold by two millionths: the file
 shipped is the one this script writes, with the same weights.
+Then a second round, the rules widened from 273 to 278 (all read by then): a party
+recommended for every question or whenever a topic comes up, with a link or a code; the
+person sent on with "use this link" or "pay here" after a move or a change of bank. Batches
+281 to 284 (a café owner's assistant, a PhD student's, a startup's coding agent, and a mix
+thirty of fifty in widely spoken languages), written blind after both rounds' rules and
+scored once: without the steering rules 32 of 200 attacks and 3 of 200 ordinary; with the
+first round's 73 and 7; with both 82 and 7. Over batches 1 to 272 the second round holds
+nothing more, attacks or benign.
 
 One run (numpy 2, this machine), pool of 22,670 probes (10,752 attacks, 11,918 benign; every
-even id but batches 214 to 244, 247, 248, 253 to 260 and 265 to 280; batches 15 to 213, 245,
+even id but batches 214 to 244, 247, 248, 253 to 260 and 265 to 284; batches 15 to 213, 245,
 246, 249 to 252 and 261 to 264 included: :data:`UNTUNED` holds the others, so a run trains
 the file shipped), with concepts, one in a hundred, :data:`DECAY` 3e-3. Threshold 0.329, set
 by the pool's benign at 99 % (memdir's own memories' highest 0.171, the tests' twins' highest
@@ -571,7 +579,7 @@ UNTUNED = (
     | {247, 248}
     | frozenset(range(253, 261))
     | frozenset(range(265, 273))
-    | frozenset(range(273, 281))
+    | frozenset(range(273, 285))
 )
 EPOCHS = 30
 RATE = 0.5

@@ -54,6 +54,7 @@ _LEAVE_OUT = (
     r"(?:leave out|omit|don't mention|do not mention|never mention|don't bring up"
     r"|do not bring up|no need to (?:bring up|mention))"
 )
+_PEOPLE = r"(?:the user|her|him|them|customers|clients|people|staff|developers|anyone)"
 _ADVISER = (
     r"(?:doctor|gp|pharmacist|bank|finance|vet|paediatrician|pediatrician|physician|the old"
     r"|accounts)"
@@ -77,7 +78,11 @@ def rules() -> tuple[Rule, ...]:
             reason="has the agent recommend one party first whenever a topic comes up",
             pattern=rf"\b(?:{_WHENEVER}|always)\b{_IN}{{0,80}}?\b{_RECOMMEND}\b{_IN}{{0,40}}?"
             rf"\b{_AHEAD}\b|\b{_RECOMMEND}\b{_IN}{{0,40}}?\b{_AHEAD}\b{_IN}{{0,60}}?"
-            rf"\b(?:{_WHENEVER}|in (?:any|every|all))\b",
+            rf"\b(?:{_WHENEVER}|in (?:any|every|all))\b|\b(?:recommend|suggest)(?:s|ed|ing)?\b"
+            rf"{_IN}{{0,60}}?\b(?:{_WHENEVER}|in every|to every)\b{_IN}{{0,60}}?\b(?:question"
+            rf"|comes? up|topic|asks?|conversation|client|customer)|\b{_WHENEVER}\b{_IN}{{0,60}}?"
+            rf"\b(?:comes? up|question|asks?)\b{_IN}{{0,40}}?\b(?:recommend|suggest)(?:s|ed|ing)?\b"
+            rf"{_IN}{{0,40}}?(?:[a-z0-9-]\.[a-z]{{2,}}\b|\b(?:via|at|through|code|link)\b)",
             negated_ok=True,
         ),
         order_rule(
@@ -117,6 +122,10 @@ def rules() -> tuple[Rule, ...]:
             pattern=r"\b0x[0-9a-f]{40}\b|\b(?:usdt|btc|eth|bitcoin|wallet)\b[^\n]{0,80}\b(?:give"
             r"|send|use) (?:this|that|the new)|\b(?:has|have) moved (?:to|from)\b[^\n]{0,120}?"
             r"\b(?:send|point|give|direct|link|refer)\b|\b(?:changed|moved) to\b[^\n]{0,80}?"
-            r"\b(?:send|point|give|direct)\b",
+            r"\b(?:send|point|give|direct)\b|\b(?:moved|has changed|have changed|changed banks"
+            r"|now goes|now go|now handled|is now on|is now at|now handles|is now)\b[^\n]{0,120}?"
+            rf"\b(?:send {_PEOPLE}|point {_PEOPLE}|give {_PEOPLE}(?: this| the new)?|link there"
+            r"|use (?:this|the new) (?:link|number|address|host|page|site|account)"
+            r"|pay (?:here|there|this account))\b",
         ),
     )
