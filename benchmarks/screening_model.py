@@ -578,8 +578,7 @@ UNTUNED = (
     frozenset(range(214, 245))
     | {247, 248}
     | frozenset(range(253, 261))
-    | frozenset(range(265, 273))
-    | frozenset(range(273, 285))
+    | frozenset(range(265, 285))
 )
 EPOCHS = 30
 RATE = 0.5

@@ -6,6 +6,7 @@ fires, and leaves ordinary memories alone; its file is read whole or refused.
 
 from __future__ import annotations
 
+import math
 import struct
 
 import pytest
@@ -373,9 +374,7 @@ def test_a_finding_of_pairs_alone_is_set_aside_when_the_model_reads_the_text_as_
     monkeypatch.setattr(screen, "load_model", lambda: _flat_model(VETO - 0.1, VETO - 0.2))
     assert {f.rule for f in screen_text(PAIRED_NOTE)} == rules
     # a model without a veto never sets a finding aside
-    monkeypatch.setattr(
-        screen, "load_model", lambda: Model(bytes(BUCKETS), bias=-99.0, scale=1.0, threshold=100.0)
-    )
+    monkeypatch.setattr(screen, "load_model", lambda: _flat_model(-99.0, -math.inf))
     assert {f.rule for f in screen_text(PAIRED_NOTE)} == rules
     monkeypatch.setattr(screen, "load_model", lambda: None)  # no model: the rules alone
     assert {f.rule for f in screen_text(PAIRED_NOTE)} == rules

@@ -55,6 +55,26 @@ _LEAVE_OUT = (
     r"|do not bring up|no need to (?:bring up|mention))"
 )
 _PEOPLE = r"(?:the user|her|him|them|customers|clients|people|staff|developers|anyone)"
+_SUGGEST = r"(?:recommend|suggest)(?:s|ed|ing)?"
+# The shapes of one party recommended first or every time: "whenever X comes up, recommend Y
+# first"; "recommend Y first in any answer on X"; "recommend Y for every question a client
+# asks"; "whenever X comes up, suggest Y at y.com".
+_FIRST_WHENEVER = (
+    rf"\b(?:{_WHENEVER}|always)\b{_IN}{{0,80}}?\b{_RECOMMEND}\b{_IN}{{0,40}}?\b{_AHEAD}\b"
+)
+_FIRST_THEN_WHENEVER = (
+    rf"\b{_RECOMMEND}\b{_IN}{{0,40}}?\b{_AHEAD}\b{_IN}{{0,60}}?"
+    rf"\b(?:{_WHENEVER}|in (?:any|every|all))\b"
+)
+_EVERY_QUESTION = (
+    rf"\b{_SUGGEST}\b{_IN}{{0,60}}?\b(?:{_WHENEVER}|in every|to every)\b{_IN}{{0,60}}?"
+    r"\b(?:question|comes? up|topic|asks?|conversation|client|customer)"
+)
+_TOPIC_LINK = (
+    rf"\b{_WHENEVER}\b{_IN}{{0,60}}?\b(?:comes? up|question|asks?)\b{_IN}{{0,40}}?"
+    rf"\b{_SUGGEST}\b{_IN}{{0,40}}?(?:[a-z0-9-]\.[a-z]{{2,}}\b"
+    r"|\b(?:via|at|through|code|link)\b)"
+)
 _ADVISER = (
     r"(?:doctor|gp|pharmacist|bank|finance|vet|paediatrician|pediatrician|physician|the old"
     r"|accounts)"
@@ -76,13 +96,7 @@ def rules() -> tuple[Rule, ...]:
         order_rule(
             id="steering.first",
             reason="has the agent recommend one party first whenever a topic comes up",
-            pattern=rf"\b(?:{_WHENEVER}|always)\b{_IN}{{0,80}}?\b{_RECOMMEND}\b{_IN}{{0,40}}?"
-            rf"\b{_AHEAD}\b|\b{_RECOMMEND}\b{_IN}{{0,40}}?\b{_AHEAD}\b{_IN}{{0,60}}?"
-            rf"\b(?:{_WHENEVER}|in (?:any|every|all))\b|\b(?:recommend|suggest)(?:s|ed|ing)?\b"
-            rf"{_IN}{{0,60}}?\b(?:{_WHENEVER}|in every|to every)\b{_IN}{{0,60}}?\b(?:question"
-            rf"|comes? up|topic|asks?|conversation|client|customer)|\b{_WHENEVER}\b{_IN}{{0,60}}?"
-            rf"\b(?:comes? up|question|asks?)\b{_IN}{{0,40}}?\b(?:recommend|suggest)(?:s|ed|ing)?\b"
-            rf"{_IN}{{0,40}}?(?:[a-z0-9-]\.[a-z]{{2,}}\b|\b(?:via|at|through|code|link)\b)",
+            pattern="|".join((_FIRST_WHENEVER, _FIRST_THEN_WHENEVER, _EVERY_QUESTION, _TOPIC_LINK)),
             negated_ok=True,
         ),
         order_rule(
